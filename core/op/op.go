@@ -1,0 +1,178 @@
+// Package op is THE op registry: every primitive operator is one Def with its
+// shape rule, reference kernel, backward (written with other ops) and sample
+// inputs. Autograd (core/ag), the graph runtime and ONNX import/export all
+// read this table; backends register faster kernels by op name.
+//
+// The exported functions (Add, MatMul, Conv2D, ...) are eager: they run the
+// op on tensors right away, with no autograd. VJPs are written with them.
+package op
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"sort"
+	"sync"
+
+	"paddle/core/tensor"
+)
+
+// T is a short name for *tensor.Tensor inside op definitions.
+type T = tensor.Tensor
+
+// Meta is what shape inference knows about a value.
+type Meta struct {
+	DType tensor.DType
+	Shape tensor.Shape
+}
+
+// MetaOf returns t's dtype and shape.
+func MetaOf(t *T) Meta { return Meta{t.DType(), t.Shape()} }
+
+// A Def defines one primitive operator completely.
+type Def struct {
+	Name  string // IR, checkpoint and trace name: "relu", "conv2d"
+	ONNX  string // ONNX op_type of the twin, "" if none
+	Arity int    // number of tensor inputs; -1 if variadic
+
+	// Infer returns the outputs' dtypes and shapes, or an error naming the bad input.
+	Infer func(in []Meta, a Attrs) ([]Meta, error)
+	// Ref is the reference kernel: plain loops, obviously correct. Inputs are
+	// contiguous; outputs are allocated (zeroed) from Infer.
+	Ref func(out, in []*T, a Attrs)
+	// VJP returns one gradient per input (nil where none), written with eager ops.
+	VJP func(c *VJPCtx) []*T
+	// NoGrad lists input indices that never receive a gradient (indices, shapes).
+	NoGrad []int
+	// Sample makes small random float64 inputs for the table-driven gradient check.
+	Sample func(r *rand.Rand) ([]*T, Attrs)
+}
+
+// VJPCtx is what a backward rule sees: the forward inputs and outputs, the
+// gradients flowing into each output (nil ones are zero), and the attributes.
+type VJPCtx struct {
+	In, Out []*T
+	GradOut []*T
+	Attrs   Attrs
+}
+
+// G returns the gradient of output i, materialising zeros when it is nil.
+func (c *VJPCtx) G(i int) *T {
+	if c.GradOut[i] == nil {
+		return tensor.ZerosLike(c.Out[i])
+	}
+	return c.GradOut[i]
+}
+
+// ShapeError is the one panic that crosses this package's API: an op got
+// inputs whose shapes or dtypes it cannot take. core/workflow turns it into an error.
+type ShapeError struct {
+	Op  string
+	Err error
+}
+
+func (e *ShapeError) Error() string { return e.Op + ": " + e.Err.Error() }
+func (e *ShapeError) Unwrap() error { return e.Err }
+
+var (
+	mu       sync.RWMutex
+	registry = map[string]*Def{}
+	onnxMap  = map[string]*Def{}
+)
+
+func define(d *Def) *Def {
+	mu.Lock()
+	defer mu.Unlock()
+	if _, dup := registry[d.Name]; dup {
+		panic("op: duplicate definition of " + d.Name)
+	}
+	registry[d.Name] = d
+	if d.ONNX != "" {
+		if _, ok := onnxMap[d.ONNX]; !ok {
+			onnxMap[d.ONNX] = d
+		}
+	}
+	return d
+}
+
+// Lookup returns the Def named name, or nil.
+func Lookup(name string) *Def {
+	mu.RLock()
+	defer mu.RUnlock()
+	return registry[name]
+}
+
+// LookupONNX returns the primitive whose ONNX twin is opType, or nil.
+func LookupONNX(opType string) *Def {
+	mu.RLock()
+	defer mu.RUnlock()
+	return onnxMap[opType]
+}
+
+// All returns every Def, sorted by name.
+func All() []*Def {
+	mu.RLock()
+	defer mu.RUnlock()
+	out := make([]*Def, 0, len(registry))
+	for _, d := range registry {
+		out = append(out, d)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+// A Kernel is a backend's implementation of one op. It returns false when it
+// does not handle these dtypes/attributes, and the reference kernel runs instead.
+type Kernel func(out, in []*T, a Attrs) bool
+
+var kernels sync.Map // op name -> Kernel
+
+// SetKernel installs a fast kernel for the named op (nil removes it). Backends call it.
+func SetKernel(name string, k Kernel) {
+	if k == nil {
+		kernels.Delete(name)
+		return
+	}
+	kernels.Store(name, k)
+}
+
+// Infer runs d's shape inference on the inputs' metas.
+func (d *Def) InferMeta(in []Meta, a Attrs) ([]Meta, error) {
+	if d.Arity >= 0 && len(in) != d.Arity {
+		return nil, fmt.Errorf("want %d inputs, got %d", d.Arity, len(in))
+	}
+	return d.Infer(in, a)
+}
+
+// Call runs d eagerly on the inputs and returns its outputs. It panics with
+// *ShapeError when the inputs are not acceptable.
+func Call(d *Def, a Attrs, in ...*T) []*T {
+	metas := make([]Meta, len(in))
+	for i, t := range in {
+		metas[i] = MetaOf(t)
+	}
+	outMeta, err := d.InferMeta(metas, a)
+	if err != nil {
+		panic(&ShapeError{Op: d.Name, Err: err})
+	}
+	cin := make([]*T, len(in))
+	for i, t := range in {
+		cin[i] = t.Contiguous()
+	}
+	out := make([]*T, len(outMeta))
+	for i, m := range outMeta {
+		out[i] = tensor.New(m.DType, m.Shape...)
+	}
+	Run(d, out, cin, a)
+	return out
+}
+
+// Run executes d into preallocated outputs (contiguous inputs), using the
+// installed fast kernel when it accepts the call and the reference otherwise.
+func Run(d *Def, out, in []*T, a Attrs) {
+	if k, ok := kernels.Load(d.Name); ok && k.(Kernel)(out, in, a) {
+		return
+	}
+	d.Ref(out, in, a)
+}
+
+func call1(d *Def, a Attrs, in ...*T) *T { return Call(d, a, in...)[0] }
