@@ -94,6 +94,11 @@ func define(d *Def) *Def {
 	return d
 }
 
+// Define registers d from outside this package (fused optimizer updates,
+// custom losses such as CTC) and returns it. It panics on a duplicate name.
+// Call it from an init function, like the Defs in this package.
+func Define(d *Def) *Def { return define(d) }
+
 // Lookup returns the Def named name, or nil.
 func Lookup(name string) *Def {
 	mu.RLock()
