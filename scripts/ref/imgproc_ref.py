@@ -1,0 +1,272 @@
+#!/usr/bin/python3
+"""Reference values for core/imgproc (OpenCV 4.6, pyclipper 1.2.1, shapely 1.8, Debian bookworm).
+
+Run with the Debian interpreter after
+    apt-get install -y python3-opencv python3-pyclipper python3-shapely python3-numpy
+from the repository root:
+    /usr/bin/python3 scripts/ref/imgproc_ref.py
+It writes core/imgproc/testdata/ref_*.json. Inputs are generated, never downloaded: binary
+blob images are stored (packed bits); pixel data comes from a 64-bit LCG that the Go tests
+reproduce (lcgBytes in the tests), so only outputs need storing.
+"""
+import base64
+import hashlib
+import json
+import os
+
+import cv2
+import numpy as np
+import pyclipper
+from shapely.geometry import Polygon
+
+OUT = os.path.join(os.path.dirname(__file__), "..", "..", "core", "imgproc", "testdata")
+MASK64 = (1 << 64) - 1
+
+
+def lcg_bytes(seed, n):
+    """n pseudo-random bytes: state = state*A + C mod 2^64, byte = state >> 56."""
+    s = seed & MASK64
+    out = bytearray(n)
+    for i in range(n):
+        s = (s * 6364136223846793005 + 1442695040888963407) & MASK64
+        out[i] = s >> 56
+    return out
+
+
+def lcg_image(seed, h, w, c):
+    """Smooth-ish test image: gradient plus LCG noise, uint8 HWC."""
+    noise = np.frombuffer(bytes(lcg_bytes(seed, h * w * c)), dtype=np.uint8).reshape(h, w, c)
+    yy, xx = np.mgrid[0:h, 0:w]
+    base = ((xx * 7 + yy * 3) % 256).astype(np.int32)[:, :, None]
+    return ((base + noise.astype(np.int32) // 2) % 256).astype(np.uint8)
+
+
+def lcg_pred(seed, h, w):
+    b = np.frombuffer(bytes(lcg_bytes(seed, h * w)), dtype=np.uint8).reshape(h, w)
+    return b.astype(np.float32) / np.float32(255)
+
+
+def b64(a):
+    return base64.b64encode(np.ascontiguousarray(a).tobytes()).decode()
+
+
+def sha(a):
+    return hashlib.sha256(np.ascontiguousarray(a).tobytes()).hexdigest()
+
+
+def write(name, obj):
+    path = os.path.join(OUT, name)
+    with open(path, "w") as f:
+        json.dump(obj, f, separators=(",", ":"))
+    print(name, os.path.getsize(path))
+
+
+def blob_image(rng, h, w):
+    img = np.zeros((h, w), np.uint8)
+    for _ in range(rng.integers(1, 9)):
+        kind = rng.integers(0, 4)
+        cx, cy = int(rng.integers(-3, w + 3)), int(rng.integers(-3, h + 3))
+        if kind == 0:
+            axes = (int(rng.integers(1, w // 3 + 2)), int(rng.integers(1, h // 3 + 2)))
+            cv2.ellipse(img, (cx, cy), axes, float(rng.uniform(0, 180)), 0, 360, 1, -1)
+        elif kind == 1:
+            rect = ((float(cx), float(cy)), (float(rng.uniform(1, max(w / 2, 1.5))), float(rng.uniform(1, max(h / 3, 1.5)))),
+                    float(rng.uniform(-90, 90)))
+            cv2.fillPoly(img, [cv2.boxPoints(rect).astype(np.int32)], 1)
+        elif kind == 2:
+            cv2.circle(img, (cx, cy), int(rng.integers(1, 8)), 0, -1)  # holes
+        else:
+            pts = rng.integers(0, max(w, h), size=(int(rng.integers(3, 7)), 2)).astype(np.int32)
+            cv2.fillPoly(img, [pts], 1)
+    if rng.random() < 0.5:  # speckle noise: single pixels, thin lines
+        noise = rng.random((h, w)) < 0.03
+        img[noise] ^= 1
+    return img
+
+
+def contour_cases():
+    rng = np.random.default_rng(1234)
+    cases = []
+    for i in range(60):
+        h, w = int(rng.integers(1, 70)), int(rng.integers(1, 70))
+        if i < 3:
+            h, w = [(1, 1), (3, 3), (5, 7)][i]
+        img = blob_image(rng, h, w)
+        if i == 1:
+            img[:] = 1
+        if i == 2:
+            img[:] = 0
+            img[1:4, 2:5] = 1
+        contours, _ = cv2.findContours(img * 255, cv2.RETR_LIST, cv2.CHAIN_APPROX_SIMPLE)
+        cs = [c.reshape(-1, 2).tolist() for c in contours]
+        rects = []
+        for c in contours:
+            (cx, cy), (rw, rh), ang = cv2.minAreaRect(c)
+            bp = cv2.boxPoints(((cx, cy), (rw, rh), ang))
+            rects.append({"rect": [cx, cy, rw, rh, ang], "box": bp.astype(np.float64).tolist()})
+        cases.append({"h": h, "w": w, "bits": b64(np.packbits(img.reshape(-1))), "contours": cs,
+                      "rects": rects})
+    return cases
+
+
+def minarearect_cases():
+    rng = np.random.default_rng(99)
+    cases = []
+    for i in range(300):
+        n = int(rng.integers(1, 12))
+        if i % 3 == 0:
+            pts = rng.integers(0, 60, size=(n, 2)).astype(np.int32)
+        elif i % 3 == 1:  # rotated rectangles' integer corners plus jitter
+            rect = ((float(rng.uniform(10, 90)), float(rng.uniform(10, 90))),
+                    (float(rng.uniform(1, 60)), float(rng.uniform(1, 20))), float(rng.uniform(-90, 90)))
+            pts = np.round(cv2.boxPoints(rect)).astype(np.int32)
+        else:
+            pts = (rng.uniform(0, 100, size=(n, 2))).astype(np.float32)
+        r = cv2.minAreaRect(pts)
+        bp = cv2.boxPoints(r)
+        cases.append({"pts": pts.astype(np.float64).tolist(), "int": bool(pts.dtype == np.int32),
+                      "rect": [r[0][0], r[0][1], r[1][0], r[1][1], r[2]],
+                      "box": bp.astype(np.float64).tolist()})
+    return cases
+
+
+def box_score_fast(bitmap, _box):
+    # same steps as PaddleOCR DBPostProcess.box_score_fast
+    h, w = bitmap.shape[:2]
+    box = _box.copy()
+    xmin = np.clip(np.floor(box[:, 0].min()).astype(int), 0, w - 1)
+    xmax = np.clip(np.ceil(box[:, 0].max()).astype(int), 0, w - 1)
+    ymin = np.clip(np.floor(box[:, 1].min()).astype(int), 0, h - 1)
+    ymax = np.clip(np.ceil(box[:, 1].max()).astype(int), 0, h - 1)
+    mask = np.zeros((ymax - ymin + 1, xmax - xmin + 1), dtype=np.uint8)
+    box[:, 0] = box[:, 0] - xmin
+    box[:, 1] = box[:, 1] - ymin
+    cv2.fillPoly(mask, box.reshape(1, -1, 2).astype(np.int32), 1)
+    return cv2.mean(bitmap[ymin:ymax + 1, xmin:xmax + 1], mask)[0], mask
+
+
+def score_cases():
+    rng = np.random.default_rng(7)
+    cases = []
+    for i in range(120):
+        h, w = int(rng.integers(8, 64)), int(rng.integers(8, 64))
+        seed = 1000 + i
+        pred = lcg_pred(seed, h, w)
+        rect = ((float(rng.uniform(-5, w + 5)), float(rng.uniform(-5, h + 5))),
+                (float(rng.uniform(0.5, w)), float(rng.uniform(0.5, max(h / 2, 1)))), float(rng.uniform(0, 90)))
+        box = cv2.boxPoints(rect)  # float32, like get_mini_boxes output
+        score, mask = box_score_fast(pred, box)
+        cases.append({"h": h, "w": w, "seed": seed, "box": box.astype(np.float64).tolist(),
+                      "score": score, "mask_h": mask.shape[0], "mask_w": mask.shape[1],
+                      "mask": b64(np.packbits(mask.reshape(-1)))})
+    return cases
+
+
+def fillpoly_cases():
+    rng = np.random.default_rng(5)
+    cases = []
+    for i in range(80):
+        h, w = int(rng.integers(1, 40)), int(rng.integers(1, 40))
+        n = int(rng.integers(3, 8))
+        pts = rng.integers(-10, 50, size=(n, 2)).astype(np.int32)
+        mask = np.zeros((h, w), np.uint8)
+        cv2.fillPoly(mask, pts.reshape(1, -1, 2), 1)
+        cases.append({"h": h, "w": w, "pts": pts.tolist(), "mask": b64(np.packbits(mask.reshape(-1)))})
+    return cases
+
+
+def unclip(box, unclip_ratio):
+    poly = Polygon(box)
+    distance = poly.area * unclip_ratio / poly.length
+    offset = pyclipper.PyclipperOffset()
+    offset.AddPath(box, pyclipper.JT_ROUND, pyclipper.ET_CLOSEDPOLYGON)
+    return distance, offset.Execute(distance)
+
+
+def unclip_cases():
+    rng = np.random.default_rng(11)
+    cases = []
+    for i in range(400):
+        if i % 4 == 3:  # general (possibly concave) simple polygon, float coordinates
+            n = int(rng.integers(3, 9))
+            ang = np.sort(rng.uniform(0, 2 * np.pi, n))
+            rad = rng.uniform(5, 40, n)
+            box = np.stack([50 + rad * np.cos(ang), 50 + rad * np.sin(ang)], 1).astype(np.float32)
+        else:
+            rect = ((float(rng.uniform(0, 500)), float(rng.uniform(0, 500))),
+                    (float(rng.uniform(1, 200)), float(rng.uniform(1, 40))), float(rng.uniform(0, 90)))
+            if i % 4 == 2:
+                rect = (rect[0], rect[1], float(rng.choice([0.0, 90.0])))
+            box = np.array(cv2.boxPoints(rect))
+        ratio = [1.5, 2.0, 1.5, 1.6][i % 4]
+        if Polygon(box).length == 0:
+            continue
+        dist, out = unclip(box, ratio)
+        cases.append({"box": box.astype(np.float64).tolist(), "ratio": ratio, "distance": dist, "out": out})
+    return cases
+
+
+def resize_cases():
+    rng = np.random.default_rng(3)
+    cases = []
+    sizes = [((16, 16), (8, 8)), ((20, 30), (10, 15)), ((17, 33), (40, 61)), ((5, 7), (32, 32)),
+             ((64, 48), (32, 48)), ((50, 50), (49, 51)), ((1, 9), (3, 5)), ((9, 1), (4, 7))]
+    for i in range(40):
+        if i < len(sizes):
+            (h, w), (dh, dw) = sizes[i]
+        else:
+            h, w = int(rng.integers(1, 70)), int(rng.integers(1, 70))
+            dh, dw = int(rng.integers(1, 90)), int(rng.integers(1, 90))
+        c = [1, 3][i % 2]
+        seed = 500 + i
+        img = lcg_image(seed, h, w, c)
+        out = cv2.resize(img if c == 3 else img[:, :, 0], (dw, dh))
+        cases.append({"h": h, "w": w, "c": c, "seed": seed, "dh": dh, "dw": dw,
+                      "out": b64(out), "sha": sha(out)})
+    # PaddleOCR-sized cases: detection resize to multiples of 32, recognition to height 48
+    for i, ((h, w), (dh, dw)) in enumerate([((480, 640), (480, 640)), ((1080, 1920), (544, 960)),
+                                            ((1280, 1920), (640, 960)), ((37, 211), (48, 274)),
+                                            ((700, 500), (704, 512))]):
+        seed = 900 + i
+        img = lcg_image(seed, h, w, 3)
+        out = cv2.resize(img, (dw, dh))
+        cases.append({"h": h, "w": w, "c": 3, "seed": seed, "dh": dh, "dw": dw, "sha": sha(out)})
+    return cases
+
+
+def warp_cases():
+    rng = np.random.default_rng(21)
+    cases = []
+    for i in range(40):
+        h, w = int(rng.integers(20, 120)), int(rng.integers(20, 160))
+        seed = 700 + i
+        img = lcg_image(seed, h, w, 3)
+        rect = ((float(rng.uniform(0, w)), float(rng.uniform(0, h))),
+                (float(rng.uniform(4, w)), float(rng.uniform(3, h / 2))), float(rng.uniform(0, 90)))
+        pts = cv2.boxPoints(rect) + rng.uniform(-2, 2, size=(4, 2)).astype(np.float32)
+        pts = pts.astype(np.float32)
+        cw = int(max(np.linalg.norm(pts[0] - pts[1]), np.linalg.norm(pts[2] - pts[3])))
+        ch = int(max(np.linalg.norm(pts[0] - pts[3]), np.linalg.norm(pts[1] - pts[2])))
+        if cw < 1 or ch < 1:
+            continue
+        dst = np.float32([[0, 0], [cw, 0], [cw, ch], [0, ch]])
+        M = cv2.getPerspectiveTransform(pts, dst)
+        out = cv2.warpPerspective(img, M, (cw, ch), borderMode=cv2.BORDER_REPLICATE, flags=cv2.INTER_CUBIC)
+        cases.append({"h": h, "w": w, "seed": seed, "pts": pts.astype(np.float64).tolist(), "cw": cw, "ch": ch,
+                      "M": M.reshape(-1).tolist(), "out": b64(out), "sha": sha(out)})
+    return cases
+
+
+def main():
+    os.makedirs(OUT, exist_ok=True)
+    write("ref_contours.json", contour_cases())
+    write("ref_minarearect.json", minarearect_cases())
+    write("ref_fillpoly.json", fillpoly_cases())
+    write("ref_boxscore.json", score_cases())
+    write("ref_unclip.json", unclip_cases())
+    write("ref_resize.json", resize_cases())
+    write("ref_warp.json", warp_cases())
+
+
+if __name__ == "__main__":
+    main()
