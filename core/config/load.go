@@ -1,0 +1,470 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+
+	"gopkg.in/yaml.v3"
+
+	"paddle/configs"
+)
+
+// Config is a loaded model config: the files merged through `_BASE_`, the
+// overrides applied. Root keeps the keys' case and order and every node's
+// line, and the Config remembers which file each node came from, so errors
+// point at the line to fix.
+type Config struct {
+	File    string     // the config as named to Load
+	Kit     string     // the kit whose schema checked the overrides ("" when none)
+	Schema  *Schema    // that schema, or nil
+	Root    *yaml.Node // a mapping node; no `_BASE_` keys left
+	Sources []string   // every file read, bases before the files that include them
+
+	mu    sync.Mutex
+	files map[*yaml.Node]string // node -> file it came from ("-o" for overrides)
+}
+
+// Options say where configs are read from and which schema checks overrides.
+// The zero value is what Load uses.
+type Options struct {
+	// FS, when set, is the only place configs and their bases are read from.
+	FS fs.FS
+	// Embedded is where a name not found on disk is looked up (nil: configs.FS).
+	Embedded fs.FS
+	// Kit names the schema that checks overrides ("" : KitOf(path)).
+	Kit string
+}
+
+// Load reads the config at path, a file on disk or, when no such file exists,
+// the name of an embedded config such as "clas/lenet_mnist.yaml" (a leading
+// "configs/" and a missing ".yaml" are allowed). It resolves `_BASE_` (or
+// `_base_`) inheritance and applies the overrides (see Options.Load).
+func Load(path string, overrides ...string) (*Config, error) {
+	return Options{}.Load(path, overrides...)
+}
+
+// LoadKit is Load with overrides checked against kit's schema, for files
+// whose place does not tell the kit.
+func LoadKit(kit, path string, overrides ...string) (*Config, error) {
+	return Options{Kit: kit}.Load(path, overrides...)
+}
+
+// LoadFS is Load reading only from fsys.
+func LoadFS(fsys fs.FS, path string, overrides ...string) (*Config, error) {
+	return Options{FS: fsys}.Load(path, overrides...)
+}
+
+// Load reads the config at name and everything it inherits, then applies the
+// overrides in order.
+//
+// Inheritance: `_BASE_: a.yaml` or `_BASE_: [a.yaml, b.yaml]` (`_base_` is the
+// same). Paths are relative to the including file (in the same tree: disk or
+// embedded; a base missing on disk is looked up among the embedded configs).
+// Bases merge left to right and the including file wins: maps merge key by
+// key, lists and scalars replace; a map holding `_inherited_: false`
+// (PaddleSeg) replaces instead of merging. A cycle is an error showing the
+// chain. YAML anchors and `<<` merge keys are expanded per file.
+func (o Options) Load(name string, overrides ...string) (*Config, error) {
+	ops, err := parseOverrides(overrides)
+	if err != nil {
+		return nil, err
+	}
+	l := &loader{embedded: o.Embedded, cfg: &Config{File: name, files: map[*yaml.Node]string{}}}
+	if l.embedded == nil {
+		l.embedded = configs.FS
+	}
+	top, err := l.locate(o.FS, name)
+	if err != nil {
+		return nil, err
+	}
+	root, err := l.load(top, nil)
+	if err != nil {
+		return nil, err
+	}
+	c := l.cfg
+	c.Root = root
+	c.Kit = o.Kit
+	if c.Kit == "" {
+		c.Kit = KitOf(name)
+	}
+	if s, ok := SchemaFor(c.Kit); ok {
+		c.Schema = s
+	}
+	if err := c.apply(ops); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// KitOf returns the kit a config belongs to from its place under
+// configs/<kit>/: "configs/det/x.yaml", "/src/paddle/configs/det/yolo/x.yaml"
+// and the embedded name "det/x.yaml" all give "det"; "x.yaml" gives "".
+func KitOf(p string) string {
+	p = filepath.ToSlash(filepath.Clean(p))
+	parts := strings.Split(p, "/")
+	for i := len(parts) - 3; i >= 0; i-- {
+		if parts[i] == "configs" {
+			return parts[i+1]
+		}
+	}
+	if len(parts) >= 2 && parts[0] != "" && parts[0] != ".." && parts[0] != "." {
+		return parts[0]
+	}
+	return ""
+}
+
+// A source is one config file: on disk (fsys nil) or in an fs.FS.
+type source struct {
+	fsys fs.FS
+	name string
+}
+
+func (s source) read() ([]byte, error) {
+	if s.fsys == nil {
+		return os.ReadFile(s.name)
+	}
+	return fs.ReadFile(s.fsys, s.name)
+}
+
+// id identifies a file for cycle detection.
+func (s source) id() string {
+	if s.fsys == nil {
+		if abs, err := filepath.Abs(s.name); err == nil {
+			return "disk:" + abs
+		}
+		return "disk:" + filepath.Clean(s.name)
+	}
+	return fmt.Sprintf("fs%p:%s", s.fsys, s.name)
+}
+
+type loader struct {
+	embedded fs.FS
+	cfg      *Config
+}
+
+// locate finds the top-level config: in fsys if set, else on disk, else embedded.
+func (l *loader) locate(fsys fs.FS, name string) (source, error) {
+	if fsys != nil {
+		return source{fsys, path.Clean(filepath.ToSlash(name))}, nil
+	}
+	if st, err := os.Stat(name); err == nil && !st.IsDir() {
+		return source{nil, name}, nil
+	}
+	emb := strings.TrimPrefix(path.Clean(filepath.ToSlash(name)), "configs/")
+	for _, cand := range []string{emb, emb + ".yaml"} {
+		if fs.ValidPath(cand) {
+			if st, err := fs.Stat(l.embedded, cand); err == nil && !st.IsDir() {
+				return source{l.embedded, cand}, nil
+			}
+		}
+	}
+	return source{}, fmt.Errorf("config %q: %w (not on disk, not an embedded config)", name, fs.ErrNotExist)
+}
+
+// base finds the file a `_BASE_` entry names, relative to the including file.
+func (l *loader) base(from source, rel string) (source, error) {
+	if from.fsys != nil {
+		p := path.Join(path.Dir(from.name), rel)
+		if !fs.ValidPath(p) {
+			return source{}, fmt.Errorf("%s is outside the config tree", rel)
+		}
+		return source{from.fsys, p}, nil
+	}
+	p := rel
+	if strings.HasPrefix(p, "~/") {
+		if home, err := os.UserHomeDir(); err == nil {
+			p = filepath.Join(home, p[2:])
+		}
+	}
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(filepath.Dir(from.name), p)
+	}
+	if _, err := os.Stat(p); err != nil {
+		if emb := path.Clean(rel); fs.ValidPath(emb) {
+			if _, err := fs.Stat(l.embedded, emb); err == nil {
+				return source{l.embedded, emb}, nil
+			}
+		}
+	}
+	return source{nil, p}, nil
+}
+
+// load reads src, resolves its bases and returns the merged root mapping.
+// chain lists the files that include src, outermost first.
+func (l *loader) load(src source, chain []source) (*yaml.Node, error) {
+	data, err := src.read()
+	if err != nil {
+		return nil, err
+	}
+	root, err := l.parse(src.name, data)
+	if err != nil {
+		return nil, err
+	}
+	l.cfg.Sources = append(l.cfg.Sources, src.name)
+	bases, err := l.takeBases(src.name, root)
+	if err != nil {
+		return nil, err
+	}
+	chain = append(chain, src)
+	var merged *yaml.Node
+	for _, b := range bases {
+		bsrc, err := l.base(src, b.Value)
+		if err != nil {
+			return nil, l.cfg.errorAt(b, baseKey, err)
+		}
+		for i, c := range chain {
+			if c.id() == bsrc.id() {
+				names := make([]string, 0, len(chain)-i+1)
+				for _, c := range chain[i:] {
+					names = append(names, c.name)
+				}
+				names = append(names, bsrc.name)
+				return nil, l.cfg.errorAt(b, baseKey, fmt.Errorf("inheritance cycle: %s", strings.Join(names, " -> ")))
+			}
+		}
+		broot, err := l.load(bsrc, chain)
+		if err != nil {
+			var ce *Error
+			if errors.As(err, &ce) {
+				return nil, err
+			}
+			return nil, l.cfg.errorAt(b, baseKey, err)
+		}
+		merged = merge(merged, broot)
+	}
+	if merged != nil {
+		root = merge(merged, root)
+	}
+	stripInherited(root)
+	return root, nil
+}
+
+const baseKey = "_BASE_"
+
+// takeBases removes the `_BASE_`/`_base_` key from root and returns its entries.
+func (l *loader) takeBases(file string, root *yaml.Node) ([]*yaml.Node, error) {
+	var bases []*yaml.Node
+	found := ""
+	for i := 0; i+1 < len(root.Content); {
+		k, v := root.Content[i], root.Content[i+1]
+		if k.Value != "_BASE_" && k.Value != "_base_" {
+			i += 2
+			continue
+		}
+		if found != "" {
+			return nil, l.cfg.errorAt(k, k.Value, fmt.Errorf("%s given twice (already %s)", k.Value, found))
+		}
+		found = k.Value
+		switch {
+		case v.Kind == yaml.ScalarNode && !isNull(v):
+			bases = append(bases, v)
+		case v.Kind == yaml.SequenceNode:
+			for _, item := range v.Content {
+				if item.Kind != yaml.ScalarNode || isNull(item) {
+					return nil, l.cfg.errorAt(item, k.Value, fmt.Errorf("expected a file name, got %s", describe(item)))
+				}
+				bases = append(bases, item)
+			}
+		case !isNull(v):
+			return nil, l.cfg.errorAt(v, k.Value, fmt.Errorf("expected a file name or a list of them, got %s", describe(v)))
+		}
+		root.Content = append(root.Content[:i], root.Content[i+2:]...)
+	}
+	return bases, nil
+}
+
+var lineRE = regexp.MustCompile(`^(?:yaml: )?line (\d+): `)
+
+// parse turns data into a root mapping node with aliases expanded, and
+// remembers file as every node's origin.
+func (l *loader) parse(file string, data []byte) (*yaml.Node, error) {
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		msg := err.Error()
+		if m := lineRE.FindStringSubmatch(msg); m != nil {
+			line, _ := strconv.Atoi(m[1])
+			if parserProblem(msg[len(m[0]):]) {
+				line++ // yaml.v3 reports the parser's 0-based line for these
+			}
+			return nil, &Error{File: file, Line: line, Err: errors.New(msg[len(m[0]):])}
+		}
+		return nil, &Error{File: file, Err: errors.New(strings.TrimPrefix(msg, "yaml: "))}
+	}
+	var root *yaml.Node
+	switch {
+	case doc.Kind == 0: // empty file
+		root = &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
+	case doc.Kind == yaml.DocumentNode && len(doc.Content) == 1:
+		root = doc.Content[0]
+	default:
+		root = &doc
+	}
+	if isNull(root) {
+		root = &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Line: root.Line}
+	}
+	if root.Kind != yaml.MappingNode {
+		return nil, &Error{File: file, Line: root.Line, Err: fmt.Errorf("expected a map at the top, got %s", describe(root))}
+	}
+	budget := 1 << 20 // nodes alias expansion may create (guards "billion laughs")
+	root, err := expand(root, &budget)
+	if err != nil {
+		return nil, &Error{File: file, Err: err}
+	}
+	if err := l.checkKeys(file, root, ""); err != nil {
+		return nil, err
+	}
+	l.cfg.remember(root, file)
+	return root, nil
+}
+
+// parserProblem reports whether msg comes from yaml.v3's parser (as opposed
+// to its scanner), whose error lines are 0-based.
+func parserProblem(msg string) bool {
+	switch msg {
+	case "did not find expected key", "did not find expected node content",
+		"did not find expected ',' or ']'", "did not find expected ',' or '}'",
+		"did not find expected '-' indicator", "did not find expected <document start>":
+		return true
+	}
+	return false
+}
+
+// expand returns n with aliases replaced by copies of their anchors' nodes,
+// `<<` merge keys resolved and anchors dropped.
+func expand(n *yaml.Node, budget *int) (*yaml.Node, error) {
+	if *budget--; *budget < 0 {
+		return nil, errors.New("too many nodes after expanding aliases")
+	}
+	if n.Kind == yaml.AliasNode {
+		cp := *n.Alias
+		cp.Line, cp.Column = n.Line, n.Column
+		return expand(&cp, budget)
+	}
+	out := *n
+	out.Anchor = ""
+	out.Content = make([]*yaml.Node, len(n.Content))
+	for i, c := range n.Content {
+		e, err := expand(c, budget)
+		if err != nil {
+			return nil, err
+		}
+		out.Content[i] = e
+	}
+	if out.Kind == yaml.MappingNode {
+		resolveMergeKeys(&out)
+	}
+	return &out, nil
+}
+
+// resolveMergeKeys applies `<<: *base` (or a list of them): keys written in
+// the map win, then earlier merged maps over later ones.
+func resolveMergeKeys(n *yaml.Node) {
+	var content []*yaml.Node
+	have := map[string]bool{}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if n.Content[i].Tag != "!!merge" {
+			have[n.Content[i].Value] = true
+		}
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		if k.Tag != "!!merge" {
+			content = append(content, k, v)
+			continue
+		}
+		srcs := []*yaml.Node{v}
+		if v.Kind == yaml.SequenceNode {
+			srcs = v.Content
+		}
+		for _, s := range srcs {
+			for j := 0; s.Kind == yaml.MappingNode && j+1 < len(s.Content); j += 2 {
+				if key := s.Content[j].Value; !have[key] {
+					have[key] = true
+					content = append(content, s.Content[j], s.Content[j+1])
+				}
+			}
+		}
+	}
+	n.Content = content
+}
+
+// checkKeys reports a key given twice in one map.
+func (l *loader) checkKeys(file string, n *yaml.Node, path string) error {
+	switch n.Kind {
+	case yaml.MappingNode:
+		first := map[string]int{}
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k := n.Content[i]
+			p := join(path, k.Value)
+			if line, dup := first[k.Value]; dup {
+				return &Error{File: file, Line: k.Line, Path: p, Err: fmt.Errorf("duplicate key (first at line %d)", line)}
+			}
+			first[k.Value] = k.Line
+			if err := l.checkKeys(file, n.Content[i+1], p); err != nil {
+				return err
+			}
+		}
+	case yaml.SequenceNode:
+		for i, c := range n.Content {
+			if err := l.checkKeys(file, c, join(path, strconv.Itoa(i))); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// remember records file as the origin of n and everything under it that has
+// no origin yet.
+func (c *Config) remember(n *yaml.Node, file string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.files == nil {
+		c.files = map[*yaml.Node]string{}
+	}
+	var walk func(*yaml.Node)
+	walk = func(n *yaml.Node) {
+		if _, ok := c.files[n]; !ok {
+			c.files[n] = file
+		}
+		for _, ch := range n.Content {
+			walk(ch)
+		}
+	}
+	walk(n)
+}
+
+func (c *Config) fileOf(n *yaml.Node) string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.files[n]
+}
+
+// errorAt builds an *Error located at node n.
+func (c *Config) errorAt(n *yaml.Node, path string, err error) *Error {
+	e := &Error{Path: path, Err: err}
+	if n != nil {
+		e.File = c.fileOf(n)
+		if e.File != "-o" {
+			e.Line = n.Line
+		}
+	}
+	return e
+}
+
+// position is "file:line" of n, for log messages.
+func (c *Config) position(n *yaml.Node) string {
+	e := c.errorAt(n, "", nil)
+	if e.Line > 0 {
+		return e.File + ":" + strconv.Itoa(e.Line)
+	}
+	return e.File
+}
