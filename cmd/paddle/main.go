@@ -1,0 +1,21 @@
+// Command paddle is PaddlePaddle's task kits (OCR, detection, segmentation,
+// classification, NLP, speech, molecules) in one static Go binary.
+package main
+
+import (
+	"os"
+
+	_ "paddle/core/backend/all" // the compiled-in backends register themselves
+	"paddle/core/cli/cmdutil"
+	"paddle/core/cli/root"
+	"paddle/kits"
+)
+
+// version is set at build time: -ldflags "-X main.version=v0.1.0".
+var version = "dev"
+
+func main() {
+	f := cmdutil.NewFactory()
+	f.Version = version
+	os.Exit(root.Execute(root.NewCmdRoot(f, kits.All()...), f, os.Args[1:]))
+}

@@ -1,0 +1,75 @@
+// Package backend is the device boundary: a Backend owns the kernels of a
+// device. Kernels are installed into the op registry by name (op.SetKernel);
+// ops without a fast kernel fall back to their reference implementation,
+// which runs on the host. `cpu` is the first backend; a GPU backend
+// implements the same interface and registers itself the same way.
+package backend
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+)
+
+// Backend is one device kind.
+type Backend interface {
+	// Name is the --device value that selects it ("cpu").
+	Name() string
+	// Description says what it is and what it runs on, for `paddle version`.
+	Description() string
+	// Activate installs the backend's kernels with the given thread count.
+	Activate(threads int) error
+	// Missing returns the ops of the list that this backend cannot run.
+	Missing(ops []string) []string
+}
+
+var (
+	mu       sync.Mutex
+	backends = map[string]Backend{}
+)
+
+// Register makes a backend selectable by name. Backends call it from init,
+// the one allowed registration side effect (build tags choose backends).
+func Register(b Backend) {
+	mu.Lock()
+	defer mu.Unlock()
+	if _, dup := backends[b.Name()]; dup {
+		panic("backend: duplicate registration of " + b.Name())
+	}
+	backends[b.Name()] = b
+}
+
+// List returns the registered backend names, sorted.
+func List() []string {
+	mu.Lock()
+	defer mu.Unlock()
+	names := make([]string, 0, len(backends))
+	for n := range backends {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// Get returns the backend for a --device value such as "cpu" or "cuda:0".
+func Get(device string) (Backend, error) {
+	name, _, _ := strings.Cut(device, ":")
+	mu.Lock()
+	b, ok := backends[name]
+	mu.Unlock()
+	if !ok {
+		return nil, fmt.Errorf("device %q: no such backend (available: %s)", device, strings.Join(List(), ", "))
+	}
+	return b, nil
+}
+
+// CheckOps returns an error naming the ops that b cannot run, before any work starts.
+func CheckOps(b Backend, ops []string) error {
+	missing := b.Missing(slices.Compact(slices.Sorted(slices.Values(ops))))
+	if len(missing) == 0 {
+		return nil
+	}
+	return fmt.Errorf("device %q: ops not implemented: %s", b.Name(), strings.Join(missing, ", "))
+}

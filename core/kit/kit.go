@@ -1,0 +1,26 @@
+// Package kit is the one type kits and the command line share: a kit
+// registers itself by returning a Kit from its constructor, listed in
+// kits/kits.go. No init side effects, no blank imports.
+package kit
+
+import (
+	"github.com/spf13/cobra"
+
+	"paddle/core/cli/cmdutil"
+	"paddle/core/config"
+)
+
+// Kit is a task kit (ocr, det, seg, clas, nlp, speech, helix) as the command line sees it.
+type Kit struct {
+	Name  string // command name: "clas"
+	Short string // one-line help
+
+	// Schema describes the kit's config sections and components, for
+	// `paddle config show` and -o validation. Nil when the kit has no configs.
+	Schema *config.Schema
+
+	// Commands returns the kit's verbs. Shared verbs come from core/cli
+	// constructors; a kit replaces one by returning its own command of the
+	// same name (OCR's predict).
+	Commands func(f *cmdutil.Factory, k *Kit) []*cobra.Command
+}

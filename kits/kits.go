@@ -1,0 +1,10 @@
+// Package kits lists the task kits compiled into paddle. A kit appears here
+// when it has real code; each returns its kit.Kit from one constructor.
+package kits
+
+import "paddle/core/kit"
+
+// All returns every kit, in the order `paddle --help` shows them.
+func All() []*kit.Kit {
+	return []*kit.Kit{}
+}
