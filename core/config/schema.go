@@ -254,7 +254,7 @@ func (c *Config) slotOptions(s *Schema, segs []string, i int) (reflect.Type, int
 		}
 		return typeOf(opts), 0, nil
 	case segs[i] != comp.Name: // one-key map
-		return nil, 0, unknownPath(segs, i, []string{comp.Name})
+		return nil, 0, fmt.Errorf("%s is %s, not %s", path, comp.Name, segs[i])
 	}
 	return typeOf(opts), 1, nil
 }

@@ -60,9 +60,9 @@ func (noProgress) Finish()         {}
 
 type bar struct{ b *progressbar.ProgressBar }
 
-func (p bar) Add(n int)          { _ = p.b.Add(n) }
-func (p bar) Describe(s string)  { p.b.Describe(s) }
-func (p bar) Finish()            { _ = p.b.Finish(); _, _ = io.WriteString(p.b, "") }
+func (p bar) Add(n int)         { _ = p.b.Add(n) }
+func (p bar) Describe(s string) { p.b.Describe(s) }
+func (p bar) Finish()           { _ = p.b.Finish(); _, _ = io.WriteString(p.b, "") }
 
 // Progress returns a bar of total steps (-1: unknown) on stderr, drawn only
 // when stderr is a terminal, so pipelines and logs never see it.
