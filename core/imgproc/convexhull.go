@@ -8,9 +8,9 @@ import (
 // hullPt is one input point of convexHull: integer inputs keep exact integer arithmetic
 // (OpenCV's CV_32S path), float inputs use float32 (the CV_32F path).
 type hullPt struct {
-	x, y float32 // float path
-	ix, iy int64 // integer path
-	idx    int   // input index: OpenCV's tie-break is the point's address
+	x, y   float32 // float path
+	ix, iy int64   // integer path
+	idx    int     // input index: OpenCV's tie-break is the point's address
 }
 
 func (p *hullPt) same(q *hullPt, isInt bool) bool {
