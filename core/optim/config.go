@@ -1,0 +1,88 @@
+package optim
+
+import (
+	"fmt"
+	"math"
+)
+
+// LRConfig is the `lr:` section of a Paddle optimizer config, in epochs:
+//
+//	lr: {name: Cosine, learning_rate: 0.001, warmup_epoch: 2}
+//
+// Names: Const, Cosine, Step, Piecewise, Linear (polynomial), Polynomial,
+// OneCycle. The keys follow PaddleOCR and PaddleClas.
+type LRConfig struct {
+	Name          string    `yaml:"name"`
+	LearningRate  float64   `yaml:"learning_rate"`
+	WarmupEpoch   float64   `yaml:"warmup_epoch"`
+	WarmupStartLR float64   `yaml:"warmup_start_lr"`
+	EtaMin        float64   `yaml:"eta_min"`
+	StepSize      int       `yaml:"step_size"`    // Step: epochs between decays
+	Gamma         float64   `yaml:"gamma"`        // Step: decay factor (default 0.1)
+	DecayEpochs   []int     `yaml:"decay_epochs"` // Piecewise: epoch boundaries
+	Values        []float64 `yaml:"values"`       // Piecewise: one more than decay_epochs
+	EndLR         float64   `yaml:"end_lr"`       // Linear/Polynomial
+	Power         float64   `yaml:"power"`        // Linear/Polynomial (default 1)
+	MaxLR         float64   `yaml:"max_learning_rate"`
+	PhasePct      float64   `yaml:"phase_pct"`
+	DivideFactor  float64   `yaml:"divide_factor"`
+}
+
+// BuildSchedule turns c into an iteration-based schedule for a run of
+// epochs epochs of stepsPerEpoch iterations, the way PaddleOCR's lr builders
+// do: epoch counts become step counts, and warm-up (if any) wraps the
+// schedule as a LinearWarmup from warmup_start_lr to learning_rate.
+func BuildSchedule(c LRConfig, epochs, stepsPerEpoch int) (Schedule, error) {
+	if stepsPerEpoch <= 0 || epochs <= 0 {
+		return nil, fmt.Errorf("lr %s: epochs %d and steps per epoch %d must be positive", c.Name, epochs, stepsPerEpoch)
+	}
+	total := epochs * stepsPerEpoch
+	var s Schedule
+	switch c.Name {
+	case "Const", "Constant", "":
+		s = Constant(c.LearningRate)
+	case "Cosine":
+		s = Cosine{LearningRate: c.LearningRate, TMax: total, EtaMin: c.EtaMin}
+	case "Step":
+		g := c.Gamma
+		if g == 0 {
+			g = 0.1
+		}
+		if c.StepSize <= 0 {
+			return nil, fmt.Errorf("lr Step: step_size %d must be positive", c.StepSize)
+		}
+		s = StepDecay{LearningRate: c.LearningRate, StepSize: c.StepSize * stepsPerEpoch, Gamma: g}
+	case "Piecewise":
+		b := make([]int, len(c.DecayEpochs))
+		for i, e := range c.DecayEpochs {
+			b[i] = e * stepsPerEpoch
+		}
+		p, err := NewPiecewise(b, c.Values)
+		if err != nil {
+			return nil, fmt.Errorf("lr Piecewise: %w", err)
+		}
+		s = p
+	case "Linear", "Polynomial":
+		pw := c.Power
+		if pw == 0 {
+			pw = 1
+		}
+		s = Polynomial{LearningRate: c.LearningRate, DecaySteps: total, EndLR: c.EndLR, Power: pw}
+	case "OneCycle":
+		m := c.MaxLR
+		if m == 0 {
+			m = c.LearningRate
+		}
+		s = OneCycle{MaxLR: m, TotalSteps: total, PctStart: c.PhasePct, DivFactor: c.DivideFactor}
+	default:
+		return nil, fmt.Errorf("lr: unknown name %q (known: Const, Cosine, Step, Piecewise, Linear, Polynomial, OneCycle)", c.Name)
+	}
+	if w := int(math.Round(c.WarmupEpoch * float64(stepsPerEpoch))); w > 0 {
+		end := c.LearningRate
+		if _, ok := s.(Piecewise); ok && len(c.Values) > 0 {
+			end = c.Values[0]
+		}
+		s = LinearWarmup{After: s, WarmupSteps: w, StartLR: c.WarmupStartLR, EndLR: end}
+	}
+	return s, nil
+}
