@@ -49,7 +49,8 @@ func (e *Error) Unwrap() error { return e.Err }
 // Ignored lists keys that PaddleOCR, PaddleClas and PaddleDetection configs
 // carry for things this engine does differently (devices, distributed runs,
 // mixed precision, loggers). A key the schema does not know but that is listed
-// here is skipped with one warning (log/slog) per key path instead of failing.
+// here is skipped with a warning (log/slog, once per config and key path)
+// instead of failing.
 // Keys the schema knows are never ignored. Change it only before loading.
 var Ignored = map[string]bool{
 	"use_gpu": true, "use_xpu": true, "use_npu": true, "use_mlu": true, "use_gcu": true,
@@ -62,11 +63,17 @@ var Ignored = map[string]bool{
 	"use_shared_memory": true, "profiler_options": true,
 }
 
-var warned sync.Map // key path -> struct{}: Ignored keys already warned about
-
-func warnIgnored(at, path string) {
-	if _, dup := warned.LoadOrStore(path, struct{}{}); !dup {
-		slog.Warn("config: ignoring key", "key", path, "at", at)
+// warnIgnored logs that the Ignored key at path is skipped, once per Config.
+func (c *Config) warnIgnored(n *yaml.Node, path string) {
+	c.mu.Lock()
+	if c.warned == nil {
+		c.warned = map[string]bool{}
+	}
+	dup := c.warned[path]
+	c.warned[path] = true
+	c.mu.Unlock()
+	if !dup {
+		slog.Warn("config: ignoring key", "key", path, "at", c.position(n))
 	}
 }
 
@@ -202,11 +209,11 @@ func (d *decoder) structure(path string, n *yaml.Node, v reflect.Value) {
 		k, val := n.Content[i], n.Content[i+1]
 		p := join(path, k.Value)
 		if f, ok := info.byName[k.Value]; ok {
-			d.value(p, val, fieldByIndex(v, f))
+			d.value(p, val, v.FieldByIndex(f))
 			continue
 		}
 		if info.inline != nil {
-			m := fieldByIndex(v, info.inline)
+			m := v.FieldByIndex(info.inline)
 			if m.IsNil() {
 				m.Set(reflect.MakeMap(m.Type()))
 			}
@@ -223,7 +230,7 @@ func (d *decoder) structure(path string, n *yaml.Node, v reflect.Value) {
 func (d *decoder) unknownKey(k *yaml.Node, parent string, known []string) {
 	p := join(parent, k.Value)
 	if Ignored[k.Value] {
-		warnIgnored(d.c.position(k), p)
+		d.c.warnIgnored(k, p)
 		return
 	}
 	d.fail(k, p, "unknown key%s", suggest(k.Value, parent, known))
@@ -368,10 +375,6 @@ func collectFields(t reflect.Type, prefix []int, si *structInfo) {
 			si.names = append(si.names, name)
 		}
 	}
-}
-
-func fieldByIndex(v reflect.Value, index []int) reflect.Value {
-	return v.FieldByIndex(index)
 }
 
 func join(parent, key string) string {

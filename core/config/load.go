@@ -28,8 +28,9 @@ type Config struct {
 	Root    *yaml.Node // a mapping node; no `_BASE_` keys left
 	Sources []string   // every file read, bases before the files that include them
 
-	mu    sync.Mutex
-	files map[*yaml.Node]string // node -> file it came from ("-o" for overrides)
+	mu     sync.Mutex
+	files  map[*yaml.Node]string // node -> file it came from ("-o" for overrides)
+	warned map[string]bool       // Ignored key paths already warned about
 }
 
 // Options say where configs are read from and which schema checks overrides.
@@ -209,7 +210,7 @@ func (l *loader) load(src source, chain []source) (*yaml.Node, error) {
 		return nil, err
 	}
 	l.cfg.Sources = append(l.cfg.Sources, src.name)
-	bases, err := l.takeBases(src.name, root)
+	key, bases, err := l.takeBases(root)
 	if err != nil {
 		return nil, err
 	}
@@ -218,7 +219,7 @@ func (l *loader) load(src source, chain []source) (*yaml.Node, error) {
 	for _, b := range bases {
 		bsrc, err := l.base(src, b.Value)
 		if err != nil {
-			return nil, l.cfg.errorAt(b, baseKey, err)
+			return nil, l.cfg.errorAt(b, key, err)
 		}
 		for i, c := range chain {
 			if c.id() == bsrc.id() {
@@ -227,7 +228,7 @@ func (l *loader) load(src source, chain []source) (*yaml.Node, error) {
 					names = append(names, c.name)
 				}
 				names = append(names, bsrc.name)
-				return nil, l.cfg.errorAt(b, baseKey, fmt.Errorf("inheritance cycle: %s", strings.Join(names, " -> ")))
+				return nil, l.cfg.errorAt(b, key, fmt.Errorf("inheritance cycle: %s", strings.Join(names, " -> ")))
 			}
 		}
 		broot, err := l.load(bsrc, chain)
@@ -236,7 +237,7 @@ func (l *loader) load(src source, chain []source) (*yaml.Node, error) {
 			if errors.As(err, &ce) {
 				return nil, err
 			}
-			return nil, l.cfg.errorAt(b, baseKey, err)
+			return nil, l.cfg.errorAt(b, key, err)
 		}
 		merged = merge(merged, broot)
 	}
@@ -247,10 +248,9 @@ func (l *loader) load(src source, chain []source) (*yaml.Node, error) {
 	return root, nil
 }
 
-const baseKey = "_BASE_"
-
-// takeBases removes the `_BASE_`/`_base_` key from root and returns its entries.
-func (l *loader) takeBases(file string, root *yaml.Node) ([]*yaml.Node, error) {
+// takeBases removes the `_BASE_`/`_base_` key from root and returns its
+// spelling and its entries.
+func (l *loader) takeBases(root *yaml.Node) (string, []*yaml.Node, error) {
 	var bases []*yaml.Node
 	found := ""
 	for i := 0; i+1 < len(root.Content); {
@@ -260,7 +260,7 @@ func (l *loader) takeBases(file string, root *yaml.Node) ([]*yaml.Node, error) {
 			continue
 		}
 		if found != "" {
-			return nil, l.cfg.errorAt(k, k.Value, fmt.Errorf("%s given twice (already %s)", k.Value, found))
+			return "", nil, l.cfg.errorAt(k, k.Value, fmt.Errorf("%s given twice (already %s)", k.Value, found))
 		}
 		found = k.Value
 		switch {
@@ -269,16 +269,16 @@ func (l *loader) takeBases(file string, root *yaml.Node) ([]*yaml.Node, error) {
 		case v.Kind == yaml.SequenceNode:
 			for _, item := range v.Content {
 				if item.Kind != yaml.ScalarNode || isNull(item) {
-					return nil, l.cfg.errorAt(item, k.Value, fmt.Errorf("expected a file name, got %s", describe(item)))
+					return "", nil, l.cfg.errorAt(item, k.Value, fmt.Errorf("expected a file name, got %s", describe(item)))
 				}
 				bases = append(bases, item)
 			}
 		case !isNull(v):
-			return nil, l.cfg.errorAt(v, k.Value, fmt.Errorf("expected a file name or a list of them, got %s", describe(v)))
+			return "", nil, l.cfg.errorAt(v, k.Value, fmt.Errorf("expected a file name or a list of them, got %s", describe(v)))
 		}
 		root.Content = append(root.Content[:i], root.Content[i+2:]...)
 	}
-	return bases, nil
+	return found, bases, nil
 }
 
 var lineRE = regexp.MustCompile(`^(?:yaml: )?line (\d+): `)

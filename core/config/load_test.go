@@ -175,6 +175,11 @@ func TestLoadErrors(t *testing.T) {
 			want: "testdata/inherit/missing.yaml:3: _BASE_: open testdata/inherit/nowhere.yaml: no such file or directory",
 		},
 		{
+			name: "the error names the key as spelled",
+			file: "testdata/inherit/lower_missing.yaml",
+			want: "testdata/inherit/lower_missing.yaml:1: _base_: open testdata/inherit/nope.yaml: no such file or directory",
+		},
+		{
 			name: "yaml syntax error has file and line",
 			file: "testdata/bad/syntax.yaml",
 			want: "testdata/bad/syntax.yaml:3: did not find expected ',' or ']'",
