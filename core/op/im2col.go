@@ -1,0 +1,227 @@
+package op
+
+import (
+	"fmt"
+
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/gonum"
+)
+
+// Window geometry, im2col/col2im and a typed GEMM shared by convolution and
+// pooling (conv.go, conv_grad.go, pool.go).
+
+// geom2 is the 2-D sliding-window geometry of one conv or pool: input H×W,
+// kernel KH×KW, strides, dilations, pads (top, left, bottom, right) and the
+// output OH×OW.
+type geom2 struct {
+	H, W, KH, KW, SH, SW, DH, DW, PT, PL, PB, PR, OH, OW int
+}
+
+// winPair reads a 2-element int attribute (a single value is repeated).
+func winPair(a Attrs, k string, def int) ([2]int, error) {
+	v := a.Ints(k, nil)
+	switch len(v) {
+	case 0:
+		return [2]int{def, def}, nil
+	case 1:
+		return [2]int{v[0], v[0]}, nil
+	case 2:
+		return [2]int{v[0], v[1]}, nil
+	}
+	return [2]int{}, fmt.Errorf("attribute %s = %v: want 2 values", k, v)
+}
+
+// winOut is the number of window positions along one axis.
+func winOut(in, k, s, d, p0, p1 int, ceil bool) int {
+	span := in + p0 + p1 - ((k-1)*d + 1)
+	if span < 0 {
+		return 0
+	}
+	if !ceil {
+		return span/s + 1
+	}
+	out := (span+s-1)/s + 1
+	// PyTorch's rule: the last window must start inside the input or the begin padding
+	if (out-1)*s >= in+p0 {
+		out--
+	}
+	return out
+}
+
+// makeGeom resolves strides, dilations, pads and auto_pad ("", NOTSET,
+// SAME_UPPER, SAME_LOWER, VALID: ONNX semantics) for an h×w input and a
+// kh×kw kernel.
+func makeGeom(h, w, kh, kw int, a Attrs, ceil bool) (geom2, error) {
+	g, err := windowAttrs(h, w, kh, kw, a)
+	if err != nil {
+		return g, err
+	}
+	g.OH = winOut(h, kh, g.SH, g.DH, g.PT, g.PB, ceil)
+	g.OW = winOut(w, kw, g.SW, g.DW, g.PL, g.PR, ceil)
+	if g.OH < 1 || g.OW < 1 {
+		return g, fmt.Errorf("input %dx%d is too small for kernel %dx%d (dilations %d %d, pads %v)",
+			h, w, kh, kw, g.DH, g.DW, g.explicitPads())
+	}
+	return g, nil
+}
+
+// windowAttrs is makeGeom without the output size.
+func windowAttrs(h, w, kh, kw int, a Attrs) (geom2, error) {
+	g := geom2{H: h, W: w, KH: kh, KW: kw}
+	s, err := winPair(a, "strides", 1)
+	if err != nil {
+		return g, err
+	}
+	d, err := winPair(a, "dilations", 1)
+	if err != nil {
+		return g, err
+	}
+	g.SH, g.SW, g.DH, g.DW = s[0], s[1], d[0], d[1]
+	if g.SH < 1 || g.SW < 1 || g.DH < 1 || g.DW < 1 || kh < 1 || kw < 1 {
+		return g, fmt.Errorf("strides %v, dilations %v and kernel %dx%d must be positive", s, d, kh, kw)
+	}
+	switch ap := a.Str("auto_pad", ""); ap {
+	case "", "NOTSET":
+		p := a.Ints("pads", nil)
+		switch len(p) {
+		case 0:
+		case 2:
+			g.PT, g.PL, g.PB, g.PR = p[0], p[1], p[0], p[1]
+		case 4:
+			g.PT, g.PL, g.PB, g.PR = p[0], p[1], p[2], p[3]
+		default:
+			return g, fmt.Errorf("pads %v: want [top, left, bottom, right]", p)
+		}
+		if g.PT < 0 || g.PL < 0 || g.PB < 0 || g.PR < 0 {
+			return g, fmt.Errorf("pads %v must not be negative", p)
+		}
+	case "VALID":
+	case "SAME_UPPER", "SAME_LOWER":
+		g.PT, g.PB = samePads(h, kh, g.SH, g.DH, ap == "SAME_UPPER")
+		g.PL, g.PR = samePads(w, kw, g.SW, g.DW, ap == "SAME_UPPER")
+	default:
+		return g, fmt.Errorf("auto_pad %q: want SAME_UPPER, SAME_LOWER, VALID or empty", ap)
+	}
+	return g, nil
+}
+
+// samePads splits the padding that makes out = ceil(in/s); the odd pixel goes
+// to the end for SAME_UPPER and to the beginning for SAME_LOWER.
+func samePads(in, k, s, d int, upper bool) (int, int) {
+	out := (in + s - 1) / s
+	total := max((out-1)*s+(k-1)*d+1-in, 0)
+	small := total / 2
+	if upper {
+		return small, total - small
+	}
+	return total - small, small
+}
+
+// explicitPads returns the resolved pads as an attribute value.
+func (g geom2) explicitPads() []int { return []int{g.PT, g.PL, g.PB, g.PR} }
+
+// winRange returns the range [lo, hi) of output positions o for which
+// o*s + off lies inside [0, n).
+func winRange(out, s, off, n int) (int, int) {
+	lo := 0
+	if off < 0 {
+		lo = (-off + s - 1) / s
+	}
+	hi := 0
+	if n-1-off >= 0 {
+		hi = (n-1-off)/s + 1
+	}
+	return min(lo, out), min(max(hi, lo), out)
+}
+
+// im2col unrolls one image's c channels x: (c, H, W) into
+// col: (c*KH*KW, OH*OW), zero where the window reads padding.
+func im2col[E float32 | float64](x []E, c int, g geom2, col []E) {
+	ohw := g.OH * g.OW
+	for ci := range c {
+		xc := x[ci*g.H*g.W:]
+		for kh := range g.KH {
+			offH := kh*g.DH - g.PT
+			hlo, hhi := winRange(g.OH, g.SH, offH, g.H)
+			for kw := range g.KW {
+				row := col[((ci*g.KH+kh)*g.KW+kw)*ohw:][:ohw]
+				offW := kw*g.DW - g.PL
+				wlo, whi := winRange(g.OW, g.SW, offW, g.W)
+				clear(row[:hlo*g.OW])
+				clear(row[hhi*g.OW:])
+				for oh := hlo; oh < hhi; oh++ {
+					dst := row[oh*g.OW : (oh+1)*g.OW]
+					src := xc[(oh*g.SH+offH)*g.W:]
+					clear(dst[:wlo])
+					clear(dst[whi:])
+					if g.SW == 1 {
+						copy(dst[wlo:whi], src[wlo+offW:whi+offW])
+						continue
+					}
+					for ow := wlo; ow < whi; ow++ {
+						dst[ow] = src[ow*g.SW+offW]
+					}
+				}
+			}
+		}
+	}
+}
+
+// col2im is im2col's adjoint: it adds col: (c*KH*KW, OH*OW) into x: (c, H, W).
+func col2im[E float32 | float64](col []E, c int, g geom2, x []E) {
+	ohw := g.OH * g.OW
+	for ci := range c {
+		xc := x[ci*g.H*g.W:]
+		for kh := range g.KH {
+			offH := kh*g.DH - g.PT
+			hlo, hhi := winRange(g.OH, g.SH, offH, g.H)
+			for kw := range g.KW {
+				row := col[((ci*g.KH+kh)*g.KW+kw)*ohw:][:ohw]
+				offW := kw*g.DW - g.PL
+				wlo, whi := winRange(g.OW, g.SW, offW, g.W)
+				for oh := hlo; oh < hhi; oh++ {
+					src := row[oh*g.OW : (oh+1)*g.OW]
+					dst := xc[(oh*g.SH+offH)*g.W:]
+					if g.SW == 1 {
+						d := dst[wlo+offW : whi+offW]
+						for i, v := range src[wlo:whi] {
+							d[i] += v
+						}
+						continue
+					}
+					for ow := wlo; ow < whi; ow++ {
+						dst[ow*g.SW+offW] += src[ow]
+					}
+				}
+			}
+		}
+	}
+}
+
+// isPointwise reports whether the window is 1x1 with unit strides and no
+// padding, so an image already is its own im2col matrix.
+func (g geom2) isPointwise() bool {
+	return g.KH == 1 && g.KW == 1 && g.SH == 1 && g.SW == 1 && g.PT == 0 && g.PL == 0 && g.PB == 0 && g.PR == 0
+}
+
+// convGemm computes c = a·b + beta*c for row-major a (m×k, or k×m when ta),
+// b (k×n, or n×k when tb) and c (m×n), with gonum's BLAS.
+func convGemm[E float32 | float64](ta, tb bool, m, n, k int, a []E, lda int, b []E, ldb int, beta E, c []E, ldc int) {
+	if m == 0 || n == 0 {
+		return
+	}
+	tA, tB := blas.NoTrans, blas.NoTrans
+	if ta {
+		tA = blas.Trans
+	}
+	if tb {
+		tB = blas.Trans
+	}
+	impl := gonum.Implementation{}
+	switch av := any(a).(type) {
+	case []float32:
+		impl.Sgemm(tA, tB, m, n, k, 1, av, lda, any(b).([]float32), ldb, float32(beta), any(c).([]float32), ldc)
+	case []float64:
+		impl.Dgemm(tA, tB, m, n, k, 1, av, lda, any(b).([]float64), ldb, float64(beta), any(c).([]float64), ldc)
+	}
+}
