@@ -202,7 +202,8 @@ def unclip_cases():
         if Polygon(box).length == 0:
             continue
         dist, out = unclip(box, ratio)
-        cases.append({"box": box.astype(np.float64).tolist(), "ratio": ratio, "distance": dist, "out": out})
+        cases.append({"index": i, "box": box.astype(np.float64).tolist(), "ratio": ratio, "distance": dist,
+                      "out": out})
     return cases
 
 
