@@ -1,6 +1,7 @@
 package config
 
 import (
+	"encoding"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -126,7 +127,9 @@ func (d *decoder) fail(n *yaml.Node, path, format string, args ...any) {
 var (
 	componentType   = reflect.TypeFor[Component]()
 	nodeType        = reflect.TypeFor[yaml.Node]()
+	nodePtrType     = reflect.TypeFor[*yaml.Node]()
 	unmarshalerType = reflect.TypeFor[yaml.Unmarshaler]()
+	textType        = reflect.TypeFor[encoding.TextUnmarshaler]()
 )
 
 func isNull(n *yaml.Node) bool {
@@ -142,7 +145,10 @@ func (d *decoder) value(path string, n *yaml.Node, v reflect.Value) {
 	case t == nodeType:
 		v.Set(reflect.ValueOf(*n))
 		return
-	case reflect.PointerTo(t).Implements(unmarshalerType):
+	case t == nodePtrType && !isNull(n):
+		v.Set(reflect.ValueOf(n)) // the node itself, so errors about it keep their file
+		return
+	case reflect.PointerTo(t).Implements(unmarshalerType), reflect.PointerTo(t).Implements(textType):
 		if err := n.Decode(v.Addr().Interface()); err != nil {
 			d.fail(n, path, "%s", yamlMessage(err))
 		}
@@ -222,18 +228,19 @@ func (d *decoder) structure(path string, n *yaml.Node, v reflect.Value) {
 			m.SetMapIndex(reflect.ValueOf(k.Value).Convert(m.Type().Key()), elem)
 			continue
 		}
-		d.unknownKey(k, path, info.names)
+		d.unknownKey(k, path, info.names, info.names)
 	}
 }
 
-// unknownKey reports key k under parent, or warns once if it is Ignored.
-func (d *decoder) unknownKey(k *yaml.Node, parent string, known []string) {
+// unknownKey reports key k under parent, suggesting the closest of
+// candidates or listing known, or warns once if the key is Ignored.
+func (d *decoder) unknownKey(k *yaml.Node, parent string, candidates, known []string) {
 	p := join(parent, k.Value)
 	if Ignored[k.Value] {
 		d.c.warnIgnored(k, p)
 		return
 	}
-	d.fail(k, p, "unknown key%s", suggest(k.Value, parent, known))
+	d.fail(k, p, "unknown key%s", suggest(k.Value, parent, candidates, known))
 }
 
 func (d *decoder) mapping(path string, n *yaml.Node, v reflect.Value) {
@@ -349,7 +356,7 @@ func fieldsOf(t reflect.Type) *structInfo {
 func collectFields(t reflect.Type, prefix []int, si *structInfo) {
 	for i := range t.NumField() {
 		f := t.Field(i)
-		if !f.IsExported() {
+		if !f.IsExported() && !f.Anonymous {
 			continue
 		}
 		tag := f.Tag.Get("yaml")

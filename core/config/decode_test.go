@@ -6,6 +6,10 @@ import (
 	"log/slog"
 	"strings"
 	"testing"
+	"testing/fstest"
+	"time"
+
+	"gopkg.in/yaml.v3"
 
 	"paddle/core/config"
 )
@@ -222,5 +226,60 @@ func TestIgnoredWarnsOnce(t *testing.T) {
 	}
 	if !strings.Contains(buf.String(), "at=testdata/fixture/good.yaml:4") {
 		t.Errorf("warning lacks the position: %s", buf.String())
+	}
+}
+
+func TestDecodeShapes(t *testing.T) {
+	fsys := fstest.MapFS{"k/x.yaml": {Data: []byte(`A:
+  common: 1
+  ptr: 2.5
+  pair: [1, 2]
+  counts: {a: 1, b: 2}
+  raw: {any: [thing]}
+  wait: 1m30s
+  extra1: x
+  extra2: y
+`)}}
+	type common struct {
+		Common int `yaml:"common"`
+	}
+	type shapes struct {
+		common `yaml:",inline"`
+		Ptr    *float64          `yaml:"ptr"`
+		Pair   [2]int            `yaml:"pair"`
+		Counts map[string]int    `yaml:"counts"`
+		Raw    *yaml.Node        `yaml:"raw"`
+		Wait   time.Duration     `yaml:"wait"`
+		Rest   map[string]string `yaml:",inline"`
+	}
+	c, err := config.LoadFS(fsys, "k/x.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s shapes
+	if err := c.Decode("A", &s); err != nil {
+		t.Fatal(err)
+	}
+	if s.Common != 1 || s.Ptr == nil || *s.Ptr != 2.5 || s.Pair != [2]int{1, 2} || s.Counts["b"] != 2 ||
+		s.Raw == nil || s.Raw.Line != 6 || s.Wait != 90*time.Second || s.Rest["extra2"] != "y" || len(s.Rest) != 2 {
+		t.Errorf("decoded %+v", s)
+	}
+	var bad struct {
+		Pair [3]int `yaml:"pair"`
+	}
+	err = c.Decode("A", &bad)
+	if err == nil || !strings.Contains(err.Error(), "\nk/x.yaml:4: A.pair: expected a list of 3 items, got 2\n") {
+		t.Errorf("error = %v", err)
+	}
+}
+
+func TestValidateIgnoresListedSections(t *testing.T) {
+	fsys := fstest.MapFS{"fixture/x.yaml": {Data: []byte("Global:\n  seed: 1\nAMP:\n  scale_loss: 128\n")}}
+	c, err := config.LoadFS(fsys, "fixture/x.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Validate(c.Schema); err != nil {
+		t.Errorf("Validate: %v", err)
 	}
 }

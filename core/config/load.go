@@ -1,7 +1,9 @@
 package config
 
 import (
+	"bytes"
 	"errors"
+	"io"
 	"fmt"
 	"io/fs"
 	"os"
@@ -286,17 +288,16 @@ var lineRE = regexp.MustCompile(`^(?:yaml: )?line (\d+): `)
 // parse turns data into a root mapping node with aliases expanded, and
 // remembers file as every node's origin.
 func (l *loader) parse(file string, data []byte) (*yaml.Node, error) {
-	var doc yaml.Node
-	if err := yaml.Unmarshal(data, &doc); err != nil {
-		msg := err.Error()
-		if m := lineRE.FindStringSubmatch(msg); m != nil {
-			line, _ := strconv.Atoi(m[1])
-			if parserProblem(msg[len(m[0]):]) {
-				line++ // yaml.v3 reports the parser's 0-based line for these
-			}
-			return nil, &Error{File: file, Line: line, Err: errors.New(msg[len(m[0]):])}
+	var doc, next yaml.Node
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	if err := dec.Decode(&doc); err != nil && err != io.EOF {
+		return nil, syntaxError(file, err)
+	}
+	if err := dec.Decode(&next); err != io.EOF {
+		if err != nil {
+			return nil, syntaxError(file, err)
 		}
-		return nil, &Error{File: file, Err: errors.New(strings.TrimPrefix(msg, "yaml: "))}
+		return nil, &Error{File: file, Line: next.Line, Err: errors.New("more than one YAML document (---) in a config")}
 	}
 	var root *yaml.Node
 	switch {
@@ -323,6 +324,19 @@ func (l *loader) parse(file string, data []byte) (*yaml.Node, error) {
 	}
 	l.cfg.remember(root, file)
 	return root, nil
+}
+
+// syntaxError turns a yaml.v3 parse error into an *Error with the line.
+func syntaxError(file string, err error) *Error {
+	msg := err.Error()
+	if m := lineRE.FindStringSubmatch(msg); m != nil {
+		line, _ := strconv.Atoi(m[1])
+		if parserProblem(msg[len(m[0]):]) {
+			line++ // yaml.v3 reports the parser's 0-based line for these
+		}
+		return &Error{File: file, Line: line, Err: errors.New(msg[len(m[0]):])}
+	}
+	return &Error{File: file, Err: errors.New(strings.TrimPrefix(msg, "yaml: "))}
 }
 
 // parserProblem reports whether msg comes from yaml.v3's parser (as opposed

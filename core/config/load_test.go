@@ -120,6 +120,11 @@ Architecture:
 `,
 		},
 		{
+			name: "an empty file is an empty map",
+			file: "testdata/inherit/empty.yaml",
+			want: "{}\n",
+		},
+		{
 			name: "anchors and merge keys are expanded",
 			file: "testdata/inherit/anchors.yaml",
 			want: `defaults:
@@ -188,6 +193,11 @@ func TestLoadErrors(t *testing.T) {
 			name: "duplicate key",
 			file: "testdata/bad/dupkey.yaml",
 			want: "testdata/bad/dupkey.yaml:4: Global.epoch_num: duplicate key (first at line 2)",
+		},
+		{
+			name: "one document per file",
+			file: "testdata/bad/twodocs.yaml",
+			want: "testdata/bad/twodocs.yaml:3: more than one YAML document (---) in a config",
 		},
 		{
 			name: "top level must be a map",

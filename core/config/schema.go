@@ -152,6 +152,7 @@ func (c *Config) Validate(s *Schema) error {
 		d.value(k.Value, v, reflect.New(typeOf(t)).Elem())
 	}
 	known := slices.Sorted(maps.Keys(s.Sections))
+	likely := append(slices.Clone(known), s.componentNames()...) // class-keyed sections
 	for _, i := range rest {
 		k, v := root.Content[i], root.Content[i+1]
 		if d.seen[k.Value] {
@@ -162,9 +163,19 @@ func (c *Config) Validate(s *Schema) error {
 			d.value(k.Value, v, reflect.New(t).Elem())
 			continue
 		}
-		d.unknownKey(k, "", known)
+		d.unknownKey(k, "", likely, known)
 	}
 	return d.err()
+}
+
+// componentNames returns every registered component name, sorted.
+func (s *Schema) componentNames() []string {
+	var names []string
+	for _, m := range s.Components {
+		names = append(names, slices.Collect(maps.Keys(m))...)
+	}
+	slices.Sort(names)
+	return slices.Compact(names)
 }
 
 // knows reports whether the schema accepts the key path segs, as used by an
@@ -281,9 +292,10 @@ func unknownPath(segs []string, i int, known []string) error {
 	return fmt.Errorf("unknown key %q (did you mean %q?)", full, strings.Join(fixed, "."))
 }
 
-// suggest returns " (did you mean "parent.best"?)" or " (known: ...)".
-func suggest(key, parent string, known []string) string {
-	if best := closest(key, known); best != "" {
+// suggest returns " (did you mean "parent.best"?)" with the closest of
+// candidates, or else " (known: ...)" listing known.
+func suggest(key, parent string, candidates, known []string) string {
+	if best := closest(key, candidates); best != "" {
 		return fmt.Sprintf(" (did you mean %q?)", join(parent, best))
 	}
 	return knownList(known)

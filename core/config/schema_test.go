@@ -1,6 +1,11 @@
 package config_test
 
 import (
+	"io"
+	"log/slog"
+	"os"
+	"testing"
+
 	"paddle/core/config"
 )
 
@@ -162,9 +167,12 @@ func segSchema() *config.Schema {
 	}
 }
 
-func init() {
-	// The tests register their fixture kits up front (kits do it in Kit()).
+func TestMain(m *testing.M) {
+	// The tests register their fixture kits up front (kits do it in Kit()),
+	// and keep the Ignored-key warnings out of the test output.
 	config.Register("fixture", fixtureSchema())
 	config.Register("det", detSchema())
 	config.Register("seg", segSchema())
+	slog.SetDefault(slog.New(slog.NewTextHandler(io.Discard, nil)))
+	os.Exit(m.Run())
 }
