@@ -3,8 +3,8 @@ package config
 import (
 	"bytes"
 	"errors"
-	"io"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path"
