@@ -141,29 +141,30 @@ func (c *Config) Validate(s *Schema) error {
 	}
 	d := &decoder{c: c, s: s, seen: map[string]bool{}}
 	root := c.Root
-	var rest []int
+	known := slices.Sorted(maps.Keys(s.Sections))
+	names := s.componentNames()
+	likely := append(slices.Clone(known), names...)
+	var classKeyed []int
 	for i := 0; i+1 < len(root.Content); i += 2 {
 		k, v := root.Content[i], root.Content[i+1]
-		t, ok := s.Sections[k.Value]
-		if !ok {
-			rest = append(rest, i)
-			continue
+		switch t, ok := s.Sections[k.Value]; {
+		case ok:
+			d.value(k.Value, v, reflect.New(typeOf(t)).Elem())
+		case slices.Contains(names, k.Value):
+			classKeyed = append(classKeyed, i) // after the sections that may name it
+		default:
+			d.unknownKey(k, "", likely, known)
 		}
-		d.value(k.Value, v, reflect.New(typeOf(t)).Elem())
 	}
-	known := slices.Sorted(maps.Keys(s.Sections))
-	likely := append(slices.Clone(known), s.componentNames()...) // class-keyed sections
-	for _, i := range rest {
+	for _, i := range classKeyed {
 		k, v := root.Content[i], root.Content[i+1]
 		if d.seen[k.Value] {
-			continue // checked as the options of a class-keyed component
+			continue // checked as the options of the component that names it
 		}
-		if t, ok := s.componentType(k.Value); ok {
-			d.seen[k.Value] = true
+		d.seen[k.Value] = true
+		if t, ok := s.componentType(k.Value); ok { // else registered twice with different options: unused, unchecked
 			d.value(k.Value, v, reflect.New(t).Elem())
-			continue
 		}
-		d.unknownKey(k, "", likely, known)
 	}
 	return d.err()
 }
