@@ -61,22 +61,20 @@ func (c Component) Decode(v any) error {
 	return d.err()
 }
 
-// selector returns the key that names components: the schema's, or for a
-// config without one, whichever of "name" and "type" the mapping has.
+// selector returns the key that names components: the schema's ("name" when
+// it sets none), or for a config without a schema "type" when the map has a
+// `type:` and no `name:`.
 func (c *Config) selector(s *Schema, n *yaml.Node) string {
 	if s == nil {
 		s = c.Schema
 	}
-	if s != nil && s.Selector != "" {
+	_, name := mapGet(n, "name")
+	_, typ := mapGet(n, "type")
+	switch {
+	case s != nil && s.Selector != "":
 		return s.Selector
-	}
-	if s != nil {
-		return "name"
-	}
-	if _, v := mapGet(n, "type"); v != nil {
-		if _, nv := mapGet(n, "name"); nv == nil {
-			return "type"
-		}
+	case s == nil && typ != nil && name == nil:
+		return "type"
 	}
 	return "name"
 }

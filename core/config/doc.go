@@ -12,7 +12,8 @@
 //
 //   - load.go: Load / LoadKit / LoadFS / Options.Load, finding files (disk
 //     first, then the configs embedded in the binary, package paddle/configs),
-//     `_BASE_` / `_base_` inheritance with cycle detection, anchors, KitOf.
+//     `_BASE_` / `_base_` inheritance with cycle detection, anchors, KitOf,
+//     Names (the embedded configs).
 //   - merge.go: how a file lays over its bases (maps merge, the rest replaces;
 //     PaddleSeg's `_inherited_: false`).
 //   - override.go: `-o Section.key.sub=value`, Node / Has / Set, YAML, Save.
@@ -40,6 +41,9 @@
 // `-o Train.loader.batch_size=8` get their types. An override replaces the
 // node at its path (maps are not merged: set sub-keys one by one to keep the
 // rest). Types are checked when the config is decoded.
+//
+// A Config may be read and decoded from several goroutines; Set must not
+// run concurrently with anything else on the same Config.
 //
 // The resolved config (YAML, Save) keeps keys in order and their case and has
 // no `_BASE_` keys; it is what checkpoints and exports carry.

@@ -169,7 +169,32 @@ func (l *loader) locate(fsys fs.FS, name string) (source, error) {
 			}
 		}
 	}
-	return source{}, fmt.Errorf("config %q: %w (not on disk, not an embedded config)", name, fs.ErrNotExist)
+	hint := ""
+	if best := closest(emb, Names(l.embedded)); best != "" {
+		hint = fmt.Sprintf("; did you mean %q?", best)
+	}
+	return source{}, fmt.Errorf("config %q: %w (not on disk, not an embedded config%s)", name, fs.ErrNotExist, hint)
+}
+
+// Names lists the configs in fsys (nil: the embedded ones): every `*.yaml`
+// outside `_base_` folders, sorted, e.g. "clas/lenet_mnist.yaml".
+func Names(fsys fs.FS) []string {
+	if fsys == nil {
+		fsys = configs.FS
+	}
+	var names []string
+	fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
+		switch {
+		case err != nil:
+			return nil // list what can be read
+		case d.IsDir() && (d.Name() == "_base_" || d.Name() == "_BASE_"):
+			return fs.SkipDir
+		case !d.IsDir() && strings.HasSuffix(p, ".yaml"):
+			names = append(names, p)
+		}
+		return nil
+	})
+	return names
 }
 
 // base finds the file a `_BASE_` entry names, relative to the including file.

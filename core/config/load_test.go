@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -249,6 +250,8 @@ func TestEmbeddedNames(t *testing.T) {
 		{name: "configs/ prefix and no extension", path: "configs/clas/net", want: "Global:\n  epochs: 3\n  seed: 5\n"},
 		{name: "a real path wins", path: "testdata/inherit/base.yaml",
 			want: "Global:\n  epoch_num: 10\n  lr: 0.1\n  tags: [a, b]\nArchitecture:\n  model_type: det\n  Backbone:\n    name: ResNet\n    layers: 18\n"},
+		{name: "a near miss gets a hint", path: "clas/nett.yaml",
+			wantErr: `config "clas/nett.yaml": file does not exist (not on disk, not an embedded config; did you mean "clas/net.yaml"?)`},
 		{name: "cycle inside the embedded tree", path: "bad/cycle.yaml",
 			wantErr: "bad/cycle.yaml:1: _BASE_: inheritance cycle: bad/cycle.yaml -> bad/cycle.yaml"},
 		{name: "base outside the tree", path: "bad/escape.yaml",
@@ -270,6 +273,21 @@ func TestEmbeddedNames(t *testing.T) {
 				t.Errorf("Load(%q) =\n%s\nwant\n%s", tt.path, got, tt.want)
 			}
 		})
+	}
+}
+
+func TestNames(t *testing.T) {
+	emb := fstest.MapFS{
+		"clas/_base_/b.yaml": {Data: []byte("a: 1\n")},
+		"clas/x.yaml":        {Data: []byte("a: 1\n")},
+		"det/y/z.yaml":       {Data: []byte("a: 1\n")},
+		"README.md":          {Data: []byte("hi\n")},
+	}
+	if got, want := strings.Join(config.Names(emb), " "), "clas/x.yaml det/y/z.yaml"; got != want {
+		t.Errorf("Names = %q, want %q", got, want)
+	}
+	if !slices.Contains(config.Names(nil), "clas/lenet_mnist.yaml") {
+		t.Errorf("embedded Names lack clas/lenet_mnist.yaml: %v", config.Names(nil))
 	}
 }
 
