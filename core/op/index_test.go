@@ -72,7 +72,9 @@ func TestIndexForward(t *testing.T) {
 		}, []int{1}, []float64{-1}},
 		{"embedding", func() *tensor.Tensor { return op.Embedding(i64([]int64{3, 0, -1, 1}, 2, 2), w, nil) },
 			[]int{2, 2, 2}, []float64{6, 7, 0, 1, 6, 7, 2, 3}},
-		{"embedding padding_idx", func() *tensor.Tensor { return op.Embedding(i64([]int64{3, 0, -1, 1}, 2, 2), op.Add(w, op.ScalarLike(w, 1)), &pad0) },
+		{"embedding padding_idx", func() *tensor.Tensor {
+			return op.Embedding(i64([]int64{3, 0, -1, 1}, 2, 2), op.Add(w, op.ScalarLike(w, 1)), &pad0)
+		},
 			[]int{2, 2, 2}, []float64{7, 8, 0, 0, 7, 8, 3, 4}},
 		{"one_hot", func() *tensor.Tensor { return op.OneHot(i64([]int64{1, -1, 5}, 3), 3, tensor.Float32) },
 			[]int{3, 3}, []float64{0, 1, 0, 0, 0, 1, 0, 0, 0}},

@@ -180,7 +180,9 @@ func TestMovementFloat32MatchesFloat64(t *testing.T) {
 	x := tensor.Rand(r, tensor.Float64, -1, 1, 3, 5, 4)
 	runs := []func(x *tensor.Tensor) *tensor.Tensor{
 		func(x *tensor.Tensor) *tensor.Tensor { return op.Pad(x, []int{0, 2, 1, 0, 3, 2}, "reflect", 0) },
-		func(x *tensor.Tensor) *tensor.Tensor { return op.Slice(x, []int{-1, 4}, []int{0, -100}, []int{1, 2}, []int{-2, -1}) },
+		func(x *tensor.Tensor) *tensor.Tensor {
+			return op.Slice(x, []int{-1, 4}, []int{0, -100}, []int{1, 2}, []int{-2, -1})
+		},
 		func(x *tensor.Tensor) *tensor.Tensor { return op.Concat(1, x, x) },
 		func(x *tensor.Tensor) *tensor.Tensor { return op.Tile(x, 2, 1, 2) },
 		func(x *tensor.Tensor) *tensor.Tensor { return op.Gather(x, i64([]int64{2, 0, -1}, 3), 1) },
