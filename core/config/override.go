@@ -49,7 +49,7 @@ func parseOverrides(args []string) ([]override, error) {
 		}
 		var doc yaml.Node
 		if err := yaml.Unmarshal([]byte(val), &doc); err != nil {
-			errs = append(errs, &OverrideError{arg, fmt.Errorf("value: %s", yamlMessage(err))})
+			errs = append(errs, &OverrideError{arg, fmt.Errorf("value: %s", lineRE.ReplaceAllString(yamlMessage(err), ""))})
 			continue
 		}
 		v := &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!null"} // `k=` sets null
@@ -194,8 +194,11 @@ func (c *Config) set(segs []string, value *yaml.Node) error {
 		case yaml.SequenceNode:
 			k, err := strconv.Atoi(seg)
 			if err != nil || k < 0 || k >= len(cur.Content) {
-				return c.errorAt(cur, strings.Join(segs[:i], "."),
-					fmt.Errorf("no item %q: the list has %d items (0..%d)", seg, len(cur.Content), len(cur.Content)-1))
+				have := "the list is empty"
+				if len(cur.Content) > 0 {
+					have = fmt.Sprintf("the list has %d items (0..%d)", len(cur.Content), len(cur.Content)-1)
+				}
+				return c.errorAt(cur, strings.Join(segs[:i], "."), fmt.Errorf("no item %q: %s", seg, have))
 			}
 			if last {
 				cur.Content[k] = value

@@ -98,7 +98,7 @@ func TestOverrideErrors(t *testing.T) {
 		{"malformed", []string{"Global"}, `-o "Global": want Section.key=value`},
 		{"empty key", []string{"=3"}, `-o "=3": want Section.key=value`},
 		{"empty segment", []string{"Global..lr=3"}, `-o "Global..lr=3": empty key in "Global..lr"`},
-		{"bad yaml value", []string{"Global.image_shape=[1,2"}, `-o "Global.image_shape=[1,2": value: line 1: did not find expected ',' or ']'`},
+		{"bad yaml value", []string{"Global.image_shape=[1,2"}, `-o "Global.image_shape=[1,2": value: did not find expected ',' or ']'`},
 		{"unknown key with suggestion", []string{"Global.epoch_nm=3"}, `-o "Global.epoch_nm=3": unknown key "Global.epoch_nm" (did you mean "Global.epoch_num"?)`},
 		{"unknown section with suggestion", []string{"Globl.seed=3"}, `-o "Globl.seed=3": unknown key "Globl.seed" (did you mean "Global.seed"?)`},
 		{"unknown deep key", []string{"Optimizer.lr.learning_rat=3"}, `-o "Optimizer.lr.learning_rat=3": unknown key "Optimizer.lr.learning_rat" (did you mean "Optimizer.lr.learning_rate"?)`},

@@ -28,7 +28,9 @@ import (
 //	})
 //
 // Section and option types are Go structs with yaml tags (a pointer to a zero
-// value names the type). Component patterns are dotted paths of slots (fields
+// value names the type); a section may also be a scalar (PaddleSeg's `iters`:
+// (*int)(nil)) or itself a component (PaddleDetection's `architecture`:
+// (*config.Component)(nil)). Component patterns are dotted paths of slots (fields
 // of type Component); "*" matches any one key or list index, and the pattern
 // with the fewest "*" wins. For PaddleDetection's class-keyed configs, a
 // pattern like "*.backbone" catches `YOLOv3: {backbone: DarkNet}`, and the
