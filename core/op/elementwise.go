@@ -218,7 +218,7 @@ var (
 func init() {
 	addDef = define(&Def{
 		Name: "add", ONNX: "Add", Arity: 2, Infer: broadcastInfer,
-		Ref: binKernel(func(x, y float64) float64 { return x + y }),
+		Ref: fastBinary(binAdd, binKernel(func(x, y float64) float64 { return x + y })),
 		VJP: func(c *VJPCtx) []*T {
 			g := c.G(0)
 			return []*T{unbroadcast(g, c.In[0].Shape()), unbroadcast(g, c.In[1].Shape())}
@@ -227,7 +227,7 @@ func init() {
 	})
 	subDef = define(&Def{
 		Name: "sub", ONNX: "Sub", Arity: 2, Infer: broadcastInfer,
-		Ref: binKernel(func(x, y float64) float64 { return x - y }),
+		Ref: fastBinary(binSub, binKernel(func(x, y float64) float64 { return x - y })),
 		VJP: func(c *VJPCtx) []*T {
 			g := c.G(0)
 			return []*T{unbroadcast(g, c.In[0].Shape()), unbroadcast(Neg(g), c.In[1].Shape())}
@@ -236,7 +236,7 @@ func init() {
 	})
 	mulDef = define(&Def{
 		Name: "mul", ONNX: "Mul", Arity: 2, Infer: broadcastInfer,
-		Ref: binKernel(func(x, y float64) float64 { return x * y }),
+		Ref: fastBinary(binMul, binKernel(func(x, y float64) float64 { return x * y })),
 		VJP: func(c *VJPCtx) []*T {
 			g := c.G(0)
 			return []*T{unbroadcast(Mul(g, c.In[1]), c.In[0].Shape()), unbroadcast(Mul(g, c.In[0]), c.In[1].Shape())}
@@ -245,7 +245,7 @@ func init() {
 	})
 	divDef = define(&Def{
 		Name: "div", ONNX: "Div", Arity: 2, Infer: broadcastInfer,
-		Ref: binKernel(func(x, y float64) float64 { return x / y }),
+		Ref: fastBinary(binDiv, binKernel(func(x, y float64) float64 { return x / y })),
 		// d(a/b) = g/b, -g*a/b²
 		VJP: func(c *VJPCtx) []*T {
 			g, a, b := c.G(0), c.In[0], c.In[1]
