@@ -10,7 +10,7 @@
 //
 // Where things are:
 //
-//   - load.go: Load / LoadKit / LoadFS / Options.Load, finding files (disk
+//   - load.go: Load / LoadKit / LoadFS / Options.Load / Parse, finding files (disk
 //     first, then the configs embedded in the binary, package paddle/configs),
 //     `_BASE_` / `_base_` inheritance with cycle detection, anchors, KitOf,
 //     Names (the embedded configs).

@@ -107,6 +107,36 @@ func (o Options) Load(name string, overrides ...string) (*Config, error) {
 	return c, nil
 }
 
+// Parse makes a config from data (named name in errors), for YAML that is
+// not in a file: tests, or a file read by other means. It resolves no bases
+// (a `_BASE_` key is an error); overrides are checked against kit's schema.
+func Parse(kit, name string, data []byte, overrides ...string) (*Config, error) {
+	ops, err := parseOverrides(overrides)
+	if err != nil {
+		return nil, err
+	}
+	l := &loader{cfg: &Config{File: name, Kit: kit, Sources: []string{name}}}
+	root, err := l.parse(name, data)
+	if err != nil {
+		return nil, err
+	}
+	key, bases, err := l.takeBases(root)
+	if err != nil {
+		return nil, err
+	}
+	if len(bases) > 0 {
+		return nil, l.cfg.errorAt(bases[0], key, errors.New("bases cannot be resolved here: load the config from a file"))
+	}
+	stripInherited(root)
+	c := l.cfg
+	c.Root = root
+	c.Schema, _ = SchemaFor(kit)
+	if err := c.apply(ops); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
 // KitOf returns the kit a config belongs to from its place under
 // configs/<kit>/: "configs/det/x.yaml", "/src/paddle/configs/det/yolo/x.yaml"
 // and the embedded name "det/x.yaml" all give "det"; "x.yaml" gives "".

@@ -352,6 +352,24 @@ func TestSaveRoundTrip(t *testing.T) {
 	}
 }
 
+func TestParse(t *testing.T) {
+	c, err := config.Parse("fixture", "inline.yaml", []byte("Global:\n  seed: 1\n  lr: x\n"), "Global.epoch_num=3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := yamlOf(t, c), "Global:\n  seed: 1\n  lr: x\n  epoch_num: 3\n"; got != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+	err = c.Validate(c.Schema)
+	if want := `inline.yaml:3: Global.lr: expected a number, got "x"`; err == nil || err.Error() != want {
+		t.Errorf("Validate = %v, want %q", err, want)
+	}
+	_, err = config.Parse("", "inline.yaml", []byte("_BASE_: a.yaml\n"))
+	if want := "inline.yaml:1: _BASE_: bases cannot be resolved here: load the config from a file"; err == nil || err.Error() != want {
+		t.Errorf("Parse with a base = %v, want %q", err, want)
+	}
+}
+
 func TestKitOf(t *testing.T) {
 	tests := map[string]string{
 		"configs/det/x.yaml":                  "det",
