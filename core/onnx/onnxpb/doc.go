@@ -7,7 +7,13 @@
 // code and no .proto file are involved. Field numbers follow onnx.proto and
 // onnx-data.proto. Fields this package does not model (sparse tensors, functions,
 // training info, newer additions) are kept as raw bytes in each struct's Unknown
-// field, so Decode followed by Marshal loses nothing.
+// field, so Decode followed by Marshal loses nothing. As in protobuf, both
+// packed and unpacked encodings of repeated numbers are accepted, and a field
+// whose wire type does not match its declaration is kept as unknown. Unlike
+// protobuf, a singular message field that occurs twice keeps its last value
+// rather than merging the two; and proto2 presence is not tracked, so Marshal
+// omits zero scalars (see encode.go). The PP-OCRv4 models re-encode
+// byte-for-byte.
 //
 // Where things are:
 //

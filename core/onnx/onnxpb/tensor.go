@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"strings"
 )
 
 // Tensor is a TensorProto. Its elements are stored in exactly one of RawData
@@ -126,7 +127,11 @@ func (t *Tensor) count(want ...DataType) (int, error) {
 		ok = ok || t.DataType == w
 	}
 	if !ok {
-		return 0, fmt.Errorf("onnx: tensor %q: data type %v, want %v", t.Name, t.DataType, want[0])
+		names := make([]string, len(want))
+		for i, w := range want {
+			names[i] = w.String()
+		}
+		return 0, fmt.Errorf("onnx: tensor %q: data type %v, want %s", t.Name, t.DataType, strings.Join(names, " or "))
 	}
 	n := t.NumElements()
 	if n < 0 || n > math.MaxInt64/16 {

@@ -115,6 +115,19 @@ func TestNumElements(t *testing.T) {
 	}
 }
 
+func TestOpsetVersion(t *testing.T) {
+	m := &Model{OpsetImport: []OpsetID{{"ai.onnx", 13}, {"com.microsoft", 1}}}
+	tests := []struct {
+		domain string
+		want   int64
+	}{{"", 13}, {"ai.onnx", 13}, {"com.microsoft", 1}, {"ai.onnx.ml", 0}}
+	for _, tt := range tests {
+		if got := m.OpsetVersion(tt.domain); got != tt.want {
+			t.Errorf("OpsetVersion(%q) = %d, want %d", tt.domain, got, tt.want)
+		}
+	}
+}
+
 func TestNames(t *testing.T) {
 	tests := []struct{ got, want string }{
 		{Float.String(), "FLOAT"}, {BFloat16.String(), "BFLOAT16"}, {Float8E8M0.String(), "FLOAT8E8M0"},

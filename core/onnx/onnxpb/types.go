@@ -18,6 +18,24 @@ type Model struct {
 	Unknown []byte
 }
 
+// OpsetVersion returns the version of the operator set imported for domain,
+// or 0 if none is. The default domain may be written "" or "ai.onnx".
+func (m *Model) OpsetVersion(domain string) int64 {
+	if domain == "ai.onnx" {
+		domain = ""
+	}
+	for _, op := range m.OpsetImport {
+		d := op.Domain
+		if d == "ai.onnx" {
+			d = ""
+		}
+		if d == domain {
+			return op.Version
+		}
+	}
+	return 0
+}
+
 // OpsetID is an OperatorSetIdProto: an operator set the model imports.
 // The empty domain means the default "ai.onnx" set.
 type OpsetID struct {

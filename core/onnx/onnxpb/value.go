@@ -2,7 +2,7 @@ package onnxpb
 
 import (
 	"bytes"
-	"fmt"
+	"errors"
 )
 
 // Element kinds of SequenceProto.elem_type and OptionalProto.elem_type.
@@ -95,7 +95,7 @@ func DecodeValue(b []byte, typ *TypeProto) (any, error) {
 	case typ.OptionalType != nil:
 		return DecodeOptional(b)
 	}
-	return nil, &Error{Err: fmt.Errorf("unsupported value type %+v", typ)}
+	return nil, &Error{Err: errors.New("value type is none of tensor, sequence, map or optional")}
 }
 
 func (d *decoder) sequence(b []byte) (*Sequence, error) {
