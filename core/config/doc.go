@@ -14,6 +14,8 @@
 //     first, then the configs embedded in the binary, package paddle/configs),
 //     `_BASE_` / `_base_` inheritance with cycle detection, anchors, KitOf,
 //     Names (the embedded configs).
+//   - parse.go: one file's YAML to a node tree: syntax errors with lines,
+//     anchors and `<<` expanded, duplicate keys refused.
 //   - merge.go: how a file lays over its bases (maps merge, the rest replaces;
 //     PaddleSeg's `_inherited_: false`).
 //   - override.go: `-o Section.key.sub=value`, Node / Has / Set, YAML, Save.
