@@ -71,15 +71,14 @@ func sumRef(out, in []*T, a Attrs) {
 	_, red := reduceShape(in[0].Shape(), axes, false)
 	switch in[0].DType() {
 	case tensor.Float32:
-		x, y := in[0].F32(), out[0].F32()
+		y := out[0].F32()
 		acc := make([]float64, len(y)) // accumulate in float64 for a stable reference
-		reduceIndex(in[0].Shape(), red, func(i, o int) { acc[o] += float64(x[i]) })
+		sumRows(acc, in[0].F32(), in[0].Shape(), red)
 		for i, v := range acc {
 			y[i] = float32(v)
 		}
 	case tensor.Float64:
-		x, y := in[0].F64(), out[0].F64()
-		reduceIndex(in[0].Shape(), red, func(i, o int) { y[o] += x[i] })
+		sumRows(out[0].F64(), in[0].F64(), in[0].Shape(), red)
 	default:
 		x := in[0].Float64s()
 		acc := make([]float64, out[0].Len())
