@@ -8,7 +8,8 @@ import (
 // GetPerspectiveTransform returns the row-major 3×3 homography mapping src[i] to dst[i],
 // as cv2.getPerspectiveTransform computes it: coordinates rounded to float32, the 8×8
 // system built with float32 products and solved by OpenCV's partial-pivot LU in float64.
-// ok is false when the system is singular (OpenCV then returns zeros with M[8] = 1).
+// ok is false when the system is singular; m is then zero but for M[8] = 1, which is
+// what OpenCV returns (and warps with) in that case.
 func GetPerspectiveTransform(src, dst [4]Point) (m [9]float64, ok bool) {
 	var a [8][8]float64
 	var b [8]float64
@@ -178,10 +179,9 @@ func WarpPerspective(src Mat8, m [9]float64, w, h int) Mat8 {
 	if w <= 0 || h <= 0 || src.W <= 0 || src.H <= 0 {
 		return dst
 	}
-	inv, ok := invert3(m)
-	if !ok {
-		return dst // OpenCV would use a zero matrix; every pixel maps to (0,0)
-	}
+	// A singular m inverts to the zero matrix, as in OpenCV: every pixel then takes
+	// the source pixel (0, 0).
+	inv, _ := invert3(m)
 	const blockSz = 32
 	bh0 := min(blockSz/2, h)
 	bw0 := min(blockSz*blockSz/bh0, w)

@@ -258,6 +258,81 @@ def warp_cases():
     return cases
 
 
+def order_points_clockwise(pts):
+    # PaddleOCR TextDetector.order_points_clockwise (current upstream: sum / diff rule)
+    rect = np.zeros((4, 2), dtype="float32")
+    s = pts.sum(axis=1)
+    rect[0] = pts[np.argmin(s)]
+    rect[2] = pts[np.argmax(s)]
+    rest = np.delete(pts, (np.argmin(s), np.argmax(s)), axis=0)
+    diff = np.diff(np.array(rest), axis=1)
+    rect[1] = rest[np.argmin(diff)]
+    rect[3] = rest[np.argmax(diff)]
+    return rect
+
+
+def sorted_boxes(dt_boxes):
+    # PaddleOCR sorted_boxes, current upstream (inner loop runs j = i .. 0)
+    boxes = list(sorted(dt_boxes, key=lambda x: (x[0][1], x[0][0])))
+    for i in range(len(boxes) - 1):
+        for j in range(i, -1, -1):
+            if abs(boxes[j + 1][0][1] - boxes[j][0][1]) < 10 and boxes[j + 1][0][0] < boxes[j][0][0]:
+                boxes[j], boxes[j + 1] = boxes[j + 1], boxes[j]
+            else:
+                break
+    return boxes
+
+
+def rotate_crop(img, points):
+    # PaddleOCR get_rotate_crop_image
+    w = int(max(np.linalg.norm(points[0] - points[1]), np.linalg.norm(points[2] - points[3])))
+    h = int(max(np.linalg.norm(points[0] - points[3]), np.linalg.norm(points[1] - points[2])))
+    std = np.float32([[0, 0], [w, 0], [w, h], [0, h]])
+    M = cv2.getPerspectiveTransform(points, std)
+    out = cv2.warpPerspective(img, M, (w, h), borderMode=cv2.BORDER_REPLICATE, flags=cv2.INTER_CUBIC)
+    if out.shape[0] * 1.0 / out.shape[1] >= 1.5:
+        out = np.rot90(out)
+    return out
+
+
+def box_cases():
+    rng = np.random.default_rng(31)
+    order, sortc, crops = [], [], []
+    for i in range(200):
+        pts = rng.integers(0, 60, size=(4, 2)).astype(np.int16)
+        if i % 2:
+            rect = ((float(rng.uniform(10, 50)), float(rng.uniform(10, 50))),
+                    (float(rng.uniform(2, 40)), float(rng.uniform(2, 20))), float(rng.uniform(0, 90)))
+            pts = np.round(cv2.boxPoints(rect)).astype(np.int16)
+        order.append({"pts": pts.tolist(), "want": order_points_clockwise(pts).astype(np.float64).tolist()})
+    for i in range(40):
+        n = int(rng.integers(0, 12))
+        tl = np.stack([rng.integers(0, 200, n), rng.integers(0, 25, n) * 4 + rng.integers(0, 3, n)], 1)
+        boxes = [np.float32([t, t + [30, 0], t + [30, 12], t + [0, 12]]) for t in tl]
+        for k, b in enumerate(boxes):
+            b[0, 0] += k * 1e-3  # distinct keys so the order is unambiguous
+        out = sorted_boxes(boxes)
+        idx = [next(k for k, b in enumerate(boxes) if b is o) for o in out]
+        sortc.append({"boxes": [b.astype(np.float64).tolist() for b in boxes], "want": idx})
+    for i in range(30):
+        h, w = int(rng.integers(20, 90)), int(rng.integers(20, 120))
+        seed = 300 + i
+        img = lcg_image(seed, h, w, 3)
+        rect = ((float(rng.uniform(0, w)), float(rng.uniform(0, h))),
+                (float(rng.uniform(4, w)), float(rng.uniform(3, h))), float(rng.uniform(0, 90)))
+        pts = order_points_clockwise(np.round(cv2.boxPoints(rect)))
+        pts = np.float32([[min(max(x, 0), w - 1), min(max(y, 0), h - 1)] for x, y in pts]).astype(np.int32)
+        pts = pts.astype(np.float32)
+        cw = int(max(np.linalg.norm(pts[0] - pts[1]), np.linalg.norm(pts[2] - pts[3])))
+        ch = int(max(np.linalg.norm(pts[0] - pts[3]), np.linalg.norm(pts[1] - pts[2])))
+        if cw == 0 or ch == 0:
+            continue
+        out = rotate_crop(img, pts)
+        crops.append({"h": h, "w": w, "seed": seed, "pts": pts.astype(np.float64).tolist(),
+                      "oh": out.shape[0], "ow": out.shape[1], "sha": sha(out)})
+    return {"order": order, "sorted": sortc, "crops": crops}
+
+
 def main():
     os.makedirs(OUT, exist_ok=True)
     write("ref_contours.json", contour_cases())
@@ -267,6 +342,7 @@ def main():
     write("ref_unclip.json", unclip_cases())
     write("ref_resize.json", resize_cases())
     write("ref_warp.json", warp_cases())
+    write("ref_boxes.json", box_cases())
 
 
 if __name__ == "__main__":
