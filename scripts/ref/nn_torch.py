@@ -86,7 +86,183 @@ def optim_refs():
     out["schedules"] = sched
     dump("optim", "optim_torch", out)
 
+# ---------------------------------------------------------------- nn
+def sd(m, prefix=""):
+    """state dict (params and buffers) in torch names, as {name: tensor json}"""
+    return {prefix + k: t2j(v) for k, v in m.state_dict().items()}
+
+
+def mha_sd(m, prefix=""):
+    """nn.MultiheadAttention's weights in q_proj/k_proj/v_proj/out_proj form"""
+    e = m.embed_dim
+    w, b = m.in_proj_weight, m.in_proj_bias
+    out = {}
+    for i, n in enumerate(["q_proj", "k_proj", "v_proj"]):
+        out[prefix + n + ".weight"] = t2j(w[i * e:(i + 1) * e])
+        out[prefix + n + ".bias"] = t2j(b[i * e:(i + 1) * e])
+    out[prefix + "out_proj.weight"] = t2j(m.out_proj.weight)
+    out[prefix + "out_proj.bias"] = t2j(m.out_proj.bias)
+    return out
+
+
+def grads(named):
+    return {k: t2j(v.grad) for k, v in named}
+
+
+def rnn_refs():
+    res = {}
+    for kind, cls in [("lstm", torch.nn.LSTM), ("gru", torch.nn.GRU)]:
+        torch.manual_seed(1)
+        m = cls(input_size=3, hidden_size=4, num_layers=2, bidirectional=True, batch_first=True)
+        x = torch.randn(2, 5, 3, requires_grad=True)
+        h0 = torch.randn(4, 2, 4)
+        if kind == "lstm":
+            c0 = torch.randn(4, 2, 4)
+            y, (hn, cn) = m(x, (h0, c0))
+        else:
+            c0 = None
+            y, hn = m(x, h0)
+            cn = None
+        up = torch.randn_like(y)
+        loss = (y * up).sum() + hn.sum()
+        loss.backward()
+        case = {"params": sd(m), "x": t2j(x), "h0": t2j(h0), "y": t2j(y), "hn": t2j(hn), "up": t2j(up),
+                "dx": t2j(x.grad), "grads": grads(m.named_parameters())}
+        if c0 is not None:
+            case["c0"], case["cn"] = t2j(c0), t2j(cn)
+        res[kind] = case
+    dump("nn", "rnn_torch", res)
+
+
+def attention_refs():
+    torch.manual_seed(2)
+    n, l, e, h = 2, 4, 8, 2
+    m = torch.nn.MultiheadAttention(e, h, batch_first=True)
+    q = torch.randn(n, l, e, requires_grad=True)
+    kv = torch.randn(n, 5, e)
+    pad = torch.tensor([[False, False, False, True, True], [False, False, False, False, False]])
+    y, w = m(q, kv, kv, key_padding_mask=pad)
+    causal = torch.triu(torch.ones(l, l, dtype=torch.bool), diagonal=1)
+    y2, w2 = m(q, q, q, attn_mask=causal)
+    loss = y.sum() + (y2 * y2).sum()
+    loss.backward()
+    res = {"mha": {"params": mha_sd(m), "q": t2j(q), "kv": t2j(kv), "pad": t2j(pad.double()),
+                   "y_pad": t2j(y), "w_pad": t2j(w), "y_causal": t2j(y2), "w_causal": t2j(w2),
+                   "dq": t2j(q.grad)}}
+    for name, first in [("enc_post", False), ("enc_pre", True)]:
+        torch.manual_seed(3)
+        layer = torch.nn.TransformerEncoderLayer(d_model=8, nhead=2, dim_feedforward=16, dropout=0.0,
+                                                 activation="gelu" if first else "relu",
+                                                 batch_first=True, norm_first=first)
+        x = torch.randn(2, 4, 8)
+        pad = torch.tensor([[False, False, False, True], [False] * 4])
+        y = layer(x, src_key_padding_mask=pad)
+        p = {k: v for k, v in sd(layer).items() if not k.startswith("self_attn.")}
+        p.update(mha_sd(layer.self_attn, "self_attn."))
+        res[name] = {"params": p, "x": t2j(x), "pad": t2j(pad.double()), "y": t2j(y)}
+    dump("nn", "attention_torch", res)
+
+
+def loss_refs():
+    torch.manual_seed(4)
+    res = {}
+    logits = torch.randn(6, 5, requires_grad=True)
+    labels = torch.tensor([0, 4, -100, 2, 2, 1])
+    w = torch.tensor([1.0, 2.0, 0.5, 1.5, 3.0])
+    cases = [("plain", {}), ("smooth", dict(label_smoothing=0.1)),
+             ("weighted", dict(weight=w)), ("weighted_smooth", dict(weight=w, label_smoothing=0.2)),
+             ("sum", dict(weight=w, label_smoothing=0.2, reduction="sum")),
+             ("none", dict(weight=w, label_smoothing=0.2, reduction="none"))]
+    ce = {"logits": t2j(logits), "labels": labels.tolist(), "weight": w.tolist(), "cases": {}}
+    for name, kw in cases:
+        logits.grad = None
+        l = F.cross_entropy(logits, labels, **kw)
+        l.sum().backward()
+        kw = {k: (v.tolist() if torch.is_tensor(v) else v) for k, v in kw.items()}
+        ce["cases"][name] = {"kw": kw, "loss": t2j(l), "grad": t2j(logits.grad)}
+    # (N, C, d) layout with ignore_index
+    lg = torch.randn(2, 3, 4, requires_grad=True)
+    lb = torch.tensor([[0, 1, 2, -100], [2, 2, -100, 1]])
+    l = F.cross_entropy(lg, lb, weight=torch.tensor([0.2, 1.0, 3.0]), label_smoothing=0.05)
+    l.backward()
+    ce["spatial"] = {"logits": t2j(lg), "labels": lb.reshape(-1).tolist(), "weight": [0.2, 1.0, 3.0],
+                     "label_smoothing": 0.05, "loss": float(l), "grad": t2j(lg.grad)}
+    res["cross_entropy"] = ce
+
+    x = torch.randn(3, 4) * 3
+    y = (torch.rand(3, 4) > 0.5).double()
+    pw = torch.tensor([1.0, 2.0, 0.5, 3.0])
+    res["bce"] = {"x": t2j(x), "y": t2j(y), "pos_weight": pw.tolist(),
+                  "plain": float(F.binary_cross_entropy_with_logits(x, y)),
+                  "pos": float(F.binary_cross_entropy_with_logits(x, y, pos_weight=pw))}
+    # torchvision.ops.sigmoid_focal_loss, written out (torchvision is not packaged here)
+    p = torch.sigmoid(x)
+    ce_l = F.binary_cross_entropy_with_logits(x, y, reduction="none")
+    p_t = p * y + (1 - p) * (1 - y)
+    a_t = 0.25 * y + 0.75 * (1 - y)
+    res["focal"] = float((a_t * ce_l * (1 - p_t) ** 2).mean())
+    a = torch.randn(10)
+    b = torch.randn(10)
+    res["smooth_l1"] = {"a": a.tolist(), "b": b.tolist(), "beta": 0.7,
+                        "loss": float(F.smooth_l1_loss(a, b, beta=0.7)), "l1": float(F.l1_loss(a, b)),
+                        "mse": float(F.mse_loss(a, b))}
+
+    # CTC: log_softmax of random logits, padded targets, mean reduction
+    t_, n_, c_ = 12, 3, 5
+    logits = torch.randn(t_, n_, c_, requires_grad=True)
+    lp = logits.log_softmax(2)
+    lp.retain_grad()
+    targets = torch.tensor([[1, 2, 2, 3], [4, 4, 0, 0], [1, 3, 2, 0]])
+    il = torch.tensor([12, 9, 7])
+    tl = torch.tensor([4, 2, 3])
+    loss = F.ctc_loss(lp, targets, il, tl, blank=0, reduction="mean")
+    loss.backward()
+    per = F.ctc_loss(lp.detach(), targets, il, tl, blank=0, reduction="none")
+    res["ctc"] = {"logits": t2j(logits), "targets": t2j(targets), "input_lengths": il.tolist(),
+                  "target_lengths": tl.tolist(), "mean": float(loss), "none": per.tolist(),
+                  "dlogits": t2j(logits.grad)}
+    dump("nn", "loss_torch", res)
+
+
+def norm_refs():
+    torch.manual_seed(5)
+    res = {}
+    bn = torch.nn.BatchNorm2d(3, momentum=0.2)
+    with torch.no_grad():
+        bn.weight.copy_(torch.tensor([1.0, 0.5, 2.0]))
+        bn.bias.copy_(torch.tensor([0.0, 0.1, -0.3]))
+    x1 = torch.randn(2, 3, 2, 3, requires_grad=True)
+    x2 = torch.randn(2, 3, 2, 3)
+    bn.train()
+    y1 = bn(x1)
+    up = torch.randn_like(y1)
+    (y1 * up).sum().backward()
+    y2 = bn(x2)
+    bn.eval()
+    y3 = bn(x2)
+    res["bn2d"] = {"weight": bn.weight.tolist(), "bias": bn.bias.tolist(), "momentum": 0.2,
+                   "x1": t2j(x1), "x2": t2j(x2), "y1": t2j(y1), "up": t2j(up), "dx1": t2j(x1.grad),
+                   "dweight": bn.weight.grad.tolist(), "y2": t2j(y2), "y3_eval": t2j(y3),
+                   "running_mean": bn.running_mean.tolist(), "running_var": bn.running_var.tolist()}
+    ln = torch.nn.LayerNorm([3, 4])
+    with torch.no_grad():
+        ln.weight.copy_(torch.randn(3, 4))
+        ln.bias.copy_(torch.randn(3, 4))
+    x = torch.randn(2, 3, 4)
+    res["ln"] = {"params": sd(ln), "x": t2j(x), "y": t2j(ln(x))}
+    gn = torch.nn.GroupNorm(2, 4)
+    with torch.no_grad():
+        gn.weight.copy_(torch.randn(4))
+        gn.bias.copy_(torch.randn(4))
+    x = torch.randn(2, 4, 3, 2)
+    res["gn"] = {"params": sd(gn), "x": t2j(x), "y": t2j(gn(x))}
+    dump("nn", "norm_torch", res)
+
 
 if __name__ == "__main__":
     torch.manual_seed(0)
     optim_refs()
+    rnn_refs()
+    attention_refs()
+    loss_refs()
+    norm_refs()
