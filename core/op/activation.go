@@ -1,6 +1,7 @@
 package op
 
 import (
+	"fmt"
 	"math"
 )
 
@@ -226,14 +227,17 @@ func geluB[E fl](dx, x, _, g []E, p uparams) {
 }
 
 func geluParams(a Attrs) uparams {
-	switch s := a.Str("approximate", "none"); s {
-	case "none":
-		return uparams{}
-	case "tanh":
+	if a.Str("approximate", "none") == "tanh" {
 		return uparams{a: 1}
-	default:
-		panic("op: gelu approximate must be \"none\" or \"tanh\", got " + s)
 	}
+	return uparams{}
+}
+
+func geluCheck(a Attrs) error {
+	if s := a.Str("approximate", "none"); s != "none" && s != "tanh" {
+		return fmt.Errorf("attribute approximate is %q, want \"none\" or \"tanh\"", s)
+	}
+	return nil
 }
 
 // Eager functions ------------------------------------------------------------
@@ -310,6 +314,6 @@ func init() {
 	siluDef = defUnary("silu", "", &unaryImpl{fwd32: siluF[float32], fwd64: siluF[float64],
 		bwd32: siluB[float32], bwd64: siluB[float64]}, uniform(-3, 3, s34))
 	geluDef = defUnary("gelu", "Gelu", &unaryImpl{fwd32: geluF[float32], fwd64: geluF[float64],
-		bwd32: geluB[float32], bwd64: geluB[float64], params: geluParams}, uniform(-3, 3, s34))
+		bwd32: geluB[float32], bwd64: geluB[float64], params: geluParams, check: geluCheck}, uniform(-3, 3, s34))
 	// the tanh approximation of gelu is gradient-checked in activation_test.go
 }

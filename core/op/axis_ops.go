@@ -194,7 +194,9 @@ func ArgMin(x *T, axis int, keepdims bool) *T {
 }
 
 // TopK returns the k largest (or smallest) elements along axis, sorted, and
-// their int64 indices; equal values keep their index order.
+// their int64 indices; equal values keep their index order. (The primitive's
+// "sorted" attribute is accepted, but the output is always sorted, which
+// ONNX allows for sorted=0.)
 func TopK(x *T, k, axis int, largest bool) (values, indices *T) {
 	o := Call(topkDef, Attrs{"k": k, "axis": axis, "largest": largest, "sorted": true}, x)
 	return o[0], o[1]

@@ -32,6 +32,7 @@ type unaryImpl struct {
 	bwd32  func(dx, x, y, g []float32, p uparams) // nil: the gradient is zero
 	bwd64  func(dx, x, y, g []float64, p uparams)
 	params func(Attrs) uparams // nil: no attributes
+	check  func(Attrs) error   // nil: any attributes are fine
 	ints   bool                // integer inputs are allowed (computed through float64)
 }
 
@@ -70,7 +71,15 @@ func defUnary(name, onnx string, u *unaryImpl, sample func(r *rand.Rand) ([]*T, 
 	if u.ints {
 		infer = numericSameAsInput
 	}
-	d := &Def{Name: name, ONNX: onnx, Arity: 1, Infer: infer, Ref: u.ref, Sample: sample}
+	d := &Def{Name: name, ONNX: onnx, Arity: 1, Ref: u.ref, Sample: sample}
+	d.Infer = func(in []Meta, a Attrs) ([]Meta, error) {
+		if u.check != nil {
+			if err := u.check(a); err != nil {
+				return nil, err
+			}
+		}
+		return infer(in, a)
+	}
 	d.VJP = func(c *VJPCtx) []*T {
 		if !c.In[0].DType().IsFloat() {
 			return []*T{nil}

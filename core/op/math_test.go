@@ -14,9 +14,9 @@ import (
 // Hand-computed forward values for the math, activation and reduction
 // families, and gradient checks of attribute settings the Samples miss.
 
-func f64(v ...float64) *tensor.Tensor { return tensor.FromSlice(v, len(v)) }
+func mf64(v ...float64) *tensor.Tensor { return tensor.FromSlice(v, len(v)) }
 
-func wantValues(t *testing.T, name string, got *tensor.Tensor, want []float64, tol float64) {
+func wantMath(t *testing.T, name string, got *tensor.Tensor, want []float64, tol float64) {
 	t.Helper()
 	g := got.Float64s()
 	if len(g) != len(want) {
@@ -64,13 +64,13 @@ func TestUnaryForwardTable(t *testing.T) {
 		{"gelu tanh", func(x *tensor.Tensor) *tensor.Tensor { return op.Gelu(x, "tanh") }, []float64{0, 1}, []float64{0, 0.8411919906082768}},
 	}
 	for _, c := range cases {
-		wantValues(t, c.name, c.f(f64(c.in...)), c.want, 1e-12)
+		wantMath(t, c.name, c.f(mf64(c.in...)), c.want, 1e-12)
 		// the float32 kernels agree to float32 precision
-		got32 := c.f(f64(c.in...).Cast(tensor.Float32))
+		got32 := c.f(mf64(c.in...).Cast(tensor.Float32))
 		if got32.DType() != tensor.Float32 {
 			t.Fatalf("%s: float32 input gave %v", c.name, got32.DType())
 		}
-		wantValues(t, c.name+" float32", got32, c.want, 1e-6*(1+slices.Max(c.want)))
+		wantMath(t, c.name+" float32", got32, c.want, 1e-6*(1+slices.Max(c.want)))
 	}
 }
 
@@ -91,11 +91,11 @@ func TestIntegerMath(t *testing.T) {
 	if got := op.Max(x, nil, false).I64(); got[0] != 5 {
 		t.Errorf("max int64 = %v", got)
 	}
-	mustShapeError(t, "sigmoid of int64", func() { op.Sigmoid(x) })
-	mustShapeError(t, "prod of int64", func() { op.Prod(x, nil, false) })
+	mustMathShapeError(t, "sigmoid of int64", func() { op.Sigmoid(x) })
+	mustMathShapeError(t, "prod of int64", func() { op.Prod(x, nil, false) })
 }
 
-func mustShapeError(t *testing.T, what string, f func()) {
+func mustMathShapeError(t *testing.T, what string, f func()) {
 	t.Helper()
 	defer func() {
 		if _, ok := recover().(*op.ShapeError); !ok {
@@ -113,7 +113,7 @@ func TestWhereAndLogical(t *testing.T) {
 	if !got.Shape().Equal(tensor.Shape{2, 3}) {
 		t.Fatalf("where shape %v", got.Shape())
 	}
-	wantValues(t, "where", got, []float64{1, 2, 3, -1, -1, -1}, 0)
+	wantMath(t, "where", got, []float64{1, 2, 3, -1, -1, -1}, 0)
 	ai := tensor.FromSlice([]int64{7, 8}, 2, 1)
 	if g := op.Where(c, ai, tensor.Scalar[int64](0)).I64(); !slices.Equal(g, []int64{7, 0}) {
 		t.Errorf("where int64 = %v", g)
@@ -129,34 +129,34 @@ func TestWhereAndLogical(t *testing.T) {
 	if g := op.LogicalNot(q).Bools(); !slices.Equal(g, []bool{false, true, false, true}) {
 		t.Errorf("not = %v", g)
 	}
-	mustShapeError(t, "where with float cond", func() { op.Where(a, a, a) })
-	mustShapeError(t, "and of floats", func() { op.LogicalAnd(a, a) })
+	mustMathShapeError(t, "where with float cond", func() { op.Where(a, a, a) })
+	mustMathShapeError(t, "and of floats", func() { op.LogicalAnd(a, a) })
 }
 
 func TestSoftmaxForward(t *testing.T) {
 	// huge logits must not overflow: softmax is shift-invariant
 	x := tensor.FromSlice([]float64{1000, 1000 + math.Log(3), 0, math.Log(3)}, 2, 2)
-	wantValues(t, "softmax", op.Softmax(x, -1), []float64{0.25, 0.75, 0.25, 0.75}, 1e-12)
-	wantValues(t, "log_softmax", op.LogSoftmax(x, 1), []float64{math.Log(0.25), math.Log(0.75), math.Log(0.25), math.Log(0.75)}, 1e-12)
+	wantMath(t, "softmax", op.Softmax(x, -1), []float64{0.25, 0.75, 0.25, 0.75}, 1e-12)
+	wantMath(t, "log_softmax", op.LogSoftmax(x, 1), []float64{math.Log(0.25), math.Log(0.75), math.Log(0.25), math.Log(0.75)}, 1e-12)
 	// along axis 0 of (2, 2): columns
 	y := tensor.FromSlice([]float32{0, 5, 0, 5}, 2, 2)
-	wantValues(t, "softmax axis 0", op.Softmax(y, 0), []float64{0.5, 0.5, 0.5, 0.5}, 1e-7)
-	mustShapeError(t, "softmax bad axis", func() { op.Softmax(y, 2) })
+	wantMath(t, "softmax axis 0", op.Softmax(y, 0), []float64{0.5, 0.5, 0.5, 0.5}, 1e-7)
+	mustMathShapeError(t, "softmax bad axis", func() { op.Softmax(y, 2) })
 }
 
 func TestReductionsForward(t *testing.T) {
 	// x: (2, 3, 2)
 	x := tensor.FromSlice([]float64{1, -2, 3, 4, -5, 6, 0.5, 7, -1, 2, 8, -3}, 2, 3, 2)
-	wantValues(t, "max axes 0,2 (non-adjacent)", op.Max(x, []int{0, 2}, false), []float64{7, 4, 8}, 0)
-	wantValues(t, "min axis 1", op.Min(x, []int{1}, true), []float64{-5, -2, -1, -3}, 0)
-	wantValues(t, "max all", op.Max(x, nil, false), []float64{8}, 0)
-	wantValues(t, "prod axis 2", op.Prod(x, []int{2}, false), []float64{-2, 12, -30, 3.5, -2, -24}, 1e-12)
-	wantValues(t, "reduce_l2 axis 0", op.ReduceL2(tensor.FromSlice([]float64{3, 0, 4, 0}, 2, 2), []int{0}, false), []float64{5, 0}, 1e-12)
-	wantValues(t, "prod of nothing", op.Prod(tensor.New(tensor.Float64, 2, 0), []int{1}, false), []float64{1, 1}, 0)
+	wantMath(t, "max axes 0,2 (non-adjacent)", op.Max(x, []int{0, 2}, false), []float64{7, 4, 8}, 0)
+	wantMath(t, "min axis 1", op.Min(x, []int{1}, true), []float64{-5, -2, -1, -3}, 0)
+	wantMath(t, "max all", op.Max(x, nil, false), []float64{8}, 0)
+	wantMath(t, "prod axis 2", op.Prod(x, []int{2}, false), []float64{-2, 12, -30, 3.5, -2, -24}, 1e-12)
+	wantMath(t, "reduce_l2 axis 0", op.ReduceL2(tensor.FromSlice([]float64{3, 0, 4, 0}, 2, 2), []int{0}, false), []float64{5, 0}, 1e-12)
+	wantMath(t, "prod of nothing", op.Prod(tensor.New(tensor.Float64, 2, 0), []int{1}, false), []float64{1, 1}, 0)
 	if s := op.Max(x, []int{-1}, true).Shape(); !s.Equal(tensor.Shape{2, 3, 1}) {
 		t.Errorf("max keepdims shape %v", s)
 	}
-	mustShapeError(t, "max over an empty axis", func() { op.Max(tensor.New(tensor.Float64, 2, 0), []int{1}, false) })
+	mustMathShapeError(t, "max over an empty axis", func() { op.Max(tensor.New(tensor.Float64, 2, 0), []int{1}, false) })
 }
 
 func TestArgTopkCumsumForward(t *testing.T) {
@@ -172,21 +172,21 @@ func TestArgTopkCumsumForward(t *testing.T) {
 		t.Errorf("argmin = %v", g)
 	}
 	v, i := op.TopK(x, 2, 1, true)
-	wantValues(t, "topk values", v, []float64{3, 3, 2, 2}, 0)
+	wantMath(t, "topk values", v, []float64{3, 3, 2, 2}, 0)
 	if !slices.Equal(i.I64(), []int64{0, 2, 0, 2}) {
 		t.Errorf("topk indices %v, want lower index first among ties", i.I64())
 	}
 	v, i = op.TopK(x, 1, 0, false)
-	wantValues(t, "topk smallest", v, []float64{2, 0, 2}, 0)
+	wantMath(t, "topk smallest", v, []float64{2, 0, 2}, 0)
 	if !slices.Equal(i.I64(), []int64{1, 1, 1}) {
 		t.Errorf("topk smallest indices %v", i.I64())
 	}
-	mustShapeError(t, "topk k too big", func() { op.TopK(x, 4, 1, true) })
-	c := f64(1, 2, 3, 4)
-	wantValues(t, "cumsum", op.Cumsum(c, 0, false, false), []float64{1, 3, 6, 10}, 0)
-	wantValues(t, "cumsum exclusive", op.Cumsum(c, 0, true, false), []float64{0, 1, 3, 6}, 0)
-	wantValues(t, "cumsum reverse", op.Cumsum(c, 0, false, true), []float64{10, 9, 7, 4}, 0)
-	wantValues(t, "cumsum exclusive reverse", op.Cumsum(c, 0, true, true), []float64{9, 7, 4, 0}, 0)
+	mustMathShapeError(t, "topk k too big", func() { op.TopK(x, 4, 1, true) })
+	c := mf64(1, 2, 3, 4)
+	wantMath(t, "cumsum", op.Cumsum(c, 0, false, false), []float64{1, 3, 6, 10}, 0)
+	wantMath(t, "cumsum exclusive", op.Cumsum(c, 0, true, false), []float64{0, 1, 3, 6}, 0)
+	wantMath(t, "cumsum reverse", op.Cumsum(c, 0, false, true), []float64{10, 9, 7, 4}, 0)
+	wantMath(t, "cumsum exclusive reverse", op.Cumsum(c, 0, true, true), []float64{9, 7, 4, 0}, 0)
 }
 
 // Gradient checks for attribute settings (and kernel paths) the Samples miss.
@@ -219,4 +219,8 @@ func TestGradientsOtherAttrs(t *testing.T) {
 			optest.GradCheck(t, op.Lookup(c.op), c.in, c.attrs, optest.Tol{Abs: 1e-6, Rel: 1e-5})
 		})
 	}
+}
+
+func TestGeluRejectsUnknownApproximation(t *testing.T) {
+	mustMathShapeError(t, "gelu approximate=fast", func() { op.Gelu(mf64(1), "fast") })
 }

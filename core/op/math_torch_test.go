@@ -14,13 +14,13 @@ import (
 // testdata/math_torch.json (float64 inputs; outputs and the gradients of
 // sum(output·upstream)).
 
-type jsonTensor struct {
+type mathJSONTensor struct {
 	DType string    `json:"dtype"`
 	Shape []int     `json:"shape"`
 	Data  []float64 `json:"data"`
 }
 
-func (j *jsonTensor) tensor(t *testing.T) *tensor.Tensor {
+func (j *mathJSONTensor) tensor(t *testing.T) *tensor.Tensor {
 	t.Helper()
 	x := tensor.FromSlice(append([]float64(nil), j.Data...), j.Shape...)
 	d, err := tensor.ParseDType(j.DType)
@@ -30,18 +30,18 @@ func (j *jsonTensor) tensor(t *testing.T) *tensor.Tensor {
 	return x.Cast(d)
 }
 
-type torchCase struct {
+type mathTorchCase struct {
 	Name     string         `json:"name"`
 	Op       string         `json:"op"`
 	Attrs    map[string]any `json:"attrs"`
-	Inputs   []*jsonTensor  `json:"inputs"`
-	Outputs  []*jsonTensor  `json:"outputs"`
-	Upstream []*jsonTensor  `json:"upstream"`
-	Grads    []*jsonTensor  `json:"grads"`
+	Inputs   []*mathJSONTensor  `json:"inputs"`
+	Outputs  []*mathJSONTensor  `json:"outputs"`
+	Upstream []*mathJSONTensor  `json:"upstream"`
+	Grads    []*mathJSONTensor  `json:"grads"`
 }
 
 // attrs converts JSON attribute values: lists to []int, the rest as decoded.
-func (c *torchCase) attrs() op.Attrs {
+func (c *mathTorchCase) attrs() op.Attrs {
 	a := op.Attrs{}
 	for k, v := range c.Attrs {
 		if l, ok := v.([]any); ok {
@@ -56,20 +56,20 @@ func (c *torchCase) attrs() op.Attrs {
 	return a
 }
 
-func loadTorchCases(t *testing.T) []*torchCase {
+func loadMathTorchCases(t *testing.T) []*mathTorchCase {
 	t.Helper()
 	b, err := os.ReadFile("testdata/math_torch.json")
 	if err != nil {
 		t.Fatalf("read testdata/math_torch.json: %v (run scripts/ref/math_torch.py)", err)
 	}
-	var f struct{ Cases []*torchCase }
+	var f struct{ Cases []*mathTorchCase }
 	if err := json.Unmarshal(b, &f); err != nil {
 		t.Fatalf("testdata/math_torch.json: %v", err)
 	}
 	return f.Cases
 }
 
-func checkClose(t *testing.T, what string, got *tensor.Tensor, want *jsonTensor, tol float64) {
+func checkMathClose(t *testing.T, what string, got *tensor.Tensor, want *mathJSONTensor, tol float64) {
 	t.Helper()
 	if !got.Shape().Equal(want.Shape) {
 		t.Errorf("%s: shape %v, want %v", what, got.Shape(), want.Shape)
@@ -89,7 +89,7 @@ func checkClose(t *testing.T, what string, got *tensor.Tensor, want *jsonTensor,
 }
 
 func TestMathAgainstTorch(t *testing.T) {
-	cases := loadTorchCases(t)
+	cases := loadMathTorchCases(t)
 	if len(cases) < 40 {
 		t.Fatalf("only %d cases in testdata/math_torch.json", len(cases))
 	}
@@ -109,7 +109,7 @@ func TestMathAgainstTorch(t *testing.T) {
 				t.Fatalf("%d outputs, want %d", len(outs), len(c.Outputs))
 			}
 			for i, o := range outs {
-				checkClose(t, "output", o, c.Outputs[i], 1e-6)
+				checkMathClose(t, "output", o, c.Outputs[i], 1e-6)
 			}
 			if c.Grads == nil {
 				return
@@ -123,7 +123,7 @@ func TestMathAgainstTorch(t *testing.T) {
 			grads := d.VJP(&op.VJPCtx{In: in, Out: outs, GradOut: up, Attrs: a})
 			for i, g := range c.Grads {
 				if g != nil {
-					checkClose(t, "gradient", grads[i], g, 1e-6)
+					checkMathClose(t, "gradient", grads[i], g, 1e-6)
 				}
 			}
 		})
@@ -132,7 +132,7 @@ func TestMathAgainstTorch(t *testing.T) {
 
 // The float32 kernels agree with the float64 ones to float32 precision.
 func TestMathFloat32MatchesTorch(t *testing.T) {
-	for _, c := range loadTorchCases(t) {
+	for _, c := range loadMathTorchCases(t) {
 		if c.Inputs[0].DType != "float64" {
 			continue
 		}
@@ -149,7 +149,7 @@ func TestMathFloat32MatchesTorch(t *testing.T) {
 			if want.DType == "float64" {
 				want.DType = "float32"
 			}
-			checkClose(t, c.Name+" float32", o, &want, 2e-6)
+			checkMathClose(t, c.Name+" float32", o, &want, 2e-6)
 		}
 	}
 }

@@ -251,12 +251,14 @@ func l2VJP(c *VJPCtx) []*T {
 	return []*T{Mul(x, gradBack(Div(c.G(0), safe), x, c.Attrs))}
 }
 
-// Max returns the largest element of x over axes (nil = all).
+// Max returns the largest element of x over axes (nil = all). Its gradient is
+// split evenly among tied maxima (as torch.amax).
 func Max(x *T, axes []int, keepdims bool) *T {
 	return call1(maxDef, Attrs{"axes": axes, "keepdims": keepdims}, x)
 }
 
-// Min returns the smallest element of x over axes (nil = all).
+// Min returns the smallest element of x over axes (nil = all); tied minima
+// share the gradient evenly.
 func Min(x *T, axes []int, keepdims bool) *T {
 	return call1(minDef, Attrs{"axes": axes, "keepdims": keepdims}, x)
 }
