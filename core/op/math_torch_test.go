@@ -31,13 +31,13 @@ func (j *mathJSONTensor) tensor(t *testing.T) *tensor.Tensor {
 }
 
 type mathTorchCase struct {
-	Name     string         `json:"name"`
-	Op       string         `json:"op"`
-	Attrs    map[string]any `json:"attrs"`
-	Inputs   []*mathJSONTensor  `json:"inputs"`
-	Outputs  []*mathJSONTensor  `json:"outputs"`
-	Upstream []*mathJSONTensor  `json:"upstream"`
-	Grads    []*mathJSONTensor  `json:"grads"`
+	Name     string            `json:"name"`
+	Op       string            `json:"op"`
+	Attrs    map[string]any    `json:"attrs"`
+	Inputs   []*mathJSONTensor `json:"inputs"`
+	Outputs  []*mathJSONTensor `json:"outputs"`
+	Upstream []*mathJSONTensor `json:"upstream"`
+	Grads    []*mathJSONTensor `json:"grads"`
 }
 
 // attrs converts JSON attribute values: lists to []int, the rest as decoded.
