@@ -1,0 +1,266 @@
+package data
+
+import (
+	"bytes"
+	"fmt"
+	"image"
+	"image/color"
+	"image/gif"
+	"image/jpeg"
+	"image/png"
+	"os"
+
+	"golang.org/x/image/bmp"
+	"golang.org/x/image/tiff"
+	"golang.org/x/image/webp"
+
+	"paddle/core/tensor"
+)
+
+// Image is an 8-bit image in HWC layout: pixel (y, x) channel c is
+// Pix[(y*W+x)*C+c]. C is 1 (gray) or 3 (RGB or BGR: the image does not
+// record which; the code that decoded it knows).
+type Image struct {
+	H, W, C int
+	Pix     []uint8
+}
+
+// NewImage returns a black h×w image with c channels.
+func NewImage(h, w, c int) *Image {
+	return &Image{H: h, W: w, C: c, Pix: make([]uint8, h*w*c)}
+}
+
+// At returns channel c of pixel (y, x).
+func (m *Image) At(y, x, c int) uint8 { return m.Pix[(y*m.W+x)*m.C+c] }
+
+// Set sets channel c of pixel (y, x).
+func (m *Image) Set(y, x, c int, v uint8) { m.Pix[(y*m.W+x)*m.C+c] = v }
+
+// Clone returns a deep copy.
+func (m *Image) Clone() *Image {
+	return &Image{H: m.H, W: m.W, C: m.C, Pix: append([]uint8(nil), m.Pix...)}
+}
+
+// ColorMode is the channel layout Decode produces.
+type ColorMode int
+
+// Color modes. RGB is the zero value.
+const (
+	RGB  ColorMode = iota
+	BGR            // OpenCV's order (PaddleOCR's DecodeImage img_mode: BGR)
+	Gray           // one channel, ITU-R BT.601 luma as OpenCV computes it
+)
+
+func (m ColorMode) String() string {
+	switch m {
+	case RGB:
+		return "RGB"
+	case BGR:
+		return "BGR"
+	case Gray:
+		return "GRAY"
+	}
+	return fmt.Sprintf("ColorMode(%d)", int(m))
+}
+
+// ParseColorMode maps "RGB", "BGR" or "GRAY" (PaddleOCR's img_mode names) to a ColorMode.
+func ParseColorMode(s string) (ColorMode, error) {
+	switch s {
+	case "RGB":
+		return RGB, nil
+	case "BGR":
+		return BGR, nil
+	case "GRAY", "L":
+		return Gray, nil
+	}
+	return 0, fmt.Errorf("unknown color mode %q (known: RGB, BGR, GRAY)", s)
+}
+
+// Format returns the image format of data from its magic bytes: "png",
+// "jpeg", "gif", "bmp", "tiff", "webp", or "" if unknown.
+func Format(data []byte) string {
+	has := func(p string) bool { return bytes.HasPrefix(data, []byte(p)) }
+	switch {
+	case has("\x89PNG\r\n\x1a\n"):
+		return "png"
+	case has("\xff\xd8\xff"):
+		return "jpeg"
+	case has("GIF87a"), has("GIF89a"):
+		return "gif"
+	case has("BM"):
+		return "bmp"
+	case has("II*\x00"), has("MM\x00*"):
+		return "tiff"
+	case len(data) >= 12 && has("RIFF") && string(data[8:12]) == "WEBP":
+		return "webp"
+	}
+	return ""
+}
+
+// Decode decodes a PNG, JPEG, GIF (first frame), BMP, TIFF or WebP image
+// into the given color mode. Alpha is dropped (colors are kept
+// un-premultiplied, as OpenCV's imread and PIL's convert("RGB") do).
+func Decode(data []byte, mode ColorMode) (*Image, error) {
+	var (
+		img image.Image
+		err error
+		r   = bytes.NewReader(data)
+	)
+	switch f := Format(data); f {
+	case "png":
+		img, err = png.Decode(r)
+	case "jpeg":
+		img, err = jpeg.Decode(r)
+	case "gif":
+		img, err = gif.Decode(r)
+	case "bmp":
+		img, err = bmp.Decode(r)
+	case "tiff":
+		img, err = tiff.Decode(r)
+	case "webp":
+		img, err = webp.Decode(r)
+	default:
+		return nil, fmt.Errorf("unknown image format (want PNG, JPEG, GIF, BMP, TIFF or WebP)")
+	}
+	if err != nil {
+		return nil, fmt.Errorf("decode %s: %w", Format(data), err)
+	}
+	return FromImage(img, mode)
+}
+
+// DecodeFile reads and decodes an image file; errors name the file.
+func DecodeFile(path string, mode ColorMode) (*Image, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	m, err := Decode(b, mode)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return m, nil
+}
+
+// gray8 is OpenCV's fixed-point BT.601 luma (cvtColor RGB2GRAY).
+func gray8(r, g, b uint8) uint8 {
+	return uint8((uint32(r)*4899 + uint32(g)*9617 + uint32(b)*1868 + 1<<13) >> 14)
+}
+
+// FromImage converts a standard-library image into the given color mode.
+func FromImage(img image.Image, mode ColorMode) (*Image, error) {
+	if mode != RGB && mode != BGR && mode != Gray {
+		return nil, fmt.Errorf("unknown color mode %v", mode)
+	}
+	b := img.Bounds()
+	h, w := b.Dy(), b.Dx()
+	c := 3
+	if mode == Gray {
+		c = 1
+	}
+	out := NewImage(h, w, c)
+	put := func(y, x int, r, g, bl uint8) {
+		p := out.Pix[(y*w+x)*c:]
+		switch mode {
+		case RGB:
+			p[0], p[1], p[2] = r, g, bl
+		case BGR:
+			p[0], p[1], p[2] = bl, g, r
+		default:
+			p[0] = gray8(r, g, bl)
+		}
+	}
+	switch src := img.(type) {
+	case *image.Gray:
+		for y := range h {
+			row := src.Pix[y*src.Stride : y*src.Stride+w]
+			for x, v := range row {
+				if mode == Gray {
+					out.Pix[y*w+x] = v
+				} else {
+					put(y, x, v, v, v)
+				}
+			}
+		}
+	case *image.YCbCr:
+		for y := range h {
+			for x := range w {
+				yi := src.YOffset(b.Min.X+x, b.Min.Y+y)
+				if mode == Gray { // a decoder asked for gray keeps the luma plane (libjpeg does)
+					out.Pix[y*w+x] = src.Y[yi]
+					continue
+				}
+				ci := src.COffset(b.Min.X+x, b.Min.Y+y)
+				r, g, bl := color.YCbCrToRGB(src.Y[yi], src.Cb[ci], src.Cr[ci])
+				put(y, x, r, g, bl)
+			}
+		}
+	case *image.NRGBA:
+		for y := range h {
+			row := src.Pix[y*src.Stride:]
+			for x := range w {
+				put(y, x, row[4*x], row[4*x+1], row[4*x+2])
+			}
+		}
+	default:
+		for y := range h {
+			for x := range w {
+				n := color.NRGBAModel.Convert(img.At(b.Min.X+x, b.Min.Y+y)).(color.NRGBA)
+				put(y, x, n.R, n.G, n.B)
+			}
+		}
+	}
+	return out, nil
+}
+
+// ToStd returns m as a standard-library image (*image.Gray or *image.RGBA,
+// reading channels as RGB), e.g. to encode it with image/png.
+func (m *Image) ToStd() image.Image {
+	if m.C == 1 {
+		return &image.Gray{Pix: append([]uint8(nil), m.Pix...), Stride: m.W, Rect: image.Rect(0, 0, m.W, m.H)}
+	}
+	out := image.NewRGBA(image.Rect(0, 0, m.W, m.H))
+	for i := range m.H * m.W {
+		copy(out.Pix[4*i:4*i+3], m.Pix[i*m.C:i*m.C+3])
+		out.Pix[4*i+3] = 255
+	}
+	return out
+}
+
+// ToTensor returns (C, H, W) float32 values (pix*scale - mean[c]) / std[c],
+// PaddleClas's NormalizeImage followed by ToCHWImage. scale 0 means 1/255;
+// empty mean and std mean 0 and 1; otherwise each needs one value per channel.
+func ToTensor(m *Image, scale float32, mean, std []float32) (*tensor.Tensor, error) {
+	if scale == 0 {
+		scale = 1.0 / 255
+	}
+	mu, sd := make([]float32, m.C), make([]float32, m.C)
+	for c := range m.C {
+		sd[c] = 1
+	}
+	if len(mean) != 0 {
+		if len(mean) != m.C {
+			return nil, fmt.Errorf("normalize: %d mean values for %d channels", len(mean), m.C)
+		}
+		copy(mu, mean)
+	}
+	if len(std) != 0 {
+		if len(std) != m.C {
+			return nil, fmt.Errorf("normalize: %d std values for %d channels", len(std), m.C)
+		}
+		for c, s := range std {
+			if s == 0 {
+				return nil, fmt.Errorf("normalize: std[%d] is 0", c)
+			}
+		}
+		copy(sd, std)
+	}
+	t := tensor.New(tensor.Float32, m.C, m.H, m.W)
+	dst, hw := t.F32(), m.H*m.W
+	for c := range m.C {
+		plane := dst[c*hw : (c+1)*hw]
+		for i := range plane {
+			plane[i] = (float32(m.Pix[i*m.C+c])*scale - mu[c]) / sd[c]
+		}
+	}
+	return t, nil
+}
