@@ -126,7 +126,7 @@ func TestConv2DMatchesDefinition(t *testing.T) {
 				if tc.p.AutoPad != "" { // resolved by hand for these two cases
 					pads = map[string][]int{"same_upper": {0, 1, 1, 1}, "same_lower": {2, 1, 1, 0}}[tc.name]
 				}
-				want := naiveConv(x, w, b, orOnes(tc.p.Strides), orZeros(pads), orOnes(tc.p.Dilations), groups)
+				want := naiveConv(x, w, b, convOnes(tc.p.Strides), convZeros(pads), convOnes(tc.p.Dilations), groups)
 				if d, ok := tensor.MaxDiff(got, want, 1e-5, 1e-5); !ok {
 					t.Errorf("Conv2D shape %v (want %v), max diff %g", got.Shape(), want.Shape(), d)
 				}
@@ -158,7 +158,7 @@ func TestConvTranspose2DMatchesDefinition(t *testing.T) {
 				w := tensor.Rand(r, dt, -1, 1, tc.c, tc.ocg, tc.kh, tc.kw)
 				b := tensor.Rand(r, dt, -1, 1, tc.ocg*groups)
 				got := op.ConvTranspose2D(x, w, b, tc.p)
-				want := naiveConvT(x, w, b, orOnes(tc.p.Strides), orZeros(tc.p.Pads), orOnes(tc.p.Dilations), orZeros(tc.p.OutputPadding), groups)
+				want := naiveConvT(x, w, b, convOnes(tc.p.Strides), convZeros(tc.p.Pads), convOnes(tc.p.Dilations), convZeros(tc.p.OutputPadding), groups)
 				if d, ok := tensor.MaxDiff(got, want, 1e-5, 1e-5); !ok {
 					t.Errorf("ConvTranspose2D shape %v (want %v), max diff %g", got.Shape(), want.Shape(), d)
 				}
@@ -167,14 +167,14 @@ func TestConvTranspose2DMatchesDefinition(t *testing.T) {
 	}
 }
 
-func orOnes(v []int) []int {
+func convOnes(v []int) []int {
 	if v == nil {
 		return []int{1, 1}
 	}
 	return v
 }
 
-func orZeros(v []int) []int {
+func convZeros(v []int) []int {
 	switch len(v) {
 	case 0:
 		return []int{0, 0, 0, 0}

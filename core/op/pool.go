@@ -258,6 +258,9 @@ func maxPool[E float32 | float64](x, y, dx []E, planes int, g geom2) {
 	parallel.For(planes, 1, func(lo, hi int) {
 		for p := lo; p < hi; p++ {
 			xp, yp := x[p*hw:(p+1)*hw], y[p*ohw:(p+1)*ohw]
+			if dx != nil {
+				clear(dx[p*hw : (p+1)*hw])
+			}
 			for oh := range g.OH {
 				h0 := oh*g.SH - g.PT
 				for ow := range g.OW {
@@ -296,6 +299,9 @@ func avgPool[E float32 | float64](x, y []E, planes int, g geom2, countPad, back 
 	parallel.For(planes, 1, func(lo, hi int) {
 		for p := lo; p < hi; p++ {
 			xp, yp := x[p*hw:(p+1)*hw], y[p*ohw:(p+1)*ohw]
+			if back {
+				clear(xp)
+			}
 			for oh := range g.OH {
 				h0 := oh*g.SH - g.PT
 				h1 := min(h0+g.KH, g.H+g.PB)
@@ -352,6 +358,9 @@ func adaptivePool[E float32 | float64](x, y []E, planes, h, w, oh, ow int, back 
 	parallel.For(planes, 1, func(lo, hi int) {
 		for p := lo; p < hi; p++ {
 			xp, yp := x[p*h*w:(p+1)*h*w], y[p*oh*ow:(p+1)*oh*ow]
+			if back {
+				clear(xp)
+			}
 			for i := range oh {
 				h0, h1 := i*h/oh, ((i+1)*h+oh-1)/oh
 				for j := range ow {
