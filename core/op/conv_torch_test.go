@@ -22,8 +22,8 @@ type convRefCase struct {
 	Name    string         `json:"name"`
 	Op      string         `json:"op"`
 	Attrs   map[string]any `json:"attrs"`
-	Inputs  []convRefArray   `json:"inputs"`
-	Outputs []convRefArray   `json:"outputs"`
+	Inputs  []convRefArray `json:"inputs"`
+	Outputs []convRefArray `json:"outputs"`
 }
 
 // convFloatAttrs are the attributes whose JSON numbers stay float64; all others become ints.
