@@ -13,6 +13,7 @@ import base64
 import hashlib
 import json
 import os
+import zlib
 
 import cv2
 import numpy as np
@@ -333,6 +334,61 @@ def box_cases():
     return {"order": order, "sorted": sortc, "crops": crops}
 
 
+def get_mini_boxes(contour):
+    # PaddleOCR DBPostProcess.get_mini_boxes
+    r = cv2.minAreaRect(contour)
+    pts = sorted(list(cv2.boxPoints(r)), key=lambda x: x[0])
+    i1, i4 = (0, 1) if pts[1][1] > pts[0][1] else (1, 0)
+    i2, i3 = (2, 3) if pts[3][1] > pts[2][1] else (3, 2)
+    return [pts[i1], pts[i2], pts[i3], pts[i4]], min(r[1])
+
+
+def db_boxes(pred, bitmap, dest_w, dest_h, box_thresh=0.6, unclip_ratio=1.5, max_candidates=1000):
+    # PaddleOCR DBPostProcess.boxes_from_bitmap, quad mode, score_mode "fast"
+    height, width = bitmap.shape
+    contours, _ = cv2.findContours((bitmap * 255).astype(np.uint8), cv2.RETR_LIST, cv2.CHAIN_APPROX_SIMPLE)
+    boxes, scores = [], []
+    for contour in contours[:max_candidates]:
+        points, sside = get_mini_boxes(contour)
+        if sside < 3:
+            continue
+        points = np.array(points)
+        score = box_score_fast(pred, points.reshape(-1, 2))[0]
+        if box_thresh > score:
+            continue
+        _, expanded = unclip(points, unclip_ratio)
+        box, sside = get_mini_boxes(np.array(expanded).reshape(-1, 1, 2))
+        if sside < 5:
+            continue
+        box = np.array(box)
+        box[:, 0] = np.clip(np.round(box[:, 0] / width * dest_w), 0, dest_w)
+        box[:, 1] = np.clip(np.round(box[:, 1] / height * dest_h), 0, dest_h)
+        boxes.append(box.astype(np.int16).tolist())
+        scores.append(score)
+    return boxes, scores
+
+
+def db_cases():
+    """Synthetic DB probability maps: blurred, rotated text-line blobs quantised to u8/255."""
+    rng = np.random.default_rng(77)
+    cases = []
+    for i in range(12):
+        h, w = int(rng.integers(40, 200)), int(rng.integers(40, 240))
+        canvas = np.zeros((h, w), np.uint8)
+        for _ in range(int(rng.integers(2, 14))):
+            rect = ((float(rng.uniform(0, w)), float(rng.uniform(0, h))),
+                    (float(rng.uniform(6, w / 1.5)), float(rng.uniform(4, 20))), float(rng.uniform(-20, 20)))
+            cv2.fillPoly(canvas, [np.round(cv2.boxPoints(rect)).astype(np.int32)], int(rng.integers(200, 256)))
+        canvas = cv2.GaussianBlur(canvas, (3, 3), 0.8)
+        pred = canvas.astype(np.float32) / np.float32(255)
+        dest_w, dest_h = int(w * rng.uniform(1, 4)), int(h * rng.uniform(1, 4))
+        boxes, scores = db_boxes(pred, pred > 0.3, dest_w, dest_h)
+        cases.append({"h": h, "w": w, "dest_w": dest_w, "dest_h": dest_h,
+                      "u8": base64.b64encode(zlib.compress(canvas.tobytes(), 9)).decode(),
+                      "boxes": boxes, "scores": scores})
+    return cases
+
+
 def main():
     os.makedirs(OUT, exist_ok=True)
     write("ref_contours.json", contour_cases())
@@ -343,6 +399,7 @@ def main():
     write("ref_resize.json", resize_cases())
     write("ref_warp.json", warp_cases())
     write("ref_boxes.json", box_cases())
+    write("ref_db.json", db_cases())
 
 
 if __name__ == "__main__":
