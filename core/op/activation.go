@@ -43,6 +43,23 @@ func tanhB[E fl](dx, _, y, g []E, _ uparams) {
 	}
 }
 
+func reluF[E fl](y, x []E, _ uparams) {
+	for i, v := range x {
+		y[i] = max(v, 0)
+	}
+}
+
+// dx = g·(x > 0)
+func reluB[E fl](dx, x, _, g []E, _ uparams) {
+	for i, v := range x {
+		if v > 0 {
+			dx[i] = g[i]
+		} else {
+			dx[i] = 0
+		}
+	}
+}
+
 func relu6F[E fl](y, x []E, _ uparams) {
 	for i, v := range x {
 		y[i] = min(max(v, 0), 6)

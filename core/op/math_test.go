@@ -52,6 +52,7 @@ func TestUnaryForwardTable(t *testing.T) {
 		{"clip open", func(x *tensor.Tensor) *tensor.Tensor { return op.Clip(x, 0, inf) }, []float64{-3, 5}, []float64{0, 5}},
 		{"sigmoid", op.Sigmoid, []float64{0, -1000, 1000, math.Log(3)}, []float64{0.5, 0, 1, 0.75}},
 		{"tanh", op.Tanh, []float64{0, math.Log(2)}, []float64{0, 0.6}},
+		{"relu", op.Relu, []float64{-1, 0, 2}, []float64{0, 0, 2}},
 		{"relu6", op.Relu6, []float64{-1, 3, 7}, []float64{0, 3, 6}},
 		{"leaky_relu", func(x *tensor.Tensor) *tensor.Tensor { return op.LeakyRelu(x, 0.2) }, []float64{-2, 0, 3}, []float64{-0.4, 0, 3}},
 		{"elu", func(x *tensor.Tensor) *tensor.Tensor { return op.Elu(x, 2) }, []float64{-math.Log(2), 1}, []float64{-1, 1}},
