@@ -225,3 +225,35 @@ func TestGradientsOtherAttrs(t *testing.T) {
 func TestGeluRejectsUnknownApproximation(t *testing.T) {
 	mustMathShapeError(t, "gelu approximate=fast", func() { op.Gelu(mf64(1), "fast") })
 }
+
+// Inputs big enough to split across goroutines give the same values as small ones.
+func TestParallelPathsAgree(t *testing.T) {
+	r := rand.New(rand.NewPCG(10, 11))
+	x := tensor.Rand(r, tensor.Float32, -4, 4, 300, 257)
+	xs := x.Float64s()
+	for i, v := range op.Sigmoid(x).Float64s() {
+		if w := 1 / (1 + math.Exp(-xs[i])); math.Abs(v-w) > 1e-6 {
+			t.Fatalf("sigmoid element %d = %v, want %v", i, v, w)
+		}
+	}
+	for _, axis := range []int{0, 1} {
+		sums := op.Sum(op.Softmax(x, axis), []int{axis}, false).Float64s()
+		for i, s := range sums {
+			if math.Abs(s-1) > 1e-5 {
+				t.Fatalf("softmax axis %d: line %d sums to %v", axis, i, s)
+			}
+		}
+	}
+	lse := op.Sub(x, op.LogSoftmax(x, 1)) // = logsumexp of each row, broadcast
+	m := op.Max(lse, []int{1}, false).Float64s()
+	n := op.Min(lse, []int{1}, false).Float64s()
+	for i := range m {
+		if math.Abs(m[i]-n[i]) > 1e-5 {
+			t.Fatalf("row %d: x - log_softmax(x) varies from %v to %v", i, n[i], m[i])
+		}
+	}
+	c := op.Cumsum(x, 1, false, false)
+	if got, want := c.At(299, 256), op.Sum(x, []int{1}, false).At(299); math.Abs(got-want) > 1e-3 {
+		t.Fatalf("cumsum last = %v, sum = %v", got, want)
+	}
+}
