@@ -23,7 +23,7 @@ type MultiHeadAttentionOptions struct {
 // MultiHeadAttention is scaled dot-product attention over NumHeads heads
 // (Vaswani et al. 2017, https://arxiv.org/abs/1706.03762), batch-first:
 //
-//	head_i = softmax(Q_i·K_iᵀ/sqrt(d) + mask)·V_i,  out = concat(heads)·W_oᵀ + b_o
+//	head_i = ag.Softmax(Q_i·K_iᵀ/sqrt(d) + mask)·V_i,  out = concat(heads)·W_oᵀ + b_o
 //
 // Its projections are Linear layers q_proj, k_proj, v_proj and out_proj
 // (Paddle's names; torch's in_proj_weight is the three stacked).
@@ -94,7 +94,7 @@ func (m *MultiHeadAttention) Forward(q, k, v *ag.Var, mask AttentionMask, traini
 	if add := maskTensor(mask, n, h, l, s, q.DType()); add != nil {
 		scores = ag.Add(scores, ag.Const(add))
 	}
-	w := softmax(scores, -1)
+	w := ag.Softmax(scores, -1)
 	att := m.drop.Forward(w, training)
 	y := ag.Reshape(ag.Transpose(ag.MatMul(att, vh, false, false), 0, 2, 1, 3), n, l, e) // (N, L, E)
 	return m.OutProj.Forward(y, training), ag.Mean(w, []int{1}, false)
@@ -232,7 +232,7 @@ func (t *TransformerEncoderLayer) Forward(x *ag.Var, mask AttentionMask, trainin
 	ff := func(x *ag.Var) *ag.Var {
 		h := t.Linear1.Forward(x, training)
 		if t.gelu {
-			h = call("gelu", op.Attrs{"approximate": "none"}, h)
+			h = ag.Gelu(h, false)
 		} else {
 			h = ag.Relu(h)
 		}

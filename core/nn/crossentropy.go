@@ -75,7 +75,7 @@ func CrossEntropy(logits *ag.Var, labels *tensor.Tensor, o CrossEntropyOptions) 
 			}
 		}
 	}
-	logp := logSoftmax(logits, 1)
+	logp := ag.LogSoftmax(logits, 1)
 	k := ag.Const(tensor.FromSlice(coef, s...).Cast(logits.DType()))
 	terms := ag.Neg(ag.Mul(k, logp))
 	switch o.Reduction {
@@ -91,5 +91,5 @@ func CrossEntropy(logits *ag.Var, labels *tensor.Tensor, o CrossEntropyOptions) 
 // (probability) targets of logits' shape, averaged over the other positions
 // (Paddle's soft_label=True).
 func SoftCrossEntropy(logits, target *ag.Var) *ag.Var {
-	return ag.Mean(ag.Neg(ag.Sum(ag.Mul(target, logSoftmax(logits, 1)), []int{1}, false)), nil, false)
+	return ag.Mean(ag.Neg(ag.Sum(ag.Mul(target, ag.LogSoftmax(logits, 1)), []int{1}, false)), nil, false)
 }

@@ -45,13 +45,13 @@ func MSE(pred, target *ag.Var, r Reduction) *ag.Var {
 
 // L1 is the absolute error |pred - target|, reduced.
 func L1(pred, target *ag.Var, r Reduction) *ag.Var {
-	return reduce(abs(ag.Sub(pred, target)), r)
+	return reduce(ag.Abs(ag.Sub(pred, target)), r)
 }
 
 // SmoothL1 is Huber-like: 0.5·d²/β where |d| < β, else |d| - 0.5·β
 // (torch.nn.SmoothL1Loss; β = 0 is L1).
 func SmoothL1(pred, target *ag.Var, beta float64, r Reduction) *ag.Var {
-	d := abs(ag.Sub(pred, target))
+	d := ag.Abs(ag.Sub(pred, target))
 	if beta <= 0 {
 		return reduce(d, r)
 	}
@@ -73,7 +73,7 @@ type BCEOptions struct {
 // is (1-y)·x + (1+(p-1)·y)·(log(1+exp(-|x|)) + max(-x,0)) (torch.nn.BCEWithLogitsLoss).
 func BCEWithLogits(x, y *ag.Var, o BCEOptions) *ag.Var {
 	zero := ag.Scalar(x, 0)
-	softplusNegAbs := ag.Log(ag.AddScalar(ag.Exp(ag.Neg(abs(x))), 1)) // log(1+exp(-|x|))
+	softplusNegAbs := ag.Log(ag.AddScalar(ag.Exp(ag.Neg(ag.Abs(x))), 1)) // log(1+exp(-|x|))
 	var l *ag.Var
 	if o.PosWeight == nil {
 		l = ag.Add(ag.Sub(ag.Maximum(x, zero), ag.Mul(x, y)), softplusNegAbs)
@@ -98,7 +98,7 @@ type FocalOptions struct {
 // on logits x and binary targets y, as torchvision.ops.sigmoid_focal_loss:
 // BCE(x, y)·(1-p_t)^γ·α_t with p_t = p·y + (1-p)(1-y), α_t = α·y + (1-α)(1-y).
 func SigmoidFocal(x, y *ag.Var, o FocalOptions) *ag.Var {
-	p := sigmoid(x)
+	p := ag.Sigmoid(x)
 	ce := BCEWithLogits(x, y, BCEOptions{Reduction: ReduceNone})
 	one := ag.Scalar(x, 1)
 	pt := ag.Add(ag.Mul(p, y), ag.Mul(ag.Sub(one, p), ag.Sub(one, y)))

@@ -132,7 +132,7 @@ func TestCTCMatchesTorch(t *testing.T) {
 			tol = 2e-5
 		}
 		logits := ag.Param(c.Logits.t().Cast(dt))
-		lp := logSoftmax(logits, 2)
+		lp := ag.LogSoftmax(logits, 2)
 		none := CTCLoss(lp, c.Targets.i64(), il, tl, CTCOptions{Reduction: ReduceNone})
 		closeTo(t, "per-sample nll "+dt.String(), none.T, jt{Shape: []int{n}, Data: c.None}, tol)
 		mean := CTCLoss(lp, c.Targets.i64(), il, tl, CTCOptions{})

@@ -8,9 +8,18 @@ import (
 	"paddle/core/tensor"
 )
 
-// Normalisation layers, written as composites of mean, sub, mul and rsqrt.
-// TODO(nn): switch BatchNorm/LayerNorm to fused primitives if a benchmark
-// shows the composite's extra passes matter.
+// Normalisation layers over core/op's fused primitives batch_norm,
+// batch_norm_train, layer_norm and group_norm (two passes each way instead
+// of a composite's ten).
+
+// affine returns the scale and bias inputs of a norm primitive: the layer's
+// parameters, or constant ones and zeros (c) without affine.
+func affine(w, b *ag.Var, x *ag.Var, shape ...int) (*ag.Var, *ag.Var) {
+	if w != nil {
+		return w, b
+	}
+	return ag.Const(tensor.Ones(x.DType(), shape...)), ag.Const(tensor.New(x.DType(), shape...))
+}
 
 // BatchNormOptions configure BatchNorm1D and BatchNorm2D.
 type BatchNormOptions struct {
@@ -89,28 +98,15 @@ func (b *BatchNorm) Forward(x *ag.Var, training bool) *ag.Var {
 	if !ok || s[1] != c {
 		panic(&op.ShapeError{Op: "batch_norm", Err: fmt.Errorf("input %v, want rank %v with %d channels", s, b.ranks, c)})
 	}
-	axes := []int{0}
-	bshape := []int{1, c} // broadcast shape of per-channel values
-	for i := 2; i < len(s); i++ {
-		axes = append(axes, i)
-		bshape = append(bshape, 1)
-	}
-	var y *ag.Var
+	w, bias := affine(b.Weight, b.Bias, x, c)
 	if training {
-		mean := ag.Mean(x, axes, true)
-		xc := ag.Sub(x, mean)
-		v := ag.Mean(ag.Mul(xc, xc), axes, true)
-		y = ag.Mul(xc, rsqrt(ag.AddScalar(v, b.eps)))
-		b.track(mean.T, v.T, s.NumElements()/c)
-	} else {
-		mean := ag.Const(b.RunningMean.T.Cast(x.DType()).Reshape(bshape...))
-		v := ag.Const(b.RunningVar.T.Cast(x.DType()).Reshape(bshape...))
-		y = ag.Mul(ag.Sub(x, mean), rsqrt(ag.AddScalar(v, b.eps)))
+		o := callN("batch_norm_train", op.Attrs{"epsilon": b.eps}, x, w, bias)
+		b.track(o[1].T, o[2].T, s.NumElements()/c)
+		return o[0]
 	}
-	if b.Weight != nil {
-		y = ag.Add(ag.Mul(y, ag.Reshape(b.Weight, bshape...)), ag.Reshape(b.Bias, bshape...))
-	}
-	return y
+	mean := ag.Const(b.RunningMean.T.Cast(x.DType()))
+	v := ag.Const(b.RunningVar.T.Cast(x.DType()))
+	return call("batch_norm", op.Attrs{"epsilon": b.eps}, x, w, bias, mean, v)
 }
 
 // track folds a batch's mean and biased variance (over n values per
@@ -171,22 +167,8 @@ func (l *LayerNorm) Forward(x *ag.Var, _ bool) *ag.Var {
 	if len(s) < k || !tensor.Shape(s[len(s)-k:]).Equal(l.shape) {
 		panic(&op.ShapeError{Op: "layer_norm", Err: fmt.Errorf("input %v does not end with normalized_shape %v", s, l.shape)})
 	}
-	axes := make([]int, k)
-	for i := range axes {
-		axes[i] = len(s) - k + i
-	}
-	y := normalize(x, axes, l.eps)
-	if l.Weight != nil {
-		y = ag.Add(ag.Mul(y, l.Weight), l.Bias)
-	}
-	return y
-}
-
-// normalize returns (x - mean)/sqrt(var + eps) over axes (biased variance).
-func normalize(x *ag.Var, axes []int, eps float64) *ag.Var {
-	xc := ag.Sub(x, ag.Mean(x, axes, true))
-	v := ag.Mean(ag.Mul(xc, xc), axes, true)
-	return ag.Mul(xc, rsqrt(ag.AddScalar(v, eps)))
+	w, b := affine(l.Weight, l.Bias, x, l.shape...)
+	return call("layer_norm", op.Attrs{"axis": len(s) - k, "epsilon": l.eps}, x, w, b)
 }
 
 // GroupNormOptions configure GroupNorm.
@@ -229,10 +211,5 @@ func (g *GroupNorm) Forward(x *ag.Var, _ bool) *ag.Var {
 	if len(s) < 2 || s[1] != c {
 		panic(&op.ShapeError{Op: "group_norm", Err: fmt.Errorf("input %v, want (N, %d, ...)", s, c)})
 	}
-	y := ag.Reshape(normalize(ag.Reshape(x, s[0], g.groups, -1), []int{2}, g.eps), s...)
-	bshape := []int{1, c}
-	for range s[2:] {
-		bshape = append(bshape, 1)
-	}
-	return ag.Add(ag.Mul(y, ag.Reshape(g.Weight, bshape...)), ag.Reshape(g.Bias, bshape...))
+	return call("group_norm", op.Attrs{"groups": g.groups, "epsilon": g.eps}, x, g.Weight, g.Bias)
 }

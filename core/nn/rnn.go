@@ -173,7 +173,7 @@ func (m *rnn) fromTime(y *ag.Var) *ag.Var {
 // (i, f, g, o) and parameter names:
 //
 //	i, f, g, o = σ, σ, tanh, σ of x·W_ihᵀ + b_ih + h·W_hhᵀ + b_hh
-//	c' = f⊙c + i⊙g;  h' = o⊙tanh(c')
+//	c' = f⊙c + i⊙g;  h' = o⊙ag.Tanh(c')
 type LSTM struct{ rnn }
 
 var _ Layer = (*LSTM)(nil)
@@ -195,9 +195,9 @@ func (l *LSTM) Run(x, h0, c0 *ag.Var, training bool) (out, hn, cn *ag.Var, err e
 	}
 	y, hn, cn := l.run(xt, h0, c0, true, training, func(gx, hp, cp *ag.Var, ws [4]*ag.Var) (*ag.Var, *ag.Var) {
 		g := chunk(ag.Add(gx, hproj(hp, ws)), 1, 4)
-		i, f, gg, o := sigmoid(g[0]), sigmoid(g[1]), tanh(g[2]), sigmoid(g[3])
+		i, f, gg, o := ag.Sigmoid(g[0]), ag.Sigmoid(g[1]), ag.Tanh(g[2]), ag.Sigmoid(g[3])
 		c := ag.Add(ag.Mul(f, cp), ag.Mul(i, gg))
-		return ag.Mul(o, tanh(c)), c
+		return ag.Mul(o, ag.Tanh(c)), c
 	})
 	return l.fromTime(y), hn, cn, nil
 }
@@ -216,7 +216,7 @@ func (l *LSTM) Forward(x *ag.Var, training bool) *ag.Var {
 // al. 2014) with torch.nn.GRU's equations, gate order (r, z, n) and names:
 //
 //	r = σ(x·W_irᵀ + b_ir + h·W_hrᵀ + b_hr);  z likewise
-//	n = tanh(x·W_inᵀ + b_in + r⊙(h·W_hnᵀ + b_hn));  h' = (1-z)⊙n + z⊙h
+//	n = ag.Tanh(x·W_inᵀ + b_in + r⊙(h·W_hnᵀ + b_hn));  h' = (1-z)⊙n + z⊙h
 type GRU struct{ rnn }
 
 var _ Layer = (*GRU)(nil)
@@ -236,9 +236,9 @@ func (g *GRU) Run(x, h0 *ag.Var, training bool) (out, hn *ag.Var, err error) {
 	}
 	y, hn, _ := g.run(xt, h0, nil, false, training, func(gx, hp, _ *ag.Var, ws [4]*ag.Var) (*ag.Var, *ag.Var) {
 		a, b := chunk(gx, 1, 3), chunk(hproj(hp, ws), 1, 3)
-		r := sigmoid(ag.Add(a[0], b[0]))
-		z := sigmoid(ag.Add(a[1], b[1]))
-		n := tanh(ag.Add(a[2], ag.Mul(r, b[2])))
+		r := ag.Sigmoid(ag.Add(a[0], b[0]))
+		z := ag.Sigmoid(ag.Add(a[1], b[1]))
+		n := ag.Tanh(ag.Add(a[2], ag.Mul(r, b[2])))
 		return ag.Add(n, ag.Mul(z, ag.Sub(hp, n))), nil
 	})
 	return g.fromTime(y), hn, nil
