@@ -1,6 +1,12 @@
 package imgproc
 
 import (
+	"bytes"
+	"compress/zlib"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"io"
 	"reflect"
 	"testing"
 )
@@ -69,6 +75,40 @@ func TestFindContoursReference(t *testing.T) {
 				t.Errorf("case %d contour %d = %v, want %v", i, k, g, want)
 				break
 			}
+		}
+	}
+}
+
+func TestFindContoursBig(t *testing.T) {
+	var cases []struct {
+		H, W   int
+		Bits   string
+		Count  int
+		Digest string
+	}
+	loadRef(t, "ref_contours_big.json", &cases)
+	for i, c := range cases {
+		zr, err := zlib.NewReader(bytes.NewReader(unb64(t, c.Bits)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		packed, err := io.ReadAll(zr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := FindContours(unpackBits(packed, c.H*c.W), c.W, c.H)
+		h := sha256.New()
+		put := func(v int) { binary.Write(h, binary.LittleEndian, int32(v)) }
+		put(len(got))
+		for _, ct := range got {
+			put(len(ct))
+			for _, p := range ct {
+				put(p.X)
+				put(p.Y)
+			}
+		}
+		if d := hex.EncodeToString(h.Sum(nil)); len(got) != c.Count || d != c.Digest {
+			t.Errorf("case %d (%dx%d): %d contours (digest %.12s), cv2 has %d (digest %.12s)", i, c.W, c.H, len(got), d, c.Count, c.Digest)
 		}
 	}
 }

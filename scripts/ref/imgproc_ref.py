@@ -110,6 +110,41 @@ def contour_cases():
     return cases
 
 
+def contour_digest(contours):
+    """sha256 over int32 LE: contour count, then per contour its length and x, y pairs."""
+    parts = [np.int32([len(contours)])]
+    for c in contours:
+        c = c.reshape(-1, 2).astype(np.int32)
+        parts.append(np.int32([len(c)]))
+        parts.append(c.reshape(-1))
+    return hashlib.sha256(b"".join(p.astype("<i4").tobytes() for p in parts)).hexdigest()
+
+
+def big_contour_cases():
+    """Large maps (nested rings, noise, 960x960 text-like blobs) compared by digest."""
+    rng = np.random.default_rng(4321)
+    cases = []
+    for i, (h, w) in enumerate([(240, 320), (300, 300), (960, 960)]):
+        img = np.zeros((h, w), np.uint8)
+        for _ in range(60 if i < 2 else 600):
+            cx, cy = int(rng.integers(0, w)), int(rng.integers(0, h))
+            if i == 0:  # nested rings
+                for r in range(int(rng.integers(2, 30)), 0, -3):
+                    cv2.circle(img, (cx, cy), r, int(r % 2), -1)
+            elif i == 1:
+                img[rng.random((h, w)) < 0.002] = 1
+                cv2.ellipse(img, (cx, cy), (int(rng.integers(1, 30)), int(rng.integers(1, 12))),
+                            float(rng.uniform(0, 180)), 0, 360, int(rng.integers(0, 2)), -1)
+            else:
+                rect = ((float(cx), float(cy)), (float(rng.uniform(8, 200)), float(rng.uniform(4, 30))),
+                        float(rng.uniform(-10, 10)))
+                cv2.fillPoly(img, [np.round(cv2.boxPoints(rect)).astype(np.int32)], 1)
+        contours, _ = cv2.findContours(img, cv2.RETR_LIST, cv2.CHAIN_APPROX_SIMPLE)
+        cases.append({"h": h, "w": w, "bits": base64.b64encode(zlib.compress(np.packbits(img.reshape(-1)).tobytes(), 9)).decode(),
+                      "count": len(contours), "digest": contour_digest(contours)})
+    return cases
+
+
 def minarearect_cases():
     rng = np.random.default_rng(99)
     cases = []
@@ -392,6 +427,7 @@ def db_cases():
 def main():
     os.makedirs(OUT, exist_ok=True)
     write("ref_contours.json", contour_cases())
+    write("ref_contours_big.json", big_contour_cases())
     write("ref_minarearect.json", minarearect_cases())
     write("ref_fillpoly.json", fillpoly_cases())
     write("ref_boxscore.json", score_cases())
