@@ -56,10 +56,14 @@ func TestFindContoursReference(t *testing.T) {
 		H, W     int
 		Bits     string
 		Contours [][][2]int
+		Dilated  string
 	}
 	loadRef(t, "ref_contours.json", &cases)
 	for i, c := range cases {
 		bin := unpackBits(unb64(t, c.Bits), c.H*c.W)
+		if got, want := Dilate2x2(bin, c.W, c.H), unpackBits(unb64(t, c.Dilated), c.H*c.W); !bytes.Equal(got, want) {
+			t.Errorf("case %d: Dilate2x2 differs from cv2.dilate", i)
+		}
 		got := FindContours(bin, c.W, c.H)
 		if len(got) != len(c.Contours) {
 			t.Errorf("case %d (%dx%d): %d contours, want %d", i, c.W, c.H, len(got), len(c.Contours))

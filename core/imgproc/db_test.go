@@ -60,12 +60,13 @@ func dbBoxes(pred MatF, destW, destH int) ([][4][2]int, []float64) {
 
 func TestDBPostProcessChain(t *testing.T) {
 	var cases []struct {
-		H, W   int
-		DestW  int `json:"dest_w"`
-		DestH  int `json:"dest_h"`
-		U8     string
-		Boxes  [][4][2]int
-		Scores []float64
+		H, W       int
+		DestW      int `json:"dest_w"`
+		DestH      int `json:"dest_h"`
+		U8         string
+		Boxes      [][4][2]int
+		Scores     []float64
+		SlowScores []float64 `json:"slow_scores"`
 	}
 	loadRef(t, "ref_db.json", &cases)
 	total := 0
@@ -81,6 +82,17 @@ func TestDBPostProcessChain(t *testing.T) {
 		pred := MatF{H: c.H, W: c.W, Pix: make([]float32, len(u8))}
 		for k, v := range u8 {
 			pred.Pix[k] = float32(v) / 255
+		}
+		bin := make([]uint8, len(pred.Pix))
+		for k, v := range pred.Pix {
+			if v > 0.3 {
+				bin[k] = 1
+			}
+		}
+		for k, ct := range FindContours(bin, c.W, c.H) {
+			if got := BoxScoreSlow(pred, ct); got != c.SlowScores[k] {
+				t.Errorf("case %d contour %d: BoxScoreSlow = %.17g, want %.17g", i, k, got, c.SlowScores[k])
+			}
 		}
 		boxes, scores := dbBoxes(pred, c.DestW, c.DestH)
 		total += len(c.Boxes)

@@ -8,7 +8,8 @@
 //	contours.go     FindContours: cv2.findContours(RETR_LIST, CHAIN_APPROX_SIMPLE)
 //	minarearect.go  MinAreaRect, BoxPoints, GetMiniBoxes (cv2.minAreaRect, cv2.boxPoints)
 //	convexhull.go   convex hull as cv2.convexHull(clockwise=true) builds it
-//	fillpoly.go     FillPoly (cv2.fillPoly, LINE_8, shift 0), BoxScoreFast
+//	fillpoly.go     FillPoly (cv2.fillPoly, LINE_8, shift 0), BoxScoreFast, BoxScoreSlow
+//	morph.go        Dilate2x2 (cv2.dilate with the 2×2 kernel of use_dilation)
 //	offset.go       Unclip: shapely area/length + pyclipper JT_ROUND offset
 //	resize.go       ResizeLinear (cv2.resize INTER_LINEAR, 8U fixed point)
 //	warp.go         GetPerspectiveTransform, WarpPerspective (INTER_CUBIC, BORDER_REPLICATE)

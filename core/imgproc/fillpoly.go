@@ -284,18 +284,23 @@ func BoxScoreFast(pred MatF, box [4]Point) float64 {
 	xmax := clampInt(int(math.Ceil(maxX)), 0, w-1)
 	ymin := clampInt(int(math.Floor(minY)), 0, h-1)
 	ymax := clampInt(int(math.Ceil(maxY)), 0, h-1)
-	mw, mh := xmax-xmin+1, ymax-ymin+1
-	mask := make([]uint8, mw*mh)
 	var q [4]IPoint
 	for i, p := range box {
 		// box is float32 in PaddleOCR, so the shifted value is rounded to float32 too
 		q[i] = IPoint{int(float32(p.X) - float32(xmin)), int(float32(p.Y) - float32(ymin))}
 	}
-	FillPoly(mask, mw, mh, [][]IPoint{q[:]}, 1)
+	return maskedMean(pred, xmin, ymin, xmax-xmin+1, ymax-ymin+1, q[:])
+}
+
+// maskedMean is cv2.mean(pred[ymin:ymin+mh, xmin:xmin+mw], mask) with mask = the polygon
+// poly filled by FillPoly: a float64 sum in row order times 1/count (0 if empty).
+func maskedMean(pred MatF, xmin, ymin, mw, mh int, poly []IPoint) float64 {
+	mask := make([]uint8, mw*mh)
+	FillPoly(mask, mw, mh, [][]IPoint{poly}, 1)
 	var sum float64
 	n := 0
 	for y := 0; y < mh; y++ {
-		row := pred.Pix[(ymin+y)*w+xmin : (ymin+y)*w+xmin+mw]
+		row := pred.Pix[(ymin+y)*pred.W+xmin : (ymin+y)*pred.W+xmin+mw]
 		mrow := mask[y*mw : y*mw+mw]
 		for x, m := range mrow {
 			if m != 0 {
@@ -318,4 +323,25 @@ func clampInt(v, lo, hi int) int {
 		return hi
 	}
 	return v
+}
+
+// BoxScoreSlow is PaddleOCR's DBPostProcess.box_score_slow: the mean of pred inside the
+// contour polygon itself (FillPoly of the contour shifted into its clipped bounding box).
+func BoxScoreSlow(pred MatF, contour []IPoint) float64 {
+	if len(contour) == 0 {
+		return 0
+	}
+	h, w := pred.H, pred.W
+	minX, maxX, minY, maxY := contour[0].X, contour[0].X, contour[0].Y, contour[0].Y
+	for _, p := range contour[1:] {
+		minX, maxX = min(minX, p.X), max(maxX, p.X)
+		minY, maxY = min(minY, p.Y), max(maxY, p.Y)
+	}
+	xmin, xmax := clampInt(minX, 0, w-1), clampInt(maxX, 0, w-1)
+	ymin, ymax := clampInt(minY, 0, h-1), clampInt(maxY, 0, h-1)
+	shifted := make([]IPoint, len(contour))
+	for i, p := range contour {
+		shifted[i] = IPoint{p.X - xmin, p.Y - ymin}
+	}
+	return maskedMean(pred, xmin, ymin, xmax-xmin+1, ymax-ymin+1, shifted)
 }

@@ -105,8 +105,9 @@ def contour_cases():
             (cx, cy), (rw, rh), ang = cv2.minAreaRect(c)
             bp = cv2.boxPoints(((cx, cy), (rw, rh), ang))
             rects.append({"rect": [cx, cy, rw, rh, ang], "box": bp.astype(np.float64).tolist()})
+        dil = cv2.dilate(img, np.array([[1, 1], [1, 1]], np.uint8))
         cases.append({"h": h, "w": w, "bits": b64(np.packbits(img.reshape(-1))), "contours": cs,
-                      "rects": rects})
+                      "rects": rects, "dilated": b64(np.packbits(dil.reshape(-1)))})
     return cases
 
 
@@ -403,6 +404,21 @@ def db_boxes(pred, bitmap, dest_w, dest_h, box_thresh=0.6, unclip_ratio=1.5, max
     return boxes, scores
 
 
+def box_score_slow(bitmap, contour):
+    # PaddleOCR DBPostProcess.box_score_slow
+    h, w = bitmap.shape[:2]
+    contour = np.reshape(contour.copy(), (-1, 2))
+    xmin = np.clip(np.min(contour[:, 0]), 0, w - 1)
+    xmax = np.clip(np.max(contour[:, 0]), 0, w - 1)
+    ymin = np.clip(np.min(contour[:, 1]), 0, h - 1)
+    ymax = np.clip(np.max(contour[:, 1]), 0, h - 1)
+    mask = np.zeros((ymax - ymin + 1, xmax - xmin + 1), dtype=np.uint8)
+    contour[:, 0] = contour[:, 0] - xmin
+    contour[:, 1] = contour[:, 1] - ymin
+    cv2.fillPoly(mask, contour.reshape(1, -1, 2).astype(np.int32), 1)
+    return cv2.mean(bitmap[ymin:ymax + 1, xmin:xmax + 1], mask)[0]
+
+
 def db_cases():
     """Synthetic DB probability maps: blurred, rotated text-line blobs quantised to u8/255."""
     rng = np.random.default_rng(77)
@@ -418,9 +434,11 @@ def db_cases():
         pred = canvas.astype(np.float32) / np.float32(255)
         dest_w, dest_h = int(w * rng.uniform(1, 4)), int(h * rng.uniform(1, 4))
         boxes, scores = db_boxes(pred, pred > 0.3, dest_w, dest_h)
+        contours, _ = cv2.findContours(((pred > 0.3) * 255).astype(np.uint8), cv2.RETR_LIST, cv2.CHAIN_APPROX_SIMPLE)
+        slow = [box_score_slow(pred, c) for c in contours]
         cases.append({"h": h, "w": w, "dest_w": dest_w, "dest_h": dest_h,
                       "u8": base64.b64encode(zlib.compress(canvas.tobytes(), 9)).decode(),
-                      "boxes": boxes, "scores": scores})
+                      "boxes": boxes, "scores": scores, "slow_scores": slow})
     return cases
 
 
