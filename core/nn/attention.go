@@ -52,7 +52,7 @@ func NewMultiHeadAttention(o MultiHeadAttentionOptions, r *rand.Rand) (*MultiHea
 		dst **Linear
 		in  int
 	}{{&m.QProj, o.EmbedDim}, {&m.KProj, o.KDim}, {&m.VProj, o.VDim}, {&m.OutProj, o.EmbedDim}} {
-		if *p.dst, err = NewLinear(LinearOptions{In: p.in, Out: o.EmbedDim, Bias: !o.NoBias}, r); err != nil {
+		if *p.dst, err = NewLinear(LinearOptions{In: p.in, Out: o.EmbedDim, NoBias: o.NoBias}, r); err != nil {
 			return nil, fmt.Errorf("multi-head attention: %w", err)
 		}
 	}
@@ -198,10 +198,10 @@ func NewTransformerEncoderLayer(o TransformerEncoderLayerOptions, r *rand.Rand) 
 	if t.SelfAttn, err = NewMultiHeadAttention(MultiHeadAttentionOptions{EmbedDim: o.DModel, NumHeads: o.NHead, Dropout: o.Dropout}, r); err != nil {
 		return nil, wrap(err)
 	}
-	if t.Linear1, err = NewLinear(LinearOptions{In: o.DModel, Out: o.DimFeedforward, Bias: true}, r); err != nil {
+	if t.Linear1, err = NewLinear(LinearOptions{In: o.DModel, Out: o.DimFeedforward}, r); err != nil {
 		return nil, wrap(err)
 	}
-	if t.Linear2, err = NewLinear(LinearOptions{In: o.DimFeedforward, Out: o.DModel, Bias: true}, r); err != nil {
+	if t.Linear2, err = NewLinear(LinearOptions{In: o.DimFeedforward, Out: o.DModel}, r); err != nil {
 		return nil, wrap(err)
 	}
 	ln := LayerNormOptions{Shape: []int{o.DModel}, Eps: o.LayerNormEps}

@@ -259,6 +259,45 @@ def norm_refs():
     dump("nn", "norm_torch", res)
 
 
+
+def layer_refs():
+    torch.manual_seed(6)
+    res = {}
+    x = torch.randn(2, 4, 7, 6)
+    convs = {
+        "conv_groups": (torch.nn.Conv2d(4, 6, 3, stride=2, padding=1, groups=2), x),
+        "conv_depthwise": (torch.nn.Conv2d(4, 8, (3, 2), padding=(1, 0), dilation=(2, 1), groups=4), x),
+        "conv_t": (torch.nn.ConvTranspose2d(4, 6, 3, stride=2, padding=1, output_padding=1, groups=2), x),
+        "conv1d": (torch.nn.Conv1d(4, 5, 3, stride=2, padding=2), torch.randn(2, 4, 9)),
+    }
+    for name, (m, xi) in convs.items():
+        xi = xi.clone().requires_grad_(True)
+        y = m(xi)
+        up = torch.randn_like(y)
+        (y * up).sum().backward()
+        res[name] = {"params": sd(m), "x": t2j(xi), "y": t2j(y), "up": t2j(up), "dx": t2j(xi.grad),
+                     "grads": grads(m.named_parameters())}
+    pools = {
+        "maxpool": torch.nn.MaxPool2d(3, stride=2, padding=1),
+        "maxpool_ceil": torch.nn.MaxPool2d(2, ceil_mode=True),
+        "avgpool": torch.nn.AvgPool2d(3, stride=2, padding=1, count_include_pad=False),
+        "avgpool_incl": torch.nn.AvgPool2d(3, stride=2, padding=1),
+        "adaptive": torch.nn.AdaptiveAvgPool2d((2, 4)),
+        "up_nearest": torch.nn.Upsample(scale_factor=2, mode="nearest"),
+        "up_bilinear": torch.nn.Upsample(size=(5, 9), mode="bilinear", align_corners=False),
+        "up_bilinear_ac": torch.nn.Upsample(scale_factor=1.5, mode="bilinear", align_corners=True),
+    }
+    xp = torch.randn(1, 2, 7, 6)
+    for name, m in pools.items():
+        res[name] = {"x": t2j(xp), "y": t2j(m(xp))}
+    emb = torch.nn.Embedding(6, 3, padding_idx=2)
+    ids = torch.tensor([[0, 2, 5], [2, 1, 1]])
+    y = emb(ids)
+    (y * torch.arange(18.0).reshape(2, 3, 3)).sum().backward()
+    res["embedding"] = {"params": sd(emb), "ids": t2j(ids), "y": t2j(y), "dweight": t2j(emb.weight.grad)}
+    dump("nn", "layers_torch", res)
+
+
 if __name__ == "__main__":
     torch.manual_seed(0)
     optim_refs()
@@ -266,3 +305,4 @@ if __name__ == "__main__":
     attention_refs()
     loss_refs()
     norm_refs()
+    layer_refs()
