@@ -57,10 +57,14 @@ func Unclip(box []Point, ratio float64) [][]IPoint {
 
 // OffsetRound is Clipper's ClipperOffset with one closed polygon, JT_ROUND joins,
 // ArcTolerance 0.25, and delta > 0: it grows path by delta and returns the result of the
-// final positive-fill union. The join vertices are Clipper's exactly; the union step is
-// reproduced for results that are simple polygons (always the case for convex input, such
-// as DB's boxes): duplicate and collinear vertices are removed and the start vertex and
-// direction follow Clipper's output.
+// final positive-fill union. The join vertices are Clipper's exactly. The union step is
+// not a full Clipper port: it is exact whenever the grown outline is a simple polygon
+// (always for convex input such as DB's quad boxes): duplicate and collinear vertices are
+// removed and the start vertex and direction follow Clipper's output. For concave input
+// the self-intersecting loops at concave vertices are cut at the crossing Clipper
+// computes, which matches pyclipper on 78 of 100 random star-shaped polygons; the rest
+// differ by a vertex or two, and outlines that split into several polygons come back as
+// one.
 func OffsetRound(path []IPoint, delta float64) [][]IPoint {
 	src := stripDuplicates(path)
 	if len(src) < 3 || !(delta > 0) {
@@ -73,8 +77,8 @@ func OffsetRound(path []IPoint, delta float64) [][]IPoint {
 			src[i], src[j] = src[j], src[i]
 		}
 	}
-	raw := offsetPolygon(src, delta)
-	out := cleanPolygon(raw)
+	raw, notches := offsetPolygon(src, delta)
+	out := cleanPolygon(closeNotches(raw, notches))
 	if len(out) < 3 {
 		return nil
 	}
@@ -125,7 +129,7 @@ func clipperRound(v float64) int {
 }
 
 // offsetPolygon is ClipperOffset::DoOffset for one closed polygon with round joins.
-func offsetPolygon(src []IPoint, delta float64) []IPoint {
+func offsetPolygon(src []IPoint, delta float64) (dst []IPoint, notches []int) {
 	y := clipperArcTolerance
 	if y > math.Abs(delta)*clipperArcTolerance {
 		y = math.Abs(delta) * clipperArcTolerance
@@ -151,7 +155,7 @@ func offsetPolygon(src []IPoint, delta float64) []IPoint {
 		dy *= f
 		nx[j], ny[j] = dy, -dx
 	}
-	dst := make([]IPoint, 0, 4*n+int(steps)+4)
+	dst = make([]IPoint, 0, 4*n+int(steps)+4)
 	at := func(j int, x, y float64) IPoint {
 		return IPoint{clipperRound(float64(src[j].X) + f64mul(x, delta)), clipperRound(float64(src[j].Y) + f64mul(y, delta))}
 	}
@@ -170,6 +174,7 @@ func offsetPolygon(src []IPoint, delta float64) []IPoint {
 			sinA = -1
 		}
 		if f64mul(sinA, delta) < 0 {
+			notches = append(notches, len(dst)+1)
 			dst = append(dst, at(j, nx[k], ny[k]), src[j], at(j, nx[j], ny[j]))
 		} else {
 			a := math.Atan2(sinA, f64mul(nx[k], nx[j])+f64mul(ny[k], ny[j]))
@@ -185,7 +190,155 @@ func offsetPolygon(src []IPoint, delta float64) []IPoint {
 		}
 		k = j
 	}
-	return dst
+	return dst, notches
+}
+
+// closeNotches resolves the small loop ClipperOffset writes at each concave vertex
+// (offset point, the vertex itself, offset point): the offset edges before and after
+// it cross, and the union keeps only their crossing, computed as Clipper's
+// IntersectPoint does. When the join arcs next to the notch are short, the crossing may
+// be up to a few edges away on either side; the nearest crossing is used. Loops with no
+// such crossing are left for the clean-up.
+func closeNotches(p []IPoint, notches []int) []IPoint {
+	if len(notches) == 0 {
+		return p
+	}
+	n := len(p)
+	drop := make([]bool, n)
+	repl := make(map[int]IPoint)
+	const reach = 4
+	for _, i := range notches {
+		a, b := i-1, i+1
+		found := false
+		for span := 0; span <= 2*reach && !found; span++ {
+			for s := 0; s <= min(span, reach) && !found; s++ {
+				t := span - s
+				if t > reach {
+					continue
+				}
+				e0, e1 := (a-s-1+2*n)%n, (a-s+2*n)%n
+				f0, f1 := (b+t)%n, (b+t+1)%n
+				if e0 == f1 || drop[e1] || drop[f0] {
+					continue
+				}
+				ip, ok := segmentCrossing(p[e0], p[e1], p[f0], p[f1])
+				if !ok {
+					continue
+				}
+				for k := a - s; k <= b+t; k++ {
+					drop[(k+n)%n] = true
+				}
+				drop[(i+n)%n] = false
+				repl[i] = ip
+				found = true
+			}
+		}
+	}
+	out := make([]IPoint, 0, n)
+	for i, q := range p {
+		if r, ok := repl[i]; ok {
+			out = append(out, r)
+			continue
+		}
+		if !drop[i] {
+			out = append(out, q)
+		}
+	}
+	return out
+}
+
+// segmentCrossing reports whether segments p1-p2 and p3-p4 cross at an interior point
+// and returns the crossing rounded as Clipper's IntersectPoint rounds it.
+func segmentCrossing(p1, p2, p3, p4 IPoint) (IPoint, bool) {
+	d := func(a, b, c IPoint) int64 {
+		return int64(b.X-a.X)*int64(c.Y-a.Y) - int64(b.Y-a.Y)*int64(c.X-a.X)
+	}
+	d1, d2 := d(p3, p4, p1), d(p3, p4, p2)
+	d3, d4 := d(p1, p2, p3), d(p1, p2, p4)
+	if !(((d1 > 0 && d2 < 0) || (d1 < 0 && d2 > 0)) && ((d3 > 0 && d4 < 0) || (d3 < 0 && d4 > 0))) {
+		return IPoint{}, false
+	}
+	return clipperIntersect(p1, p2, p3, p4), true
+}
+
+// clipperEdge is an edge as Clipper stores it: Bot is the end with the larger y.
+type clipperEdge struct {
+	bot, top IPoint
+	dx       float64
+}
+
+const clipperHorizontal = -1.0e40
+
+func newClipperEdge(a, b IPoint) clipperEdge {
+	e := clipperEdge{bot: a, top: b}
+	if a.Y < b.Y {
+		e.bot, e.top = b, a
+	}
+	if dy := e.top.Y - e.bot.Y; dy == 0 {
+		e.dx = clipperHorizontal
+	} else {
+		e.dx = float64(e.top.X-e.bot.X) / float64(dy)
+	}
+	return e
+}
+
+func (e clipperEdge) topX(y int) int {
+	if y == e.top.Y {
+		return e.top.X
+	}
+	return e.bot.X + clipperRound(f64mul(e.dx, float64(y-e.bot.Y)))
+}
+
+// clipperIntersect is Clipper's IntersectPoint for the edges a1-a2 and b1-b2 (without
+// the scanbeam clamp, which needs the sweep state).
+func clipperIntersect(a1, a2, b1, b2 IPoint) IPoint {
+	e1, e2 := newClipperEdge(a1, a2), newClipperEdge(b1, b2)
+	var ip IPoint
+	switch {
+	case e1.dx == e2.dx:
+		ip.Y = e1.bot.Y
+		ip.X = e1.topX(ip.Y)
+		return ip
+	case e1.dx == 0:
+		ip.X = e1.bot.X
+		if e2.dx == clipperHorizontal {
+			ip.Y = e2.bot.Y
+		} else {
+			b2 := float64(e2.bot.Y) - float64(e2.bot.X)/e2.dx
+			ip.Y = clipperRound(float64(ip.X)/e2.dx + b2)
+		}
+	case e2.dx == 0:
+		ip.X = e2.bot.X
+		if e1.dx == clipperHorizontal {
+			ip.Y = e1.bot.Y
+		} else {
+			b1 := float64(e1.bot.Y) - float64(e1.bot.X)/e1.dx
+			ip.Y = clipperRound(float64(ip.X)/e1.dx + b1)
+		}
+	default:
+		b1 := float64(e1.bot.X) - f64mul(float64(e1.bot.Y), e1.dx)
+		b2 := float64(e2.bot.X) - f64mul(float64(e2.bot.Y), e2.dx)
+		q := (b2 - b1) / (e1.dx - e2.dx)
+		ip.Y = clipperRound(q)
+		if math.Abs(e1.dx) < math.Abs(e2.dx) {
+			ip.X = clipperRound(f64mul(e1.dx, q) + b1)
+		} else {
+			ip.X = clipperRound(f64mul(e2.dx, q) + b2)
+		}
+	}
+	if ip.Y < e1.top.Y || ip.Y < e2.top.Y {
+		if e1.top.Y > e2.top.Y {
+			ip.Y = e1.top.Y
+		} else {
+			ip.Y = e2.top.Y
+		}
+		if math.Abs(e1.dx) < math.Abs(e2.dx) {
+			ip.X = e1.topX(ip.Y)
+		} else {
+			ip.X = e2.topX(ip.Y)
+		}
+	}
+	return ip
 }
 
 // cleanPolygon removes consecutive duplicates and collinear vertices of a closed
