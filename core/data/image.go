@@ -125,7 +125,11 @@ func Decode(data []byte, mode ColorMode) (*Image, error) {
 	if err != nil {
 		return nil, fmt.Errorf("decode %s: %w", Format(data), err)
 	}
-	return FromImage(img, mode)
+	gray := gray8
+	if Format(data) == "png" {
+		gray = pngGray
+	}
+	return fromImage(img, mode, gray)
 }
 
 // DecodeFile reads and decodes an image file; errors name the file.
@@ -146,8 +150,24 @@ func gray8(r, g, b uint8) uint8 {
 	return uint8((uint32(r)*4899 + uint32(g)*9617 + uint32(b)*1868 + 1<<13) >> 14)
 }
 
+// pngGray is libpng's png_set_rgb_to_gray(0.299, 0.587) on 8-bit samples,
+// which OpenCV's PNG reader uses for IMREAD_GRAYSCALE: weights 29900 and
+// 58700 per 100000 truncated to 15 bits, the sum truncated.
+func pngGray(r, g, b uint8) uint8 {
+	if r == g && r == b {
+		return r
+	}
+	return uint8((uint32(r)*9797 + uint32(g)*19234 + uint32(b)*3737) >> 15)
+}
+
 // FromImage converts a standard-library image into the given color mode.
+// YCbCr images (JPEG) are converted as libjpeg does (see jpeg.go); gray
+// from colour uses OpenCV's cvtColor weights.
 func FromImage(img image.Image, mode ColorMode) (*Image, error) {
+	return fromImage(img, mode, gray8)
+}
+
+func fromImage(img image.Image, mode ColorMode, gray func(r, g, b uint8) uint8) (*Image, error) {
 	if mode != RGB && mode != BGR && mode != Gray {
 		return nil, fmt.Errorf("unknown color mode %v", mode)
 	}
@@ -166,7 +186,7 @@ func FromImage(img image.Image, mode ColorMode) (*Image, error) {
 		case BGR:
 			p[0], p[1], p[2] = bl, g, r
 		default:
-			p[0] = gray8(r, g, bl)
+			p[0] = gray(r, g, bl)
 		}
 	}
 	switch src := img.(type) {
@@ -182,18 +202,7 @@ func FromImage(img image.Image, mode ColorMode) (*Image, error) {
 			}
 		}
 	case *image.YCbCr:
-		for y := range h {
-			for x := range w {
-				yi := src.YOffset(b.Min.X+x, b.Min.Y+y)
-				if mode == Gray { // a decoder asked for gray keeps the luma plane (libjpeg does)
-					out.Pix[y*w+x] = src.Y[yi]
-					continue
-				}
-				ci := src.COffset(b.Min.X+x, b.Min.Y+y)
-				r, g, bl := color.YCbCrToRGB(src.Y[yi], src.Cb[ci], src.Cr[ci])
-				put(y, x, r, g, bl)
-			}
-		}
+		fromYCbCr(src, mode, out, put)
 	case *image.NRGBA:
 		for y := range h {
 			row := src.Pix[y*src.Stride:]
@@ -210,6 +219,33 @@ func FromImage(img image.Image, mode ColorMode) (*Image, error) {
 		}
 	}
 	return out, nil
+}
+
+func fromYCbCr(src *image.YCbCr, mode ColorMode, out *Image, put func(y, x int, r, g, b uint8)) {
+	b := src.Bounds()
+	h, w := b.Dy(), b.Dx()
+	if mode == Gray { // a decoder asked for gray keeps the luma plane (libjpeg does)
+		for y := range h {
+			yi := src.YOffset(b.Min.X, b.Min.Y+y)
+			copy(out.Pix[y*w:(y+1)*w], src.Y[yi:yi+w])
+		}
+		return
+	}
+	cb, cr, ok := upsampleChroma(src)
+	for y := range h {
+		for x := range w {
+			yi := src.YOffset(b.Min.X+x, b.Min.Y+y)
+			var u, v uint8
+			if ok {
+				u, v = cb[y*w+x], cr[y*w+x]
+			} else { // 4:4:0, 4:1:1, 4:1:0: nearest chroma sample
+				ci := src.COffset(b.Min.X+x, b.Min.Y+y)
+				u, v = src.Cb[ci], src.Cr[ci]
+			}
+			r, g, bl := yccToRGB(src.Y[yi], u, v)
+			put(y, x, r, g, bl)
+		}
+	}
 }
 
 // ToStd returns m as a standard-library image (*image.Gray or *image.RGBA,

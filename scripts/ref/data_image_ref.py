@@ -44,3 +44,31 @@ for y in range(4):
     for x in range(5):
         pat[y, x] = (x * 50, y * 60, (x + y) * 20)
 Image.fromarray(pat).save(os.path.join(out, "pattern.webp"), lossless=True)
+
+# Rotation: torchvision's rotate (bilinear, constant fill) about the image centre.
+from torchvision.transforms import InterpolationMode
+for ang in [17.0, -30.0, 90.0]:
+    y = F.rotate(chw, ang, interpolation=InterpolationMode.BILINEAR, fill=[9.0])
+    np.save(os.path.join(out, "rotate_%g.npy" % ang), y.permute(1, 2, 0).numpy())
+    # Where all four bilinear neighbours lie inside the source: a white
+    # image rotated with fill 0 stays exactly 255 there.
+    ones = torch.full((1, 23, 31), 255, dtype=torch.uint8)
+    m = F.rotate(ones, ang, interpolation=InterpolationMode.BILINEAR, fill=[0.0])
+    np.save(os.path.join(out, "rotate_mask_%g.npy" % ang), (m[0] == 255).numpy())
+
+# Decoding: JPEGs written by PIL with 4:4:4, 4:2:2 and 4:2:0 chroma
+# subsampling and a PNG, read back by OpenCV (cv2.imread in colour, BGR, and
+# in grayscale). Odd sizes and sharp colour edges exercise chroma upsampling.
+yy, xx = np.mgrid[0:25, 0:33]
+photo = np.stack([(xx * 8) % 256, (yy * 10) % 256, ((xx + yy) * 4) % 256], axis=-1).astype(np.uint8)
+photo[5:14, 7:19] = (250, 20, 30)
+photo[12:22, 21:30] = (10, 40, 240)
+photo[::7, :] = (255, 255, 0)
+Image.fromarray(photo).save(os.path.join(out, "photo.png"))
+for sub, name in [(0, "444"), (1, "422"), (2, "420")]:
+    Image.fromarray(photo).save(os.path.join(out, "photo_%s.jpg" % name), quality=90, subsampling=sub)
+for name in ["photo.png", "photo_444.jpg", "photo_422.jpg", "photo_420.jpg"]:
+    p = os.path.join(out, name)
+    base = name.replace(".", "_")
+    np.save(os.path.join(out, base + "_bgr.npy"), cv2.imread(p, cv2.IMREAD_COLOR))
+    np.save(os.path.join(out, base + "_gray.npy"), cv2.imread(p, cv2.IMREAD_GRAYSCALE))
