@@ -8,6 +8,7 @@ import (
 
 	"paddle/core/cli/cmdutil"
 	"paddle/core/config"
+	"paddle/core/workflow"
 )
 
 // Kit is a task kit (ocr, det, seg, clas, nlp, speech, helix) as the command line sees it.
@@ -18,6 +19,10 @@ type Kit struct {
 	// Schema describes the kit's config sections and components, for
 	// `paddle config show` and -o validation. Nil when the kit has no configs.
 	Schema *config.Schema
+
+	// Build makes the kit's Runner from a resolved config; the shared verbs
+	// (train, eval, predict) call it. Nil when the kit has no trainable models.
+	Build func(cfg *config.Config) (workflow.Runner, error)
 
 	// Commands returns the kit's verbs. Shared verbs come from core/cli
 	// constructors; a kit replaces one by returning its own command of the

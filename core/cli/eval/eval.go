@@ -1,0 +1,64 @@
+// Package eval implements the shared `paddle <kit> eval` verb.
+package eval
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"paddle/core/cli/cmdutil"
+	"paddle/core/kit"
+	"paddle/core/workflow"
+)
+
+// Options are the inputs of `paddle <kit> eval`.
+type Options struct {
+	Factory *cmdutil.Factory
+	Kit     *kit.Kit
+	Weights string // --weights: the checkpoint directory to evaluate
+}
+
+// NewCmdEval returns `paddle <kit> eval`.
+func NewCmdEval(f *cmdutil.Factory, k *kit.Kit, runF func(*Options) error) *cobra.Command {
+	opts := &Options{Factory: f, Kit: k}
+	cmd := &cobra.Command{
+		Use:     "eval -c <config.yaml> --weights <checkpoint dir>",
+		Short:   "Evaluate a trained " + k.Name + " model on the config's eval set",
+		Example: "  paddle " + k.Name + " eval -c " + k.Name + "/<model>.yaml --weights output/<model>/best --format json",
+		Args:    cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if opts.Weights == "" {
+				return cmdutil.FlagErrorf("--weights is required")
+			}
+			if runF != nil {
+				return runF(opts)
+			}
+			return run(cmd, opts)
+		},
+	}
+	cmd.Flags().StringVar(&opts.Weights, "weights", "", "checkpoint directory (model.safetensors + config.yaml)")
+	cmdutil.SupportsFormats(cmd, "text", "json")
+	return cmd
+}
+
+func run(cmd *cobra.Command, opts *Options) error {
+	cfg, err := opts.Factory.LoadConfig()
+	if err != nil {
+		return err
+	}
+	r, err := opts.Kit.Build(cfg)
+	if err != nil {
+		return cmdutil.Usage(err)
+	}
+	rep, err := r.Eval(cmd.Context(), workflow.Env{IO: opts.Factory.IOStreams, Config: cfg, Weights: opts.Weights})
+	if err != nil {
+		return err
+	}
+	out := opts.Factory.IOStreams.Out
+	if opts.Factory.Settings.Format == "json" {
+		return json.NewEncoder(out).Encode(rep)
+	}
+	_, err = fmt.Fprintf(out, "%s (%d samples)\n", rep.String(), rep.Count)
+	return err
+}

@@ -1,0 +1,69 @@
+// Package predict implements the shared `paddle <kit> predict` verb.
+package predict
+
+import (
+	"github.com/spf13/cobra"
+
+	"paddle/core/cli/cmdutil"
+	"paddle/core/config"
+	"paddle/core/kit"
+	"paddle/core/workflow"
+)
+
+// Options are the inputs of `paddle <kit> predict`.
+type Options struct {
+	Factory *cmdutil.Factory
+	Kit     *kit.Kit
+	Weights string   // --weights: a training checkpoint (with its config.yaml)
+	Output  string   // --output
+	Inputs  []string // files, folders, globs or "-"
+}
+
+// NewCmdPredict returns `paddle <kit> predict`.
+func NewCmdPredict(f *cmdutil.Factory, k *kit.Kit, runF func(*Options) error) *cobra.Command {
+	opts := &Options{Factory: f, Kit: k}
+	cmd := &cobra.Command{
+		Use:   "predict --weights <checkpoint dir> <input>... | -",
+		Short: "Run a trained " + k.Name + " model on files, folders, globs or paths from stdin",
+		Example: "  paddle " + k.Name + " predict --weights output/<model>/best img.png\n" +
+			"  find imgs -name '*.png' | paddle " + k.Name + " predict --weights output/<model>/best - --format jsonl",
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Inputs = args
+			if opts.Weights == "" {
+				return cmdutil.FlagErrorf("--weights is required")
+			}
+			if runF != nil {
+				return runF(opts)
+			}
+			return run(cmd, opts)
+		},
+	}
+	cmd.Flags().StringVar(&opts.Weights, "weights", "", "checkpoint directory (model.safetensors + config.yaml)")
+	cmd.Flags().StringVar(&opts.Output, "output", "", "output directory for files the kit writes")
+	cmdutil.SupportsFormats(cmd, "jsonl", "json", "text")
+	return cmd
+}
+
+func run(cmd *cobra.Command, opts *Options) error {
+	// the checkpoint's own config.yaml wins unless -c is given
+	var cfg *config.Config
+	var err error
+	if opts.Factory.Settings.Config != "" {
+		cfg, err = opts.Factory.LoadConfig()
+	} else {
+		cfg, err = config.Load(opts.Weights+"/config.yaml", opts.Factory.Settings.Overrides...)
+		err = cmdutil.Usage(err)
+	}
+	if err != nil {
+		return err
+	}
+	r, err := opts.Kit.Build(cfg)
+	if err != nil {
+		return cmdutil.Usage(err)
+	}
+	return r.Predict(cmd.Context(), workflow.Env{
+		IO: opts.Factory.IOStreams, Config: cfg, Weights: opts.Weights, Output: opts.Output,
+		Format: opts.Factory.Settings.Format,
+	}, opts.Inputs)
+}

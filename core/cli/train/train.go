@@ -1,0 +1,54 @@
+// Package train implements the shared `paddle <kit> train` verb.
+package train
+
+import (
+	"github.com/spf13/cobra"
+
+	"paddle/core/cli/cmdutil"
+	"paddle/core/kit"
+	"paddle/core/workflow"
+)
+
+// Options are the inputs of `paddle <kit> train`.
+type Options struct {
+	Factory *cmdutil.Factory
+	Kit     *kit.Kit
+	Resume  string // --resume: continue from a checkpoint directory
+	Output  string // --output: overrides the config's output directory
+}
+
+// NewCmdTrain returns `paddle <kit> train`; runF replaces the run in tests.
+func NewCmdTrain(f *cmdutil.Factory, k *kit.Kit, runF func(*Options) error) *cobra.Command {
+	opts := &Options{Factory: f, Kit: k}
+	cmd := &cobra.Command{
+		Use:   "train -c <config.yaml> [-o Section.key=value]...",
+		Short: "Train a " + k.Name + " model from a YAML config",
+		Example: "  paddle " + k.Name + " train -c " + k.Name + "/<model>.yaml -o Global.epochs=2\n" +
+			"  paddle " + k.Name + " train -c " + k.Name + "/<model>.yaml --resume output/<model>/latest",
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if runF != nil {
+				return runF(opts)
+			}
+			return run(cmd, opts)
+		},
+	}
+	cmd.Flags().StringVar(&opts.Resume, "resume", "", "checkpoint directory to continue training from")
+	cmd.Flags().StringVar(&opts.Output, "output", "", "output directory (default: the config's)")
+	return cmd
+}
+
+func run(cmd *cobra.Command, opts *Options) error {
+	cfg, err := opts.Factory.LoadConfig()
+	if err != nil {
+		return err
+	}
+	r, err := opts.Kit.Build(cfg)
+	if err != nil {
+		return cmdutil.Usage(err)
+	}
+	return r.Train(cmd.Context(), workflow.Env{
+		IO: opts.Factory.IOStreams, Config: cfg, Resume: opts.Resume, Output: opts.Output,
+		Format: opts.Factory.Settings.Format,
+	})
+}

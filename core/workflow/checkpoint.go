@@ -1,0 +1,64 @@
+package workflow
+
+import (
+	"fmt"
+
+	pio "paddle/core/io"
+	"paddle/core/nn"
+	"paddle/core/optim"
+	"paddle/core/tensor"
+)
+
+// State is what state.yaml records beside the weights: enough to continue a
+// run exactly where it stopped.
+type State struct {
+	Epoch      int     `yaml:"epoch"`       // epochs fully done
+	Batch      int     `yaml:"batch"`       // batches done in the current epoch (resume mid-epoch)
+	Step       int     `yaml:"step"`        // optimizer steps done in total
+	Seed       uint64  `yaml:"seed"`        // the run's seed
+	Metric     string  `yaml:"metric"`      // name of the main metric
+	BestMetric float64 `yaml:"best_metric"` // best main metric so far (-1: none yet)
+	BestEpoch  int     `yaml:"best_epoch"`
+	LastMetric float64 `yaml:"last_metric"`
+}
+
+// LoadModel copies the checkpoint's tensors into m's parameters and buffers,
+// reporting every missing, unexpected or mis-shaped tensor at once.
+func LoadModel(m nn.Module, got map[string]*tensor.Tensor, dir string) error {
+	if err := pio.CheckNames(pio.SpecsOf(nn.State(m)), got); err != nil {
+		return fmt.Errorf("load weights from %s: %w", dir, err)
+	}
+	return nn.LoadState(m, got)
+}
+
+// SaveCheckpoint writes dir with the model, optimizer, state and config.
+func SaveCheckpoint(dir string, m nn.Module, opt optim.Optimizer, st State, configYAML []byte) error {
+	var os map[string]*tensor.Tensor
+	if opt != nil {
+		os = opt.State()
+	}
+	return pio.SaveCheckpoint(dir, nn.State(m), os, st, configYAML)
+}
+
+// LoadCheckpoint restores model (and optimizer when given) from dir and returns its state.
+func LoadCheckpoint(dir string, m nn.Module, opt optim.Optimizer) (State, error) {
+	var st State
+	c, err := pio.LoadCheckpoint(dir)
+	if err != nil {
+		return st, err
+	}
+	if err := LoadModel(m, c.Model, dir); err != nil {
+		return st, err
+	}
+	if opt != nil && c.Optimizer != nil {
+		if err := opt.LoadState(c.Optimizer); err != nil {
+			return st, fmt.Errorf("%s: optimizer state: %w", dir, err)
+		}
+	}
+	if c.State != nil {
+		if err := c.DecodeState(&st); err != nil {
+			return st, err
+		}
+	}
+	return st, nil
+}

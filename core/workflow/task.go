@@ -1,0 +1,79 @@
+package workflow
+
+import (
+	"context"
+	"iter"
+	"math/rand/v2"
+
+	"paddle/core/ag"
+	"paddle/core/cli/iostreams"
+	"paddle/core/config"
+	"paddle/core/metric"
+	"paddle/core/nn"
+	"paddle/core/optim"
+)
+
+// Schedule says how long to train and how often to log, evaluate and save.
+// Kits map their native keys (Global.epochs, Global.epoch_num, iters) onto it.
+type Schedule struct {
+	Epochs     int     // passes over the training data
+	MaxSteps   int     // if > 0, stop after this many optimizer steps in total
+	LogEvery   int     // log every N optimizer steps (0: 50)
+	EvalEvery  int     // evaluate every N epochs (0: only at the end)
+	SaveEvery  int     // save epoch_<n> every N epochs (0: only latest and best)
+	AccumSteps int     // gradient accumulation: batches per optimizer step (0: 1)
+	ClipNorm   float64 // global gradient-norm clipping (0: off)
+}
+
+// StepInfo tells a training step where it is, with a generator seeded from
+// (seed, step) so dropout and friends replay identically on resume.
+type StepInfo struct {
+	Epoch, Step int
+	Rand        *rand.Rand
+}
+
+// Task is what a kit builds from a config for the engine to run. B is the
+// kit's batch type; the engine never looks inside it.
+type Task[B any] struct {
+	Model     nn.Module
+	Optimizer optim.Optimizer
+	// LR returns the learning rate for a step; epochFrac is epoch + fraction done.
+	LR func(step int, epochFrac float64) float64
+
+	// Loss runs the model in training mode on a batch and returns the scalar loss.
+	Loss func(b B, info StepInfo) (*ag.Var, error)
+	// Evaluate runs the model in eval mode on a batch and feeds Metric.
+	Evaluate func(b B) error
+	Metric   interface {
+		Reset()
+		Result() metric.Report
+	}
+
+	// TrainBatches yields the batches of one epoch, deterministically for a
+	// given epoch (the resume guarantee relies on it). EvalBatches yields the
+	// evaluation set. BatchSize counts samples for throughput logs.
+	TrainBatches  func(ctx context.Context, epoch int) iter.Seq2[B, error]
+	EvalBatches   func(ctx context.Context) iter.Seq2[B, error]
+	StepsPerEpoch int
+	BatchSize     int
+
+	Schedule Schedule
+	Seed     uint64
+}
+
+// Env is what a command passes down to a Runner.
+type Env struct {
+	IO      *iostreams.IOStreams
+	Config  *config.Config
+	Weights string // --weights: a checkpoint directory to evaluate or predict with
+	Resume  string // --resume: a checkpoint directory to continue training from
+	Output  string // --output: where to write (checkpoints, exports, drawings)
+	Format  string // resolved --format
+}
+
+// Runner is a kit's tasks with their types erased: the shared verbs talk to it.
+type Runner interface {
+	Train(ctx context.Context, env Env) error
+	Eval(ctx context.Context, env Env) (metric.Report, error)
+	Predict(ctx context.Context, env Env, inputs []string) error
+}
