@@ -156,7 +156,9 @@ func (t *Task[B]) Train(ctx context.Context, env Env, configYAML []byte) (err er
 	return nil
 }
 
-func (t *Task[B]) done(st State) bool { return t.Schedule.MaxSteps > 0 && st.Step >= t.Schedule.MaxSteps }
+func (t *Task[B]) done(st State) bool {
+	return t.Schedule.MaxSteps > 0 && st.Step >= t.Schedule.MaxSteps
+}
 
 // Eval runs the model over the evaluation batches without recording a graph
 // and returns the metric report.
@@ -200,4 +202,3 @@ func cmpOr(v, def int) int {
 }
 
 func round(v float64) float64 { return math.Round(v*1e5) / 1e5 }
-
