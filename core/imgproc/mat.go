@@ -27,6 +27,15 @@ type Point struct{ X, Y float64 }
 // IPoint is a 2-D point with integer coordinates.
 type IPoint struct{ X, Y int }
 
+// ToPoints converts integer points (a contour, a Clipper path) to float points.
+func ToPoints(p []IPoint) []Point {
+	out := make([]Point, len(p))
+	for i, q := range p {
+		out[i] = Point{float64(q.X), float64(q.Y)}
+	}
+	return out
+}
+
 // Rot90CCW returns m rotated by 90 degrees counter-clockwise, as np.rot90(m) does:
 // output pixel (x, y) is input pixel (W-1-y, x); the output is W rows by H columns.
 func Rot90CCW(m Mat8) Mat8 {

@@ -49,6 +49,7 @@ func linearTaps(n, srcN int, scale float64, clamp bool) (ofs []int, w []int32, x
 // weights, the horizontal pass in int32, the vertical pass in OpenCV's SSE2 fixed-point
 // formula. An exact 2× reduction in both axes is an INTER_AREA box average
 // ((a+b+c+d+2)>>2), as in OpenCV. Any channel count works; same size returns a copy.
+// It panics if src or the target size is empty (a programmer error).
 func ResizeLinear(src Mat8, w, h int) Mat8 {
 	if w <= 0 || h <= 0 || src.W <= 0 || src.H <= 0 {
 		panic("imgproc: ResizeLinear: empty source or target size")
