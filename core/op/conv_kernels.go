@@ -141,6 +141,8 @@ func convFilterGrad[E float32 | float64](cs convShape, x, dy, dw []E) {
 // positions whose tap lands inside the input.
 
 // depthwiseForward: y[n, o] = b[o] + Σ_taps w[o, tap] · shift(x[n, o/ocg]).
+// It works one output row at a time so the row stays in L1 while every
+// kernel row adds into it.
 func depthwiseForward[E float32 | float64](cs convShape, x, w, b, y []E) {
 	g := cs.g
 	hw, ohw, kk, ocg := g.H*g.W, g.OH*g.OW, g.KH*g.KW, cs.oc/cs.groups
@@ -156,39 +158,72 @@ func depthwiseForward[E float32 | float64](cs convShape, x, w, b, y []E) {
 			} else {
 				clear(yp)
 			}
-			for kh := range g.KH {
-				offH := kh*g.DH - g.PT
-				hlo, hhi := winRange(g.OH, g.SH, offH, g.H)
-				for kw := range g.KW {
-					wv := w[o*kk+kh*g.KW+kw]
-					offW := kw*g.DW - g.PL
-					wlo, whi := winRange(g.OW, g.SW, offW, g.W)
-					if wlo >= whi {
+			for oh := range g.OH {
+				yr := yp[oh*g.OW : (oh+1)*g.OW]
+				for kh := range g.KH {
+					ih := oh*g.SH + kh*g.DH - g.PT
+					if ih < 0 || ih >= g.H {
 						continue
 					}
-					for oh := hlo; oh < hhi; oh++ {
-						dst := yp[oh*g.OW+wlo : oh*g.OW+whi]
-						src := xp[(oh*g.SH+offH)*g.W:]
-						if g.SW == 1 {
-							src = src[wlo+offW : whi+offW]
-							src = src[:len(dst)]
-							for i, v := range src {
-								dst[i] += wv * v
-							}
-							continue
-						}
-						for i := range dst {
-							dst[i] += wv * src[(wlo+i)*g.SW+offW]
-						}
-					}
+					dwRow(yr, xp[ih*g.W:(ih+1)*g.W], w[o*kk+kh*g.KW:o*kk+(kh+1)*g.KW], g)
 				}
 			}
 		}
 	})
 }
 
+// dwRow adds one kernel row wk applied to input row src into output row dst.
+// 3-wide undilated kernels (most depthwise convs) take a fused loop over the
+// columns where all three taps are inside the row.
+func dwRow[E float32 | float64](dst, src, wk []E, g geom2) {
+	lo, hi := 0, 0
+	if g.KW == 3 && g.DW == 1 {
+		lo, hi = winRange(g.OW, g.SW, -g.PL, g.W-2)
+		if lo < hi {
+			w0, w1, w2 := wk[0], wk[1], wk[2]
+			d := dst[lo:hi]
+			s := src[lo*g.SW-g.PL:]
+			if g.SW == 1 {
+				s = s[:len(d)+2]
+				for i := range d {
+					d[i] += w0*s[i] + w1*s[i+1] + w2*s[i+2]
+				}
+			} else {
+				for i := range d {
+					j := i * g.SW
+					d[i] += w0*s[j] + w1*s[j+1] + w2*s[j+2]
+				}
+			}
+		} else {
+			lo, hi = 0, 0
+		}
+	}
+	// the remaining columns, tap by tap
+	for kw, wv := range wk {
+		off := kw*g.DW - g.PL
+		wlo, whi := winRange(g.OW, g.SW, off, g.W)
+		for _, r := range [2][2]int{{wlo, min(whi, lo)}, {max(wlo, hi), whi}} {
+			if r[0] >= r[1] {
+				continue
+			}
+			d := dst[r[0]:r[1]]
+			if g.SW == 1 {
+				s := src[r[0]+off : r[1]+off]
+				for i, v := range s {
+					d[i] += wv * v
+				}
+				continue
+			}
+			for i := range d {
+				d[i] += wv * src[(r[0]+i)*g.SW+off]
+			}
+		}
+	}
+}
+
 // depthwiseBackwardData scatters each dy plane back through the taps:
-// dx[n, c] = b[c] + Σ_{o in group c} Σ_taps w[o, tap] · shiftᵀ(dy[n, o]).
+// dx[n, c] = b[c] + Σ_{o in group c} Σ_taps w[o, tap] · shiftᵀ(dy[n, o]),
+// one dx row at a time (the rows of dy and kernel rows that land on it).
 func depthwiseBackwardData[E float32 | float64](cs convShape, dy, w, b, dx []E) {
 	g := cs.g
 	hw, ohw, kk, ocg := g.H*g.W, g.OH*g.OW, g.KH*g.KW, cs.oc/cs.groups
@@ -203,33 +238,17 @@ func depthwiseBackwardData[E float32 | float64](cs convShape, dy, w, b, dx []E) 
 			} else {
 				clear(xp)
 			}
-			for o := ci * ocg; o < (ci+1)*ocg; o++ {
-				yp := dy[(ni*cs.oc+o)*ohw : (ni*cs.oc+o+1)*ohw]
+			for ih := range g.H {
+				xr := xp[ih*g.W : (ih+1)*g.W]
 				for kh := range g.KH {
-					offH := kh*g.DH - g.PT
-					hlo, hhi := winRange(g.OH, g.SH, offH, g.H)
-					for kw := range g.KW {
-						wv := w[o*kk+kh*g.KW+kw]
-						offW := kw*g.DW - g.PL
-						wlo, whi := winRange(g.OW, g.SW, offW, g.W)
-						if wlo >= whi {
-							continue
-						}
-						for oh := hlo; oh < hhi; oh++ {
-							src := yp[oh*g.OW+wlo : oh*g.OW+whi]
-							dst := xp[(oh*g.SH+offH)*g.W:]
-							if g.SW == 1 {
-								dst = dst[wlo+offW : whi+offW]
-								dst = dst[:len(src)]
-								for i, v := range src {
-									dst[i] += wv * v
-								}
-								continue
-							}
-							for i, v := range src {
-								dst[(wlo+i)*g.SW+offW] += wv * v
-							}
-						}
+					t := ih + g.PT - kh*g.DH
+					if t < 0 || t%g.SH != 0 || t/g.SH >= g.OH {
+						continue
+					}
+					oh := t / g.SH
+					for o := ci * ocg; o < (ci+1)*ocg; o++ {
+						yr := dy[(ni*cs.oc+o)*ohw+oh*g.OW : (ni*cs.oc+o)*ohw+(oh+1)*g.OW]
+						dwRowT(xr, yr, w[o*kk+kh*g.KW:o*kk+(kh+1)*g.KW], g)
 					}
 				}
 			}
@@ -237,41 +256,118 @@ func depthwiseBackwardData[E float32 | float64](cs convShape, dy, w, b, dx []E) 
 	})
 }
 
-// depthwiseFilterGrad: dw[o, tap] = Σ_n Σ_positions dy[n, o] · shift(x[n, o/ocg]).
+// dwRowT is dwRow's adjoint: it scatters output row src through kernel row
+// wk into input row dst. With unit stride a 3-wide undilated kernel is a
+// correlation with the flipped kernel, fused over the interior columns.
+func dwRowT[E float32 | float64](dst, src, wk []E, g geom2) {
+	lo, hi := 0, 0
+	if g.KW == 3 && g.DW == 1 && g.SW == 1 {
+		lo, hi = max(0, 2-g.PL), min(g.W, g.OW-g.PL)
+		if lo < hi {
+			w0, w1, w2 := wk[0], wk[1], wk[2]
+			d := dst[lo:hi]
+			s := src[lo+g.PL-2:]
+			s = s[:len(d)+2]
+			for i := range d {
+				d[i] += w2*s[i] + w1*s[i+1] + w0*s[i+2]
+			}
+		} else {
+			lo, hi = 0, 0
+		}
+	}
+	for kw, wv := range wk {
+		off := kw*g.DW - g.PL
+		wlo, whi := winRange(g.OW, g.SW, off, g.W)
+		for _, r := range [2][2]int{{wlo, min(whi, lo-off)}, {max(wlo, hi-off), whi}} {
+			if r[0] >= r[1] {
+				continue
+			}
+			s := src[r[0]:r[1]]
+			if g.SW == 1 {
+				d := dst[r[0]+off : r[1]+off]
+				for i, v := range s {
+					d[i] += wv * v
+				}
+				continue
+			}
+			for i, v := range s {
+				dst[(r[0]+i)*g.SW+off] += wv * v
+			}
+		}
+	}
+}
+
+// depthwiseFilterGrad: dw[o, tap] = Σ_n Σ_positions dy[n, o] · shift(x[n, o/ocg]),
+// walking each (dy row, input row) pair once for all taps of a kernel row.
 func depthwiseFilterGrad[E float32 | float64](cs convShape, x, dy, dw []E) {
 	g := cs.g
 	hw, ohw, kk, ocg := g.H*g.W, g.OH*g.OW, g.KH*g.KW, cs.oc/cs.groups
 	parallel.For(cs.oc, 1, func(lo, hi int) {
+		acc := make([]float64, kk)
 		for o := lo; o < hi; o++ {
-			for kh := range g.KH {
-				offH := kh*g.DH - g.PT
-				hlo, hhi := winRange(g.OH, g.SH, offH, g.H)
-				for kw := range g.KW {
-					offW := kw*g.DW - g.PL
-					wlo, whi := winRange(g.OW, g.SW, offW, g.W)
-					var acc E
-					for ni := range cs.n {
-						yp := dy[(ni*cs.oc+o)*ohw:]
-						xp := x[(ni*cs.c+o/ocg)*hw:]
-						for oh := hlo; oh < hhi; oh++ {
-							dyr := yp[oh*g.OW+wlo : oh*g.OW+whi]
-							src := xp[(oh*g.SH+offH)*g.W:]
-							if g.SW == 1 {
-								src = src[wlo+offW : whi+offW]
-								src = src[:len(dyr)]
-								for i, v := range src {
-									acc += dyr[i] * v
-								}
-								continue
-							}
-							for i, v := range dyr {
-								acc += v * src[(wlo+i)*g.SW+offW]
-							}
+			clear(acc)
+			for ni := range cs.n {
+				yp := dy[(ni*cs.oc+o)*ohw:]
+				xp := x[(ni*cs.c+o/ocg)*hw:]
+				for oh := range g.OH {
+					yr := yp[oh*g.OW : (oh+1)*g.OW]
+					for kh := range g.KH {
+						ih := oh*g.SH + kh*g.DH - g.PT
+						if ih < 0 || ih >= g.H {
+							continue
 						}
+						dwRowGrad(acc[kh*g.KW:(kh+1)*g.KW], yr, xp[ih*g.W:(ih+1)*g.W], g)
 					}
-					dw[o*kk+kh*g.KW+kw] = acc
 				}
+			}
+			for i, v := range acc {
+				dw[o*kk+i] = E(v)
 			}
 		}
 	})
+}
+
+// dwRowGrad adds Σ_ow dy[ow]·src[ow·SW + kw·DW - PL] into acc[kw] for one
+// kernel row; 3-wide undilated kernels take one fused pass over the interior.
+func dwRowGrad[E float32 | float64](acc []float64, dy, src []E, g geom2) {
+	lo, hi := 0, 0
+	if g.KW == 3 && g.DW == 1 {
+		lo, hi = winRange(g.OW, g.SW, -g.PL, g.W-2)
+		if lo < hi {
+			var a0, a1, a2 E
+			d := dy[lo:hi]
+			s := src[lo*g.SW-g.PL:]
+			if g.SW == 1 {
+				s = s[:len(d)+2]
+				for i, v := range d {
+					a0 += v * s[i]
+					a1 += v * s[i+1]
+					a2 += v * s[i+2]
+				}
+			} else {
+				for i, v := range d {
+					j := i * g.SW
+					a0 += v * s[j]
+					a1 += v * s[j+1]
+					a2 += v * s[j+2]
+				}
+			}
+			acc[0] += float64(a0)
+			acc[1] += float64(a1)
+			acc[2] += float64(a2)
+		} else {
+			lo, hi = 0, 0
+		}
+	}
+	for kw := range acc {
+		off := kw*g.DW - g.PL
+		wlo, whi := winRange(g.OW, g.SW, off, g.W)
+		var a E
+		for _, r := range [2][2]int{{wlo, min(whi, lo)}, {max(wlo, hi), whi}} {
+			for ow := r[0]; ow < r[1]; ow++ {
+				a += dy[ow] * src[ow*g.SW+off]
+			}
+		}
+		acc[kw] += float64(a)
+	}
 }

@@ -105,6 +105,8 @@ var convCases = []convCase{
 	{"depthwise", 2, 5, 8, 7, 5, 3, 3, op.ConvParams{Groups: 5, Pads: []int{1, 1, 1, 1}}},
 	{"depthwise x2 stride2", 1, 3, 9, 8, 6, 5, 5, op.ConvParams{Groups: 3, Strides: []int{2, 2}, Pads: []int{2, 2, 2, 2}}},
 	{"depthwise dilated", 1, 4, 9, 9, 4, 3, 3, op.ConvParams{Groups: 4, Dilations: []int{2, 3}, Pads: []int{1, 3, 2, 0}}},
+	{"depthwise 3x3 s2 asym", 2, 4, 9, 8, 4, 3, 3, op.ConvParams{Groups: 4, Strides: []int{2, 2}, Pads: []int{0, 1, 1, 0}}},
+	{"depthwise 3x3 narrow", 1, 2, 4, 3, 2, 3, 3, op.ConvParams{Groups: 2, Pads: []int{1, 0, 1, 0}}},
 	{"pointwise", 2, 6, 5, 4, 3, 1, 1, op.ConvParams{}},
 	{"1x1 stride2", 1, 4, 7, 7, 3, 1, 1, op.ConvParams{Strides: []int{2, 2}}},
 	{"one channel", 2, 1, 6, 6, 3, 3, 3, op.ConvParams{Strides: []int{1, 2}}},
@@ -276,6 +278,28 @@ func benchConv(b *testing.B, n, c, hw, oc, groups int) {
 	}
 	b.ReportMetric(flops*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
 }
+
+func benchConvBackward(b *testing.B, n, c, hw, oc, groups int) {
+	r := rand.New(rand.NewPCG(1, 1))
+	x := tensor.Rand(r, tensor.Float32, -1, 1, n, c, hw, hw)
+	w := tensor.Rand(r, tensor.Float32, -1, 1, oc, c/groups, 3, 3)
+	a := op.ConvParams{Pads: []int{1, 1, 1, 1}, Groups: groups}.Attrs()
+	d := op.Lookup("conv2d")
+	y := op.Call(d, a, x, w)[0]
+	dy := tensor.Rand(r, tensor.Float32, -1, 1, y.Shape()...)
+	flops := 4.0 * float64(n*oc*hw*hw*(c/groups)*9) // dx and dw
+	b.ResetTimer()
+	for range b.N {
+		d.VJP(&op.VJPCtx{In: []*tensor.Tensor{x, w}, Out: []*tensor.Tensor{y}, GradOut: []*tensor.Tensor{dy}, Attrs: a})
+	}
+	b.ReportMetric(flops*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+}
+
+// BenchmarkConv2D3x3Backward is BenchmarkConv2D3x3's dx and dw.
+func BenchmarkConv2D3x3Backward(b *testing.B) { benchConvBackward(b, 8, 64, 56, 64, 1) }
+
+// BenchmarkDepthwise3x3Backward is BenchmarkDepthwise3x3's dx and dw.
+func BenchmarkDepthwise3x3Backward(b *testing.B) { benchConvBackward(b, 8, 128, 56, 128, 128) }
 
 // BenchmarkConv2D3x3 is a ResNet stage-1 conv: 3x3, 64→64, 56x56, batch 8.
 func BenchmarkConv2D3x3(b *testing.B) { benchConv(b, 8, 64, 56, 64, 1) }
