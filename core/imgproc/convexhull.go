@@ -73,7 +73,7 @@ func sklansky(arr []*hullPt, start, end int, stack []int, nsign, sign2 int, isIn
 				bx := arr[pnext].x - arr[pcur].x
 				ax, ay = normalize2(ax, ay)
 				bx, by = normalize2(bx, by)
-				convex = sign64(float64(ay)*float64(bx) - float64(ax)*float64(by))
+				convex = sign64(f64mul(float64(ay), float64(bx)) - f64mul(float64(ax), float64(by)))
 				aZero = ax == 0 && ay == 0
 			}
 		}
@@ -105,7 +105,7 @@ func sklansky(arr []*hullPt, start, end int, stack []int, nsign, sign2 int, isIn
 
 // normalize2 is cv::normalize for a float 2-vector: scale by 1/‖v‖ computed in double.
 func normalize2(x, y float32) (float32, float32) {
-	nv := math.Sqrt(float64(x)*float64(x) + float64(y)*float64(y))
+	nv := math.Sqrt(f64mul(float64(x), float64(x)) + f64mul(float64(y), float64(y)))
 	if nv == 0 {
 		return 0, 0
 	}

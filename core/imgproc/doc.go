@@ -7,7 +7,7 @@
 //	mat.go          Mat8 (uint8 HWC), MatF (float32 plane), Point, IPoint, ToPoints, Rot90CCW, Rotate180
 //	contours.go     FindContours: cv2.findContours(RETR_LIST, CHAIN_APPROX_SIMPLE)
 //	minarearect.go  RotatedRect, MinAreaRect, BoxPoints, GetMiniBoxes (cv2.minAreaRect, cv2.boxPoints)
-//	convexhull.go   convex hull as cv2.convexHull(clockwise=true) builds it
+//	convexhull.go   convex hull in the order cv2.convexHull builds it
 //	fillpoly.go     FillPoly (cv2.fillPoly, LINE_8, shift 0), BoxScoreFast, BoxScoreSlow
 //	morph.go        Dilate2x2 (cv2.dilate with the 2×2 kernel of use_dilation)
 //	offset.go       Unclip, UnclipDistance, PolygonArea/Length (shapely), OffsetRound (pyclipper JT_ROUND)

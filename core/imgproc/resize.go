@@ -23,7 +23,7 @@ func linearTaps(n, srcN int, scale float64, clamp bool) (ofs []int, w []int32, x
 	w = make([]int32, 2*n)
 	xmax = n
 	for d := 0; d < n; d++ {
-		f := float32((float64(d)+0.5)*scale - 0.5)
+		f := float32(f64mul(float64(d)+0.5, scale) - 0.5)
 		s := int(math.Floor(float64(f)))
 		f -= float32(s)
 		if clamp {
