@@ -17,6 +17,8 @@ type AdamOptions struct {
 	// Decoupled selects AdamW's decoupled weight decay (p -= lr·wd·p before
 	// the update) over Adam's L2 term added to the gradient.
 	Decoupled bool `yaml:"decoupled"`
+	// NoDecay exempts parameters from weight decay (nil: none are exempt).
+	NoDecay func(nn.Param) bool `yaml:"-"`
 }
 
 // Adam is Kingma & Ba's optimizer (https://arxiv.org/abs/1412.6980) with
@@ -74,7 +76,7 @@ func (a *Adam) Step() {
 		t := a.steps(p.Name)
 		out := op.Call(adamDef, op.Attrs{
 			"lr": a.lr, "beta1": a.o.Beta1, "beta2": a.o.Beta2, "eps": a.o.Eps, "step": t,
-			"weight_decay": a.o.WeightDecay, "decoupled": a.o.Decoupled,
+			"weight_decay": wdFor(p, a.o.WeightDecay, a.o.NoDecay), "decoupled": a.o.Decoupled,
 		}, p.V.T, g, a.zerosOr(p.Name, "exp_avg", p.V.T), a.zerosOr(p.Name, "exp_avg_sq", p.V.T))
 		p.V.T.CopyFrom(out[0])
 		a.state[p.Name+".exp_avg"] = out[1]

@@ -2,62 +2,135 @@ package optim
 
 import (
 	"fmt"
+	"strings"
 
 	"paddle/core/nn"
 )
 
-// Config is the `Optimizer:` section shared by PaddleOCR and PaddleClas configs:
+// Config is the Optimizer section of a PaddleOCR/PaddleClas config:
 //
 //	Optimizer:
-//	  name: Momentum            # SGD | Momentum | Adam | AdamW | RMSProp
+//	  name: Momentum        # Momentum | SGD | Adam | AdamW | RMSProp
 //	  momentum: 0.9
-//	  lr: {name: Cosine, learning_rate: 0.1, warmup_epoch: 1}
-//	  regularizer: {name: L2, coeff: 0.0001}   # PaddleOCR spells it factor
+//	  lr: {name: Cosine, learning_rate: 0.1, warmup_epoch: 5}
+//	  regularizer: {name: L2, coeff: 0.0001}   # or factor: (PaddleOCR)
+//	  clip_norm: 10                            # global-norm gradient clipping
 type Config struct {
-	Name        string          `yaml:"name"`
-	Momentum    float64         `yaml:"momentum"`
-	Nesterov    bool            `yaml:"use_nesterov"`
-	Beta1       float64         `yaml:"beta1"`
-	Beta2       float64         `yaml:"beta2"`
-	Epsilon     float64         `yaml:"epsilon"`
-	Rho         float64         `yaml:"rho"`
-	WeightDecay float64         `yaml:"weight_decay"` // AdamW's decoupled decay
-	LR          LRConfig        `yaml:"lr"`
-	Regularizer *RegularizerCfg `yaml:"regularizer"`
-	ClipNorm    float64         `yaml:"clip_norm"`
+	Name        string       `yaml:"name"`
+	Momentum    float64      `yaml:"momentum"`
+	UseNesterov bool         `yaml:"use_nesterov"`
+	Beta1       float64      `yaml:"beta1"`
+	Beta2       float64      `yaml:"beta2"`
+	Epsilon     float64      `yaml:"epsilon"`
+	Rho         float64      `yaml:"rho"`
+	Centered    bool         `yaml:"centered"`
+	WeightDecay float64      `yaml:"weight_decay"` // AdamW's decoupled decay (Paddle's default 0.01)
+	Regularizer *Regularizer `yaml:"regularizer"`
+	ClipNorm    float64      `yaml:"clip_norm"`
+	// NoWeightDecayName lists (space-separated) substrings of parameter names
+	// that get no weight decay; OneDimParamNoWeightDecay exempts every rank-1
+	// parameter (biases, norms) — both as PaddleOCR's AdamW.
+	NoWeightDecayName        string   `yaml:"no_weight_decay_name"`
+	OneDimParamNoWeightDecay bool     `yaml:"one_dim_param_no_weight_decay"`
+	LR                       LRConfig `yaml:"lr"`
 }
 
-// RegularizerCfg is Paddle's coupled weight decay: L2 adds coeff·p to the gradient.
-type RegularizerCfg struct {
+// Regularizer is Paddle's coupled weight decay: L2 adds coeff·p to the gradient.
+type Regularizer struct {
 	Name   string  `yaml:"name"`
-	Coeff  float64 `yaml:"coeff"`
-	Factor float64 `yaml:"factor"`
+	Coeff  float64 `yaml:"coeff"`  // PaddleClas
+	Factor float64 `yaml:"factor"` // PaddleOCR
 }
 
-// Build makes the optimizer c names over params. The learning rate starts at
-// the schedule's base value; the training loop sets it every step.
-func Build(params []nn.Param, c Config) (Optimizer, error) {
+// Build returns the optimizer and the iteration-based learning-rate schedule
+// that c describes, for a run of epochs epochs of stepsPerEpoch iterations.
+// With clip_norm the optimizer clips the global gradient norm before each step.
+func Build(c Config, params []nn.Param, epochs, stepsPerEpoch int) (Optimizer, Schedule, error) {
+	s, err := BuildSchedule(c.LR, epochs, stepsPerEpoch)
+	if err != nil {
+		return nil, nil, fmt.Errorf("Optimizer.%w", err)
+	}
 	l2 := 0.0
 	if r := c.Regularizer; r != nil {
-		if r.Name != "L2" && r.Name != "" {
-			return nil, fmt.Errorf("regularizer: unknown name %q (known: L2)", r.Name)
+		switch strings.ToUpper(r.Name) {
+		case "L2", "L2DECAY":
+			l2 = r.Coeff + r.Factor
+		default:
+			return nil, nil, fmt.Errorf("Optimizer.regularizer: name %q is not supported (known: L2)", r.Name)
 		}
-		l2 = r.Coeff + r.Factor
 	}
-	lr := c.LR.LearningRate
+	ex := exclusion(c)
+	lr := s.LR(0)
+	var o Optimizer
 	switch c.Name {
-	case "SGD", "Momentum":
-		return NewSGD(params, SGDOptions{LR: lr, Momentum: c.Momentum, Nesterov: c.Nesterov, WeightDecay: l2})
+	case "Momentum", "SGD":
+		mom := c.Momentum
+		if c.Name == "SGD" {
+			mom = 0
+		}
+		o, err = NewSGD(params, SGDOptions{LR: lr, Momentum: mom, Nesterov: c.UseNesterov, WeightDecay: l2, NoDecay: ex})
 	case "Adam":
-		return NewAdam(params, AdamOptions{LR: lr, Beta1: c.Beta1, Beta2: c.Beta2, Eps: c.Epsilon, WeightDecay: l2})
+		o, err = NewAdam(params, AdamOptions{LR: lr, Beta1: c.Beta1, Beta2: c.Beta2, Eps: c.Epsilon, WeightDecay: l2, NoDecay: ex})
 	case "AdamW":
+		if l2 != 0 {
+			return nil, nil, fmt.Errorf("Optimizer: AdamW takes weight_decay, not a regularizer")
+		}
 		wd := c.WeightDecay
 		if wd == 0 {
-			wd = 0.01 // Paddle's AdamW default
+			wd = 0.01
 		}
-		return NewAdamW(params, AdamOptions{LR: lr, Beta1: c.Beta1, Beta2: c.Beta2, Eps: c.Epsilon, WeightDecay: wd})
+		o, err = NewAdamW(params, AdamOptions{LR: lr, Beta1: c.Beta1, Beta2: c.Beta2, Eps: c.Epsilon, WeightDecay: wd, NoDecay: ex})
 	case "RMSProp":
-		return NewRMSProp(params, RMSPropOptions{LR: lr, Alpha: c.Rho, Eps: c.Epsilon, Momentum: c.Momentum, WeightDecay: l2})
+		o, err = NewRMSProp(params, RMSPropOptions{LR: lr, Alpha: c.Rho, Eps: c.Epsilon, Momentum: c.Momentum, Centered: c.Centered, WeightDecay: l2, NoDecay: ex})
+	default:
+		return nil, nil, fmt.Errorf("Optimizer: unknown name %q (known: Momentum, SGD, Adam, AdamW, RMSProp)", c.Name)
 	}
-	return nil, fmt.Errorf("unknown optimizer %q (known: SGD, Momentum, Adam, AdamW, RMSProp)", c.Name)
+	if err != nil {
+		return nil, nil, fmt.Errorf("Optimizer: %w", err)
+	}
+	if c.ClipNorm > 0 {
+		o = &Clipped{Optimizer: o, Params: params, MaxNorm: c.ClipNorm}
+	}
+	return o, s, nil
+}
+
+// exclusion returns the no-weight-decay rule of c, or nil.
+func exclusion(c Config) func(nn.Param) bool {
+	names := strings.Fields(c.NoWeightDecayName)
+	if len(names) == 0 && !c.OneDimParamNoWeightDecay {
+		return nil
+	}
+	return func(p nn.Param) bool {
+		if c.OneDimParamNoWeightDecay && p.V.T.Rank() == 1 {
+			return true
+		}
+		for _, n := range names {
+			if strings.Contains(p.Name, n) {
+				return true
+			}
+		}
+		return false
+	}
+}
+
+// Clipped is an Optimizer that clips the global gradient norm of Params to
+// MaxNorm (ClipGradNorm) before every step; LastNorm is the norm it saw.
+type Clipped struct {
+	Optimizer
+	Params   []nn.Param
+	MaxNorm  float64
+	LastNorm float64
+}
+
+// Step clips, then steps.
+func (c *Clipped) Step() {
+	c.LastNorm = ClipGradNorm(c.Params, c.MaxNorm)
+	c.Optimizer.Step()
+}
+
+// StepWith sets o's learning rate from s at iteration step, then steps:
+// the usual training-loop call.
+func StepWith(o Optimizer, s Schedule, step int) {
+	o.SetLR(s.LR(step))
+	o.Step()
 }

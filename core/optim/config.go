@@ -9,8 +9,8 @@ import (
 //
 //	lr: {name: Cosine, learning_rate: 0.001, warmup_epoch: 2}
 //
-// Names: Const, Cosine, Step, Piecewise, Linear (polynomial), Polynomial,
-// OneCycle. The keys follow PaddleOCR and PaddleClas.
+// Names: Const, Cosine, Step, Piecewise, MultiStepDecay, Linear (polynomial),
+// Polynomial, OneCycle. The keys follow PaddleOCR and PaddleClas.
 type LRConfig struct {
 	Name          string    `yaml:"name"`
 	LearningRate  float64   `yaml:"learning_rate"`
@@ -23,9 +23,13 @@ type LRConfig struct {
 	Values        []float64 `yaml:"values"`       // Piecewise: one more than decay_epochs
 	EndLR         float64   `yaml:"end_lr"`       // Linear/Polynomial
 	Power         float64   `yaml:"power"`        // Linear/Polynomial (default 1)
+	Milestones    []int     `yaml:"milestones"`   // MultiStepDecay: epochs where lr *= gamma
 	MaxLR         float64   `yaml:"max_learning_rate"`
 	PhasePct      float64   `yaml:"phase_pct"`
 	DivideFactor  float64   `yaml:"divide_factor"`
+	// ByEpoch changes the rate once per epoch instead of every iteration
+	// (PaddleClas's by_epoch); warm-up then also moves per epoch.
+	ByEpoch bool `yaml:"by_epoch"`
 }
 
 // BuildSchedule turns c into an iteration-based schedule for a run of
@@ -35,6 +39,14 @@ type LRConfig struct {
 func BuildSchedule(c LRConfig, epochs, stepsPerEpoch int) (Schedule, error) {
 	if stepsPerEpoch <= 0 || epochs <= 0 {
 		return nil, fmt.Errorf("lr %s: epochs %d and steps per epoch %d must be positive", c.Name, epochs, stepsPerEpoch)
+	}
+	if c.ByEpoch && stepsPerEpoch > 1 {
+		c.ByEpoch = false
+		s, err := BuildSchedule(c, epochs, 1)
+		if err != nil {
+			return nil, err
+		}
+		return PerEpoch{S: s, StepsPerEpoch: stepsPerEpoch}, nil
 	}
 	total := epochs * stepsPerEpoch
 	var s Schedule
@@ -62,6 +74,22 @@ func BuildSchedule(c LRConfig, epochs, stepsPerEpoch int) (Schedule, error) {
 			return nil, fmt.Errorf("lr Piecewise: %w", err)
 		}
 		s = p
+	case "MultiStepDecay":
+		g := c.Gamma
+		if g == 0 {
+			g = 0.1
+		}
+		b := make([]int, len(c.Milestones))
+		v := []float64{c.LearningRate}
+		for i, e := range c.Milestones {
+			b[i] = e * stepsPerEpoch
+			v = append(v, v[i]*g)
+		}
+		p, err := NewPiecewise(b, v)
+		if err != nil {
+			return nil, fmt.Errorf("lr MultiStepDecay: %w", err)
+		}
+		s = p
 	case "Linear", "Polynomial":
 		pw := c.Power
 		if pw == 0 {
@@ -75,7 +103,7 @@ func BuildSchedule(c LRConfig, epochs, stepsPerEpoch int) (Schedule, error) {
 		}
 		s = OneCycle{MaxLR: m, TotalSteps: total, PctStart: c.PhasePct, DivFactor: c.DivideFactor}
 	default:
-		return nil, fmt.Errorf("lr: unknown name %q (known: Const, Cosine, Step, Piecewise, Linear, Polynomial, OneCycle)", c.Name)
+		return nil, fmt.Errorf("lr: unknown name %q (known: Const, Cosine, Step, Piecewise, MultiStepDecay, Linear, Polynomial, OneCycle)", c.Name)
 	}
 	if w := int(math.Round(c.WarmupEpoch * float64(stepsPerEpoch))); w > 0 {
 		end := c.LearningRate

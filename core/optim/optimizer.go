@@ -143,3 +143,11 @@ func (b *base) zerosOr(name, slot string, like *tensor.Tensor) *tensor.Tensor {
 	}
 	return tensor.ZerosLike(like)
 }
+
+// wdFor is the weight decay of parameter p: wd, or 0 when noDecay exempts it.
+func wdFor(p nn.Param, wd float64, noDecay func(nn.Param) bool) float64 {
+	if noDecay != nil && noDecay(p) {
+		return 0
+	}
+	return wd
+}

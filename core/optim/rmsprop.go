@@ -16,6 +16,8 @@ type RMSPropOptions struct {
 	Centered    bool    `yaml:"centered"`
 	WeightDecay float64 `yaml:"weight_decay"`
 	Decoupled   bool    `yaml:"decoupled"`
+	// NoDecay exempts parameters from weight decay (nil: none are exempt).
+	NoDecay func(nn.Param) bool `yaml:"-"`
 }
 
 // RMSProp is Hinton's RMSProp with torch.optim.RMSprop's update:
@@ -60,7 +62,7 @@ func (r *RMSProp) Step() {
 		}
 		out := op.Call(rmspropDef, op.Attrs{
 			"lr": r.lr, "alpha": r.o.Alpha, "eps": r.o.Eps, "momentum": r.o.Momentum, "centered": r.o.Centered,
-			"weight_decay": r.o.WeightDecay, "decoupled": r.o.Decoupled,
+			"weight_decay": wdFor(p, r.o.WeightDecay, r.o.NoDecay), "decoupled": r.o.Decoupled,
 		}, p.V.T, g, r.zerosOr(p.Name, "square_avg", p.V.T), r.zerosOr(p.Name, "grad_avg", p.V.T),
 			r.zerosOr(p.Name, "momentum_buffer", p.V.T))
 		p.V.T.CopyFrom(out[0])

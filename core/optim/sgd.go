@@ -18,6 +18,8 @@ type SGDOptions struct {
 	// Decoupled applies WeightDecay to the parameter (p -= lr·wd·p) instead
 	// of adding wd·p to the gradient (L2 regularisation, Paddle's default).
 	Decoupled bool `yaml:"decoupled"`
+	// NoDecay exempts parameters from weight decay (nil: none are exempt).
+	NoDecay func(nn.Param) bool `yaml:"-"`
 }
 
 // SGD is stochastic gradient descent with optional momentum and Nesterov
@@ -63,7 +65,7 @@ func (s *SGD) Step() {
 		}
 		out := op.Call(sgdDef, op.Attrs{
 			"lr": s.lr, "momentum": s.o.Momentum, "dampening": s.o.Dampening, "nesterov": s.o.Nesterov,
-			"weight_decay": s.o.WeightDecay, "decoupled": s.o.Decoupled, "first": first,
+			"weight_decay": wdFor(p, s.o.WeightDecay, s.o.NoDecay), "decoupled": s.o.Decoupled, "first": first,
 		}, p.V.T, g, buf.Cast(p.V.T.DType()))
 		p.V.T.CopyFrom(out[0])
 		if s.o.Momentum != 0 {
