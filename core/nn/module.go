@@ -3,17 +3,20 @@
 //
 // Where things are:
 //
-//	module.go      Module, Param, Bufferer, Layer, Collect, LoadState
-//	init.go        Kaiming, Xavier, truncated normal, constant (explicit *rand.Rand)
-//	linear.go      Linear, Embedding
-//	conv.go        Conv1D, Conv2D, ConvTranspose2D
-//	norm.go        BatchNorm1D/2D, LayerNorm, GroupNorm
-//	rnn.go         LSTM, GRU (PyTorch gate order and parameter names)
-//	attention.go   MultiHeadAttention, TransformerEncoderLayer, TransformerEncoder
-//	pool.go        MaxPool2D, AvgPool2D, AdaptiveAvgPool2D, Upsample, Dropout
-//	sequential.go  Sequential and the activation layers
-//	loss.go        CrossEntropy, BCEWithLogits, MSE, L1, SmoothL1, Dice, Focal
-//	ctc.go         CTC loss: a primitive with a log-space forward-backward VJP
+//	module.go        Module, Param, Bufferer, Layer, Collect, State/LoadState, ToDType
+//	init.go          Kaiming, Xavier, truncated normal, constant, PyTorch's Linear/Conv default
+//	linear.go        Linear, Embedding
+//	conv.go          Conv1D, Conv2D (groups, depthwise), ConvTranspose2D
+//	norm.go          BatchNorm1D/2D, LayerNorm, GroupNorm (over core/op's fused norm primitives)
+//	pool.go          MaxPool2D, AvgPool2D, AdaptiveAvgPool2D, Upsample
+//	dropout.go       Dropout (explicit *rand.Rand)
+//	rnn.go           LSTM, GRU (PyTorch gate order and parameter names)
+//	attention.go     MultiHeadAttention, TransformerEncoderLayer, TransformerEncoder
+//	sequential.go    Sequential, Activation, Flatten
+//	loss.go          MSE, L1, SmoothL1, BCEWithLogits, SigmoidFocal, Dice
+//	crossentropy.go  CrossEntropy (PyTorch's weighted mean, smoothing, ignore_index)
+//	ctc.go           CTCLoss: a primitive with a log-space forward-backward VJP
+//	ops.go           small helpers over core/ag (narrow, chunk, concat)
 //
 // Layers follow PyTorch's parameter layouts and names ("weight" (out, in) for
 // Linear, "weight_ih_l0" for LSTM), so reference weights load as they are.

@@ -8,7 +8,9 @@
 //	update.go     the fused per-element update ops (registered in core/op)
 //	sgd.go adam.go rmsprop.go   the optimizers (PyTorch's update rules)
 //	clip.go       ClipGradNorm
-//	schedule.go   Schedule and the step-based schedules; config.go builds them from Paddle configs
+//	schedule.go   Schedule and the step-based schedules
+//	config.go     BuildSchedule: Paddle's epoch-based `lr:` sections → iteration schedules
+//	build.go      Build: Paddle's Optimizer section → Optimizer + Schedule (L2, clip_norm)
 //	ema.go        EMA of the weights
 package optim
 
