@@ -98,8 +98,9 @@ func Format(data []byte) string {
 }
 
 // Decode decodes a PNG, JPEG, GIF (first frame), BMP, TIFF or WebP image
-// into the given color mode. Alpha is dropped (colors are kept
-// un-premultiplied, as OpenCV's imread and PIL's convert("RGB") do).
+// into the given color mode, as OpenCV's imread/imdecode would: alpha is
+// dropped (colours kept un-premultiplied), a JPEG's EXIF orientation is
+// applied, JPEG colour follows libjpeg and PNG gray follows libpng.
 func Decode(data []byte, mode ColorMode) (*Image, error) {
 	var (
 		img image.Image
@@ -129,7 +130,14 @@ func Decode(data []byte, mode ColorMode) (*Image, error) {
 	if Format(data) == "png" {
 		gray = pngGray
 	}
-	return fromImage(img, mode, gray)
+	m, err := fromImage(img, mode, gray)
+	if err != nil {
+		return nil, err
+	}
+	if Format(data) == "jpeg" {
+		m = Orient(m, jpegOrientation(data))
+	}
+	return m, nil
 }
 
 // DecodeFile reads and decodes an image file; errors name the file.

@@ -1,7 +1,9 @@
 package data
 
 import (
+	"bytes"
 	"fmt"
+	"os"
 	"path/filepath"
 	"testing"
 
@@ -77,5 +79,45 @@ func TestRotateMatchesTorchvision(t *testing.T) {
 		if inside < src.H*src.W/2 || worst > 1 || bad > inside/50 {
 			t.Errorf("rotate %g: %d interior pixels, %d values differ, max %d", a, inside, bad, worst)
 		}
+	}
+}
+
+// TestDecodeEXIFOrientation: JPEGs tagged with each EXIF orientation come
+// out turned as cv2.imread turns them (the reference picture is 12x7 with
+// coloured blocks in three corners, so a wrong turn changes whole blocks).
+func TestDecodeEXIFOrientation(t *testing.T) {
+	for o := 1; o <= 8; o++ {
+		m, err := DecodeFile(filepath.Join("testdata", fmt.Sprintf("exif_%d.jpg", o)), BGR)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := loadNpyImage(t, fmt.Sprintf("exif_%d_bgr.npy", o))
+		if worst, _ := pixelDiff(m, want); worst > 3 {
+			t.Errorf("orientation %d: got %dx%d, want %dx%d, max diff %d", o, m.W, m.H, want.W, want.H, worst)
+		}
+	}
+}
+
+func TestJPEGOrientationRobust(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("testdata", "exif_6.jpg"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o := jpegOrientation(data); o != 6 {
+		t.Fatalf("orientation = %d, want 6", o)
+	}
+	for n := range len(data) { // every truncation: no panic, and a value in range
+		if o := jpegOrientation(data[:n]); o < 1 || o > 8 {
+			t.Fatalf("prefix %d: orientation %d", n, o)
+		}
+	}
+	for i := 2; i < min(len(data), 200); i++ { // corrupt bytes in the header area
+		c := bytes.Clone(data)
+		c[i] ^= 0xff
+		jpegOrientation(c)
+	}
+	tr := Transpose(img3(2, 3))
+	if tr.W != 2 || tr.H != 3 || tr.At(2, 1, 0) != 12 || tr.At(0, 1, 1) != 110 {
+		t.Errorf("Transpose: %dx%d, (2,1)=%d (0,1,1)=%d", tr.W, tr.H, tr.At(2, 1, 0), tr.At(0, 1, 1))
 	}
 }

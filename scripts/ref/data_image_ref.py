@@ -72,3 +72,20 @@ for name in ["photo.png", "photo_444.jpg", "photo_422.jpg", "photo_420.jpg"]:
     base = name.replace(".", "_")
     np.save(os.path.join(out, base + "_bgr.npy"), cv2.imread(p, cv2.IMREAD_COLOR))
     np.save(os.path.join(out, base + "_gray.npy"), cv2.imread(p, cv2.IMREAD_GRAYSCALE))
+
+# EXIF orientation: the same 12x7 picture saved as JPEG with each EXIF
+# Orientation 1..8; cv2.imread and cv2.imdecode both apply the tag.
+pic = np.zeros((7, 12, 3), dtype=np.uint8)
+pic[:, :] = (40, 40, 40)
+pic[0:3, 0:4] = (250, 0, 0)      # red block top-left
+pic[0:3, 8:12] = (0, 250, 0)     # green block top-right
+pic[4:7, 0:4] = (0, 0, 250)      # blue block bottom-left
+for o in range(1, 9):
+    ex = Image.Exif()
+    ex[0x0112] = o
+    p = os.path.join(out, "exif_%d.jpg" % o)
+    Image.fromarray(pic).save(p, quality=95, subsampling=0, exif=ex.tobytes())
+    a = cv2.imread(p, cv2.IMREAD_COLOR)
+    b = cv2.imdecode(np.fromfile(p, dtype=np.uint8), cv2.IMREAD_COLOR)
+    assert (a == b).all(), "imread and imdecode disagree on orientation %d" % o
+    np.save(os.path.join(out, "exif_%d_bgr.npy" % o), a)
