@@ -99,8 +99,17 @@ type result[B any] struct {
 // Breaking out of the loop or cancelling ctx stops the workers; Epoch's
 // sequence returns only after they have exited.
 func (l *Loader[S, B]) Epoch(ctx context.Context, epoch int) iter.Seq2[B, error] {
+	return l.EpochFrom(ctx, epoch, 0)
+}
+
+// EpochFrom is Epoch starting at batch start, for an exact resume in the
+// middle of an epoch: the skipped batches are not read, and the rest are
+// identical to Epoch's. start counts the sampler's batches, which equal the
+// batches Epoch yields unless transforms dropped every sample of a batch.
+func (l *Loader[S, B]) EpochFrom(ctx context.Context, epoch, start int) iter.Seq2[B, error] {
 	return func(yield func(B, error) bool) {
 		spans := l.batches(epoch)
+		spans = spans[min(max(start, 0), len(spans)):]
 		if l.opts.Workers == 0 {
 			l.serial(ctx, epoch, spans, yield)
 			return

@@ -67,6 +67,9 @@ func TestLoaderDeterministicAcrossWorkers(t *testing.T) {
 	if other := runEpoch(t, l.Epoch(context.Background(), 4)); fmt.Sprint(other) == fmt.Sprint(ref) {
 		t.Error("epochs 3 and 4 gave the same batches")
 	}
+	if tail := runEpoch(t, l.EpochFrom(context.Background(), 3, 5)); fmt.Sprint(tail) != fmt.Sprint(ref[5:]) {
+		t.Error("EpochFrom(3, 5) differs from the last batches of epoch 3")
+	}
 	l2 := NewLoader(ds, LoaderOptions{BatchSize: 8, Shuffle: true, Workers: 2, Seed: 43}, collectItems)
 	if other := runEpoch(t, l2.Epoch(context.Background(), 3)); fmt.Sprint(other) == fmt.Sprint(ref) {
 		t.Error("seeds 42 and 43 gave the same batches")
