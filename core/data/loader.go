@@ -44,7 +44,9 @@ type Loader[S, B any] struct {
 	collate func([]S) (B, error)
 }
 
-// NewLoader returns a Loader over ds that turns each batch of samples into a B with collate.
+// NewLoader returns a Loader over ds that turns each batch of samples into a
+// B with collate. With Workers > 0, ds (Get/GetRand) and collate are called
+// from several goroutines at once and must be safe for that.
 func NewLoader[S, B any](ds Dataset[S], opts LoaderOptions, collate func([]S) (B, error)) *Loader[S, B] {
 	opts.BatchSize = max(opts.BatchSize, 1)
 	opts.Workers = max(opts.Workers, 0)
