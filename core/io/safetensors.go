@@ -150,7 +150,11 @@ func safetensorsHeader(tensors []Named, meta map[string]string) ([]byte, error) 
 	return b.Bytes(), nil
 }
 
-// ReadSafetensors reads every tensor and the metadata (nil if absent) of a safetensors file.
+// ReadSafetensors reads every tensor and the metadata (nil if absent) of a
+// safetensors file. F16 and BF16 tensors are widened to float32. Unused
+// bytes between tensors are tolerated (the reference reader rejects them);
+// overlapping or out-of-range offsets, sizes that do not match the shape,
+// and headers over MaxSafetensorsHeader are errors naming the file and tensor.
 func ReadSafetensors(path string) (map[string]*tensor.Tensor, map[string]string, error) {
 	named, meta, err := ReadSafetensorsNamed(path)
 	if err != nil {
