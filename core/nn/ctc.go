@@ -84,8 +84,16 @@ func ctcInfer(in []op.Meta, a op.Attrs) ([]op.Meta, error) {
 
 // ctcRef fills nll (N) or grad (T, N, C), whichever is non-nil.
 func ctcRef(nll, grad *op.T, in []*op.T, a op.Attrs) {
+	switch in[0].DType() {
+	case tensor.Float32:
+		ctcRun(tensor.Data[float32](in[0]), nll, grad, in, a)
+	case tensor.Float64:
+		ctcRun(tensor.Data[float64](in[0]), nll, grad, in, a)
+	}
+}
+
+func ctcRun[E float32 | float64](lp []E, nll, grad *op.T, in []*op.T, a op.Attrs) {
 	t, n, c := in[0].Dims3()
-	lp := in[0].Float64s()
 	tg, il, tl := in[1].I64(), in[2].I64(), in[3].I64()
 	blank := a.Int("blank", 0)
 	zeroInf := a.Bool("zero_infinity", false)
@@ -101,11 +109,13 @@ func ctcRef(nll, grad *op.T, in []*op.T, a op.Attrs) {
 			acc += int(tl[i])
 		}
 	}
-	var g []float64
+	var g, losses []E
 	if grad != nil {
-		g = make([]float64, t*n*c)
+		g = tensor.Data[E](grad) // zeroed by the caller: frames past a sequence's end keep 0
 	}
-	losses := make([]float64, n)
+	if nll != nil {
+		losses = tensor.Data[E](nll)
+	}
 	parallel.For(n, 1, func(lo, hi int) {
 		for b := lo; b < hi; b++ {
 			tb, lb := min(int(il[b]), t), int(tl[b])
@@ -113,38 +123,43 @@ func ctcRef(nll, grad *op.T, in []*op.T, a op.Attrs) {
 			for i := range lb {
 				lab[i] = int(tg[offs[b]+i])
 			}
-			emit := func(tt, k int) float64 { return lp[(tt*n+b)*c+k] }
-			loss, occ := ctcSeq(emit, tb, c, lab, blank, grad != nil)
+			emit := func(tt, k int) float64 { return float64(lp[(tt*n+b)*c+k]) }
+			loss, ab, ext := ctcSeq(emit, tb, lab, blank, grad != nil)
 			if math.IsInf(loss, 1) && zeroInf {
-				loss, occ = 0, nil
+				loss, ab = 0, nil
 			}
-			losses[b] = loss
-			if occ == nil {
+			if losses != nil {
+				losses[b] = E(loss)
+			}
+			if ab == nil {
 				continue
 			}
-			// occ[tt][k] = logΣ_{s: l'_s=k} α_t(s)β_t(s)
+			// ∂nll/∂lp[t,k] = -exp(logΣ_{s: l'_s=k} α_t(s)β_t(s) - lp[t,k] + nll) for the
+			// classes k in l'; every other class has no path through it and gets 0.
+			s := len(ext)
+			occ := make([]float64, c)
 			for tt := range tb {
-				for k := range c {
-					if o := occ[tt*c+k]; !math.IsInf(o, -1) {
-						g[(tt*n+b)*c+k] = -math.Exp(o - emit(tt, k) + loss)
+				for _, k := range ext {
+					occ[k] = math.Inf(-1)
+				}
+				for i, k := range ext {
+					occ[k] = logAdd(occ[k], ab[tt*s+i])
+				}
+				for _, k := range ext { // a class repeated in l' writes the same value again
+					if o := occ[k]; !math.IsInf(o, -1) {
+						g[(tt*n+b)*c+k] = E(-math.Exp(o - emit(tt, k) + loss))
 					}
 				}
 			}
 		}
 	})
-	if nll != nil {
-		nll.CopyFrom(tensor.FromSlice(losses, n).Cast(nll.DType()))
-	}
-	if grad != nil {
-		grad.CopyFrom(tensor.FromSlice(g, t, n, c).Cast(grad.DType()))
-	}
 }
 
-// ctcSeq runs CTC on one sequence of length T with emissions emit(t, k) (log
-// space) and labels lab. It returns the negative log-likelihood and, when
-// wantOcc, the occupancies (over c classes) logΣ_{s: l'_s=k} α_t(s)β_t(s) as a (T, C) table
-// (nil when the likelihood is zero).
-func ctcSeq(emit func(t, k int) float64, tn, c int, lab []int, blank int, wantOcc bool) (float64, []float64) {
+// ctcSeq runs CTC on one sequence of length tn with emissions emit(t, k) (log
+// space) and labels lab. It returns the negative log-likelihood, the
+// extended labels l' (blank, l1, blank, ..., blank) and, when wantAB, the
+// table α_t(s)+β_t(s) (tn, len(l')) in log space (nil when the likelihood is 0).
+func ctcSeq(emit func(t, k int) float64, tn int, lab []int, blank int, wantAB bool) (float64, []float64, []int) {
 	s := 2*len(lab) + 1
 	ext := make([]int, s) // l': blank, l1, blank, l2, ..., blank
 	for i := range ext {
@@ -156,11 +171,11 @@ func ctcSeq(emit func(t, k int) float64, tn, c int, lab []int, blank int, wantOc
 	inf := math.Inf(-1)
 	if tn == 0 {
 		if len(lab) == 0 {
-			return 0, nil
+			return 0, nil, ext
 		}
-		return math.Inf(1), nil
+		return math.Inf(1), nil, ext
 	}
-	// skip[s]: the transition s-2 → s is allowed (a label differing from the one two back)
+	// skip(s): the transition s-2 → s is allowed (a label differing from the one two back)
 	skip := func(i int) bool { return i >= 2 && ext[i] != blank && ext[i] != ext[i-2] }
 	alpha := make([]float64, tn*s)
 	for i := range alpha {
@@ -191,10 +206,10 @@ func ctcSeq(emit func(t, k int) float64, tn, c int, lab []int, blank int, wantOc
 		ll = logAdd(ll, last[s-2])
 	}
 	if math.IsInf(ll, -1) {
-		return math.Inf(1), nil
+		return math.Inf(1), nil, ext
 	}
-	if !wantOcc {
-		return -ll, nil
+	if !wantAB {
+		return -ll, nil, ext
 	}
 	beta := make([]float64, tn*s)
 	for i := range beta {
@@ -219,16 +234,10 @@ func ctcSeq(emit func(t, k int) float64, tn, c int, lab []int, blank int, wantOc
 			}
 		}
 	}
-	occ := make([]float64, tn*c)
-	for i := range occ {
-		occ[i] = inf
+	for i := range alpha {
+		alpha[i] += beta[i] // -inf stays -inf
 	}
-	for t := range tn {
-		for i := range s {
-			occ[t*c+ext[i]] = logAdd(occ[t*c+ext[i]], alpha[t*s+i]+beta[t*s+i])
-		}
-	}
-	return -ll, occ
+	return -ll, alpha, ext
 }
 
 // logAdd returns log(e^a + e^b) without overflow.
