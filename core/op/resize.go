@@ -212,6 +212,7 @@ func resizeRef(x, y *T, a Attrs, back bool) {
 
 func resizePlanes[E float32 | float64](x, y []E, planes, h, w int, rows, cols axisTable, linear, back bool) {
 	oh, ow := len(rows.i0), len(cols.i0)
+	rep := repeatFactor(cols.i0, w)
 	parallel.For(planes, 1, func(lo, hi int) {
 		for p := lo; p < hi; p++ {
 			xp, yp := x[p*h*w:(p+1)*h*w], y[p*oh*ow:(p+1)*oh*ow]
@@ -225,6 +226,13 @@ func resizePlanes[E float32 | float64](x, y []E, planes, h, w int, rows, cols ax
 				case !linear && !back:
 					if o > 0 && rows.i0[o] == rows.i0[o-1] {
 						copy(yr, yp[(o-1)*ow:o*ow])
+						continue
+					}
+					if rep == 2 { // integer upscaling by 2 (FPN): each pixel written twice
+						yr = yr[:2*len(r0)]
+						for i, v := range r0 {
+							yr[2*i], yr[2*i+1] = v, v
+						}
 						continue
 					}
 					for j, i := range cols.i0 {
@@ -255,4 +263,19 @@ func resizePlanes[E float32 | float64](x, y []E, planes, h, w int, rows, cols ax
 			}
 		}
 	})
+}
+
+// repeatFactor returns k when idx is 0,0,..,1,1,.. (each of the w source
+// columns exactly k times in order), else 0.
+func repeatFactor(idx []int, w int) int {
+	if w == 0 || len(idx)%w != 0 {
+		return 0
+	}
+	k := len(idx) / w
+	for j, i := range idx {
+		if i != j/k {
+			return 0
+		}
+	}
+	return k
 }
