@@ -84,3 +84,24 @@ func TestAttentionGradCheck(t *testing.T) {
 		return y
 	}, 1e-6)
 }
+
+func TestTransformerEncoderStacksLayers(t *testing.T) {
+	o := TransformerEncoderLayerOptions{DModel: 4, NHead: 2, DimFeedforward: 8, NormFirst: true}
+	e, err := NewTransformerEncoder(o, 2, true, rng())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ps := e.Params()
+	if ps[0].Name != "layers.0.self_attn.q_proj.weight" || ps[len(ps)-1].Name != "norm.bias" {
+		t.Errorf("names %s ... %s", ps[0].Name, ps[len(ps)-1].Name)
+	}
+	if len(ps) != 2*len(e.Layers[0].Params())+2 {
+		t.Errorf("%d params", len(ps))
+	}
+	x := ag.Const(tensor.Randn(rng(), tensor.Float32, 0, 1, 2, 3, 4))
+	mask := AttentionMask{Causal: true}
+	want := e.Norm.Forward(e.Layers[1].Forward(e.Layers[0].Forward(x, mask, false), mask, false), false)
+	if got := e.Forward(x, mask, false); !tensor.AllClose(got.T, want.T, 0, 0) {
+		t.Error("encoder output differs from its layers applied in turn")
+	}
+}

@@ -19,6 +19,24 @@ func TestCTCGradCheck(t *testing.T) {
 	il := tensor.FromSlice([]int64{4, 3, 4}, 3)
 	tl := tensor.FromSlice([]int64{2, 3, 3}, 3) // sample 1 needs 5 frames for 1,1,1: infinite
 	optest.GradCheck(t, ctcDef, []*tensor.Tensor{lp, tg, il, tl}, map[string]any{"zero_infinity": true}, optest.Tol{Abs: 1e-6, Rel: 1e-5})
+	for _, zi := range []bool{false, true} {
+		x := ag.Param(lp)
+		l := CTCLoss(x, tg, il, tl, CTCOptions{Reduction: ReduceNone, ZeroInfinity: zi})
+		v := l.T.Float64s()
+		if zi != (v[1] == 0) || zi == math.IsInf(v[1], 1) || math.IsInf(v[0], 0) || v[0] <= 0 {
+			t.Fatalf("zero_infinity=%v: per-sample losses %v", zi, v)
+		}
+		if zi {
+			ag.Sum(l, nil, false).Backward()
+			for tt := range 4 {
+				for k := range 3 {
+					if g := x.Grad.At(tt, 1, k); g != 0 {
+						t.Fatalf("zeroed sample has gradient %v at (%d, %d)", g, tt, k)
+					}
+				}
+			}
+		}
+	}
 }
 
 // A hand-checked case: T=2, one class besides blank, target "1".

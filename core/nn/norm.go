@@ -121,7 +121,7 @@ func (b *BatchNorm) track(mean, v *tensor.Tensor, n int) {
 	}
 	upd(rm, mean)
 	upd(rv, unbiased)
-	b.NumBatchesTracked.T = tensor.Scalar(int64(b.NumBatchesTracked.T.Item()) + 1)
+	b.NumBatchesTracked.T.CopyFrom(tensor.Scalar(int64(b.NumBatchesTracked.T.Item()) + 1))
 }
 
 // LayerNormOptions configure LayerNorm.
