@@ -91,10 +91,27 @@ type cell func(gx, h, c *ag.Var, ws [4]*ag.Var) (*ag.Var, *ag.Var)
 // run applies the stacked recurrences to x (T, N, I) from initial states
 // h0, c0 (L·D, N, H) (nil = zeros; c only for LSTM) and returns the output
 // (T, N, D·H) and the final states (L·D, N, H).
-func (m *rnn) run(x, h0, c0 *ag.Var, withC, training bool, step cell) (*ag.Var, *ag.Var, *ag.Var) {
+func (m *rnn) run(x, h0, c0 *ag.Var, lengths []int, withC, training bool, step cell) (*ag.Var, *ag.Var, *ag.Var) {
 	t, n := x.Shape()[0], x.Shape()[1]
 	h := m.o.HiddenSize
 	zero := ag.Const(zerosLike(x, n, h))
+	// masks[t] (N, 1) is 1 where step t is inside the sequence: past its end a
+	// sequence's state is frozen and its output is 0, so the reverse
+	// direction starts at each sequence's own last step (PyTorch's packed
+	// sequences, Paddle's sequence_length).
+	var masks []*ag.Var
+	if lengths != nil {
+		masks = make([]*ag.Var, t)
+		for ti := range t {
+			mv := zerosLike(x, n, 1)
+			for b, l := range lengths {
+				if ti < l {
+					mv.SetAt(1, b, 0)
+				}
+			}
+			masks[ti] = ag.Const(mv)
+		}
+	}
 	var hs, cs []*ag.Var
 	for l := range m.o.NumLayers {
 		if l > 0 && m.o.Dropout > 0 && training {
@@ -123,8 +140,18 @@ func (m *rnn) run(x, h0, c0 *ag.Var, withC, training bool, step cell) (*ag.Var, 
 				if d == 1 {
 					ti = t - 1 - i
 				}
-				hi, ci = step(ag.Reshape(steps[ti], n, m.gates*h), hi, ci, ws)
-				ys[ti] = ag.Reshape(hi, 1, n, h)
+				hn, cn := step(ag.Reshape(steps[ti], n, m.gates*h), hi, ci, ws)
+				if masks == nil {
+					hi, ci = hn, cn
+					ys[ti] = ag.Reshape(hi, 1, n, h)
+					continue
+				}
+				mk := masks[ti]
+				hi = ag.Add(hi, ag.Mul(mk, ag.Sub(hn, hi)))
+				if withC {
+					ci = ag.Add(ci, ag.Mul(mk, ag.Sub(cn, ci)))
+				}
+				ys[ti] = ag.Reshape(ag.Mul(mk, hn), 1, n, h)
 			}
 			outs = append(outs, concat(0, ys...))
 			hs = append(hs, ag.Reshape(hi, 1, n, h))
@@ -150,10 +177,24 @@ func hproj(h *ag.Var, ws [4]*ag.Var) *ag.Var {
 	return g
 }
 
-func (m *rnn) toTime(x *ag.Var) (*ag.Var, error) {
+func (m *rnn) toTime(x *ag.Var, lengths []int) (*ag.Var, error) {
 	s := x.Shape()
 	if len(s) != 3 || s[2] != m.o.InputSize {
 		return nil, fmt.Errorf("rnn: input %v, want (T, N, %d) or batch-first (N, T, %d)", s, m.o.InputSize, m.o.InputSize)
+	}
+	if lengths != nil {
+		n, t := s[1], s[0]
+		if m.o.BatchFirst {
+			n, t = t, n
+		}
+		if len(lengths) != n {
+			return nil, fmt.Errorf("rnn: %d sequence lengths for a batch of %d", len(lengths), n)
+		}
+		for _, l := range lengths {
+			if l < 0 || l > t {
+				return nil, fmt.Errorf("rnn: sequence length %d outside [0, %d]", l, t)
+			}
+		}
 	}
 	if m.o.BatchFirst {
 		return ag.Transpose(x, 1, 0, 2), nil
@@ -187,13 +228,15 @@ func NewLSTM(o RNNOptions, r *rand.Rand) (*LSTM, error) {
 // Run maps x (T, N, I) (or (N, T, I) batch-first) and optional initial states
 // h0, c0 (L·D, N, H) to the output (T, N, D·H) (or (N, T, D·H)) and the final
 // states hn, cn (L·D, N, H), ordered layer by layer, forward before reverse.
-// It returns an error when x has the wrong shape.
-func (l *LSTM) Run(x, h0, c0 *ag.Var, training bool) (out, hn, cn *ag.Var, err error) {
-	xt, err := l.toTime(x)
+// lengths (N), when not nil, gives each sequence's length: outputs past it
+// are 0 and the final states are those at its last step. It returns an
+// error when x or lengths do not fit.
+func (l *LSTM) Run(x, h0, c0 *ag.Var, lengths []int, training bool) (out, hn, cn *ag.Var, err error) {
+	xt, err := l.toTime(x, lengths)
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	y, hn, cn := l.run(xt, h0, c0, true, training, func(gx, hp, cp *ag.Var, ws [4]*ag.Var) (*ag.Var, *ag.Var) {
+	y, hn, cn := l.run(xt, h0, c0, lengths, true, training, func(gx, hp, cp *ag.Var, ws [4]*ag.Var) (*ag.Var, *ag.Var) {
 		g := chunk(ag.Add(gx, hproj(hp, ws)), 1, 4)
 		i, f, gg, o := ag.Sigmoid(g[0]), ag.Sigmoid(g[1]), ag.Tanh(g[2]), ag.Sigmoid(g[3])
 		c := ag.Add(ag.Mul(f, cp), ag.Mul(i, gg))
@@ -205,7 +248,7 @@ func (l *LSTM) Run(x, h0, c0 *ag.Var, training bool) (out, hn, cn *ag.Var, err e
 // Forward returns Run's output sequence from zero states. A bad input shape
 // (a model bug) panics with *op.ShapeError.
 func (l *LSTM) Forward(x *ag.Var, training bool) *ag.Var {
-	y, _, _, err := l.Run(x, nil, nil, training)
+	y, _, _, err := l.Run(x, nil, nil, nil, training)
 	if err != nil {
 		panic(&op.ShapeError{Op: "rnn", Err: err})
 	}
@@ -228,13 +271,14 @@ func NewGRU(o RNNOptions, r *rand.Rand) (*GRU, error) {
 }
 
 // Run maps x (T, N, I) (or (N, T, I) batch-first) and an optional initial
-// state h0 (L·D, N, H) to the output (T, N, D·H) and the final state hn (L·D, N, H).
-func (g *GRU) Run(x, h0 *ag.Var, training bool) (out, hn *ag.Var, err error) {
-	xt, err := g.toTime(x)
+// state h0 (L·D, N, H) to the output (T, N, D·H) and the final state hn
+// (L·D, N, H); lengths (N) are optional sequence lengths, as for LSTM.Run.
+func (g *GRU) Run(x, h0 *ag.Var, lengths []int, training bool) (out, hn *ag.Var, err error) {
+	xt, err := g.toTime(x, lengths)
 	if err != nil {
 		return nil, nil, err
 	}
-	y, hn, _ := g.run(xt, h0, nil, false, training, func(gx, hp, _ *ag.Var, ws [4]*ag.Var) (*ag.Var, *ag.Var) {
+	y, hn, _ := g.run(xt, h0, nil, lengths, false, training, func(gx, hp, _ *ag.Var, ws [4]*ag.Var) (*ag.Var, *ag.Var) {
 		a, b := chunk(gx, 1, 3), chunk(hproj(hp, ws), 1, 3)
 		r := ag.Sigmoid(ag.Add(a[0], b[0]))
 		z := ag.Sigmoid(ag.Add(a[1], b[1]))
@@ -246,7 +290,7 @@ func (g *GRU) Run(x, h0 *ag.Var, training bool) (out, hn *ag.Var, err error) {
 
 // Forward returns Run's output sequence from a zero state.
 func (g *GRU) Forward(x *ag.Var, training bool) *ag.Var {
-	y, _, err := g.Run(x, nil, training)
+	y, _, err := g.Run(x, nil, nil, training)
 	if err != nil {
 		panic(&op.ShapeError{Op: "rnn", Err: err})
 	}

@@ -12,6 +12,7 @@ type rnnCase struct {
 	X, H0, C0, Y, Hn jt
 	Cn, Up, Dx       jt
 	Grads            map[string]jt
+	Lengths          []int
 }
 
 func TestRNNMatchesTorch(t *testing.T) {
@@ -27,7 +28,7 @@ func TestRNNMatchesTorch(t *testing.T) {
 			t.Run(kind+"/"+dt.String(), func(t *testing.T) {
 				var m Module
 				var err error
-				if kind == "lstm" {
+				if kind == "lstm" || kind == "lstm_len" {
 					m, err = NewLSTM(o, rng())
 				} else {
 					m, err = NewGRU(o, rng())
@@ -42,10 +43,10 @@ func TestRNNMatchesTorch(t *testing.T) {
 				x := ag.Param(c.X.t().Cast(dt))
 				h0 := ag.Const(c.H0.t().Cast(dt))
 				var y, hn, cn *ag.Var
-				if kind == "lstm" {
-					y, hn, cn, err = m.(*LSTM).Run(x, h0, ag.Const(c.C0.t().Cast(dt)), false)
+				if kind == "lstm" || kind == "lstm_len" {
+					y, hn, cn, err = m.(*LSTM).Run(x, h0, ag.Const(c.C0.t().Cast(dt)), c.Lengths, false)
 				} else {
-					y, hn, err = m.(*GRU).Run(x, h0, false)
+					y, hn, err = m.(*GRU).Run(x, h0, c.Lengths, false)
 				}
 				if err != nil {
 					t.Fatal(err)
@@ -77,7 +78,7 @@ func TestRNNGradCheck(t *testing.T) {
 	x := ag.Param(tensor.Randn(rng(), tensor.Float64, 0, 1, 3, 2, 2))
 	h0 := ag.Param(tensor.Randn(rng(), tensor.Float64, 0, 1, 4, 2, 3))
 	ps := []*ag.Var{x, h0, l.Params()[1].V, l.Params()[6].V}
-	checkGrad(t, "lstm", ps, func() *ag.Var { y, _, _, _ := l.Run(x, h0, nil, false); return y }, 1e-6)
+	checkGrad(t, "lstm", ps, func() *ag.Var { y, _, _, _ := l.Run(x, h0, nil, []int{3, 2}, false); return y }, 1e-6)
 	ps = []*ag.Var{x, h0, g.Params()[0].V, g.Params()[7].V}
-	checkGrad(t, "gru", ps, func() *ag.Var { _, hn, _ := g.Run(x, h0, false); return hn }, 1e-6)
+	checkGrad(t, "gru", ps, func() *ag.Var { _, hn, _ := g.Run(x, h0, []int{1, 3}, false); return hn }, 1e-6)
 }

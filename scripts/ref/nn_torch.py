@@ -131,6 +131,24 @@ def rnn_refs():
         if c0 is not None:
             case["c0"], case["cn"] = t2j(c0), t2j(cn)
         res[kind] = case
+
+        # variable lengths through a packed sequence (batch-first, unsorted lengths)
+        lengths = torch.tensor([3, 5])
+        x2 = x.detach().clone().requires_grad_(True)
+        m.zero_grad()
+        packed = torch.nn.utils.rnn.pack_padded_sequence(x2, lengths, batch_first=True, enforce_sorted=False)
+        if kind == "lstm":
+            yp, (hn, cn) = m(packed, (h0, c0))
+        else:
+            yp, hn = m(packed, h0)
+        y, _ = torch.nn.utils.rnn.pad_packed_sequence(yp, batch_first=True, total_length=5)
+        loss = (y * up).sum() + hn.sum()
+        loss.backward()
+        case = dict(case, lengths=lengths.tolist(), y=t2j(y), hn=t2j(hn), dx=t2j(x2.grad),
+                    grads=grads(m.named_parameters()))
+        if kind == "lstm":
+            case["cn"] = t2j(cn)
+        res[kind + "_len"] = case
     dump("nn", "rnn_torch", res)
 
 
