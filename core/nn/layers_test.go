@@ -199,3 +199,12 @@ func TestInit(t *testing.T) {
 		t.Errorf("leaky_relu gain %v", g)
 	}
 }
+
+func TestCollectSkipsNilParts(t *testing.T) {
+	var norm *LayerNorm
+	lin, _ := NewLinear(LinearOptions{In: 2, Out: 2, NoBias: true}, rng())
+	ps := Collect("fc", lin, "norm", norm, "extra", (*ag.Var)(nil))
+	if len(ps) != 1 || ps[0].Name != "fc.weight" {
+		t.Errorf("Collect = %v, want only fc.weight", ps)
+	}
+}

@@ -24,6 +24,7 @@ package nn
 
 import (
 	"fmt"
+	"reflect"
 	"sort"
 	"strings"
 
@@ -61,7 +62,7 @@ type Layer interface {
 // Collect concatenates the parameters of named parts in order, prefixing
 // each name with its part's name: Collect("conv1", m.conv1, "bn1", m.bn1).
 // A part is a Module, an *ag.Var (a parameter of its own, named exactly) or
-// nil (skipped: an absent bias). It panics on a malformed argument list, a
+// nil, typed or not (skipped: an absent bias or optional sub-module). It panics on a malformed argument list, a
 // programmer error.
 func Collect(name string, part any, more ...any) []Param {
 	return collect(false, append([]any{name, part}, more...))
@@ -90,6 +91,9 @@ func collect(buffers bool, args []any) []Param {
 				out = append(out, Param{name, p})
 			}
 		case Module:
+			if v := reflect.ValueOf(p); v.Kind() == reflect.Pointer && v.IsNil() {
+				continue // an absent optional part: a nil *LayerNorm
+			}
 			var ps []Param
 			if buffers {
 				if b, ok := p.(Bufferer); ok {
