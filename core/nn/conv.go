@@ -42,29 +42,29 @@ func expand(v []int, n, def int, what string) ([]int, error) {
 	return nil, fmt.Errorf("%s %v: want 1 or %d values", what, v, n)
 }
 
-// convAttrs resolves o for n spatial axes into op attributes.
-func convAttrs(o *ConvOptions, n int) (kernel []int, a op.Attrs, err error) {
+// convParams resolves o for n spatial axes into the conv ops' parameters.
+func convParams(o *ConvOptions, n int) (kernel []int, a op.ConvParams, err error) {
 	if o.Groups == 0 {
 		o.Groups = 1
 	}
 	if o.InChannels <= 0 || o.OutChannels <= 0 || o.InChannels%o.Groups != 0 || o.OutChannels%o.Groups != 0 {
-		return nil, nil, fmt.Errorf("in_channels %d and out_channels %d must be positive multiples of groups %d", o.InChannels, o.OutChannels, o.Groups)
+		return nil, op.ConvParams{}, fmt.Errorf("in_channels %d and out_channels %d must be positive multiples of groups %d", o.InChannels, o.OutChannels, o.Groups)
 	}
 	if kernel, err = expand(o.KernelSize, n, 0, "kernel_size"); err != nil {
-		return nil, nil, err
+		return nil, op.ConvParams{}, err
 	}
 	for _, k := range kernel {
 		if k <= 0 {
-			return nil, nil, fmt.Errorf("kernel_size %v must be positive", o.KernelSize)
+			return nil, op.ConvParams{}, fmt.Errorf("kernel_size %v must be positive", o.KernelSize)
 		}
 	}
 	st, err := expand(o.Stride, n, 1, "stride")
 	if err != nil {
-		return nil, nil, err
+		return nil, op.ConvParams{}, err
 	}
 	dl, err := expand(o.Dilation, n, 1, "dilation")
 	if err != nil {
-		return nil, nil, err
+		return nil, op.ConvParams{}, err
 	}
 	var pads []int
 	if len(o.Padding) == 2*n {
@@ -72,21 +72,17 @@ func convAttrs(o *ConvOptions, n int) (kernel []int, a op.Attrs, err error) {
 	} else {
 		p, err := expand(o.Padding, n, 0, "padding")
 		if err != nil {
-			return nil, nil, err
+			return nil, op.ConvParams{}, err
 		}
 		pads = append(p, p...)
 	}
-	if n == 1 { // run as 2-D over a height of 1
-		st, dl = []int{1, st[0]}, []int{1, dl[0]}
-		pads = []int{0, pads[0], 0, pads[1]}
-	}
-	a = op.Attrs{"strides": st, "dilations": dl, "pads": pads, "groups": o.Groups}
+	a = op.ConvParams{Strides: st, Dilations: dl, Pads: pads, Groups: o.Groups}
 	if o.OutputPadding != nil {
 		opad, err := expand(o.OutputPadding, n, 0, "output_padding")
 		if err != nil {
-			return nil, nil, err
+			return nil, op.ConvParams{}, err
 		}
-		a["output_padding"] = opad
+		a.OutputPadding = opad
 	}
 	return kernel, a, nil
 }
@@ -96,18 +92,18 @@ func convAttrs(o *ConvOptions, n int) (kernel []int, a op.Attrs, err error) {
 // initialisation. Groups = C with OC a multiple of C is a depthwise convolution.
 type Conv2D struct {
 	Weight, Bias *ag.Var
-	attrs        op.Attrs
+	p            op.ConvParams
 }
 
 var _ Layer = (*Conv2D)(nil)
 
 // NewConv2D builds a Conv2D layer.
 func NewConv2D(o ConvOptions, r *rand.Rand) (*Conv2D, error) {
-	k, a, err := convAttrs(&o, 2)
+	k, a, err := convParams(&o, 2)
 	if err != nil {
 		return nil, fmt.Errorf("conv2d: %w", err)
 	}
-	c := &Conv2D{Weight: newParam(o.OutChannels, o.InChannels/o.Groups, k[0], k[1]), attrs: a}
+	c := &Conv2D{Weight: newParam(o.OutChannels, o.InChannels/o.Groups, k[0], k[1]), p: a}
 	if !o.NoBias {
 		c.Bias = newParam(o.OutChannels)
 		DefaultInit(r, c.Weight.T, c.Bias.T, 0)
@@ -121,33 +117,24 @@ func NewConv2D(o ConvOptions, r *rand.Rand) (*Conv2D, error) {
 func (c *Conv2D) Params() []Param { return Collect("weight", c.Weight, "bias", c.Bias) }
 
 // Forward maps x (N, C, H, W) to (N, OC, H', W').
-func (c *Conv2D) Forward(x *ag.Var, _ bool) *ag.Var {
-	return convCall("conv2d", c.attrs, x, c.Weight, c.Bias)
-}
-
-func convCall(name string, a op.Attrs, x, w, b *ag.Var) *ag.Var {
-	if b == nil {
-		return call(name, a, x, w)
-	}
-	return call(name, a, x, w, b)
-}
+func (c *Conv2D) Forward(x *ag.Var, _ bool) *ag.Var { return ag.Conv2D(x, c.Weight, c.Bias, c.p) }
 
 // Conv1D is a 1-D convolution of x (N, C, L) with weight (OC, C/groups, K),
 // run as a 2-D convolution over a height of 1.
 type Conv1D struct {
 	Weight, Bias *ag.Var
-	attrs        op.Attrs
+	p            op.ConvParams
 }
 
 var _ Layer = (*Conv1D)(nil)
 
 // NewConv1D builds a Conv1D layer.
 func NewConv1D(o ConvOptions, r *rand.Rand) (*Conv1D, error) {
-	k, a, err := convAttrs(&o, 1)
+	k, a, err := convParams(&o, 1)
 	if err != nil {
 		return nil, fmt.Errorf("conv1d: %w", err)
 	}
-	c := &Conv1D{Weight: newParam(o.OutChannels, o.InChannels/o.Groups, k[0]), attrs: a}
+	c := &Conv1D{Weight: newParam(o.OutChannels, o.InChannels/o.Groups, k[0]), p: a}
 	if !o.NoBias {
 		c.Bias = newParam(o.OutChannels)
 		DefaultInit(r, c.Weight.T, c.Bias.T, 0)
@@ -161,24 +148,14 @@ func NewConv1D(o ConvOptions, r *rand.Rand) (*Conv1D, error) {
 func (c *Conv1D) Params() []Param { return Collect("weight", c.Weight, "bias", c.Bias) }
 
 // Forward maps x (N, C, L) to (N, OC, L').
-func (c *Conv1D) Forward(x *ag.Var, _ bool) *ag.Var {
-	s := x.Shape()
-	if len(s) != 3 {
-		panic(&op.ShapeError{Op: "conv1d", Err: fmt.Errorf("input %v, want (N, C, L)", s)})
-	}
-	ws := c.Weight.Shape()
-	w := ag.Reshape(c.Weight, ws[0], ws[1], 1, ws[2])
-	y := convCall("conv2d", c.attrs, ag.Reshape(x, s[0], s[1], 1, s[2]), w, c.Bias)
-	ys := y.Shape()
-	return ag.Reshape(y, ys[0], ys[1], ys[3])
-}
+func (c *Conv1D) Forward(x *ag.Var, _ bool) *ag.Var { return ag.Conv1D(x, c.Weight, c.Bias, c.p) }
 
 // ConvTranspose2D is the transpose (gradient) of a 2-D convolution: x
 // (N, C, H, W) with weight (C, OC/groups, KH, KW) gives (N, OC, H', W') with
 // H' = (H-1)·stride - pad_top - pad_bottom + dilation·(KH-1) + 1 + output_padding.
 type ConvTranspose2D struct {
 	Weight, Bias *ag.Var
-	attrs        op.Attrs
+	p            op.ConvParams
 }
 
 var _ Layer = (*ConvTranspose2D)(nil)
@@ -186,11 +163,11 @@ var _ Layer = (*ConvTranspose2D)(nil)
 // NewConvTranspose2D builds a ConvTranspose2D layer with PyTorch's default
 // initialisation (fans taken from the (C, OC/groups, KH, KW) weight as laid out).
 func NewConvTranspose2D(o ConvOptions, r *rand.Rand) (*ConvTranspose2D, error) {
-	k, a, err := convAttrs(&o, 2)
+	k, a, err := convParams(&o, 2)
 	if err != nil {
 		return nil, fmt.Errorf("conv_transpose2d: %w", err)
 	}
-	c := &ConvTranspose2D{Weight: newParam(o.InChannels, o.OutChannels/o.Groups, k[0], k[1]), attrs: a}
+	c := &ConvTranspose2D{Weight: newParam(o.InChannels, o.OutChannels/o.Groups, k[0], k[1]), p: a}
 	if !o.NoBias {
 		c.Bias = newParam(o.OutChannels)
 		DefaultInit(r, c.Weight.T, c.Bias.T, 0)
@@ -205,5 +182,5 @@ func (c *ConvTranspose2D) Params() []Param { return Collect("weight", c.Weight, 
 
 // Forward maps x (N, C, H, W) to (N, OC, H', W').
 func (c *ConvTranspose2D) Forward(x *ag.Var, _ bool) *ag.Var {
-	return convCall("conv_transpose2d", c.attrs, x, c.Weight, c.Bias)
+	return ag.ConvTranspose2D(x, c.Weight, c.Bias, c.p)
 }

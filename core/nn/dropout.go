@@ -43,18 +43,8 @@ func (d *Dropout) Forward(x *ag.Var, training bool) *ag.Var {
 	return dropout(x, d.P, d.r)
 }
 
-// dropout multiplies x by a constant mask of 0 and 1/(1-p).
-// TODO(nn): use a dropout primitive (mask kept for backward) if core/op gains one.
-func dropout(x *ag.Var, p float64, r *rand.Rand) *ag.Var {
-	m := make([]float64, x.T.Len())
-	keep := 1 / (1 - p)
-	for i := range m {
-		if r.Float64() >= p {
-			m[i] = keep
-		}
-	}
-	return ag.Mul(x, ag.Const(tensor.FromSlice(m, x.Shape()...).Cast(x.DType())))
-}
+// dropout is ag.Dropout in training.
+func dropout(x *ag.Var, p float64, r *rand.Rand) *ag.Var { return ag.Dropout(x, p, true, r) }
 
 // zerosLike returns a zero tensor with x's dtype and the given shape.
 func zerosLike(x *ag.Var, shape ...int) *tensor.Tensor { return tensor.New(x.DType(), shape...) }

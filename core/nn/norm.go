@@ -10,16 +10,8 @@ import (
 
 // Normalisation layers over core/op's fused primitives batch_norm,
 // batch_norm_train, layer_norm and group_norm (two passes each way instead
-// of a composite's ten).
-
-// affine returns the scale and bias inputs of a norm primitive: the layer's
-// parameters, or constant ones and zeros (c) without affine.
-func affine(w, b *ag.Var, x *ag.Var, shape ...int) (*ag.Var, *ag.Var) {
-	if w != nil {
-		return w, b
-	}
-	return ag.Const(tensor.Ones(x.DType(), shape...)), ag.Const(tensor.New(x.DType(), shape...))
-}
+// of a composite's ten). Unlike ag.BatchNorm (Paddle's momentum, biased
+// running variance), BatchNorm here keeps PyTorch's running statistics.
 
 // BatchNormOptions configure BatchNorm1D and BatchNorm2D.
 type BatchNormOptions struct {
@@ -98,15 +90,18 @@ func (b *BatchNorm) Forward(x *ag.Var, training bool) *ag.Var {
 	if !ok || s[1] != c {
 		panic(&op.ShapeError{Op: "batch_norm", Err: fmt.Errorf("input %v, want rank %v with %d channels", s, b.ranks, c)})
 	}
-	w, bias := affine(b.Weight, b.Bias, x, c)
+	w, bias := b.Weight, b.Bias
+	if w == nil {
+		w, bias = ag.Const(tensor.Ones(x.DType(), c)), ag.Const(tensor.New(x.DType(), c))
+	}
 	if training {
-		o := callN("batch_norm_train", op.Attrs{"epsilon": b.eps}, x, w, bias)
-		b.track(o[1].T, o[2].T, s.NumElements()/c)
-		return o[0]
+		y, mean, v := ag.BatchNormTrain(x, w, bias, b.eps)
+		b.track(mean.T, v.T, s.NumElements()/c)
+		return y
 	}
 	mean := ag.Const(b.RunningMean.T.Cast(x.DType()))
 	v := ag.Const(b.RunningVar.T.Cast(x.DType()))
-	return call("batch_norm", op.Attrs{"epsilon": b.eps}, x, w, bias, mean, v)
+	return ag.BatchNormEval(x, w, bias, mean, v, b.eps)
 }
 
 // track folds a batch's mean and biased variance (over n values per
@@ -167,8 +162,7 @@ func (l *LayerNorm) Forward(x *ag.Var, _ bool) *ag.Var {
 	if len(s) < k || !tensor.Shape(s[len(s)-k:]).Equal(l.shape) {
 		panic(&op.ShapeError{Op: "layer_norm", Err: fmt.Errorf("input %v does not end with normalized_shape %v", s, l.shape)})
 	}
-	w, b := affine(l.Weight, l.Bias, x, l.shape...)
-	return call("layer_norm", op.Attrs{"axis": len(s) - k, "epsilon": l.eps}, x, w, b)
+	return ag.LayerNorm(x, l.Weight, l.Bias, len(s)-k, l.eps)
 }
 
 // GroupNormOptions configure GroupNorm.
@@ -211,5 +205,5 @@ func (g *GroupNorm) Forward(x *ag.Var, _ bool) *ag.Var {
 	if len(s) < 2 || s[1] != c {
 		panic(&op.ShapeError{Op: "group_norm", Err: fmt.Errorf("input %v, want (N, %d, ...)", s, c)})
 	}
-	return call("group_norm", op.Attrs{"groups": g.groups, "epsilon": g.eps}, x, g.Weight, g.Bias)
+	return ag.GroupNorm(x, g.Weight, g.Bias, g.groups, g.eps)
 }

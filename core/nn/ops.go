@@ -1,22 +1,8 @@
 package nn
 
-import (
-	"paddle/core/ag"
-	"paddle/core/op"
-)
+import "paddle/core/ag"
 
-// call applies a primitive by op name, for the conv/pool/norm/resize ops
-// whose core/ag wrappers were being written alongside this package.
-// TODO(nn): use the core/ag wrappers (ops_conv.go) once they have landed.
-func call(name string, attrs op.Attrs, in ...*ag.Var) *ag.Var { return callN(name, attrs, in...)[0] }
-
-func callN(name string, attrs op.Attrs, in ...*ag.Var) []*ag.Var {
-	d := op.Lookup(name)
-	if d == nil {
-		panic("nn: no op named " + name) // a programmer error: names are fixed in code
-	}
-	return ag.Apply(d, attrs, in...)
-}
+// Small helpers over the core/ag movement ops.
 
 // narrow returns x[..., start:end, ...] along axis.
 func narrow(x *ag.Var, axis, start, end int) *ag.Var {

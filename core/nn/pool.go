@@ -19,18 +19,19 @@ type PoolOptions struct {
 	CountIncludePad bool `yaml:"count_include_pad"`
 }
 
-func poolAttrs(o PoolOptions) (op.Attrs, error) {
+func poolParams(o PoolOptions) (op.PoolParams, error) {
+	var none op.PoolParams
 	k, err := expand(o.KernelSize, 2, 0, "kernel_size")
 	if err != nil {
-		return nil, err
+		return none, err
 	}
 	if k[0] <= 0 || k[1] <= 0 {
-		return nil, fmt.Errorf("kernel_size %v must be positive", o.KernelSize)
+		return none, fmt.Errorf("kernel_size %v must be positive", o.KernelSize)
 	}
 	st := k
 	if len(o.Stride) > 0 {
 		if st, err = expand(o.Stride, 2, 1, "stride"); err != nil {
-			return nil, err
+			return none, err
 		}
 	}
 	var pads []int
@@ -39,18 +40,18 @@ func poolAttrs(o PoolOptions) (op.Attrs, error) {
 	} else {
 		p, err := expand(o.Padding, 2, 0, "padding")
 		if err != nil {
-			return nil, err
+			return none, err
 		}
 		pads = append(p, p...)
 	}
-	return op.PoolParams{Kernel: k, Strides: st, Pads: pads, CeilMode: o.CeilMode, CountIncludePad: o.CountIncludePad}.Attrs(), nil
+	return op.PoolParams{Kernel: k, Strides: st, Pads: pads, CeilMode: o.CeilMode, CountIncludePad: o.CountIncludePad}, nil
 }
 
 // MaxPool2D takes the maximum of each window of x (N, C, H, W).
-type MaxPool2D struct{ attrs op.Attrs }
+type MaxPool2D struct{ p op.PoolParams }
 
 // AvgPool2D takes the mean of each window of x (N, C, H, W).
-type AvgPool2D struct{ attrs op.Attrs }
+type AvgPool2D struct{ p op.PoolParams }
 
 var (
 	_ Layer = (*MaxPool2D)(nil)
@@ -59,7 +60,7 @@ var (
 
 // NewMaxPool2D builds a max-pooling layer.
 func NewMaxPool2D(o PoolOptions) (*MaxPool2D, error) {
-	a, err := poolAttrs(o)
+	a, err := poolParams(o)
 	if err != nil {
 		return nil, fmt.Errorf("max_pool2d: %w", err)
 	}
@@ -68,7 +69,7 @@ func NewMaxPool2D(o PoolOptions) (*MaxPool2D, error) {
 
 // NewAvgPool2D builds an average-pooling layer.
 func NewAvgPool2D(o PoolOptions) (*AvgPool2D, error) {
-	a, err := poolAttrs(o)
+	a, err := poolParams(o)
 	if err != nil {
 		return nil, fmt.Errorf("avg_pool2d: %w", err)
 	}
@@ -79,13 +80,13 @@ func NewAvgPool2D(o PoolOptions) (*AvgPool2D, error) {
 func (p *MaxPool2D) Params() []Param { return nil }
 
 // Forward pools x (N, C, H, W) to (N, C, H', W').
-func (p *MaxPool2D) Forward(x *ag.Var, _ bool) *ag.Var { return call("max_pool2d", p.attrs, x) }
+func (p *MaxPool2D) Forward(x *ag.Var, _ bool) *ag.Var { return ag.MaxPool2D(x, p.p) }
 
 // Params returns nothing.
 func (p *AvgPool2D) Params() []Param { return nil }
 
 // Forward pools x (N, C, H, W) to (N, C, H', W').
-func (p *AvgPool2D) Forward(x *ag.Var, _ bool) *ag.Var { return call("avg_pool2d", p.attrs, x) }
+func (p *AvgPool2D) Forward(x *ag.Var, _ bool) *ag.Var { return ag.AvgPool2D(x, p.p) }
 
 // AdaptiveAvgPool2D averages x (N, C, H, W) into an OH×OW grid of bins
 // [⌊i·H/OH⌋, ⌈(i+1)·H/OH⌉) (PyTorch's rule); 1×1 is global average pooling.
@@ -108,9 +109,9 @@ func (p *AdaptiveAvgPool2D) Params() []Param { return nil }
 // Forward pools x (N, C, H, W) to (N, C, OH, OW).
 func (p *AdaptiveAvgPool2D) Forward(x *ag.Var, _ bool) *ag.Var {
 	if p.OH == 1 && p.OW == 1 {
-		return call("global_avg_pool", nil, x)
+		return ag.GlobalAvgPool(x)
 	}
-	return call("adaptive_avg_pool2d", op.Attrs{"output_size": []int{p.OH, p.OW}}, x)
+	return ag.AdaptiveAvgPool2D(x, p.OH, p.OW)
 }
 
 // UpsampleOptions configure Upsample: give Size or ScaleFactor.
@@ -166,4 +167,4 @@ func NewUpsample(o UpsampleOptions) (*Upsample, error) {
 func (u *Upsample) Params() []Param { return nil }
 
 // Forward resizes x (N, C, H, W) to (N, C, OH, OW).
-func (u *Upsample) Forward(x *ag.Var, _ bool) *ag.Var { return call("resize", u.p.Attrs(), x) }
+func (u *Upsample) Forward(x *ag.Var, _ bool) *ag.Var { return ag.Resize(x, u.p) }
