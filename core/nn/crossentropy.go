@@ -8,18 +8,24 @@ import (
 )
 
 // CrossEntropyOptions configure CrossEntropy; the zero value is PyTorch's
-// default except IgnoreIndex, which NewCrossEntropyOptions sets to -100.
+// default (no smoothing, ignore_index -100, no weights, mean).
 type CrossEntropyOptions struct {
 	LabelSmoothing float64   `yaml:"label_smoothing"`
-	IgnoreIndex    int       `yaml:"ignore_index"`
-	Weight         []float64 `yaml:"weight"` // per-class weights (C), nil = 1
+	IgnoreIndex    *int      `yaml:"ignore_index"` // nil means -100
+	Weight         []float64 `yaml:"weight"`       // per-class weights (C), nil = 1
 	Reduction      Reduction `yaml:"reduction"`
 }
 
+// DefaultIgnoreIndex is the label CrossEntropy skips unless told otherwise.
+const DefaultIgnoreIndex = -100
+
 // DefaultCrossEntropyOptions returns PyTorch's defaults: ignore_index -100, mean.
 func DefaultCrossEntropyOptions() CrossEntropyOptions {
-	return CrossEntropyOptions{IgnoreIndex: -100, Reduction: ReduceMean}
+	return CrossEntropyOptions{Reduction: ReduceMean}
 }
+
+// Ignore returns a pointer to v, for CrossEntropyOptions.IgnoreIndex.
+func Ignore(v int) *int { return &v }
 
 // CrossEntropy is softmax cross-entropy of logits (N, C) or (N, C, d...)
 // against int64 class labels (N) or (N, d...), with torch.nn.CrossEntropyLoss
@@ -43,6 +49,10 @@ func CrossEntropy(logits *ag.Var, labels *tensor.Tensor, o CrossEntropyOptions) 
 	if o.Weight != nil && len(o.Weight) != c {
 		return nil, fmt.Errorf("cross entropy: %d class weights for %d classes", len(o.Weight), c)
 	}
+	ignore := DefaultIgnoreIndex
+	if o.IgnoreIndex != nil {
+		ignore = *o.IgnoreIndex
+	}
 	w := func(k int) float64 {
 		if o.Weight == nil {
 			return 1
@@ -59,7 +69,7 @@ func CrossEntropy(logits *ag.Var, labels *tensor.Tensor, o CrossEntropyOptions) 
 	for i := range n {
 		for j := range inner {
 			y := int(lab[i*inner+j])
-			if y == o.IgnoreIndex {
+			if y == ignore {
 				continue
 			}
 			if y < 0 || y >= c {

@@ -80,7 +80,8 @@ func TestCrossEntropyMatchesTorch(t *testing.T) {
 	sp := ce.Spatial
 	x := ag.Param(sp.Logits.t())
 	l, err := CrossEntropy(x, tensor.FromSlice(sp.Labels, 2, 4), CrossEntropyOptions{
-		IgnoreIndex: -100, Weight: sp.Weight, LabelSmoothing: sp.LabelSmoothing})
+		Weight: sp.Weight, LabelSmoothing: sp.LabelSmoothing}) // zero IgnoreIndex: -100, not 0
+
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -153,9 +154,9 @@ func TestLossGradCheck(t *testing.T) {
 	p := ag.Param(tensor.Rand(rng(), tensor.Float64, 0.1, 0.9, 3, 4))
 	checkGrad(t, "dice", []*ag.Var{p}, func() *ag.Var { return Dice(p, y, nil, 1e-6) }, 1e-6)
 	checkGrad(t, "smooth-l1", []*ag.Var{x}, func() *ag.Var { return SmoothL1(x, y, 0.5, ReduceSum) }, 1e-6)
-	lab := tensor.FromSlice([]int64{3, -100, 0}, 3)
-	checkGrad(t, "cross-entropy", []*ag.Var{x}, func() *ag.Var {
-		l, _ := CrossEntropy(x, lab, CrossEntropyOptions{IgnoreIndex: -100, LabelSmoothing: 0.1, Weight: []float64{1, 2, 3, 4}})
+	lab := tensor.FromSlice([]int64{3, 1, 0}, 3)
+	checkGrad(t, "cross-entropy", []*ag.Var{x}, func() *ag.Var { // row 1 is ignored: its gradient is 0
+		l, _ := CrossEntropy(x, lab, CrossEntropyOptions{IgnoreIndex: Ignore(1), LabelSmoothing: 0.1, Weight: []float64{1, 2, 3, 4}})
 		return l
 	}, 1e-6)
 }
