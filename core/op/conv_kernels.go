@@ -14,9 +14,10 @@ type convShape struct {
 	g                geom2
 }
 
-// convForward computes y = conv(x, w) + b (b may be nil). Each (image, group)
-// is one task: im2col of that group's channels (skipped for pointwise convs),
-// then one GEMM w_g (ocg, cg·KH·KW) · col (cg·KH·KW, OH·OW).
+// convForward computes y = conv(x, w) + b (b may be nil). Each (image,
+// group, tile of output rows) is one task: im2col of that group's channels
+// for those rows (skipped for pointwise convs), then one GEMM
+// w_g (ocg, cg·KH·KW) · col (cg·KH·KW, rows·OW).
 func convForward[E float32 | float64](cs convShape, x, w, b, y []E) {
 	g := cs.g
 	cg, ocg := cs.c/cs.groups, cs.oc/cs.groups
@@ -26,22 +27,34 @@ func convForward[E float32 | float64](cs convShape, x, w, b, y []E) {
 	}
 	hw, ohw, k := g.H*g.W, g.OH*g.OW, cg*g.KH*g.KW
 	pw := g.isPointwise()
-	parallel.For(cs.n*cs.groups, 1, func(lo, hi int) {
+	rows := g.OH
+	if !pw {
+		rows = g.tileRows(k)
+	}
+	nt := (g.OH + rows - 1) / rows
+	parallel.For(cs.n*cs.groups*nt, 1, func(lo, hi int) {
 		var col []E
 		if !pw {
-			col = make([]E, k*ohw)
+			col = make([]E, k*rows*g.OW)
 		}
 		for t := lo; t < hi; t++ {
-			ni, gi := t/cs.groups, t%cs.groups
-			src := x[(ni*cs.c+gi*cg)*hw:]
+			ni, gi, ti := t/nt/cs.groups, t/nt%cs.groups, t%nt
+			oh0, oh1 := ti*rows, min((ti+1)*rows, g.OH)
+			cols := (oh1 - oh0) * g.OW
+			src, ldb := x[(ni*cs.c+gi*cg)*hw:], ohw
 			if !pw {
-				im2col(src, cg, g, col)
-				src = col
+				im2col(src, cg, g, oh0, oh1, col)
+				src, ldb = col, cols
 			}
-			yg := y[(ni*cs.oc+gi*ocg)*ohw:]
-			convGemm(false, false, ocg, ohw, k, w[gi*ocg*k:], k, src, ohw, 0, yg, ohw)
+			yg := y[(ni*cs.oc+gi*ocg)*ohw+oh0*g.OW:]
+			convGemm(false, false, ocg, cols, k, w[gi*ocg*k:], k, src, ldb, 0, yg, ohw)
 			if b != nil {
-				addPlaneBias(yg, b[gi*ocg:(gi+1)*ocg], ohw)
+				for o, bv := range b[gi*ocg : (gi+1)*ocg] {
+					row := yg[o*ohw : o*ohw+cols]
+					for i := range row {
+						row[i] += bv
+					}
+				}
 			}
 		}
 	})
@@ -59,7 +72,8 @@ func addPlaneBias[E float32 | float64](y, b []E, plane int) {
 
 // convBackwardData computes dx = convᵀ(dy, w) + b (b may be nil, added per x
 // channel): the input gradient of conv2d and the forward of conv_transpose2d.
-// Per (image, group): col = w_gᵀ · dy_g, then col2im into dx.
+// Per (image, group), tile by tile (tiles overlap in dx, so one worker
+// takes them all): col = w_gᵀ · dy_g[:, tile], then col2im into dx.
 func convBackwardData[E float32 | float64](cs convShape, dy, w, b, dx []E) {
 	g := cs.g
 	cg, ocg := cs.c/cs.groups, cs.oc/cs.groups
@@ -69,10 +83,11 @@ func convBackwardData[E float32 | float64](cs convShape, dy, w, b, dx []E) {
 	}
 	hw, ohw, k := g.H*g.W, g.OH*g.OW, cg*g.KH*g.KW
 	pw := g.isPointwise()
+	rows := g.tileRows(k)
 	parallel.For(cs.n*cs.groups, 1, func(lo, hi int) {
 		var col []E
 		if !pw {
-			col = make([]E, k*ohw)
+			col = make([]E, k*rows*g.OW)
 		}
 		for t := lo; t < hi; t++ {
 			ni, gi := t/cs.groups, t%cs.groups
@@ -81,9 +96,13 @@ func convBackwardData[E float32 | float64](cs convShape, dy, w, b, dx []E) {
 			if pw {
 				convGemm(true, false, k, ohw, ocg, w[gi*ocg*k:], k, dyg, ohw, 0, dxg, ohw)
 			} else {
-				convGemm(true, false, k, ohw, ocg, w[gi*ocg*k:], k, dyg, ohw, 0, col, ohw)
 				clear(dxg[:cg*hw])
-				col2im(col, cg, g, dxg)
+				for oh0 := 0; oh0 < g.OH; oh0 += rows {
+					oh1 := min(oh0+rows, g.OH)
+					cols := (oh1 - oh0) * g.OW
+					convGemm(true, false, k, cols, ocg, w[gi*ocg*k:], k, dyg[oh0*g.OW:], ohw, 0, col, cols)
+					col2im(col, cg, g, oh0, oh1, dxg)
+				}
 			}
 			if b != nil {
 				addPlaneBias(dxg, b[gi*cg:(gi+1)*cg], hw)
@@ -92,8 +111,8 @@ func convBackwardData[E float32 | float64](cs convShape, dy, w, b, dx []E) {
 	})
 }
 
-// convFilterGrad computes dw = Σ_n dy_g · im2col(x_g)ᵀ for each group.
-// Images are split among workers, each summing into its own buffer.
+// convFilterGrad computes dw = Σ_n dy_g · im2col(x_g)ᵀ for each group, over
+// (image, row tile) tasks; workers sum into their own buffers first.
 func convFilterGrad[E float32 | float64](cs convShape, x, dy, dw []E) {
 	g := cs.g
 	cg, ocg := cs.c/cs.groups, cs.oc/cs.groups
@@ -103,28 +122,37 @@ func convFilterGrad[E float32 | float64](cs convShape, x, dy, dw []E) {
 	}
 	hw, ohw, k := g.H*g.W, g.OH*g.OW, cg*g.KH*g.KW
 	pw := g.isPointwise()
+	rows := g.OH
+	if !pw {
+		rows = g.tileRows(k)
+	}
+	nt := (g.OH + rows - 1) / rows
 	var mu sync.Mutex
 	clear(dw)
-	parallel.For(cs.n, 1, func(lo, hi int) {
+	parallel.For(cs.n*nt, 1, func(lo, hi int) {
+		whole := lo == 0 && hi == cs.n*nt
 		part := dw
-		if lo != 0 || hi != cs.n {
+		if !whole {
 			part = make([]E, len(dw))
 		}
 		var col []E
 		if !pw {
-			col = make([]E, k*ohw)
+			col = make([]E, k*rows*g.OW)
 		}
-		for ni := lo; ni < hi; ni++ {
+		for t := lo; t < hi; t++ {
+			ni, ti := t/nt, t%nt
+			oh0, oh1 := ti*rows, min((ti+1)*rows, g.OH)
+			cols := (oh1 - oh0) * g.OW
 			for gi := range cs.groups {
-				src := x[(ni*cs.c+gi*cg)*hw:]
+				src, ldb := x[(ni*cs.c+gi*cg)*hw:], ohw
 				if !pw {
-					im2col(src, cg, g, col)
-					src = col
+					im2col(src, cg, g, oh0, oh1, col)
+					src, ldb = col, cols
 				}
-				convGemm(false, true, ocg, k, ohw, dy[(ni*cs.oc+gi*ocg)*ohw:], ohw, src, ohw, 1, part[gi*ocg*k:], k)
+				convGemm(false, true, ocg, k, cols, dy[(ni*cs.oc+gi*ocg)*ohw+oh0*g.OW:], ohw, src, ldb, 1, part[gi*ocg*k:], k)
 			}
 		}
-		if lo != 0 || hi != cs.n {
+		if !whole {
 			mu.Lock()
 			for i, v := range part {
 				dw[i] += v

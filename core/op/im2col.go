@@ -134,23 +134,40 @@ func winRange(out, s, off, n int) (int, int) {
 	return min(lo, out), min(max(hi, lo), out)
 }
 
-// im2col unrolls one image's c channels x: (c, H, W) into
-// col: (c*KH*KW, OH*OW), zero where the window reads padding.
-func im2col[E float32 | float64](x []E, c int, g geom2, col []E) {
-	ohw := g.OH * g.OW
+// colBudget caps an im2col slab (elements): output rows are processed in
+// tiles whose slab fits, so memory stays bounded on large images (a 3x3
+// conv of 96 channels at 240x240 would otherwise need a 200 MB matrix) and
+// the slab stays cache-friendly.
+var colBudget = 1 << 20 // a var so tests can force small tiles
+
+// tileRows is the number of output rows per im2col tile for k = C·KH·KW.
+func (g geom2) tileRows(k int) int { return max(1, min(g.OH, colBudget/max(k*g.OW, 1))) }
+
+// rowClip clips a tap's valid output rows [lo, hi) to the tile [oh0, oh1).
+func rowClip(lo, hi, oh0, oh1 int) (int, int) {
+	lo, hi = max(lo, oh0), min(hi, oh1)
+	return lo, max(hi, lo)
+}
+
+// im2col unrolls output rows [oh0, oh1) of one image's c channels
+// x: (c, H, W) into col: (c*KH*KW, (oh1-oh0)*OW), zero where the window
+// reads padding.
+func im2col[E float32 | float64](x []E, c int, g geom2, oh0, oh1 int, col []E) {
+	n := (oh1 - oh0) * g.OW
 	for ci := range c {
 		xc := x[ci*g.H*g.W:]
 		for kh := range g.KH {
 			offH := kh*g.DH - g.PT
 			hlo, hhi := winRange(g.OH, g.SH, offH, g.H)
+			hlo, hhi = rowClip(hlo, hhi, oh0, oh1)
 			for kw := range g.KW {
-				row := col[((ci*g.KH+kh)*g.KW+kw)*ohw:][:ohw]
+				row := col[((ci*g.KH+kh)*g.KW+kw)*n:][:n]
 				offW := kw*g.DW - g.PL
 				wlo, whi := winRange(g.OW, g.SW, offW, g.W)
-				clear(row[:hlo*g.OW])
-				clear(row[hhi*g.OW:])
+				clear(row[:(hlo-oh0)*g.OW])
+				clear(row[(hhi-oh0)*g.OW:])
 				for oh := hlo; oh < hhi; oh++ {
-					dst := row[oh*g.OW : (oh+1)*g.OW]
+					dst := row[(oh-oh0)*g.OW : (oh-oh0+1)*g.OW]
 					src := xc[(oh*g.SH+offH)*g.W:]
 					clear(dst[:wlo])
 					clear(dst[whi:])
@@ -167,20 +184,22 @@ func im2col[E float32 | float64](x []E, c int, g geom2, col []E) {
 	}
 }
 
-// col2im is im2col's adjoint: it adds col: (c*KH*KW, OH*OW) into x: (c, H, W).
-func col2im[E float32 | float64](col []E, c int, g geom2, x []E) {
-	ohw := g.OH * g.OW
+// col2im is im2col's adjoint: it adds col: (c*KH*KW, (oh1-oh0)*OW) into
+// x: (c, H, W).
+func col2im[E float32 | float64](col []E, c int, g geom2, oh0, oh1 int, x []E) {
+	n := (oh1 - oh0) * g.OW
 	for ci := range c {
 		xc := x[ci*g.H*g.W:]
 		for kh := range g.KH {
 			offH := kh*g.DH - g.PT
 			hlo, hhi := winRange(g.OH, g.SH, offH, g.H)
+			hlo, hhi = rowClip(hlo, hhi, oh0, oh1)
 			for kw := range g.KW {
-				row := col[((ci*g.KH+kh)*g.KW+kw)*ohw:][:ohw]
+				row := col[((ci*g.KH+kh)*g.KW+kw)*n:][:n]
 				offW := kw*g.DW - g.PL
 				wlo, whi := winRange(g.OW, g.SW, offW, g.W)
 				for oh := hlo; oh < hhi; oh++ {
-					src := row[oh*g.OW : (oh+1)*g.OW]
+					src := row[(oh-oh0)*g.OW : (oh-oh0+1)*g.OW]
 					dst := xc[(oh*g.SH+offH)*g.W:]
 					if g.SW == 1 {
 						d := dst[wlo+offW : whi+offW]
