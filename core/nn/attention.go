@@ -162,8 +162,8 @@ type TransformerEncoderLayerOptions struct {
 	DModel         int     `yaml:"d_model"`
 	NHead          int     `yaml:"nhead"`
 	DimFeedforward int     `yaml:"dim_feedforward"` // default 2048
-	Dropout        float64 `yaml:"dropout"`
-	Activation     string  `yaml:"activation"` // relu (default) or gelu
+	Dropout        float64 `yaml:"dropout"`         // 0 here (PyTorch's default is 0.1)
+	Activation     string  `yaml:"activation"`      // relu (default) or gelu
 	LayerNormEps   float64 `yaml:"layer_norm_eps"`
 	NormFirst      bool    `yaml:"normalize_before"` // pre-LN instead of post-LN
 }

@@ -87,24 +87,35 @@ func BCEWithLogits(x, y *ag.Var, o BCEOptions) *ag.Var {
 	return reduce(l, o.Reduction)
 }
 
-// FocalOptions configure SigmoidFocal. Alpha < 0 disables the class balance.
+// FocalOptions configure SigmoidFocal; nil fields take torchvision's
+// defaults (alpha 0.25, gamma 2). A negative Alpha disables the class balance.
 type FocalOptions struct {
-	Alpha     float64 `yaml:"alpha"` // torchvision's default 0.25
-	Gamma     float64 `yaml:"gamma"` // torchvision's default 2
-	Reduction Reduction
+	Alpha     *float64  `yaml:"alpha"`
+	Gamma     *float64  `yaml:"gamma"`
+	Reduction Reduction `yaml:"reduction"`
 }
+
+// Float returns a pointer to v, for optional option fields.
+func Float(v float64) *float64 { return &v }
 
 // SigmoidFocal is the focal loss of Lin et al. (https://arxiv.org/abs/1708.02002)
 // on logits x and binary targets y, as torchvision.ops.sigmoid_focal_loss:
 // BCE(x, y)·(1-p_t)^γ·α_t with p_t = p·y + (1-p)(1-y), α_t = α·y + (1-α)(1-y).
 func SigmoidFocal(x, y *ag.Var, o FocalOptions) *ag.Var {
+	alpha, gamma := 0.25, 2.0
+	if o.Alpha != nil {
+		alpha = *o.Alpha
+	}
+	if o.Gamma != nil {
+		gamma = *o.Gamma
+	}
 	p := ag.Sigmoid(x)
 	ce := BCEWithLogits(x, y, BCEOptions{Reduction: ReduceNone})
 	one := ag.Scalar(x, 1)
 	pt := ag.Add(ag.Mul(p, y), ag.Mul(ag.Sub(one, p), ag.Sub(one, y)))
-	l := ag.Mul(ce, ag.Pow(ag.Sub(one, pt), ag.Scalar(x, o.Gamma)))
-	if o.Alpha >= 0 {
-		at := ag.Add(ag.MulScalar(y, o.Alpha), ag.MulScalar(ag.Sub(one, y), 1-o.Alpha))
+	l := ag.Mul(ce, ag.Pow(ag.Sub(one, pt), ag.Scalar(x, gamma)))
+	if alpha >= 0 {
+		at := ag.Add(ag.MulScalar(y, alpha), ag.MulScalar(ag.Sub(one, y), 1-alpha))
 		l = ag.Mul(at, l)
 	}
 	return reduce(l, o.Reduction)

@@ -109,7 +109,7 @@ func TestElementLossesMatchTorch(t *testing.T) {
 	}{
 		{"bce", BCEWithLogits(x, y, BCEOptions{}).Item(), b.Plain},
 		{"bce-pos-weight", BCEWithLogits(x, y, BCEOptions{PosWeight: pw}).Item(), b.Pos},
-		{"focal", SigmoidFocal(x, y, FocalOptions{Alpha: 0.25, Gamma: 2}).Item(), ref.Focal},
+		{"focal", SigmoidFocal(x, y, FocalOptions{}).Item(), ref.Focal},
 		{"smooth-l1", SmoothL1(pa, pb, s.Beta, ReduceMean).Item(), s.Loss},
 		{"l1", L1(pa, pb, ReduceMean).Item(), s.L1},
 		{"mse", MSE(pa, pb, "").Item(), s.MSE},
@@ -150,7 +150,7 @@ func TestLossGradCheck(t *testing.T) {
 	y := ag.Const(tensor.Rand(rng(), tensor.Float64, 0, 1, 3, 4))
 	pw := ag.Param(tensor.Rand(rng(), tensor.Float64, 0.5, 2, 4))
 	checkGrad(t, "bce", []*ag.Var{x, pw}, func() *ag.Var { return BCEWithLogits(x, y, BCEOptions{PosWeight: pw, Reduction: ReduceNone}) }, 1e-6)
-	checkGrad(t, "focal", []*ag.Var{x}, func() *ag.Var { return SigmoidFocal(x, y, FocalOptions{Alpha: 0.25, Gamma: 2}) }, 1e-6)
+	checkGrad(t, "focal", []*ag.Var{x}, func() *ag.Var { return SigmoidFocal(x, y, FocalOptions{Alpha: Float(0.4), Gamma: Float(1.5)}) }, 1e-6)
 	p := ag.Param(tensor.Rand(rng(), tensor.Float64, 0.1, 0.9, 3, 4))
 	checkGrad(t, "dice", []*ag.Var{p}, func() *ag.Var { return Dice(p, y, nil, 1e-6) }, 1e-6)
 	checkGrad(t, "smooth-l1", []*ag.Var{x}, func() *ag.Var { return SmoothL1(x, y, 0.5, ReduceSum) }, 1e-6)
