@@ -59,38 +59,51 @@ func CrossEntropy(logits *ag.Var, labels *tensor.Tensor, o CrossEntropyOptions) 
 		}
 		return o.Weight[k]
 	}
-	// coef (N, C, d...) holds the weight of each -logp term; it folds the
-	// label's weight, the smoothing and the ignored positions into one constant.
+	// Per position (N, 1, d...): the gathered class index (0 where ignored),
+	// a = (1-ε)·w[y] on the -logp[y] term and b = ε/C on the smoothing term,
+	// both 0 where the label is ignored. Only (N·d) numbers are built here;
+	// the (N, C, d...) work stays in the ops.
 	n, inner := s[0], want.NumElements()/s[0]
 	lab := labels.Float64s()
-	coef := make([]float64, s.NumElements())
+	idx := make([]int64, len(lab))
+	av := make([]float64, len(lab))
+	bv := make([]float64, len(lab))
 	denom := 0.0
 	eps := o.LabelSmoothing
-	for i := range n {
-		for j := range inner {
-			y := int(lab[i*inner+j])
-			if y == ignore {
-				continue
-			}
-			if y < 0 || y >= c {
-				return nil, fmt.Errorf("cross entropy: label %d out of range [0, %d)", y, c)
-			}
-			denom += w(y)
-			base := i*c*inner + j
-			coef[base+y*inner] += (1 - eps) * w(y)
-			if eps != 0 {
-				for k := range c {
-					coef[base+k*inner] += eps / float64(c) * w(k)
-				}
-			}
+	for i := range n * inner {
+		y := int(lab[i])
+		if y == ignore {
+			continue
 		}
+		if y < 0 || y >= c {
+			return nil, fmt.Errorf("cross entropy: label %d out of range [0, %d)", y, c)
+		}
+		idx[i] = int64(y)
+		denom += w(y)
+		av[i] = (1 - eps) * w(y)
+		bv[i] = eps / float64(c)
 	}
+	ps := append(tensor.Shape{n, 1}, s[2:]...) // (N, 1, d...)
+	cnst := func(v []float64) *ag.Var { return ag.Const(tensor.FromSlice(v, ps...).Cast(logits.DType())) }
 	logp := ag.LogSoftmax(logits, 1)
-	k := ag.Const(tensor.FromSlice(coef, s...).Cast(logits.DType()))
-	terms := ag.Neg(ag.Mul(k, logp))
+	terms := ag.Mul(cnst(av), ag.GatherElements(logp, ag.Const(tensor.FromSlice(idx, ps...)), 1))
+	if eps != 0 {
+		// Σ_c w[c]·logp[c], weighted by ε/C per position
+		wl := logp
+		if o.Weight != nil {
+			ws := make(tensor.Shape, len(s))
+			for k := range ws {
+				ws[k] = 1
+			}
+			ws[1] = c
+			wl = ag.Mul(logp, ag.Const(tensor.FromSlice(append([]float64(nil), o.Weight...), ws...).Cast(logits.DType())))
+		}
+		terms = ag.Add(terms, ag.Mul(cnst(bv), ag.Sum(wl, []int{1}, true)))
+	}
+	terms = ag.Neg(terms)
 	switch o.Reduction {
 	case ReduceNone:
-		return ag.Sum(terms, []int{1}, false), nil
+		return ag.Reshape(terms, want...), nil
 	case ReduceSum:
 		return ag.Sum(terms, nil, false), nil
 	}
