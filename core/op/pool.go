@@ -274,8 +274,12 @@ func maxPool[E float32 | float64](x, y, dx []E, planes int, g geom2) {
 						row := xp[ih*g.W : (ih+1)*g.W]
 						for kw := range g.KW {
 							iw := w0 + kw*g.DW
-							if iw >= 0 && iw < g.W && (row[iw] > m || at < 0) {
-								m, at = row[iw], ih*g.W+iw
+							if iw < 0 || iw >= g.W {
+								continue
+							}
+							// NaN wins and stays, as in PyTorch
+							if v := row[iw]; v > m || v != v || at < 0 {
+								m, at = v, ih*g.W+iw
 							}
 						}
 					}

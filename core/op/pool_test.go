@@ -1,6 +1,7 @@
 package op_test
 
 import (
+	"math"
 	"math/rand/v2"
 	"testing"
 
@@ -60,6 +61,14 @@ func TestMaxPoolGradientTies(t *testing.T) {
 	x := tensor.FromSlice([]float64{1, 5, 5, 2}, 1, 1, 2, 2)
 	dx := op.Call(op.Lookup("max_pool2d_grad"), op.PoolParams{Kernel: []int{2, 2}}.Attrs(), x, tensor.Full(tensor.Float64, 3, 1, 1, 1, 1))[0]
 	convWant(t, "max_pool2d_grad", dx, []float64{0, 3, 0, 0}, 1, 1, 2, 2)
+}
+
+func TestMaxPoolPropagatesNaN(t *testing.T) {
+	x := tensor.FromSlice([]float32{1, float32(math.NaN()), 3, 2}, 1, 1, 1, 4)
+	y := op.MaxPool2D(x, op.PoolParams{Kernel: []int{1, 2}, Strides: []int{1, 2}}).F32()
+	if !math.IsNaN(float64(y[0])) || y[1] != 3 {
+		t.Errorf("MaxPool2D = %v, want [NaN 3]", y)
+	}
 }
 
 func TestPoolGradientCases(t *testing.T) {
