@@ -111,7 +111,19 @@ func (n *Node) Label() string { return fmt.Sprintf("%q (%s)", n.Name, n.Op.Name)
 type Graph struct {
 	Name            string
 	Inputs, Outputs []*Value
-	Nodes           []*Node
+	// OutputNames are the outputs' names in the source model, where they
+	// differ from the values' names (an output that is an Identity of another
+	// value); nil means the values' names.
+	OutputNames []string
+	Nodes       []*Node
+}
+
+// OutputName returns the name of output i.
+func (g *Graph) OutputName(i int) string {
+	if i < len(g.OutputNames) && g.OutputNames[i] != "" {
+		return g.OutputNames[i]
+	}
+	return g.Outputs[i].Name
 }
 
 // Consts returns the constant values the nodes read, in first-use order.

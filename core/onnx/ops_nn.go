@@ -1,0 +1,285 @@
+package onnx
+
+import (
+	"fmt"
+
+	"paddle/core/graph"
+	"paddle/core/op"
+	"paddle/core/tensor"
+)
+
+// Builders for network ops: convolution and pooling checks, normalisations,
+// Gemm, MatMul with vectors, Softmax (both opset forms), Resize, reductions.
+
+func registerNN() {
+	builders["Conv"] = buildConv("conv2d")
+	builders["ConvTranspose"] = buildConv("conv_transpose2d")
+	builders["MaxPool"] = buildPool("max_pool2d")
+	builders["AveragePool"] = buildPool("avg_pool2d")
+	builders["BatchNormalization"] = buildBatchNorm
+	builders["LayerNormalization"] = buildLayerNorm
+	builders["Gemm"] = buildGemm
+	builders["MatMul"] = buildMatMul
+	builders["Softmax"] = buildSoftmax("softmax")
+	builders["LogSoftmax"] = buildSoftmax("log_softmax")
+	builders["Resize"] = buildResize
+	for onnxName, name := range map[string]string{"ReduceSum": "sum", "ReduceMean": "mean", "ReduceMax": "max",
+		"ReduceMin": "min", "ReduceProd": "prod", "ReduceL2": "reduce_l2"} {
+		since := 18
+		if onnxName == "ReduceSum" {
+			since = 13
+		}
+		builders[onnxName] = buildReduce(name, since)
+	}
+}
+
+func buildConv(name string) func(c *ctx) error {
+	return func(c *ctx) error {
+		a, err := c.attrs()
+		if err != nil {
+			return err
+		}
+		if _, ok := a["output_shape"]; ok {
+			return fmt.Errorf("attribute output_shape is not supported: give pads and output_padding")
+		}
+		delete(a, "kernel_shape") // implied by the weight
+		if g, ok := a["group"]; ok {
+			a["groups"] = g
+			delete(a, "group")
+		}
+		x := c.in(0)
+		in := []*graph.Value{x, c.in(1)}
+		if b := c.in(2); b != nil {
+			in = append(in, b)
+		}
+		c.emit(name, a, in, c.out(0, x.Meta.DType))
+		return nil
+	}
+}
+
+func buildPool(name string) func(c *ctx) error {
+	return func(c *ctx) error {
+		a, err := c.attrs()
+		if err != nil {
+			return err
+		}
+		if c.nout() > 1 {
+			return fmt.Errorf("the indices output is not supported")
+		}
+		if a.Int("storage_order", 0) != 0 {
+			return fmt.Errorf("storage_order 1 is not supported")
+		}
+		delete(a, "storage_order")
+		c.unary(name, a)
+		return nil
+	}
+}
+
+func buildBatchNorm(c *ctx) error {
+	a, err := c.attrs()
+	if err != nil {
+		return err
+	}
+	if a.Int("training_mode", 0) != 0 || c.nout() > 1 {
+		return fmt.Errorf("training mode (running statistics outputs) is not supported")
+	}
+	x := c.in(0)
+	c.emit("batch_norm", op.Attrs{"epsilon": a.Float("epsilon", 1e-5)},
+		[]*graph.Value{x, c.in(1), c.in(2), c.in(3), c.in(4)}, c.out(0, x.Meta.DType))
+	return nil
+}
+
+func buildLayerNorm(c *ctx) error {
+	a, err := c.attrs()
+	if err != nil {
+		return err
+	}
+	if c.nout() > 1 {
+		return fmt.Errorf("the mean and inverse standard deviation outputs are not supported")
+	}
+	x, scale, bias := c.in(0), c.in(1), c.in(2)
+	if bias == nil {
+		if scale.Const != nil {
+			bias = c.konst(tensor.ZerosLike(scale.Const))
+		} else {
+			bias = c.emit1("sub", nil, scale.Meta.DType, scale, scale)
+		}
+	}
+	c.emit("layer_norm", op.Attrs{"axis": a.Int("axis", -1), "epsilon": a.Float("epsilon", 1e-5)},
+		[]*graph.Value{x, scale, bias}, c.out(0, x.Meta.DType))
+	return nil
+}
+
+// scalarLike is a rank-0 constant of x's dtype.
+func (c *ctx) scalarLike(x *graph.Value, v float64) *graph.Value {
+	return c.konst(tensor.Full(x.Meta.DType, v))
+}
+
+// buildGemm: y = alpha·op(A)·op(B) + beta·C as matmul (+ mul) (+ add).
+func buildGemm(c *ctx) error {
+	a, err := c.attrs()
+	if err != nil {
+		return err
+	}
+	A, B, C := c.in(0), c.in(1), c.in(2)
+	d := A.Meta.DType
+	alpha, beta := a.Float("alpha", 1), a.Float("beta", 1)
+	mm := op.Attrs{"trans_a": a.Int("transA", 0) != 0, "trans_b": a.Int("transB", 0) != 0}
+	if C == nil && alpha == 1 {
+		c.emit("matmul", mm, []*graph.Value{A, B}, c.out(0, d))
+		return nil
+	}
+	y := c.emit1("matmul", mm, d, A, B)
+	if alpha != 1 {
+		if C == nil {
+			c.emit("mul", nil, []*graph.Value{y, c.scalarLike(A, alpha)}, c.out(0, d))
+			return nil
+		}
+		y = c.emit1("mul", nil, d, y, c.scalarLike(A, alpha))
+	}
+	if beta != 1 {
+		if C.Const != nil {
+			C = c.konst(op.Mul(C.Const, tensor.Full(C.Const.DType(), beta)))
+		} else {
+			C = c.emit1("mul", nil, d, C, c.scalarLike(A, beta))
+		}
+	}
+	c.emit("add", nil, []*graph.Value{y, C}, c.out(0, d))
+	return nil
+}
+
+// buildMatMul handles 1-D operands (NumPy rules) around the rank >= 2 primitive.
+func buildMatMul(c *ctx) error {
+	A, B := c.in(0), c.in(1)
+	d := A.Meta.DType
+	vecA := A.Meta.Shape != nil && len(A.Meta.Shape) == 1
+	vecB := B.Meta.Shape != nil && len(B.Meta.Shape) == 1
+	if !vecA && !vecB {
+		c.emit("matmul", nil, []*graph.Value{A, B}, c.out(0, d))
+		return nil
+	}
+	if vecA {
+		A = c.emit1("unsqueeze", op.Attrs{"axes": []int{0}}, d, A)
+	}
+	if vecB {
+		B = c.emit1("unsqueeze", op.Attrs{"axes": []int{1}}, d, B)
+	}
+	y := c.emit1("matmul", nil, d, A, B)
+	var axes []int
+	if vecA {
+		axes = append(axes, -2)
+	}
+	if vecB {
+		axes = append(axes, -1)
+	}
+	c.emit("squeeze", op.Attrs{"axes": axes}, []*graph.Value{y}, c.out(0, d))
+	return nil
+}
+
+// buildSoftmax: from opset 13 the op normalises one axis (default -1); before,
+// it normalises the flattened trailing block from axis on (default 1).
+func buildSoftmax(name string) func(c *ctx) error {
+	return func(c *ctx) error {
+		a, err := c.attrs()
+		if err != nil {
+			return err
+		}
+		x := c.in(0)
+		d := x.Meta.DType
+		if c.opset >= 13 {
+			c.emit(name, op.Attrs{"axis": a.Int("axis", -1)}, []*graph.Value{x}, c.out(0, d))
+			return nil
+		}
+		axis := a.Int("axis", 1)
+		if r := len(x.Meta.Shape); x.Meta.Shape != nil && axis < 0 {
+			axis += r
+		}
+		if axis == -1 || (x.Meta.Shape != nil && axis == len(x.Meta.Shape)-1) {
+			c.emit(name, op.Attrs{"axis": -1}, []*graph.Value{x}, c.out(0, d))
+			return nil
+		}
+		if axis < 0 {
+			return fmt.Errorf("a negative axis %d needs the input's rank", axis)
+		}
+		f := c.emit1("flatten", op.Attrs{"axis": axis}, d, x)
+		s := c.emit1(name, op.Attrs{"axis": -1}, d, f)
+		shape := c.emit1("shape", nil, tensor.Int64, x)
+		nd := c.emit("reshape", op.Attrs{}, []*graph.Value{s}, c.out(0, d))
+		nd.AttrIn = []graph.AttrIn{{Attr: "shape", Kind: graph.AttrInts, V: shape}}
+		return nil
+	}
+}
+
+func buildResize(c *ctx) error {
+	a, err := c.attrs()
+	if err != nil {
+		return err
+	}
+	mode := a.Str("mode", "nearest")
+	if mode != "nearest" && mode != "linear" {
+		return fmt.Errorf("resize mode %q is not supported (want nearest or linear)", mode)
+	}
+	if a.Int("antialias", 0) != 0 {
+		return fmt.Errorf("antialias is not supported")
+	}
+	if p := a.Str("keep_aspect_ratio_policy", "stretch"); p != "stretch" {
+		return fmt.Errorf("keep_aspect_ratio_policy %q is not supported", p)
+	}
+	if ax := a.Ints("axes", nil); ax != nil && !(len(ax) == 2 && ax[0] == 2 && ax[1] == 3) {
+		return fmt.Errorf("axes %v: only the two spatial axes [2, 3] can be resized", ax)
+	}
+	at := op.Attrs{"mode": mode}
+	x := c.in(0)
+	if c.opset < 11 {
+		at["coordinate_transformation_mode"] = "asymmetric"
+		at["nearest_mode"] = "floor"
+		if s := c.in(1); s != nil && s.Const != nil {
+			for _, v := range s.Const.Float64s() {
+				if v < 1 {
+					at["nearest_mode"] = "ceil" // downsampling rounds up
+				}
+			}
+		}
+		nd := c.unary("resize", at)
+		return c.attrIn(nd, 1, "scales", graph.AttrResizeScales)
+	}
+	cm := a.Str("coordinate_transformation_mode", "half_pixel")
+	if cm == "tf_crop_and_resize" {
+		return fmt.Errorf("coordinate_transformation_mode tf_crop_and_resize is not supported")
+	}
+	at["coordinate_transformation_mode"] = cm
+	at["nearest_mode"] = a.Str("nearest_mode", "round_prefer_floor")
+	nd := c.emit("resize", at, []*graph.Value{x}, c.out(0, x.Meta.DType))
+	if err := c.attrIn(nd, 2, "scales", graph.AttrResizeScales); err != nil {
+		return err
+	}
+	return c.attrIn(nd, 3, "sizes", graph.AttrResizeSizes)
+}
+
+// buildReduce: axes are an attribute before opset since, an optional input after;
+// keepdims defaults to 1; noop_with_empty_axes makes missing axes the identity.
+func buildReduce(name string, since int) func(c *ctx) error {
+	return func(c *ctx) error {
+		a, err := c.attrs()
+		if err != nil {
+			return err
+		}
+		at := op.Attrs{"keepdims": a.Bool("keepdims", true)}
+		if c.opset < since {
+			if ax := a.Ints("axes", nil); ax != nil {
+				at["axes"] = ax
+			}
+			c.unary(name, at)
+			return nil
+		}
+		ax := c.in(1)
+		if ax == nil || (ax.Const != nil && ax.Const.Len() == 0) {
+			if a.Bool("noop_with_empty_axes", false) {
+				c.alias(0, c.in(0))
+				return nil
+			}
+		}
+		nd := c.unary(name, at)
+		return c.attrIn(nd, 1, "axes", graph.AttrInts)
+	}
+}

@@ -1,0 +1,352 @@
+// Package runtime runs static graphs: a Predictor loads a model (ONNX),
+// applies graph passes and executes the nodes in topological order on the
+// registry kernels. It imports no autograd, optimizer or workflow code.
+//
+// One Predictor serves concurrent Run calls: weights are shared read-only,
+// every call has its own intermediates, and nothing global is mutated after
+// Load. Intermediates are dropped after their last use. Input shapes may
+// change from call to call; the plan for each input-shape signature (shapes,
+// resolved shape-valued attributes, folded shape arithmetic) is cached in a
+// bounded LRU.
+package runtime
+
+import (
+	"container/list"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+
+	"paddle/core/graph"
+	"paddle/core/onnx"
+	"paddle/core/op"
+	"paddle/core/parallel"
+	"paddle/core/tensor"
+)
+
+// PlanCacheSize bounds the number of input-shape plans a Predictor keeps.
+const PlanCacheSize = 16
+
+// Options configure Load.
+type Options struct {
+	// Threads sets how many goroutines kernels use (process-wide, see
+	// parallel.SetThreads); 0 leaves the current setting.
+	Threads int
+	// Passes lists the graph passes to apply, in order (see PassNames); nil
+	// means DefaultPasses, an empty non-nil slice means none.
+	Passes []string
+}
+
+// Predictor is a loaded model, ready for concurrent Run calls.
+type Predictor struct {
+	g        *graph.Graph
+	steps    []step
+	nvals    int
+	id       map[*graph.Value]int
+	consts   []*tensor.Tensor // by value id; nil for non-constants
+	inputs   []*graph.Value
+	inIDs    []int
+	outIDs   []int
+	outNames []string
+
+	mu    sync.Mutex
+	plans map[string]*list.Element
+	lru   *list.List
+}
+
+// step is one node with its inputs and outputs as value ids, and the ids
+// whose last use it is.
+type step struct {
+	n       *graph.Node
+	in, out []int
+	attrIn  []int
+	free    []int
+}
+
+// Load reads an ONNX model and prepares it for Run.
+func Load(path string, opts Options) (*Predictor, error) {
+	g, err := onnx.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return New(g, opts)
+}
+
+// New prepares g (which it may rewrite with passes) for Run.
+func New(g *graph.Graph, opts Options) (*Predictor, error) {
+	if opts.Threads > 0 {
+		parallel.SetThreads(opts.Threads)
+	}
+	if err := applyPasses(g, opts.Passes); err != nil {
+		return nil, err
+	}
+	if err := g.Sort(); err != nil {
+		return nil, err
+	}
+	p := &Predictor{g: g, id: map[*graph.Value]int{}, plans: map[string]*list.Element{}, lru: list.New()}
+	idOf := func(v *graph.Value) int {
+		if i, ok := p.id[v]; ok {
+			return i
+		}
+		i := len(p.consts)
+		p.id[v] = i
+		p.consts = append(p.consts, v.Const)
+		return i
+	}
+	for _, v := range g.Inputs {
+		p.inputs = append(p.inputs, v)
+		p.inIDs = append(p.inIDs, idOf(v))
+	}
+	last := map[int]int{}
+	for si, n := range g.Nodes {
+		s := step{n: n}
+		for _, v := range n.In {
+			s.in = append(s.in, idOf(v))
+		}
+		for _, a := range n.AttrIn {
+			s.attrIn = append(s.attrIn, idOf(a.V))
+		}
+		for _, v := range n.Out {
+			s.out = append(s.out, idOf(v))
+		}
+		for _, id := range append(append([]int(nil), s.in...), s.attrIn...) {
+			last[id] = si
+		}
+		p.steps = append(p.steps, s)
+	}
+	keep := map[int]bool{}
+	for i, v := range g.Outputs {
+		id := idOf(v)
+		p.outIDs = append(p.outIDs, id)
+		p.outNames = append(p.outNames, g.OutputName(i))
+		keep[id] = true
+	}
+	for _, id := range p.inIDs {
+		keep[id] = true
+	}
+	for id, si := range last {
+		if !keep[id] && p.consts[id] == nil {
+			p.steps[si].free = append(p.steps[si].free, id)
+		}
+	}
+	p.nvals = len(p.consts)
+	return p, nil
+}
+
+// Graph returns the (optimised) graph the predictor runs. Callers must not modify it.
+func (p *Predictor) Graph() *graph.Graph { return p.g }
+
+// InputNames returns the graph inputs' names in order.
+func (p *Predictor) InputNames() []string {
+	out := make([]string, len(p.inputs))
+	for i, v := range p.inputs {
+		out[i] = v.Name
+	}
+	return out
+}
+
+// OutputNames returns the graph outputs' names in order.
+func (p *Predictor) OutputNames() []string { return append([]string(nil), p.outNames...) }
+
+// InputMeta returns the declared dtype and shape (-1 for dynamic dims) of the named input.
+func (p *Predictor) InputMeta(name string) (op.Meta, bool) {
+	for _, v := range p.inputs {
+		if v.Name == name {
+			return op.Meta{DType: v.Meta.DType, Shape: v.Meta.Shape.Clone()}, true
+		}
+	}
+	return op.Meta{}, false
+}
+
+// plan is what Infer resolved for one input-shape signature, by step.
+type plan struct {
+	attrs  []op.Attrs  // nil: resolve at run time
+	metas  [][]op.Meta // nil: infer at run time
+	folded [][]*tensor.Tensor
+}
+
+func (p *Predictor) planFor(in []*tensor.Tensor) (*plan, error) {
+	var kb strings.Builder
+	metas := map[string]op.Meta{}
+	for i, t := range in {
+		fmt.Fprintf(&kb, "%d%v;", t.DType(), t.Shape())
+		metas[p.inputs[i].Name] = op.MetaOf(t)
+	}
+	key := kb.String()
+	p.mu.Lock()
+	if e, ok := p.plans[key]; ok {
+		p.lru.MoveToFront(e)
+		pl := e.Value.(*planEntry).plan
+		p.mu.Unlock()
+		return pl, nil
+	}
+	p.mu.Unlock()
+	s, err := graph.Infer(p.g, metas)
+	if err != nil {
+		return nil, fmt.Errorf("runtime: %w", err)
+	}
+	pl := &plan{attrs: make([]op.Attrs, len(p.steps)), metas: make([][]op.Meta, len(p.steps)),
+		folded: make([][]*tensor.Tensor, len(p.steps))}
+	for i, st := range p.steps {
+		n := st.n
+		if len(n.AttrIn) == 0 {
+			pl.attrs[i] = n.Attrs
+		} else {
+			pl.attrs[i] = s.Attrs[n]
+		}
+		if s.Folded[n] {
+			f := make([]*tensor.Tensor, len(n.Out))
+			for j, v := range n.Out {
+				f[j] = s.Known[v]
+			}
+			pl.folded[i] = f
+			continue
+		}
+		if pl.attrs[i] == nil {
+			continue
+		}
+		ms := make([]op.Meta, len(n.In))
+		ok := true
+		for j, v := range n.In {
+			if v.Const != nil {
+				ms[j] = op.MetaOf(v.Const)
+			} else {
+				ms[j] = s.Meta[v]
+			}
+			ok = ok && graph.KnownShape(ms[j].Shape)
+		}
+		if ok {
+			if out, err := n.Op.InferMeta(ms, pl.attrs[i]); err == nil {
+				pl.metas[i] = out
+			}
+		}
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if e, ok := p.plans[key]; ok { // another call made it meanwhile
+		return e.Value.(*planEntry).plan, nil
+	}
+	p.plans[key] = p.lru.PushFront(&planEntry{key, pl})
+	for p.lru.Len() > PlanCacheSize {
+		e := p.lru.Back()
+		p.lru.Remove(e)
+		delete(p.plans, e.Value.(*planEntry).key)
+	}
+	return pl, nil
+}
+
+type planEntry struct {
+	key  string
+	plan *plan
+}
+
+// PlanCount returns how many input-shape plans are cached (at most PlanCacheSize).
+func (p *Predictor) PlanCount() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.lru.Len()
+}
+
+// Run executes the model on the named inputs and returns the outputs by name.
+// It is safe for concurrent use. Inputs are not modified.
+func (p *Predictor) Run(inputs map[string]*tensor.Tensor) (map[string]*tensor.Tensor, error) {
+	in := make([]*tensor.Tensor, len(p.inputs))
+	for i, v := range p.inputs {
+		t, ok := inputs[v.Name]
+		if !ok {
+			return nil, fmt.Errorf("runtime: missing input %q (inputs: %s)", v.Name, strings.Join(p.InputNames(), ", "))
+		}
+		if t.DType() != v.Meta.DType {
+			return nil, fmt.Errorf("runtime: input %q is %v, want %v", v.Name, t.DType(), v.Meta.DType)
+		}
+		in[i] = t.Contiguous()
+	}
+	if len(inputs) != len(p.inputs) {
+		var extra []string
+		for k := range inputs {
+			if _, ok := p.InputMeta(k); !ok {
+				extra = append(extra, k)
+			}
+		}
+		sort.Strings(extra)
+		return nil, fmt.Errorf("runtime: unknown inputs %s (inputs: %s)", strings.Join(extra, ", "), strings.Join(p.InputNames(), ", "))
+	}
+	pl, err := p.planFor(in)
+	if err != nil {
+		return nil, err
+	}
+	vals := make([]*tensor.Tensor, p.nvals)
+	copy(vals, p.consts)
+	for i, id := range p.inIDs {
+		vals[id] = in[i]
+	}
+	for i := range p.steps {
+		if err := p.exec(&p.steps[i], pl, i, vals); err != nil {
+			return nil, err
+		}
+	}
+	out := make(map[string]*tensor.Tensor, len(p.outIDs))
+	for i, id := range p.outIDs {
+		t := vals[id]
+		if p.consts[id] != nil {
+			t = t.Clone() // never hand out the shared weights
+		}
+		out[p.outNames[i]] = t
+	}
+	return out, nil
+}
+
+// exec runs one step, turning kernel panics into errors naming the node.
+func (p *Predictor) exec(st *step, pl *plan, i int, vals []*tensor.Tensor) (err error) {
+	n := st.n
+	if f := pl.folded[i]; f != nil {
+		for j, id := range st.out {
+			vals[id] = f[j]
+		}
+		return nil
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("runtime: node %s: %v", n.Label(), r)
+		}
+	}()
+	args := make([]*tensor.Tensor, len(st.in))
+	for j, id := range st.in {
+		args[j] = vals[id]
+		if args[j] == nil {
+			return fmt.Errorf("runtime: node %s: input %q has no value", n.Label(), n.In[j].Name)
+		}
+	}
+	attrs := pl.attrs[i]
+	metas := pl.metas[i]
+	if attrs == nil || metas == nil {
+		ms := make([]op.Meta, len(args))
+		for j, t := range args {
+			ms[j] = op.MetaOf(t)
+		}
+		if attrs == nil {
+			av := make([]*tensor.Tensor, len(st.attrIn))
+			for j, id := range st.attrIn {
+				av[j] = vals[id]
+			}
+			if attrs, err = graph.ResolveAttrs(n, av, ms); err != nil {
+				return fmt.Errorf("runtime: %w", err)
+			}
+		}
+		if metas, err = n.Op.InferMeta(ms, attrs); err != nil {
+			return fmt.Errorf("runtime: node %s: %w", n.Label(), err)
+		}
+	}
+	outs := make([]*tensor.Tensor, len(metas))
+	for j, m := range metas {
+		outs[j] = tensor.New(m.DType, m.Shape...)
+	}
+	op.Run(n.Op, outs, args, attrs)
+	for j, id := range st.out {
+		vals[id] = outs[j]
+	}
+	for _, id := range st.free {
+		vals[id] = nil
+	}
+	return nil
+}
