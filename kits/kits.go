@@ -2,9 +2,12 @@
 // when it has real code; each returns its kit.Kit from one constructor.
 package kits
 
-import "paddle/core/kit"
+import (
+	"paddle/core/kit"
+	"paddle/kits/clas"
+)
 
 // All returns every kit, in the order `paddle --help` shows them.
 func All() []*kit.Kit {
-	return []*kit.Kit{}
+	return []*kit.Kit{clas.Kit()}
 }

@@ -49,10 +49,11 @@ type Task[B any] struct {
 		Result() metric.Report
 	}
 
-	// TrainBatches yields the batches of one epoch, deterministically for a
-	// given epoch (the resume guarantee relies on it). EvalBatches yields the
-	// evaluation set. BatchSize counts samples for throughput logs.
-	TrainBatches  func(ctx context.Context, epoch int) iter.Seq2[B, error]
+	// TrainBatches yields the batches of one epoch from batch start on,
+	// deterministically for a given epoch (the resume guarantee relies on it).
+	// EvalBatches yields the evaluation set. BatchSize counts samples for
+	// throughput logs.
+	TrainBatches  func(ctx context.Context, epoch, start int) iter.Seq2[B, error]
 	EvalBatches   func(ctx context.Context) iter.Seq2[B, error]
 	StepsPerEpoch int
 	BatchSize     int

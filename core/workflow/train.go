@@ -54,20 +54,16 @@ func (t *Task[B]) Train(ctx context.Context, env Env, configYAML []byte) (err er
 		var lossSum float64
 		var lossN, samples int
 		tick := time.Now()
-		batch := 0
+		batch := st.Batch // resuming mid-epoch: the loader starts after the batches done
 		accum := 0
 		stopped := false // MaxSteps reached inside the epoch
-		for b, berr := range t.TrainBatches(ctx, epoch) {
+		for b, berr := range t.TrainBatches(ctx, epoch, st.Batch) {
 			if berr != nil {
 				bar.Finish()
 				if ctx.Err() != nil {
 					break
 				}
 				return fmt.Errorf("epoch %d: %w", epoch+1, berr)
-			}
-			if batch < st.Batch { // resuming mid-epoch: these batches were done
-				batch++
-				continue
 			}
 			if ctx.Err() != nil {
 				break
@@ -124,19 +120,18 @@ func (t *Task[B]) Train(ctx context.Context, env Env, configYAML []byte) (err er
 			slog.Warn("interrupted", "epoch", epoch+1, "step", st.Step, "checkpoint", filepath.Join(env.Output, LatestDir))
 			return cmdutil.ErrCanceled
 		}
-		if stopped { // the step budget ended mid-epoch: resume continues from this batch
-			return save(LatestDir)
+		if !stopped { // an epoch ended; a budget that ended mid-epoch resumes from st.Batch
+			st.Epoch++
+			st.Batch = 0
 		}
-		st.Epoch++
-		st.Batch = 0
 		last := st.Epoch == sch.Epochs || t.done(st)
-		if t.EvalBatches != nil && (last || (sch.EvalEvery > 0 && st.Epoch%sch.EvalEvery == 0)) {
+		if t.EvalBatches != nil && (last || (!stopped && sch.EvalEvery > 0 && st.Epoch%sch.EvalEvery == 0)) {
 			rep, err := t.Eval(ctx)
 			if err != nil {
 				return err
 			}
 			st.Metric, st.LastMetric = rep.Main, rep.MainValue()
-			slog.Info("eval", "epoch", st.Epoch, "metrics", rep.String(), "samples", rep.Count)
+			slog.Info("eval", "epoch", st.Epoch, "step", st.Step, "metrics", rep.String(), "samples", rep.Count)
 			if rep.MainValue() > st.BestMetric {
 				st.BestMetric, st.BestEpoch = rep.MainValue(), st.Epoch
 				if err := save(BestDir); err != nil {
@@ -144,7 +139,7 @@ func (t *Task[B]) Train(ctx context.Context, env Env, configYAML []byte) (err er
 				}
 			}
 		}
-		if sch.SaveEvery > 0 && st.Epoch%sch.SaveEvery == 0 {
+		if !stopped && sch.SaveEvery > 0 && st.Epoch%sch.SaveEvery == 0 {
 			if err := save(fmt.Sprintf("epoch_%d", st.Epoch)); err != nil {
 				return err
 			}

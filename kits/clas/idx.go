@@ -66,14 +66,15 @@ func readIDXFile(path string, magic uint32) (*idxFile, error) {
 		}
 		r = gz
 	}
-	var hdr [2]uint32
-	if err := binary.Read(r, binary.BigEndian, &hdr); err != nil {
+	// magic: two zero bytes, the element type (0x08 = ubyte), the number of dimensions
+	var got uint32
+	if err := binary.Read(r, binary.BigEndian, &got); err != nil {
 		return nil, fmt.Errorf("%s: header: %w", path, err)
 	}
-	if hdr[0] != magic {
-		return nil, fmt.Errorf("%s: magic %d, want %d (IDX %s file)", path, hdr[0], magic, map[uint32]string{2051: "images", 2049: "labels"}[magic])
+	if got != magic {
+		return nil, fmt.Errorf("%s: magic %d, want %d (IDX %s file)", path, got, magic, map[uint32]string{2051: "images", 2049: "labels"}[magic])
 	}
-	ndim := int(hdr[1])
+	ndim := int(got & 0xff)
 	dims := make([]uint32, ndim)
 	if err := binary.Read(r, binary.BigEndian, dims); err != nil {
 		return nil, fmt.Errorf("%s: dims: %w", path, err)

@@ -1,0 +1,358 @@
+package clas
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"iter"
+	"log/slog"
+	"math/rand/v2"
+	"sort"
+
+	"paddle/core/ag"
+	"paddle/core/cli/cmdutil"
+	"paddle/core/config"
+	"paddle/core/data"
+	"paddle/core/metric"
+	"paddle/core/nn"
+	"paddle/core/optim"
+	"paddle/core/workflow"
+)
+
+// runner is the clas kit's workflow.Runner for one resolved config.
+type runner struct {
+	cfg    *config.Config
+	global GlobalOpts
+	arch   config.Component
+	loss   CELossOpts
+	opt    optim.Config
+	loader DataLoaderOpts
+	topk   []int
+	infer  InferOpts
+}
+
+// build decodes and validates a clas config.
+func build(cfg *config.Config) (workflow.Runner, error) {
+	if err := cfg.Validate(Schema()); err != nil {
+		return nil, err
+	}
+	r := &runner{cfg: cfg}
+	r.global = GlobalOpts{Epochs: 1, Seed: 42, OutputDir: "./output/clas", PrintBatchStep: 50}
+	if err := cfg.Decode("Global", &r.global); err != nil {
+		return nil, err
+	}
+	if err := cfg.Decode("Arch", &r.arch); err != nil {
+		return nil, err
+	}
+	if r.arch.Name == "" {
+		return nil, fmt.Errorf("%s: Arch.name is required", cfg.File)
+	}
+	if r.global.ClassNum <= 0 || len(r.global.ImageShape) != 3 {
+		return nil, fmt.Errorf("%s: Global.class_num (> 0) and Global.image_shape ([C, H, W]) are required", cfg.File)
+	}
+	var losses LossOpts
+	if cfg.Has("Loss") {
+		if err := cfg.Decode("Loss", &losses); err != nil {
+			return nil, err
+		}
+	}
+	r.loss = CELossOpts{Weight: 1}
+	for _, l := range losses.Train {
+		if err := l.Decode(&r.loss); err != nil {
+			return nil, err
+		}
+	}
+	if err := cfg.Decode("Optimizer", &r.opt); err != nil {
+		return nil, err
+	}
+	if err := cfg.Decode("DataLoader", &r.loader); err != nil {
+		return nil, err
+	}
+	r.topk = []int{1, 5}
+	var metrics MetricOpts
+	if cfg.Has("Metric") {
+		if err := cfg.Decode("Metric", &metrics); err != nil {
+			return nil, err
+		}
+		for _, m := range metrics.Eval {
+			var o TopkAccOpts
+			if err := m.Decode(&o); err != nil {
+				return nil, err
+			}
+			if len(o.Topk) > 0 {
+				r.topk = o.Topk
+			}
+		}
+	}
+	r.infer = InferOpts{PostProcess: PostProcessOpts{Topk: 5}}
+	if cfg.Has("Infer") {
+		if err := cfg.Decode("Infer", &r.infer); err != nil {
+			return nil, err
+		}
+	}
+	return r, nil
+}
+
+func (r *runner) newModel() (nn.Layer, error) {
+	return buildModel(r.arch, r.global, rand.New(rand.NewPCG(r.global.Seed, 1)))
+}
+
+// loaderFor builds the loader of one split.
+func (r *runner) loaderFor(s *SplitOpts, train bool) (*data.Loader[Sample, Batch], error) {
+	if s == nil {
+		return nil, fmt.Errorf("%s: DataLoader.%s is missing", r.cfg.File, map[bool]string{true: "Train", false: "Eval"}[train])
+	}
+	ds, err := buildDataset(s.Dataset, r.global)
+	if err != nil {
+		return nil, err
+	}
+	return data.NewLoader[Sample, Batch](ds, data.LoaderOptions{
+		BatchSize: max(s.Sampler.BatchSize, 1), DropLast: s.Sampler.DropLast, Shuffle: s.Sampler.Shuffle,
+		Workers: s.Loader.NumWorkers, Seed: r.global.Seed,
+	}, collate), nil
+}
+
+func (r *runner) task(model nn.Layer, withTrain bool) (*workflow.Task[Batch], error) {
+	t := &workflow.Task[Batch]{Model: model, Seed: r.global.Seed}
+	top := metric.NewTopK(r.topk...)
+	classes := r.global.ClassNum
+	t.Metric = top
+	t.Evaluate = func(b Batch) error {
+		logits := model.Forward(ag.Const(b.X), false)
+		top.Update(logits.T.Contiguous().F32(), classes, labelsOf(b))
+		return nil
+	}
+	if r.loader.Eval != nil {
+		el, err := r.loaderFor(r.loader.Eval, false)
+		if err != nil {
+			return nil, err
+		}
+		t.EvalBatches = func(ctx context.Context) iter.Seq2[Batch, error] { return el.Epoch(ctx, 0) }
+	}
+	if !withTrain {
+		return t, nil
+	}
+	tl, err := r.loaderFor(r.loader.Train, true)
+	if err != nil {
+		return nil, err
+	}
+	t.TrainBatches = tl.EpochFrom
+	t.StepsPerEpoch = tl.Len()
+	t.BatchSize = r.loader.Train.Sampler.BatchSize
+	if t.StepsPerEpoch == 0 {
+		return nil, fmt.Errorf("%s: the training set gives no batch (batch_size %d)", r.cfg.File, t.BatchSize)
+	}
+	ce := nn.DefaultCrossEntropyOptions()
+	ce.LabelSmoothing = r.loss.Epsilon
+	t.Loss = func(b Batch, _ workflow.StepInfo) (*ag.Var, error) {
+		logits := model.Forward(ag.Const(b.X), true)
+		l, err := nn.CrossEntropy(logits, b.Labels, ce)
+		if err != nil {
+			return nil, err
+		}
+		if r.loss.Weight != 1 && r.loss.Weight != 0 {
+			l = ag.MulScalar(l, r.loss.Weight)
+		}
+		return l, nil
+	}
+	var sched optim.Schedule
+	if t.Optimizer, sched, err = optim.Build(r.opt, model.Params(), r.global.Epochs, t.StepsPerEpoch); err != nil {
+		return nil, fmt.Errorf("%s: %w", r.cfg.File, err)
+	}
+	t.LR = func(step int, _ float64) float64 { return sched.LR(step) }
+	t.Schedule = workflow.Schedule{
+		Epochs: r.global.Epochs, MaxSteps: r.global.MaxSteps, LogEvery: r.global.PrintBatchStep,
+		EvalEvery: r.global.EvalInterval, SaveEvery: r.global.SaveInterval,
+	}
+	return t, nil
+}
+
+func labelsOf(b Batch) []int {
+	v := b.Labels.I64()
+	out := make([]int, len(v))
+	for i, x := range v {
+		out[i] = int(x)
+	}
+	return out
+}
+
+// Train trains the model the config describes.
+func (r *runner) Train(ctx context.Context, env workflow.Env) error {
+	model, err := r.newModel()
+	if err != nil {
+		return err
+	}
+	t, err := r.task(model, true)
+	if err != nil {
+		return err
+	}
+	if env.Output == "" {
+		env.Output = r.global.OutputDir
+	}
+	y, err := r.cfg.YAML()
+	if err != nil {
+		return err
+	}
+	slog.Info("train", "arch", r.arch.Name, "params", nn.NumParams(model), "steps/epoch", t.StepsPerEpoch, "output", env.Output)
+	return t.Train(ctx, env, y)
+}
+
+// Eval evaluates the checkpoint env.Weights on the eval split.
+func (r *runner) Eval(ctx context.Context, env workflow.Env) (metric.Report, error) {
+	model, err := r.newModel()
+	if err != nil {
+		return metric.Report{}, err
+	}
+	if _, err := workflow.LoadCheckpoint(env.Weights, model, nil); err != nil {
+		return metric.Report{}, err
+	}
+	t, err := r.task(model, false)
+	if err != nil {
+		return metric.Report{}, err
+	}
+	if t.EvalBatches == nil {
+		return metric.Report{}, fmt.Errorf("%s: DataLoader.Eval is missing", r.cfg.File)
+	}
+	return t.Eval(ctx)
+}
+
+// Prediction is one image's top-k classes (the jsonl line of `clas predict`).
+type Prediction struct {
+	Image string      `json:"image"`
+	TopK  []ClassProb `json:"topk,omitempty"`
+	Error string      `json:"error,omitempty"`
+}
+
+// ClassProb is one of the top classes.
+type ClassProb struct {
+	ClassID int     `json:"class_id"`
+	Label   string  `json:"label"`
+	Score   float64 `json:"score"`
+}
+
+// Predict classifies image files with the checkpoint env.Weights.
+func (r *runner) Predict(ctx context.Context, env workflow.Env, args []string) error {
+	model, err := r.newModel()
+	if err != nil {
+		return err
+	}
+	if _, err := workflow.LoadCheckpoint(env.Weights, model, nil); err != nil {
+		return err
+	}
+	labels := r.labelNames()
+	ops := r.infer.Transforms
+	if len(ops) == 0 && r.loader.Eval != nil {
+		ops = evalTransformOps(r.loader.Eval.Dataset)
+	}
+	tr, err := buildTransforms(ops, r.global)
+	if err != nil {
+		return err
+	}
+	inputs, err := workflow.ExpandInputs(args, env.IO.In, workflow.ImageExts)
+	if err != nil {
+		return cmdutil.Usage(err)
+	}
+	k := max(r.infer.PostProcess.Topk, 1)
+	var all []Prediction
+	failed, err := workflow.RunOrdered(ctx, inputs, 1, func(_ context.Context, in workflow.Input) ([]ClassProb, error) {
+		s := Sample{Path: in.Path, Label: -1}
+		if _, err := tr.Apply(&s, rand.New(rand.NewPCG(0, 0))); err != nil {
+			return nil, err
+		}
+		var probs []float32
+		ag.NoGrad(func() {
+			x := ag.Const(s.X.Reshape(append([]int{1}, s.X.Shape()...)...))
+			probs = ag.Softmax(model.Forward(x, false), -1).T.Contiguous().F32()
+		})
+		return topClasses(probs, k, labels), nil
+	}, func(res workflow.Result[[]ClassProb]) error {
+		p := Prediction{Image: res.Input.Path, TopK: res.Value}
+		if res.Err != nil {
+			p.Error = res.Err.Error()
+			slog.Error("predict", "image", res.Input.Path, "err", res.Err)
+		}
+		if env.Format == "json" {
+			all = append(all, p)
+			return nil
+		}
+		return writePrediction(env, p)
+	})
+	if err != nil {
+		return err
+	}
+	if env.Format == "json" {
+		enc := json.NewEncoder(env.IO.Out)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(all); err != nil {
+			return err
+		}
+	}
+	if failed > 0 {
+		return fmt.Errorf("%d of %d inputs failed", failed, len(inputs))
+	}
+	return nil
+}
+
+func writePrediction(env workflow.Env, p Prediction) error {
+	if env.Format == "text" {
+		if p.Error != "" {
+			_, err := fmt.Fprintf(env.IO.Out, "%s\terror: %s\n", p.Image, p.Error)
+			return err
+		}
+		_, err := fmt.Fprintf(env.IO.Out, "%s\t%s\t%.5f\n", p.Image, p.TopK[0].Label, p.TopK[0].Score)
+		return err
+	}
+	b, err := json.Marshal(p)
+	if err != nil {
+		return err
+	}
+	_, err = env.IO.Out.Write(append(b, '\n'))
+	return err
+}
+
+// evalTransformOps returns the transform ops a file dataset lists, if any.
+func evalTransformOps(c config.Component) []config.Component {
+	switch c.Name {
+	case "ImageNetDataset":
+		var o ImageNetDatasetOpts
+		if c.Decode(&o) == nil {
+			return o.TransformOps
+		}
+	case "ClassFolder":
+		var o ClassFolderOpts
+		if c.Decode(&o) == nil {
+			return o.TransformOps
+		}
+	}
+	return nil
+}
+
+func (r *runner) labelNames() []string {
+	if f := r.infer.PostProcess.ClassIDMapFile; f != "" {
+		if names, err := ReadLabelMap(f); err == nil {
+			return names
+		} else {
+			slog.Warn("class_id_map_file", "file", f, "err", err)
+		}
+	}
+	return nil
+}
+
+func topClasses(probs []float32, k int, labels []string) []ClassProb {
+	idx := make([]int, len(probs))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.SliceStable(idx, func(a, b int) bool { return probs[idx[a]] > probs[idx[b]] })
+	k = min(k, len(idx))
+	out := make([]ClassProb, k)
+	for i := range k {
+		c := idx[i]
+		name := fmt.Sprint(c)
+		if c < len(labels) && labels[c] != "" {
+			name = labels[c]
+		}
+		out[i] = ClassProb{ClassID: c, Label: name, Score: float64(int64(float64(probs[c])*1e5+0.5)) / 1e5}
+	}
+	return out
+}

@@ -1,0 +1,313 @@
+package clas
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"paddle/core/config"
+	"paddle/core/data"
+	"paddle/core/tensor"
+)
+
+// Sample is one image on its way to the model.
+type Sample struct {
+	Path  string         // file it came from ("" for in-memory sets)
+	Image *data.Image    // decoded pixels (HWC)
+	Label int            // class id (-1 when unknown, at predict time)
+	X     *tensor.Tensor // (C, H, W) float32, set by NormalizeImage/ToCHWImage
+}
+
+// The PaddleClas transform ops, by their config names.
+
+// DecodeImageOpts: decode the file (RGB unless to_rgb is false, which keeps BGR).
+type DecodeImageOpts struct {
+	ToRGB        *bool `yaml:"to_rgb"`
+	ChannelFirst bool  `yaml:"channel_first"`
+}
+
+// ResizeImageOpts: resize_short keeps the aspect ratio; size is [w, h] or one int.
+type ResizeImageOpts struct {
+	ResizeShort int    `yaml:"resize_short"`
+	Size        []int  `yaml:"size"`
+	Interp      string `yaml:"interpolation"`
+}
+
+// CropImageOpts: centre crop to size ([w, h] or one int).
+type CropImageOpts struct {
+	Size []int `yaml:"size"`
+}
+
+// RandCropImageOpts: random resized crop (torchvision's), scale and ratio ranges.
+type RandCropImageOpts struct {
+	Size  []int     `yaml:"size"`
+	Scale []float64 `yaml:"scale"`
+	Ratio []float64 `yaml:"ratio"`
+}
+
+// RandFlipImageOpts: flip_code 1 = horizontal (default), 0 = vertical, with probability 0.5.
+type RandFlipImageOpts struct {
+	FlipCode *int `yaml:"flip_code"`
+}
+
+// NormalizeImageOpts: (pix*scale - mean)/std per channel.
+type NormalizeImageOpts struct {
+	Scale any       `yaml:"scale"` // a number or "1.0/255.0"
+	Mean  []float64 `yaml:"mean"`
+	Std   []float64 `yaml:"std"`
+	Order string    `yaml:"order"`
+}
+
+// ToCHWImageOpts: layout change (NormalizeImage already produces CHW here).
+type ToCHWImageOpts struct{}
+
+func transformOptions() map[string]any {
+	return map[string]any{
+		"DecodeImage": (*DecodeImageOpts)(nil), "ResizeImage": (*ResizeImageOpts)(nil),
+		"CropImage": (*CropImageOpts)(nil), "RandCropImage": (*RandCropImageOpts)(nil),
+		"RandFlipImage": (*RandFlipImageOpts)(nil), "NormalizeImage": (*NormalizeImageOpts)(nil),
+		"ToCHWImage": (*ToCHWImageOpts)(nil),
+	}
+}
+
+type tf = data.TransformFunc[Sample]
+
+// buildTransforms turns transform_ops into one transform. Files are decoded
+// first (grey when Global.image_shape has one channel) unless a DecodeImage
+// op says otherwise; images are resized to image_shape when no op resizes or
+// crops; and it always ends with a tensor (pixels scaled to [0, 1] when no
+// NormalizeImage is listed).
+func buildTransforms(ops []config.Component, g GlobalOpts) (data.Transform[Sample], error) {
+	var ts []data.Transform[Sample]
+	normalized, decoded, sized := false, false, false
+	for _, c := range ops {
+		switch c.Name {
+		case "DecodeImage":
+			decoded = true
+		case "ResizeImage", "CropImage", "RandCropImage":
+			sized = true
+		}
+	}
+	if !decoded {
+		mode := data.RGB
+		if g.ImageShape[0] == 1 {
+			mode = data.Gray
+		}
+		ts = append(ts, decode(mode))
+	}
+	for _, c := range ops {
+		t, err := buildTransform(c)
+		if err != nil {
+			return nil, err
+		}
+		if c.Name == "NormalizeImage" {
+			normalized = true
+		}
+		if t != nil {
+			ts = append(ts, t)
+		}
+	}
+	if !sized {
+		ts = append(ts, resizeTo(g.ImageShape[2], g.ImageShape[1]))
+	}
+	if !normalized {
+		ts = append(ts, normalize(1.0/255, nil, nil))
+	}
+	return data.Compose(ts...), nil
+}
+
+func buildTransform(c config.Component) (data.Transform[Sample], error) {
+	switch c.Name {
+	case "DecodeImage":
+		var o DecodeImageOpts
+		if err := c.Decode(&o); err != nil {
+			return nil, err
+		}
+		mode := data.RGB
+		if o.ToRGB != nil && !*o.ToRGB {
+			mode = data.BGR
+		}
+		return decode(mode), nil
+	case "ResizeImage":
+		var o ResizeImageOpts
+		if err := c.Decode(&o); err != nil {
+			return nil, err
+		}
+		if o.ResizeShort <= 0 && len(o.Size) == 0 {
+			return nil, c.Errorf("ResizeImage: set resize_short or size")
+		}
+		return tf(func(s *Sample, _ *rand.Rand) (bool, error) {
+			var err error
+			if o.ResizeShort > 0 {
+				s.Image, err = data.ResizeShort(s.Image, o.ResizeShort)
+			} else {
+				w, h := wh(o.Size)
+				s.Image, err = data.Resize(s.Image, w, h)
+			}
+			return err == nil, err
+		}), nil
+	case "CropImage":
+		var o CropImageOpts
+		if err := c.Decode(&o); err != nil {
+			return nil, err
+		}
+		w, h := wh(o.Size)
+		return tf(func(s *Sample, _ *rand.Rand) (bool, error) {
+			var err error
+			s.Image, err = data.CenterCrop(s.Image, w, h)
+			return err == nil, err
+		}), nil
+	case "RandCropImage":
+		o := RandCropImageOpts{Scale: []float64{0.08, 1}, Ratio: []float64{3.0 / 4, 4.0 / 3}}
+		if err := c.Decode(&o); err != nil {
+			return nil, err
+		}
+		w, h := wh(o.Size)
+		return tf(func(s *Sample, r *rand.Rand) (bool, error) {
+			var err error
+			s.Image, err = randomResizedCrop(s.Image, w, h, o.Scale, o.Ratio, r)
+			return err == nil, err
+		}), nil
+	case "RandFlipImage":
+		var o RandFlipImageOpts
+		if err := c.Decode(&o); err != nil {
+			return nil, err
+		}
+		code := 1
+		if o.FlipCode != nil {
+			code = *o.FlipCode
+		}
+		return tf(func(s *Sample, r *rand.Rand) (bool, error) {
+			if r.IntN(2) == 0 {
+				if code == 0 {
+					s.Image = data.FlipV(s.Image)
+				} else {
+					s.Image = data.FlipH(s.Image)
+				}
+			}
+			return true, nil
+		}), nil
+	case "NormalizeImage":
+		var o NormalizeImageOpts
+		if err := c.Decode(&o); err != nil {
+			return nil, err
+		}
+		scale, err := parseScale(o.Scale)
+		if err != nil {
+			return nil, c.Errorf("NormalizeImage.scale: %v", err)
+		}
+		return normalize(scale, o.Mean, o.Std), nil
+	case "ToCHWImage":
+		return nil, nil
+	}
+	return nil, c.Errorf("unknown transform %q", c.Name)
+}
+
+// decode reads the sample's file unless its pixels are already in memory.
+func decode(mode data.ColorMode) data.Transform[Sample] {
+	return tf(func(s *Sample, _ *rand.Rand) (bool, error) {
+		if s.Image != nil {
+			return true, nil
+		}
+		img, err := data.DecodeFile(s.Path, mode)
+		s.Image = img
+		return err == nil, err
+	})
+}
+
+// resizeTo resizes to w×h when the image has another size.
+func resizeTo(w, h int) data.Transform[Sample] {
+	return tf(func(s *Sample, _ *rand.Rand) (bool, error) {
+		if s.Image.W == w && s.Image.H == h {
+			return true, nil
+		}
+		var err error
+		s.Image, err = data.Resize(s.Image, w, h)
+		return err == nil, err
+	})
+}
+
+func normalize(scale float64, mean, std []float64) data.Transform[Sample] {
+	m32, s32 := f32s(mean), f32s(std)
+	return tf(func(s *Sample, _ *rand.Rand) (bool, error) {
+		if s.Image == nil {
+			return false, fmt.Errorf("NormalizeImage before DecodeImage")
+		}
+		mm, ss := m32, s32
+		if len(mm) == 3 && s.Image.C == 1 { // ImageNet stats on a grey image: use the first channel
+			mm, ss = mm[:1], ss[:1]
+		}
+		x, err := data.ToTensor(s.Image, float32(scale), mm, ss)
+		s.X = x
+		return err == nil, err
+	})
+}
+
+func f32s(v []float64) []float32 {
+	if v == nil {
+		return nil
+	}
+	out := make([]float32, len(v))
+	for i, x := range v {
+		out[i] = float32(x)
+	}
+	return out
+}
+
+func parseScale(v any) (float64, error) {
+	switch s := v.(type) {
+	case nil:
+		return 1.0 / 255, nil
+	case float64:
+		return s, nil
+	case int:
+		return float64(s), nil
+	case string:
+		var a, b float64
+		if n, _ := fmt.Sscanf(s, "%g/%g", &a, &b); n == 2 && b != 0 {
+			return a / b, nil
+		}
+		var x float64
+		if _, err := fmt.Sscanf(s, "%g", &x); err == nil {
+			return x, nil
+		}
+	}
+	return 0, fmt.Errorf("want a number or a fraction like 1.0/255.0, got %v", v)
+}
+
+func wh(size []int) (int, int) {
+	if len(size) == 1 {
+		return size[0], size[0]
+	}
+	if len(size) >= 2 {
+		return size[0], size[1]
+	}
+	return 0, 0
+}
+
+// randomResizedCrop picks an area fraction in scale and an aspect ratio in
+// ratio (log-uniform), as torchvision's RandomResizedCrop, then resizes to w×h.
+func randomResizedCrop(m *data.Image, w, h int, scale, ratio []float64, r *rand.Rand) (*data.Image, error) {
+	area := float64(m.W * m.H)
+	for range 10 {
+		target := area * (scale[0] + r.Float64()*(scale[1]-scale[0]))
+		logr := math.Log(ratio[0]) + r.Float64()*(math.Log(ratio[1])-math.Log(ratio[0]))
+		ar := math.Exp(logr)
+		cw := int(math.Round(math.Sqrt(target * ar)))
+		ch := int(math.Round(math.Sqrt(target / ar)))
+		if cw > 0 && ch > 0 && cw <= m.W && ch <= m.H {
+			x, y := r.IntN(m.W-cw+1), r.IntN(m.H-ch+1)
+			c, err := data.Crop(m, x, y, cw, ch)
+			if err != nil {
+				return nil, err
+			}
+			return data.Resize(c, w, h)
+		}
+	}
+	short := min(m.W, m.H)
+	c, err := data.CenterCrop(m, short, short)
+	if err != nil {
+		return nil, err
+	}
+	return data.Resize(c, w, h)
+}

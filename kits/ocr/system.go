@@ -1,0 +1,145 @@
+package ocr
+
+import (
+	"fmt"
+	"sort"
+
+	"paddle/core/imgproc"
+	"paddle/core/tensor"
+)
+
+// Model runs one network: named input tensors to named output tensors. It must be safe
+// for concurrent use when a System is shared by several goroutines.
+type Model interface {
+	Run(inputs map[string]*tensor.Tensor) (map[string]*tensor.Tensor, error)
+}
+
+// InputNamer is implemented by models that know their input names; the first one is
+// fed. Models without it get their input as "x" (PaddleOCR's exports).
+type InputNamer interface {
+	InputNames() []string
+}
+
+// OutputNamer is implemented by models that know their output names; with several
+// outputs the first one is read.
+type OutputNamer interface {
+	OutputNames() []string
+}
+
+// runOne feeds x to m's single input and returns its (first) output.
+func runOne(m Model, x *tensor.Tensor) (*tensor.Tensor, error) {
+	name := "x"
+	if n, ok := m.(InputNamer); ok {
+		if names := n.InputNames(); len(names) > 0 {
+			name = names[0]
+		}
+	}
+	out, err := m.Run(map[string]*tensor.Tensor{name: x})
+	if err != nil {
+		return nil, err
+	}
+	if n, ok := m.(OutputNamer); ok {
+		if names := n.OutputNames(); len(names) > 0 {
+			if y := out[names[0]]; y != nil {
+				return y, nil
+			}
+		}
+	}
+	if len(out) == 1 {
+		for _, y := range out {
+			return y, nil
+		}
+	}
+	names := make([]string, 0, len(out))
+	for k := range out {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	return nil, fmt.Errorf("model returned %d outputs %v, want one", len(out), names)
+}
+
+// f32Data returns the values of t as a contiguous float32 slice.
+func f32Data(t *tensor.Tensor) []float32 {
+	if t.DType() != tensor.Float32 {
+		t = t.Cast(tensor.Float32)
+	}
+	return t.Contiguous().F32()
+}
+
+// System is the PP-OCR system of predict_system.py: detection, optional angle
+// classification, recognition.
+type System struct {
+	Det     Model    // DB text detector
+	Rec     Model    // CTC text recogniser
+	Cls     Model    // 0/180 angle classifier; nil: no classification
+	Chars   []string // CTC classes (LoadDict)
+	Profile Profile
+}
+
+// Result is one recognised text line; Box is its quad when detection ran.
+type Result struct {
+	Text  string
+	Score float64
+	Box   Box
+}
+
+// Predict runs the whole system on a BGR image (TextSystem.__call__): detect, sort into
+// reading order, crop, classify the angle (when Cls is set), recognise, and keep the
+// lines with score >= Profile.DropScore.
+func (s *System) Predict(img imgproc.Mat8) ([]Result, error) {
+	if img.C != 3 {
+		return nil, fmt.Errorf("ocr: want a 3-channel BGR image, got %d channels", img.C)
+	}
+	boxes, err := Detect(s.Det, img, s.Profile)
+	if err != nil {
+		return nil, err
+	}
+	order := imgproc.SortedBoxes(boxes)
+	sorted := make([]Box, 0, len(boxes))
+	crops := make([]imgproc.Mat8, 0, len(boxes))
+	for _, i := range order {
+		crop, ok := imgproc.GetRotateCropImage(img, boxes[i])
+		if !ok {
+			continue
+		}
+		sorted = append(sorted, boxes[i])
+		crops = append(crops, crop)
+	}
+	rec, err := s.recognize(crops)
+	if err != nil {
+		return nil, err
+	}
+	var out []Result
+	for i, r := range rec {
+		if r.Score >= s.Profile.DropScore {
+			out = append(out, Result{Text: r.Text, Score: r.Score, Box: sorted[i]})
+		}
+	}
+	return out, nil
+}
+
+// PredictLine recognises the whole image as one text line (PaddleOCR's det=False):
+// angle classification when Cls is set, then recognition; no score drop.
+func (s *System) PredictLine(img imgproc.Mat8) (Result, error) {
+	if img.C != 3 {
+		return Result{}, fmt.Errorf("ocr: want a 3-channel BGR image, got %d channels", img.C)
+	}
+	rec, err := s.recognize([]imgproc.Mat8{img})
+	if err != nil {
+		return Result{}, err
+	}
+	return Result{Text: rec[0].Text, Score: rec[0].Score}, nil
+}
+
+func (s *System) recognize(crops []imgproc.Mat8) ([]RecResult, error) {
+	if len(crops) == 0 {
+		return nil, nil
+	}
+	if s.Cls != nil {
+		var err error
+		if crops, _, err = Classify(s.Cls, crops, s.Profile); err != nil {
+			return nil, err
+		}
+	}
+	return Recognize(s.Rec, crops, s.Chars, s.Profile.RecBatch)
+}
