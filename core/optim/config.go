@@ -21,15 +21,18 @@ type LRConfig struct {
 	Gamma         float64   `yaml:"gamma"`        // Step: decay factor (default 0.1)
 	DecayEpochs   []int     `yaml:"decay_epochs"` // Piecewise: epoch boundaries
 	Values        []float64 `yaml:"values"`       // Piecewise: one more than decay_epochs
-	EndLR         float64   `yaml:"end_lr"`       // Linear/Polynomial
+	EndLR         float64   `yaml:"end_lr"`       // Linear/Polynomial; OneCycle's final rate (default 1e-4, Paddle's)
 	Power         float64   `yaml:"power"`        // Linear/Polynomial (default 1)
 	Milestones    []int     `yaml:"milestones"`   // MultiStepDecay: epochs where lr *= gamma
-	MaxLR         float64   `yaml:"max_learning_rate"`
+	MaxLR         float64   `yaml:"max_lr"`       // OneCycle (PaddleOCR's key); default learning_rate
 	PhasePct      float64   `yaml:"phase_pct"`
 	DivideFactor  float64   `yaml:"divide_factor"`
 	// ByEpoch changes the rate once per epoch instead of every iteration
 	// (PaddleClas's by_epoch); warm-up then also moves per epoch.
 	ByEpoch bool `yaml:"by_epoch"`
+	// LastEpoch is accepted and ignored: resuming continues from the
+	// checkpoint's step count instead.
+	LastEpoch int `yaml:"last_epoch"`
 }
 
 // BuildSchedule turns c into an iteration-based schedule for a run of
@@ -101,7 +104,11 @@ func BuildSchedule(c LRConfig, epochs, stepsPerEpoch int) (Schedule, error) {
 		if m == 0 {
 			m = c.LearningRate
 		}
-		s = OneCycle{MaxLR: m, TotalSteps: total, PctStart: c.PhasePct, DivFactor: c.DivideFactor}
+		end := c.EndLR
+		if end == 0 {
+			end = 1e-4
+		}
+		s = OneCycle{MaxLR: m, TotalSteps: total, PctStart: c.PhasePct, DivFactor: c.DivideFactor, EndLR: end}
 	default:
 		return nil, fmt.Errorf("lr: unknown name %q (known: Const, Cosine, Step, Piecewise, MultiStepDecay, Linear, Polynomial, OneCycle)", c.Name)
 	}

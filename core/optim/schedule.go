@@ -118,17 +118,19 @@ func (w LinearWarmup) LR(step int) float64 {
 	return w.After.LR(step - w.WarmupSteps)
 }
 
-// OneCycle is torch.optim.lr_scheduler.OneCycleLR with cosine annealing, two
-// phases: from MaxLR/DivFactor up to MaxLR over the first PctStart of
-// TotalSteps, then down to MaxLR/DivFactor/FinalDivFactor at the last step.
-// Zero fields take PyTorch's defaults (PctStart 0.3, DivFactor 25,
-// FinalDivFactor 1e4).
+// OneCycle is torch.optim.lr_scheduler.OneCycleLR (and Paddle's OneCycleLR)
+// with cosine annealing, two phases: from MaxLR/DivFactor up to MaxLR over
+// the first PctStart of TotalSteps, then down to the final rate at the last
+// step: EndLR when positive (Paddle's end_learning_rate), else
+// MaxLR/DivFactor/FinalDivFactor (PyTorch). Zero fields take PyTorch's
+// defaults (PctStart 0.3, DivFactor 25, FinalDivFactor 1e4).
 type OneCycle struct {
 	MaxLR          float64 `yaml:"max_learning_rate"`
 	TotalSteps     int     `yaml:"total_steps"`
 	PctStart       float64 `yaml:"phase_pct"`
 	DivFactor      float64 `yaml:"divide_factor"`
 	FinalDivFactor float64 `yaml:"final_divide_factor"`
+	EndLR          float64 `yaml:"end_learning_rate"`
 }
 
 // LR returns the one-cycle rate.
@@ -145,6 +147,9 @@ func (o OneCycle) LR(step int) float64 {
 	}
 	initial := o.MaxLR / div
 	minLR := initial / fdiv
+	if o.EndLR > 0 {
+		minLR = o.EndLR
+	}
 	end1 := pct*float64(o.TotalSteps) - 1
 	end2 := float64(o.TotalSteps - 1)
 	s := float64(step)

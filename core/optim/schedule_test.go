@@ -59,6 +59,13 @@ func TestSchedulesByHand(t *testing.T) {
 			}
 		})
 	}
+	oc := OneCycle{MaxLR: 1, TotalSteps: 11, EndLR: 0.01}
+	if got := oc.LR(10); math.Abs(got-0.01) > 1e-12 {
+		t.Errorf("OneCycle with EndLR ends at %v, want 0.01", got)
+	}
+	if got := oc.LR(0); math.Abs(got-0.04) > 1e-12 { // starts at MaxLR/25
+		t.Errorf("OneCycle LR(0) = %v, want 0.04", got)
+	}
 	if _, err := NewPiecewise([]int{5}, []float64{1}); err == nil {
 		t.Error("NewPiecewise accepted 1 value for 1 boundary")
 	}
