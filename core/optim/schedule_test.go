@@ -129,3 +129,23 @@ func TestEMA(t *testing.T) {
 		t.Error("EMA state did not round-trip")
 	}
 }
+
+func TestEMACopiesNonFloatBuffers(t *testing.T) {
+	bn, _ := nn.NewBatchNorm1D(nn.BatchNormOptions{NumFeatures: 2})
+	ps := append(bn.Params(), bn.Buffers()...)
+	e, err := NewEMA(ps, 0.99)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bn.Forward(ag.Const(tensor.FromSlice([]float32{1, 2, 3, 5}, 2, 2)), true)
+	e.Update()
+	sh := e.Shadow()
+	if sh["num_batches_tracked"].Item() != 1 {
+		t.Errorf("int buffer shadow %v, want a copy (1)", sh["num_batches_tracked"].Item())
+	}
+	d := 0.99 * (1 - math.Exp(-1.0/2000))
+	// running_mean moved from 0 to 0.1·(2, 3.5); the shadow moves (1-d) of that
+	if got, want := sh["running_mean"].F32()[0], float32((1-d)*0.2); math.Abs(float64(got-want)) > 1e-7 {
+		t.Errorf("running_mean shadow %v, want %v", got, want)
+	}
+}
