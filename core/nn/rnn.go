@@ -128,19 +128,19 @@ func (m *rnn) run(x, h0, c0 *ag.Var, lengths []int, withC, training bool, step c
 			if withC && c0 != nil {
 				ci = ag.Reshape(narrow(c0, 0, k, k+1), n, h)
 			}
-			// one matmul projects every time step: (T, N, I) → (T, N, G·H)
-			gx := ag.MatMul(x, ws[0], false, true)
+			// one matmul projects every time step: (T·N, I) → (T·N, G·H)
+			gx := ag.MatMul(ag.Reshape(x, t*n, x.Shape()[2]), ws[0], false, true)
 			if ws[2] != nil {
 				gx = ag.Add(gx, ws[2])
 			}
-			steps := chunk(gx, 0, t)
+			steps := chunk(gx, 0, t) // t pieces of (N, G·H)
 			ys := make([]*ag.Var, t)
 			for i := range t {
 				ti := i
 				if d == 1 {
 					ti = t - 1 - i
 				}
-				hn, cn := step(ag.Reshape(steps[ti], n, m.gates*h), hi, ci, ws)
+				hn, cn := step(steps[ti], hi, ci, ws)
 				if masks == nil {
 					hi, ci = hn, cn
 					ys[ti] = ag.Reshape(hi, 1, n, h)
