@@ -5,6 +5,7 @@ import (
 
 	"paddle/core/nn"
 	"paddle/core/op"
+	"paddle/core/tensor"
 )
 
 // RMSPropOptions configure RMSProp.
@@ -63,8 +64,8 @@ func (r *RMSProp) Step() {
 		out := op.Call(rmspropDef, op.Attrs{
 			"lr": r.lr, "alpha": r.o.Alpha, "eps": r.o.Eps, "momentum": r.o.Momentum, "centered": r.o.Centered,
 			"weight_decay": wdFor(p, r.o.WeightDecay, r.o.NoDecay), "decoupled": r.o.Decoupled,
-		}, p.V.T, g, r.zerosOr(p.Name, "square_avg", p.V.T), r.zerosOr(p.Name, "grad_avg", p.V.T),
-			r.zerosOr(p.Name, "momentum_buffer", p.V.T))
+		}, p.V.T, g, r.zerosOr(p.Name, "square_avg", p.V.T), r.unless(r.o.Centered, p.Name, "grad_avg", g),
+			r.unless(r.o.Momentum > 0, p.Name, "momentum_buffer", g))
 		p.V.T.CopyFrom(out[0])
 		r.state[p.Name+".square_avg"] = out[1]
 		if r.o.Centered {
@@ -74,4 +75,12 @@ func (r *RMSProp) Step() {
 			r.state[p.Name+".momentum_buffer"] = out[3]
 		}
 	}
+}
+
+// unless returns the slot when it is used, else the unread stand-in g.
+func (r *RMSProp) unless(used bool, name, slot string, g *tensor.Tensor) *tensor.Tensor {
+	if !used {
+		return g
+	}
+	return r.zerosOr(name, slot, g)
 }

@@ -61,7 +61,7 @@ func (s *SGD) Step() {
 		buf := s.slot(p.Name, "momentum_buffer")
 		first := buf == nil
 		if first {
-			buf = tensor.ZerosLike(p.V.T)
+			buf = g // unread: the first step (or no momentum) takes buf = g
 		}
 		out := op.Call(sgdDef, op.Attrs{
 			"lr": s.lr, "momentum": s.o.Momentum, "dampening": s.o.Dampening, "nesterov": s.o.Nesterov,
