@@ -16,6 +16,8 @@ import (
 // warmed-up decay d = Decay·(1 - exp(-updates/2000)) (PaddleDetection's
 // ModelEMA "exponential" type, as in YOLOv5): early on d is small, so the
 // average follows the fast-moving weights instead of the random init.
+// The average starts at the weights (YOLOv5's ModelEMA; PaddleDetection
+// starts at zeros, which the tiny early decay makes almost the same).
 // Non-float tensors are copied as they are.
 type EMA struct {
 	Decay   float64
