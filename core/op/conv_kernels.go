@@ -201,25 +201,33 @@ func depthwiseForward[E float32 | float64](cs convShape, x, w, b, y []E) {
 }
 
 // dwRow adds one kernel row wk applied to input row src into output row dst.
-// 3-wide undilated kernels (most depthwise convs) take a fused loop over the
-// columns where all three taps are inside the row.
+// 3- and 5-wide undilated kernels (most depthwise convs) take a fused loop
+// over the columns where all taps are inside the row.
 func dwRow[E float32 | float64](dst, src, wk []E, g geom2) {
 	lo, hi := 0, 0
-	if g.KW == 3 && g.DW == 1 {
-		lo, hi = winRange(g.OW, g.SW, -g.PL, g.W-2)
+	if (g.KW == 3 || g.KW == 5) && g.DW == 1 {
+		lo, hi = winRange(g.OW, g.SW, -g.PL, g.W-g.KW+1)
 		if lo < hi {
-			w0, w1, w2 := wk[0], wk[1], wk[2]
 			d := dst[lo:hi]
 			s := src[lo*g.SW-g.PL:]
-			if g.SW == 1 {
+			switch {
+			case g.KW == 3 && g.SW == 1:
+				w0, w1, w2 := wk[0], wk[1], wk[2]
 				s = s[:len(d)+2]
 				for i := range d {
 					d[i] += w0*s[i] + w1*s[i+1] + w2*s[i+2]
 				}
-			} else {
+			case g.KW == 3:
+				w0, w1, w2 := wk[0], wk[1], wk[2]
 				for i := range d {
 					j := i * g.SW
 					d[i] += w0*s[j] + w1*s[j+1] + w2*s[j+2]
+				}
+			default:
+				w0, w1, w2, w3, w4 := wk[0], wk[1], wk[2], wk[3], wk[4]
+				for i := range d {
+					j := i * g.SW
+					d[i] += w0*s[j] + w1*s[j+1] + w2*s[j+2] + w3*s[j+3] + w4*s[j+4]
 				}
 			}
 		} else {
@@ -285,19 +293,26 @@ func depthwiseBackwardData[E float32 | float64](cs convShape, dy, w, b, dx []E) 
 }
 
 // dwRowT is dwRow's adjoint: it scatters output row src through kernel row
-// wk into input row dst. With unit stride a 3-wide undilated kernel is a
-// correlation with the flipped kernel, fused over the interior columns.
+// wk into input row dst. With unit stride a 3- or 5-wide undilated kernel is
+// a correlation with the flipped kernel, fused over the interior columns.
 func dwRowT[E float32 | float64](dst, src, wk []E, g geom2) {
 	lo, hi := 0, 0
-	if g.KW == 3 && g.DW == 1 && g.SW == 1 {
-		lo, hi = max(0, 2-g.PL), min(g.W, g.OW-g.PL)
+	if (g.KW == 3 || g.KW == 5) && g.DW == 1 && g.SW == 1 {
+		lo, hi = max(0, g.KW-1-g.PL), min(g.W, g.OW-g.PL)
 		if lo < hi {
-			w0, w1, w2 := wk[0], wk[1], wk[2]
 			d := dst[lo:hi]
-			s := src[lo+g.PL-2:]
-			s = s[:len(d)+2]
-			for i := range d {
-				d[i] += w2*s[i] + w1*s[i+1] + w0*s[i+2]
+			s := src[lo+g.PL-g.KW+1:]
+			s = s[:len(d)+g.KW-1]
+			if g.KW == 3 {
+				w0, w1, w2 := wk[0], wk[1], wk[2]
+				for i := range d {
+					d[i] += w2*s[i] + w1*s[i+1] + w0*s[i+2]
+				}
+			} else {
+				w0, w1, w2, w3, w4 := wk[0], wk[1], wk[2], wk[3], wk[4]
+				for i := range d {
+					d[i] += w4*s[i] + w3*s[i+1] + w2*s[i+2] + w1*s[i+3] + w0*s[i+4]
+				}
 			}
 		} else {
 			lo, hi = 0, 0
@@ -356,33 +371,41 @@ func depthwiseFilterGrad[E float32 | float64](cs convShape, x, dy, dw []E) {
 }
 
 // dwRowGrad adds Σ_ow dy[ow]·src[ow·SW + kw·DW - PL] into acc[kw] for one
-// kernel row; 3-wide undilated kernels take one fused pass over the interior.
+// kernel row; 3- and 5-wide undilated kernels take one fused pass over the interior.
 func dwRowGrad[E float32 | float64](acc []float64, dy, src []E, g geom2) {
 	lo, hi := 0, 0
-	if g.KW == 3 && g.DW == 1 {
-		lo, hi = winRange(g.OW, g.SW, -g.PL, g.W-2)
+	if (g.KW == 3 || g.KW == 5) && g.DW == 1 {
+		lo, hi = winRange(g.OW, g.SW, -g.PL, g.W-g.KW+1)
 		if lo < hi {
-			var a0, a1, a2 E
 			d := dy[lo:hi]
 			s := src[lo*g.SW-g.PL:]
-			if g.SW == 1 {
-				s = s[:len(d)+2]
-				for i, v := range d {
-					a0 += v * s[i]
-					a1 += v * s[i+1]
-					a2 += v * s[i+2]
-				}
-			} else {
+			if g.KW == 3 {
+				var a0, a1, a2 E
 				for i, v := range d {
 					j := i * g.SW
 					a0 += v * s[j]
 					a1 += v * s[j+1]
 					a2 += v * s[j+2]
 				}
+				acc[0] += float64(a0)
+				acc[1] += float64(a1)
+				acc[2] += float64(a2)
+			} else {
+				var a0, a1, a2, a3, a4 E
+				for i, v := range d {
+					j := i * g.SW
+					a0 += v * s[j]
+					a1 += v * s[j+1]
+					a2 += v * s[j+2]
+					a3 += v * s[j+3]
+					a4 += v * s[j+4]
+				}
+				acc[0] += float64(a0)
+				acc[1] += float64(a1)
+				acc[2] += float64(a2)
+				acc[3] += float64(a3)
+				acc[4] += float64(a4)
 			}
-			acc[0] += float64(a0)
-			acc[1] += float64(a1)
-			acc[2] += float64(a2)
 		} else {
 			lo, hi = 0, 0
 		}

@@ -224,9 +224,13 @@ func TestConvGradientCases(t *testing.T) {
 		{"conv dilation2", "conv2d", []int{1, 2, 7, 7}, []int{3, 2, 3, 3}, 0, op.Attrs{"dilations": []int{2, 2}, "pads": []int{2, 1, 0, 2}}},
 		{"conv depthwise", "conv2d", []int{2, 3, 6, 5}, []int{3, 1, 3, 3}, 3, op.Attrs{"groups": 3, "pads": []int{1, 1, 1, 1}}},
 		{"conv depthwise x2 stride2 dil", "conv2d", []int{1, 2, 7, 7}, []int{4, 1, 3, 2}, 4, op.Attrs{"groups": 2, "strides": []int{2, 2}, "dilations": []int{2, 1}, "pads": []int{1, 0, 1, 1}}},
+		{"conv depthwise 5x5", "conv2d", []int{1, 2, 7, 8}, []int{2, 1, 5, 5}, 2, op.Attrs{"groups": 2, "pads": []int{2, 2, 2, 1}}},
+		{"conv depthwise 5x5 stride2", "conv2d", []int{1, 2, 9, 9}, []int{2, 1, 5, 5}, 0, op.Attrs{"groups": 2, "strides": []int{2, 2}, "pads": []int{2, 2, 2, 2}}},
+		{"conv depthwise 3x3 narrow", "conv2d", []int{1, 2, 4, 2}, []int{2, 1, 3, 3}, 0, op.Attrs{"groups": 2, "pads": []int{1, 1, 1, 1}}},
 		{"conv pointwise", "conv2d", []int{2, 4, 3, 3}, []int{3, 4, 1, 1}, 3, nil},
 		{"conv same_upper", "conv2d", []int{1, 2, 6, 5}, []int{2, 2, 3, 3}, 0, op.Attrs{"auto_pad": "SAME_UPPER", "strides": []int{2, 2}}},
 		{"convT depthwise stride2", "conv_transpose2d", []int{1, 3, 3, 4}, []int{3, 1, 3, 3}, 3, op.Attrs{"groups": 3, "strides": []int{2, 2}, "pads": []int{1, 1, 1, 1}, "output_padding": []int{1, 0}}},
+		{"convT depthwise 5x5", "conv_transpose2d", []int{1, 2, 5, 6}, []int{2, 1, 5, 5}, 0, op.Attrs{"groups": 2, "pads": []int{2, 1, 2, 1}}},
 		{"convT pointwise", "conv_transpose2d", []int{2, 3, 3, 2}, []int{3, 2, 1, 1}, 0, nil},
 		{"convT dilated outpad", "conv_transpose2d", []int{1, 2, 3, 3}, []int{2, 2, 2, 2}, 2, op.Attrs{"dilations": []int{3, 1}, "output_padding": []int{2, 0}}},
 	}

@@ -32,3 +32,22 @@ func TestConvTilesMatchWholeImage(t *testing.T) {
 		}
 	}
 }
+
+// A GEMM installed with SetSgemm is the one the float32 conv kernels call.
+func TestSetSgemmIsUsed(t *testing.T) {
+	calls := 0
+	SetSgemm(func(ta, tb bool, m, n, k int, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
+		calls++
+		SetSgemm(nil) // run the real one through convGemm's fallback
+		convGemm(ta, tb, m, n, k, a, lda, b, ldb, beta, c, ldc)
+	})
+	defer SetSgemm(nil)
+	r := rand.New(rand.NewPCG(23, 24))
+	x := tensor.Rand(r, tensor.Float32, -1, 1, 1, 3, 5, 5)
+	w := tensor.Rand(r, tensor.Float32, -1, 1, 2, 3, 3, 3)
+	got := Conv2D(x, w, nil, ConvParams{})
+	want := Conv2D(x, w, nil, ConvParams{})
+	if calls != 1 || !tensor.AllClose(got, want, 0, 0) {
+		t.Errorf("installed GEMM called %d times (want 1); results equal: %v", calls, tensor.AllClose(got, want, 0, 0))
+	}
+}
