@@ -8,10 +8,11 @@ import (
 )
 
 // ResolveAttrs returns n's attributes with each AttrIn read from vals (the
-// AttrIn values, in order) and in (the metas of n.In, needed by AttrReshape).
-// n.Attrs is not modified; without AttrIn it is returned as is.
+// AttrIn values, in order), then ShapeAttrs applied; in are the metas of
+// n.In (needed by AttrReshape and ShapeAttrs). n.Attrs is not modified; a
+// node that is not Dynamic gets it back as is.
 func ResolveAttrs(n *Node, vals []*tensor.Tensor, in []op.Meta) (op.Attrs, error) {
-	if len(n.AttrIn) == 0 {
+	if !n.Dynamic() {
 		return n.Attrs, nil
 	}
 	a := make(op.Attrs, len(n.Attrs)+len(n.AttrIn))
@@ -27,11 +28,20 @@ func ResolveAttrs(n *Node, vals []*tensor.Tensor, in []op.Meta) (op.Attrs, error
 			a[ai.Attr] = v
 		}
 	}
+	if n.ShapeAttrs != nil {
+		var err error
+		if a, err = n.ShapeAttrs(in, a); err != nil {
+			return nil, fmt.Errorf("node %s: %w", n.Label(), err)
+		}
+	}
 	return a, nil
 }
 
 // ints returns t's elements as ints (any integer or float dtype).
 func ints(t *tensor.Tensor) []int {
+	if t.Len() == 0 {
+		return []int{}
+	}
 	if t.DType() == tensor.Int64 {
 		v := t.Contiguous().I64()
 		out := make([]int, len(v))
@@ -57,6 +67,8 @@ func readAttr(k AttrKind, t *tensor.Tensor, in []op.Meta) (any, bool, error) {
 		if t.Len() == 0 {
 			return nil, false, nil
 		}
+		return ints(t), true, nil
+	case AttrIntsKeepEmpty:
 		return ints(t), true, nil
 	case AttrInt, AttrFloat:
 		if t.Len() != 1 {

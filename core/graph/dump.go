@@ -98,5 +98,8 @@ func attrString(n *Node) string {
 	for _, a := range n.AttrIn {
 		parts = append(parts, fmt.Sprintf("%s<-%s(%s)", a.Attr, a.Kind, ref(a.V)))
 	}
+	if n.ShapeAttrs != nil {
+		parts = append(parts, "+shape-dependent")
+	}
 	return strings.Join(parts, " ")
 }

@@ -58,13 +58,16 @@ const (
 	AttrFloats
 	// AttrReshape reads ONNX Reshape's shape: a 0 copies the input's dimension.
 	AttrReshape
+	// AttrIntsKeepEmpty is AttrInts, but an empty tensor sets an empty list
+	// (reductions with noop_with_empty_axes reduce nothing).
+	AttrIntsKeepEmpty
 	// AttrResizeScales reads ONNX Resize's 4 scales as [sh, sw] (N and C scales must be 1).
 	AttrResizeScales
 	// AttrResizeSizes reads ONNX Resize's 4 sizes as [oh, ow] (N and C must be unchanged).
 	AttrResizeSizes
 )
 
-var attrKindNames = [...]string{"ints", "int", "float", "floats", "reshape", "resize_scales", "resize_sizes"}
+var attrKindNames = [...]string{"ints", "int", "float", "floats", "reshape", "ints_keep_empty", "resize_scales", "resize_sizes"}
 
 func (k AttrKind) String() string {
 	if int(k) < len(attrKindNames) {
@@ -87,6 +90,10 @@ type Node struct {
 	In, Out []*Value
 	// AttrIn are the shape-valued inputs not yet folded into Attrs.
 	AttrIn []AttrIn
+	// ShapeAttrs, if set, computes attributes that depend on the input
+	// shapes (ONNX ConvTranspose's output_shape, say) once they are known;
+	// it returns a new map and must not modify a.
+	ShapeAttrs func(in []op.Meta, a op.Attrs) (op.Attrs, error)
 	// Name is the node's name in the source model (for error messages).
 	Name string
 }
@@ -102,6 +109,10 @@ func (n *Node) Inputs() []*Value {
 	}
 	return out
 }
+
+// Dynamic reports whether n's attributes depend on its inputs' values or
+// shapes (AttrIn or ShapeAttrs), so ResolveAttrs must run before the op.
+func (n *Node) Dynamic() bool { return len(n.AttrIn) > 0 || n.ShapeAttrs != nil }
 
 // Label is the node's name and op for messages: `"Conv_12" (conv2d)`.
 func (n *Node) Label() string { return fmt.Sprintf("%q (%s)", n.Name, n.Op.Name) }

@@ -90,7 +90,7 @@ func Infer(g *Graph, inputs map[string]op.Meta) (*Shapes, error) {
 			}
 		}
 		attrs := n.Attrs
-		if len(n.AttrIn) > 0 {
+		if n.Dynamic() {
 			vals := make([]*tensor.Tensor, len(n.AttrIn))
 			for i, ai := range n.AttrIn {
 				if vals[i] = s.Value(ai.V); vals[i] == nil {

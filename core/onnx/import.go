@@ -32,7 +32,7 @@ import (
 
 // MinOpset and MaxOpset bound the default-domain opsets Import accepts.
 const (
-	MinOpset = 7
+	MinOpset = 1
 	MaxOpset = 21
 )
 

@@ -39,9 +39,6 @@ func buildConv(name string) func(c *ctx) error {
 		if err != nil {
 			return err
 		}
-		if _, ok := a["output_shape"]; ok {
-			return fmt.Errorf("attribute output_shape is not supported: give pads and output_padding")
-		}
 		delete(a, "kernel_shape") // implied by the weight
 		if g, ok := a["group"]; ok {
 			a["groups"] = g
@@ -52,7 +49,14 @@ func buildConv(name string) func(c *ctx) error {
 		if b := c.in(2); b != nil {
 			in = append(in, b)
 		}
-		c.emit(name, a, in, c.out(0, x.Meta.DType))
+		if x.Meta.Shape != nil && len(x.Meta.Shape) == 3 {
+			return c.as2D(name, a, in)
+		}
+		nd := c.emit(name, a, in, c.out(0, x.Meta.DType))
+		ap := a.Str("auto_pad", "")
+		if name == "conv_transpose2d" && (a["output_shape"] != nil || ap == "SAME_UPPER" || ap == "SAME_LOWER") {
+			nd.ShapeAttrs = convTransposePads
+		}
 		return nil
 	}
 }
@@ -70,9 +74,95 @@ func buildPool(name string) func(c *ctx) error {
 			return fmt.Errorf("storage_order 1 is not supported")
 		}
 		delete(a, "storage_order")
+		if x := c.in(0); x.Meta.Shape != nil && len(x.Meta.Shape) == 3 {
+			return c.as2D(name, a, []*graph.Value{x})
+		}
 		c.unary(name, a)
 		return nil
 	}
+}
+
+// as2D runs a 2-D conv or pool op on a 1-D input (N, C, L) as (N, C, 1, L):
+// window attributes get a leading 1 (pads a leading 0 pair).
+func (c *ctx) as2D(name string, a op.Attrs, in []*graph.Value) error {
+	x := in[0]
+	d := x.Meta.DType
+	b := op.Attrs{}
+	for k, v := range a {
+		b[k] = v
+	}
+	for _, k := range []string{"kernel_shape", "strides", "dilations", "output_padding", "output_shape"} {
+		if v := a.Ints(k, nil); len(v) == 1 {
+			b[k] = []int{1, v[0]}
+		}
+	}
+	if p := a.Ints("pads", nil); len(p) == 2 {
+		b["pads"] = []int{0, p[0], 0, p[1]}
+	}
+	in = append([]*graph.Value(nil), in...)
+	in[0] = c.emit1("unsqueeze", op.Attrs{"axes": []int{2}}, d, x)
+	if len(in) > 1 && in[1].Meta.Shape != nil && len(in[1].Meta.Shape) == 3 {
+		in[1] = c.emit1("unsqueeze", op.Attrs{"axes": []int{2}}, d, in[1])
+	}
+	nd := c.emit(name, b, in, c.tmp(d))
+	ap := a.Str("auto_pad", "")
+	if name == "conv_transpose2d" && (b["output_shape"] != nil || ap == "SAME_UPPER" || ap == "SAME_LOWER") {
+		nd.ShapeAttrs = convTransposePads
+	}
+	c.emit("squeeze", op.Attrs{"axes": []int{2}}, nd.Out, c.out(0, d))
+	return nil
+}
+
+// convTransposePads turns ConvTranspose's output_shape and SAME auto_pad
+// into explicit pads and output_padding for the input shape at hand:
+// total = stride·(in-1) + output_padding + (k-1)·dilation + 1 - out, split
+// as ONNX says (SAME_UPPER puts the odd pixel at the end); a negative total
+// (output larger than the full transposed conv) grows output_padding.
+func convTransposePads(in []op.Meta, a op.Attrs) (op.Attrs, error) {
+	x, w := in[0].Shape, in[1].Shape
+	if len(x) != 4 || len(w) != 4 {
+		return nil, fmt.Errorf("want 2-D ConvTranspose inputs, got %v and %v", x, w)
+	}
+	b := op.Attrs{}
+	for k, v := range a {
+		b[k] = v
+	}
+	pair := func(k string, def int) []int {
+		v := a.Ints(k, nil)
+		if len(v) == 2 {
+			return v
+		}
+		return []int{def, def}
+	}
+	st, dl, opad := pair("strides", 1), pair("dilations", 1), pair("output_padding", 0)
+	outShape := a.Ints("output_shape", nil)
+	if len(outShape) > 2 {
+		outShape = outShape[len(outShape)-2:]
+	}
+	ap := a.Str("auto_pad", "")
+	pads := []int{0, 0, 0, 0}
+	newOp := []int{opad[0], opad[1]}
+	for i := range 2 {
+		full := st[i]*(x[2+i]-1) + opad[i] + (w[2+i]-1)*dl[i] + 1
+		want := x[2+i] * st[i]
+		if outShape != nil {
+			want = outShape[i]
+		}
+		total := full - want
+		if total < 0 {
+			newOp[i] += -total
+			continue
+		}
+		if ap == "SAME_UPPER" {
+			pads[i], pads[i+2] = total/2, total-total/2
+		} else {
+			pads[i], pads[i+2] = total-total/2, total/2
+		}
+	}
+	delete(b, "output_shape")
+	delete(b, "auto_pad")
+	b["pads"], b["output_padding"] = pads, newOp
+	return b, nil
 }
 
 func buildBatchNorm(c *ctx) error {
@@ -94,10 +184,12 @@ func buildLayerNorm(c *ctx) error {
 	if err != nil {
 		return err
 	}
-	if c.nout() > 1 {
-		return fmt.Errorf("the mean and inverse standard deviation outputs are not supported")
-	}
 	x, scale, bias := c.in(0), c.in(1), c.in(2)
+	if c.nout() > 1 {
+		if err := c.layerNormStats(x, a.Int("axis", -1), a.Float("epsilon", 1e-5)); err != nil {
+			return err
+		}
+	}
 	if bias == nil {
 		if scale.Const != nil {
 			bias = c.konst(tensor.ZerosLike(scale.Const))
@@ -107,6 +199,36 @@ func buildLayerNorm(c *ctx) error {
 	}
 	c.emit("layer_norm", op.Attrs{"axis": a.Int("axis", -1), "epsilon": a.Float("epsilon", 1e-5)},
 		[]*graph.Value{x, scale, bias}, c.out(0, x.Meta.DType))
+	return nil
+}
+
+// layerNormStats emits LayerNormalization's optional outputs 1 (mean) and 2
+// (1/sqrt(var + epsilon)) over the axes from axis on, kept as size 1.
+func (c *ctx) layerNormStats(x *graph.Value, axis int, eps float64) error {
+	var axes []int
+	switch {
+	case axis < 0:
+		for i := axis; i < 0; i++ {
+			axes = append(axes, i)
+		}
+	case x.Meta.Shape != nil:
+		for i := axis; i < len(x.Meta.Shape); i++ {
+			axes = append(axes, i)
+		}
+	default:
+		return fmt.Errorf("mean and inverse standard deviation outputs with axis %d need the input's rank", axis)
+	}
+	d := x.Meta.DType
+	ra := op.Attrs{"axes": axes, "keepdims": true}
+	mean := c.out(1, d)
+	c.emit("mean", ra, []*graph.Value{x}, mean)
+	if c.nout() < 3 {
+		return nil
+	}
+	dev := c.emit1("sub", nil, d, x, mean)
+	v := c.emit1("mean", ra, d, c.emit1("mul", nil, d, dev, dev))
+	ve := c.emit1("add", nil, d, v, c.scalarLike(x, eps))
+	c.emit("rsqrt", nil, []*graph.Value{ve}, c.out(2, d))
 	return nil
 }
 
@@ -280,6 +402,10 @@ func buildReduce(name string, since int) func(c *ctx) error {
 			}
 		}
 		nd := c.unary(name, at)
-		return c.attrIn(nd, 1, "axes", graph.AttrInts)
+		kind := graph.AttrInts
+		if a.Bool("noop_with_empty_axes", false) {
+			kind = graph.AttrIntsKeepEmpty
+		}
+		return c.attrIn(nd, 1, "axes", kind)
 	}
 }

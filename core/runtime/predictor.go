@@ -189,7 +189,7 @@ func (p *Predictor) planFor(in []*tensor.Tensor) (*plan, error) {
 		folded: make([][]*tensor.Tensor, len(p.steps))}
 	for i, st := range p.steps {
 		n := st.n
-		if len(n.AttrIn) == 0 {
+		if !n.Dynamic() {
 			pl.attrs[i] = n.Attrs
 		} else {
 			pl.attrs[i] = s.Attrs[n]
