@@ -77,7 +77,7 @@ func CTCDecode(probs []float32, T, C int, chars []string) (string, float64) {
 	if len(kept) == 0 {
 		return sb.String(), 0
 	}
-	return sb.String(), float64(float32(pairwiseSum32(kept) / float32(len(kept))))
+	return sb.String(), float64(float32(float64(pairwiseSum32(kept)) / float64(len(kept))))
 }
 
 // pairwiseSum32 is numpy's pairwise summation of a contiguous float32 array (the
