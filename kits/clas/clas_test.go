@@ -232,3 +232,20 @@ func TestAllConfigsBuild(t *testing.T) {
 		t.Fatalf("found %d clas configs", n)
 	}
 }
+
+// config show validates -o keys against the kit's schema, even for keys the
+// file does not set, and names the closest known key.
+func TestConfigShowValidatesOverrides(t *testing.T) {
+	code, out, _ := paddle(t, "config", "show", "-c", "clas/lenet_mnist.yaml", "-o", "Global.max_steps=7")
+	if code != 0 || !strings.Contains(out, "max_steps: 7") {
+		t.Fatalf("exit %d, out:\n%s", code, out)
+	}
+	code, _, errOut := paddle(t, "config", "show", "-c", "clas/lenet_mnist.yaml", "-o", "Global.epoch=3")
+	if code != 2 || !strings.Contains(errOut, `"Global.epochs"`) {
+		t.Fatalf("exit %d, stderr:\n%s", code, errOut)
+	}
+	code, _, errOut = paddle(t, "config", "show", "-c", "clas/lenet_mnist.yaml", "-o", "Optimizer.lr.learning_rate=fast")
+	if code != 2 || !strings.Contains(errOut, "Optimizer.lr.learning_rate") {
+		t.Fatalf("exit %d, stderr:\n%s", code, errOut)
+	}
+}

@@ -41,7 +41,8 @@ func NewCmdConfig(f *cmdutil.Factory, kits []*kit.Kit) *cobra.Command {
 
 func showRun(opts *ShowOptions) error {
 	s := opts.Factory.Settings
-	cfg, err := config.Load(s.Config, s.Overrides...)
+	// with --kit, -o keys are checked against that kit's schema too
+	cfg, err := config.LoadKit(opts.Kit, s.Config, s.Overrides...)
 	if err != nil {
 		return cmdutil.Usage(err)
 	}
