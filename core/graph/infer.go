@@ -27,6 +27,16 @@ type Shapes struct {
 	Complete bool
 }
 
+// ConstMeta is the meta of a known tensor, with a rank-0 shape non-nil
+// (a nil Shape in a Meta means an unknown rank).
+func ConstMeta(t *tensor.Tensor) op.Meta {
+	m := op.MetaOf(t)
+	if m.Shape == nil {
+		m.Shape = tensor.Shape{}
+	}
+	return m
+}
+
 // KnownShape reports whether s is a shape with every dimension known.
 func KnownShape(s tensor.Shape) bool {
 	if s == nil {
@@ -68,12 +78,15 @@ func Infer(g *Graph, inputs map[string]op.Meta) (*Shapes, error) {
 				}
 			}
 			m = im
+			if m.Shape == nil {
+				m.Shape = tensor.Shape{}
+			}
 		}
 		s.Meta[v] = m
 	}
 	meta := func(v *Value) op.Meta {
 		if v.Const != nil {
-			return op.MetaOf(v.Const)
+			return ConstMeta(v.Const)
 		}
 		if m, ok := s.Meta[v]; ok {
 			return m
@@ -121,6 +134,9 @@ func Infer(g *Graph, inputs map[string]op.Meta) (*Shapes, error) {
 			return nil, fmt.Errorf("graph: node %s has %d outputs, op gives %d", n.Label(), len(n.Out), len(out))
 		}
 		for i, v := range n.Out {
+			if out[i].Shape == nil { // a scalar: known, rank 0
+				out[i].Shape = tensor.Shape{}
+			}
 			s.Meta[v] = out[i]
 		}
 		if err := s.fold(n, in, out, attrs); err != nil {

@@ -131,7 +131,7 @@ func (im *importer) graph(gp *onnxpb.Graph) error {
 }
 
 func (im *importer) constValue(name string, t *tensor.Tensor) *graph.Value {
-	v := &graph.Value{Name: name, Meta: op.MetaOf(t), Const: t}
+	v := &graph.Value{Name: name, Meta: graph.ConstMeta(t), Const: t}
 	v.Param = im.params[name] && t.DType().IsFloat()
 	return v
 }
@@ -254,7 +254,7 @@ func (c *ctx) tmp(d tensor.DType) *graph.Value {
 // konst makes a constant value.
 func (c *ctx) konst(t *tensor.Tensor) *graph.Value {
 	c.im.tmp++
-	return &graph.Value{Name: fmt.Sprintf("%s/c%d", c.n.Name, c.im.tmp), Meta: op.MetaOf(t), Const: t}
+	return &graph.Value{Name: fmt.Sprintf("%s/c%d", c.n.Name, c.im.tmp), Meta: graph.ConstMeta(t), Const: t}
 }
 
 // emit adds a node of the named registry op.

@@ -209,7 +209,7 @@ func (p *Predictor) planFor(in []*tensor.Tensor) (*plan, error) {
 		ok := true
 		for j, v := range n.In {
 			if v.Const != nil {
-				ms[j] = op.MetaOf(v.Const)
+				ms[j] = graph.ConstMeta(v.Const)
 			} else {
 				ms[j] = s.Meta[v]
 			}

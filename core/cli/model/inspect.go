@@ -241,7 +241,7 @@ func FLOPs(g *graph.Graph, s *graph.Shapes) int64 {
 		ok := true
 		for i, v := range n.In {
 			if v.Const != nil {
-				in[i] = v.Const.Shape()
+				in[i] = graph.ConstMeta(v.Const).Shape
 			} else {
 				in[i] = s.Meta[v].Shape
 			}
