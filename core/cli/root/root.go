@@ -17,6 +17,7 @@ import (
 	"paddle/core/cli/cmdutil"
 	"paddle/core/cli/configcmd"
 	"paddle/core/cli/envcmd"
+	"paddle/core/cli/model"
 	"paddle/core/cli/version"
 	"paddle/core/config"
 	"paddle/core/kit"
@@ -56,7 +57,7 @@ func NewCmdRoot(f *cmdutil.Factory, kits ...*kit.Kit) *cobra.Command {
 	v.SetEnvKeyReplacer(strings.NewReplacer("-", "_"))
 	v.AutomaticEnv()
 
-	cmd.AddCommand(version.NewCmdVersion(f), envcmd.NewCmdEnv(f), configcmd.NewCmdConfig(f, kits))
+	cmd.AddCommand(version.NewCmdVersion(f), envcmd.NewCmdEnv(f), configcmd.NewCmdConfig(f, kits), model.NewCmdModel(f))
 	for _, k := range kits {
 		cmd.AddCommand(kitCommand(f, k))
 		if k.Schema != nil {
