@@ -317,5 +317,8 @@ func init() {
 			}
 			return []*T{Cast(c.G(0), c.In[0].DType())}
 		},
+		// float64 → float64 is the only cast a finite-difference check can
+		// resolve; TestCastGradientDTypes covers float32 ↔ float64 and ints.
+		Sample: withAttrs(uniform(-2, 2, tensor.Shape{3, 4}), Attrs{"dtype": "float64"}),
 	})
 }

@@ -257,3 +257,24 @@ func TestParallelPathsAgree(t *testing.T) {
 		t.Fatalf("cumsum last = %v, sum = %v", got, want)
 	}
 }
+
+// TestCastGradientDTypes checks what the generic gradient check cannot: the
+// gradient of a cast comes back in the input's dtype with the same values,
+// and integer inputs get none.
+func TestCastGradientDTypes(t *testing.T) {
+	d := op.Lookup("cast")
+	x := tensor.FromSlice([]float32{1.5, -2, 3}, 3)
+	y := op.Cast(x, tensor.Float64)
+	g := tensor.FromSlice([]float64{0.25, -1, 4}, 3)
+	gs := d.VJP(&op.VJPCtx{In: []*tensor.Tensor{x}, Out: []*tensor.Tensor{y}, GradOut: []*tensor.Tensor{g}, Attrs: op.Attrs{"dtype": "float64"}})
+	if gs[0] == nil || gs[0].DType() != tensor.Float32 {
+		t.Fatalf("float32 → float64 cast: gradient %v, want float32", gs[0])
+	}
+	wantMath(t, "cast grad", gs[0], []float64{0.25, -1, 4}, 0)
+	xi := tensor.FromSlice([]int64{1, 2, 3}, 3)
+	yi := op.Cast(xi, tensor.Float64)
+	gs = d.VJP(&op.VJPCtx{In: []*tensor.Tensor{xi}, Out: []*tensor.Tensor{yi}, GradOut: []*tensor.Tensor{g}, Attrs: op.Attrs{"dtype": "float64"}})
+	if gs[0] != nil {
+		t.Fatalf("int64 → float64 cast: gradient %v, want none", gs[0])
+	}
+}
