@@ -1,0 +1,79 @@
+package optim_test
+
+import (
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+
+	"paddle/core/op"
+	"paddle/core/op/optest"
+	"paddle/core/tensor"
+
+	// Linked for the ops they register with op.Define: core/nn adds
+	// ctc_loss(_grad), core/optim the fused update ops. This package is the
+	// lowest one that sees op, nn and optim together without an import cycle.
+	_ "paddle/core/nn"
+	_ "paddle/core/optim"
+)
+
+// nonDifferentiable lists the registered ops that have no backward, with why.
+// Backward helpers (names ending in _grad) are listed by rule below: they are
+// the kernels VJPs call, and second-order gradients are out of scope.
+var nonDifferentiable = map[string]string{
+	"argmax": "int64 output", "argmin": "int64 output",
+	"equal": "bool output", "greater": "bool output", "greater_equal": "bool output",
+	"less": "bool output", "less_equal": "bool output",
+	"logical_and": "bool in/out", "logical_or": "bool in/out", "logical_not": "bool in/out",
+	"one_hot": "integer input", "range": "no tensor input to differentiate",
+	"shape": "int64 output", "constant_of_shape": "shape-valued input",
+	"sgd_update":     "optimizer state update, run outside the graph",
+	"adam_update":    "optimizer state update, run outside the graph",
+	"rmsprop_update": "optimizer state update, run outside the graph",
+}
+
+// TestEveryRegisteredGradientIsChecked runs the float64 finite-difference
+// check on every Def in the registry that has a VJP, including those that
+// core/nn and core/optim register (core/op's own TestGradients only sees
+// core/op). It fails when an op has a VJP but no Sample, when a Sample gives
+// the check nothing to differentiate, and when an op without a VJP is not
+// known to be non-differentiable.
+func TestEveryRegisteredGradientIsChecked(t *testing.T) {
+	seen := map[string]bool{}
+	for _, d := range op.All() {
+		seen[d.Name] = true
+		if d.VJP == nil {
+			if _, ok := nonDifferentiable[d.Name]; !ok && !strings.HasSuffix(d.Name, "_grad") {
+				t.Errorf("%s has no VJP and is not listed as non-differentiable", d.Name)
+			}
+			continue
+		}
+		if d.Sample == nil {
+			t.Errorf("%s has a VJP but no Sample: it is not gradient-checked", d.Name)
+			continue
+		}
+		t.Run(d.Name, func(t *testing.T) {
+			in, attrs := d.Sample(rand.New(rand.NewPCG(1, 2)))
+			checked := 0
+			for i, x := range in {
+				if x.DType() == tensor.Float64 && !slices.Contains(d.NoGrad, i) {
+					checked++
+				}
+			}
+			if checked == 0 {
+				t.Fatalf("Sample has no float64 input with a gradient: the check would be vacuous")
+			}
+			optest.GradCheck(t, d, in, attrs, optest.Tol{Abs: 1e-6, Rel: 1e-5})
+		})
+	}
+	for _, name := range []string{"ctc_loss", "sgd_update", "adam_update", "rmsprop_update"} {
+		if !seen[name] {
+			t.Errorf("%s is not registered: the blank imports no longer link it", name)
+		}
+	}
+	for name := range nonDifferentiable {
+		if !seen[name] {
+			t.Errorf("nonDifferentiable lists %s, which is not registered", name)
+		}
+	}
+}
