@@ -11,6 +11,25 @@ import (
 	"paddle/core/tensor"
 )
 
+// SGEMM computes the row-major float32 product c = alpha·op(a)·op(b) + beta·c,
+// where op(a) is m×k (a is k×m with leading dimension lda when transA) and
+// op(b) is k×n (n×k when transB); c is m×n with leading dimension ldc. When
+// beta is 0, c is not read. matmul and the convolutions call it for float32;
+// a backend replaces it with a faster kernel when activated (core/backend/cpu).
+// The default is gonum's Sgemm. float64 products always use gonum's Dgemm.
+var SGEMM = gonumSGEMM
+
+func gonumSGEMM(transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
+	tA, tB := blas.NoTrans, blas.NoTrans
+	if transA {
+		tA = blas.Trans
+	}
+	if transB {
+		tB = blas.Trans
+	}
+	gonum.Implementation{}.Sgemm(tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+}
+
 // matmul: a (..., M, K) · b (..., K, N) → (..., M, N); batch dims broadcast.
 // Attrs trans_a / trans_b use the transpose of the last two axes.
 
@@ -106,7 +125,7 @@ func matmulRef(out, in []*T, at Attrs) {
 		av, bv, cv := a.F32(), b.F32(), out[0].F32()
 		parallel.For(nb, 1, func(lo, hi int) {
 			for i := lo; i < hi; i++ {
-				impl.Sgemm(tA, tB, m, n, k, 1, av[aOff[i]:], lda, bv[bOff[i]:], ldb, 0, cv[i*m*n:], n)
+				SGEMM(ta, tb, m, n, k, 1, av[aOff[i]:], lda, bv[bOff[i]:], ldb, 0, cv[i*m*n:], n)
 			}
 		})
 	case tensor.Float64:

@@ -20,11 +20,12 @@ type host struct{}
 func (host) Name() string { return "cpu" }
 
 func (host) Description() string {
-	return fmt.Sprintf("pure Go on %s/%s (%s)", runtime.GOOS, runtime.GOARCH, Features())
+	return fmt.Sprintf("pure Go on %s/%s (%s; sgemm kernel %s)", runtime.GOOS, runtime.GOARCH, Features(), Kernel())
 }
 
 func (host) Activate(threads int) error {
 	parallel.SetThreads(threads)
+	installKernels()
 	return nil
 }
 

@@ -1,0 +1,294 @@
+package cpu
+
+import (
+	"fmt"
+	"os"
+	"sync"
+	"sync/atomic"
+	"unsafe"
+
+	"paddle/core/parallel"
+)
+
+// SGEMM: row-major C = alpha·op(A)·op(B) + beta·C, Goto/BLIS style.
+//
+// Loops, outermost first (one set per worker, each owning a block of C):
+//
+//	pc: K in steps of kc      (beta applies to the first step only)
+//	ic: M in steps of mc      pack A (mc×kc) into mr-row micro-panels
+//	jc: N in steps of nc      pack B (kc×nc) into nr-column micro-panels (L2)
+//	ir: mr rows               the A micro-panel (mr×kc) stays in L1
+//	jr: nr columns            micro-kernel: mr×nr tile of C in registers
+//
+// Transposed operands are handled by the packing routines; nothing else
+// copies A or B.
+
+// A microKernel computes one mr×nr tile: c[r*ldc+j] = alpha·Σ_p a[p*mr+r]·b[p*nr+j]
+// (+ beta·c[r*ldc+j] when loadC) for r < rows, j < cols. a and b are packed
+// micro-panels of kc steps; padding rows/columns in them are zero.
+type microKernel struct {
+	name   string
+	mr, nr int
+	run    func(kc int, a, b, c []float32, ldc, rows, cols int, alpha, beta float32, loadC bool)
+	// half, when set, is a variant for the last panel of at most nr/2 columns,
+	// packed nr/2 wide.
+	half    bool
+	runHalf func(kc int, a, b, c []float32, ldc, rows, cols int, alpha, beta float32, loadC bool)
+
+	kc, mc, nc int // cache blocking, set by tune
+}
+
+// KernelEnv is the environment variable that picks the micro-kernel:
+// "generic" forces the portable Go kernel; "avx2" or "avx512" pick that one
+// when the CPU has it. Unset (or "auto") picks the fastest available.
+const KernelEnv = "PADDLE_CPU_KERNELS"
+
+var (
+	available []*microKernel // this CPU's kernels, fastest first; generic last
+	active    atomic.Pointer[microKernel]
+	l1Size    = 48 << 10
+	l2Size    = 1 << 20
+)
+
+func init() {
+	if l1, l2 := cacheSizes(); l1 >= 16<<10 && l2 >= 128<<10 {
+		l1Size, l2Size = l1, l2
+	}
+	available = append(archKernels(), genericKernel)
+	for _, k := range available {
+		k.tune(l1Size, l2Size)
+	}
+	if err := SelectKernel(os.Getenv(KernelEnv)); err != nil {
+		fmt.Fprintf(os.Stderr, "paddle: %s: %v; using %s\n", KernelEnv, err, available[0].name)
+		active.Store(available[0])
+	}
+}
+
+// tune sizes the blocks for the caches: the A micro-panel (mr×kc) takes
+// about 3/8 of L1 (B micro-panels stream past it), the packed B block
+// (kc×nc) about 5/8 of L2, and the packed A block (mc×kc) about 2 MiB
+// (L3). For 48 KiB / 1 MiB and a 12×32 kernel: kc=384, nc=416, mc=1356.
+func (k *microKernel) tune(l1, l2 int) {
+	k.kc = clamp(l1*3/8/(k.mr*4)/16*16, 64, 1024)
+	k.nc = clamp(l2*5/8/(k.kc*4)/k.nr*k.nr, k.nr, 8192)
+	k.mc = clamp((2<<20)/(k.kc*4)/k.mr*k.mr, k.mr, 1<<16)
+}
+
+func clamp(v, lo, hi int) int { return min(max(v, lo), hi) }
+
+// SelectKernel makes the named micro-kernel ("generic", "avx2", "avx512";
+// "" or "auto" for the fastest) the one SGEMM uses.
+func SelectKernel(name string) error {
+	if name == "" || name == "auto" {
+		active.Store(available[0])
+		return nil
+	}
+	names := ""
+	for _, k := range available {
+		if k.name == name {
+			active.Store(k)
+			return nil
+		}
+		names += " " + k.name
+	}
+	return fmt.Errorf("kernel %q is not available on this CPU (available:%s)", name, names)
+}
+
+// Kernel names the micro-kernel SGEMM uses now.
+func Kernel() string { return active.Load().name }
+
+// SGEMM computes the row-major float32 product c = alpha·op(a)·op(b) + beta·c
+// with op(a) m×k (a is k×m when transA), op(b) k×n (n×k when transB) and c
+// m×n, leading dimensions lda, ldb, ldc. When beta is 0, c is not read. It
+// runs on up to parallel.Threads() goroutines. Invalid sizes panic (a
+// programmer error, as in BLAS).
+func SGEMM(transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
+	checkGemm(transA, transB, m, n, k, len(a), lda, len(b), ldb, len(c), ldc)
+	if m == 0 || n == 0 {
+		return
+	}
+	if k == 0 || alpha == 0 {
+		scaleC(m, n, beta, c, ldc)
+		return
+	}
+	g := &gemm{transA: transA, transB: transB, m: m, n: n, k: k, alpha: alpha, a: a, lda: lda, b: b, ldb: ldb, beta: beta, c: c, ldc: ldc, kern: active.Load()}
+	tm, tn := g.split(parallel.Threads())
+	if tm*tn == 1 {
+		g.region(0, m, 0, n)
+		return
+	}
+	mt, nt := ceilDiv(m, g.kern.mr), ceilDiv(n, g.kern.nr)
+	var wg sync.WaitGroup
+	for ti := range tm {
+		i0, i1 := ti*mt/tm*g.kern.mr, min((ti+1)*mt/tm*g.kern.mr, m)
+		for tj := range tn {
+			j0, j1 := tj*nt/tn*g.kern.nr, min((tj+1)*nt/tn*g.kern.nr, n)
+			if ti == tm-1 && tj == tn-1 {
+				g.region(i0, i1, j0, j1)
+				continue
+			}
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				g.region(i0, i1, j0, j1)
+			}()
+		}
+	}
+	wg.Wait()
+}
+
+func ceilDiv(a, b int) int { return (a + b - 1) / b }
+
+func checkGemm(ta, tb bool, m, n, k, la, lda, lb, ldb, lc, ldc int) {
+	rowsA, colsA := m, k
+	if ta {
+		rowsA, colsA = k, m
+	}
+	rowsB, colsB := k, n
+	if tb {
+		rowsB, colsB = n, k
+	}
+	switch {
+	case m < 0 || n < 0 || k < 0:
+		panic(fmt.Sprintf("cpu.SGEMM: negative size m=%d n=%d k=%d", m, n, k))
+	case lda < max(1, colsA) || ldb < max(1, colsB) || ldc < max(1, n):
+		panic(fmt.Sprintf("cpu.SGEMM: bad leading dimension lda=%d ldb=%d ldc=%d for m=%d n=%d k=%d", lda, ldb, ldc, m, n, k))
+	case rowsA > 0 && colsA > 0 && la < (rowsA-1)*lda+colsA,
+		rowsB > 0 && colsB > 0 && lb < (rowsB-1)*ldb+colsB,
+		m > 0 && n > 0 && lc < (m-1)*ldc+n:
+		panic(fmt.Sprintf("cpu.SGEMM: slice too short (len a=%d b=%d c=%d) for m=%d n=%d k=%d", la, lb, lc, m, n, k))
+	}
+}
+
+// scaleC sets c = beta·c (c = 0 when beta is 0, whatever c held).
+func scaleC(m, n int, beta float32, c []float32, ldc int) {
+	for i := range m {
+		row := c[i*ldc : i*ldc+n]
+		if beta == 0 {
+			clear(row)
+			continue
+		}
+		for j := range row {
+			row[j] *= beta
+		}
+	}
+}
+
+// gemm holds one call's arguments.
+type gemm struct {
+	transA, transB bool
+	m, n, k        int
+	alpha, beta    float32
+	a, b, c        []float32
+	lda, ldb, ldc  int
+	kern           *microKernel
+}
+
+// split chooses a grid of tm×tn workers over C: the one with the least
+// estimated time (largest block's flops plus its packing, counted as 32
+// flops per packed element, plus a start-up cost per extra worker).
+func (g *gemm) split(threads int) (tm, tn int) {
+	mr, nr := g.kern.mr, g.kern.nr
+	mt, nt := ceilDiv(g.m, mr), ceilDiv(g.n, nr)
+	best := -1.0
+	tm, tn = 1, 1
+	for t := 1; t <= threads; t++ {
+		for a := 1; a <= t; a++ {
+			if t%a != 0 || a > mt || t/a > nt {
+				continue
+			}
+			b := t / a
+			r, c := float64(min(ceilDiv(mt, a)*mr, g.m)), float64(min(ceilDiv(nt, b)*nr, g.n))
+			cost := 2*r*c*float64(g.k) + 32*float64(g.k)*(r+c) + float64(t-1)*400e3
+			if best < 0 || cost < best {
+				best, tm, tn = cost, a, b
+			}
+		}
+	}
+	return tm, tn
+}
+
+// buffers are per-worker packing buffers, 64-byte aligned.
+type buffers struct{ a, b []float32 }
+
+var bufPool sync.Pool
+
+func getBuffers(na, nb int) *buffers {
+	bf, _ := bufPool.Get().(*buffers)
+	if bf == nil {
+		bf = &buffers{}
+	}
+	if cap(bf.a) < na {
+		bf.a = aligned(na)
+	}
+	if cap(bf.b) < nb {
+		bf.b = aligned(nb)
+	}
+	return bf
+}
+
+func aligned(n int) []float32 {
+	s := make([]float32, n+16)
+	off := int(uintptr(unsafe.Pointer(&s[0]))%64) / 4
+	if off != 0 {
+		off = 16 - off
+	}
+	return s[off : off+n : off+n]
+}
+
+// region computes rows [i0, i1) and columns [j0, j1) of C.
+func (g *gemm) region(i0, i1, j0, j1 int) {
+	kn := g.kern
+	mr, nr := kn.mr, kn.nr
+	kc := min(kn.kc, g.k)
+	// balance the K steps: 600 → 2×300 rather than 384+216
+	kc = ceilDiv(g.k, ceilDiv(g.k, kc))
+	mc := min(kn.mc, ceilDiv(i1-i0, mr)*mr)
+	nc := min(kn.nc, ceilDiv(j1-j0, nr)*nr)
+	bf := getBuffers(mc*kc, nc*kc)
+	defer bufPool.Put(bf)
+	for pc := 0; pc < g.k; pc += kc {
+		kb := min(kc, g.k-pc)
+		beta, loadC := g.beta, g.beta != 0
+		if pc > 0 {
+			beta, loadC = 1, true
+		}
+		for ic := i0; ic < i1; ic += mc {
+			mb := min(mc, i1-ic)
+			packA(g.transA, g.a, g.lda, ic, pc, mb, kb, mr, bf.a)
+			for jc := j0; jc < j1; jc += nc {
+				nb := min(nc, j1-jc)
+				packB(g.transB, g.b, g.ldb, pc, jc, kb, nb, nr, kn.half, bf.b)
+				for ir := 0; ir < mb; ir += mr {
+					rows := min(mr, mb-ir)
+					ap := bf.a[ir*kb : (ir+mr)*kb]
+					crow := (ic+ir)*g.ldc + jc
+					for jr := 0; jr < nb; jr += nr {
+						cols := min(nr, nb-jr)
+						cs := g.c[crow+jr:]
+						if cols <= nr/2 && kn.half {
+							kn.runHalf(kb, ap, bf.b[jr*kb:jr*kb+nr/2*kb], cs, g.ldc, rows, cols, g.alpha, beta, loadC)
+							continue
+						}
+						kn.run(kb, ap, bf.b[jr*kb:(jr+nr)*kb], cs, g.ldc, rows, cols, g.alpha, beta, loadC)
+					}
+				}
+			}
+		}
+	}
+}
+
+// mergeTile writes c = t + beta·c (c = t when !loadC) for a rows×cols tile
+// t (leading dimension ldt) that already holds alpha·A·B.
+func mergeTile(t []float32, ldt int, c []float32, ldc, rows, cols int, beta float32, loadC bool) {
+	for r := range rows {
+		src, dst := t[r*ldt:r*ldt+cols], c[r*ldc:r*ldc+cols]
+		if !loadC {
+			copy(dst, src)
+			continue
+		}
+		for j, v := range src {
+			dst[j] = v + beta*dst[j]
+		}
+	}
+}
