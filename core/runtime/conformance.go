@@ -76,13 +76,6 @@ func init() {
 // reason; they run, and are reported as "known" instead of "fail" when they fail.
 var ConformanceKnownFailures = map[string]string{
 	"test_resize_downsample_scales_linear_align_corners": "core/op resize: align_corners with scales must use the unrounded output length in*scale, as ONNX does",
-	"test_lstm_batchwise":                                "LSTM import not implemented yet",
-	"test_lstm_defaults":                                 "LSTM import not implemented yet",
-	"test_lstm_with_initial_bias":                        "LSTM import not implemented yet",
-	"test_gru_batchwise":                                 "GRU import not implemented yet",
-	"test_gru_defaults":                                  "GRU import not implemented yet",
-	"test_gru_seq_length":                                "GRU import not implemented yet",
-	"test_gru_with_initial_bias":                         "GRU import not implemented yet",
 }
 
 // CaseResult is the outcome of one conformance test.
