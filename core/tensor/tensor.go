@@ -286,6 +286,48 @@ func (t *Tensor) setFlat(i int, v float64) {
 	}
 }
 
+// getInt returns element i as an int64: exact for integer buffers, truncated
+// toward zero for floats (out-of-range floats give an unspecified value).
+func (t *Tensor) getInt(i int) int64 {
+	switch s := t.data.(type) {
+	case []float32:
+		return int64(s[i])
+	case []float64:
+		return int64(s[i])
+	case []int64:
+		return s[i]
+	case []int32:
+		return int64(s[i])
+	case []uint8:
+		return int64(s[i])
+	case []int8:
+		return int64(s[i])
+	case []bool:
+		if s[i] {
+			return 1
+		}
+		return 0
+	}
+	panic("tensor: bad buffer")
+}
+
+// setInt stores v at element i of an integer buffer, wrapping it to the
+// element width (two's complement), like a C or NumPy integer cast.
+func (t *Tensor) setInt(i int, v int64) {
+	switch s := t.data.(type) {
+	case []int64:
+		s[i] = v
+	case []int32:
+		s[i] = int32(v)
+	case []uint8:
+		s[i] = uint8(v)
+	case []int8:
+		s[i] = int8(v)
+	default:
+		t.setFlat(i, float64(v))
+	}
+}
+
 // each calls f with the buffer index of every element in row-major order.
 func (t *Tensor) each(f func(flat int)) {
 	n := t.Len()

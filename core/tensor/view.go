@@ -99,7 +99,9 @@ func (t *Tensor) BroadcastTo(shape ...int) *Tensor {
 	return &Tensor{dtype: t.dtype, shape: s.Clone(), strides: st, offset: t.offset, data: t.data}
 }
 
-// Cast returns a contiguous copy converted to dtype d (float → int truncates toward zero).
+// Cast returns a contiguous copy converted to dtype d, as NumPy's astype:
+// float → int truncates toward zero, integers narrow by wrap-around, bool
+// becomes 0/1 and anything becomes bool as != 0.
 func (t *Tensor) Cast(d DType) *Tensor {
 	if d == t.dtype {
 		return t.Clone()
@@ -112,32 +114,55 @@ func (t *Tensor) Cast(d DType) *Tensor {
 		return out
 	}
 	i := 0
+	if d != Bool && !d.IsFloat() {
+		// To an integer type: go through int64 so int64 values beyond 2^53
+		// stay exact, and narrow by two's-complement wrap-around as NumPy's
+		// astype does (300 → uint8 44, -1 → uint8 255) on every platform.
+		t.each(func(f int) { out.setInt(i, t.getInt(f)); i++ })
+		return out
+	}
 	t.each(func(f int) { out.setFlat(i, t.getFlat(f)); i++ })
 	return out
 }
 
+// copyStrided copies src into dst (same dtype and shape, any strides) element
+// by element in the buffers' own type, so int64 values beyond 2^53 stay exact.
 func copyStrided(dst, src *Tensor) {
-	if src.IsContiguous() && dst.IsContiguous() {
-		n := src.Len()
-		switch s := src.data.(type) {
-		case []float32:
-			copy(dst.data.([]float32)[dst.offset:dst.offset+n], s[src.offset:src.offset+n])
-			return
-		case []float64:
-			copy(dst.data.([]float64)[dst.offset:dst.offset+n], s[src.offset:src.offset+n])
-			return
-		}
+	switch s := src.data.(type) {
+	case []float32:
+		copyTyped(dst, dst.data.([]float32), src, s)
+	case []float64:
+		copyTyped(dst, dst.data.([]float64), src, s)
+	case []int64:
+		copyTyped(dst, dst.data.([]int64), src, s)
+	case []int32:
+		copyTyped(dst, dst.data.([]int32), src, s)
+	case []uint8:
+		copyTyped(dst, dst.data.([]uint8), src, s)
+	case []int8:
+		copyTyped(dst, dst.data.([]int8), src, s)
+	case []bool:
+		copyTyped(dst, dst.data.([]bool), src, s)
+	default:
+		panic("tensor: bad buffer")
 	}
-	if d, ok := dst.data.([]float32); ok && dst.IsContiguous() {
-		s := src.data.([]float32)
+}
+
+func copyTyped[E Elem](dst *Tensor, d []E, src *Tensor, s []E) {
+	n := src.Len()
+	if src.IsContiguous() && dst.IsContiguous() {
+		copy(d[dst.offset:dst.offset+n], s[src.offset:src.offset+n])
+		return
+	}
+	if dst.IsContiguous() {
 		i := dst.offset
 		src.each(func(f int) { d[i] = s[f]; i++ })
 		return
 	}
-	flats := make([]int, 0, dst.Len())
+	flats := make([]int, 0, n)
 	dst.each(func(f int) { flats = append(flats, f) })
 	i := 0
-	src.each(func(f int) { dst.setFlat(flats[i], src.getFlat(f)); i++ })
+	src.each(func(f int) { d[flats[i]] = s[f]; i++ })
 }
 
 // Rand returns a float tensor of uniform values in [lo, hi) drawn from r.
