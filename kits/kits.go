@@ -5,9 +5,10 @@ package kits
 import (
 	"paddle/core/kit"
 	"paddle/kits/clas"
+	"paddle/kits/ocr"
 )
 
 // All returns every kit, in the order `paddle --help` shows them.
 func All() []*kit.Kit {
-	return []*kit.Kit{clas.Kit()}
+	return []*kit.Kit{ocr.Kit(), clas.Kit()}
 }

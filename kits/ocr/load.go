@@ -1,0 +1,143 @@
+package ocr
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"gopkg.in/yaml.v3"
+
+	"paddle/core/hub"
+	"paddle/core/runtime"
+)
+
+// The ppocrv4 store entry's file names.
+const (
+	storeModel = "ppocrv4"
+	storeDet   = "ch_PP-OCRv4_det_infer.onnx"
+	storeRec   = "ch_PP-OCRv4_rec_infer.onnx"
+	storeCls   = "ch_ppocr_mobile_v2.0_cls_infer.onnx"
+	storeDict  = "ppocr_keys_v1.txt"
+)
+
+// Sources says where the system's models come from; an empty path means the ppocrv4
+// model of the store.
+type Sources struct {
+	Det, Rec, Cls string // .onnx file or export folder (model.onnx + inference.yaml)
+	Dict          string // rec dictionary, one entry per line
+	UseDet        bool
+	UseCls        bool
+	Offline       bool // never pull the store model
+	Threads       int  // kernel threads (0: leave as is)
+}
+
+// LoadSystem loads the models named by src (pulling the store model on first use
+// unless src.Offline) and returns a System with profile p.
+func LoadSystem(ctx context.Context, src Sources, p Profile) (*System, error) {
+	need := (src.UseDet && src.Det == "") || src.Rec == "" || (src.UseCls && src.Cls == "")
+	if src.Dict == "" && dictFromExport(src.Rec) == nil {
+		need = true
+	}
+	var store string
+	if need {
+		var err error
+		if store, err = hub.Ensure(ctx, storeModel, src.Offline); err != nil {
+			return nil, err
+		}
+	}
+	pick := func(given, file string) string {
+		if given != "" {
+			return given
+		}
+		return filepath.Join(store, file)
+	}
+	s := &System{Profile: p}
+	var err error
+	if src.UseDet {
+		if s.Det, err = loadModel("detection", pick(src.Det, storeDet), src.Threads); err != nil {
+			return nil, err
+		}
+	}
+	if s.Rec, err = loadModel("recognition", pick(src.Rec, storeRec), src.Threads); err != nil {
+		return nil, err
+	}
+	if src.UseCls {
+		if s.Cls, err = loadModel("angle classifier", pick(src.Cls, storeCls), src.Threads); err != nil {
+			return nil, err
+		}
+	}
+	switch {
+	case src.Dict != "":
+		s.Chars, err = LoadDict(src.Dict, true)
+	case dictFromExport(src.Rec) != nil:
+		s.Chars = dictFromExport(src.Rec)
+	default:
+		s.Chars, err = LoadDict(filepath.Join(store, storeDict), true)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("rec dictionary: %w", err)
+	}
+	return s, nil
+}
+
+// modelFile resolves an .onnx file or an export folder (model.onnx, else its only .onnx).
+func modelFile(path string) (string, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return "", err
+	}
+	if !fi.IsDir() {
+		return path, nil
+	}
+	if p := filepath.Join(path, "model.onnx"); fileExists(p) {
+		return p, nil
+	}
+	m, _ := filepath.Glob(filepath.Join(path, "*.onnx"))
+	if len(m) != 1 {
+		return "", fmt.Errorf("%s: want model.onnx or a single .onnx file in the folder, found %d", path, len(m))
+	}
+	return m[0], nil
+}
+
+func fileExists(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && !fi.IsDir()
+}
+
+func loadModel(what, path string, threads int) (Model, error) {
+	file, err := modelFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("%s model: %w", what, err)
+	}
+	p, err := runtime.Load(file, runtime.Options{Threads: threads})
+	if err != nil {
+		return nil, fmt.Errorf("%s model %s: %w", what, file, err)
+	}
+	return p, nil
+}
+
+// dictFromExport returns the CTC classes of an export folder's inference.yaml/.yml
+// (PostProcess.character_dict, as PaddleX writes it), or nil.
+func dictFromExport(dir string) []string {
+	if dir == "" {
+		return nil
+	}
+	for _, name := range []string{"inference.yaml", "inference.yml"} {
+		b, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			continue
+		}
+		var doc struct {
+			PostProcess struct {
+				CharacterDict []string `yaml:"character_dict"`
+			} `yaml:"PostProcess"`
+		}
+		if yaml.Unmarshal(b, &doc) != nil || len(doc.PostProcess.CharacterDict) == 0 {
+			return nil
+		}
+		chars := append([]string{"blank"}, doc.PostProcess.CharacterDict...)
+		return append(chars, " ")
+	}
+	return nil
+}

@@ -1,0 +1,376 @@
+package ocr
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"paddle/core/cli/cmdutil"
+	"paddle/core/data"
+	"paddle/core/imgproc"
+	"paddle/core/workflow"
+)
+
+// PredictOptions are the inputs of `paddle ocr predict`.
+type PredictOptions struct {
+	Factory                               *cmdutil.Factory
+	Inputs                                []string
+	Det                                   bool
+	Cls                                   bool
+	Profile                               string
+	Draw                                  string
+	Font                                  string
+	Workers                               int
+	Batch                                 int
+	Offline                               bool
+	DetModel, RecModel, ClsModel, RecDict string
+}
+
+// NewCmdPredict returns `paddle ocr predict`; runF replaces the run step in tests.
+func NewCmdPredict(f *cmdutil.Factory, runF func(*PredictOptions) error) *cobra.Command {
+	opts := &PredictOptions{Factory: f}
+	cmd := &cobra.Command{
+		Use:   "predict [PATH... | -]",
+		Short: "Detect and recognise text with PP-OCRv4 in images, folders, globs, PDFs or paths from stdin",
+		Long: "predict runs PaddleOCR's PP-OCRv4 system (text detection, optional 0/180 angle\n" +
+			"classification, recognition) exactly as PaddleOCR 2.x's predict_system.py does.\n" +
+			"The ppocrv4 models are pulled into the model store on first use (see `paddle model`)\n" +
+			"unless --offline, or taken from --det-model/--rec-model/--cls-model/--rec-dict.\n" +
+			"Results go to stdout in input order; errors of single inputs are reported and the\n" +
+			"rest go on (exit 1 at the end).",
+		Example: "  paddle ocr predict kits/ocr/testdata/images/sample_en.png\n" +
+			"  paddle ocr predict --format jsonl scans/ --cls\n" +
+			"  find . -name '*.png' | paddle ocr predict - --format jsonl --workers 4\n" +
+			"  paddle ocr predict --det=false line.png",
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Inputs = args
+			if len(args) == 0 {
+				return cmdutil.FlagErrorf("give at least one image, folder, glob, PDF or - (paths on stdin)")
+			}
+			if _, err := ProfileByName(opts.Profile); err != nil {
+				return cmdutil.FlagErrorf("--profile: %v", err)
+			}
+			if opts.Workers < 1 || opts.Batch < 1 {
+				return cmdutil.FlagErrorf("--workers and --batch must be at least 1")
+			}
+			if runF != nil {
+				return runF(opts)
+			}
+			return predictRun(cmd.Context(), opts)
+		},
+	}
+	fl := cmd.Flags()
+	fl.BoolVar(&opts.Det, "det", true, "detect text boxes; --det=false reads each input as one text line")
+	fl.BoolVar(&opts.Cls, "cls", false, "classify each line's angle (0/180) and turn upside-down lines")
+	fl.StringVar(&opts.Profile, "profile", "v2", "inference profile: v2 (PaddleOCR 2.x: det side limit 960/max, drop score 0.5) or v3 (3.x: 64/min, max side 4000, no drop)")
+	fl.StringVar(&opts.Draw, "draw", "", "write an annotated image per input into this folder")
+	fl.StringVar(&opts.Font, "font", "", "TrueType/OpenType font for --draw (default: a CJK font found on the system)")
+	fl.IntVar(&opts.Workers, "workers", 1, "images processed at the same time")
+	fl.IntVar(&opts.Batch, "batch", 6, "text lines per recognition (and angle) batch")
+	fl.BoolVar(&opts.Offline, "offline", false, "never pull models; fail when the store model is missing")
+	fl.StringVar(&opts.DetModel, "det-model", "", "detection model: .onnx file or export folder (default: the ppocrv4 store model)")
+	fl.StringVar(&opts.RecModel, "rec-model", "", "recognition model: .onnx file or export folder")
+	fl.StringVar(&opts.ClsModel, "cls-model", "", "angle classifier: .onnx file or export folder")
+	fl.StringVar(&opts.RecDict, "rec-dict", "", "recognition dictionary, one character per line (a space class is appended)")
+	cmdutil.SupportsFormats(cmd, "text", "jsonl", "json")
+	return cmd
+}
+
+// Output is one object of predict's JSON output: one image (or PDF page).
+type Output struct {
+	Image   string       `json:"image"`
+	Results []LineOutput `json:"results"`
+	Width   int          `json:"width"`
+	Height  int          `json:"height"`
+	Ms      float64      `json:"ms"`
+}
+
+// LineOutput is one recognised line; Points is omitted without detection.
+type LineOutput struct {
+	Text   string   `json:"text"`
+	Score  float64  `json:"score"`
+	Points [][2]int `json:"points,omitempty"`
+}
+
+// ErrorOutput is predict's JSON object for an input that failed.
+type ErrorOutput struct {
+	Image string `json:"image"`
+	Error string `json:"error"`
+}
+
+// page is one decoded image to recognise, with its name in the output.
+type page struct {
+	name string
+	img  imgproc.Mat8
+}
+
+// item is what one input yields: its pages' outputs or an error per page.
+type item struct {
+	outs []any
+	errs []error
+}
+
+func predictRun(ctx context.Context, opts *PredictOptions) error {
+	f := opts.Factory
+	format := f.Settings.Format
+	if format == "" {
+		format = "text"
+	}
+	prof, _ := ProfileByName(opts.Profile)
+	prof.RecBatch, prof.ClsBatch = opts.Batch, opts.Batch
+	exts := append(append([]string(nil), workflow.ImageExts...), ".pdf")
+	inputs, err := workflow.ExpandInputs(opts.Inputs, f.IOStreams.In, exts)
+	if err != nil {
+		return err
+	}
+	if len(inputs) == 0 {
+		return cmdutil.Usage(fmt.Errorf("no input images found in %s", strings.Join(opts.Inputs, " ")))
+	}
+	sys, err := LoadSystem(ctx, Sources{
+		Det: opts.DetModel, Rec: opts.RecModel, Cls: opts.ClsModel, Dict: opts.RecDict,
+		UseDet: opts.Det, UseCls: opts.Cls, Offline: opts.Offline, Threads: f.Settings.Threads,
+	}, prof)
+	if err != nil {
+		return err
+	}
+	var drawer *Drawer
+	if opts.Draw != "" {
+		if err := os.MkdirAll(opts.Draw, 0o755); err != nil {
+			return fmt.Errorf("--draw: %w", err)
+		}
+		var warn string
+		drawer, warn = NewDrawer(opts.Font)
+		if warn != "" {
+			fmt.Fprintf(f.IOStreams.ErrOut, "paddle: warning: %s\n", warn)
+		}
+	}
+	w := &writer{out: f.IOStreams.Out, errOut: f.IOStreams.ErrOut, format: format, many: len(inputs) > 1}
+	work := func(ctx context.Context, in workflow.Input) (item, error) {
+		pages, err := readPages(ctx, in.Path)
+		if err != nil {
+			return item{}, err
+		}
+		var it item
+		for _, pg := range pages {
+			out, err := recognisePage(sys, pg, opts.Det, drawer, opts.Draw)
+			if err != nil {
+				it.errs = append(it.errs, fmt.Errorf("%s: %w", pg.name, err))
+				it.outs = append(it.outs, ErrorOutput{Image: pg.name, Error: err.Error()})
+				continue
+			}
+			it.outs = append(it.outs, out)
+		}
+		return it, nil
+	}
+	failed := 0
+	_, err = workflow.RunOrdered(ctx, inputs, opts.Workers, work, func(r workflow.Result[item]) error {
+		if r.Err != nil {
+			failed++
+			return w.fail(r.Input.Path, r.Err)
+		}
+		if len(r.Value.outs) > 1 {
+			w.many = true
+		}
+		for _, o := range r.Value.outs {
+			if e, ok := o.(ErrorOutput); ok {
+				failed++
+				if err := w.fail(e.Image, fmt.Errorf("%s", e.Error)); err != nil {
+					return err
+				}
+				continue
+			}
+			if err := w.write(o.(Output)); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err == nil {
+		err = w.finish()
+	}
+	if err != nil {
+		return err
+	}
+	if ctx.Err() != nil {
+		return cmdutil.ErrCanceled
+	}
+	if failed > 0 {
+		fmt.Fprintf(f.IOStreams.ErrOut, "paddle: %d of the inputs failed\n", failed)
+		return cmdutil.ErrSilent
+	}
+	return nil
+}
+
+// recognisePage runs the system on one page and builds its output object.
+func recognisePage(sys *System, pg page, det bool, drawer *Drawer, drawDir string) (Output, error) {
+	start := time.Now()
+	out := Output{Image: pg.name, Width: pg.img.W, Height: pg.img.H, Results: []LineOutput{}}
+	var res []Result
+	if det {
+		r, err := sys.Predict(pg.img)
+		if err != nil {
+			return out, err
+		}
+		res = r
+	} else {
+		r, err := sys.PredictLine(pg.img)
+		if err != nil {
+			return out, err
+		}
+		res = []Result{r}
+	}
+	for _, r := range res {
+		lo := LineOutput{Text: r.Text, Score: math.Round(r.Score*1e5) / 1e5}
+		if det {
+			lo.Points = make([][2]int, 4)
+			for k, p := range r.Box {
+				lo.Points[k] = [2]int{int(p.X), int(p.Y)}
+			}
+		}
+		out.Results = append(out.Results, lo)
+	}
+	out.Ms = math.Round(float64(time.Since(start).Microseconds())/100) / 10
+	if drawer != nil && det {
+		if err := drawer.Save(filepath.Join(drawDir, drawName(pg.name)), pg.img, res); err != nil {
+			return out, fmt.Errorf("--draw: %w", err)
+		}
+	}
+	return out, nil
+}
+
+// drawName is the annotated image's file name for an output name ("a/b.jpg" ->
+// "b.png", "doc.pdf#page=2" -> "doc_page2.png").
+func drawName(name string) string {
+	base := filepath.Base(name)
+	if i := strings.Index(base, "#page="); i >= 0 {
+		base = strings.TrimSuffix(base[:i], filepath.Ext(base[:i])) + "_page" + base[i+6:]
+	} else {
+		base = strings.TrimSuffix(base, filepath.Ext(base))
+	}
+	return base + ".png"
+}
+
+// readPages decodes an image file (BGR), or renders a PDF's pages with pdftoppm.
+func readPages(ctx context.Context, path string) ([]page, error) {
+	if strings.EqualFold(filepath.Ext(path), ".pdf") {
+		return pdfPages(ctx, path)
+	}
+	m, err := data.DecodeFile(path, data.BGR)
+	if err != nil {
+		return nil, err
+	}
+	return []page{{path, imgproc.Mat8{H: m.H, W: m.W, C: m.C, Pix: m.Pix}}}, nil
+}
+
+// pdfPages renders every page of a PDF at 150 dpi with poppler's pdftoppm.
+func pdfPages(ctx context.Context, path string) ([]page, error) {
+	bin, err := exec.LookPath("pdftoppm")
+	if err != nil {
+		return nil, fmt.Errorf("PDF input needs pdftoppm (poppler-utils), which is not installed; install it or convert the pages to images")
+	}
+	dir, err := os.MkdirTemp("", "paddle-pdf-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+	cmd := exec.CommandContext(ctx, bin, "-r", "150", "-png", path, filepath.Join(dir, "p"))
+	if msg, err := cmd.CombinedOutput(); err != nil {
+		return nil, fmt.Errorf("pdftoppm: %w: %s", err, strings.TrimSpace(string(msg)))
+	}
+	files, _ := filepath.Glob(filepath.Join(dir, "p-*.png"))
+	// p-1.png ... or p-01.png ...: order by page number
+	num := func(p string) int {
+		var n int
+		fmt.Sscanf(strings.TrimPrefix(filepath.Base(p), "p-"), "%d", &n)
+		return n
+	}
+	sort.Slice(files, func(i, j int) bool { return num(files[i]) < num(files[j]) })
+	if len(files) == 0 {
+		return nil, fmt.Errorf("pdftoppm rendered no pages")
+	}
+	var pages []page
+	for _, fl := range files {
+		m, err := data.DecodeFile(fl, data.BGR)
+		if err != nil {
+			return nil, err
+		}
+		pages = append(pages, page{fmt.Sprintf("%s#page=%d", path, num(fl)), imgproc.Mat8{H: m.H, W: m.W, C: m.C, Pix: m.Pix}})
+	}
+	return pages, nil
+}
+
+// writer prints outputs in one of the formats.
+type writer struct {
+	out, errOut io.Writer
+	format      string
+	many        bool
+	all         []any // json: collected, written by finish
+	n           int
+}
+
+func (w *writer) encode(v any) error {
+	enc := json.NewEncoder(w.out)
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}
+
+func (w *writer) write(o Output) error {
+	switch w.format {
+	case "jsonl":
+		return w.encode(o)
+	case "json":
+		w.all = append(w.all, o)
+		return nil
+	}
+	if w.many {
+		if w.n > 0 {
+			fmt.Fprintln(w.out)
+		}
+		fmt.Fprintf(w.out, "==> %s <==\n", o.Image)
+	}
+	w.n++
+	for _, r := range o.Results {
+		if _, err := fmt.Fprintln(w.out, r.Text); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (w *writer) fail(name string, err error) error {
+	msg := err.Error()
+	if !strings.Contains(msg, name) {
+		msg = name + ": " + msg
+	}
+	fmt.Fprintf(w.errOut, "paddle: %s\n", msg)
+	switch w.format {
+	case "jsonl":
+		return w.encode(ErrorOutput{Image: name, Error: err.Error()})
+	case "json":
+		w.all = append(w.all, ErrorOutput{Image: name, Error: err.Error()})
+	}
+	return nil
+}
+
+func (w *writer) finish() error {
+	if w.format != "json" {
+		return nil
+	}
+	if w.all == nil {
+		w.all = []any{}
+	}
+	enc := json.NewEncoder(w.out)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	return enc.Encode(w.all)
+}
