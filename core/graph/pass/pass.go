@@ -1,0 +1,100 @@
+// Package pass holds the graph rewrites applied before running a graph, one
+// per file. Each is a func(*graph.Graph) error that keeps the graph's
+// outputs unchanged (each file's test runs a graph before and after).
+//
+//	fold.go       Fold: evaluate nodes whose inputs are all (non-parameter) constants
+//	shapes.go     FoldShapes: resolve shape arithmetic when the input shapes are static
+//	dce.go        DCE: drop nodes whose outputs nothing reads
+//	identity.go   Identity: drop no-ops (same-dtype casts, identity transposes, x+0, x·1, ...)
+//	conv_bn.go    ConvBN: fold an inference batch_norm into the conv2d before it
+package pass
+
+import (
+	"fmt"
+	"sort"
+
+	"paddle/core/graph"
+)
+
+// Func is a graph pass.
+type Func func(*graph.Graph) error
+
+// registry maps pass names to passes.
+var registry = map[string]Func{
+	"fold":        Fold,
+	"fold_shapes": FoldShapes,
+	"dce":         DCE,
+	"identity":    Identity,
+	"conv_bn":     ConvBN,
+}
+
+// Default is the order passes run in when none are chosen.
+var Default = []string{"fold_shapes", "fold", "identity", "conv_bn", "dce"}
+
+// Lookup returns the named pass, or nil.
+func Lookup(name string) Func { return registry[name] }
+
+// Names returns every pass name, sorted.
+func Names() []string {
+	out := make([]string, 0, len(registry))
+	for k := range registry {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Apply runs the named passes in order, then re-sorts and validates g.
+func Apply(g *graph.Graph, names []string) error {
+	for _, name := range names {
+		f := registry[name]
+		if f == nil {
+			return fmt.Errorf("pass: unknown pass %q (known: %v)", name, Names())
+		}
+		if err := f(g); err != nil {
+			return fmt.Errorf("pass %s: %w", name, err)
+		}
+	}
+	return g.Sort()
+}
+
+// replaceUses makes every reader of old (nodes and graph outputs) read nu.
+func replaceUses(g *graph.Graph, old, nu *graph.Value) {
+	for _, n := range g.Nodes {
+		for i, v := range n.In {
+			if v == old {
+				n.In[i] = nu
+			}
+		}
+		for i, a := range n.AttrIn {
+			if a.V == old {
+				n.AttrIn[i].V = nu
+			}
+		}
+	}
+	for i, v := range g.Outputs {
+		if v == old {
+			if g.OutputNames == nil {
+				g.OutputNames = make([]string, len(g.Outputs))
+			}
+			if g.OutputNames[i] == "" {
+				g.OutputNames[i] = old.Name
+			}
+			g.Outputs[i] = nu
+		}
+	}
+}
+
+// removeNodes drops the marked nodes, keeping the order of the rest.
+func removeNodes(g *graph.Graph, drop map[*graph.Node]bool) {
+	if len(drop) == 0 {
+		return
+	}
+	kept := g.Nodes[:0]
+	for _, n := range g.Nodes {
+		if !drop[n] {
+			kept = append(kept, n)
+		}
+	}
+	g.Nodes = kept
+}
