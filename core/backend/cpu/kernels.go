@@ -2,8 +2,14 @@ package cpu
 
 import "paddle/core/op"
 
-// installKernels routes the float32 GEMM of matmul and the convolutions
-// (op.SGEMM) to this package's blocked, assembly-backed SGEMM.
+// installKernels routes the float32 GEMMs of matmul (op.SGEMM) and of the
+// convolutions (op.SetSgemm) to this package's blocked, assembly-backed SGEMM.
 func installKernels() {
 	op.SGEMM = SGEMM
+	op.SetSgemm(convSgemm)
+}
+
+// convSgemm is SGEMM in the shape of op.Sgemm (alpha = 1).
+func convSgemm(transA, transB bool, m, n, k int, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
+	SGEMM(transA, transB, m, n, k, 1, a, lda, b, ldb, beta, c, ldc)
 }

@@ -34,6 +34,9 @@ type microKernel struct {
 	// packed nr/2 wide.
 	half    bool
 	runHalf func(kc int, a, b, c []float32, ldc, rows, cols int, alpha, beta float32, loadC bool)
+	// packRows, when set, packs a non-transposed B panel: dst[p*w+j] =
+	// src[p*ld+j] for j < cols, 0 for cols ≤ j < w, p < k.
+	packRows func(src []float32, ld, k, cols, w int, dst []float32)
 
 	kc, mc, nc int // cache blocking, set by tune
 }
@@ -258,7 +261,7 @@ func (g *gemm) region(i0, i1, j0, j1 int) {
 			packA(g.transA, g.a, g.lda, ic, pc, mb, kb, mr, bf.a)
 			for jc := j0; jc < j1; jc += nc {
 				nb := min(nc, j1-jc)
-				packB(g.transB, g.b, g.ldb, pc, jc, kb, nb, nr, kn.half, bf.b)
+				packB(g.transB, g.b, g.ldb, pc, jc, kb, nb, nr, kn, bf.b)
 				for ir := 0; ir < mb; ir += mr {
 					rows := min(mr, mb-ir)
 					ap := bf.a[ir*kb : (ir+mr)*kb]

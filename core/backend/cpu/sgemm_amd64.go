@@ -21,6 +21,15 @@ func sgemm12x16AVX512(k int, a, b, c *float32, ldc, rows int, mask uint32, loadC
 //go:noescape
 func sgemm6x16AVX2(k int, a, b, c *float32, ldc, rows int, loadC uint32, alpha, beta float32)
 
+// packRows32AVX512 and packRows16AVX512 copy k rows of 32 (16) floats,
+// src rows ld apart, into dst; columns outside mask are written as zeros.
+//
+//go:noescape
+func packRows32AVX512(src *float32, ld, k int, dst *float32, mask uint32)
+
+//go:noescape
+func packRows16AVX512(src *float32, ld, k int, dst *float32, mask uint32)
+
 func cpuid(leaf, sub uint32) (eax, ebx, ecx, edx uint32)
 
 func b2u(b bool) uint32 {
@@ -39,7 +48,7 @@ func colMask(cols int) uint32 {
 }
 
 var avx512Kernel = &microKernel{
-	name: "avx512", mr: 12, nr: 32, half: true,
+	name: "avx512", mr: 12, nr: 32, half: true, packRows: packRowsAVX512,
 	run: func(kc int, a, b, c []float32, ldc, rows, cols int, alpha, beta float32, loadC bool) {
 		sgemm12x32AVX512(kc, unsafe.SliceData(a), unsafe.SliceData(b), unsafe.SliceData(c), ldc, rows, colMask(cols), b2u(loadC), alpha, beta)
 	},
@@ -104,4 +113,18 @@ func cacheSizes() (l1, l2 int) {
 		}
 	}
 	return l1, l2
+}
+
+// packRowsAVX512 is microKernel.packRows for the AVX-512 kernel.
+func packRowsAVX512(src []float32, ld, k, cols, w int, dst []float32) {
+	if k == 0 {
+		return
+	}
+	_ = src[(k-1)*ld+cols-1]
+	_ = dst[k*w-1]
+	if w == 32 {
+		packRows32AVX512(unsafe.SliceData(src), ld, k, unsafe.SliceData(dst), colMask(cols))
+		return
+	}
+	packRows16AVX512(unsafe.SliceData(src), ld, k, unsafe.SliceData(dst), colMask(cols))
 }

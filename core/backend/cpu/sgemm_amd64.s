@@ -1086,6 +1086,54 @@ sgemm6x16AVX2_done:
 	VZEROUPPER
 	RET
 
+// func packRows32AVX512(src *float32, ld, k int, dst *float32, mask uint32)
+TEXT ·packRows32AVX512(SB), NOSPLIT, $0-36
+	MOVQ src+0(FP), SI
+	MOVQ ld+8(FP), DX
+	SHLQ $2, DX
+	MOVQ k+16(FP), CX
+	MOVQ dst+24(FP), DI
+	MOVL mask+32(FP), R9
+	KMOVW R9, K1
+	SHRL $16, R9
+	KMOVW R9, K2
+	TESTQ CX, CX
+	JZ packRows32AVX512_done
+packRows32AVX512_loop:
+	VMOVUPS.Z 0(SI), K1, Z0
+	VMOVUPS.Z 64(SI), K2, Z1
+	VMOVUPS Z0, 0(DI)
+	VMOVUPS Z1, 64(DI)
+	ADDQ DX, SI
+	ADDQ $128, DI
+	DECQ CX
+	JNZ packRows32AVX512_loop
+packRows32AVX512_done:
+	VZEROUPPER
+	RET
+
+// func packRows16AVX512(src *float32, ld, k int, dst *float32, mask uint32)
+TEXT ·packRows16AVX512(SB), NOSPLIT, $0-36
+	MOVQ src+0(FP), SI
+	MOVQ ld+8(FP), DX
+	SHLQ $2, DX
+	MOVQ k+16(FP), CX
+	MOVQ dst+24(FP), DI
+	MOVL mask+32(FP), R9
+	KMOVW R9, K1
+	TESTQ CX, CX
+	JZ packRows16AVX512_done
+packRows16AVX512_loop:
+	VMOVUPS.Z 0(SI), K1, Z0
+	VMOVUPS Z0, 0(DI)
+	ADDQ DX, SI
+	ADDQ $64, DI
+	DECQ CX
+	JNZ packRows16AVX512_loop
+packRows16AVX512_done:
+	VZEROUPPER
+	RET
+
 // func cpuid(leaf, sub uint32) (eax, ebx, ecx, edx uint32)
 TEXT ·cpuid(SB), NOSPLIT, $0-24
 	MOVL leaf+0(FP), AX

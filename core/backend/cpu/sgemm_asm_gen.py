@@ -218,9 +218,42 @@ def cpuid():
     emit()
 
 
+def pack_rows(name, nv):
+    """dst[p*16*nv + j] = src[p*ld + j] for j < 16*nv (masked: zero past the mask)."""
+    emit(f"// func {name}(src *float32, ld, k int, dst *float32, mask uint32)")
+    emit(f"TEXT ·{name}(SB), NOSPLIT, $0-36")
+    emit("\tMOVQ src+0(FP), SI")
+    emit("\tMOVQ ld+8(FP), DX")
+    emit("\tSHLQ $2, DX")
+    emit("\tMOVQ k+16(FP), CX")
+    emit("\tMOVQ dst+24(FP), DI")
+    emit("\tMOVL mask+32(FP), R9")
+    emit("\tKMOVW R9, K1")
+    if nv > 1:
+        emit("\tSHRL $16, R9")
+        emit("\tKMOVW R9, K2")
+    emit("\tTESTQ CX, CX")
+    emit(f"\tJZ {name}_done")
+    emit(f"{name}_loop:")
+    for v in range(nv):
+        emit(f"\tVMOVUPS.Z {64*v}(SI), K{v+1}, Z{v}")
+    for v in range(nv):
+        emit(f"\tVMOVUPS Z{v}, {64*v}(DI)")
+    emit("\tADDQ DX, SI")
+    emit(f"\tADDQ ${64*nv}, DI")
+    emit("\tDECQ CX")
+    emit(f"\tJNZ {name}_loop")
+    emit(f"{name}_done:")
+    emit("\tVZEROUPPER")
+    emit("\tRET")
+    emit()
+
+
 header()
 avx512("sgemm12x32AVX512", 12, 2, 4, False)
 avx512("sgemm12x16AVX512", 12, 1, 4, False)
 avx2("sgemm6x16AVX2", 6, 4)
+pack_rows("packRows32AVX512", 2)
+pack_rows("packRows16AVX512", 1)
 cpuid()
 print("\n".join(out), end="")

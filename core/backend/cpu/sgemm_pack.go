@@ -21,35 +21,28 @@ func packA(trans bool, a []float32, lda, i0, p0, mb, kb, mr int, dst []float32) 
 			}
 			continue
 		}
-		for r := range rows {
-			src := a[(i+r)*lda+p0:]
-			src = src[:kb]
-			for kk, v := range src {
-				d[kk*mr+r] = v
-			}
-		}
-		if rows < mr {
-			for kk := range kb {
-				clear(d[kk*mr+rows : kk*mr+mr])
-			}
-		}
+		interleave(a[i*lda+p0:], lda, rows, kb, mr, d)
 	}
 }
 
 // packB packs rows [p0, p0+kb) and columns [j0, j0+nb) of op(B) into
 // nr-column micro-panels: panel q holds dst[q*nr*kb + kk*w + c] =
 // op(B)[p0+kk][j0+q*nr+c], w = nr, except that with half the last panel is
-// nr/2 wide when it has at most nr/2 columns. Columns past nb are zero.
+// nr/2 wide when it has at most nr/2 columns (kn.half). Columns past nb are zero.
 // op(B)[p][j] is b[p*ldb+j], or b[j*ldb+p] when trans.
-func packB(trans bool, b []float32, ldb, p0, j0, kb, nb, nr int, half bool, dst []float32) {
+func packB(trans bool, b []float32, ldb, p0, j0, kb, nb, nr int, kn *microKernel, dst []float32) {
 	for q := 0; q*nr < nb; q++ {
 		cols := min(nr, nb-q*nr)
 		w := nr
-		if half && cols <= nr/2 {
+		if kn.half && cols <= nr/2 {
 			w = nr / 2
 		}
 		d := dst[q*nr*kb : q*nr*kb+w*kb]
 		j := j0 + q*nr
+		if !trans && kn.packRows != nil {
+			kn.packRows(b[p0*ldb+j:], ldb, kb, cols, w, d)
+			continue
+		}
 		if !trans {
 			for kk := range kb {
 				src := b[(p0+kk)*ldb+j:]
@@ -59,36 +52,35 @@ func packB(trans bool, b []float32, ldb, p0, j0, kb, nb, nr int, half bool, dst 
 			}
 			continue
 		}
-		if w == 32 && cols == 32 {
-			packBT32(b, ldb, p0, j, kb, d)
-			continue
-		}
-		for c := range cols {
-			src := b[(j+c)*ldb+p0:]
-			src = src[:kb]
-			for kk, v := range src {
-				d[kk*w+c] = v
-			}
-		}
-		if cols < w {
-			for kk := range kb {
-				clear(d[kk*w+cols : kk*w+w])
-			}
-		}
+		interleave(b[j*ldb+p0:], ldb, cols, kb, w, d)
 	}
 }
 
-// packBT32 packs a full 32-column panel of a transposed B, 4 source rows at
-// a time (4 sequential read streams, 4 adjacent writes per k).
-func packBT32(b []float32, ldb, p0, j, kb int, d []float32) {
-	for c := 0; c < 32; c += 4 {
-		s0 := b[(j+c)*ldb+p0:][:kb]
-		s1 := b[(j+c+1)*ldb+p0:][:kb]
-		s2 := b[(j+c+2)*ldb+p0:][:kb]
-		s3 := b[(j+c+3)*ldb+p0:][:kb]
-		for kk := range kb {
-			dd := d[kk*32+c : kk*32+c+4 : kk*32+c+4]
+// interleave writes d[kk*w+r] = src[r*ld+kk] for r < rows, kk < kb, and
+// zeros for rows ≤ r < w: the transpose of a rows×kb block into a w-wide
+// panel. It reads 4 rows at a time (4 sequential streams, 4 adjacent writes).
+func interleave(src []float32, ld, rows, kb, w int, d []float32) {
+	d = d[:kb*w]
+	r := 0
+	for ; r+4 <= rows; r += 4 {
+		s0 := src[r*ld:][:kb]
+		s1 := src[(r+1)*ld:][:kb]
+		s2 := src[(r+2)*ld:][:kb]
+		s3 := src[(r+3)*ld:][:kb]
+		for kk := range s0 {
+			dd := d[kk*w+r : kk*w+r+4 : kk*w+r+4]
 			dd[0], dd[1], dd[2], dd[3] = s0[kk], s1[kk], s2[kk], s3[kk]
+		}
+	}
+	for ; r < rows; r++ {
+		s0 := src[r*ld:][:kb]
+		for kk, v := range s0 {
+			d[kk*w+r] = v
+		}
+	}
+	if rows < w {
+		for kk := range kb {
+			clear(d[kk*w+rows : kk*w+w])
 		}
 	}
 }
