@@ -90,13 +90,9 @@ func (m *MultiHeadAttention) Forward(q, k, v *ag.Var, mask AttentionMask, traini
 	qh := split(m.QProj.Forward(q, training), l)
 	kh := split(m.KProj.Forward(k, training), s)
 	vh := split(m.VProj.Forward(v, training), s)
-	scores := ag.MulScalar(ag.MatMul(qh, kh, false, true), 1/math.Sqrt(float64(d))) // (N, h, L, S)
-	if add := maskTensor(mask, n, h, l, s, q.DType()); add != nil {
-		scores = ag.Add(scores, ag.Const(add))
-	}
-	w := ag.Softmax(scores, -1)
-	att := m.drop.Forward(w, training)
-	y := ag.Reshape(ag.Transpose(ag.MatMul(att, vh, false, false), 0, 2, 1, 3), n, l, e) // (N, L, E)
+	// (N, h, L, d), weights (N, h, L, S)
+	o, w := ScaledDotProductAttention(qh, kh, vh, SDPAOptions{Mask: maskTensor(mask, n, h, l, s, q.DType()), Dropout: m.drop}, training)
+	y := ag.Reshape(ag.Transpose(o, 0, 2, 1, 3), n, l, e) // (N, L, E)
 	return m.OutProj.Forward(y, training), ag.Mean(w, []int{1}, false)
 }
 
