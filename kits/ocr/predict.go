@@ -34,6 +34,9 @@ type PredictOptions struct {
 	Batch                                 int
 	Offline                               bool
 	DetModel, RecModel, ClsModel, RecDict string
+
+	// load replaces LoadSystem in tests.
+	load func(context.Context, Sources, Profile) (*System, error)
 }
 
 // NewCmdPredict returns `paddle ocr predict`; runF replaces the run step in tests.
@@ -136,7 +139,11 @@ func predictRun(ctx context.Context, opts *PredictOptions) error {
 	if len(inputs) == 0 {
 		return cmdutil.Usage(fmt.Errorf("no input images found in %s", strings.Join(opts.Inputs, " ")))
 	}
-	sys, err := LoadSystem(ctx, Sources{
+	load := LoadSystem
+	if opts.load != nil {
+		load = opts.load
+	}
+	sys, err := load(ctx, Sources{
 		Det: opts.DetModel, Rec: opts.RecModel, Cls: opts.ClsModel, Dict: opts.RecDict,
 		UseDet: opts.Det, UseCls: opts.Cls, Offline: opts.Offline, Threads: f.Settings.Threads,
 	}, prof)

@@ -1,0 +1,164 @@
+package ocr
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"paddle/core/cli/cmdutil"
+	"paddle/core/cli/iostreams"
+	"paddle/core/tensor"
+)
+
+// blockDet answers every detection with one text block: rows 25-60 %, columns 10-80 %.
+type blockDet struct{}
+
+func (blockDet) Run(in map[string]*tensor.Tensor) (map[string]*tensor.Tensor, error) {
+	_, _, h, w := in["x"].Dims4()
+	y := tensor.New(tensor.Float32, 1, 1, h, w)
+	for r := h / 4; r < h*6/10; r++ {
+		for c := w / 10; c < w*8/10; c++ {
+			y.F32()[r*w+c] = 0.9
+		}
+	}
+	return map[string]*tensor.Tensor{"y": y}, nil
+}
+
+// abRec reads "ab" in every crop (steps a, a, blank, b), score 0.75.
+type abRec struct{}
+
+func (abRec) Run(in map[string]*tensor.Tensor) (map[string]*tensor.Tensor, error) {
+	n := in["x"].Dim(0)
+	y := tensor.New(tensor.Float32, n, 4, 4)
+	for i := 0; i < n; i++ {
+		d := y.F32()[i*16:]
+		d[0*4+1], d[1*4+1], d[2*4+0], d[3*4+2] = 0.7, 0.7, 1, 0.8
+	}
+	return map[string]*tensor.Tensor{"y": y}, nil
+}
+
+func fakeLoad(_ context.Context, src Sources, p Profile) (*System, error) {
+	return &System{Det: blockDet{}, Rec: abRec{}, Chars: []string{"blank", "a", "b", " "}, Profile: p}, nil
+}
+
+func runPredict(t *testing.T, format, stdin string, args ...string) (string, string, error) {
+	t.Helper()
+	ios, in, out, errOut := iostreams.Test()
+	in.WriteString(stdin)
+	f := &cmdutil.Factory{IOStreams: ios}
+	f.Settings.Format = format
+	cmd := NewCmdPredict(f, func(o *PredictOptions) error {
+		o.load = fakeLoad
+		return predictRun(context.Background(), o)
+	})
+	cmd.SetArgs(args)
+	cmd.SetOut(out)
+	cmd.SetErr(errOut)
+	cmd.SilenceUsage, cmd.SilenceErrors = true, true
+	err := cmd.Execute()
+	return out.String(), errOut.String(), err
+}
+
+func TestPredictJSONL(t *testing.T) {
+	a, b := filepath.Join("testdata", "images", "line.png"), filepath.Join("testdata", "images", "sample_en.png")
+	bad := filepath.Join(t.TempDir(), "broken.png")
+	os.WriteFile(bad, []byte("\x89PNG\r\n\x1a\nnot really"), 0o644)
+	out, errOut, err := runPredict(t, "jsonl", "", a, bad, b)
+	if !errors.Is(err, cmdutil.ErrSilent) {
+		t.Errorf("err = %v, want ErrSilent (exit 1)", err)
+	}
+	if !strings.Contains(errOut, "broken.png") || !strings.Contains(errOut, "1 of the inputs failed") {
+		t.Errorf("stderr %q", errOut)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if len(lines) != 3 {
+		t.Fatalf("%d lines: %q", len(lines), out)
+	}
+	var first struct {
+		Image   string
+		Results []map[string]any
+		Width   int
+		Height  int
+		Ms      *float64
+	}
+	if err := json.Unmarshal([]byte(lines[0]), &first); err != nil {
+		t.Fatal(err)
+	}
+	if first.Image != a || first.Width != 300 || first.Height != 48 || first.Ms == nil || len(first.Results) != 1 {
+		t.Errorf("first object %s", lines[0])
+	}
+	r := first.Results[0]
+	if r["text"] != "ab" || r["score"] != 0.75 {
+		t.Errorf("result %v", r)
+	}
+	if pts, ok := r["points"].([]any); !ok || len(pts) != 4 {
+		t.Errorf("points %v", r["points"])
+	}
+	// key order as documented
+	if !strings.HasPrefix(lines[0], `{"image":`) || !strings.Contains(lines[0], `"results":[{"text":"ab","score":0.75,"points":[[`) {
+		t.Errorf("layout %s", lines[0])
+	}
+	var e map[string]string
+	if err := json.Unmarshal([]byte(lines[1]), &e); err != nil || e["image"] != bad || e["error"] == "" || len(e) != 2 {
+		t.Errorf("error object %s (%v)", lines[1], err)
+	}
+}
+
+func TestPredictTextAndJSON(t *testing.T) {
+	a, b := filepath.Join("testdata", "images", "line.png"), filepath.Join("testdata", "images", "tiny.png")
+	out, _, err := runPredict(t, "text", "", a)
+	if err != nil || out != "ab\n" {
+		t.Errorf("one input: %q %v", out, err)
+	}
+	// several inputs (here from stdin): a header per file
+	out, _, err = runPredict(t, "text", a+"\n"+b+"\n", "-")
+	want := "==> " + a + " <==\nab\n\n==> " + b + " <==\nab\n"
+	if err != nil || out != want {
+		t.Errorf("two inputs: %q, want %q (%v)", out, want, err)
+	}
+	out, _, err = runPredict(t, "json", "", a, b, "--det=false")
+	var arr []map[string]any
+	if err != nil || json.Unmarshal([]byte(out), &arr) != nil || len(arr) != 2 {
+		t.Fatalf("json: %q %v", out, err)
+	}
+	res := arr[1]["results"].([]any)[0].(map[string]any)
+	if _, has := res["points"]; has || res["text"] != "ab" {
+		t.Errorf("--det=false result %v", res)
+	}
+}
+
+func TestPredictDrawAndPDF(t *testing.T) {
+	dir := t.TempDir()
+	if _, _, err := runPredict(t, "text", "", "--draw", dir, filepath.Join("testdata", "images", "line.png")); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "line.png"))
+	if err != nil || !bytes.HasPrefix(b, []byte("\x89PNG")) {
+		t.Errorf("draw output: %v", err)
+	}
+	t.Setenv("PATH", t.TempDir())
+	pdf := filepath.Join(dir, "doc.pdf")
+	os.WriteFile(pdf, []byte("%PDF-1.4"), 0o644)
+	_, errOut, err := runPredict(t, "text", "", pdf)
+	if !errors.Is(err, cmdutil.ErrSilent) || !strings.Contains(errOut, "pdftoppm") {
+		t.Errorf("pdf without pdftoppm: %q %v", errOut, err)
+	}
+	if got := drawName("a/doc.pdf#page=2"); got != "doc_page2.png" {
+		t.Errorf("drawName %q", got)
+	}
+}
+
+func TestPredictFlags(t *testing.T) {
+	for _, args := range [][]string{{}, {"--profile", "v9", "x.png"}, {"--batch", "0", "x.png"}} {
+		_, _, err := runPredict(t, "text", "", args...)
+		var fe *cmdutil.FlagError
+		if !errors.As(err, &fe) {
+			t.Errorf("%v: err %v, want a flag error", args, err)
+		}
+	}
+}
