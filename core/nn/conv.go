@@ -119,6 +119,25 @@ func (c *Conv2D) Params() []Param { return Collect("weight", c.Weight, "bias", c
 // Forward maps x (N, C, H, W) to (N, OC, H', W').
 func (c *Conv2D) Forward(x *ag.Var, _ bool) *ag.Var { return ag.Conv2D(x, c.Weight, c.Bias, c.p) }
 
+// NewDepthwiseConv2D builds a depthwise Conv2D (Paddle's DepthwiseConv2D):
+// Groups = InChannels, so each input channel has its own OutChannels /
+// InChannels filters. OutChannels defaults to InChannels; Groups, if set,
+// must equal InChannels.
+func NewDepthwiseConv2D(o ConvOptions, r *rand.Rand) (*Conv2D, error) {
+	if o.OutChannels == 0 {
+		o.OutChannels = o.InChannels
+	}
+	if o.Groups != 0 && o.Groups != o.InChannels {
+		return nil, fmt.Errorf("depthwise conv2d: groups %d must equal in_channels %d", o.Groups, o.InChannels)
+	}
+	o.Groups = o.InChannels
+	c, err := NewConv2D(o, r)
+	if err != nil {
+		return nil, fmt.Errorf("depthwise %w", err)
+	}
+	return c, nil
+}
+
 // Conv1D is a 1-D convolution of x (N, C, L) with weight (OC, C/groups, K),
 // run as a 2-D convolution over a height of 1.
 type Conv1D struct {

@@ -23,7 +23,7 @@ func TestLayersMatchTorch(t *testing.T) {
 		case "conv_groups":
 			return NewConv2D(ConvOptions{InChannels: 4, OutChannels: 6, KernelSize: []int{3}, Stride: []int{2}, Padding: []int{1}, Groups: 2}, rng())
 		case "conv_depthwise":
-			return NewConv2D(ConvOptions{InChannels: 4, OutChannels: 8, KernelSize: []int{3, 2}, Padding: []int{1, 0}, Dilation: []int{2, 1}, Groups: 4}, rng())
+			return NewDepthwiseConv2D(ConvOptions{InChannels: 4, OutChannels: 8, KernelSize: []int{3, 2}, Padding: []int{1, 0}, Dilation: []int{2, 1}}, rng())
 		case "conv_t":
 			return NewConvTranspose2D(ConvOptions{InChannels: 4, OutChannels: 6, KernelSize: []int{3}, Stride: []int{2}, Padding: []int{1}, OutputPadding: []int{1}, Groups: 2}, rng())
 		case "conv1d":
@@ -206,5 +206,18 @@ func TestCollectSkipsNilParts(t *testing.T) {
 	ps := Collect("fc", lin, "norm", norm, "extra", (*ag.Var)(nil))
 	if len(ps) != 1 || ps[0].Name != "fc.weight" {
 		t.Errorf("Collect = %v, want only fc.weight", ps)
+	}
+}
+
+func TestDepthwiseConv2DOptions(t *testing.T) {
+	c, err := NewDepthwiseConv2D(ConvOptions{InChannels: 3, KernelSize: []int{3}}, rng())
+	if err != nil || !c.Weight.Shape().Equal(tensor.Shape{3, 1, 3, 3}) {
+		t.Fatalf("default multiplier: weight %v, err %v; want (3, 1, 3, 3)", c.Weight.Shape(), err)
+	}
+	if _, err := NewDepthwiseConv2D(ConvOptions{InChannels: 4, OutChannels: 8, KernelSize: []int{3}, Groups: 2}, rng()); err == nil {
+		t.Fatal("groups 2 with in_channels 4: want an error")
+	}
+	if _, err := NewDepthwiseConv2D(ConvOptions{InChannels: 4, OutChannels: 6, KernelSize: []int{3}}, rng()); err == nil {
+		t.Fatal("out_channels 6 not a multiple of in_channels 4: want an error")
 	}
 }
