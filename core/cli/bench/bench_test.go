@@ -1,0 +1,58 @@
+package bench
+
+import (
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"paddle/core/cli/cmdutil"
+	"paddle/core/cli/iostreams"
+)
+
+func TestGemmJSON(t *testing.T) {
+	ios, _, out, _ := iostreams.Test()
+	f := &cmdutil.Factory{IOStreams: ios}
+	f.Settings.Format, f.Settings.Threads = "json", 1
+	cmd := NewCmdBench(f)
+	cmd.SetArgs([]string{"gemm", "--m", "33", "--n", "17", "--k", "65", "--trans-b", "--min-time", "1ms", "--min-runs", "3"})
+	if err := cmd.Execute(); err != nil {
+		t.Fatal(err)
+	}
+	var r map[string]any
+	if err := json.Unmarshal(out.Bytes(), &r); err != nil {
+		t.Fatalf("output %q: %v", out.String(), err)
+	}
+	for _, k := range []string{"op", "m", "n", "k", "threads", "gflops", "median_ms"} {
+		if _, ok := r[k]; !ok {
+			t.Errorf("key %q missing in %s", k, out.String())
+		}
+	}
+	if r["op"] != "gemm" || r["m"] != 33.0 || r["n"] != 17.0 || r["k"] != 65.0 || r["threads"] != 1.0 {
+		t.Errorf("got %s", out.String())
+	}
+	if g, _ := r["gflops"].(float64); !(g > 0) {
+		t.Errorf("gflops = %v, want > 0", r["gflops"])
+	}
+}
+
+func TestGemmRejectsBadSizes(t *testing.T) {
+	ios, _, _, _ := iostreams.Test()
+	f := &cmdutil.Factory{IOStreams: ios}
+	cmd := NewCmdGemm(f, func(*GemmOptions) error { return nil })
+	cmd.SetArgs([]string{"--m", "0"})
+	cmd.SilenceUsage, cmd.SilenceErrors = true, true
+	var fe *cmdutil.FlagError
+	if err := cmd.Execute(); !errors.As(err, &fe) || !strings.Contains(err.Error(), "--m") {
+		t.Fatalf("err = %v, want a FlagError about --m", err)
+	}
+}
+
+func TestSummarize(t *testing.T) {
+	ms := time.Millisecond
+	r := summarize("gemm", 10, 10, 10, []time.Duration{4 * ms, 1 * ms, 2 * ms, 3 * ms})
+	if r.MedianMS != 2.5 || r.MinMS != 1 || r.GFLOPS != 2000/2.5e-3/1e9 {
+		t.Fatalf("got %+v", r)
+	}
+}
