@@ -3,6 +3,7 @@ package ocr
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 
@@ -41,6 +42,9 @@ func LoadSystem(ctx context.Context, src Sources, p Profile) (*System, error) {
 	}
 	var store string
 	if need {
+		if _, ok := hub.Path(storeModel); !ok && !src.Offline {
+			slog.Info("pulling the ppocrv4 models into the model store (first use)", "dir", hub.Dir(storeModel))
+		}
 		var err error
 		if store, err = hub.Ensure(ctx, storeModel, src.Offline); err != nil {
 			return nil, err
