@@ -124,7 +124,16 @@ func TestOptimizersMatchTorch(t *testing.T) {
 //	buf2 = 0.9·g + g = (0.95, -1.9), p2 = p1 - 0.1·buf2 = (0.855, -1.71).
 //	Adam lr=0.1: m1 = 0.1·g, v1 = 0.001·g², m̂ = g, v̂ = g², p1 = p0 - 0.1·g/|g| = (0.9, -1.9);
 //	m2 = 0.19·g, v2 = 0.001999·g², m̂ = g, v̂ = g², p2 = (0.8, -1.8) (to ~1e-8 from eps).
+//	SGD lr=0.1 momentum=0.9 Nesterov: buf1 = g, p1 = p0 - 0.1·(g + 0.9·g) = (0.905, -1.81);
+//	buf2 = 1.9·g, p2 = p1 - 0.1·(g + 0.9·1.9·g) = p1 - 0.271·g = (0.7695, -1.539).
+//	SGD lr=0.1 L2 weight decay 0.1: g1 = g + 0.1·p0 = (0.6, -1.2), p1 = (0.94, -1.88);
+//	g2 = g + 0.1·p1 = (0.594, -1.188), p2 = (0.8806, -1.7612).
+//	AdamW lr=0.1 wd=0.1: p ← 0.99·p, then the Adam step above (-0.1·sign g):
+//	p1 = (0.89, -1.88), p2 = (0.89·0.99 - 0.1, -1.88·0.99 + 0.1) = (0.7811, -1.7612).
+//	RMSProp lr=0.01 α=0.9: s1 = 0.1·g², p1 = p0 - 0.01·sign(g)/√0.1 = p0 ∓ 0.0316227766;
+//	s2 = 0.19·g², p2 = p1 ∓ 0.01/√0.19 = p1 ∓ 0.0229415734.
 func TestTwoStepsByHand(t *testing.T) {
+	r1, r2 := 0.01/math.Sqrt(0.1), 0.01/math.Sqrt(0.19)
 	g := tensor.FromSlice([]float64{0.5, -1}, 2)
 	tests := []struct {
 		name string
@@ -135,6 +144,15 @@ func TestTwoStepsByHand(t *testing.T) {
 			[2][]float64{{0.95, -1.9}, {0.855, -1.71}}},
 		{"adam", func(ps []nn.Param) (Optimizer, error) { return NewAdam(ps, AdamOptions{LR: 0.1}) },
 			[2][]float64{{0.9, -1.9}, {0.8, -1.8}}},
+		{"sgd-nesterov", func(ps []nn.Param) (Optimizer, error) {
+			return NewSGD(ps, SGDOptions{LR: 0.1, Momentum: 0.9, Nesterov: true})
+		}, [2][]float64{{0.905, -1.81}, {0.7695, -1.539}}},
+		{"sgd-l2", func(ps []nn.Param) (Optimizer, error) { return NewSGD(ps, SGDOptions{LR: 0.1, WeightDecay: 0.1}) },
+			[2][]float64{{0.94, -1.88}, {0.8806, -1.7612}}},
+		{"adamw", func(ps []nn.Param) (Optimizer, error) { return NewAdamW(ps, AdamOptions{LR: 0.1, WeightDecay: 0.1}) },
+			[2][]float64{{0.89, -1.88}, {0.7811, -1.7612}}},
+		{"rmsprop", func(ps []nn.Param) (Optimizer, error) { return NewRMSProp(ps, RMSPropOptions{LR: 0.01, Alpha: 0.9}) },
+			[2][]float64{{1 - r1, -2 + r1}, {1 - r1 - r2, -2 + r1 + r2}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
