@@ -26,12 +26,13 @@ func ConvTranspose2D(x, w, b *Var, p op.ConvParams) *Var {
 
 // Conv1D convolves x (N, C, L) with w (OC, C/groups, K), plus b (OC) or nil,
 // as a conv2d over (N, C, 1, L). p holds 1-D values: Strides [s], Pads
-// [left, right], Dilations [d]; AutoPad and OutputPadding are not used.
+// [left, right] (or [p] for both sides), Dilations [d]; AutoPad ("SAME_UPPER",
+// "SAME_LOWER", "VALID") replaces Pads as for conv2d. OutputPadding is not used.
 func Conv1D(x, w, b *Var, p op.ConvParams) *Var {
 	if x.T.Rank() != 3 || w.T.Rank() != 3 {
 		panic(&op.ShapeError{Op: "conv1d", Err: fmt.Errorf("want x (N, C, L) and w (OC, C/groups, K), got %v and %v", x.Shape(), w.Shape())})
 	}
-	q := op.ConvParams{Groups: p.Groups, Strides: []int{1, convDim1(p.Strides, 0)}, Dilations: []int{1, convDim1(p.Dilations, 0)}}
+	q := op.ConvParams{Groups: p.Groups, Strides: []int{1, convDim1(p.Strides, 0)}, Dilations: []int{1, convDim1(p.Dilations, 0)}, AutoPad: p.AutoPad}
 	if len(p.Pads) > 0 {
 		q.Pads = []int{0, p.Pads[0], 0, p.Pads[len(p.Pads)-1]}
 	}

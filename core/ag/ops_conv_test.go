@@ -121,3 +121,33 @@ func TestConv1DMatchesHand(t *testing.T) {
 		t.Errorf("Conv1D = %v", y.T)
 	}
 }
+
+// SAME padding for conv1d, worked by hand: output ceil(L/s), total padding
+// (out-1)·s + (k-1)·d + 1 - L, the odd one at the end (UPPER) or start (LOWER).
+func TestConv1DSamePadding(t *testing.T) {
+	x := Const(tensor.FromSlice([]float64{1, 2, 3, 4, 5, 6, 7, 8}, 1, 1, 8))
+	w := Const(tensor.FromSlice([]float64{1, 10, 100, 1000}, 1, 1, 4))
+	tests := []struct {
+		name string
+		p    op.ConvParams
+		want []float64
+	}{
+		// k=4, s=1: out 8, total pad 3 → UPPER [1, 2]: y[i] = Σ_j w[j]·x[i-1+j]
+		{"same_upper", op.ConvParams{AutoPad: "SAME_UPPER"},
+			[]float64{3210, 4321, 5432, 6543, 7654, 8765, 876, 87}},
+		// LOWER [2, 1]: y[i] = Σ_j w[j]·x[i-2+j]
+		{"same_lower", op.ConvParams{AutoPad: "SAME_LOWER"},
+			[]float64{2100, 3210, 4321, 5432, 6543, 7654, 8765, 876}},
+		// s=3: out 3, total pad (3-1)·3 + 4 - 8 = 2 → [1, 1]: y[i] = Σ_j w[j]·x[3i-1+j]
+		{"same_upper_stride3", op.ConvParams{AutoPad: "SAME_UPPER", Strides: []int{3}},
+			[]float64{3210, 6543, 876}},
+		{"valid", op.ConvParams{AutoPad: "VALID", Strides: []int{3}}, []float64{4321, 7654}},
+		{"explicit_symmetric", op.ConvParams{Pads: []int{1}, Strides: []int{3}}, []float64{3210, 6543, 876}},
+	}
+	for _, tt := range tests {
+		y := Conv1D(x, w, nil, tt.p)
+		if !tensor.AllClose(y.T, tensor.FromSlice(tt.want, 1, 1, len(tt.want)), 0, 0) {
+			t.Errorf("%s: Conv1D = %v, want %v", tt.name, y.T, tt.want)
+		}
+	}
+}
