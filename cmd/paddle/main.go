@@ -11,11 +11,11 @@ import (
 	"paddle/kits"
 )
 
-// version is set at build time: -ldflags "-X main.version=v0.1.0".
-var version = "dev"
+// version and commit are set at build time: -ldflags "-X main.version=v0.1.0 -X main.commit=abc".
+var version, commit = "dev", ""
 
 func main() {
 	f := cmdutil.NewFactory()
-	f.Version = version
+	f.Version, f.Commit = version, commit
 	os.Exit(root.Execute(root.NewCmdRoot(f, kits.All()...), f, os.Args[1:]))
 }

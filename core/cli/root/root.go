@@ -44,7 +44,7 @@ func NewCmdRoot(f *cmdutil.Factory, kits ...*kit.Kit) *cobra.Command {
 
 	pf := cmd.PersistentFlags()
 	pf.StringVar(&s.Device, "device", "cpu", "device to run on: "+strings.Join(backend.List(), ", "))
-	pf.IntVar(&s.Threads, "threads", cmdutil.DefaultThreads(), "kernel threads (default: all cores)")
+	pf.IntVar(&s.Threads, "threads", cmdutil.DefaultThreads(), "kernel threads")
 	pf.StringVar(&s.Format, "format", "", "output format; each command lists what it supports (text, json, jsonl, csv)")
 	pf.StringVar(&s.LogLevel, "log-level", "info", "log level: debug, info, warn, error")
 	pf.StringVar(&s.LogFormat, "log-format", "text", "log format on stderr: text or json")
