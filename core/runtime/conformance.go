@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 
+	"paddle/core/graph"
 	"paddle/core/onnx"
 	"paddle/core/onnx/onnxpb"
 	"paddle/core/tensor"
@@ -91,6 +92,16 @@ type CaseResult struct {
 // ConformanceOps; tests named in exclusions are reported as excluded with
 // the given reason. Results are sorted by name.
 func Conformance(dir string, exclusions map[string]string) ([]CaseResult, error) {
+	return conformance(dir, exclusions, false)
+}
+
+// ConformanceRoundTrip is Conformance with every model exported back to
+// ONNX (onnx.Export) and re-imported before it runs.
+func ConformanceRoundTrip(dir string, exclusions map[string]string) ([]CaseResult, error) {
+	return conformance(dir, exclusions, true)
+}
+
+func conformance(dir string, exclusions map[string]string, roundTrip bool) ([]CaseResult, error) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return nil, err
@@ -123,7 +134,7 @@ func Conformance(dir string, exclusions map[string]string) ([]CaseResult, error)
 		case ex:
 			r.Status, r.Reason = "excluded", why
 		default:
-			if err := runCase(filepath.Join(dir, e.Name()), m); err != nil {
+			if err := runCase(filepath.Join(dir, e.Name()), m, roundTrip); err != nil {
 				r.Status, r.Reason = "fail", err.Error()
 				if why, ok := ConformanceKnownFailures[e.Name()]; ok {
 					r.Status, r.Reason = "known", why+" ("+err.Error()+")"
@@ -138,7 +149,7 @@ func Conformance(dir string, exclusions map[string]string) ([]CaseResult, error)
 	return res, nil
 }
 
-func runCase(dir string, m *onnxpb.Model) (err error) {
+func runCase(dir string, m *onnxpb.Model, roundTrip bool) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("panic: %v", r)
@@ -147,6 +158,11 @@ func runCase(dir string, m *onnxpb.Model) (err error) {
 	g, err := onnx.Import(m)
 	if err != nil {
 		return err
+	}
+	if roundTrip {
+		if g, err = reimport(g); err != nil {
+			return err
+		}
 	}
 	p, err := New(g, Options{})
 	if err != nil {
@@ -180,6 +196,27 @@ func runCase(dir string, m *onnxpb.Model) (err error) {
 		}
 	}
 	return nil
+}
+
+// reimport exports g to ONNX bytes and imports them again.
+func reimport(g *graph.Graph) (*graph.Graph, error) {
+	em, err := onnx.Export(g)
+	if err != nil {
+		return nil, err
+	}
+	b, err := em.Marshal()
+	if err != nil {
+		return nil, err
+	}
+	dm, err := onnxpb.Decode(b)
+	if err != nil {
+		return nil, fmt.Errorf("re-import: %w", err)
+	}
+	g2, err := onnx.Import(dm)
+	if err != nil {
+		return nil, fmt.Errorf("re-import: %w", err)
+	}
+	return g2, nil
 }
 
 func readPB(path string) (*tensor.Tensor, error) {

@@ -41,3 +41,26 @@ func TestONNXConformance(t *testing.T) {
 	t.Logf("passed %d, failed %d, known failures %d, excluded %d (out of scope: %d)",
 		count["pass"], count["fail"], count["known"], count["excluded"], count["skipped"])
 }
+
+// TestONNXExportRoundTrip runs the same tests with each imported model
+// exported back to ONNX and re-imported first: what import accepts, export
+// writes faithfully.
+func TestONNXExportRoundTrip(t *testing.T) {
+	if _, err := os.Stat(onnxNodeTests); err != nil {
+		t.Skipf("ONNX node tests not found in %s: apt-get install libonnx-testdata", onnxNodeTests)
+	}
+	res, err := ConformanceRoundTrip(onnxNodeTests, ConformanceExclusions)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pass := 0
+	for _, r := range res {
+		switch r.Status {
+		case "fail":
+			t.Errorf("%s: %s", r.Name, r.Reason)
+		case "pass":
+			pass++
+		}
+	}
+	t.Logf("round trip: %d passed", pass)
+}
