@@ -229,7 +229,7 @@ func rnnDirection(lstm bool, d rnnDims, dir int, reverse bool, g rnnArgs, a op.A
 					// (r ⊙ h)·Rhᵀ + Rbh needs r first
 					rv := make([]float64, H)
 					for j := range H {
-						rv[j] = sigm(cl(xg[H+j] + hg[H+j])) * h[j]
+						rv[j] = sigm(cl(xg[H+j]+hg[H+j])) * h[j]
 					}
 					hr = make([]float64, H)
 					for j := range H {
