@@ -1,6 +1,7 @@
 package op
 
 import (
+	"cmp"
 	"math"
 	"math/rand/v2"
 
@@ -164,6 +165,14 @@ func compare(name, onnx string, f func(x, y float64) bool) *Def {
 		Name: name, ONNX: onnx, Arity: 2, Infer: compareInfer, NoGrad: []int{0, 1},
 		Ref: func(out, in []*T, _ Attrs) {
 			o := out[0].Bools()
+			if in[0].DType() == tensor.Int64 {
+				// compare int64 as integers: float64 cannot tell 2^53 from 2^53+1
+				a, b := in[0].I64(), in[1].I64()
+				forBroadcast2(out[0].Shape(), in[0].Shape(), in[1].Shape(), func(i, ia, ib int) {
+					o[i] = f(float64(cmp.Compare(a[ia], b[ib])), 0)
+				})
+				return
+			}
 			a, b := in[0].Float64s(), in[1].Float64s()
 			forBroadcast2(out[0].Shape(), in[0].Shape(), in[1].Shape(), func(i, ia, ib int) { o[i] = f(a[ia], b[ib]) })
 		},
