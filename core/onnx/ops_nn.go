@@ -174,7 +174,7 @@ func buildBatchNorm(c *ctx) error {
 		return fmt.Errorf("training mode (running statistics outputs) is not supported")
 	}
 	x := c.in(0)
-	c.emit("batch_norm", op.Attrs{"epsilon": a.Float("epsilon", 1e-5)},
+	c.emit("batch_norm", op.Attrs{"epsilon": a.Float("epsilon", 1e-5), "momentum": a.Float("momentum", 0.9)},
 		[]*graph.Value{x, c.in(1), c.in(2), c.in(3), c.in(4)}, c.out(0, x.Meta.DType))
 	return nil
 }
