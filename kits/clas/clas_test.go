@@ -249,3 +249,60 @@ func TestConfigShowValidatesOverrides(t *testing.T) {
 		t.Fatalf("exit %d, stderr:\n%s", code, errOut)
 	}
 }
+
+// A PaddleClas list-file config with its transform ops trains, evaluates and
+// predicts on PNG files (the digits written by `clas dataset`).
+func TestListFileDatasetWithTransforms(t *testing.T) {
+	needDigits(t)
+	dir := t.TempDir()
+	ds := filepath.Join(dir, "ds")
+	if code, _, errOut := paddle(t, "clas", "dataset", "digits", "--output", ds); code != 0 {
+		t.Fatalf("dataset: %s", errOut)
+	}
+	cfg := `Global: {epochs: 1, class_num: 10, image_shape: [3, 16, 16], seed: 1, max_steps: 5, print_batch_step: 1}
+Arch: {name: PPLCNet, scale: 0.25, small_input: true, class_expand: 32}
+Optimizer: {name: Adam, lr: {name: Const, learning_rate: 0.001}}
+DataLoader:
+  Train:
+    dataset:
+      name: ImageNetDataset
+      image_root: ` + ds + `
+      cls_label_path: ` + filepath.Join(ds, "train_list.txt") + `
+      transform_ops:
+        - DecodeImage: {to_rgb: true}
+        - RandCropImage: {size: 16, scale: [0.5, 1.0]}
+        - RandFlipImage: {flip_code: 1}
+        - NormalizeImage: {scale: 1.0/255.0, mean: [0.485, 0.456, 0.406], std: [0.229, 0.224, 0.225], order: ''}
+        - ToCHWImage:
+    sampler: {batch_size: 8, shuffle: true, drop_last: true}
+    loader: {num_workers: 2}
+  Eval:
+    dataset:
+      name: ImageNetDataset
+      image_root: ` + ds + `
+      cls_label_path: ` + filepath.Join(ds, "test_list.txt") + `
+      transform_ops:
+        - DecodeImage: {to_rgb: true}
+        - ResizeImage: {resize_short: 18}
+        - CropImage: {size: 16}
+        - NormalizeImage: {scale: 0.00392157, mean: [0.485, 0.456, 0.406], std: [0.229, 0.224, 0.225]}
+    sampler: {batch_size: 64}
+Infer:
+  PostProcess: {name: Topk, topk: 3, class_id_map_file: ` + filepath.Join(ds, "label_list.txt") + `}
+`
+	cfgPath := filepath.Join(dir, "list.yaml")
+	os.WriteFile(cfgPath, []byte(cfg), 0o644)
+	out := filepath.Join(dir, "out")
+	if code, _, errOut := paddle(t, "clas", "train", "-c", cfgPath, "--output", out); code != 0 {
+		t.Fatalf("train exit %d:\n%s", code, errOut)
+	}
+	code, stdout, errOut := paddle(t, "clas", "eval", "-c", cfgPath, "--weights", filepath.Join(out, "latest"), "--format", "json")
+	if code != 0 || !strings.Contains(stdout, `"samples":297`) {
+		t.Fatalf("eval exit %d: %s\n%s", code, stdout, errOut)
+	}
+	img := filepath.Join(ds, "images", "test", "3")
+	code, stdout, errOut = paddle(t, "clas", "predict", "-c", cfgPath, "--weights", filepath.Join(out, "latest"), img, "--format", "text")
+	if code != 0 || strings.Count(stdout, "\n") < 10 {
+		t.Fatalf("predict exit %d: %s\n%s", code, stdout, errOut)
+	}
+}

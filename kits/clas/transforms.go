@@ -2,7 +2,6 @@ package clas
 
 import (
 	"fmt"
-	"math"
 	"math/rand/v2"
 
 	"paddle/core/config"
@@ -35,12 +34,12 @@ type ResizeImageOpts struct {
 
 // CropImageOpts: centre crop to size ([w, h] or one int).
 type CropImageOpts struct {
-	Size []int `yaml:"size"`
+	Size any `yaml:"size"` // one int or [w, h]
 }
 
 // RandCropImageOpts: random resized crop (torchvision's), scale and ratio ranges.
 type RandCropImageOpts struct {
-	Size  []int     `yaml:"size"`
+	Size  any       `yaml:"size"` // one int or [w, h]
 	Scale []float64 `yaml:"scale"`
 	Ratio []float64 `yaml:"ratio"`
 }
@@ -133,60 +132,43 @@ func buildTransform(c config.Component) (data.Transform[Sample], error) {
 		if err := c.Decode(&o); err != nil {
 			return nil, err
 		}
-		if o.ResizeShort <= 0 && len(o.Size) == 0 {
-			return nil, c.Errorf("ResizeImage: set resize_short or size")
+		if o.ResizeShort > 0 {
+			return onImage(data.ResizeShortImage{Short: o.ResizeShort}), nil
 		}
-		return tf(func(s *Sample, _ *rand.Rand) (bool, error) {
-			var err error
-			if o.ResizeShort > 0 {
-				s.Image, err = data.ResizeShort(s.Image, o.ResizeShort)
-			} else {
-				w, h := wh(o.Size)
-				s.Image, err = data.Resize(s.Image, w, h)
-			}
-			return err == nil, err
-		}), nil
+		w, h, err := wh(o.Size)
+		if err != nil || o.Size == nil {
+			return nil, c.Errorf("ResizeImage: set resize_short or size (an int or [w, h])")
+		}
+		return onImage(data.ResizeImage{W: w, H: h}), nil
 	case "CropImage":
 		var o CropImageOpts
 		if err := c.Decode(&o); err != nil {
 			return nil, err
 		}
-		w, h := wh(o.Size)
-		return tf(func(s *Sample, _ *rand.Rand) (bool, error) {
-			var err error
-			s.Image, err = data.CenterCrop(s.Image, w, h)
-			return err == nil, err
-		}), nil
+		w, h, err := wh(o.Size)
+		if err != nil {
+			return nil, c.Errorf("CropImage.size: %v", err)
+		}
+		return onImage(data.CenterCropImage{W: w, H: h}), nil
 	case "RandCropImage":
-		o := RandCropImageOpts{Scale: []float64{0.08, 1}, Ratio: []float64{3.0 / 4, 4.0 / 3}}
+		var o RandCropImageOpts
 		if err := c.Decode(&o); err != nil {
 			return nil, err
 		}
-		w, h := wh(o.Size)
-		return tf(func(s *Sample, r *rand.Rand) (bool, error) {
-			var err error
-			s.Image, err = randomResizedCrop(s.Image, w, h, o.Scale, o.Ratio, r)
-			return err == nil, err
-		}), nil
+		w, h, err := wh(o.Size)
+		if err != nil {
+			return nil, c.Errorf("RandCropImage.size: %v", err)
+		}
+		t := data.RandomResizedCrop{W: w, H: h}
+		copy(t.Scale[:], o.Scale)
+		copy(t.Ratio[:], o.Ratio)
+		return onImage(t), nil
 	case "RandFlipImage":
 		var o RandFlipImageOpts
 		if err := c.Decode(&o); err != nil {
 			return nil, err
 		}
-		code := 1
-		if o.FlipCode != nil {
-			code = *o.FlipCode
-		}
-		return tf(func(s *Sample, r *rand.Rand) (bool, error) {
-			if r.IntN(2) == 0 {
-				if code == 0 {
-					s.Image = data.FlipV(s.Image)
-				} else {
-					s.Image = data.FlipH(s.Image)
-				}
-			}
-			return true, nil
-		}), nil
+		return onImage(data.RandomFlip{Vertical: o.FlipCode != nil && *o.FlipCode == 0}), nil
 	case "NormalizeImage":
 		var o NormalizeImageOpts
 		if err := c.Decode(&o); err != nil {
@@ -213,6 +195,11 @@ func decode(mode data.ColorMode) data.Transform[Sample] {
 		s.Image = img
 		return err == nil, err
 	})
+}
+
+// onImage applies an image transform to the sample's image.
+func onImage(t data.Transform[data.Image]) data.Transform[Sample] {
+	return data.OnImage(func(s *Sample) *data.Image { return s.Image }, t)
 }
 
 // resizeTo resizes to w×h when the image has another size.
@@ -275,39 +262,21 @@ func parseScale(v any) (float64, error) {
 	return 0, fmt.Errorf("want a number or a fraction like 1.0/255.0, got %v", v)
 }
 
-func wh(size []int) (int, int) {
-	if len(size) == 1 {
-		return size[0], size[0]
-	}
-	if len(size) >= 2 {
-		return size[0], size[1]
-	}
-	return 0, 0
-}
-
-// randomResizedCrop picks an area fraction in scale and an aspect ratio in
-// ratio (log-uniform), as torchvision's RandomResizedCrop, then resizes to w×h.
-func randomResizedCrop(m *data.Image, w, h int, scale, ratio []float64, r *rand.Rand) (*data.Image, error) {
-	area := float64(m.W * m.H)
-	for range 10 {
-		target := area * (scale[0] + r.Float64()*(scale[1]-scale[0]))
-		logr := math.Log(ratio[0]) + r.Float64()*(math.Log(ratio[1])-math.Log(ratio[0]))
-		ar := math.Exp(logr)
-		cw := int(math.Round(math.Sqrt(target * ar)))
-		ch := int(math.Round(math.Sqrt(target / ar)))
-		if cw > 0 && ch > 0 && cw <= m.W && ch <= m.H {
-			x, y := r.IntN(m.W-cw+1), r.IntN(m.H-ch+1)
-			c, err := data.Crop(m, x, y, cw, ch)
-			if err != nil {
-				return nil, err
+// wh reads a size given as one int (square) or [w, h].
+func wh(size any) (int, int, error) {
+	switch v := size.(type) {
+	case int:
+		if v > 0 {
+			return v, v, nil
+		}
+	case []any:
+		if len(v) == 2 {
+			w, okw := v[0].(int)
+			h, okh := v[1].(int)
+			if okw && okh && w > 0 && h > 0 {
+				return w, h, nil
 			}
-			return data.Resize(c, w, h)
 		}
 	}
-	short := min(m.W, m.H)
-	c, err := data.CenterCrop(m, short, short)
-	if err != nil {
-		return nil, err
-	}
-	return data.Resize(c, w, h)
+	return 0, 0, fmt.Errorf("want a positive int or [w, h], got %v", size)
 }
