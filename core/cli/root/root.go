@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/viper"
 
 	"paddle/core/backend"
+	"paddle/core/cli/bench"
 	"paddle/core/cli/cmdutil"
 	"paddle/core/cli/configcmd"
 	"paddle/core/cli/envcmd"
@@ -57,7 +58,7 @@ func NewCmdRoot(f *cmdutil.Factory, kits ...*kit.Kit) *cobra.Command {
 	v.SetEnvKeyReplacer(strings.NewReplacer("-", "_"))
 	v.AutomaticEnv()
 
-	cmd.AddCommand(version.NewCmdVersion(f), envcmd.NewCmdEnv(f), configcmd.NewCmdConfig(f, kits), model.NewCmdModel(f))
+	cmd.AddCommand(version.NewCmdVersion(f), envcmd.NewCmdEnv(f), configcmd.NewCmdConfig(f, kits), model.NewCmdModel(f), bench.NewCmdBench(f))
 	for _, k := range kits {
 		cmd.AddCommand(kitCommand(f, k))
 		if k.Schema != nil {
