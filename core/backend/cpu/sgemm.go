@@ -29,14 +29,22 @@ import (
 type microKernel struct {
 	name   string
 	mr, nr int
-	run    func(kc int, a, b, c []float32, ldc, rows, cols int, alpha, beta float32, loadC bool)
+	// rowA is passed true when the A panel is row-major (a[r*kc+p]), which
+	// only kernels with the rowA field set receive.
+	run func(kc int, a, b, c []float32, ldc, rows, cols int, alpha, beta float32, loadC, rowA bool)
 	// half, when set, is a variant for the last panel of at most nr/2 columns,
 	// packed nr/2 wide.
 	half    bool
-	runHalf func(kc int, a, b, c []float32, ldc, rows, cols int, alpha, beta float32, loadC bool)
+	runHalf func(kc int, a, b, c []float32, ldc, rows, cols int, alpha, beta float32, loadC, rowA bool)
+	// rowA: the kernel also reads row-major A panels, so a non-transposed A
+	// is packed by plain row copies.
+	rowA bool
 	// packRows, when set, packs a non-transposed B panel: dst[p*w+j] =
 	// src[p*ld+j] for j < cols, 0 for cols ≤ j < w, p < k.
 	packRows func(src []float32, ld, k, cols, w int, dst []float32)
+	// packPanels, when set, packs np full nr-wide panels of a non-transposed
+	// B (panel q at dst[q*nr*k]), reading the source row by row.
+	packPanels func(src []float32, ld, k, np int, dst []float32)
 
 	kc, mc, nc int // cache blocking, set by tune
 }
@@ -258,7 +266,7 @@ func (g *gemm) region(i0, i1, j0, j1 int) {
 		}
 		for ic := i0; ic < i1; ic += mc {
 			mb := min(mc, i1-ic)
-			packA(g.transA, g.a, g.lda, ic, pc, mb, kb, mr, bf.a)
+			rowA := packA(g.transA, g.a, g.lda, ic, pc, mb, kb, kn, bf.a)
 			for jc := j0; jc < j1; jc += nc {
 				nb := min(nc, j1-jc)
 				packB(g.transB, g.b, g.ldb, pc, jc, kb, nb, nr, kn, bf.b)
@@ -270,10 +278,10 @@ func (g *gemm) region(i0, i1, j0, j1 int) {
 						cols := min(nr, nb-jr)
 						cs := g.c[crow+jr:]
 						if cols <= nr/2 && kn.half {
-							kn.runHalf(kb, ap, bf.b[jr*kb:jr*kb+nr/2*kb], cs, g.ldc, rows, cols, g.alpha, beta, loadC)
+							kn.runHalf(kb, ap, bf.b[jr*kb:jr*kb+nr/2*kb], cs, g.ldc, rows, cols, g.alpha, beta, loadC, rowA)
 							continue
 						}
-						kn.run(kb, ap, bf.b[jr*kb:(jr+nr)*kb], cs, g.ldc, rows, cols, g.alpha, beta, loadC)
+						kn.run(kb, ap, bf.b[jr*kb:(jr+nr)*kb], cs, g.ldc, rows, cols, g.alpha, beta, loadC, rowA)
 					}
 				}
 			}

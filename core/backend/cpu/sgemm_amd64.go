@@ -21,14 +21,25 @@ func sgemm12x16AVX512(k int, a, b, c *float32, ldc, rows int, mask uint32, loadC
 //go:noescape
 func sgemm6x16AVX2(k int, a, b, c *float32, ldc, rows int, loadC uint32, alpha, beta float32)
 
-// packRows32AVX512 and packRows16AVX512 copy k rows of 32 (16) floats,
-// src rows ld apart, into dst; columns outside mask are written as zeros.
+// packRowsAVX512 copies k rows of up to 32 floats, src rows ld apart and
+// dst rows dstride apart: dst[p*dstride+j] = src[p*ld+j] for the j in
+// lmask, 0 for the other j in smask; nothing else is read or written.
 //
 //go:noescape
-func packRows32AVX512(src *float32, ld, k int, dst *float32, mask uint32)
+func packRowsAVX512(src *float32, ld, k int, dst *float32, dstride int, lmask, smask uint32)
+
+// packPanelsAVX512 packs np full 32-wide panels of a non-transposed B,
+// reading each of the k source rows once, left to right:
+// dst[q*pstride + p*32 + j] = src[p*ld + q*32 + j].
+//
+//go:noescape
+func packPanelsAVX512(src *float32, ld, k int, dst *float32, np, pstride int)
 
 //go:noescape
-func packRows16AVX512(src *float32, ld, k int, dst *float32, mask uint32)
+func sgemm12x32AVX512RowA(k int, a, b, c *float32, ldc, rows int, mask uint32, loadC uint32, alpha, beta float32)
+
+//go:noescape
+func sgemm12x16AVX512RowA(k int, a, b, c *float32, ldc, rows int, mask uint32, loadC uint32, alpha, beta float32)
 
 func cpuid(leaf, sub uint32) (eax, ebx, ecx, edx uint32)
 
@@ -48,18 +59,26 @@ func colMask(cols int) uint32 {
 }
 
 var avx512Kernel = &microKernel{
-	name: "avx512", mr: 12, nr: 32, half: true, packRows: packRowsAVX512,
-	run: func(kc int, a, b, c []float32, ldc, rows, cols int, alpha, beta float32, loadC bool) {
+	name: "avx512", mr: 12, nr: 32, half: true, packRows: copyRowsAVX512, packPanels: packPanelsB, rowA: true,
+	run: func(kc int, a, b, c []float32, ldc, rows, cols int, alpha, beta float32, loadC, rowA bool) {
+		if rowA {
+			sgemm12x32AVX512RowA(kc, unsafe.SliceData(a), unsafe.SliceData(b), unsafe.SliceData(c), ldc, rows, colMask(cols), b2u(loadC), alpha, beta)
+			return
+		}
 		sgemm12x32AVX512(kc, unsafe.SliceData(a), unsafe.SliceData(b), unsafe.SliceData(c), ldc, rows, colMask(cols), b2u(loadC), alpha, beta)
 	},
-	runHalf: func(kc int, a, b, c []float32, ldc, rows, cols int, alpha, beta float32, loadC bool) {
+	runHalf: func(kc int, a, b, c []float32, ldc, rows, cols int, alpha, beta float32, loadC, rowA bool) {
+		if rowA {
+			sgemm12x16AVX512RowA(kc, unsafe.SliceData(a), unsafe.SliceData(b), unsafe.SliceData(c), ldc, rows, colMask(cols), b2u(loadC), alpha, beta)
+			return
+		}
 		sgemm12x16AVX512(kc, unsafe.SliceData(a), unsafe.SliceData(b), unsafe.SliceData(c), ldc, rows, colMask(cols), b2u(loadC), alpha, beta)
 	},
 }
 
 var avx2Kernel = &microKernel{
 	name: "avx2", mr: 6, nr: 16,
-	run: func(kc int, a, b, c []float32, ldc, rows, cols int, alpha, beta float32, loadC bool) {
+	run: func(kc int, a, b, c []float32, ldc, rows, cols int, alpha, beta float32, loadC, _ bool) {
 		if cols == 16 {
 			sgemm6x16AVX2(kc, unsafe.SliceData(a), unsafe.SliceData(b), unsafe.SliceData(c), ldc, rows, b2u(loadC), alpha, beta)
 			return
@@ -115,16 +134,22 @@ func cacheSizes() (l1, l2 int) {
 	return l1, l2
 }
 
-// packRowsAVX512 is microKernel.packRows for the AVX-512 kernel.
-func packRowsAVX512(src []float32, ld, k, cols, w int, dst []float32) {
+// copyRowsAVX512 is microKernel.packRows for the AVX-512 kernel.
+func copyRowsAVX512(src []float32, ld, k, cols, w int, dst []float32) {
 	if k == 0 {
 		return
 	}
 	_ = src[(k-1)*ld+cols-1]
 	_ = dst[k*w-1]
-	if w == 32 {
-		packRows32AVX512(unsafe.SliceData(src), ld, k, unsafe.SliceData(dst), colMask(cols))
+	packRowsAVX512(unsafe.SliceData(src), ld, k, unsafe.SliceData(dst), w, colMask(cols), colMask(w))
+}
+
+// packPanelsB is microKernel.packPanels for the AVX-512 kernel.
+func packPanelsB(src []float32, ld, k, np int, dst []float32) {
+	if k == 0 || np == 0 {
 		return
 	}
-	packRows16AVX512(unsafe.SliceData(src), ld, k, unsafe.SliceData(dst), colMask(cols))
+	_ = src[(k-1)*ld+np*32-1]
+	_ = dst[(np-1)*32*k+k*32-1]
+	packPanelsAVX512(unsafe.SliceData(src), ld, k, unsafe.SliceData(dst), np, 32*k)
 }

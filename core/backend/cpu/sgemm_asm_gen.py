@@ -27,8 +27,9 @@ def header():
     emit()
 
 
-def avx512(name, mr, nv, unroll, bcst):
-    """mr rows x nv zmm vectors (16 floats each) per row."""
+def avx512(name, mr, nv, unroll, bcst, rowa=False):
+    """mr rows x nv zmm vectors (16 floats each) per row. With rowa, the A
+    panel is row-major (a[r*k + p]: mr streams) instead of k-major."""
     nr = 16 * nv
     acc = lambda r, v: 32 - mr * nv + r * nv + v  # accumulators take the top registers
     ntmp = 32 - mr * nv - nv
@@ -40,6 +41,15 @@ def avx512(name, mr, nv, unroll, bcst):
     emit("\tMOVQ c+24(FP), DI")
     emit("\tMOVQ ldc+32(FP), SI")
     emit("\tSHLQ $2, SI")
+    if rowa:
+        assert mr == 12
+        # row r of A at AX + r*k*4: bases AX (rows 0-3), R12 (4-7), R13 (8-11);
+        # within a group, index R8 = k*4 (scale 1, 2) and R9 = 3*k*4
+        emit("\tMOVQ CX, R8")
+        emit("\tSHLQ $2, R8")
+        emit("\tLEAQ (R8)(R8*2), R9")
+        emit("\tLEAQ (AX)(R8*4), R12")
+        emit("\tLEAQ (R12)(R8*4), R13")
     # prefetch the C tile
     emit("\tMOVQ DI, R11")
     for r in range(mr):
@@ -52,19 +62,33 @@ def avx512(name, mr, nv, unroll, bcst):
             z = acc(r, v)
             emit(f"\tVPXORD Z{z}, Z{z}, Z{z}")
 
+    def aaddr(i, r):
+        if not rowa:
+            return f"{i*mr*4 + 4*r}(AX)"
+        base = ["AX", "R12", "R13"][r // 4]
+        idx = ["", "(R8*1)", "(R8*2)", "(R9*1)"][r % 4]
+        return f"{4*i}({base}){idx}"
+
     def step(i):
-        ao, bo = i * mr * 4, i * nr * 4
+        bo = i * nr * 4
         for v in range(nv):
             emit(f"\tVMOVUPS {bo + 64*v}(BX), Z{v}")
         for r in range(mr):
             if bcst:
                 for v in range(nv):
-                    emit(f"\tVFMADD231PS.BCST {ao + 4*r}(AX), Z{v}, Z{acc(r, v)}")
+                    emit(f"\tVFMADD231PS.BCST {aaddr(i, r)}, Z{v}, Z{acc(r, v)}")
             else:
                 t = nv + r % ntmp
-                emit(f"\tVBROADCASTSS {ao + 4*r}(AX), Z{t}")
+                emit(f"\tVBROADCASTSS {aaddr(i, r)}, Z{t}")
                 for v in range(nv):
                     emit(f"\tVFMADD231PS Z{v}, Z{t}, Z{acc(r, v)}")
+
+    def adv_a(steps):
+        if rowa:
+            for reg in ("AX", "R12", "R13"):
+                emit(f"\tADDQ ${steps*4}, {reg}")
+        else:
+            emit(f"\tADDQ ${steps*mr*4}, AX")
 
     emit("\tMOVQ CX, DX")
     emit(f"\tSHRQ ${unroll.bit_length()-1}, DX")
@@ -73,7 +97,7 @@ def avx512(name, mr, nv, unroll, bcst):
     emit(f"\tPREFETCHT0 {unroll*nr*4*2}(BX)")
     for i in range(unroll):
         step(i)
-    emit(f"\tADDQ ${unroll*mr*4}, AX")
+    adv_a(unroll)
     emit(f"\tADDQ ${unroll*nr*4}, BX")
     emit("\tDECQ DX")
     emit(f"\tJNZ {name}_loop")
@@ -82,7 +106,7 @@ def avx512(name, mr, nv, unroll, bcst):
     emit(f"\tJZ {name}_store")
     emit(f"{name}_loop1:")
     step(0)
-    emit(f"\tADDQ ${mr*4}, AX")
+    adv_a(1)
     emit(f"\tADDQ ${nr*4}, BX")
     emit("\tDECQ CX")
     emit(f"\tJNZ {name}_loop1")
@@ -218,31 +242,77 @@ def cpuid():
     emit()
 
 
-def pack_rows(name, nv):
-    """dst[p*16*nv + j] = src[p*ld + j] for j < 16*nv (masked: zero past the mask)."""
-    emit(f"// func {name}(src *float32, ld, k int, dst *float32, mask uint32)")
-    emit(f"TEXT ·{name}(SB), NOSPLIT, $0-36")
+def pack_rows(name):
+    """dst[p*dstride + j] = src[p*ld + j] for j in lmask, 0 for the other j
+    in smask (j < 32); other dst elements are not written."""
+    emit(f"// func {name}(src *float32, ld, k int, dst *float32, dstride int, lmask, smask uint32)")
+    emit(f"TEXT ·{name}(SB), NOSPLIT, $0-48")
     emit("\tMOVQ src+0(FP), SI")
     emit("\tMOVQ ld+8(FP), DX")
     emit("\tSHLQ $2, DX")
     emit("\tMOVQ k+16(FP), CX")
     emit("\tMOVQ dst+24(FP), DI")
-    emit("\tMOVL mask+32(FP), R9")
+    emit("\tMOVQ dstride+32(FP), BX")
+    emit("\tSHLQ $2, BX")
+    emit("\tMOVL lmask+40(FP), R9")
     emit("\tKMOVW R9, K1")
-    if nv > 1:
-        emit("\tSHRL $16, R9")
-        emit("\tKMOVW R9, K2")
+    emit("\tSHRL $16, R9")
+    emit("\tKMOVW R9, K2")
+    emit("\tMOVL smask+44(FP), R9")
+    emit("\tKMOVW R9, K3")
+    emit("\tSHRL $16, R9")
+    emit("\tKMOVW R9, K4")
     emit("\tTESTQ CX, CX")
     emit(f"\tJZ {name}_done")
     emit(f"{name}_loop:")
-    for v in range(nv):
-        emit(f"\tVMOVUPS.Z {64*v}(SI), K{v+1}, Z{v}")
-    for v in range(nv):
-        emit(f"\tVMOVUPS Z{v}, {64*v}(DI)")
+    emit("\tVMOVUPS.Z (SI), K1, Z0")
+    emit("\tVMOVUPS.Z 64(SI), K2, Z1")
+    emit("\tVMOVUPS Z0, K3, (DI)")
+    emit("\tVMOVUPS Z1, K4, 64(DI)")
     emit("\tADDQ DX, SI")
-    emit(f"\tADDQ ${64*nv}, DI")
+    emit("\tADDQ BX, DI")
     emit("\tDECQ CX")
     emit(f"\tJNZ {name}_loop")
+    emit(f"{name}_done:")
+    emit("\tVZEROUPPER")
+    emit("\tRET")
+    emit()
+
+
+def pack_panels(name):
+    """dst[q*pstride + p*32 + j] = src[p*ld + q*32 + j] for p < k, q < np,
+    j < 32: full 32-wide B panels, reading each source row sequentially."""
+    emit(f"// func {name}(src *float32, ld, k int, dst *float32, np, pstride int)")
+    emit(f"TEXT ·{name}(SB), NOSPLIT, $0-48")
+    emit("\tMOVQ src+0(FP), SI")
+    emit("\tMOVQ ld+8(FP), DX")
+    emit("\tSHLQ $2, DX")
+    emit("\tMOVQ k+16(FP), CX")
+    emit("\tMOVQ dst+24(FP), DI")
+    emit("\tMOVQ np+32(FP), R8")
+    emit("\tMOVQ pstride+40(FP), BX")
+    emit("\tSHLQ $2, BX")
+    emit("\tTESTQ CX, CX")
+    emit(f"\tJZ {name}_done")
+    emit("\tTESTQ R8, R8")
+    emit(f"\tJZ {name}_done")
+    emit(f"{name}_row:")
+    emit("\tMOVQ SI, R11")
+    emit("\tMOVQ DI, R12")
+    emit("\tMOVQ R8, R10")
+    emit(f"{name}_panel:")
+    emit("\tVMOVUPS (R11), Z0")
+    emit("\tVMOVUPS 64(R11), Z1")
+    emit("\tVMOVUPS Z0, (R12)")
+    emit("\tVMOVUPS Z1, 64(R12)")
+    emit("\tADDQ $128, R11")
+    emit("\tADDQ BX, R12")
+    emit("\tDECQ R10")
+    emit(f"\tJNZ {name}_panel")
+    emit("\tADDQ DX, SI")
+    emit("\tADDQ $128, DI")
+    emit("\tDECQ CX")
+    emit(f"\tJNZ {name}_row")
     emit(f"{name}_done:")
     emit("\tVZEROUPPER")
     emit("\tRET")
@@ -252,8 +322,10 @@ def pack_rows(name, nv):
 header()
 avx512("sgemm12x32AVX512", 12, 2, 4, False)
 avx512("sgemm12x16AVX512", 12, 1, 4, False)
+avx512("sgemm12x32AVX512RowA", 12, 2, 4, False, rowa=True)
+avx512("sgemm12x16AVX512RowA", 12, 1, 4, False, rowa=True)
 avx2("sgemm6x16AVX2", 6, 4)
-pack_rows("packRows32AVX512", 2)
-pack_rows("packRows16AVX512", 1)
+pack_rows("packRowsAVX512")
+pack_panels("packPanelsAVX512")
 cpuid()
 print("\n".join(out), end="")

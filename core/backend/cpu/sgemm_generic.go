@@ -5,7 +5,7 @@ package cpu
 // architectures, the purego build tag, PADDLE_CPU_KERNELS=generic).
 var genericKernel = &microKernel{name: "generic", mr: 4, nr: 4, run: generic4x4}
 
-func generic4x4(kc int, a, b, c []float32, ldc, rows, cols int, alpha, beta float32, loadC bool) {
+func generic4x4(kc int, a, b, c []float32, ldc, rows, cols int, alpha, beta float32, loadC, _ bool) {
 	var c00, c01, c02, c03, c10, c11, c12, c13, c20, c21, c22, c23, c30, c31, c32, c33 float32
 	a, b = a[:kc*4], b[:kc*4]
 	for p := 0; p < len(a) && p < len(b); p += 4 {

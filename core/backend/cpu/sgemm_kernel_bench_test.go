@@ -16,7 +16,7 @@ func BenchmarkMicroKernel(b *testing.B) {
 			c := make([]float32, kern.mr*kern.nr*8)
 			for b.Loop() {
 				for j := range 8 {
-					kern.run(kc, ap, bp[j*kc*kern.nr:], c[j*kern.nr:], kern.nr*8, kern.mr, kern.nr, 1, 0, false)
+					kern.run(kc, ap, bp[j*kc*kern.nr:], c[j*kern.nr:], kern.nr*8, kern.mr, kern.nr, 1, 0, false, false)
 				}
 			}
 			b.ReportMetric(2*float64(kc*kern.mr*kern.nr*8)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
@@ -33,7 +33,7 @@ func BenchmarkMicroKernelL1(b *testing.B) {
 				ap, bp := alignedRand(r, kc*kern.mr), alignedRand(r, kc*kern.nr)
 				c := make([]float32, kern.mr*kern.nr)
 				for b.Loop() {
-					kern.run(kc, ap, bp, c, kern.nr, kern.mr, kern.nr, 1, 0, false)
+					kern.run(kc, ap, bp, c, kern.nr, kern.mr, kern.nr, 1, 0, false, false)
 				}
 				b.ReportMetric(2*float64(kc*kern.mr*kern.nr)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
 			})

@@ -3,26 +3,36 @@ package cpu
 // Packing copies a block of op(A) or op(B) into micro-panels the kernels read
 // sequentially. Transposes happen here, block by block.
 
-// packA packs rows [i0, i0+mb) and columns [p0, p0+kb) of op(A) into mr-row
-// micro-panels: panel q holds dst[q*mr*kb + kk*mr + r] = op(A)[i0+q*mr+r][p0+kk],
-// zero for rows past mb. op(A)[i][p] is a[i*lda+p], or a[p*lda+i] when trans.
-func packA(trans bool, a []float32, lda, i0, p0, mb, kb, mr int, dst []float32) {
+// packA packs rows [i0, i0+mb) and columns [p0, p0+kb) of op(A) into
+// kn.mr-row micro-panels, zero for rows past mb; op(A)[i][p] is a[i*lda+p],
+// or a[p*lda+i] when trans. Panel q starts at dst[q*mr*kb] and holds
+// element (r, kk) at kk*mr + r (k-major), or, when packA returns true, at
+// r*kb + kk (row-major: a non-transposed A with a kernel that reads it).
+func packA(trans bool, a []float32, lda, i0, p0, mb, kb int, kn *microKernel, dst []float32) (rowMajor bool) {
+	mr := kn.mr
 	for q := 0; q*mr < mb; q++ {
 		rows := min(mr, mb-q*mr)
 		d := dst[q*mr*kb : (q+1)*mr*kb]
 		i := i0 + q*mr
-		if trans {
+		switch {
+		case !trans && kn.rowA:
+			for r := range rows {
+				copy(d[r*kb:(r+1)*kb], a[(i+r)*lda+p0:])
+			}
+			clear(d[rows*kb:])
+		case trans && kn.packRows != nil:
+			kn.packRows(a[p0*lda+i:], lda, kb, rows, mr, d)
+		case trans:
 			for kk := range kb {
-				src := a[(p0+kk)*lda+i:]
-				src = src[:rows]
 				dd := d[kk*mr : kk*mr+mr]
-				copy(dd, src)
+				copy(dd, a[(p0+kk)*lda+i:][:rows])
 				clear(dd[rows:])
 			}
-			continue
+		default:
+			interleave(a[i*lda+p0:], lda, rows, kb, mr, d)
 		}
-		interleave(a[i*lda+p0:], lda, rows, kb, mr, d)
 	}
+	return !trans && kn.rowA
 }
 
 // packB packs rows [p0, p0+kb) and columns [j0, j0+nb) of op(B) into
@@ -31,7 +41,12 @@ func packA(trans bool, a []float32, lda, i0, p0, mb, kb, mr int, dst []float32) 
 // nr/2 wide when it has at most nr/2 columns (kn.half). Columns past nb are zero.
 // op(B)[p][j] is b[p*ldb+j], or b[j*ldb+p] when trans.
 func packB(trans bool, b []float32, ldb, p0, j0, kb, nb, nr int, kn *microKernel, dst []float32) {
-	for q := 0; q*nr < nb; q++ {
+	q0 := 0
+	if !trans && kn.packPanels != nil {
+		q0 = nb / nr
+		kn.packPanels(b[p0*ldb+j0:], ldb, kb, q0, dst)
+	}
+	for q := q0; q*nr < nb; q++ {
 		cols := min(nr, nb-q*nr)
 		w := nr
 		if kn.half && cols <= nr/2 {
