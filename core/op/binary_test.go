@@ -11,7 +11,8 @@ import (
 
 // The binary arithmetic primitives and exp/log/neg, by hand: values with
 // broadcasting (2,1) ∘ (3), float32 and float64 alike, and the integer
-// semantics (division truncates toward zero, as documented on Div).
+// semantics (division truncates toward zero, as documented on Div; int64
+// exact beyond 2^53; division by zero gives 0, as NumPy, not a panic).
 func TestBinaryForwardTable(t *testing.T) {
 	a := []float64{2, -3}      // (2, 1)
 	b := []float64{1, 0.5, -2} // (3)
@@ -57,6 +58,25 @@ func TestBinaryForwardTable(t *testing.T) {
 	}
 	if got := op.Add(tensor.FromSlice([]uint8{200, 3}, 2), tensor.FromSlice([]uint8{50, 4}, 2)).U8(); !slices.Equal(got, []uint8{250, 7}) {
 		t.Errorf("uint8 add = %v", got)
+	}
+	// int64 stays exact beyond 2^53 (float64 would round 2^53+1 to 2^53)
+	big := tensor.FromSlice([]int64{1<<53 + 1, 1 << 62, -(1<<53 + 3)}, 3)
+	one := tensor.Scalar(int64(1))
+	for name, c := range map[string]struct {
+		got  *tensor.Tensor
+		want []int64
+	}{
+		"add":  {op.Add(big, one), []int64{1<<53 + 2, 1<<62 + 1, -(1<<53 + 2)}},
+		"sub":  {op.Sub(big, one), []int64{1 << 53, 1<<62 - 1, -(1<<53 + 4)}},
+		"mul":  {op.Mul(big, tensor.Scalar(int64(-1))), []int64{-(1<<53 + 1), -(1 << 62), 1<<53 + 3}},
+		"div":  {op.Div(big, tensor.Scalar(int64(3))), []int64{(1<<53 + 1) / 3, (1 << 62) / 3, -(1<<53 + 3) / 3}},
+		"max":  {op.Maximum(big, tensor.Scalar(int64(1<<53))), []int64{1<<53 + 1, 1 << 62, 1 << 53}},
+		"min":  {op.Minimum(big, tensor.Scalar(int64(1<<53+2))), []int64{1<<53 + 1, 1<<53 + 2, -(1<<53 + 3)}},
+		"div0": {op.Div(big, tensor.Scalar(int64(0))), []int64{0, 0, 0}},
+	} {
+		if !slices.Equal(c.got.I64(), c.want) {
+			t.Errorf("int64 %s = %v, want %v", name, c.got.I64(), c.want)
+		}
 	}
 	mustMathShapeError(t, "add of int64 and float64", func() { op.Add(i, mf64(1, 2, 3)) })
 	mustMathShapeError(t, "add of (2) and (3)", func() { op.Add(mf64(1, 2), mf64(1, 2, 3)) })

@@ -31,6 +31,29 @@ func binKernel(f func(x, y float64) float64) func(out, in []*T, _ Attrs) {
 	}
 }
 
+// binKernelInt is binKernel with an exact int64 path: fi runs on int64
+// inputs, since float64 cannot hold int64 values beyond 2^53.
+func binKernelInt(f func(x, y float64) float64, fi func(x, y int64) int64) func(out, in []*T, _ Attrs) {
+	k := binKernel(f)
+	return func(out, in []*T, a Attrs) {
+		if out[0].DType() != tensor.Int64 {
+			k(out, in, a)
+			return
+		}
+		ov, av, bv := out[0].I64(), in[0].I64(), in[1].I64()
+		forBroadcast2(out[0].Shape(), in[0].Shape(), in[1].Shape(), func(i, ia, ib int) { ov[i] = fi(av[ia], bv[ib]) })
+	}
+}
+
+// intDiv truncates toward zero like Go and C; division by zero gives 0
+// (NumPy's result) instead of a Go run-time panic.
+func intDiv(x, y int64) int64 {
+	if y == 0 {
+		return 0
+	}
+	return x / y
+}
+
 func binLoop[E tensor.Num](o, a, b *T, f func(x, y float64) float64) {
 	ov, av, bv := tensor.Data[E](o), tensor.Data[E](a), tensor.Data[E](b)
 	forBroadcast2(o.Shape(), a.Shape(), b.Shape(), func(i, ia, ib int) {
@@ -121,7 +144,8 @@ func Sub(a, b *T) *T { return call1(subDef, nil, a, b) }
 // Mul returns a*b (broadcast).
 func Mul(a, b *T) *T { return call1(mulDef, nil, a, b) }
 
-// Div returns a/b (broadcast; integer division truncates).
+// Div returns a/b (broadcast; integer division truncates toward zero, and an
+// integer division by zero gives 0, as NumPy).
 func Div(a, b *T) *T { return call1(divDef, nil, a, b) }
 
 // Pow returns a^b (broadcast).
@@ -227,7 +251,7 @@ var (
 func init() {
 	addDef = define(&Def{
 		Name: "add", ONNX: "Add", Arity: 2, Infer: broadcastInfer,
-		Ref: fastBinary(binAdd, binKernel(func(x, y float64) float64 { return x + y })),
+		Ref: fastBinary(binAdd, binKernelInt(func(x, y float64) float64 { return x + y }, func(x, y int64) int64 { return x + y })),
 		VJP: func(c *VJPCtx) []*T {
 			g := c.G(0)
 			return []*T{unbroadcast(g, c.In[0].Shape()), unbroadcast(g, c.In[1].Shape())}
@@ -236,7 +260,7 @@ func init() {
 	})
 	subDef = define(&Def{
 		Name: "sub", ONNX: "Sub", Arity: 2, Infer: broadcastInfer,
-		Ref: fastBinary(binSub, binKernel(func(x, y float64) float64 { return x - y })),
+		Ref: fastBinary(binSub, binKernelInt(func(x, y float64) float64 { return x - y }, func(x, y int64) int64 { return x - y })),
 		VJP: func(c *VJPCtx) []*T {
 			g := c.G(0)
 			return []*T{unbroadcast(g, c.In[0].Shape()), unbroadcast(Neg(g), c.In[1].Shape())}
@@ -245,7 +269,7 @@ func init() {
 	})
 	mulDef = define(&Def{
 		Name: "mul", ONNX: "Mul", Arity: 2, Infer: broadcastInfer,
-		Ref: fastBinary(binMul, binKernel(func(x, y float64) float64 { return x * y })),
+		Ref: fastBinary(binMul, binKernelInt(func(x, y float64) float64 { return x * y }, func(x, y int64) int64 { return x * y })),
 		VJP: func(c *VJPCtx) []*T {
 			g := c.G(0)
 			return []*T{unbroadcast(Mul(g, c.In[1]), c.In[0].Shape()), unbroadcast(Mul(g, c.In[0]), c.In[1].Shape())}
@@ -254,7 +278,7 @@ func init() {
 	})
 	divDef = define(&Def{
 		Name: "div", ONNX: "Div", Arity: 2, Infer: broadcastInfer,
-		Ref: fastBinary(binDiv, binKernel(func(x, y float64) float64 { return x / y })),
+		Ref: fastBinary(binDiv, binKernelInt(func(x, y float64) float64 { return x / y }, intDiv)),
 		// d(a/b) = g/b, -g*a/b²
 		VJP: func(c *VJPCtx) []*T {
 			g, a, b := c.G(0), c.In[0], c.In[1]
@@ -278,7 +302,7 @@ func init() {
 	})
 	maximumDef = define(&Def{
 		Name: "maximum", ONNX: "Max", Arity: 2, Infer: broadcastInfer,
-		Ref: binKernel(math.Max),
+		Ref: binKernelInt(math.Max, func(x, y int64) int64 { return max(x, y) }),
 		VJP: func(c *VJPCtx) []*T {
 			g, a, b := c.G(0), c.In[0], c.In[1]
 			m := Cast(GreaterEqual(a, b), g.DType())
@@ -288,7 +312,7 @@ func init() {
 	})
 	minimumDef = define(&Def{
 		Name: "minimum", ONNX: "Min", Arity: 2, Infer: broadcastInfer,
-		Ref: binKernel(math.Min),
+		Ref: binKernelInt(math.Min, func(x, y int64) int64 { return min(x, y) }),
 		VJP: func(c *VJPCtx) []*T {
 			g, a, b := c.G(0), c.In[0], c.In[1]
 			m := Cast(LessEqual(a, b), g.DType())
