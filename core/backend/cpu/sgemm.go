@@ -45,6 +45,9 @@ type microKernel struct {
 	// packPanels, when set, packs np full nr-wide panels of a non-transposed
 	// B (panel q at dst[q*nr*k]), reading the source row by row.
 	packPanels func(src []float32, ld, k, np int, dst []float32)
+	// packPanelT, when set, packs one full nr-wide panel of a transposed B:
+	// dst[p*nr+c] = src[c*ld+p].
+	packPanelT func(src []float32, ld, k int, dst []float32)
 
 	kc, mc, nc int // cache blocking, set by tune
 }

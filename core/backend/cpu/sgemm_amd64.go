@@ -35,6 +35,12 @@ func packRowsAVX512(src *float32, ld, k int, dst *float32, dstride int, lmask, s
 //go:noescape
 func packPanelsAVX512(src *float32, ld, k int, dst *float32, np, pstride int)
 
+// transpose16AVX512 transposes nblk 16×16 blocks lying side by side:
+// dst[(16b+p)*dstride + c] = src[c*ld + 16b + p] for b < nblk, c, p < 16.
+//
+//go:noescape
+func transpose16AVX512(src *float32, ld int, dst *float32, dstride, nblk int)
+
 //go:noescape
 func sgemm12x32AVX512RowA(k int, a, b, c *float32, ldc, rows int, mask uint32, loadC uint32, alpha, beta float32)
 
@@ -59,7 +65,7 @@ func colMask(cols int) uint32 {
 }
 
 var avx512Kernel = &microKernel{
-	name: "avx512", mr: 12, nr: 32, half: true, packRows: copyRowsAVX512, packPanels: packPanelsB, rowA: true,
+	name: "avx512", mr: 12, nr: 32, half: true, packRows: copyRowsAVX512, packPanels: packPanelsB, packPanelT: packPanelTAVX512, rowA: true,
 	run: func(kc int, a, b, c []float32, ldc, rows, cols int, alpha, beta float32, loadC, rowA bool) {
 		if rowA {
 			sgemm12x32AVX512RowA(kc, unsafe.SliceData(a), unsafe.SliceData(b), unsafe.SliceData(c), ldc, rows, colMask(cols), b2u(loadC), alpha, beta)
@@ -152,4 +158,22 @@ func packPanelsB(src []float32, ld, k, np int, dst []float32) {
 	_ = src[(k-1)*ld+np*32-1]
 	_ = dst[(np-1)*32*k+k*32-1]
 	packPanelsAVX512(unsafe.SliceData(src), ld, k, unsafe.SliceData(dst), np, 32*k)
+}
+
+// packPanelTAVX512 is microKernel.packPanelT for the AVX-512 kernel: one
+// full 32-wide panel of a transposed B, by 16×16 register transposes.
+func packPanelTAVX512(src []float32, ld, k int, dst []float32) {
+	k16 := k / 16
+	if k16 > 0 {
+		_ = src[31*ld+k16*16-1]
+		_ = dst[k16*16*32-1]
+		transpose16AVX512(unsafe.SliceData(src), ld, unsafe.SliceData(dst), 32, k16)
+		transpose16AVX512(&src[16*ld], ld, &dst[16], 32, k16)
+	}
+	for c := range 32 {
+		row := src[c*ld : c*ld+k]
+		for p := k16 * 16; p < k; p++ {
+			dst[p*32+c] = row[p]
+		}
+	}
 }

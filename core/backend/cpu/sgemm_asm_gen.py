@@ -319,6 +319,63 @@ def pack_panels(name):
     emit()
 
 
+def transpose16(name):
+    """For b < nblk: dst[(16b+p)*dstride + c] = src[c*ld + 16b + p], c, p < 16:
+    transposes nblk consecutive 16x16 blocks (in-register, 64 shuffles each)."""
+    emit(f"// func {name}(src *float32, ld int, dst *float32, dstride, nblk int)")
+    emit(f"TEXT ·{name}(SB), NOSPLIT, $0-40")
+    emit("\tMOVQ src+0(FP), SI")
+    emit("\tMOVQ ld+8(FP), DX")
+    emit("\tSHLQ $2, DX")
+    emit("\tMOVQ dst+16(FP), DI")
+    emit("\tMOVQ dstride+24(FP), BX")
+    emit("\tSHLQ $2, BX")
+    emit("\tMOVQ nblk+32(FP), CX")
+    emit("\tTESTQ CX, CX")
+    emit(f"\tJZ {name}_done")
+    emit(f"{name}_blk:")
+    emit("\tMOVQ SI, R11")
+    for c in range(16):
+        emit(f"\tVMOVUPS (R11), Z{c}")
+        if c < 15:
+            emit("\tADDQ DX, R11")
+    r = lambda i: f"Z{i}"
+    t = lambda i: f"Z{16+i}"
+    for i in range(8):
+        emit(f"\tVUNPCKLPS {r(2*i+1)}, {r(2*i)}, {t(2*i)}")
+        emit(f"\tVUNPCKHPS {r(2*i+1)}, {r(2*i)}, {t(2*i+1)}")
+    for g in range(4):
+        b = 4 * g
+        emit(f"\tVUNPCKLPD {t(b+2)}, {t(b)}, {r(b)}")
+        emit(f"\tVUNPCKHPD {t(b+2)}, {t(b)}, {r(b+1)}")
+        emit(f"\tVUNPCKLPD {t(b+3)}, {t(b+1)}, {r(b+2)}")
+        emit(f"\tVUNPCKHPD {t(b+3)}, {t(b+1)}, {r(b+3)}")
+    for h in range(2):
+        b = 8 * h
+        for i in range(4):
+            emit(f"\tVSHUFF32X4 $0x88, {r(b+4+i)}, {r(b+i)}, {t(b+i)}")
+        for i in range(4):
+            emit(f"\tVSHUFF32X4 $0xdd, {r(b+4+i)}, {r(b+i)}, {t(b+4+i)}")
+    for i in range(8):
+        emit(f"\tVSHUFF32X4 $0x88, {t(8+i)}, {t(i)}, {r(i)}")
+        emit(f"\tVSHUFF32X4 $0xdd, {t(8+i)}, {t(i)}, {r(8+i)}")
+    emit("\tMOVQ DI, R12")
+    for p in range(16):
+        emit(f"\tVMOVUPS {r(p)}, (R12)")
+        if p < 15:
+            emit("\tADDQ BX, R12")
+    emit("\tADDQ $64, SI")
+    emit("\tMOVQ BX, R13")
+    emit("\tSHLQ $4, R13")
+    emit("\tADDQ R13, DI")
+    emit("\tDECQ CX")
+    emit(f"\tJNZ {name}_blk")
+    emit(f"{name}_done:")
+    emit("\tVZEROUPPER")
+    emit("\tRET")
+    emit()
+
+
 header()
 avx512("sgemm12x32AVX512", 12, 2, 4, False)
 avx512("sgemm12x16AVX512", 12, 1, 4, False)
@@ -327,5 +384,6 @@ avx512("sgemm12x16AVX512RowA", 12, 1, 4, False, rowa=True)
 avx2("sgemm6x16AVX2", 6, 4)
 pack_rows("packRowsAVX512")
 pack_panels("packPanelsAVX512")
+transpose16("transpose16AVX512")
 cpuid()
 print("\n".join(out), end="")

@@ -67,6 +67,10 @@ func packB(trans bool, b []float32, ldb, p0, j0, kb, nb, nr int, kn *microKernel
 			}
 			continue
 		}
+		if cols == nr && kn.packPanelT != nil {
+			kn.packPanelT(b[j*ldb+p0:], ldb, kb, d)
+			continue
+		}
 		interleave(b[j*ldb+p0:], ldb, cols, kb, w, d)
 	}
 }
