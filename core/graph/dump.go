@@ -98,6 +98,9 @@ func attrString(n *Node) string {
 	for _, a := range n.AttrIn {
 		parts = append(parts, fmt.Sprintf("%s<-%s(%s)", a.Attr, a.Kind, ref(a.V)))
 	}
+	for i, b := range n.Branches {
+		parts = append(parts, fmt.Sprintf("%s: %d nodes", []string{"then", "else"}[min(i, 1)], len(b.Nodes)))
+	}
 	if n.ShapeAttrs != nil {
 		parts = append(parts, "+shape-dependent")
 	}

@@ -96,7 +96,16 @@ type Node struct {
 	ShapeAttrs func(in []op.Meta, a op.Attrs) (op.Attrs, error)
 	// Name is the node's name in the source model (for error messages).
 	Name string
+	// Branches are the then and else graphs of an If node (Op == IfOp):
+	// In[0] is the condition, In[1:] the outer values the branches read,
+	// matched by position with each branch's Inputs; each branch's Outputs
+	// match Out.
+	Branches []*Graph
 }
+
+// IfOp marks control-flow If nodes (see Node.Branches). It is not in the op
+// registry: graph.Infer, the runtime and the passes handle it themselves.
+var IfOp = &op.Def{Name: "if", Arity: -1}
 
 // Inputs returns every value n reads: In, then the AttrIn values.
 func (n *Node) Inputs() []*Value {

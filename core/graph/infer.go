@@ -94,6 +94,12 @@ func Infer(g *Graph, inputs map[string]op.Meta) (*Shapes, error) {
 		return v.Meta
 	}
 	for _, n := range g.Nodes {
+		if n.Op == IfOp {
+			if err := s.inferIf(n, meta); err != nil {
+				return nil, err
+			}
+			continue
+		}
 		in := make([]op.Meta, len(n.In))
 		known := true
 		for i, v := range n.In {
@@ -144,6 +150,43 @@ func Infer(g *Graph, inputs map[string]op.Meta) (*Shapes, error) {
 		}
 	}
 	return s, nil
+}
+
+// inferIf infers the branch an If node takes when its condition is known;
+// otherwise its outputs stay unknown.
+func (s *Shapes) inferIf(n *Node, meta func(*Value) op.Meta) error {
+	cond := s.Value(n.In[0])
+	if cond == nil || cond.Len() != 1 {
+		s.Complete = false
+		for _, v := range n.Out {
+			s.Meta[v] = v.Meta
+		}
+		return nil
+	}
+	b := n.Branches[1]
+	if cond.Float64s()[0] != 0 {
+		b = n.Branches[0]
+	}
+	in := map[string]op.Meta{}
+	for i, v := range b.Inputs {
+		in[v.Name] = meta(n.In[1+i])
+	}
+	bs, err := Infer(b, in)
+	if err != nil {
+		return fmt.Errorf("graph: node %s: %w", n.Label(), err)
+	}
+	s.Complete = s.Complete && bs.Complete
+	for i, v := range n.Out {
+		o := b.Outputs[i]
+		if o.Const != nil {
+			s.Meta[v] = ConstMeta(o.Const)
+		} else if m, ok := bs.Meta[o]; ok {
+			s.Meta[v] = m
+		} else {
+			s.Meta[v] = v.Meta
+		}
+	}
+	return nil
 }
 
 // fold evaluates n when its inputs are known (or it is a Shape) and its outputs small.

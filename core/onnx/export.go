@@ -28,10 +28,22 @@ func Export(g *graph.Graph) (*onnxpb.Model, error) {
 	for _, v := range g.Inputs {
 		e.g.Input = append(e.g.Input, valueInfo(e.name(v), v))
 	}
+	if err := e.body(g); err != nil {
+		return nil, err
+	}
+	return &onnxpb.Model{IRVersion: 8, ProducerName: "paddle", OpsetImport: []onnxpb.OpsetID{{Version: ExportOpset}},
+		Graph: e.g}, nil
+}
+
+// body writes g's nodes and outputs.
+func (e *exporter) body(g *graph.Graph) error {
 	for _, n := range g.Nodes {
 		f := exporters[n.Op.Name]
+		if n.Op == graph.IfOp {
+			f = exportIf
+		}
 		if f == nil {
-			return nil, fmt.Errorf("onnx export: node %s: no ONNX form", n.Label())
+			return fmt.Errorf("onnx export: node %s: no ONNX form", n.Label())
 		}
 		in := make([]string, len(n.In))
 		for i, v := range n.In {
@@ -42,7 +54,7 @@ func Export(g *graph.Graph) (*onnxpb.Model, error) {
 			out[i] = e.name(v)
 		}
 		if err := f(e, n, in, out); err != nil {
-			return nil, fmt.Errorf("onnx export: node %s: %w", n.Label(), err)
+			return fmt.Errorf("onnx export: node %s: %w", n.Label(), err)
 		}
 	}
 	for i, v := range g.Outputs {
@@ -58,8 +70,50 @@ func Export(g *graph.Graph) (*onnxpb.Model, error) {
 		}
 		e.g.Output = append(e.g.Output, valueInfo(want, v))
 	}
-	return &onnxpb.Model{IRVersion: 8, ProducerName: "paddle", OpsetImport: []onnxpb.OpsetID{{Version: ExportOpset}},
-		Graph: e.g}, nil
+	return nil
+}
+
+// exportIf writes an If node: each branch becomes a subgraph that reads the
+// outer values by name (ONNX scoping) instead of through inputs.
+func exportIf(e *exporter, n *graph.Node, in, out []string) error {
+	var attrs []*onnxpb.Attribute
+	for i, b := range n.Branches {
+		sub := &exporter{g: &onnxpb.Graph{Name: e.fresh(n.Name + []string{"_then", "_else"}[i])}, names: map[*graph.Value]string{}, used: e.used}
+		for j, v := range b.Inputs {
+			sub.names[v] = in[1+j]
+		}
+		if err := sub.body(b); err != nil {
+			return err
+		}
+		// a branch output must be produced inside the branch
+		for k, o := range sub.g.Output {
+			if !sub.producedHere(o.Name) {
+				name := sub.fresh(o.Name + "_out")
+				sub.node("Identity", []string{o.Name}, []string{name})
+				sub.g.Output[k].Name = name
+			}
+		}
+		attrs = append(attrs, &onnxpb.Attribute{Name: []string{"then_branch", "else_branch"}[i], Type: onnxpb.AttrGraph, G: sub.g})
+	}
+	e.node("If", in[:1], out, attrs...)
+	return nil
+}
+
+// producedHere reports whether a node or initializer of this graph makes name.
+func (e *exporter) producedHere(name string) bool {
+	for _, t := range e.g.Initializer {
+		if t.Name == name {
+			return true
+		}
+	}
+	for _, n := range e.g.Node {
+		for _, o := range n.Output {
+			if o == name {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // WriteFile exports g to path.

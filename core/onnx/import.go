@@ -79,6 +79,30 @@ type importer struct {
 	vals   map[string]*graph.Value
 	params map[string]bool // names of values that feed weight/bias inputs
 	tmp    int
+	// parent is the importer of the enclosing graph, for If branches; the
+	// outer values a branch reads are captured: captured[i] is the outer
+	// value that the branch's g.Inputs[i] stands for.
+	parent   *importer
+	captured []*graph.Value
+}
+
+// lookup finds the value named name here or, capturing it, in an enclosing graph.
+func (im *importer) lookup(name string) *graph.Value {
+	if v := im.vals[name]; v != nil {
+		return v
+	}
+	if im.parent == nil {
+		return nil
+	}
+	pv := im.parent.lookup(name)
+	if pv == nil || pv.Const != nil {
+		return pv
+	}
+	v := &graph.Value{Name: name, Meta: pv.Meta, DimNames: pv.DimNames}
+	im.vals[name] = v
+	im.g.Inputs = append(im.g.Inputs, v)
+	im.captured = append(im.captured, pv)
+	return v
 }
 
 // paramInputs lists, per ONNX op, the input positions holding trainable weights.
@@ -120,7 +144,7 @@ func (im *importer) graph(gp *onnxpb.Graph) error {
 		}
 	}
 	for _, vi := range gp.Output {
-		v := im.vals[vi.Name]
+		v := im.lookup(vi.Name)
 		if v == nil {
 			return fmt.Errorf("onnx: graph output %q is not produced by any node", vi.Name)
 		}
@@ -172,7 +196,7 @@ func (im *importer) node(n *onnxpb.Node) error {
 	}
 	c := &ctx{im: im, n: n, opset: im.opset}
 	for i, name := range n.Input {
-		if name != "" && im.vals[name] == nil {
+		if name != "" && im.lookup(name) == nil {
 			return im.nodeError(n, "input %d %q is not defined before the node", i, name)
 		}
 	}
@@ -220,7 +244,7 @@ func (c *ctx) in(i int) *graph.Value {
 	if i >= len(c.n.Input) || c.n.Input[i] == "" {
 		return nil
 	}
-	return c.im.vals[c.n.Input[i]]
+	return c.im.lookup(c.n.Input[i])
 }
 
 // nout is the number of outputs the node declares (trailing empty ones dropped).

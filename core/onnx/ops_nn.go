@@ -49,7 +49,7 @@ func buildConv(name string) func(c *ctx) error {
 		if b := c.in(2); b != nil {
 			in = append(in, b)
 		}
-		if x.Meta.Shape != nil && len(x.Meta.Shape) == 3 {
+		if w := c.in(1).Meta.Shape; (x.Meta.Shape != nil && len(x.Meta.Shape) == 3) || (w != nil && len(w) == 3) {
 			return c.as2D(name, a, in)
 		}
 		nd := c.emit(name, a, in, c.out(0, x.Meta.DType))

@@ -26,7 +26,7 @@ var ConformanceOps = strings.Fields(`Conv ConvTranspose BatchNormalization Relu 
 	Cast Expand Tile Pad Resize MaxPool AveragePool GlobalAveragePool GlobalMaxPool ReduceMean ReduceSum
 	ReduceMax ReduceMin ReduceProd ReduceL2 ArgMax ArgMin TopK CumSum LayerNormalization
 	InstanceNormalization Identity Dropout Where Equal Greater Less Not And Or Min Max Sum Reciprocal
-	Floor Ceil Round Sign Softplus Einsum Range LSTM GRU`)
+	Floor Ceil Round Sign Softplus Einsum Range LSTM GRU If`)
 
 // Tolerances of the comparison: |got - want| <= ConformanceAtol + ConformanceRtol·|want|
 // (ONNX's backend test uses rtol 1e-3, atol 1e-7).
@@ -56,7 +56,7 @@ func init() {
 		test_max_uint64 test_min_int16 test_min_uint16 test_min_uint32 test_min_uint64 test_pow_types_float32_uint32
 		test_pow_types_float32_uint64`)
 	ex("dtype: pooling is defined on float tensors only", "test_maxpool_2d_uint8")
-	ex("dtype: optional and sequence values are not tensors", "test_identity_opt test_identity_sequence")
+	ex("dtype: optional and sequence values are not tensors", "test_identity_opt test_identity_sequence test_if_opt test_if_seq")
 	ex("random: training-mode dropout draws its mask from a random generator", `test_training_dropout
 		test_training_dropout_default test_training_dropout_default_mask test_training_dropout_mask
 		test_training_dropout_zero_ratio test_training_dropout_zero_ratio_mask`)

@@ -35,6 +35,10 @@ type Options struct {
 	// Passes lists the graph passes to apply, in order (see PassNames); nil
 	// means DefaultPasses, an empty non-nil slice means none.
 	Passes []string
+	// Fixed gives inputs a value once and for all: they become constants
+	// before the passes run (so, e.g., an If on a sample-rate input is
+	// inlined) and are no longer inputs of Run.
+	Fixed map[string]*tensor.Tensor
 }
 
 // Predictor is a loaded model, ready for concurrent Run calls.
@@ -57,10 +61,11 @@ type Predictor struct {
 // step is one node with its inputs and outputs as value ids, and the ids
 // whose last use it is.
 type step struct {
-	n       *graph.Node
-	in, out []int
-	attrIn  []int
-	free    []int
+	n        *graph.Node
+	in, out  []int
+	attrIn   []int
+	free     []int
+	branches []*Predictor // then, else of an If node
 }
 
 // Load reads an ONNX model and prepares it for Run.
@@ -77,6 +82,10 @@ func New(g *graph.Graph, opts Options) (*Predictor, error) {
 	if opts.Threads > 0 {
 		parallel.SetThreads(opts.Threads)
 	}
+	if err := fixInputs(g, opts.Fixed); err != nil {
+		return nil, err
+	}
+	opts.Fixed = nil // branches see the constants directly
 	if err := applyPasses(g, opts.Passes); err != nil {
 		return nil, err
 	}
@@ -100,6 +109,13 @@ func New(g *graph.Graph, opts Options) (*Predictor, error) {
 	last := map[int]int{}
 	for si, n := range g.Nodes {
 		s := step{n: n}
+		for _, b := range n.Branches {
+			bp, err := New(b, opts)
+			if err != nil {
+				return nil, fmt.Errorf("runtime: node %s: %w", n.Label(), err)
+			}
+			s.branches = append(s.branches, bp)
+		}
 		for _, v := range n.In {
 			s.in = append(s.in, idOf(v))
 		}
@@ -131,6 +147,30 @@ func New(g *graph.Graph, opts Options) (*Predictor, error) {
 	}
 	p.nvals = len(p.consts)
 	return p, nil
+}
+
+// fixInputs turns the named inputs into constants.
+func fixInputs(g *graph.Graph, fixed map[string]*tensor.Tensor) error {
+	if len(fixed) == 0 {
+		return nil
+	}
+	var keep []*graph.Value
+	for _, v := range g.Inputs {
+		t, ok := fixed[v.Name]
+		if !ok {
+			keep = append(keep, v)
+			continue
+		}
+		if t.DType() != v.Meta.DType {
+			return fmt.Errorf("runtime: fixed input %q is %v, want %v", v.Name, t.DType(), v.Meta.DType)
+		}
+		v.Const, v.Meta = t.Contiguous(), graph.ConstMeta(t)
+	}
+	if len(keep) != len(g.Inputs)-len(fixed) {
+		return fmt.Errorf("runtime: Fixed names inputs the model does not have (inputs: %v)", fixed)
+	}
+	g.Inputs = keep
+	return nil
 }
 
 // Graph returns the (optimised) graph the predictor runs. Callers must not modify it.
@@ -189,6 +229,9 @@ func (p *Predictor) planFor(in []*tensor.Tensor) (*plan, error) {
 		folded: make([][]*tensor.Tensor, len(p.steps))}
 	for i, st := range p.steps {
 		n := st.n
+		if n.Op == graph.IfOp {
+			continue // execIf
+		}
 		if !n.Dynamic() {
 			pl.attrs[i] = n.Attrs
 		} else {
@@ -310,6 +353,9 @@ func (p *Predictor) exec(st *step, pl *plan, i int, vals []*tensor.Tensor) (err 
 			err = fmt.Errorf("runtime: node %s: %v", n.Label(), r)
 		}
 	}()
+	if st.branches != nil {
+		return p.execIf(st, vals)
+	}
 	args := make([]*tensor.Tensor, len(st.in))
 	for j, id := range st.in {
 		args[j] = vals[id]
@@ -344,6 +390,34 @@ func (p *Predictor) exec(st *step, pl *plan, i int, vals []*tensor.Tensor) (err 
 	op.Run(n.Op, outs, args, attrs)
 	for j, id := range st.out {
 		vals[id] = outs[j]
+	}
+	for _, id := range st.free {
+		vals[id] = nil
+	}
+	return nil
+}
+
+// execIf runs the branch an If node's condition selects.
+func (p *Predictor) execIf(st *step, vals []*tensor.Tensor) error {
+	n := st.n
+	cond := vals[st.in[0]]
+	if cond == nil || cond.Len() != 1 {
+		return fmt.Errorf("runtime: node %s: the condition must hold one element", n.Label())
+	}
+	bp := st.branches[1]
+	if cond.Contiguous().Float64s()[0] != 0 {
+		bp = st.branches[0]
+	}
+	in := make(map[string]*tensor.Tensor, len(bp.inputs))
+	for i, v := range bp.inputs {
+		in[v.Name] = vals[st.in[1+i]]
+	}
+	out, err := bp.Run(in)
+	if err != nil {
+		return fmt.Errorf("runtime: node %s: %w", n.Label(), err)
+	}
+	for i, id := range st.out {
+		vals[id] = out[bp.outNames[i]]
 	}
 	for _, id := range st.free {
 		vals[id] = nil

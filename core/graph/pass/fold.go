@@ -18,7 +18,7 @@ func Fold(g *graph.Graph) error {
 	}
 	drop := map[*graph.Node]bool{}
 	for _, n := range g.Nodes {
-		ok := len(n.Out) > 0
+		ok := len(n.Out) > 0 && n.Op != graph.IfOp
 		for _, v := range n.Inputs() {
 			ok = ok && v.Const != nil && !v.Param
 		}

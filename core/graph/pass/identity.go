@@ -14,7 +14,7 @@ import (
 func Identity(g *graph.Graph) error {
 	drop := map[*graph.Node]bool{}
 	for _, n := range g.Nodes {
-		if len(n.Out) != 1 || len(n.AttrIn) > 0 || n.ShapeAttrs != nil {
+		if len(n.Out) != 1 || len(n.In) == 0 || len(n.AttrIn) > 0 || n.ShapeAttrs != nil || n.Branches != nil {
 			continue
 		}
 		if src := noopSource(n); src != nil {

@@ -7,6 +7,7 @@
 //	dce.go        DCE: drop nodes whose outputs nothing reads
 //	identity.go   Identity: drop no-ops (same-dtype casts, identity transposes, x+0, x·1, ...)
 //	conv_bn.go    ConvBN: fold an inference batch_norm into the conv2d before it
+//	inline_if.go  InlineIf: replace an If whose condition is constant by its branch
 package pass
 
 import (
@@ -26,10 +27,11 @@ var registry = map[string]Func{
 	"dce":         DCE,
 	"identity":    Identity,
 	"conv_bn":     ConvBN,
+	"inline_if":   InlineIf,
 }
 
 // Default is the order passes run in when none are chosen.
-var Default = []string{"fold_shapes", "fold", "identity", "conv_bn", "dce"}
+var Default = []string{"fold_shapes", "fold", "inline_if", "identity", "conv_bn", "dce"}
 
 // Lookup returns the named pass, or nil.
 func Lookup(name string) Func { return registry[name] }

@@ -136,3 +136,21 @@ func TestFoldShapes(t *testing.T) {
 	check(t, bd.g, "fold_shapes", rnd(2, 3, 4), 0, []string{"shape<-ints(%shape2)"},
 		[]string{"!= shape(", "reshape(%flatten1) {shape=[2 3 4]}"})
 }
+
+func TestInlineIf(t *testing.T) {
+	bd, x := newB(2, 3)
+	// then: relu(x); else: exp(x); the condition is a constant true
+	branch := func(name string) *graph.Graph {
+		in := &graph.Value{Name: "x", Meta: x.Meta}
+		out := &graph.Value{Name: name + "_out", Meta: op.Meta{DType: tensor.Float32}}
+		return &graph.Graph{Inputs: []*graph.Value{in}, Outputs: []*graph.Value{out},
+			Nodes: []*graph.Node{{Op: op.Lookup(name), In: []*graph.Value{in}, Out: []*graph.Value{out}, Name: name}}}
+	}
+	cond := bd.konst("cond", tensor.Scalar(true), false)
+	y := &graph.Value{Name: "y", Meta: op.Meta{DType: tensor.Float32}}
+	bd.g.Nodes = append(bd.g.Nodes, &graph.Node{Op: graph.IfOp, In: []*graph.Value{cond, x}, Out: []*graph.Value{y},
+		Branches: []*graph.Graph{branch("relu"), branch("exp")}, Name: "if0"})
+	bd.g.Outputs = []*graph.Value{bd.node("neg", nil, y)}
+	check(t, bd.g, "inline_if", rnd(2, 3), 0, []string{"= if($cond, %x) {then: 1 nodes else: 1 nodes}"},
+		[]string{"!if(", "%relu_out float32[*] = relu(%x)", "neg(%relu_out)"})
+}

