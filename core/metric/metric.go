@@ -36,7 +36,8 @@ func (r Report) String() string {
 
 // TopK counts how often the true class is among the k highest scores, for
 // each k (PaddleClas TopkAcc: top1, top5). Ties are broken toward the lower
-// class index, as a stable sort by descending score does.
+// class index, as a stable sort by descending score does; NaN ranks above
+// every number, as in torch.topk.
 type TopK struct {
 	Ks      []int
 	correct []int
@@ -58,7 +59,7 @@ func (m *TopK) Update(scores []float32, classes int, labels []int) {
 		// rank of the true class = how many classes beat it
 		rank := 0
 		for c, s := range row {
-			if s > row[y] || (s == row[y] && c < y) {
+			if greater(s, row[y]) || (same(s, row[y]) && c < y) {
 				rank++
 			}
 		}
@@ -70,6 +71,17 @@ func (m *TopK) Update(scores []float32, classes int, labels []int) {
 		m.n++
 	}
 }
+
+// greater orders scores as torch.topk does: NaN above every number. Without
+// it a NaN true-class score would beat nothing and a diverged model would
+// score 100%.
+func greater(a, b float32) bool {
+	an, bn := a != a, b != b
+	return (an && !bn) || a > b
+}
+
+// same reports a tie: equal numbers, or both NaN.
+func same(a, b float32) bool { return a == b || (a != a && b != b) }
 
 // Reset clears the counts.
 func (m *TopK) Reset() { clear(m.correct); m.n = 0 }
