@@ -22,6 +22,11 @@ type ConvOptions struct {
 	// OutputPadding adds rows/cols at the bottom/right of a transposed
 	// convolution's output (ConvTranspose2D only).
 	OutputPadding []int `yaml:"output_padding"`
+	// AutoPad replaces Padding (Conv1D and Conv2D only): "SAME_UPPER" (or
+	// Paddle's "same"/"SAME": output size ceil(in/stride), the odd padding
+	// pixel at the end), "SAME_LOWER" (odd pixel at the start) or "VALID"
+	// (no padding); "" uses Padding.
+	AutoPad string `yaml:"auto_pad"`
 }
 
 // expand repeats a one-number size over n axes (def when empty).
@@ -77,6 +82,20 @@ func convParams(o *ConvOptions, n int) (kernel []int, a op.ConvParams, err error
 		pads = append(p, p...)
 	}
 	a = op.ConvParams{Strides: st, Dilations: dl, Pads: pads, Groups: o.Groups}
+	switch o.AutoPad {
+	case "":
+	case "same", "SAME", "SAME_UPPER", "SAME_LOWER", "VALID", "valid":
+		if len(o.Padding) > 0 {
+			return nil, op.ConvParams{}, fmt.Errorf("auto_pad %q and padding %v both set", o.AutoPad, o.Padding)
+		}
+		a.AutoPad = map[string]string{"same": "SAME_UPPER", "SAME": "SAME_UPPER", "valid": "VALID"}[o.AutoPad]
+		if a.AutoPad == "" {
+			a.AutoPad = o.AutoPad
+		}
+		a.Pads = nil
+	default:
+		return nil, op.ConvParams{}, fmt.Errorf("auto_pad %q: want SAME_UPPER, SAME_LOWER, VALID, same or valid", o.AutoPad)
+	}
 	if o.OutputPadding != nil {
 		opad, err := expand(o.OutputPadding, n, 0, "output_padding")
 		if err != nil {
@@ -182,6 +201,9 @@ var _ Layer = (*ConvTranspose2D)(nil)
 // NewConvTranspose2D builds a ConvTranspose2D layer with PyTorch's default
 // initialisation (fans taken from the (C, OC/groups, KH, KW) weight as laid out).
 func NewConvTranspose2D(o ConvOptions, r *rand.Rand) (*ConvTranspose2D, error) {
+	if o.AutoPad != "" {
+		return nil, fmt.Errorf("conv_transpose2d: auto_pad %q is not supported; give padding", o.AutoPad)
+	}
 	k, a, err := convParams(&o, 2)
 	if err != nil {
 		return nil, fmt.Errorf("conv_transpose2d: %w", err)
