@@ -322,6 +322,17 @@ func init() {
 	})
 	negDef = unary("neg", "Neg", func(x float64) float64 { return -x },
 		func(c *VJPCtx) []*T { return []*T{Neg(c.G(0))} }, uniform(-1, 1, s34))
+	negFloat := negDef.Ref
+	negDef.Ref = func(out, in []*T, a Attrs) {
+		if in[0].DType() != tensor.Int64 {
+			negFloat(out, in, a)
+			return
+		}
+		y := out[0].I64() // exact: float64 would round beyond 2^53
+		for i, v := range in[0].I64() {
+			y[i] = -v
+		}
+	}
 	expDef = unary("exp", "Exp", math.Exp,
 		func(c *VJPCtx) []*T { return []*T{Mul(c.G(0), c.Out[0])} }, uniform(-1, 1, s34))
 	logDef = unary("log", "Log", math.Log,

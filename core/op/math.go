@@ -1,6 +1,7 @@
 package op
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -33,7 +34,33 @@ type unaryImpl struct {
 	bwd64  func(dx, x, y, g []float64, p uparams)
 	params func(Attrs) uparams // nil: no attributes
 	check  func(Attrs) error   // nil: any attributes are fine
-	ints   bool                // integer inputs are allowed (computed through float64)
+	ints   bool                // integer inputs are allowed (computed through float64; int64 exactly, see int64Unary)
+	name   string
+}
+
+// int64Unary computes the integer-allowed unary ops on int64 exactly (float64
+// holds integers only up to 2^53, and MaxInt64 overflows its conversion back).
+var int64Unary = map[string]func(v int64, p uparams) int64{
+	"abs": func(v int64, _ uparams) int64 {
+		if v < 0 {
+			return -v
+		}
+		return v
+	},
+	"sign":  func(v int64, _ uparams) int64 { return int64(cmp.Compare(v, 0)) },
+	"relu":  func(v int64, _ uparams) int64 { return max(v, 0) },
+	"floor": func(v int64, _ uparams) int64 { return v },
+	"ceil":  func(v int64, _ uparams) int64 { return v },
+	"round": func(v int64, _ uparams) int64 { return v },
+	"clip": func(v int64, p uparams) int64 {
+		if !math.IsInf(p.a, 0) && float64(v) < p.a {
+			v = int64(math.Ceil(p.a))
+		}
+		if !math.IsInf(p.b, 0) && float64(v) > p.b {
+			v = int64(math.Floor(p.b))
+		}
+		return v
+	},
 }
 
 var unaryImpls = map[string]*unaryImpl{} // filled by init, read-only afterwards
@@ -56,7 +83,13 @@ func (u *unaryImpl) ref(out, in []*T, a Attrs) {
 	case tensor.Float64:
 		x, y := in[0].F64(), out[0].F64()
 		parallel.For(len(x), unaryGrain, func(lo, hi int) { u.fwd64(y[lo:hi], x[lo:hi], p) })
-	default: // integers, through float64 (exact for the values these ops produce)
+	case tensor.Int64:
+		f := int64Unary[u.name]
+		x, y := in[0].I64(), out[0].I64()
+		for i, v := range x {
+			y[i] = f(v, p)
+		}
+	default: // int32, uint8, int8: exact through float64
 		x := in[0].Float64s()
 		y := make([]float64, len(x))
 		u.fwd64(y, x, p)
@@ -67,6 +100,10 @@ func (u *unaryImpl) ref(out, in []*T, a Attrs) {
 // defUnary registers a float unary op with its kernels.
 func defUnary(name, onnx string, u *unaryImpl, sample func(r *rand.Rand) ([]*T, Attrs)) *Def {
 	unaryImpls[name] = u
+	u.name = name
+	if _, ok := int64Unary[name]; u.ints && !ok {
+		panic("op: " + name + " takes integers but has no int64Unary entry")
+	}
 	infer := floatSameAsInput
 	if u.ints {
 		infer = numericSameAsInput

@@ -79,6 +79,9 @@ func sumRef(out, in []*T, a Attrs) {
 		}
 	case tensor.Float64:
 		sumRows(out[0].F64(), in[0].F64(), in[0].Shape(), red)
+	case tensor.Int64: // exact, wrapping on overflow like NumPy
+		x, y := in[0].I64(), out[0].I64()
+		reduceIndex(in[0].Shape(), red, func(i, o int) { y[o] += x[i] })
 	default:
 		x := in[0].Float64s()
 		acc := make([]float64, out[0].Len())
