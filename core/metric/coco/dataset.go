@@ -149,9 +149,12 @@ func ParseDataset(b []byte) (*Dataset, error) {
 	}
 	anns := map[int64]bool{}
 	for i, ra := range raw.Annotations {
+		if _, err := intField(ra.ID, "id"); err != nil {
+			return nil, fmt.Errorf("annotations[%d]: %w", i, err)
+		}
 		a, err := annotation(ra)
 		if err != nil {
-			return nil, fmt.Errorf("annotations[%d]: %w", i, err)
+			return nil, err
 		}
 		switch {
 		case anns[a.ID]:

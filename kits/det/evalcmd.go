@@ -1,0 +1,135 @@
+package det
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+
+	"github.com/spf13/cobra"
+
+	"paddle/core/cli/cmdutil"
+	"paddle/core/metric/coco"
+)
+
+// EvalOptions are the inputs of `paddle det eval`.
+type EvalOptions struct {
+	Factory *cmdutil.Factory
+	GT      string // --gt: COCO ground-truth json
+	DT      string // --dt: COCO results json
+}
+
+// NewCmdEval returns `paddle det eval`. It replaces the shared eval verb:
+// with --gt and --dt it scores a COCO results file, no model needed.
+func NewCmdEval(f *cmdutil.Factory, runF func(*EvalOptions) error) *cobra.Command {
+	opts := &EvalOptions{Factory: f}
+	cmd := &cobra.Command{
+		Use:   "eval --gt annotations.json --dt results.json",
+		Short: "Score COCO detection results (bbox mAP exactly as pycocotools)",
+		Long: "Scores a COCO results file ([{\"image_id\", \"category_id\", \"bbox\": [x, y, w, h], \"score\"}])\n" +
+			"against COCO ground truth exactly as pycocotools' COCOeval(iouType=\"bbox\") does, and prints\n" +
+			"its 12 summary lines and the AP of each category. With --format json it prints\n" +
+			"{\"stats\": [the 12 numbers in pycocotools' order], \"per_category\": {\"<name>\": AP@[.5:.95], ...}}\n" +
+			"(-1 where there is no ground truth to score). Evaluating a trained model (-c) is not\n" +
+			"available yet.",
+		Example: "  paddle det eval --gt instances_val.json --dt bbox.json\n" +
+			"  paddle det eval --gt instances_val.json --dt bbox.json --format json",
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if opts.GT == "" && opts.DT == "" && f.Settings.Config != "" {
+				return cmdutil.Usage(fmt.Errorf("det eval -c: evaluating a trained detection model is not available yet; " +
+					"score a results file with --gt annotations.json --dt results.json"))
+			}
+			if opts.GT == "" || opts.DT == "" {
+				return cmdutil.FlagErrorf("--gt and --dt are both required")
+			}
+			if runF != nil {
+				return runF(opts)
+			}
+			return evalRun(opts)
+		},
+	}
+	cmd.Flags().StringVar(&opts.GT, "gt", "", "COCO ground-truth json (images, annotations, categories)")
+	cmd.Flags().StringVar(&opts.DT, "dt", "", "COCO results json: a list of {image_id, category_id, bbox, score}")
+	cmdutil.SupportsFormats(cmd, "text", "json")
+	return cmd
+}
+
+// EvalReport is `paddle det eval --format json`'s output.
+type EvalReport struct {
+	Stats       []float64          `json:"stats"`
+	PerCategory map[string]float64 `json:"per_category"`
+}
+
+func evalRun(opts *EvalOptions) error {
+	gt, err := coco.ReadDataset(opts.GT)
+	if err != nil {
+		return err
+	}
+	dts, err := coco.ReadResults(opts.DT)
+	if err != nil {
+		return err
+	}
+	cats := map[int64]bool{}
+	for _, c := range gt.Categories {
+		cats[c.ID] = true
+	}
+	dropped := 0
+	for _, d := range dts {
+		if !cats[d.CategoryID] {
+			dropped++
+		}
+	}
+	if dropped > 0 {
+		slog.Warn("detections of categories not in the ground truth are ignored (as pycocotools)", "count", dropped, "file", opts.DT)
+	}
+	r, err := coco.Evaluate(gt, dts, coco.DefaultParams())
+	if err != nil {
+		return fmt.Errorf("%s: %w", opts.DT, err)
+	}
+	return writeEval(opts.Factory.IOStreams.Out, opts.Factory.Settings.Format, gt, r)
+}
+
+// categoryNames returns a unique display name per category (its name, or
+// "name (id N)" when two categories share a name), in CatIDs order.
+func categoryNames(gt *coco.Dataset, r *coco.Result) []string {
+	byID := map[int64]string{}
+	count := map[string]int{}
+	for _, c := range gt.Categories {
+		byID[c.ID] = c.Name
+		count[c.Name]++
+	}
+	names := make([]string, len(r.CatIDs))
+	for k, id := range r.CatIDs {
+		names[k] = byID[id]
+		if count[names[k]] > 1 || names[k] == "" {
+			names[k] = fmt.Sprintf("%s (id %d)", names[k], id)
+		}
+	}
+	return names
+}
+
+func writeEval(w io.Writer, format string, gt *coco.Dataset, r *coco.Result) error {
+	names := categoryNames(gt, r)
+	if format == "json" {
+		rep := EvalReport{Stats: r.Stats, PerCategory: map[string]float64{}}
+		for k, n := range names {
+			rep.PerCategory[n] = r.CategoryAP(k)
+		}
+		return json.NewEncoder(w).Encode(rep)
+	}
+	if _, err := io.WriteString(w, r.Summary()); err != nil {
+		return err
+	}
+	width := len("category")
+	for _, n := range names {
+		width = max(width, len(n))
+	}
+	fmt.Fprintf(w, "\n%-*s  AP@[.5:.95]\n", width, "category")
+	for k, n := range names {
+		if _, err := fmt.Fprintf(w, "%-*s  %0.3f\n", width, n, r.CategoryAP(k)); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,99 @@
+package det
+
+import (
+	"encoding/json"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	_ "paddle/core/backend/all"
+	"paddle/core/cli/cmdutil"
+	"paddle/core/cli/iostreams"
+	"paddle/core/cli/root"
+	"paddle/core/kit"
+)
+
+// The pycocotools fixtures of core/metric/coco (edge: 3 categories, one without GT).
+var fixtureDir = filepath.Join("..", "..", "core", "metric", "coco", "testdata")
+
+func runPaddle(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	t.Setenv("PADDLE_CONFIG", "")
+	ios, _, out, errOut := iostreams.Test()
+	f := &cmdutil.Factory{IOStreams: ios, Version: "test"}
+	code := root.Execute(root.NewCmdRoot(f, []*kit.Kit{Kit()}...), f, args)
+	return code, out.String(), errOut.String()
+}
+
+func TestEvalCommand(t *testing.T) {
+	gt, dt := filepath.Join(fixtureDir, "edge_gt.json"), filepath.Join(fixtureDir, "edge_dt.json")
+	var ref struct {
+		Stats         []float64 `json:"stats"`
+		Summary       []string  `json:"summary"`
+		PerCategoryAP []float64 `json:"per_category_ap"`
+	}
+	b, err := os.ReadFile(filepath.Join(fixtureDir, "edge_ref.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &ref); err != nil {
+		t.Fatal(err)
+	}
+
+	code, out, errOut := runPaddle(t, "det", "eval", "--gt", gt, "--dt", dt, "--format", "json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var rep EvalReport
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	for i, want := range ref.Stats {
+		if math.Abs(rep.Stats[i]-want) > 1e-12 {
+			t.Errorf("stats[%d] = %v, want %v", i, rep.Stats[i], want)
+		}
+	}
+	// categories a, b, c (ids 1, 2, 3); c has no GT: -1
+	for k, name := range []string{"a", "b", "c"} {
+		if got, ok := rep.PerCategory[name]; !ok || math.Abs(got-ref.PerCategoryAP[k]) > 1e-12 {
+			t.Errorf("per_category[%s] = %v (present %v), want %v", name, got, ok, ref.PerCategoryAP[k])
+		}
+	}
+	if !strings.Contains(errOut, "detections of categories not in the ground truth are ignored") {
+		t.Errorf("no warning about the unknown category on stderr: %q", errOut)
+	}
+
+	code, out, _ = runPaddle(t, "det", "eval", "--gt", gt, "--dt", dt)
+	if code != 0 || !strings.HasPrefix(out, strings.Join(ref.Summary, "\n")+"\n") {
+		t.Errorf("text output (exit %d) does not start with pycocotools' summary:\n%s", code, out)
+	}
+	if !strings.Contains(out, "category  AP@[.5:.95]\na         ") {
+		t.Errorf("no per-category table:\n%s", out)
+	}
+}
+
+func TestEvalCommandErrors(t *testing.T) {
+	gt := filepath.Join(fixtureDir, "edge_gt.json")
+	bad := filepath.Join(t.TempDir(), "dt.json")
+	if err := os.WriteFile(bad, []byte(`[{"image_id":99,"category_id":1,"bbox":[0,0,1,1],"score":1}]`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"det", "eval", "--gt", gt}, 2, "--gt and --dt are both required"},
+		{[]string{"det", "eval", "-c", "x.yaml"}, 2, "evaluating a trained detection model is not available yet"},
+		{[]string{"det", "eval", "--gt", gt, "--dt", bad}, 1, "dt.json: result [0]: image_id 99 is not an image of the ground truth"},
+		{[]string{"det", "eval", "--gt", "none.json", "--dt", bad}, 1, "none.json"},
+		{[]string{"det", "eval", "--gt", gt, "--dt", bad, "--format", "csv"}, 2, `--format "csv"`},
+	} {
+		code, _, errOut := runPaddle(t, tt.args...)
+		if code != tt.code || !strings.Contains(errOut, tt.want) {
+			t.Errorf("%v: exit %d, stderr %q; want exit %d and %q", tt.args, code, errOut, tt.code, tt.want)
+		}
+	}
+}
