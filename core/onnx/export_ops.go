@@ -94,6 +94,31 @@ func init() {
 		return nil
 	}
 	exporters["gelu"] = exportGelu
+	exporters["conv2d_act"] = exportConvAct
+	exporters["gemm"] = func(e *exporter, n *graph.Node, in, out []string) error {
+		t := e.fresh(out[0] + "/mm")
+		if err := exportMatMul(e, n, in[:2], []string{t}); err != nil {
+			return err
+		}
+		e.node("Add", []string{t, in[2]}, out)
+		return nil
+	}
+}
+
+// exportConvAct writes a fused conv2d_act (core/graph/pass) as Conv and its activation.
+func exportConvAct(e *exporter, n *graph.Node, in, out []string) error {
+	t := e.fresh(out[0] + "/conv")
+	if err := exportConv(e, &graph.Node{Op: op.Lookup("conv2d"), Attrs: n.Attrs, In: n.In, Out: n.Out, Name: n.Name}, in, []string{t}); err != nil {
+		return err
+	}
+	act := op.Lookup(n.Attrs.Str("act", ""))
+	f := exporters[n.Attrs.Str("act", "")]
+	if act == nil || f == nil {
+		return fmt.Errorf("no ONNX form for activation %q", n.Attrs.Str("act", ""))
+	}
+	aa, _ := n.Attrs["act_attrs"].(op.Attrs)
+	an := &graph.Node{Op: act, Attrs: aa, In: []*graph.Value{{Name: t, Meta: n.In[0].Meta}}, Out: n.Out, Name: n.Name}
+	return f(e, an, []string{t}, out)
 }
 
 // copyAttrs exports n as its registry twin with the attributes attrs makes.

@@ -7,6 +7,7 @@
 //	dce.go        DCE: drop nodes whose outputs nothing reads
 //	identity.go   Identity: drop no-ops (same-dtype casts, identity transposes, x+0, x·1, ...)
 //	conv_bn.go    ConvBN: fold an inference batch_norm into the conv2d before it
+//	fuse.go       Fuse: conv2d+bias, conv2d+activation (conv2d_act), matmul+bias (gemm)
 //	inline_if.go  InlineIf: replace an If whose condition is constant by its branch
 package pass
 
@@ -28,10 +29,11 @@ var registry = map[string]Func{
 	"identity":    Identity,
 	"conv_bn":     ConvBN,
 	"inline_if":   InlineIf,
+	"fuse":        Fuse,
 }
 
 // Default is the order passes run in when none are chosen.
-var Default = []string{"fold_shapes", "fold", "inline_if", "identity", "conv_bn", "dce"}
+var Default = []string{"fold_shapes", "fold", "inline_if", "identity", "conv_bn", "fuse", "dce"}
 
 // Lookup returns the named pass, or nil.
 func Lookup(name string) Func { return registry[name] }

@@ -154,3 +154,19 @@ func TestInlineIf(t *testing.T) {
 	check(t, bd.g, "inline_if", rnd(2, 3), 0, []string{"= if($cond, %x) {then: 1 nodes else: 1 nodes}"},
 		[]string{"!if(", "%relu_out float32[*] = relu(%x)", "neg(%relu_out)"})
 }
+
+func TestFuse(t *testing.T) {
+	bd, x := newB(1, 2, 5, 5)
+	r := rand.New(rand.NewPCG(13, 14))
+	w := bd.konst("w", tensor.Rand(r, tensor.Float32, -1, 1, 3, 2, 3, 3), true)
+	conv := bd.node("conv2d", op.Attrs{"pads": []int{1, 1, 1, 1}}, x, w)
+	biased := bd.node("add", nil, conv, bd.konst("cb", tensor.Rand(r, tensor.Float32, -1, 1, 1, 3, 1, 1), true))
+	act := bd.node("clip", op.Attrs{"min": 0.0, "max": 6.0}, biased)
+	flat := bd.node("flatten", op.Attrs{"axis": 1}, act)
+	mm := bd.node("matmul", nil, flat, bd.konst("B", tensor.Rand(r, tensor.Float32, -1, 1, 75, 4), true))
+	y := bd.node("add", nil, mm, bd.konst("c", tensor.Rand(r, tensor.Float32, -1, 1, 4), true))
+	bd.g.Outputs = []*graph.Value{y}
+	// the fused kernels run the same arithmetic: bitwise equal outputs
+	check(t, bd.g, "fuse", rnd(1, 2, 5, 5), 0, []string{"conv2d(%x, $w)", "clip(%add2)", "matmul(%flatten4, $B)"},
+		[]string{"= conv2d_act(%x, $w, $cb/bias) {act=clip act_attrs=map[max:6 min:0]", "= gemm(%flatten4, $B, $c)", "!= add(", "!= clip("})
+}

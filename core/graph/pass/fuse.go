@@ -1,0 +1,161 @@
+package pass
+
+import (
+	"fmt"
+
+	"paddle/core/graph"
+	"paddle/core/op"
+	"paddle/core/tensor"
+)
+
+// Fuse merges, where the intermediate has no other reader:
+//
+//	conv2d(x, w) + b (a constant (1, C, 1, 1) or (C, 1, 1))  → conv2d(x, w, b)
+//	conv2d → relu | relu6 | clip | hardswish | hardsigmoid | sigmoid  → conv2d_act
+//	matmul(a, B) + c (B a constant matrix, c a constant of length N)  → gemm
+//
+// conv2d_act and gemm run the same kernels one after the other on one
+// output buffer (the activation and the bias add in place), so results are
+// bitwise those of the unfused graph, with one intermediate less. They have
+// no backward: fuse only graphs meant for inference.
+func Fuse(g *graph.Graph) error {
+	if err := g.Sort(); err != nil {
+		return err
+	}
+	drop := map[*graph.Node]bool{}
+	for _, f := range []func(*graph.Graph, *graph.Node, map[*graph.Value]int, map[*graph.Value]*graph.Node) bool{fuseConvBias, fuseConvAct, fuseGemm} {
+		uses, prod := g.Uses(), g.Producers()
+		for _, n := range g.Nodes {
+			if !drop[n] && f(g, n, uses, prod) {
+				drop[n] = true
+			}
+		}
+		removeNodes(g, drop)
+		drop = map[*graph.Node]bool{}
+	}
+	return nil
+}
+
+// single returns the producer of n's input i when n is its only reader.
+func single(n *graph.Node, i int, uses map[*graph.Value]int, prod map[*graph.Value]*graph.Node, opName string) *graph.Node {
+	if i >= len(n.In) {
+		return nil
+	}
+	p := prod[n.In[i]]
+	if p == nil || p.Op.Name != opName || uses[n.In[i]] != 1 || len(p.AttrIn) > 0 || p.ShapeAttrs != nil {
+		return nil
+	}
+	return p
+}
+
+// fuseConvBias: n = add(conv, b) → the conv takes b as its bias.
+func fuseConvBias(g *graph.Graph, n *graph.Node, uses map[*graph.Value]int, prod map[*graph.Value]*graph.Node) bool {
+	if n.Op.Name != "add" {
+		return false
+	}
+	conv := single(n, 0, uses, prod, "conv2d")
+	b := n.In[1]
+	if conv == nil || len(conv.In) != 2 || b.Const == nil || conv.In[1].Const == nil || b.Const.DType() != conv.In[1].Const.DType() {
+		return false
+	}
+	oc := conv.In[1].Const.Dim(0)
+	s := b.Const.Shape()
+	if b.Const.Len() != oc || !(s.Equal(tensor.Shape{1, oc, 1, 1}) || s.Equal(tensor.Shape{oc, 1, 1})) {
+		return false
+	}
+	bias := &graph.Value{Name: b.Name + "/bias", Const: b.Const.Contiguous().Reshape(oc), Param: b.Param}
+	bias.Meta = graph.ConstMeta(bias.Const)
+	conv.In = append(conv.In, bias)
+	replaceUses(g, n.Out[0], conv.Out[0])
+	return true
+}
+
+// fusible activations and their attributes.
+var fusedActs = map[string]bool{"relu": true, "relu6": true, "clip": true, "hardswish": true, "hardsigmoid": true, "sigmoid": true}
+
+func fuseConvAct(g *graph.Graph, n *graph.Node, uses map[*graph.Value]int, prod map[*graph.Value]*graph.Node) bool {
+	if !fusedActs[n.Op.Name] || len(n.AttrIn) > 0 {
+		return false
+	}
+	conv := single(n, 0, uses, prod, "conv2d")
+	if conv == nil {
+		return false
+	}
+	a := op.Attrs{}
+	for k, v := range conv.Attrs {
+		a[k] = v
+	}
+	a["act"], a["act_attrs"] = n.Op.Name, n.Attrs
+	conv.Op, conv.Attrs = conv2dActDef, a
+	conv.Out[0].Meta = n.Out[0].Meta
+	replaceUses(g, n.Out[0], conv.Out[0])
+	return true
+}
+
+func fuseGemm(g *graph.Graph, n *graph.Node, uses map[*graph.Value]int, prod map[*graph.Value]*graph.Node) bool {
+	if n.Op.Name != "add" {
+		return false
+	}
+	mm := single(n, 0, uses, prod, "matmul")
+	c := n.In[1]
+	if mm == nil || c.Const == nil || c.Const.Rank() != 1 {
+		return false
+	}
+	B := mm.In[1].Const
+	if B == nil || B.Rank() != 2 || B.DType() != c.Const.DType() {
+		return false
+	}
+	N := B.Dim(1)
+	if mm.Attrs.Bool("trans_b", false) {
+		N = B.Dim(0)
+	}
+	if c.Const.Len() != N {
+		return false
+	}
+	mm.Op = gemmDef
+	mm.In = append(mm.In, c)
+	replaceUses(g, n.Out[0], mm.Out[0])
+	return true
+}
+
+var conv2dActDef, gemmDef *op.Def
+
+func init() {
+	conv := op.Lookup("conv2d")
+	conv2dActDef = op.Define(&op.Def{
+		Name: "conv2d_act", Arity: -1,
+		// y = act(conv2d(x, w, b)); attrs: conv2d's, act (op name), act_attrs
+		Infer: func(in []op.Meta, a op.Attrs) ([]op.Meta, error) {
+			act := op.Lookup(a.Str("act", ""))
+			if act == nil || !fusedActs[act.Name] {
+				return nil, fmt.Errorf("act %q is not a fusible activation", a.Str("act", ""))
+			}
+			return conv.InferMeta(in, a)
+		},
+		Ref: func(out, in []*op.T, a op.Attrs) {
+			op.Run(conv, out, in, a)
+			aa, _ := a["act_attrs"].(op.Attrs)
+			op.Run(op.Lookup(a.Str("act", "")), out, out, aa) // elementwise: in place is safe
+		},
+	})
+	mm, add := op.Lookup("matmul"), op.Lookup("add")
+	gemmDef = op.Define(&op.Def{
+		Name: "gemm", Arity: 3,
+		// y = matmul(a, b) + c, c broadcast over the rows; attrs: matmul's
+		Infer: func(in []op.Meta, a op.Attrs) ([]op.Meta, error) {
+			out, err := mm.InferMeta(in[:2], a)
+			if err != nil {
+				return nil, err
+			}
+			s := out[0].Shape
+			if in[2].DType != out[0].DType || len(in[2].Shape) != 1 || len(s) == 0 || in[2].Shape[0] != s[len(s)-1] {
+				return nil, fmt.Errorf("bias %v %v does not match the product's rows %v", in[2].DType, in[2].Shape, s)
+			}
+			return out, nil
+		},
+		Ref: func(out, in []*op.T, a op.Attrs) {
+			op.Run(mm, out, in[:2], a)
+			op.Run(add, out, []*op.T{out[0], in[2]}, nil) // elementwise: in place is safe
+		},
+	})
+}
