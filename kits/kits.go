@@ -5,10 +5,11 @@ package kits
 import (
 	"paddle/core/kit"
 	"paddle/kits/clas"
+	"paddle/kits/det"
 	"paddle/kits/ocr"
 )
 
 // All returns every kit, in the order `paddle --help` shows them.
 func All() []*kit.Kit {
-	return []*kit.Kit{ocr.Kit(), clas.Kit()}
+	return []*kit.Kit{ocr.Kit(), clas.Kit(), det.Kit()}
 }
