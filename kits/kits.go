@@ -6,10 +6,11 @@ import (
 	"paddle/core/kit"
 	"paddle/kits/clas"
 	"paddle/kits/det"
+	"paddle/kits/nlp"
 	"paddle/kits/ocr"
 )
 
 // All returns every kit, in the order `paddle --help` shows them.
 func All() []*kit.Kit {
-	return []*kit.Kit{ocr.Kit(), clas.Kit(), det.Kit()}
+	return []*kit.Kit{ocr.Kit(), clas.Kit(), det.Kit(), nlp.Kit()}
 }
