@@ -126,30 +126,40 @@ func SGEMM(transA, transB bool, m, n, k int, alpha float32, a []float32, lda int
 		return
 	}
 	g := &gemm{transA: transA, transB: transB, m: m, n: n, k: k, alpha: alpha, a: a, lda: lda, b: b, ldb: ldb, beta: beta, c: c, ldc: ldc, kern: active.Load()}
-	tm, tn := g.split(parallel.Threads())
+	// concurrent calls (e.g. from the convolutions' own parallel loops)
+	// share the threads instead of multiplying them
+	calls := inflight.Add(1)
+	defer inflight.Add(-1)
+	threads := max(1, parallel.Threads()/int(calls))
+	tm, tn := g.split(threads)
 	if tm*tn == 1 {
 		g.region(0, m, 0, n)
 		return
 	}
 	mt, nt := ceilDiv(m, g.kern.mr), ceilDiv(n, g.kern.nr)
-	var wg sync.WaitGroup
+	ws := claimWorkers(tm*tn-1, parallel.Threads())
+	var grp group
 	for ti := range tm {
 		i0, i1 := ti*mt/tm*g.kern.mr, min((ti+1)*mt/tm*g.kern.mr, m)
 		for tj := range tn {
 			j0, j1 := tj*nt/tn*g.kern.nr, min((tj+1)*nt/tn*g.kern.nr, n)
-			if ti == tm-1 && tj == tn-1 {
-				g.region(i0, i1, j0, j1)
-				continue
+			job := func() { g.region(i0, i1, j0, j1) }
+			switch {
+			case ti == tm-1 && tj == tn-1:
+				job()
+			case len(ws) > 0:
+				grp.goOn(ws[0], job)
+				ws = ws[1:]
+			default:
+				grp.goNew(job)
 			}
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				g.region(i0, i1, j0, j1)
-			}()
 		}
 	}
-	wg.Wait()
+	grp.wait()
 }
+
+// inflight counts the SGEMM calls running now.
+var inflight atomic.Int64
 
 func ceilDiv(a, b int) int { return (a + b - 1) / b }
 

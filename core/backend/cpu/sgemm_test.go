@@ -225,3 +225,23 @@ func FuzzSGEMM(f *testing.F) {
 		}
 	})
 }
+
+// TestSGEMMConcurrentCalls runs SGEMMs from several goroutines at once (as
+// the convolutions' parallel loops do): the worker pool is shared.
+func TestSGEMMConcurrentCalls(t *testing.T) {
+	saved := parallel.Threads()
+	parallel.SetThreads(2)
+	t.Cleanup(func() { parallel.SetThreads(saved) })
+	t.Run("group", func(t *testing.T) {
+		for gi := range 4 {
+			t.Run(fmt.Sprint(gi), func(t *testing.T) {
+				t.Parallel()
+				r := rand.New(rand.NewPCG(uint64(gi), 9))
+				for i := range 6 {
+					g := newCase(r, i%2 == 0, i%3 == 0, 65+gi, 129, 33+i, 1, 0.5, 1)
+					g.check(t, fmt.Sprintf("goroutine %d call %d", gi, i))
+				}
+			})
+		}
+	})
+}

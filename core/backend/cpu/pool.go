@@ -1,0 +1,116 @@
+package cpu
+
+import (
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// A persistent pool of worker goroutines for SGEMM. Starting a goroutine on
+// an idle core costs 50–300 µs on a virtual machine (the idle vCPU has to be
+// woken), as long as a 256³ GEMM takes; so workers spin for a while after
+// each job (as OpenMP and OpenBLAS threads do) and only then park.
+
+// spinFor is how long an idle worker keeps polling before it parks.
+const spinFor = 200 * time.Microsecond
+
+type worker struct {
+	busy atomic.Bool            // claimed by a dispatcher
+	job  atomic.Pointer[func()] // the job to run, set after claiming
+	park chan struct{}          // wakes a parked worker (buffered, 1)
+	idle atomic.Bool            // parked (or about to park)
+}
+
+var (
+	poolMu  sync.Mutex
+	workers []*worker
+)
+
+// claimWorkers returns up to n idle workers, claimed, starting new ones up
+// to limit workers in all.
+func claimWorkers(n, limit int) []*worker {
+	var got []*worker
+	poolMu.Lock()
+	defer poolMu.Unlock()
+	for _, w := range workers {
+		if len(got) == n {
+			return got
+		}
+		if w.busy.CompareAndSwap(false, true) {
+			got = append(got, w)
+		}
+	}
+	for len(got) < n && len(workers) < limit {
+		w := &worker{park: make(chan struct{}, 1)}
+		w.busy.Store(true)
+		workers = append(workers, w)
+		go w.loop()
+		got = append(got, w)
+	}
+	return got
+}
+
+// start hands f to a claimed worker.
+func (w *worker) start(f func()) {
+	w.job.Store(&f)
+	if w.idle.Load() {
+		select {
+		case w.park <- struct{}{}:
+		default:
+		}
+	}
+}
+
+func (w *worker) loop() {
+	for {
+		deadline := time.Now().Add(spinFor)
+		for spins := 0; ; spins++ {
+			if f := w.job.Swap(nil); f != nil {
+				(*f)()
+				w.busy.Store(false)
+				deadline = time.Now().Add(spinFor)
+				continue
+			}
+			if spins%64 == 63 {
+				if time.Now().After(deadline) {
+					break
+				}
+				runtime.Gosched()
+			}
+		}
+		w.idle.Store(true)
+		if w.job.Load() == nil {
+			<-w.park
+		}
+		w.idle.Store(false)
+	}
+}
+
+// group runs jobs on claimed workers and waits for them by spinning (the
+// jobs are balanced tiles of one GEMM, so the wait is short).
+type group struct{ pending atomic.Int64 }
+
+func (g *group) goOn(w *worker, f func()) {
+	g.pending.Add(1)
+	w.start(func() {
+		defer g.pending.Add(-1)
+		f()
+	})
+}
+
+func (g *group) goNew(f func()) {
+	g.pending.Add(1)
+	go func() {
+		defer g.pending.Add(-1)
+		f()
+	}()
+}
+
+func (g *group) wait() {
+	for spins := 0; g.pending.Load() != 0; spins++ {
+		if spins%16 == 15 {
+			runtime.Gosched()
+		}
+	}
+}
