@@ -31,7 +31,7 @@ func newCase(r *rand.Rand, ta, tb bool, m, n, k int, alpha, beta float32, pad in
 	if tb {
 		rb, cb = n, k
 	}
-	g.lda, g.ldb, g.ldc = ca+pad, cb+pad, n+pad
+	g.lda, g.ldb, g.ldc = max(1, ca+pad), max(1, cb+pad), max(1, n+pad)
 	g.a = randSlice(r, max(0, (ra-1)*g.lda+ca))
 	g.b = randSlice(r, max(0, (rb-1)*g.ldb+cb))
 	g.c0 = randSlice(r, guard+max(0, (m-1)*g.ldc+n)+guard)
