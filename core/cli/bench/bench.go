@@ -24,7 +24,7 @@ func NewCmdBench(f *cmdutil.Factory) *cobra.Command {
 			"Each run reports the median time over repeated calls after a warm-up.",
 		Args: cobra.NoArgs,
 	}
-	cmd.AddCommand(NewCmdGemm(f, nil))
+	cmd.AddCommand(NewCmdGemm(f, nil), NewCmdConv(f, nil))
 	return cmd
 }
 

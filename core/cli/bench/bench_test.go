@@ -56,3 +56,36 @@ func TestSummarize(t *testing.T) {
 		t.Fatalf("got %+v", r)
 	}
 }
+
+func TestConvJSON(t *testing.T) {
+	ios, _, out, _ := iostreams.Test()
+	f := &cmdutil.Factory{IOStreams: ios}
+	f.Settings.Format, f.Settings.Threads = "json", 1
+	cmd := NewCmdBench(f)
+	cmd.SetArgs([]string{"conv", "--batch", "2", "--in-ch", "4", "--height", "9", "--width", "7", "--out-ch", "6",
+		"--kernel", "3", "--stride", "2", "--pad", "1", "--groups", "2", "--backward", "--min-time", "1ms", "--min-runs", "2"})
+	if err := cmd.Execute(); err != nil {
+		t.Fatal(err)
+	}
+	var r ConvResult
+	if err := json.Unmarshal(out.Bytes(), &r); err != nil {
+		t.Fatalf("output %q: %v", out.String(), err)
+	}
+	want := ConvResult{Op: "conv", Batch: 2, InCh: 4, Height: 9, Width: 7, OutCh: 6, Kernel: 3, Stride: 2, Pad: 1, Groups: 2, Backward: true, Threads: 1}
+	got := r
+	got.GFLOPS, got.MedianMS, got.MinMS = 0, 0, 0
+	if got != want || !(r.GFLOPS > 0) || !(r.MedianMS > 0) {
+		t.Fatalf("got %+v", r)
+	}
+}
+
+func TestConvRejectsBadGroups(t *testing.T) {
+	ios, _, _, _ := iostreams.Test()
+	cmd := NewCmdConv(&cmdutil.Factory{IOStreams: ios}, func(*ConvOptions) error { return nil })
+	cmd.SetArgs([]string{"--in-ch", "6", "--groups", "4"})
+	cmd.SilenceUsage, cmd.SilenceErrors = true, true
+	var fe *cmdutil.FlagError
+	if err := cmd.Execute(); !errors.As(err, &fe) {
+		t.Fatalf("err = %v, want a FlagError", err)
+	}
+}

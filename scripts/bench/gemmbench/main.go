@@ -1,4 +1,4 @@
-// Command gemmbench is `paddle bench gemm` on the cpu backend without the
+// Command gemmbench is `paddle bench` (gemm, conv) on the cpu backend without the
 // rest of the paddle binary, for sgemm_compare.py:
 //
 //	gemmbench --threads 1 --format json gemm --m 1024 --n 1024 --k 1024
