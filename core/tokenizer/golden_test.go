@@ -87,7 +87,7 @@ func loadNamed(t testing.TB, name string) *Tokenizer {
 
 func TestGolden(t *testing.T) {
 	sents := sentencesOnce()
-	if len(sents) < 3000 {
+	if len(sents) < 2500 {
 		t.Fatalf("only %d golden sentences", len(sents))
 	}
 	for _, name := range []string{"qwen3", "gpt4o", "gemma3", "gpt2", "bert"} {
@@ -102,13 +102,7 @@ func TestGolden(t *testing.T) {
 			bad := 0
 			for i, e := range encs {
 				want := g.IDs[i]
-				var wantOff [][2]int
-				prev := 0
-				for k := 0; k+1 < len(g.Offs[i]); k += 2 {
-					s := prev + g.Offs[i][k]
-					wantOff = append(wantOff, [2]int{s, s + g.Offs[i][k+1]})
-					prev = s + g.Offs[i][k+1]
-				}
+				wantOff := undelta(g.Offs[i])
 				if !equalInts(e.IDs, want) || !equalOffs(e.Offsets, wantOff) {
 					bad++
 					if bad <= 3 {
@@ -174,4 +168,65 @@ func equalOffs(a, b [][2]int) bool {
 		}
 	}
 	return true
+}
+
+// TestGoldenConfigs checks small pipelines trained and saved by the library
+// (Unigram + Metaspace + NFKC + template; BPE + NFD/strip accents/lowercase/
+// strip/prepend + Whitespace/Digits/Punctuation + BERT processing + Strip
+// decoder; WordLevel + added tokens with single_word/lstrip/rstrip/normalized
+// + truncation + batch padding) on every 10th golden sentence.
+func TestGoldenConfigs(t *testing.T) {
+	all := sentencesOnce()
+	var sents []string
+	for i := 0; i < len(all); i += 10 {
+		sents = append(sents, all[i])
+	}
+	for _, name := range []string{"unigram", "bpe_misc", "wordlevel"} {
+		t.Run(name, func(t *testing.T) {
+			var raw json.RawMessage
+			readGz(t, "tokenizer_"+name+".json.gz", &raw)
+			tok, err := FromJSON(raw)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var g golden
+			readGz(t, "golden_"+name+".json.gz", &g)
+			encs, err := tok.EncodeBatch(sents, true, 2)
+			if err != nil {
+				t.Fatal(err)
+			}
+			bad := 0
+			for i, e := range encs {
+				wantOff := undelta(g.Offs[i])
+				if !equalInts(e.IDs, g.IDs[i]) || !equalOffs(e.Offsets, wantOff) {
+					bad++
+					if bad <= 3 {
+						t.Errorf("sentence %q:\n got ids %v offs %v toks %q\nwant ids %v offs %v", trunc(sents[i]), e.IDs, e.Offsets, e.Tokens, g.IDs[i], wantOff)
+					}
+				}
+			}
+			for j, d := range g.Dec {
+				if got := tok.Decode(g.IDs[3*j], true); got != d {
+					bad++
+					if bad <= 6 {
+						t.Errorf("decode %d: got %q want %q", 3*j, trunc(got), trunc(d))
+					}
+				}
+			}
+			if bad > 0 {
+				t.Errorf("%s: %d of %d checks differ", name, bad, len(sents)+len(g.Dec))
+			}
+		})
+	}
+}
+
+func undelta(d []int) [][2]int {
+	var out [][2]int
+	prev := 0
+	for k := 0; k+1 < len(d); k += 2 {
+		s := prev + d[k]
+		out = append(out, [2]int{s, s + d[k+1]})
+		prev = s + d[k+1]
+	}
+	return out
 }

@@ -59,7 +59,7 @@ const code = ['for (int i = 0; i < n; ++i) { x[i] += 3.14159; }', 'if err != nil
   'def f(a, b=None):\n    return a**2 + (b or 0)', '0x7fff_ffff 1e-9 -42 3,141,592 12:30:05 2026-11-30', "I'M SURE THEY'LL SAY IT'S OK, WE'D ALREADY'VE",
   '<|endoftext|>hello<|im_start|>user\nhi<|im_end|>', '<bos>text<eos> <start_of_turn>model', 'a\r\nb\r\n\r\nc', '   leading and trailing   ', '\t\ttabs\tand  spaces  \n  '];
 const mixed = [];
-for (let i = 0; i < 500; i++) {
+for (let i = 0; i < 400; i++) {
   const parts = [];
   const n = 1 + Math.floor(rnd() * 4);
   for (let j = 0; j < n; j++) {
@@ -70,7 +70,7 @@ for (let i = 0; i < 500; i++) {
   }
   mixed.push(parts.join(pick([' ', '  ', '', '\n', '\t', ' \n ', '   '])));
 }
-const sentences = [...every(B, 1500), ...every(EN, 600), ...every(ZH, 500), ...mixed, ...code, '', ' ', '\n', 'a', '  x  '];
+const sentences = [...every(B, 1300), ...every(EN, 500), ...every(ZH, 500), ...mixed, ...code, '', ' ', '\n', 'a', '  x  '];
 fs.mkdirSync(outdir, { recursive: true });
 const gz = (name, obj) => fs.writeFileSync(path.join(outdir, name), zlib.gzipSync(JSON.stringify(obj), { level: 9 }));
 gz('sentences.json.gz', sentences);
@@ -137,4 +137,83 @@ for (const m of ['qwen3', 'gpt4o', 'gemma3']) await golden(m, tk.Tokenizer.fromF
   b.setDecoder(tk.wordPieceDecoder());
   b.addSpecialTokens(specials);
   await golden('bert', b);
+}
+
+// Small pipelines that exercise the other components, trained by the library on a small
+// corpus and saved as tokenizer.json (committed, gzip'd) with golden ids and offsets of every 10th
+// sentence, decodes of every 30th.
+{
+  const corpusDir = path.join(path.resolve(cache), 'corpus');
+  const small = path.join(corpusDir, 'small.txt');
+  // Every char of the test sentences appears once, so that models trained without an unk token cover them.
+  const chars = [...new Set([...sentences.join('')])].filter((c) => !/\s/.test(c)).join(' ');
+  fs.writeFileSync(small, [...B.slice(0, 300), ...ZH.slice(0, 30), ...EN.slice(0, 100), chars].join('\n') + '\n');
+  const subset = sentences.filter((_, i) => i % 10 === 0);
+  async function config(name, tok, patch) {
+    const file = path.join(corpusDir, `${name}.json`);
+    tok.save(file, false);
+    let json = fs.readFileSync(file);
+    if (patch) { const j = JSON.parse(json.toString()); patch(j); json = Buffer.from(JSON.stringify(j)); }
+    fs.writeFileSync(path.join(outdir, `tokenizer_${name}.json.gz`), zlib.gzipSync(json, { level: 9 }));
+    const t = tk.Tokenizer.fromString(json.toString());
+    const encs = await t.encodeBatch(subset);
+    const ids = [], offs = [], dec = [];
+    for (const [k, e] of encs.entries()) {
+      ids.push(e.getIds());
+      let prev = 0; const o = [];
+      for (const [s, x] of e.getOffsets()) { o.push(s - prev, x - s); prev = x; }
+      offs.push(o);
+      if (k % 3 === 0) dec.push(await t.decode(e.getIds(), true));
+    }
+    gz(`golden_${name}.json.gz`, { ids, offs, dec });
+    console.log(name, 'tokens', ids.reduce((a, x) => a + x.length, 0), 'json bytes', json.length);
+  }
+  // Unigram + Metaspace + NFKC, <s> $A </s> template.
+  {
+    const t = new tk.Tokenizer(tk.Unigram.empty());
+    t.setNormalizer(tk.sequenceNormalizer([tk.nfkcNormalizer(), tk.replace('``', '"')]));
+    t.setPreTokenizer(tk.metaspacePreTokenizer());
+    t.setDecoder(tk.metaspaceDecoder());
+    t.train([small]);
+    t.addSpecialTokens(['<s>', '</s>']);
+    t.setPostProcessor(tk.templateProcessing('<s> $A </s>', null, [['<s>', t.tokenToId('<s>')], ['</s>', t.tokenToId('</s>')]]));
+    // The trainer's model has no unk piece (its options are not exposed): append one.
+    // The added <s> </s> follow the vocabulary: move them up by one.
+    await config('unigram', t, (j) => {
+      j.model.vocab.push(['<unk>', 0.0]); j.model.unk_id = j.model.vocab.length - 1;
+      for (const a of j.added_tokens) a.id += 1;
+      for (const v of Object.values(j.post_processor.special_tokens)) v.ids = v.ids.map((x) => x + 1);
+    });
+  }
+  // Trained BPE, NFD + accents stripped + lowercase + strip, Whitespace + Digits + Punctuation, BERT processing.
+  {
+    const t = new tk.Tokenizer(tk.BPE.empty());
+    t.setNormalizer(tk.sequenceNormalizer([tk.nfdNormalizer(), tk.stripAccentsNormalizer(), tk.lowercase(), tk.stripNormalizer(true, true), tk.prependNormalizer('^')]));
+    t.setPreTokenizer(tk.sequencePreTokenizer([tk.whitespacePreTokenizer(), tk.digitsPreTokenizer(true), tk.punctuationPreTokenizer('isolated')]));
+    t.setDecoder(tk.sequenceDecoder([tk.fuseDecoder(), tk.stripDecoder('^', 1, 0)]));
+    t.train([small]);
+    t.addSpecialTokens(['[CLS]', '[SEP]']);
+    t.setPostProcessor(tk.bertProcessing(['[SEP]', t.tokenToId('[SEP]')], ['[CLS]', t.tokenToId('[CLS]')]));
+    await config('bpe_misc', t);
+  }
+  // WordLevel over whitespace-split words, NFKC + lowercase, added tokens with options,
+  // truncation to 12 and padding to the batch's longest.
+  {
+    const words = {};
+    for (const l of fs.readFileSync(small, 'utf8').split('\n')) for (const w of l.toLowerCase().split(/\s+/)) if (w) words[w] = (words[w] || 0) + 1;
+    const vocab = { '[UNK]': 0, '[PAD]': 1 };
+    for (const w of Object.keys(words).filter((w) => words[w] >= 3).sort()) vocab[w] = Object.keys(vocab).length;
+    const t = new tk.Tokenizer(tk.WordLevel.init(vocab, { unkToken: '[UNK]' }));
+    t.setNormalizer(tk.sequenceNormalizer([tk.nfkcNormalizer(), tk.lowercase()]));
+    t.setPreTokenizer(tk.sequencePreTokenizer([tk.whitespaceSplitPreTokenizer(), tk.charDelimiterSplit('-')]));
+    t.addAddedTokens([
+      new tk.AddedToken('the', false, { singleWord: true, normalized: true }),
+      new tk.AddedToken('<mask>', true, { leftStrip: true, rightStrip: true, normalized: false }),
+      new tk.AddedToken('Yes', false, { normalized: true }),
+      new tk.AddedToken('<|endoftext|>', true, { normalized: false }),
+    ]);
+    t.setTruncation(12);
+    t.setPadding({ padId: 1, padToken: '[PAD]' });
+    await config('wordlevel', t);
+  }
 }
