@@ -52,7 +52,7 @@ func newCmdRun(f *cmdutil.Factory) *cobra.Command {
 	cmd.Flags().StringArrayVar(&opts.Inputs, "input", nil, "input NAME=FILE.npy, repeatable (FILE.npy alone for a single-input model)")
 	cmd.Flags().StringVar(&opts.Output, "output", "", "directory for the outputs' .npy files")
 	cmd.Flags().IntVar(&opts.Bench, "bench", 0, "time N runs after a warm-up and print the median and minimum latency")
-	cmd.Flags().StringVar(&opts.Passes, "passes", "", "graph passes to apply, comma-separated, or none (default: "+strings.Join(runtime.DefaultPasses, ",")+")")
+	cmd.Flags().StringVar(&opts.Passes, "passes", "", "graph passes, comma-separated; none; or -name,... to switch some off (default: "+strings.Join(runtime.DefaultPasses, ",")+")")
 	return cmd
 }
 
@@ -67,6 +67,8 @@ func SanitizeName(name string) string {
 	}, name)
 }
 
+// passList reads --passes: "" (the defaults), "none", a list of pass
+// names, or a list of -name entries (the defaults without those).
 func passList(s string) []string {
 	switch s {
 	case "":
@@ -74,7 +76,21 @@ func passList(s string) []string {
 	case "none":
 		return []string{}
 	}
-	return strings.Split(s, ",")
+	names := strings.Split(s, ",")
+	off := map[string]bool{}
+	for _, n := range names {
+		if !strings.HasPrefix(n, "-") {
+			return names
+		}
+		off[n[1:]] = true
+	}
+	var out []string
+	for _, n := range runtime.DefaultPasses {
+		if !off[n] {
+			out = append(out, n)
+		}
+	}
+	return append([]string{}, out...)
 }
 
 func runRun(opts runOptions) error {

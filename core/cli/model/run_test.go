@@ -112,3 +112,16 @@ func TestSanitizeName(t *testing.T) {
 		t.Fatal(got)
 	}
 }
+
+func TestPassList(t *testing.T) {
+	if passList("") != nil || len(passList("none")) != 0 || passList("none") == nil {
+		t.Fatal("defaults and none")
+	}
+	got := strings.Join(passList("-fuse,-conv_bn"), ",")
+	if strings.Contains(got, "fuse") || strings.Contains(got, "conv_bn") || !strings.Contains(got, "fold") {
+		t.Fatalf("-fuse,-conv_bn gave %s", got)
+	}
+	if got := strings.Join(passList("fold,dce"), ","); got != "fold,dce" {
+		t.Fatal(got)
+	}
+}
