@@ -69,6 +69,7 @@ const (
 
 var attrKindNames = [...]string{"ints", "int", "float", "floats", "reshape", "ints_keep_empty", "resize_scales", "resize_sizes"}
 
+// String returns the kind's name as the dump shows it ("ints", "reshape", ...).
 func (k AttrKind) String() string {
 	if int(k) < len(attrKindNames) {
 		return attrKindNames[k]
