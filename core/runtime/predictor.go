@@ -52,6 +52,7 @@ type Predictor struct {
 	inIDs    []int
 	outIDs   []int
 	outNames []string
+	producer map[int]int // value id -> index of the step that makes it
 
 	mu    sync.Mutex
 	plans map[string]*list.Element
@@ -107,6 +108,7 @@ func New(g *graph.Graph, opts Options) (*Predictor, error) {
 		p.inIDs = append(p.inIDs, idOf(v))
 	}
 	last := map[int]int{}
+	p.producer = map[int]int{}
 	for si, n := range g.Nodes {
 		s := step{n: n}
 		for _, b := range n.Branches {
@@ -124,6 +126,7 @@ func New(g *graph.Graph, opts Options) (*Predictor, error) {
 		}
 		for _, v := range n.Out {
 			s.out = append(s.out, idOf(v))
+			p.producer[s.out[len(s.out)-1]] = si
 		}
 		for _, id := range append(append([]int(nil), s.in...), s.attrIn...) {
 			last[id] = si
@@ -331,8 +334,9 @@ func (p *Predictor) Run(inputs map[string]*tensor.Tensor) (map[string]*tensor.Te
 	out := make(map[string]*tensor.Tensor, len(p.outIDs))
 	for i, id := range p.outIDs {
 		t := vals[id]
-		if p.consts[id] != nil {
-			t = t.Clone() // never hand out the shared weights
+		si, made := p.producer[id]
+		if p.consts[id] != nil || (made && pl.folded[si] != nil) {
+			t = t.Clone() // never hand out shared weights or cached plan values
 		}
 		out[p.outNames[i]] = t
 	}
