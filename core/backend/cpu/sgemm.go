@@ -49,6 +49,10 @@ type microKernel struct {
 	// dst[p*nr+c] = src[c*ld+p].
 	packPanelT func(src []float32, ld, k int, dst []float32)
 
+	// epilogueTile, when set, applies an epilogue to one tile of at most
+	// 32 columns (a vector version of Epilogue.applyGo).
+	epilogueTile func(e *Epilogue, c []float32, ldc, i0, j0, rows, cols int)
+
 	kc, mc, nc int // cache blocking, set by tune
 }
 
@@ -117,15 +121,25 @@ func Kernel() string { return active.Load().name }
 // runs on up to parallel.Threads() goroutines. Invalid sizes panic (a
 // programmer error, as in BLAS).
 func SGEMM(transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
+	sgemm(transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, nil)
+}
+
+func sgemm(transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int, ep *Epilogue) {
 	checkGemm(transA, transB, m, n, k, len(a), lda, len(b), ldb, len(c), ldc)
 	if m == 0 || n == 0 {
 		return
 	}
+	if ep != nil && ep.RowBias == nil && ep.ColBias == nil && ep.Act == ActNone {
+		ep = nil
+	}
 	if k == 0 || alpha == 0 {
 		scaleC(m, n, beta, c, ldc)
+		if ep != nil {
+			ep.applyGo(c, ldc, 0, 0, m, n)
+		}
 		return
 	}
-	g := &gemm{transA: transA, transB: transB, m: m, n: n, k: k, alpha: alpha, a: a, lda: lda, b: b, ldb: ldb, beta: beta, c: c, ldc: ldc, kern: active.Load()}
+	g := &gemm{transA: transA, transB: transB, m: m, n: n, k: k, alpha: alpha, a: a, lda: lda, b: b, ldb: ldb, beta: beta, c: c, ldc: ldc, kern: active.Load(), ep: ep}
 	// concurrent calls (e.g. from the convolutions' own parallel loops)
 	// share the threads instead of multiplying them
 	calls := inflight.Add(1)
@@ -160,6 +174,15 @@ func SGEMM(transA, transB bool, m, n, k int, alpha float32, a []float32, lda int
 
 // inflight counts the SGEMM calls running now.
 var inflight atomic.Int64
+
+// epilogue applies e to one tile.
+func (k *microKernel) epilogue(e *Epilogue, c []float32, ldc, i0, j0, rows, cols int) {
+	if k.epilogueTile != nil {
+		k.epilogueTile(e, c, ldc, i0, j0, rows, cols)
+		return
+	}
+	e.applyGo(c, ldc, i0, j0, rows, cols)
+}
 
 func ceilDiv(a, b int) int { return (a + b - 1) / b }
 
@@ -206,6 +229,7 @@ type gemm struct {
 	a, b, c        []float32
 	lda, ldb, ldc  int
 	kern           *microKernel
+	ep             *Epilogue // nil: none
 }
 
 // split chooses a grid of tm×tn workers over C: the one with the least
@@ -277,6 +301,10 @@ func (g *gemm) region(i0, i1, j0, j1 int) {
 		if pc > 0 {
 			beta, loadC = 1, true
 		}
+		ep := g.ep
+		if pc+kb < g.k {
+			ep = nil // only after the last K step
+		}
 		for ic := i0; ic < i1; ic += mc {
 			mb := min(mc, i1-ic)
 			rowA := packA(g.transA, g.a, g.lda, ic, pc, mb, kb, kn, bf.a)
@@ -292,9 +320,12 @@ func (g *gemm) region(i0, i1, j0, j1 int) {
 						cs := g.c[crow+jr:]
 						if cols <= nr/2 && kn.half {
 							kn.runHalf(kb, ap, bf.b[jr*kb:jr*kb+nr/2*kb], cs, g.ldc, rows, cols, g.alpha, beta, loadC, rowA)
-							continue
+						} else {
+							kn.run(kb, ap, bf.b[jr*kb:(jr+nr)*kb], cs, g.ldc, rows, cols, g.alpha, beta, loadC, rowA)
 						}
-						kn.run(kb, ap, bf.b[jr*kb:(jr+nr)*kb], cs, g.ldc, rows, cols, g.alpha, beta, loadC, rowA)
+						if ep != nil {
+							kn.epilogue(ep, cs, g.ldc, ic+ir, jc+jr, rows, cols)
+						}
 					}
 				}
 			}

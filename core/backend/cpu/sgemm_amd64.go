@@ -41,6 +41,13 @@ func packPanelsAVX512(src *float32, ld, k int, dst *float32, np, pstride int)
 //go:noescape
 func transpose16AVX512(src *float32, ld int, dst *float32, dstride, nblk int)
 
+// epilogueAVX512 applies an Epilogue to a rows×32 tile (columns in mask);
+// rowBias points at the tile's first row's bias, colBias at its first
+// column's (either may be nil); kind is the Act.
+//
+//go:noescape
+func epilogueAVX512(c *float32, ldc, rows int, mask, kind uint32, rowBias, colBias *float32, p0, p1 float32)
+
 //go:noescape
 func sgemm12x32AVX512RowA(k int, a, b, c *float32, ldc, rows int, mask uint32, loadC uint32, alpha, beta float32)
 
@@ -66,6 +73,7 @@ func colMask(cols int) uint32 {
 
 var avx512Kernel = &microKernel{
 	name: "avx512", mr: 12, nr: 32, half: true, packRows: copyRowsAVX512, packPanels: packPanelsB, packPanelT: packPanelTAVX512, rowA: true,
+	epilogueTile: epilogueTileAVX512,
 	run: func(kc int, a, b, c []float32, ldc, rows, cols int, alpha, beta float32, loadC, rowA bool) {
 		if rowA {
 			sgemm12x32AVX512RowA(kc, unsafe.SliceData(a), unsafe.SliceData(b), unsafe.SliceData(c), ldc, rows, colMask(cols), b2u(loadC), alpha, beta)
@@ -176,4 +184,17 @@ func packPanelTAVX512(src []float32, ld, k int, dst []float32) {
 			dst[p*32+c] = row[p]
 		}
 	}
+}
+
+// epilogueTileAVX512 is microKernel.epilogueTile for the AVX-512 kernel.
+func epilogueTileAVX512(e *Epilogue, c []float32, ldc, i0, j0, rows, cols int) {
+	var rb, cb *float32
+	if e.RowBias != nil {
+		rb = &e.RowBias[i0:][:rows][0]
+	}
+	if e.ColBias != nil {
+		cb = &e.ColBias[j0:][:cols][0]
+	}
+	_ = c[(rows-1)*ldc+cols-1]
+	epilogueAVX512(unsafe.SliceData(c), ldc, rows, colMask(cols), uint32(e.Act), rb, cb, e.P0, e.P1)
 }

@@ -2164,6 +2164,163 @@ transpose16AVX512_done:
 	VZEROUPPER
 	RET
 
+// func epilogueAVX512(c *float32, ldc, rows int, mask, kind uint32, rowBias, colBias *float32, p0, p1 float32)
+TEXT ·epilogueAVX512(SB), NOSPLIT, $0-56
+	MOVQ c+0(FP), DI
+	MOVQ ldc+8(FP), SI
+	SHLQ $2, SI
+	MOVQ rows+16(FP), CX
+	MOVL mask+24(FP), R9
+	KMOVW R9, K1
+	SHRL $16, R9
+	KMOVW R9, K2
+	MOVL kind+28(FP), R10
+	MOVQ rowBias+32(FP), R8
+	MOVQ colBias+40(FP), R11
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	VPXORD Z5, Z5, Z5
+	TESTQ R11, R11
+	JZ epilogueAVX512_nocol
+	VMOVUPS.Z (R11), K1, Z2
+	VMOVUPS.Z 64(R11), K2, Z3
+epilogueAVX512_nocol:
+	VBROADCASTSS p0+48(FP), Z6
+	VBROADCASTSS p1+52(FP), Z7
+	MOVL $0x3f800000, R12
+	MOVL R12, X8
+	VBROADCASTSS X8, Z8
+	TESTQ CX, CX
+	JZ epilogueAVX512_done
+	CMPL R10, $0
+	JEQ epilogueAVX512_k0
+	CMPL R10, $1
+	JEQ epilogueAVX512_k1
+	CMPL R10, $2
+	JEQ epilogueAVX512_k2
+	CMPL R10, $3
+	JEQ epilogueAVX512_k3
+	CMPL R10, $4
+	JEQ epilogueAVX512_k4
+	JMP epilogueAVX512_k0
+epilogueAVX512_k0:
+	VMOVUPS.Z (DI), K1, Z0
+	VMOVUPS.Z 64(DI), K2, Z1
+	TESTQ R8, R8
+	JZ epilogueAVX512_k0_norow
+	VBROADCASTSS (R8), Z4
+	VADDPS Z4, Z0, Z0
+	VADDPS Z4, Z1, Z1
+	ADDQ $4, R8
+epilogueAVX512_k0_norow:
+	VADDPS Z2, Z0, Z0
+	VADDPS Z3, Z1, Z1
+	VMOVUPS Z0, K1, (DI)
+	VMOVUPS Z1, K2, 64(DI)
+	ADDQ SI, DI
+	DECQ CX
+	JNZ epilogueAVX512_k0
+	JMP epilogueAVX512_done
+epilogueAVX512_k1:
+	VMOVUPS.Z (DI), K1, Z0
+	VMOVUPS.Z 64(DI), K2, Z1
+	TESTQ R8, R8
+	JZ epilogueAVX512_k1_norow
+	VBROADCASTSS (R8), Z4
+	VADDPS Z4, Z0, Z0
+	VADDPS Z4, Z1, Z1
+	ADDQ $4, R8
+epilogueAVX512_k1_norow:
+	VADDPS Z2, Z0, Z0
+	VADDPS Z3, Z1, Z1
+	VMAXPS Z5, Z0, Z0
+	VMAXPS Z5, Z1, Z1
+	VMOVUPS Z0, K1, (DI)
+	VMOVUPS Z1, K2, 64(DI)
+	ADDQ SI, DI
+	DECQ CX
+	JNZ epilogueAVX512_k1
+	JMP epilogueAVX512_done
+epilogueAVX512_k2:
+	VMOVUPS.Z (DI), K1, Z0
+	VMOVUPS.Z 64(DI), K2, Z1
+	TESTQ R8, R8
+	JZ epilogueAVX512_k2_norow
+	VBROADCASTSS (R8), Z4
+	VADDPS Z4, Z0, Z0
+	VADDPS Z4, Z1, Z1
+	ADDQ $4, R8
+epilogueAVX512_k2_norow:
+	VADDPS Z2, Z0, Z0
+	VADDPS Z3, Z1, Z1
+	VMAXPS Z6, Z0, Z0
+	VMINPS Z7, Z0, Z0
+	VMAXPS Z6, Z1, Z1
+	VMINPS Z7, Z1, Z1
+	VMOVUPS Z0, K1, (DI)
+	VMOVUPS Z1, K2, 64(DI)
+	ADDQ SI, DI
+	DECQ CX
+	JNZ epilogueAVX512_k2
+	JMP epilogueAVX512_done
+epilogueAVX512_k3:
+	VMOVUPS.Z (DI), K1, Z0
+	VMOVUPS.Z 64(DI), K2, Z1
+	TESTQ R8, R8
+	JZ epilogueAVX512_k3_norow
+	VBROADCASTSS (R8), Z4
+	VADDPS Z4, Z0, Z0
+	VADDPS Z4, Z1, Z1
+	ADDQ $4, R8
+epilogueAVX512_k3_norow:
+	VADDPS Z2, Z0, Z0
+	VADDPS Z3, Z1, Z1
+	VMULPS Z6, Z0, Z0
+	VADDPS Z7, Z0, Z0
+	VMAXPS Z5, Z0, Z0
+	VMINPS Z8, Z0, Z0
+	VMULPS Z6, Z1, Z1
+	VADDPS Z7, Z1, Z1
+	VMAXPS Z5, Z1, Z1
+	VMINPS Z8, Z1, Z1
+	VMOVUPS Z0, K1, (DI)
+	VMOVUPS Z1, K2, 64(DI)
+	ADDQ SI, DI
+	DECQ CX
+	JNZ epilogueAVX512_k3
+	JMP epilogueAVX512_done
+epilogueAVX512_k4:
+	VMOVUPS.Z (DI), K1, Z0
+	VMOVUPS.Z 64(DI), K2, Z1
+	TESTQ R8, R8
+	JZ epilogueAVX512_k4_norow
+	VBROADCASTSS (R8), Z4
+	VADDPS Z4, Z0, Z0
+	VADDPS Z4, Z1, Z1
+	ADDQ $4, R8
+epilogueAVX512_k4_norow:
+	VADDPS Z2, Z0, Z0
+	VADDPS Z3, Z1, Z1
+	VMULPS Z6, Z0, Z9
+	VADDPS Z7, Z9, Z9
+	VMAXPS Z5, Z9, Z9
+	VMINPS Z8, Z9, Z9
+	VMULPS Z9, Z0, Z0
+	VMULPS Z6, Z1, Z10
+	VADDPS Z7, Z10, Z10
+	VMAXPS Z5, Z10, Z10
+	VMINPS Z8, Z10, Z10
+	VMULPS Z10, Z1, Z1
+	VMOVUPS Z0, K1, (DI)
+	VMOVUPS Z1, K2, 64(DI)
+	ADDQ SI, DI
+	DECQ CX
+	JNZ epilogueAVX512_k4
+	JMP epilogueAVX512_done
+epilogueAVX512_done:
+	VZEROUPPER
+	RET
+
 // func cpuid(leaf, sub uint32) (eax, ebx, ecx, edx uint32)
 TEXT ·cpuid(SB), NOSPLIT, $0-24
 	MOVL leaf+0(FP), AX

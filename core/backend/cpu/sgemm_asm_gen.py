@@ -376,6 +376,76 @@ def transpose16(name):
     emit()
 
 
+def epilogue(name):
+    """Applies an Epilogue to a rows x 32 tile (columns in mask): per-row
+    bias, per-column bias, then activation kind (see epilogue.go's Act)."""
+    emit(f"// func {name}(c *float32, ldc, rows int, mask, kind uint32, rowBias, colBias *float32, p0, p1 float32)")
+    emit(f"TEXT ·{name}(SB), NOSPLIT, $0-56")
+    emit("\tMOVQ c+0(FP), DI")
+    emit("\tMOVQ ldc+8(FP), SI")
+    emit("\tSHLQ $2, SI")
+    emit("\tMOVQ rows+16(FP), CX")
+    emit("\tMOVL mask+24(FP), R9")
+    emit("\tKMOVW R9, K1")
+    emit("\tSHRL $16, R9")
+    emit("\tKMOVW R9, K2")
+    emit("\tMOVL kind+28(FP), R10")
+    emit("\tMOVQ rowBias+32(FP), R8")
+    emit("\tMOVQ colBias+40(FP), R11")
+    emit("\tVPXORD Z2, Z2, Z2")
+    emit("\tVPXORD Z3, Z3, Z3")
+    emit("\tVPXORD Z5, Z5, Z5")
+    emit("\tTESTQ R11, R11")
+    emit(f"\tJZ {name}_nocol")
+    emit("\tVMOVUPS.Z (R11), K1, Z2")
+    emit("\tVMOVUPS.Z 64(R11), K2, Z3")
+    emit(f"{name}_nocol:")
+    emit("\tVBROADCASTSS p0+48(FP), Z6")
+    emit("\tVBROADCASTSS p1+52(FP), Z7")
+    emit("\tMOVL $0x3f800000, R12")
+    emit("\tMOVL R12, X8")
+    emit("\tVBROADCASTSS X8, Z8")
+    emit("\tTESTQ CX, CX")
+    emit(f"\tJZ {name}_done")
+    acts = {
+        0: [],
+        1: ["VMAXPS Z5, {x}, {x}"],
+        2: ["VMAXPS Z6, {x}, {x}", "VMINPS Z7, {x}, {x}"],
+        3: ["VMULPS Z6, {x}, {x}", "VADDPS Z7, {x}, {x}", "VMAXPS Z5, {x}, {x}", "VMINPS Z8, {x}, {x}"],
+        4: ["VMULPS Z6, {x}, {t}", "VADDPS Z7, {t}, {t}", "VMAXPS Z5, {t}, {t}", "VMINPS Z8, {t}, {t}", "VMULPS {t}, {x}, {x}"],
+    }
+    for kind in acts:
+        emit(f"\tCMPL R10, ${kind}")
+        emit(f"\tJEQ {name}_k{kind}")
+    emit(f"\tJMP {name}_k0")
+    for kind, ops in acts.items():
+        emit(f"{name}_k{kind}:")
+        emit("\tVMOVUPS.Z (DI), K1, Z0")
+        emit("\tVMOVUPS.Z 64(DI), K2, Z1")
+        emit("\tTESTQ R8, R8")
+        emit(f"\tJZ {name}_k{kind}_norow")
+        emit("\tVBROADCASTSS (R8), Z4")
+        emit("\tVADDPS Z4, Z0, Z0")
+        emit("\tVADDPS Z4, Z1, Z1")
+        emit("\tADDQ $4, R8")
+        emit(f"{name}_k{kind}_norow:")
+        emit("\tVADDPS Z2, Z0, Z0")
+        emit("\tVADDPS Z3, Z1, Z1")
+        for x, t in (("Z0", "Z9"), ("Z1", "Z10")):
+            for o in ops:
+                emit("\t" + o.format(x=x, t=t))
+        emit("\tVMOVUPS Z0, K1, (DI)")
+        emit("\tVMOVUPS Z1, K2, 64(DI)")
+        emit("\tADDQ SI, DI")
+        emit("\tDECQ CX")
+        emit(f"\tJNZ {name}_k{kind}")
+        emit(f"\tJMP {name}_done")
+    emit(f"{name}_done:")
+    emit("\tVZEROUPPER")
+    emit("\tRET")
+    emit()
+
+
 header()
 avx512("sgemm12x32AVX512", 12, 2, 4, False)
 avx512("sgemm12x16AVX512", 12, 1, 4, False)
@@ -385,5 +455,6 @@ avx2("sgemm6x16AVX2", 6, 4)
 pack_rows("packRowsAVX512")
 pack_panels("packPanelsAVX512")
 transpose16("transpose16AVX512")
+epilogue("epilogueAVX512")
 cpuid()
 print("\n".join(out), end="")

@@ -1,0 +1,87 @@
+package cpu
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// TestSGEMMExEpilogue checks SGEMMEx against SGEMM followed by a float64
+// application of the epilogue, for every activation, with and without
+// biases, with several K blocks (the epilogue must run once, after the last).
+func TestSGEMMExEpilogue(t *testing.T) {
+	acts := []Epilogue{
+		{Act: ActNone}, {Act: ActRelu}, {Act: ActClip, P0: -0.5, P1: 0.75},
+		{Act: ActHardSigmoid, P0: 0.2, P1: 0.5}, {Act: ActHardSwish, P0: 1.0 / 6, P1: 0.5},
+	}
+	withKernel(t, func(t *testing.T, _ string) {
+		k := active.Load()
+		saved := *k
+		defer func() { k.kc, k.mc, k.nc = saved.kc, saved.mc, saved.nc }()
+		k.kc, k.mc, k.nc = 16, 2*k.mr, 3*k.nr
+		r := rand.New(rand.NewPCG(11, 12))
+		for ai, e := range acts {
+			for _, s := range [][3]int{{17, 45, 40}, {33, 100, 7}, {5, 3, 0}} {
+				m, n, kk := s[0], s[1], s[2]
+				e := e
+				if ai%2 == 0 {
+					e.RowBias = randSlice(r, m)
+				}
+				if ai != 1 {
+					e.ColBias = randSlice(r, n)
+				}
+				g := newCase(r, ai%2 == 1, ai%3 == 0, m, n, kk, 1.5, float32(ai%2), 2)
+				want := append([]float32(nil), g.c0[guard:len(g.c0)-guard]...)
+				got := append([]float32(nil), want...)
+				SGEMM(g.ta, g.tb, m, n, kk, g.alpha, g.a, g.lda, g.b, g.ldb, g.beta, want, g.ldc)
+				SGEMMEx(g.ta, g.tb, m, n, kk, g.alpha, g.a, g.lda, g.b, g.ldb, g.beta, got, g.ldc, &e)
+				for i := range m {
+					for j := range n {
+						v := float64(want[i*g.ldc+j])
+						if e.RowBias != nil {
+							v += float64(e.RowBias[i])
+						}
+						if e.ColBias != nil {
+							v += float64(e.ColBias[j])
+						}
+						v = act64(e, v)
+						if d := math.Abs(float64(got[i*g.ldc+j]) - v); d > 1e-6*(1+math.Abs(v)) {
+							t.Fatalf("act %d %v: c[%d][%d] = %v, want %v", e.Act, s, i, j, got[i*g.ldc+j], v)
+						}
+					}
+					for j := n; j < g.ldc && i*g.ldc+j < len(got); j++ {
+						if got[i*g.ldc+j] != want[i*g.ldc+j] {
+							t.Fatalf("act %d %v: padding c[%d][%d] changed", e.Act, s, i, j)
+						}
+					}
+				}
+			}
+		}
+	})
+}
+
+func act64(e Epilogue, v float64) float64 {
+	clip := func(x, lo, hi float64) float64 { return math.Min(math.Max(x, lo), hi) }
+	switch e.Act {
+	case ActRelu:
+		return math.Max(v, 0)
+	case ActClip:
+		return clip(v, float64(e.P0), float64(e.P1))
+	case ActHardSigmoid:
+		return clip(float64(e.P0)*v+float64(e.P1), 0, 1)
+	case ActHardSwish:
+		return v * clip(float64(e.P0)*v+float64(e.P1), 0, 1)
+	}
+	return v
+}
+
+func TestSGEMMExShortBiasPanics(t *testing.T) {
+	defer func() {
+		if r := recover(); r == nil || fmt.Sprint(r) == "" {
+			t.Fatal("no panic for a short bias")
+		}
+	}()
+	c := make([]float32, 4)
+	SGEMMEx(false, false, 2, 2, 1, 1, []float32{1, 2}, 1, []float32{1, 2}, 2, 0, c, 2, &Epilogue{RowBias: []float32{1}})
+}
