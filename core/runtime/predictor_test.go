@@ -71,3 +71,21 @@ func TestRunErrors(t *testing.T) {
 		t.Errorf("unknown pass: %v", err)
 	}
 }
+
+// A model whose weights are ONNX external data (onnxpb's testdata, saved by
+// the onnx package) loads and runs: y = x·w, w = arange(6)/4 - 0.5 as (2, 3).
+func TestExternalDataModel(t *testing.T) {
+	p, err := Load("../onnx/onnxpb/testdata/external/model.onnx", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := p.Run(map[string]*tensor.Tensor{"x": tensor.FromSlice([]float32{1, 0, 0, 1}, 2, 2)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, v := range out["y"].F32() {
+		if want := float32(i)/4 - 0.5; v != want {
+			t.Fatalf("y[%d] = %v, want %v", i, v, want)
+		}
+	}
+}
