@@ -1,0 +1,84 @@
+package tokenizer
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+func TestCharVocab(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "keys.txt")
+	if err := os.WriteFile(p, []byte("a\nb\n中\n文\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tok, err := Load(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := tok.Encode("ab中x文", true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantIDs := []int{0, 1, 2, 4, 3} // x is unknown: [UNK] = len(vocab)
+	wantOff := [][2]int{{0, 1}, {1, 2}, {2, 3}, {3, 4}, {4, 5}}
+	if !equalInts(e.IDs, wantIDs) || !equalOffs(e.Offsets, wantOff) {
+		t.Errorf("got %v %v, want %v %v", e.IDs, e.Offsets, wantIDs, wantOff)
+	}
+	if got := tok.Decode([]int{2, 3, 0}, true); got != "中文a" {
+		t.Errorf("decode: got %q", got)
+	}
+}
+
+func TestLoadFolderErrors(t *testing.T) {
+	if _, err := Load(t.TempDir()); err == nil {
+		t.Error("empty folder: want an error")
+	}
+	if _, err := FromJSON([]byte(`{"model":{"type":"Nope"}}`)); err == nil {
+		t.Error("unknown model: want an error")
+	}
+	if _, err := FromJSON([]byte(`{"model":{"type":"BPE","vocab":{"a":0},"merges":["a b"]}}`)); err == nil {
+		t.Error("merge with a token outside the vocabulary: want an error")
+	}
+}
+
+func TestTruncatePad(t *testing.T) {
+	tok := FromWordPieceVocab([]string{"[PAD]", "[UNK]", "[CLS]", "[SEP]", "a", "b", "c"}, true)
+	tok.Truncation = &Truncation{MaxLength: 4}
+	e, err := tok.Encode("a b c a b", true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []int{2, 4, 5, 3}; !equalInts(e.IDs, want) {
+		t.Errorf("right truncation: got %v want %v", e.IDs, want)
+	}
+	tok.Truncation = &Truncation{MaxLength: 4, Left: true}
+	e, _ = tok.Encode("a b c a b", true)
+	if want := []int{2, 4, 5, 3}; !equalInts(e.IDs, want) || e.Offsets[1] != [2]int{6, 7} {
+		t.Errorf("left truncation: got %v %v", e.IDs, e.Offsets)
+	}
+	tok.Truncation = nil
+	tok.Padding = &Padding{PadToMultipleOf: 4, PadToken: "[PAD]"}
+	es, err := tok.EncodeBatch([]string{"a", "a b c"}, true, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if es[0].Len() != 8 || es[1].Len() != 8 || es[0].AttentionMask[3] != 0 || es[0].AttentionMask[2] != 1 {
+		t.Errorf("padding: got %v %v mask %v", es[0].IDs, es[1].IDs, es[0].AttentionMask)
+	}
+}
+
+func TestUTF8Lossy(t *testing.T) {
+	// Rust's from_utf8_lossy: one U+FFFD per maximal invalid subsequence.
+	for _, c := range []struct{ in, want string }{
+		{"a\xF0\x90\x80b", "a\uFFFDb"},
+		{"\xff\xfe", "\uFFFD\uFFFD"},
+		{"\xE4\xB8", "\uFFFD"},
+		{"\xED\xA0\x80", "\uFFFD\uFFFD\uFFFD"}, // surrogates are not a valid prefix
+		{"ok", "ok"},
+	} {
+		if got := utf8Lossy([]byte(c.in)); got != c.want {
+			t.Errorf("%q: got %q want %q", c.in, got, c.want)
+		}
+	}
+}
