@@ -95,6 +95,27 @@ func init() {
 	}
 	exporters["gelu"] = exportGelu
 	exporters["conv2d_act"] = exportConvAct
+	exporters["embedding"] = func(e *exporter, n *graph.Node, in, out []string) error {
+		e.node("Gather", []string{in[1], in[0]}, out, aInt("axis", 0)) // weight rows by id
+		return nil
+	}
+	exporters["one_hot"] = func(e *exporter, n *graph.Node, in, out []string) error {
+		d, err := tensor.ParseDType(n.Attrs.Str("dtype", "float32"))
+		if err != nil {
+			return err
+		}
+		depth := e.konst(out[0]+"/depth", tensor.Scalar(int64(n.Attrs.Int("depth", 0))))
+		vals := e.konst(out[0]+"/values", tensor.FromSlice([]float64{0, 1}, 2).Cast(d))
+		e.node("OneHot", []string{in[0], depth, vals}, out, aInt("axis", -1))
+		return nil
+	}
+	exporters["adaptive_avg_pool2d"] = func(e *exporter, n *graph.Node, in, out []string) error {
+		if o := n.Attrs.Ints("output_size", nil); len(o) != 2 || o[0] != 1 || o[1] != 1 {
+			return fmt.Errorf("adaptive_avg_pool2d to %v: only 1x1 (GlobalAveragePool) has an ONNX form", o)
+		}
+		e.node("GlobalAveragePool", in, out)
+		return nil
+	}
 	exporters["gemm"] = func(e *exporter, n *graph.Node, in, out []string) error {
 		t := e.fresh(out[0] + "/mm")
 		if err := exportMatMul(e, n, in[:2], []string{t}); err != nil {

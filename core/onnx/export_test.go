@@ -68,3 +68,56 @@ func TestExportComposites(t *testing.T) {
 		}
 	}
 }
+
+// Ops written as other ONNX ops: embedding as Gather, one_hot as OneHot,
+// a 1x1 adaptive average pool as GlobalAveragePool.
+func TestExportIndexAndPool(t *testing.T) {
+	ids := &graph.Value{Name: "ids", Meta: op.Meta{DType: tensor.Int64, Shape: tensor.Shape{-1}}}
+	x := &graph.Value{Name: "x", Meta: op.Meta{DType: tensor.Float32, Shape: tensor.Shape{1, 2, 3, 3}}}
+	w := &graph.Value{Name: "w", Const: tensor.Rand(rand.New(rand.NewPCG(1, 1)), tensor.Float32, -1, 1, 5, 3), Param: true}
+	w.Meta = graph.ConstMeta(w.Const)
+	val := func(name string, d tensor.DType) *graph.Value { return &graph.Value{Name: name, Meta: op.Meta{DType: d}} }
+	e, oh, ap := val("emb", tensor.Float32), val("oh", tensor.Float32), val("ap", tensor.Float32)
+	g := &graph.Graph{Name: "idx", Inputs: []*graph.Value{ids, x}, Outputs: []*graph.Value{e, oh, ap}, Nodes: []*graph.Node{
+		{Op: op.Lookup("embedding"), In: []*graph.Value{ids, w}, Out: []*graph.Value{e}, Name: "emb"},
+		{Op: op.Lookup("one_hot"), Attrs: op.Attrs{"depth": 5, "dtype": "float32"}, In: []*graph.Value{ids}, Out: []*graph.Value{oh}, Name: "oh"},
+		{Op: op.Lookup("adaptive_avg_pool2d"), Attrs: op.Attrs{"output_size": []int{1, 1}}, In: []*graph.Value{x}, Out: []*graph.Value{ap}, Name: "ap"},
+	}}
+	in := map[string]*tensor.Tensor{"ids": tensor.FromSlice([]int64{4, 0, 2}, 3),
+		"x": tensor.Rand(rand.New(rand.NewPCG(2, 2)), tensor.Float32, -1, 1, 1, 2, 3, 3)}
+	run := func(g *graph.Graph) map[string]*tensor.Tensor {
+		p, err := runtime.New(g, runtime.Options{Passes: []string{}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, err := p.Run(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	want := run(g)
+	m, err := onnx.Export(g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ops := map[string]bool{}
+	for _, n := range m.Graph.Node {
+		ops[n.OpType] = true
+	}
+	for _, o := range []string{"Gather", "OneHot", "GlobalAveragePool"} {
+		if !ops[o] {
+			t.Errorf("export lacks %s: %v", o, ops)
+		}
+	}
+	g2, err := onnx.Import(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := run(g2)
+	for name, w := range want {
+		if !tensor.AllClose(got[name], w, 1e-6, 1e-6) {
+			t.Errorf("%s differs after export", name)
+		}
+	}
+}

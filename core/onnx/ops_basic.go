@@ -27,6 +27,28 @@ func registerBasic() {
 	builders["Min"] = variadic("minimum", false)
 	builders["Sum"] = variadic("add", false)
 	builders["Mean"] = variadic("add", true)
+	builders["OneHot"] = buildOneHot
+}
+
+// buildOneHot: constant depth, values (0, 1) and the last axis only.
+func buildOneHot(c *ctx) error {
+	a, err := c.attrs()
+	if err != nil {
+		return err
+	}
+	depth, vals := c.in(1), c.in(2)
+	if depth == nil || depth.Const == nil || vals == nil || vals.Const == nil {
+		return fmt.Errorf("depth and values must be constants")
+	}
+	if v := vals.Const.Float64s(); len(v) != 2 || v[0] != 0 || v[1] != 1 {
+		return fmt.Errorf("values %v: only (0, 1) is supported", v)
+	}
+	if ax := a.Int("axis", -1); ax != -1 {
+		return fmt.Errorf("axis %d: only the last axis (-1) is supported", ax)
+	}
+	d := vals.Const.DType()
+	c.emit("one_hot", op.Attrs{"depth": int(depth.Const.Float64s()[0]), "dtype": d.String()}, []*graph.Value{c.in(0)}, c.out(0, d))
+	return nil
 }
 
 func buildConstant(c *ctx) error {
