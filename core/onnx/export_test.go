@@ -76,7 +76,9 @@ func TestExportIndexAndPool(t *testing.T) {
 	x := &graph.Value{Name: "x", Meta: op.Meta{DType: tensor.Float32, Shape: tensor.Shape{1, 2, 3, 3}}}
 	w := &graph.Value{Name: "w", Const: tensor.Rand(rand.New(rand.NewPCG(1, 1)), tensor.Float32, -1, 1, 5, 3), Param: true}
 	w.Meta = graph.ConstMeta(w.Const)
-	val := func(name string, d tensor.DType) *graph.Value { return &graph.Value{Name: name, Meta: op.Meta{DType: d}} }
+	val := func(name string, d tensor.DType) *graph.Value {
+		return &graph.Value{Name: name, Meta: op.Meta{DType: d}}
+	}
 	e, oh, ap := val("emb", tensor.Float32), val("oh", tensor.Float32), val("ap", tensor.Float32)
 	g := &graph.Graph{Name: "idx", Inputs: []*graph.Value{ids, x}, Outputs: []*graph.Value{e, oh, ap}, Nodes: []*graph.Node{
 		{Op: op.Lookup("embedding"), In: []*graph.Value{ids, w}, Out: []*graph.Value{e}, Name: "emb"},
