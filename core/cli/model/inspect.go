@@ -16,6 +16,7 @@ import (
 	"paddle/core/onnx"
 	"paddle/core/onnx/onnxpb"
 	"paddle/core/op"
+	"paddle/core/runtime"
 	"paddle/core/tensor"
 )
 
@@ -25,6 +26,8 @@ type inspectOptions struct {
 	Model  string
 	Shapes []string // NAME=1x3x640x640
 	Format string
+	IR     bool   // print the imported IR
+	Passes string // with IR: passes to apply first (as model run's --passes)
 }
 
 func newCmdInspect(f *cmdutil.Factory) *cobra.Command {
@@ -43,6 +46,8 @@ func newCmdInspect(f *cmdutil.Factory) *cobra.Command {
 	}
 	cmdutil.SupportsFormats(cmd, "text", "json")
 	cmd.Flags().StringArrayVar(&opts.Shapes, "shape", nil, "input shape for the FLOPs count, NAME=1x3x640x640, repeatable")
+	cmd.Flags().BoolVar(&opts.IR, "ir", false, "print the model as paddle's IR (text) instead")
+	cmd.Flags().StringVar(&opts.Passes, "passes", "none", "with --ir: graph passes to apply first (as model run's --passes; \"\" = the defaults)")
 	return cmd
 }
 
@@ -183,6 +188,14 @@ func dimStrings(v *graph.Value) []string {
 }
 
 func inspectRun(opts inspectOptions) error {
+	if opts.IR {
+		p, err := runtime.Load(opts.Model, runtime.Options{Passes: passList(opts.Passes)})
+		if err != nil {
+			return err
+		}
+		_, err = io.WriteString(opts.Out, p.Graph().String())
+		return err
+	}
 	shapes, err := parseShapes(opts.Shapes)
 	if err != nil {
 		return err

@@ -107,6 +107,23 @@ func TestInspect(t *testing.T) {
 	}
 }
 
+func TestInspectIR(t *testing.T) {
+	var out bytes.Buffer
+	if err := inspectRun(inspectOptions{Out: &out, Model: tinyONNX(t), IR: true, Passes: "none"}); err != nil {
+		t.Fatal(err)
+	}
+	if s := out.String(); !strings.Contains(s, "= matmul(%x, $w)  # mm") || !strings.Contains(s, "param $w float32[4,2]") {
+		t.Fatalf("IR dump:\n%s", s)
+	}
+	out.Reset()
+	if err := inspectRun(inspectOptions{Out: &out, Model: tinyONNX(t), IR: true, Passes: ""}); err != nil {
+		t.Fatal(err)
+	}
+	if s := out.String(); !strings.Contains(s, "= gemm(%x, $w, $k)") {
+		t.Fatalf("IR dump after the default passes (matmul+add fused):\n%s", s)
+	}
+}
+
 func TestSanitizeName(t *testing.T) {
 	if got := SanitizeName("softmax_11.tmp_0/a:b c"); got != "softmax_11.tmp_0_a_b_c" {
 		t.Fatal(got)
