@@ -4,10 +4,13 @@
 package kit
 
 import (
+	"context"
+
 	"github.com/spf13/cobra"
 
 	"paddle/core/cli/cmdutil"
 	"paddle/core/config"
+	"paddle/core/serve"
 	"paddle/core/workflow"
 )
 
@@ -28,4 +31,11 @@ type Kit struct {
 	// constructors; a kit replaces one by returning its own command of the
 	// same name (OCR's predict).
 	Commands func(f *cmdutil.Factory, k *Kit) []*cobra.Command
+
+	// Serve, when set, lets `paddle serve <kit>` answer the kit's predictions over
+	// HTTP (core/serve). It is called while the command tree is built and may add
+	// the kit's model flags to cmd; the function it returns is called once, after
+	// the flags are parsed, to load the one Predictor that all requests share.
+	// Nil when the kit cannot be served.
+	Serve func(f *cmdutil.Factory, cmd *cobra.Command) func(ctx context.Context) (serve.Predictor, error)
 }
