@@ -4,17 +4,24 @@ import (
 	"github.com/spf13/cobra"
 
 	"paddle/core/cli/cmdutil"
+	"paddle/core/cli/eval"
+	"paddle/core/cli/train"
 	"paddle/core/kit"
+	"paddle/kits/ocr/rectrain"
+	"paddle/kits/ocr/synth"
 )
 
 // Kit returns the OCR kit. Its predict replaces the shared verb: it runs the PP-OCRv4
-// system from ONNX models instead of a training checkpoint.
+// system from ONNX models instead of a training checkpoint. train and eval are the
+// shared verbs over kits/ocr/rectrain (CRNN recognition); synth renders training data.
 func Kit() *kit.Kit {
 	return &kit.Kit{
-		Name:  "ocr",
-		Short: "Text detection and recognition (PaddleOCR): the PP-OCRv4 system, exact to PaddleOCR 2.x",
+		Name:   "ocr",
+		Short:  "Text detection and recognition (PaddleOCR): the PP-OCRv4 system, exact to PaddleOCR 2.x",
+		Schema: rectrain.Schema(),
+		Build:  rectrain.Build,
 		Commands: func(f *cmdutil.Factory, k *kit.Kit) []*cobra.Command {
-			return []*cobra.Command{NewCmdPredict(f, nil)}
+			return []*cobra.Command{NewCmdPredict(f, nil), train.NewCmdTrain(f, k, nil), eval.NewCmdEval(f, k, nil), synth.NewCmdSynth(f, nil)}
 		},
 	}
 }

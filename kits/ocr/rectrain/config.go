@@ -1,0 +1,142 @@
+package rectrain
+
+import (
+	"paddle/core/config"
+	"paddle/core/optim"
+)
+
+// The recognition config follows PaddleOCR's layout: Global / Architecture /
+// Loss / Optimizer / PostProcess / Metric / Train / Eval, components chosen by `name:`.
+
+// GlobalOpts is the Global section (PaddleOCR's keys; seed and max_steps are ours).
+type GlobalOpts struct {
+	EpochNum          int    `yaml:"epoch_num"`
+	PrintBatchStep    int    `yaml:"print_batch_step"` // log every N steps
+	SaveModelDir      string `yaml:"save_model_dir"`
+	SaveEpochStep     int    `yaml:"save_epoch_step"` // save epoch_<n> every N epochs
+	EvalBatchStep     any    `yaml:"eval_batch_step"` // [start, every N steps] or N; rounded to whole epochs
+	CharacterDictPath string `yaml:"character_dict_path"`
+	MaxTextLength     int    `yaml:"max_text_length"`
+	UseSpaceChar      bool   `yaml:"use_space_char"`
+	PretrainedModel   string `yaml:"pretrained_model"` // a checkpoint folder whose weights start the run
+	Checkpoints       string `yaml:"checkpoints"`      // a checkpoint folder to resume from (as --resume)
+	Seed              uint64 `yaml:"seed"`
+	MaxSteps          int    `yaml:"max_steps"` // stop after N optimizer steps (0: run every epoch)
+
+	// Accepted for compatibility with PaddleOCR files; they change nothing here.
+	UseGPU               bool   `yaml:"use_gpu"`
+	Distributed          bool   `yaml:"distributed"`
+	LogSmoothWindow      int    `yaml:"log_smooth_window"`
+	CalMetricDuringTrain bool   `yaml:"cal_metric_during_train"`
+	SaveInferenceDir     string `yaml:"save_inference_dir"`
+	UseVisualDL          bool   `yaml:"use_visualdl"`
+	InferImg             string `yaml:"infer_img"`
+	InferMode            bool   `yaml:"infer_mode"`
+	SaveResPath          string `yaml:"save_res_path"`
+	CharacterType        string `yaml:"character_type"`
+}
+
+// ArchOpts is the Architecture section.
+type ArchOpts struct {
+	ModelType string           `yaml:"model_type"` // rec
+	Algorithm string           `yaml:"algorithm"`  // CRNN
+	Transform config.Component `yaml:"Transform"`  // must be empty (no rectification)
+	Backbone  config.Component `yaml:"Backbone"`
+	Neck      config.Component `yaml:"Neck"`
+	Head      config.Component `yaml:"Head"`
+}
+
+// MiniVGGOpts configure the MiniVGG backbone: stages of conv3×3-BN-ReLU
+// (convs per stage) each followed by max pooling, the CRNN paper's VGG
+// pattern at small widths. Pool sizes are [kh, kw] per stage: [2, 2] halves
+// both sides, [2, 1] only the height. The height left is averaged away.
+type MiniVGGOpts struct {
+	InChannels int     `yaml:"in_channels"` // default 3
+	Channels   []int   `yaml:"channels"`    // per stage (default [32, 64, 128, 128])
+	Convs      []int   `yaml:"convs"`       // convs per stage (default 1 each)
+	Pools      [][]int `yaml:"pools"`       // per stage (default [[2,2],[2,2],[2,1],[2,1]])
+}
+
+// SequenceEncoderOpts configure the neck: Im2Seq then, for encoder_type rnn,
+// a bidirectional LSTM (PaddleOCR's EncoderWithRNN: 2 layers).
+type SequenceEncoderOpts struct {
+	EncoderType string `yaml:"encoder_type"` // rnn | reshape
+	HiddenSize  int    `yaml:"hidden_size"`  // default 48
+	NumLayers   int    `yaml:"num_layers"`   // ours; default 2 as PaddleOCR
+}
+
+// CTCHeadOpts configure the head: one linear layer to the classes.
+type CTCHeadOpts struct {
+	FCDecay     float64 `yaml:"fc_decay"`     // accepted; the Optimizer's regularizer applies to all weights
+	MidChannels int     `yaml:"mid_channels"` // > 0: two linear layers
+}
+
+// CTCLossOpts configure the loss (PaddleOCR's CTCLoss: mean over the batch of each line's −log p).
+type CTCLossOpts struct {
+	UseFocalLoss bool `yaml:"use_focal_loss"`
+}
+
+// CTCLabelDecodeOpts is the PostProcess section's options.
+type CTCLabelDecodeOpts struct {
+	CharacterDictPath string `yaml:"character_dict_path"`
+	UseSpaceChar      *bool  `yaml:"use_space_char"`
+}
+
+// RecMetricOpts is the Metric section's options.
+type RecMetricOpts struct {
+	MainIndicator string `yaml:"main_indicator"` // acc
+	IsFilter      bool   `yaml:"is_filter"`      // keep only [0-9a-zA-Z], lower-cased
+	IgnoreSpace   *bool  `yaml:"ignore_space"`   // default true
+}
+
+// SplitOpts is Train or Eval.
+type SplitOpts struct {
+	Dataset config.Component `yaml:"dataset"`
+	Loader  LoaderOpts       `yaml:"loader"`
+}
+
+// LoaderOpts are PaddleOCR's loader keys.
+type LoaderOpts struct {
+	Shuffle          bool `yaml:"shuffle"`
+	BatchSizePerCard int  `yaml:"batch_size_per_card"`
+	DropLast         bool `yaml:"drop_last"`
+	NumWorkers       int  `yaml:"num_workers"`
+	UseSharedMemory  bool `yaml:"use_shared_memory"`
+}
+
+// SimpleDataSetOpts read PaddleOCR label files.
+type SimpleDataSetOpts struct {
+	DataDir       string             `yaml:"data_dir"`
+	LabelFileList []string           `yaml:"label_file_list"`
+	RatioList     any                `yaml:"ratio_list"` // a number or one per file (default 1)
+	Delimiter     string             `yaml:"delimiter"`  // default tab
+	Transforms    []config.Component `yaml:"transforms"`
+}
+
+// Schema is the recognition config's schema.
+func Schema() *config.Schema {
+	return &config.Schema{
+		Sections: map[string]any{
+			"Global":       (*GlobalOpts)(nil),
+			"Architecture": (*ArchOpts)(nil),
+			"Loss":         (*config.Component)(nil),
+			"Optimizer":    (*optim.Config)(nil),
+			"PostProcess":  (*config.Component)(nil),
+			"Metric":       (*config.Component)(nil),
+			"Train":        (*SplitOpts)(nil),
+			"Eval":         (*SplitOpts)(nil),
+		},
+		Components: map[string]map[string]any{
+			"Architecture.Backbone":  {"MiniVGG": (*MiniVGGOpts)(nil)},
+			"Architecture.Neck":      {"SequenceEncoder": (*SequenceEncoderOpts)(nil)},
+			"Architecture.Head":      {"CTCHead": (*CTCHeadOpts)(nil)},
+			"Architecture.Transform": {},
+			"Loss":                   {"CTCLoss": (*CTCLossOpts)(nil)},
+			"PostProcess":            {"CTCLabelDecode": (*CTCLabelDecodeOpts)(nil)},
+			"Metric":                 {"RecMetric": (*RecMetricOpts)(nil)},
+			"*.dataset":              {"SimpleDataSet": (*SimpleDataSetOpts)(nil)},
+			"*.dataset.transforms.*": transformOptions(),
+		},
+		Selector: "name",
+	}
+}

@@ -1,0 +1,202 @@
+package rectrain
+
+import (
+	"fmt"
+	"math/rand/v2"
+
+	"paddle/core/ag"
+	"paddle/core/config"
+	"paddle/core/nn"
+	"paddle/core/zoo"
+)
+
+// MiniVGG is the CRNN backbone: stages of conv3×3-BN-ReLU blocks, each
+// followed by max pooling; the height left at the end is averaged away.
+type MiniVGG struct {
+	stages [][]*zoo.ConvBN
+	pools  []*nn.MaxPool2D
+	out    int
+}
+
+// NewMiniVGG builds the backbone.
+func NewMiniVGG(o MiniVGGOpts, r *rand.Rand) (*MiniVGG, error) {
+	if o.InChannels == 0 {
+		o.InChannels = 3
+	}
+	if len(o.Channels) == 0 {
+		o.Channels = []int{32, 64, 128, 128}
+	}
+	if len(o.Pools) == 0 {
+		o.Pools = [][]int{{2, 2}, {2, 2}, {2, 1}, {2, 1}}
+	}
+	if len(o.Pools) != len(o.Channels) || len(o.Convs) != 0 && len(o.Convs) != len(o.Channels) {
+		return nil, fmt.Errorf("MiniVGG: channels (%d), pools (%d) and convs (%d) must have one entry per stage", len(o.Channels), len(o.Pools), len(o.Convs))
+	}
+	m := &MiniVGG{out: o.Channels[len(o.Channels)-1]}
+	in := o.InChannels
+	for i, ch := range o.Channels {
+		n := 1
+		if len(o.Convs) > 0 {
+			n = o.Convs[i]
+		}
+		var st []*zoo.ConvBN
+		for range max(n, 1) {
+			c, err := zoo.NewConvBN(in, ch, 3, 1, 1, "relu", r)
+			if err != nil {
+				return nil, fmt.Errorf("MiniVGG stage %d: %w", i, err)
+			}
+			st = append(st, c)
+			in = ch
+		}
+		m.stages = append(m.stages, st)
+		p := o.Pools[i]
+		if len(p) != 2 || p[0] < 1 || p[1] < 1 {
+			return nil, fmt.Errorf("MiniVGG: pools[%d] = %v, want [kh, kw] ≥ 1", i, p)
+		}
+		if p[0] == 1 && p[1] == 1 {
+			m.pools = append(m.pools, nil)
+			continue
+		}
+		pool, err := nn.NewMaxPool2D(nn.PoolOptions{KernelSize: p, Stride: p})
+		if err != nil {
+			return nil, err
+		}
+		m.pools = append(m.pools, pool)
+	}
+	return m, nil
+}
+
+// Params names weights stages.<i>.<j>.{conv,bn}.
+func (m *MiniVGG) Params() []nn.Param {
+	var ps []nn.Param
+	for i, st := range m.stages {
+		for j, c := range st {
+			ps = append(ps, nn.Prefix(fmt.Sprintf("stages.%d.%d", i, j), c.Params())...)
+		}
+	}
+	return ps
+}
+
+// Buffers returns the batch-norm statistics.
+func (m *MiniVGG) Buffers() []nn.Param {
+	var ps []nn.Param
+	for i, st := range m.stages {
+		for j, c := range st {
+			ps = append(ps, nn.Prefix(fmt.Sprintf("stages.%d.%d", i, j), c.Buffers())...)
+		}
+	}
+	return ps
+}
+
+// Forward maps x (N, C, H, W) to (N, C', 1, W').
+func (m *MiniVGG) Forward(x *ag.Var, training bool) *ag.Var {
+	for i, st := range m.stages {
+		for _, c := range st {
+			x = c.Forward(x, training)
+		}
+		if m.pools[i] != nil {
+			x = m.pools[i].Forward(x, training)
+		}
+	}
+	if x.Shape()[2] > 1 {
+		x = ag.Mean(x, []int{2}, true)
+	}
+	return x
+}
+
+// CRNN is backbone → Im2Seq → BiLSTM (SequenceEncoder) → linear CTC head.
+type CRNN struct {
+	Backbone *MiniVGG
+	LSTM     *nn.LSTM   // nil for encoder_type reshape
+	Mid      *nn.Linear // nil unless mid_channels
+	FC       *nn.Linear // to the classes
+	Classes  int
+}
+
+// buildModel assembles the Architecture section for numClasses classes.
+func buildModel(a ArchOpts, numClasses int, r *rand.Rand) (*CRNN, error) {
+	if a.ModelType != "" && a.ModelType != "rec" {
+		return nil, a.Backbone.Errorf("Architecture.model_type %q: only rec is trainable here (det training is not implemented)", a.ModelType)
+	}
+	if a.Algorithm != "" && a.Algorithm != "CRNN" {
+		return nil, a.Backbone.Errorf("Architecture.algorithm %q: only CRNN is implemented", a.Algorithm)
+	}
+	if a.Transform.Name != "" {
+		return nil, a.Transform.Errorf("Architecture.Transform %q is not supported (leave it empty)", a.Transform.Name)
+	}
+	m := &CRNN{Classes: numClasses}
+	var err error
+	var bo MiniVGGOpts
+	if err := decodeNamed(a.Backbone, "MiniVGG", &bo); err != nil {
+		return nil, err
+	}
+	if m.Backbone, err = NewMiniVGG(bo, r); err != nil {
+		return nil, a.Backbone.Errorf("%v", err)
+	}
+	feat := m.Backbone.out
+	no := SequenceEncoderOpts{EncoderType: "rnn", HiddenSize: 48, NumLayers: 2}
+	if err := decodeNamed(a.Neck, "SequenceEncoder", &no); err != nil {
+		return nil, err
+	}
+	switch no.EncoderType {
+	case "rnn":
+		if m.LSTM, err = nn.NewLSTM(nn.RNNOptions{InputSize: feat, HiddenSize: no.HiddenSize, NumLayers: no.NumLayers, Bidirectional: true}, r); err != nil {
+			return nil, a.Neck.Errorf("%v", err)
+		}
+		feat = 2 * no.HiddenSize
+	case "reshape":
+	default:
+		return nil, a.Neck.Errorf("SequenceEncoder.encoder_type %q (known: rnn, reshape)", no.EncoderType)
+	}
+	var ho CTCHeadOpts
+	if err := decodeNamed(a.Head, "CTCHead", &ho); err != nil {
+		return nil, err
+	}
+	if ho.MidChannels > 0 {
+		if m.Mid, err = nn.NewLinear(nn.LinearOptions{In: feat, Out: ho.MidChannels}, r); err != nil {
+			return nil, err
+		}
+		feat = ho.MidChannels
+	}
+	if m.FC, err = nn.NewLinear(nn.LinearOptions{In: feat, Out: numClasses}, r); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// decodeNamed checks a component's name and decodes its options.
+func decodeNamed(c config.Component, want string, v any) error {
+	if c.Name != want {
+		return c.Errorf("unknown %q (known: %s)", c.Name, want)
+	}
+	return c.Decode(v)
+}
+
+// Params lists backbone.*, neck.lstm.*, head.fc.* (and head.mid.*).
+func (m *CRNN) Params() []nn.Param {
+	ps := nn.Prefix("backbone", m.Backbone.Params())
+	if m.LSTM != nil {
+		ps = append(ps, nn.Prefix("neck.lstm", m.LSTM.Params())...)
+	}
+	if m.Mid != nil {
+		ps = append(ps, nn.Prefix("head.mid", m.Mid.Params())...)
+	}
+	return append(ps, nn.Prefix("head.fc", m.FC.Params())...)
+}
+
+// Buffers returns the backbone's batch-norm statistics.
+func (m *CRNN) Buffers() []nn.Param { return nn.Prefix("backbone", m.Backbone.Buffers()) }
+
+// Forward maps images x (N, C, H, W) to class logits (T, N, K), T = W'.
+func (m *CRNN) Forward(x *ag.Var, training bool) *ag.Var {
+	f := m.Backbone.Forward(x, training)                          // (N, C', 1, T)
+	s := f.Shape()                                                //
+	seq := ag.Transpose(ag.Reshape(f, s[0], s[1], s[3]), 2, 0, 1) // (T, N, C')
+	if m.LSTM != nil {
+		seq = m.LSTM.Forward(seq, training) // (T, N, 2H)
+	}
+	if m.Mid != nil {
+		seq = m.Mid.Forward(seq, training)
+	}
+	return m.FC.Forward(seq, training) // (T, N, K)
+}
