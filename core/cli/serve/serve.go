@@ -1,0 +1,173 @@
+// Package serve implements `paddle serve <kit>`: it loads a kit's predictor
+// once and answers POST /v1/<kit> over HTTP with core/serve until SIGINT or
+// SIGTERM, then finishes the requests in flight and exits 0.
+package serve
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net"
+	"os"
+	"os/signal"
+	"runtime"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"paddle/core/cli/cmdutil"
+	"paddle/core/kit"
+	"paddle/core/serve"
+)
+
+// Options are the inputs of `paddle serve <kit>`.
+type Options struct {
+	Factory     *cmdutil.Factory
+	Kit         string
+	Addr        string // host:port to listen on
+	MaxBody     int64
+	Concurrency int
+	Queue       int
+	Timeout     time.Duration
+	// Load builds the kit's predictor (from kit.Kit.Serve) once flags are parsed.
+	Load func(ctx context.Context) (serve.Predictor, error)
+
+	ready func(addr net.Addr) // tests: called when the server accepts requests
+}
+
+// NewCmdServe returns `paddle serve` with one subcommand per kit that sets
+// kit.Kit.Serve.
+func NewCmdServe(f *cmdutil.Factory, kits []*kit.Kit) *cobra.Command {
+	return newCmdServe(f, kits, nil)
+}
+
+// newCmdServe is NewCmdServe with runF replacing the run step (tests).
+func newCmdServe(f *cmdutil.Factory, kits []*kit.Kit, runF func(*Options) error) *cobra.Command {
+	var names []string
+	for _, k := range kits {
+		if k.Serve != nil {
+			names = append(names, k.Name)
+		}
+	}
+	cmd := &cobra.Command{
+		Use:   "serve <kit>",
+		Short: "Serve a kit's predictions over HTTP (POST /v1/<kit>) from one loaded model",
+		Long: "serve loads a kit's model once and answers POST /v1/<kit> with the same JSON object\n" +
+			"as `paddle <kit> predict --format jsonl` gives for one input. Send the image as the\n" +
+			"raw body, as multipart/form-data (field \"image\", or the first file), or as JSON\n" +
+			"{\"image\": \"<base64>\"}. GET /healthz answers {\"status\": \"ok\", ...}.\n" +
+			"Errors are JSON {\"error\": \"...\"}: 400 bad input, 413 body over --max-body,\n" +
+			"503 (with Retry-After) when --concurrency requests run and --queue more wait,\n" +
+			"504 after --timeout. SIGINT or SIGTERM stop accepting and finish what is in flight.\n\n" +
+			"Servable kits: " + strings.Join(names, ", "),
+		Args: func(_ *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				return cmdutil.FlagErrorf("kit %q cannot be served (servable: %s)", args[0], strings.Join(names, ", "))
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
+	}
+	for _, k := range kits {
+		if k.Serve != nil {
+			cmd.AddCommand(newCmdServeKit(f, k, runF))
+		}
+	}
+	return cmd
+}
+
+// DefaultConcurrency is the --concurrency default: the cores, at most 4
+// (every request's kernels already use --threads goroutines).
+func DefaultConcurrency() int { return min(runtime.NumCPU(), 4) }
+
+func newCmdServeKit(f *cmdutil.Factory, k *kit.Kit, runF func(*Options) error) *cobra.Command {
+	opts := &Options{Factory: f, Kit: k.Name, MaxBody: serve.DefaultMaxBody}
+	cmd := &cobra.Command{
+		Use:   k.Name + " [--addr HOST:PORT]",
+		Short: "Serve " + k.Name + " predictions on POST /v1/" + k.Name,
+		Example: fmt.Sprintf("  paddle serve %[1]s --addr 127.0.0.1:8080\n"+
+			"  curl --data-binary @img.png -H 'Content-Type: image/png' http://127.0.0.1:8080/v1/%[1]s\n"+
+			"  curl -F image=@img.png http://127.0.0.1:8080/v1/%[1]s", k.Name),
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if _, _, err := net.SplitHostPort(opts.Addr); err != nil {
+				return cmdutil.FlagErrorf("--addr %q: want host:port, e.g. 127.0.0.1:8080", opts.Addr)
+			}
+			if opts.Concurrency < 1 {
+				return cmdutil.FlagErrorf("--concurrency must be at least 1")
+			}
+			if opts.Queue < 0 {
+				return cmdutil.FlagErrorf("--queue must not be negative")
+			}
+			if opts.Timeout <= 0 {
+				return cmdutil.FlagErrorf("--timeout must be positive")
+			}
+			if runF != nil {
+				return runF(opts)
+			}
+			return serveRun(cmd.Context(), opts)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&opts.Addr, "addr", "127.0.0.1:8080", "address to listen on (host:port; port 0 picks a free one)")
+	fl.Var((*sizeValue)(&opts.MaxBody), "max-body", "largest request body (KB, MB, GB are powers of 1024); larger ones get 413")
+	fl.IntVar(&opts.Concurrency, "concurrency", DefaultConcurrency(), "requests predicted at the same time, on one loaded model")
+	fl.IntVar(&opts.Queue, "queue", 64, "requests that may wait for a free slot; more get 503")
+	fl.DurationVar(&opts.Timeout, "timeout", serve.DefaultTimeout, "answer within this time, queueing included, or get 504")
+	// The kit's own model flags go on the same command; its loader runs after parsing.
+	opts.Load = k.Serve(f, cmd)
+	return cmd
+}
+
+// serveRun listens, loads the model, serves until SIGINT/SIGTERM (or ctx ends)
+// and shuts down gracefully.
+func serveRun(ctx context.Context, opts *Options) error {
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	// Listen before loading, so a busy port fails at once, not after the model load.
+	ln, err := net.Listen("tcp", opts.Addr)
+	if err != nil {
+		return fmt.Errorf("--addr: %w", err)
+	}
+	defer ln.Close()
+	start := time.Now()
+	pred, err := opts.Load(ctx)
+	if err != nil {
+		return err
+	}
+	if ctx.Err() != nil {
+		return nil
+	}
+	srv := serve.New(opts.Kit, pred, serve.Options{
+		MaxBody: opts.MaxBody, Concurrency: opts.Concurrency, Queue: opts.Queue, Timeout: opts.Timeout,
+	})
+	slog.Info(fmt.Sprintf("serving %s on http://%s (POST /v1/%s, GET /healthz); Ctrl-C stops", opts.Kit, ln.Addr(), opts.Kit),
+		"load_ms", time.Since(start).Milliseconds(), "concurrency", opts.Concurrency, "queue", opts.Queue,
+		"max_body", serve.FormatSize(opts.MaxBody), "timeout", opts.Timeout.String())
+	if opts.ready != nil {
+		opts.ready(ln.Addr())
+	}
+	if err := srv.Serve(ctx, ln); err != nil {
+		return err
+	}
+	slog.Info("server stopped; in-flight requests finished")
+	return nil
+}
+
+// sizeValue is a byte count flag written like "20MB".
+type sizeValue int64
+
+func (v *sizeValue) String() string { return serve.FormatSize(int64(*v)) }
+
+func (v *sizeValue) Set(s string) error {
+	n, err := serve.ParseSize(s)
+	if err != nil {
+		return err
+	}
+	*v = sizeValue(n)
+	return nil
+}
+
+func (v *sizeValue) Type() string { return "size" }

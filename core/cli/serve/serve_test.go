@@ -1,0 +1,176 @@
+package serve
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"paddle/core/cli/cmdutil"
+	"paddle/core/cli/iostreams"
+	"paddle/core/kit"
+	"paddle/core/serve"
+)
+
+// echo is a fake kit predictor: it answers the input's name and size.
+var echo = serve.PredictorFunc(func(_ context.Context, in serve.Input) (any, error) {
+	return map[string]any{"name": in.Name, "bytes": len(in.Body)}, nil
+})
+
+// fakeKit is servable and adds a --model flag whose value its loader reports.
+func fakeKit(loaded *string) *kit.Kit {
+	return &kit.Kit{Name: "fake", Serve: func(f *cmdutil.Factory, cmd *cobra.Command) func(context.Context) (serve.Predictor, error) {
+		model := cmd.Flags().String("model", "default.onnx", "model file")
+		return func(context.Context) (serve.Predictor, error) {
+			*loaded = *model
+			if *model == "broken.onnx" {
+				return nil, errors.New("broken.onnx: not an ONNX model")
+			}
+			return echo, nil
+		}
+	}}
+}
+
+func TestNewCmdServe(t *testing.T) {
+	tests := []struct {
+		name    string
+		args    []string
+		want    Options
+		wantErr string
+	}{
+		{"defaults", []string{"fake"}, Options{Kit: "fake", Addr: "127.0.0.1:8080", MaxBody: 20 << 20, Concurrency: DefaultConcurrency(), Queue: 64, Timeout: 30 * time.Second}, ""},
+		{"all flags", []string{"fake", "--addr", ":9000", "--max-body", "1.5MB", "--concurrency", "8", "--queue", "0", "--timeout", "2s"},
+			Options{Kit: "fake", Addr: ":9000", MaxBody: 3 << 19, Concurrency: 8, Queue: 0, Timeout: 2 * time.Second}, ""},
+		{"bad size", []string{"fake", "--max-body", "lots"}, Options{}, `size "lots"`},
+		{"bad addr", []string{"fake", "--addr", "8080"}, Options{}, `--addr "8080": want host:port`},
+		{"zero concurrency", []string{"fake", "--concurrency", "0"}, Options{}, "--concurrency must be at least 1"},
+		{"negative queue", []string{"fake", "--queue", "-1"}, Options{}, "--queue must not be negative"},
+		{"zero timeout", []string{"fake", "--timeout", "0s"}, Options{}, "--timeout must be positive"},
+		{"unservable kit", []string{"clas"}, Options{}, `kit "clas" cannot be served (servable: fake)`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ios, _, _, _ := iostreams.Test()
+			f := &cmdutil.Factory{IOStreams: ios}
+			var loaded string
+			var got *Options
+			cmd := newCmdServe(f, []*kit.Kit{fakeKit(&loaded), {Name: "clas"}}, func(o *Options) error { got = o; return nil })
+			cmd.SetArgs(tt.args)
+			cmd.SetOut(io.Discard)
+			cmd.SetErr(io.Discard)
+			err := cmd.Execute()
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("err = %v, want it to contain %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.Load == nil {
+				t.Fatal("Load not set from kit.Serve")
+			}
+			w := tt.want
+			if got.Kit != w.Kit || got.Addr != w.Addr || got.MaxBody != w.MaxBody || got.Concurrency != w.Concurrency ||
+				got.Queue != w.Queue || got.Timeout != w.Timeout {
+				t.Errorf("options = %+v, want %+v", *got, w)
+			}
+		})
+	}
+}
+
+func TestServeHelpListsKits(t *testing.T) {
+	ios, _, _, _ := iostreams.Test()
+	var loaded string
+	cmd := NewCmdServe(&cmdutil.Factory{IOStreams: ios}, []*kit.Kit{fakeKit(&loaded), {Name: "clas"}})
+	var out strings.Builder
+	cmd.SetOut(&out)
+	cmd.SetArgs([]string{})
+	if err := cmd.Execute(); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "Servable kits: fake\n") || strings.Contains(out.String(), "clas") {
+		t.Errorf("help:\n%s", out.String())
+	}
+	sub, _, err := cmd.Find([]string{"fake"})
+	if err != nil || sub.Flags().Lookup("model") == nil || sub.Flags().Lookup("max-body").DefValue != "20MB" {
+		t.Errorf("serve fake: the kit's --model flag or --max-body 20MB default is missing")
+	}
+}
+
+// TestServeRun starts the real command on a free loopback port, asks it one
+// question, and stops it as a signal would.
+func TestServeRun(t *testing.T) {
+	ios, _, _, _ := iostreams.Test()
+	f := &cmdutil.Factory{IOStreams: ios}
+	var loaded string
+	var opts *Options
+	cmd := newCmdServe(f, []*kit.Kit{fakeKit(&loaded)}, func(o *Options) error { opts = o; return nil })
+	cmd.SetArgs([]string{"fake", "--addr", "127.0.0.1:0", "--model", "mine.onnx", "--concurrency", "2"})
+	if err := cmd.Execute(); err != nil {
+		t.Fatal(err)
+	}
+	addrs := make(chan net.Addr, 1)
+	opts.ready = func(a net.Addr) { addrs <- a }
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- serveRun(ctx, opts) }()
+	var addr net.Addr
+	select {
+	case addr = <-addrs:
+	case err := <-done:
+		t.Fatalf("serveRun returned early: %v", err)
+	}
+	if loaded != "mine.onnx" {
+		t.Errorf("kit loaded %q, want the --model value mine.onnx", loaded)
+	}
+	resp, err := http.Post("http://"+addr.String()+"/v1/fake?name=x.png", "image/png", strings.NewReader("12345"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || strings.TrimSpace(string(b)) != `{"bytes":5,"name":"x.png"}` {
+		t.Errorf("POST /v1/fake: %d %s", resp.StatusCode, b)
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Errorf("serveRun after shutdown = %v, want nil", err)
+	}
+}
+
+func TestServeRunErrors(t *testing.T) {
+	busy, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer busy.Close()
+	var loaded string
+	load := fakeKit(&loaded).Serve
+	tests := []struct {
+		name, addr, model, wantErr string
+	}{
+		{"port in use", busy.Addr().String(), "default.onnx", "--addr: listen tcp " + busy.Addr().String()},
+		{"model fails to load", "127.0.0.1:0", "broken.onnx", "broken.onnx: not an ONNX model"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cmd := &cobra.Command{}
+			l := load(nil, cmd)
+			if err := cmd.Flags().Set("model", tt.model); err != nil {
+				t.Fatal(err)
+			}
+			err := serveRun(context.Background(), &Options{Kit: "fake", Addr: tt.addr, Concurrency: 1, Timeout: time.Second, Load: l})
+			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+				t.Errorf("err = %v, want it to contain %q", err, tt.wantErr)
+			}
+		})
+	}
+}
