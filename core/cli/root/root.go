@@ -19,6 +19,7 @@ import (
 	"paddle/core/cli/configcmd"
 	"paddle/core/cli/envcmd"
 	"paddle/core/cli/model"
+	"paddle/core/cli/serve"
 	"paddle/core/cli/version"
 	"paddle/core/config"
 	"paddle/core/kit"
@@ -59,6 +60,7 @@ func NewCmdRoot(f *cmdutil.Factory, kits ...*kit.Kit) *cobra.Command {
 	v.AutomaticEnv()
 
 	cmd.AddCommand(version.NewCmdVersion(f), envcmd.NewCmdEnv(f), configcmd.NewCmdConfig(f, kits), model.NewCmdModel(f), bench.NewCmdBench(f))
+	cmd.AddCommand(serve.NewCmdServe(f, kits))
 	for _, k := range kits {
 		cmd.AddCommand(kitCommand(f, k))
 		if k.Schema != nil {
