@@ -164,6 +164,8 @@ func parseNormalizer(r json.RawMessage) (Normalizer, error) {
 		return unicodeNorm{norm.NFKD}, nil
 	case "Lowercase":
 		return lowercaseNorm{}, nil
+	case "ByteLevel":
+		return byteLevelNorm{}, nil
 	case "StripAccents":
 		return stripAccentsNorm{}, nil
 	case "Strip":
@@ -196,7 +198,7 @@ func parseNormalizer(r json.RawMessage) (Normalizer, error) {
 		}
 		return q, nil
 	}
-	return nil, fmt.Errorf("unsupported normalizer type %q (supported: NFC NFD NFKC NFKD Lowercase StripAccents Strip Prepend Replace BertNormalizer Sequence)", ty)
+	return nil, fmt.Errorf("unsupported normalizer type %q (supported: NFC NFD NFKC NFKD Lowercase ByteLevel StripAccents Strip Prepend Replace BertNormalizer Sequence)", ty)
 }
 
 func parseBehavior(s string) (splitBehavior, error) {

@@ -149,3 +149,8 @@ func (b bertNorm) normalize(n *normStr) {
 		lowercaseNorm{}.normalize(n)
 	}
 }
+
+// byteLevelNorm maps every byte to GPT-2's byte-level alphabet (the ByteLevel normalizer).
+type byteLevelNorm struct{}
+
+func (byteLevelNorm) normalize(n *normStr) { toByteLevel(n) }
