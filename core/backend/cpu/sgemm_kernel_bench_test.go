@@ -1,6 +1,7 @@
 package cpu
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"testing"
 )
@@ -28,7 +29,7 @@ func BenchmarkMicroKernel(b *testing.B) {
 func BenchmarkMicroKernelL1(b *testing.B) {
 	for _, kern := range available[:1] {
 		for _, kc := range []int{64, 128, 256} {
-			b.Run(kern.name, func(b *testing.B) {
+			b.Run(fmt.Sprintf("%s/kc=%d", kern.name, kc), func(b *testing.B) {
 				r := rand.New(rand.NewPCG(1, 1))
 				ap, bp := alignedRand(r, kc*kern.mr), alignedRand(r, kc*kern.nr)
 				c := make([]float32, kern.mr*kern.nr)

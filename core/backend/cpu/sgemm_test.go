@@ -245,3 +245,14 @@ func TestSGEMMConcurrentCalls(t *testing.T) {
 		}
 	})
 }
+
+func TestBlockSizes(t *testing.T) {
+	l1, l2 := cacheSizes()
+	t.Logf("CPUID caches: L1d %d KiB, L2 %d KiB (used: %d, %d)", l1>>10, l2>>10, l1Size>>10, l2Size>>10)
+	for _, k := range available {
+		t.Logf("%s: mr=%d nr=%d kc=%d mc=%d nc=%d", k.name, k.mr, k.nr, k.kc, k.mc, k.nc)
+		if k.kc < 16 || k.mc < k.mr || k.nc < k.nr || k.mc%k.mr != 0 || k.nc%k.nr != 0 {
+			t.Errorf("%s: bad blocking kc=%d mc=%d nc=%d", k.name, k.kc, k.mc, k.nc)
+		}
+	}
+}
