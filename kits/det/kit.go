@@ -1,6 +1,7 @@
 // Package det is the object-detection kit (PaddleDetection's job). What
 // exists so far: COCO and Pascal VOC data-set readers, scoring of any COCO
-// results file exactly as pycocotools does (`paddle det eval --gt --dt`).
+// results file exactly as pycocotools does (`paddle det eval --gt --dt`),
+// and synthetic data sets of real photo cut-outs (`paddle det synth`).
 // Model training, export and predict are not implemented yet.
 //
 // Where things are:
@@ -10,6 +11,7 @@
 //	cocoreader.go  COCO json reader (PaddleDetection's COCODataSet)
 //	vocreader.go   Pascal VOC reader (label_list.txt, "image xml" lists, xml files)
 //	evalcmd.go     `paddle det eval --gt annotations.json --dt results.json`
+//	synthcmd.go    `paddle det synth --output DIR` (core/synth)
 package det
 
 import (
@@ -27,6 +29,7 @@ func Kit() *kit.Kit {
 		Commands: func(f *cmdutil.Factory, k *kit.Kit) []*cobra.Command {
 			return []*cobra.Command{
 				NewCmdEval(f, nil),
+				NewCmdSynth(f, nil),
 			}
 		},
 	}
