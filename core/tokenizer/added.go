@@ -113,7 +113,7 @@ func (a *addedVocab) find(s string, root *trieNode) (out [][3]int) {
 			startSpace := start == 0 || !endsWithWord(s[:start])
 			stopSpace := stop == len(s) || !startsWithWord(s[stop:])
 			if !startSpace || !stopSpace {
-				i++
+				i = bestEnd // the matcher resumes after a discarded match, as HF's does
 				continue
 			}
 		}
@@ -139,10 +139,7 @@ func (a *addedVocab) find(s string, root *trieNode) (out [][3]int) {
 		}
 		out = append(out, [3]int{start, stop, best})
 		startOff = stop
-		i = stop
-		if i == bestEnd && bestEnd == start {
-			i++
-		}
+		i = max(stop, bestEnd)
 	}
 	return out
 }
