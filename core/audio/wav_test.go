@@ -161,8 +161,8 @@ func pcmFmt(tag uint16, ch, rate, bits int) []byte {
 }
 
 func TestWAVEdgeCases(t *testing.T) {
-	samples := []byte{0x00, 0x40, 0x00, 0xc0} // 0.5, -0.5 as s16le
-	odd := []byte("LIST\x03\x00\x00\x00abc\x00")   // odd-sized chunk + pad byte
+	samples := []byte{0x00, 0x40, 0x00, 0xc0}    // 0.5, -0.5 as s16le
+	odd := []byte("LIST\x03\x00\x00\x00abc\x00") // odd-sized chunk + pad byte
 	ok := []struct {
 		name string
 		b    []byte
