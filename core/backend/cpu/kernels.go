@@ -3,10 +3,17 @@ package cpu
 import "paddle/core/op"
 
 // installKernels routes the float32 GEMMs of matmul (op.SGEMM) and of the
-// convolutions (op.SetSgemm) to this package's blocked, assembly-backed SGEMM.
+// convolutions (op.SetSgemm) to this package's blocked, assembly-backed
+// SGEMM, and installs the vector depthwise conv2d (stride 1) where the CPU
+// has one, unless PADDLE_CPU_KERNELS=generic.
 func installKernels() {
 	op.SGEMM = SGEMM
 	op.SetSgemm(convSgemm)
+	if Kernel() != genericKernel.name {
+		if k := depthwiseKernel(); k != nil {
+			op.SetKernel("conv2d", k)
+		}
+	}
 }
 
 // convSgemm is SGEMM in the shape of op.Sgemm (alpha = 1).

@@ -2321,6 +2321,87 @@ epilogueAVX512_done:
 	VZEROUPPER
 	RET
 
+// func dwConvRowAVX512(dst, src *float32, ld, n int, w *float32, kh, kw int, bias float32)
+TEXT ·dwConvRowAVX512(SB), NOSPLIT, $0-60
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ ld+16(FP), DX
+	SHLQ $2, DX
+	MOVQ n+24(FP), CX
+	VBROADCASTSS bias+56(FP), Z31
+dwConvRowAVX512_main:
+	CMPQ CX, $64
+	JLT dwConvRowAVX512_tail
+	VMOVAPS Z31, Z0
+	VMOVAPS Z31, Z1
+	VMOVAPS Z31, Z2
+	VMOVAPS Z31, Z3
+	MOVQ w+32(FP), R8
+	MOVQ SI, R11
+	MOVQ kh+40(FP), R9
+dwConvRowAVX512_mrow:
+	MOVQ R11, R12
+	MOVQ kw+48(FP), R10
+dwConvRowAVX512_mtap:
+	VMOVUPS 0(R12), Z8
+	VMOVUPS 64(R12), Z9
+	VMOVUPS 128(R12), Z10
+	VMOVUPS 192(R12), Z11
+	VFMADD231PS.BCST (R8), Z8, Z0
+	VFMADD231PS.BCST (R8), Z9, Z1
+	VFMADD231PS.BCST (R8), Z10, Z2
+	VFMADD231PS.BCST (R8), Z11, Z3
+	ADDQ $4, R8
+	ADDQ $4, R12
+	DECQ R10
+	JNZ dwConvRowAVX512_mtap
+	ADDQ DX, R11
+	DECQ R9
+	JNZ dwConvRowAVX512_mrow
+	VMOVUPS Z0, 0(DI)
+	VMOVUPS Z1, 64(DI)
+	VMOVUPS Z2, 128(DI)
+	VMOVUPS Z3, 192(DI)
+	ADDQ $256, DI
+	ADDQ $256, SI
+	SUBQ $64, CX
+	JMP dwConvRowAVX512_main
+dwConvRowAVX512_tail:
+	TESTQ CX, CX
+	JLE dwConvRowAVX512_done
+	MOVQ $16, BX
+	CMPQ CX, BX
+	CMOVQLT CX, BX
+	MOVL $1, AX
+	SHLXL BX, AX, AX
+	DECL AX
+	KMOVW AX, K1
+	VMOVAPS Z31, Z0
+	MOVQ w+32(FP), R8
+	MOVQ SI, R11
+	MOVQ kh+40(FP), R9
+dwConvRowAVX512_trow:
+	MOVQ R11, R12
+	MOVQ kw+48(FP), R10
+dwConvRowAVX512_ttap:
+	VMOVUPS.Z (R12), K1, Z8
+	VFMADD231PS.BCST (R8), Z8, Z0
+	ADDQ $4, R8
+	ADDQ $4, R12
+	DECQ R10
+	JNZ dwConvRowAVX512_ttap
+	ADDQ DX, R11
+	DECQ R9
+	JNZ dwConvRowAVX512_trow
+	VMOVUPS Z0, K1, (DI)
+	ADDQ $64, DI
+	ADDQ $64, SI
+	SUBQ $16, CX
+	JMP dwConvRowAVX512_tail
+dwConvRowAVX512_done:
+	VZEROUPPER
+	RET
+
 // func cpuid(leaf, sub uint32) (eax, ebx, ecx, edx uint32)
 TEXT ·cpuid(SB), NOSPLIT, $0-24
 	MOVL leaf+0(FP), AX

@@ -1,0 +1,8 @@
+//go:build !amd64 || purego
+
+package cpu
+
+import "paddle/core/op"
+
+// depthwiseKernel: no vector depthwise kernel in this build.
+func depthwiseKernel() op.Kernel { return nil }

@@ -1,0 +1,107 @@
+package cpu
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"paddle/core/op"
+	"paddle/core/tensor"
+)
+
+// TestDepthwiseKernel compares the vector depthwise conv2d with conv2d's
+// reference kernel (float64) on awkward sizes, pads, kernels and biases, and
+// checks that it declines what it does not handle.
+func TestDepthwiseKernel(t *testing.T) {
+	k := depthwiseKernel()
+	if k == nil {
+		t.Skip("no vector depthwise kernel on this CPU/build")
+	}
+	def := op.Lookup("conv2d")
+	r := rand.New(rand.NewPCG(3, 5))
+	cases := []struct {
+		n, c, h, w, kh, kw int
+		pads               []int
+		bias               bool
+	}{
+		{1, 3, 7, 7, 3, 3, []int{1, 1}, true},
+		{2, 5, 17, 33, 5, 5, []int{2, 2}, false},
+		{1, 4, 9, 70, 3, 3, []int{1, 1, 1, 1}, true},
+		{1, 2, 6, 129, 5, 5, []int{2, 2, 2, 2}, true},
+		{3, 2, 5, 1, 1, 1, nil, true},
+		{1, 3, 12, 65, 3, 5, []int{0, 2, 1, 1}, false},
+		{1, 2, 8, 16, 7, 7, []int{3, 3}, true},
+		{1, 1, 3, 3, 3, 3, nil, false},
+	}
+	for _, cs := range cases {
+		name := fmt.Sprintf("%+v", cs)
+		x := tensor.Rand(r, tensor.Float64, -1, 1, cs.n, cs.c, cs.h, cs.w)
+		w := tensor.Rand(r, tensor.Float64, -1, 1, cs.c, 1, cs.kh, cs.kw)
+		in := []*tensor.Tensor{x, w}
+		if cs.bias {
+			in = append(in, tensor.Rand(r, tensor.Float64, -1, 1, cs.c))
+		}
+		a := op.Attrs{"groups": cs.c}
+		if cs.pads != nil {
+			a["pads"] = cs.pads
+		}
+		want := op.Call(def, a, in...)[0] // float64: the reference kernel
+		in32 := make([]*tensor.Tensor, len(in))
+		for i, v := range in {
+			in32[i] = v.Cast(tensor.Float32)
+		}
+		got := tensor.New(tensor.Float32, want.Shape()...)
+		if !k([]*tensor.Tensor{got}, in32, a) {
+			t.Fatalf("%s: kernel declined", name)
+		}
+		g, wv := got.Float64s(), want.Float64s()
+		for i := range g {
+			if math.Abs(g[i]-wv[i]) > 1e-5*(1+math.Abs(wv[i])) {
+				t.Fatalf("%s: y[%d] = %v, want %v", name, i, g[i], wv[i])
+			}
+		}
+	}
+	x := tensor.Rand(r, tensor.Float32, -1, 1, 1, 4, 8, 8)
+	w := tensor.Rand(r, tensor.Float32, -1, 1, 4, 1, 3, 3)
+	for _, a := range []op.Attrs{
+		{"groups": 4, "strides": []int{2, 2}},
+		{"groups": 4, "dilations": []int{2, 2}},
+		{"groups": 4, "auto_pad": "SAME_UPPER"},
+	} {
+		y := tensor.New(tensor.Float32, 1, 4, 6, 6)
+		if k([]*tensor.Tensor{y}, []*tensor.Tensor{x, w}, a) {
+			t.Errorf("kernel accepted %v", a)
+		}
+	}
+}
+
+// BenchmarkDepthwise times the PP-OCR-like depthwise shapes (GFLOP/s counts
+// 2 FLOPs per tap).
+func BenchmarkDepthwise(b *testing.B) {
+	def := op.Lookup("conv2d")
+	r := rand.New(rand.NewPCG(1, 1))
+	for _, s := range []struct{ c, h, k int }{{128, 56, 3}, {192, 60, 5}, {480, 12, 5}} {
+		x := tensor.Rand(r, tensor.Float32, -1, 1, 1, s.c, s.h, s.h)
+		w := tensor.Rand(r, tensor.Float32, -1, 1, s.c, 1, s.k, s.k)
+		a := op.Attrs{"groups": s.c, "pads": []int{s.k / 2, s.k / 2}}
+		flops := 2 * float64(s.c*s.h*s.h*s.k*s.k)
+		for _, impl := range []string{"ref", "avx512"} {
+			b.Run(fmt.Sprintf("c%d_%dx%d_k%d/%s", s.c, s.h, s.h, s.k, impl), func(b *testing.B) {
+				k := depthwiseKernel()
+				if impl == "avx512" && k == nil {
+					b.Skip("no AVX-512")
+				}
+				y := tensor.New(tensor.Float32, 1, s.c, s.h, s.h)
+				for b.Loop() {
+					if impl == "ref" {
+						def.Ref([]*tensor.Tensor{y}, []*tensor.Tensor{x, w}, a)
+					} else {
+						k([]*tensor.Tensor{y}, []*tensor.Tensor{x, w}, a)
+					}
+				}
+				b.ReportMetric(flops*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+			})
+		}
+	}
+}
