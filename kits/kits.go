@@ -8,9 +8,10 @@ import (
 	"paddle/kits/det"
 	"paddle/kits/nlp"
 	"paddle/kits/ocr"
+	"paddle/kits/seg"
 )
 
 // All returns every kit, in the order `paddle --help` shows them.
 func All() []*kit.Kit {
-	return []*kit.Kit{ocr.Kit(), clas.Kit(), det.Kit(), nlp.Kit()}
+	return []*kit.Kit{ocr.Kit(), clas.Kit(), det.Kit(), seg.Kit(), nlp.Kit()}
 }
