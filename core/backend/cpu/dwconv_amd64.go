@@ -12,15 +12,16 @@ import (
 	"paddle/core/tensor"
 )
 
-// dwConvRowAVX512 computes one output row of a stride-1 depthwise
-// convolution over a zero-padded plane: dst[i] = bias + Σ_{a<kh, b<kw}
-// w[a*kw+b]·src[a*ld+i+b] for i < n (16 outputs per vector, 4 vectors at once).
+// dwConvRowAVX512 computes one output row of a depthwise convolution with
+// unit column stride over a zero-padded plane: dst[i] = init + Σ_{a<kh, b<kw}
+// w[a*kw+b]·src[a*ld+i+b] for i < n, init = dst[i] when acc != 0, else bias
+// (16 outputs per vector, 4 vectors at once).
 //
 //go:noescape
-func dwConvRowAVX512(dst, src *float32, ld, n int, w *float32, kh, kw int, bias float32)
+func dwConvRowAVX512(dst, src *float32, ld, n int, w *float32, kh, kw int, bias float32, acc uint32)
 
 // depthwiseKernel returns the conv2d kernel for float32 depthwise
-// convolutions with stride 1 on AVX-512, or nil when the CPU lacks AVX-512.
+// convolutions (strides 1 or 2) on AVX-512, or nil when the CPU lacks it.
 func depthwiseKernel() op.Kernel {
 	if !cpu.X86.HasAVX512F {
 		return nil
@@ -29,10 +30,12 @@ func depthwiseKernel() op.Kernel {
 }
 
 // depthwiseConv2D is an op.Kernel for conv2d: x (N, C, H, W) with w (C, 1,
-// KH, KW) and optional b (C), groups = C, unit strides and dilations,
+// KH, KW) and optional b (C), groups = C, strides 1 or 2, unit dilations,
 // explicit pads. Each (image, channel) plane is copied into a zero-padded
-// buffer, then every output row is one dwConvRowAVX512 call. Other calls
-// return false (the reference kernels run).
+// buffer, then every output row is one dwConvRowAVX512 call; with column
+// stride 2 the buffer holds each row's even columns, then its odd columns,
+// and a row is two calls (even taps on the even half, odd taps on the odd
+// half). Other calls return false (the reference kernels run).
 func depthwiseConv2D(out, in []*op.T, a op.Attrs) bool {
 	x, w := in[0], in[1]
 	if x.DType() != tensor.Float32 || len(in) > 3 {
@@ -47,12 +50,23 @@ func depthwiseConv2D(out, in []*op.T, a op.Attrs) bool {
 	if ap := a.Str("auto_pad", ""); ap != "" && ap != "NOTSET" {
 		return false
 	}
-	for _, key := range []string{"strides", "dilations"} {
-		for _, v := range a.Ints(key, nil) {
-			if v != 1 {
-				return false
-			}
+	for _, v := range a.Ints("dilations", nil) {
+		if v != 1 {
+			return false
 		}
+	}
+	sh, sw := 1, 1
+	switch st := a.Ints("strides", nil); len(st) {
+	case 0:
+	case 1:
+		sh, sw = st[0], st[0]
+	case 2:
+		sh, sw = st[0], st[1]
+	default:
+		return false
+	}
+	if sh < 1 || sh > 2 || sw < 1 || sw > 2 {
+		return false
 	}
 	var pt, pl, pb, pr int
 	switch p := a.Ints("pads", nil); len(p) {
@@ -65,7 +79,7 @@ func depthwiseConv2D(out, in []*op.T, a op.Attrs) bool {
 		return false
 	}
 	hp, wp := h+pt+pb, wd+pl+pr
-	oh, ow := hp-kh+1, wp-kw+1
+	oh, ow := (hp-kh)/sh+1, (wp-kw)/sw+1
 	ys := out[0].Shape()
 	if oh < 1 || ow < 1 || ys[2] != oh || ys[3] != ow {
 		return false
@@ -75,13 +89,31 @@ func depthwiseConv2D(out, in []*op.T, a op.Attrs) bool {
 	if len(in) == 3 {
 		bv = in[2].F32()
 	}
+	if hp < kh || wp < kw {
+		return false
+	}
+	// column stride 2: a padded row is stored as its even columns (we of
+	// them) then its odd columns; tap b reads half b%2 at offset b/2
+	we := (wp + 1) / 2
 	parallel.For(n*c, 4, func(lo, hi int) {
 		pad := make([]float32, hp*wp)
+		var wEven, wOdd []float32
+		if sw == 2 {
+			wEven, wOdd = make([]float32, kh*((kw+1)/2)), make([]float32, kh*(kw/2))
+		}
 		for p := lo; p < hi; p++ {
 			ch := p % c
 			src := xv[p*h*wd : (p+1)*h*wd]
 			for i := range h {
-				copy(pad[(i+pt)*wp+pl:(i+pt)*wp+pl+wd], src[i*wd:(i+1)*wd])
+				row := pad[(i+pt)*wp : (i+pt+1)*wp]
+				if sw == 1 {
+					copy(row[pl:pl+wd], src[i*wd:(i+1)*wd])
+					continue
+				}
+				for j, v := range src[i*wd : (i+1)*wd] {
+					q := j + pl
+					row[q/2+q%2*we] = v
+				}
 			}
 			var bias float32
 			if bv != nil {
@@ -89,8 +121,28 @@ func depthwiseConv2D(out, in []*op.T, a op.Attrs) bool {
 			}
 			wk := wv[ch*kh*kw : (ch+1)*kh*kw]
 			dst := yv[p*oh*ow : (p+1)*oh*ow]
+			if sw == 1 {
+				for r := range oh {
+					dwConvRowAVX512(&dst[r*ow], &pad[r*sh*wp], wp, ow, unsafe.SliceData(wk), kh, kw, bias, 0)
+				}
+				continue
+			}
+			ke, ko := (kw+1)/2, kw/2
+			for a := range kh {
+				for b := range kw {
+					if b%2 == 0 {
+						wEven[a*ke+b/2] = wk[a*kw+b]
+					} else {
+						wOdd[a*ko+b/2] = wk[a*kw+b]
+					}
+				}
+			}
 			for r := range oh {
-				dwConvRowAVX512(&dst[r*ow], &pad[r*wp], wp, ow, unsafe.SliceData(wk), kh, kw, bias)
+				d, s := &dst[r*ow], pad[r*sh*wp:]
+				dwConvRowAVX512(d, &s[0], wp, ow, unsafe.SliceData(wEven), kh, ke, bias, 0)
+				if ko > 0 {
+					dwConvRowAVX512(d, &s[we], wp, ow, unsafe.SliceData(wOdd), kh, ko, 0, 1)
+				}
 			}
 		}
 	})

@@ -24,15 +24,22 @@ func TestDepthwiseKernel(t *testing.T) {
 		n, c, h, w, kh, kw int
 		pads               []int
 		bias               bool
+		strides            []int
 	}{
-		{1, 3, 7, 7, 3, 3, []int{1, 1}, true},
-		{2, 5, 17, 33, 5, 5, []int{2, 2}, false},
-		{1, 4, 9, 70, 3, 3, []int{1, 1, 1, 1}, true},
-		{1, 2, 6, 129, 5, 5, []int{2, 2, 2, 2}, true},
-		{3, 2, 5, 1, 1, 1, nil, true},
-		{1, 3, 12, 65, 3, 5, []int{0, 2, 1, 1}, false},
-		{1, 2, 8, 16, 7, 7, []int{3, 3}, true},
-		{1, 1, 3, 3, 3, 3, nil, false},
+		{1, 3, 7, 7, 3, 3, []int{1, 1}, true, nil},
+		{2, 5, 17, 33, 5, 5, []int{2, 2}, false, nil},
+		{1, 4, 9, 70, 3, 3, []int{1, 1, 1, 1}, true, nil},
+		{1, 2, 6, 129, 5, 5, []int{2, 2, 2, 2}, true, nil},
+		{3, 2, 5, 1, 1, 1, nil, true, nil},
+		{1, 3, 12, 65, 3, 5, []int{0, 2, 1, 1}, false, nil},
+		{1, 2, 8, 16, 7, 7, []int{3, 3}, true, nil},
+		{1, 1, 3, 3, 3, 3, nil, false, nil},
+		{1, 3, 17, 33, 3, 3, []int{1, 1}, true, []int{2, 2}},
+		{2, 2, 16, 80, 5, 5, []int{2, 2}, true, []int{2, 2}},
+		{1, 2, 15, 131, 3, 3, []int{1, 0, 0, 1}, false, []int{2, 1}},
+		{1, 3, 12, 40, 5, 5, []int{2, 2}, true, []int{1, 2}},
+		{1, 2, 9, 9, 4, 2, []int{1, 1, 2, 0}, true, []int{2, 2}},
+		{1, 1, 6, 6, 1, 1, nil, false, []int{2, 2}},
 	}
 	for _, cs := range cases {
 		name := fmt.Sprintf("%+v", cs)
@@ -45,6 +52,9 @@ func TestDepthwiseKernel(t *testing.T) {
 		a := op.Attrs{"groups": cs.c}
 		if cs.pads != nil {
 			a["pads"] = cs.pads
+		}
+		if cs.strides != nil {
+			a["strides"] = cs.strides
 		}
 		want := op.Call(def, a, in...)[0] // float64: the reference kernel
 		in32 := make([]*tensor.Tensor, len(in))
@@ -65,7 +75,7 @@ func TestDepthwiseKernel(t *testing.T) {
 	x := tensor.Rand(r, tensor.Float32, -1, 1, 1, 4, 8, 8)
 	w := tensor.Rand(r, tensor.Float32, -1, 1, 4, 1, 3, 3)
 	for _, a := range []op.Attrs{
-		{"groups": 4, "strides": []int{2, 2}},
+		{"groups": 4, "strides": []int{3, 3}},
 		{"groups": 4, "dilations": []int{2, 2}},
 		{"groups": 4, "auto_pad": "SAME_UPPER"},
 	} {

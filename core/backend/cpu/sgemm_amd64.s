@@ -2321,21 +2321,31 @@ epilogueAVX512_done:
 	VZEROUPPER
 	RET
 
-// func dwConvRowAVX512(dst, src *float32, ld, n int, w *float32, kh, kw int, bias float32)
-TEXT ·dwConvRowAVX512(SB), NOSPLIT, $0-60
+// func dwConvRowAVX512(dst, src *float32, ld, n int, w *float32, kh, kw int, bias float32, acc uint32)
+TEXT ·dwConvRowAVX512(SB), NOSPLIT, $0-64
 	MOVQ dst+0(FP), DI
 	MOVQ src+8(FP), SI
 	MOVQ ld+16(FP), DX
 	SHLQ $2, DX
 	MOVQ n+24(FP), CX
 	VBROADCASTSS bias+56(FP), Z31
+	MOVL acc+60(FP), R13
 dwConvRowAVX512_main:
 	CMPQ CX, $64
 	JLT dwConvRowAVX512_tail
+	TESTL R13, R13
+	JNZ dwConvRowAVX512_mload
 	VMOVAPS Z31, Z0
 	VMOVAPS Z31, Z1
 	VMOVAPS Z31, Z2
 	VMOVAPS Z31, Z3
+	JMP dwConvRowAVX512_minit
+dwConvRowAVX512_mload:
+	VMOVUPS 0(DI), Z0
+	VMOVUPS 64(DI), Z1
+	VMOVUPS 128(DI), Z2
+	VMOVUPS 192(DI), Z3
+dwConvRowAVX512_minit:
 	MOVQ w+32(FP), R8
 	MOVQ SI, R11
 	MOVQ kh+40(FP), R9
@@ -2377,6 +2387,10 @@ dwConvRowAVX512_tail:
 	DECL AX
 	KMOVW AX, K1
 	VMOVAPS Z31, Z0
+	TESTL R13, R13
+	JZ dwConvRowAVX512_tinit
+	VMOVUPS.Z (DI), K1, Z0
+dwConvRowAVX512_tinit:
 	MOVQ w+32(FP), R8
 	MOVQ SI, R11
 	MOVQ kh+40(FP), R9

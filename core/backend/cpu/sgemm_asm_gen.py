@@ -447,22 +447,31 @@ def epilogue(name):
 
 
 def dwconv_row(name, unroll=4):
-    """dst[i] = bias + sum_{a<kh, b<kw} w[a*kw+b] * src[a*ld + i + b], i < n:
-    one output row of a stride-1 depthwise convolution over a padded plane."""
-    emit(f"// func {name}(dst, src *float32, ld, n int, w *float32, kh, kw int, bias float32)")
-    emit(f"TEXT ·{name}(SB), NOSPLIT, $0-60")
+    """dst[i] = init + sum_{a<kh, b<kw} w[a*kw+b] * src[a*ld + i + b], i < n,
+    init = dst[i] when acc != 0, else bias: one output row of a depthwise
+    convolution over a padded plane (unit column stride)."""
+    emit(f"// func {name}(dst, src *float32, ld, n int, w *float32, kh, kw int, bias float32, acc uint32)")
+    emit(f"TEXT ·{name}(SB), NOSPLIT, $0-64")
     emit("\tMOVQ dst+0(FP), DI")
     emit("\tMOVQ src+8(FP), SI")
     emit("\tMOVQ ld+16(FP), DX")
     emit("\tSHLQ $2, DX")
     emit("\tMOVQ n+24(FP), CX")
     emit("\tVBROADCASTSS bias+56(FP), Z31")
+    emit("\tMOVL acc+60(FP), R13")
     # main loop: unroll*16 outputs
     emit(f"{name}_main:")
     emit(f"\tCMPQ CX, ${16*unroll}")
     emit(f"\tJLT {name}_tail")
+    emit("\tTESTL R13, R13")
+    emit(f"\tJNZ {name}_mload")
     for u in range(unroll):
         emit(f"\tVMOVAPS Z31, Z{u}")
+    emit(f"\tJMP {name}_minit")
+    emit(f"{name}_mload:")
+    for u in range(unroll):
+        emit(f"\tVMOVUPS {64*u}(DI), Z{u}")
+    emit(f"{name}_minit:")
     emit("\tMOVQ w+32(FP), R8")
     emit("\tMOVQ SI, R11")          # row pointer
     emit("\tMOVQ kh+40(FP), R9")
@@ -499,6 +508,10 @@ def dwconv_row(name, unroll=4):
     emit("\tDECL AX")
     emit("\tKMOVW AX, K1")
     emit("\tVMOVAPS Z31, Z0")
+    emit("\tTESTL R13, R13")
+    emit(f"\tJZ {name}_tinit")
+    emit("\tVMOVUPS.Z (DI), K1, Z0")
+    emit(f"{name}_tinit:")
     emit("\tMOVQ w+32(FP), R8")
     emit("\tMOVQ SI, R11")
     emit("\tMOVQ kh+40(FP), R9")
