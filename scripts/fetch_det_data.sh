@@ -9,7 +9,7 @@
 set -euo pipefail
 CACHE="${PADDLE_CACHE:-$HOME/.cache/paddle}"
 DATA="$CACHE/data"
-done_mark="$DATA/.det_data_v2"
+done_mark="$DATA/.det_data_v3"
 if [ -f "$done_mark" ]; then
   echo "det data: already in $DATA" >&2
   exit 0
@@ -29,8 +29,9 @@ dpkg-deb --fsys-tarfile "$tmp"/tuxpaint-stamps-default_*.deb | tar -x -C "$DATA/
   "$S/animals/mammals/*.png" "$S/animals/birds/*.png" "$S/animals/insects/*.png" "$S/animals/fish/*.png" \
   "$S/food/fruit/*.png" "$S/food/vegetables/*.png" "$S/plants/flowers/*.png" "$S/vehicles/*.png"
 
-# Photos only; images whose subject is one of the classes (fruits, butterfly, squirrel, ladybird, cat, chick, baboon,
-# flowers) are left out so unlabelled objects of a class never sit in a background.
+# Photos only; images whose subject is one of the classes (fruits, butterfly, squirrel, ladybird,
+# cat, chick, baboon, graffiti animals, flowers) are left out so unlabelled objects of a class never
+# sit in a background.
 echo "det data: backgrounds (skimage, opencv-doc samples, mate nature photos)" >&2
 get python3-skimage
 K=./usr/lib/python3/dist-packages/skimage/data
@@ -43,7 +44,7 @@ O=./usr/share/doc/opencv-doc/examples/data
 mkdir -p "$DATA/backgrounds/opencv"
 dpkg-deb --fsys-tarfile "$tmp"/opencv-doc_*.deb | tar -x -C "$DATA/backgrounds/opencv" --strip-components=7 \
   $O/aero1.jpg $O/aero3.jpg $O/aloeL.jpg $O/basketball1.png $O/board.jpg $O/box_in_scene.png \
-  $O/building.jpg $O/graf1.png $O/graf3.png $O/home.jpg $O/leuvenA.jpg $O/leuvenB.jpg \
+  $O/building.jpg $O/home.jpg $O/leuvenA.jpg $O/leuvenB.jpg \
   $O/messi5.jpg $O/rubberwhale1.png $O/smarties.png $O/stuff.jpg
 get mate-backgrounds
 M=./usr/share/backgrounds/mate/nature

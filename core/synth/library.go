@@ -142,9 +142,7 @@ func LoadLibrary(stampsRoot string, classes []Class, bgFiles []string) (*Library
 		}
 		if long := max(m.W, m.H); long > maxBackgroundSide {
 			s := float64(maxBackgroundSide) / float64(long)
-			if m, err = data.Resize(m, max(1, int(float64(m.W)*s)), max(1, int(float64(m.H)*s))); err != nil {
-				return nil, fmt.Errorf("%s: %w", f, err)
-			}
+			m = shrink(m, max(1, int(float64(m.W)*s)), max(1, int(float64(m.H)*s)))
 		}
 		bgs[i] = m
 	}
@@ -295,6 +293,20 @@ func resizeArea(src []float32, w, h, c, nw, nh int) []float32 {
 				dst[i] += t.w * v
 			}
 		}
+	}
+	return out
+}
+
+// shrink resizes an RGB image down to w×h by area averaging.
+func shrink(m *data.Image, w, h int) *data.Image {
+	f := make([]float32, len(m.Pix))
+	for i, v := range m.Pix {
+		f[i] = float32(v)
+	}
+	g := resizeArea(f, m.W, m.H, m.C, w, h)
+	out := data.NewImage(h, w, m.C)
+	for i, v := range g {
+		out.Pix[i] = uint8(min(max(v+0.5, 0), 255))
 	}
 	return out
 }
