@@ -38,6 +38,7 @@ const (
 	Eval
 )
 
+// String returns "train" or "eval", the split's folder and file-name part.
 func (s Split) String() string {
 	if s == Eval {
 		return "eval"
