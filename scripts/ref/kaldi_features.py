@@ -15,7 +15,10 @@ Each case runs torchaudio on the int16-valued samples (as Kaldi reads them, not 
 |go - ref64| <= k * |ref32 - ref64| (or a tiny absolute bound), and wants floor cells exactly.
 
 Writes core/audio/testdata/kaldi_ref.npz (compressed; arrays "<case>.f64", "<case>.f32", "<case>.frames")
-and kaldi_ref.json (the cases: clip, kind, options, which frames were kept), plus mel banks and
+and kaldi_ref.json (the cases: clip, kind, options, which frames were kept), plus the float32
+mel banks, DCT matrices and lifters torchaudio used (the Go test checks its own against them and
+also runs the feature pipeline on torchaudio's, so a last-bit difference in a float32 log cannot
+hide or fake a pipeline error), and
 torchaudio.functional.melscale_fbanks / transforms.Spectrogram values for the STFT and mel code.
 """
 import hashlib
@@ -23,6 +26,11 @@ import json
 import os
 import sys
 import wave
+
+# torch's SIMD float32 log/cos (SLEEF) differ from libm in the last bit now and then, and
+# torchaudio builds its mel banks and DCT in float32: pin the portable kernels (libm), so the
+# reference does not depend on this machine's CPU.
+os.environ["ATEN_CPU_CAPABILITY"] = "default"
 
 import numpy as np
 import torch
@@ -124,14 +132,30 @@ def main():
         case("%s/%s/v%02d" % (v, kind, i), v, kind, opts, limit=20 if kind == "spectrogram" else 40)
     case("hts1a_8k/fbank/snip", "hts1a_8k", "fbank", {"snip_edges": False, "num_mel_bins": 15}, limit=40)
 
-    # Mel banks (float32, as torchaudio builds them) for a few settings.
-    banks = []
-    for (n, pad, rate, lo, hi) in [(23, 512, 16000.0, 20.0, 0.0), (80, 512, 16000.0, 60.0, -400.0),
-                                   (40, 2048, 48000.0, 20.0, 0.0), (15, 256, 8000.0, 64.0, 3800.0)]:
-        b, _ = K.get_mel_banks(n, pad, rate, lo, hi, 100.0, -500.0, 1.0)
-        key = "melbank/%d_%d_%d_%g_%g" % (n, pad, int(rate), lo, hi)
-        arrays[key] = b.numpy().astype("<f4")
-        banks.append({"name": key, "num_bins": n, "padded": pad, "rate": rate, "low_freq": lo, "high_freq": hi})
+    # The float32 mel banks, DCT matrices and lifters of every fbank/mfcc case.
+    banks, dcts = [], []
+    for c in cases:
+        if c["kind"] == "spectrogram":
+            continue
+        o, rate = c["options"], float(CLIPS[c["clip"]][2])
+        size = int(rate * o.get("frame_length", 25.0) * 0.001)
+        pad = 1 << (size - 1).bit_length() if o.get("round_to_power_of_two", True) else size
+        n, lo, hi = o.get("num_mel_bins", 23), o.get("low_freq", 20.0), o.get("high_freq", 0.0)
+        key = "melbank/%d_%d_%g_%g_%g" % (n, pad, rate, lo, hi)
+        if key not in arrays:
+            b, _ = K.get_mel_banks(n, pad, rate, lo, hi, 100.0, -500.0, 1.0)
+            arrays[key] = b.numpy().astype("<f4")
+            banks.append({"name": key, "num_bins": n, "padded": pad, "rate": rate, "low_freq": lo, "high_freq": hi})
+        if c["kind"] == "mfcc":
+            nc, lift = o.get("num_ceps", 13), o.get("cepstral_lifter", 22.0)
+            key = "dct/%d_%d" % (nc, n)
+            if key not in arrays:
+                arrays[key] = K._get_dct_matrix(nc, n).numpy().astype("<f4")
+                dcts.append({"name": key, "num_ceps": nc, "num_mel_bins": n})
+            key = "lifter/%d_%g" % (nc, lift)
+            if key not in arrays and lift != 0:
+                arrays[key] = K._get_lifter_coeffs(nc, lift).numpy().astype("<f4")
+                dcts.append({"name": key, "num_ceps": nc, "cepstral_lifter": lift})
 
     # torchaudio.functional.melscale_fbanks (HTK and Slaney scales, with and without Slaney norm), float64.
     fb = []
@@ -165,7 +189,7 @@ def main():
 
     np.savez_compressed(os.path.join(OUT, "kaldi_ref.npz"), **arrays)
     meta = {"torchaudio": torchaudio.__version__, "torch": torch.__version__, "clips": clips,
-            "cases": cases, "melbanks": banks, "melscale": fb, "stft": stft}
+            "cases": cases, "melbanks": banks, "dcts": dcts, "melscale": fb, "stft": stft}
     with open(os.path.join(OUT, "kaldi_ref.json"), "w") as f:
         json.dump(meta, f, indent=1, sort_keys=True)
         f.write("\n")
