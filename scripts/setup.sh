@@ -13,6 +13,7 @@ go mod download
 # Debian packages the tests read from /usr/share (installed when missing; root on CI).
 need_apt=()
 [ -d /usr/share/libonnx-testdata ] || need_apt+=(libonnx-testdata)
+[ -f /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf ] || need_apt+=(fonts-dejavu-core) # kits/ocr/rectrain: the held-out font
 if [ ${#need_apt[@]} -gt 0 ]; then
   if [ "$(id -u)" = 0 ]; then
     echo "setup: apt-get install ${need_apt[*]}" >&2
