@@ -4,10 +4,13 @@ import (
 	"fmt"
 	"image"
 	"image/png"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"paddle/core/metric/coco"
 )
 
 // writeFiles creates files under dir: name -> content ("PNG WxH" writes a black PNG).
@@ -75,6 +78,16 @@ func TestReadCOCO(t *testing.T) {
 	g := d.COCO()
 	if len(g.Annotations) != 2 || g.Annotations[0].BBox != [4]float64{1, 2, 10, 5} || g.Annotations[1].CategoryID != 7 {
 		t.Errorf("COCO() = %+v", g.Annotations)
+	}
+	// detections equal to the (clipped) boxes score AP 1 (less np.spacing(1) in the
+	// precision, as pycocotools); the crowd one is ignored, so dog (id 7, k=1) has no GT
+	var dts []coco.Detection
+	for _, a := range g.Annotations {
+		dts = append(dts, coco.Detection{ImageID: a.ImageID, CategoryID: a.CategoryID, BBox: a.BBox, Score: 0.9})
+	}
+	r, err := coco.Evaluate(g, dts, coco.DefaultParams())
+	if err != nil || math.Abs(r.Stats[0]-1) > 1e-15 || math.Abs(r.CategoryAP(0)-1) > 1e-15 || r.CategoryAP(1) != -1 {
+		t.Errorf("perfect detections: stats %v, per category %v %v (%v)", r.Stats, r.CategoryAP(0), r.CategoryAP(1), err)
 	}
 }
 
