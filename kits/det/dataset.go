@@ -87,7 +87,9 @@ func imageSize(path string) (int, int, error) {
 }
 
 // COCO returns the data set as COCO ground truth (image ids, category ids,
-// boxes as [x, y, w, h] with area w*h), for scoring with coco.Evaluate.
+// boxes as [x, y, w, h] with area w*h, crowd flags), for scoring with
+// coco.Evaluate. COCO has no "difficult": VOC difficult objects become
+// ordinary annotations (use coco.VOC to leave them out).
 func (d *Dataset) COCO() *coco.Dataset {
 	g := &coco.Dataset{}
 	for i, name := range d.Classes {
