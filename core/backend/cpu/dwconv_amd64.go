@@ -23,7 +23,7 @@ func dwConvRowAVX512(dst, src *float32, ld, n int, w *float32, kh, kw int, bias 
 // depthwiseKernel returns the conv2d kernel for float32 depthwise
 // convolutions (strides 1 or 2) on AVX-512, or nil when the CPU lacks it.
 func depthwiseKernel() op.Kernel {
-	if !cpu.X86.HasAVX512F {
+	if !cpu.X86.HasAVX512F || !cpu.X86.HasBMI2 {
 		return nil
 	}
 	return depthwiseConv2D
