@@ -496,7 +496,8 @@ def dwconv_row(name, unroll=4):
     emit(f"\tADDQ ${64*unroll}, SI")
     emit(f"\tSUBQ ${16*unroll}, CX")
     emit(f"\tJMP {name}_main")
-    # tail: the last n < 64 outputs at once, 4 masked vectors (4 FMA chains)
+    # tail: the last n < 64 outputs at once in nv = ceil(n/16) masked vectors
+    # (nv FMA chains; vectors with empty masks are skipped: they are slow)
     emit(f"{name}_tail:")
     emit("\tTESTQ CX, CX")
     emit(f"\tJLE {name}_done")
@@ -507,35 +508,42 @@ def dwconv_row(name, unroll=4):
         emit(f"\tKMOVW AX, K{u+1}")
         if u < unroll - 1:
             emit("\tSHRQ $16, AX")
-    emit("\tTESTL R13, R13")
-    emit(f"\tJNZ {name}_tload")
-    for u in range(unroll):
-        emit(f"\tVMOVAPS Z31, Z{u}")
-    emit(f"\tJMP {name}_tinit")
-    emit(f"{name}_tload:")
-    for u in range(unroll):
-        emit(f"\tVMOVUPS.Z {64*u}(DI), K{u+1}, Z{u}")
-    emit(f"{name}_tinit:")
-    emit("\tMOVQ w+32(FP), R8")
-    emit("\tMOVQ SI, R11")
-    emit("\tMOVQ kh+40(FP), R9")
-    emit(f"{name}_trow:")
-    emit("\tMOVQ R11, R12")
-    emit("\tMOVQ kw+48(FP), R10")
-    emit(f"{name}_ttap:")
-    for u in range(unroll):
-        emit(f"\tVMOVUPS.Z {64*u}(R12), K{u+1}, Z{8+u}")
-    for u in range(unroll):
-        emit(f"\tVFMADD231PS.BCST (R8), Z{8+u}, Z{u}")
-    emit("\tADDQ $4, R8")
-    emit("\tADDQ $4, R12")
-    emit("\tDECQ R10")
-    emit(f"\tJNZ {name}_ttap")
-    emit("\tADDQ DX, R11")
-    emit("\tDECQ R9")
-    emit(f"\tJNZ {name}_trow")
-    for u in range(unroll):
-        emit(f"\tVMOVUPS Z{u}, K{u+1}, {64*u}(DI)")
+    for nv in range(1, unroll):
+        emit(f"\tCMPQ CX, ${16*nv}")
+        emit(f"\tJLE {name}_t{nv}")
+    emit(f"\tJMP {name}_t{unroll}")
+    for nv in range(1, unroll + 1):
+        emit(f"{name}_t{nv}:")
+        emit("\tTESTL R13, R13")
+        emit(f"\tJNZ {name}_t{nv}load")
+        for u in range(nv):
+            emit(f"\tVMOVAPS Z31, Z{u}")
+        emit(f"\tJMP {name}_t{nv}init")
+        emit(f"{name}_t{nv}load:")
+        for u in range(nv):
+            emit(f"\tVMOVUPS.Z {64*u}(DI), K{u+1}, Z{u}")
+        emit(f"{name}_t{nv}init:")
+        emit("\tMOVQ w+32(FP), R8")
+        emit("\tMOVQ SI, R11")
+        emit("\tMOVQ kh+40(FP), R9")
+        emit(f"{name}_t{nv}row:")
+        emit("\tMOVQ R11, R12")
+        emit("\tMOVQ kw+48(FP), R10")
+        emit(f"{name}_t{nv}tap:")
+        for u in range(nv):
+            emit(f"\tVMOVUPS.Z {64*u}(R12), K{u+1}, Z{8+u}")
+        for u in range(nv):
+            emit(f"\tVFMADD231PS.BCST (R8), Z{8+u}, Z{u}")
+        emit("\tADDQ $4, R8")
+        emit("\tADDQ $4, R12")
+        emit("\tDECQ R10")
+        emit(f"\tJNZ {name}_t{nv}tap")
+        emit("\tADDQ DX, R11")
+        emit("\tDECQ R9")
+        emit(f"\tJNZ {name}_t{nv}row")
+        for u in range(nv):
+            emit(f"\tVMOVUPS Z{u}, K{u+1}, {64*u}(DI)")
+        emit(f"\tJMP {name}_done")
     emit(f"{name}_done:")
     emit("\tVZEROUPPER")
     emit("\tRET")
