@@ -9,9 +9,10 @@ import (
 	"paddle/kits/nlp"
 	"paddle/kits/ocr"
 	"paddle/kits/seg"
+	"paddle/kits/speech"
 )
 
 // All returns every kit, in the order `paddle --help` shows them.
 func All() []*kit.Kit {
-	return []*kit.Kit{ocr.Kit(), clas.Kit(), det.Kit(), seg.Kit(), nlp.Kit()}
+	return []*kit.Kit{ocr.Kit(), clas.Kit(), det.Kit(), seg.Kit(), nlp.Kit(), speech.Kit()}
 }

@@ -1,0 +1,29 @@
+// Package speech is the speech kit (PaddleSpeech's job). So far it has the
+// audio front end: `paddle speech features` computes Kaldi-compatible fbank,
+// MFCC and spectrogram features (core/audio/kaldi, exact to
+// torchaudio.compliance.kaldi) for WAV and raw PCM files and writes them as
+// .npy. VAD, keyword spotting, classification and ASR are not here yet.
+//
+// Where things are:
+//
+//	kit.go       the kit and its commands
+//	features.go  `paddle speech features`
+package speech
+
+import (
+	"github.com/spf13/cobra"
+
+	"paddle/core/cli/cmdutil"
+	"paddle/core/kit"
+)
+
+// Kit returns the speech kit.
+func Kit() *kit.Kit {
+	return &kit.Kit{
+		Name:  "speech",
+		Short: "Speech (PaddleSpeech): Kaldi fbank/MFCC/spectrogram features from WAV and raw PCM",
+		Commands: func(f *cmdutil.Factory, k *kit.Kit) []*cobra.Command {
+			return []*cobra.Command{newCmdFeatures(f, nil)}
+		},
+	}
+}
