@@ -84,13 +84,43 @@ func Apply(d *op.Def, attrs op.Attrs, in ...*Var) []*Var {
 	for i, o := range outs {
 		res[i] = &Var{T: o}
 	}
-	if needs && Recording() && d.VJP != nil {
+	grad := needs && Recording() && d.VJP != nil
+	if grad || tracing.Load() > 0 {
 		n := &node{def: d, attrs: attrs, in: in, out: res}
 		for i, r := range res {
-			r.requiresGrad, r.node, r.idx = true, n, i
+			r.requiresGrad, r.node, r.idx = grad, n, i
 		}
 	}
 	return res
+}
+
+var tracing atomic.Int32
+
+// Trace runs f recording every op application, also those no gradient flows
+// through (inputs that need none, ops without a VJP, inside NoGrad), so that a
+// tracer (core/graph/trace) can rebuild the whole computation from its
+// outputs with Producer. Composite layers whose ONNX twin is one op (nn.LSTM,
+// nn.GRU) apply that op instead of their unrolled primitives while Tracing
+// reports true. Like NoGrad it is process-wide.
+func Trace(f func()) {
+	tracing.Add(1)
+	defer tracing.Add(-1)
+	f()
+}
+
+// Tracing reports whether a Trace is running.
+func Tracing() bool { return tracing.Load() > 0 }
+
+// Producer returns the recorded op application that computed v: its op,
+// attributes, inputs and outputs (v is out[index]); ok is false for a leaf
+// (Param, Const) and for a value computed while nothing was recorded. The
+// slices are the tape's own and must not be modified.
+func (v *Var) Producer() (d *op.Def, attrs op.Attrs, in, out []*Var, index int, ok bool) {
+	if v.node == nil {
+		return nil, nil, nil, nil, 0, false
+	}
+	n := v.node
+	return n.def, n.attrs, n.in, n.out, v.idx, true
 }
 
 func apply1(name string, attrs op.Attrs, in ...*Var) *Var {
@@ -122,7 +152,7 @@ func (y *Var) BackwardWith(g *tensor.Tensor) {
 			gout[j] = o.Grad
 			any = any || o.Grad != nil
 		}
-		if !any {
+		if !any || n.def.VJP == nil { // nodes a Trace recorded carry no gradient
 			continue
 		}
 		ins := make([]*tensor.Tensor, len(n.in))

@@ -99,8 +99,11 @@ func (b *BatchNorm) Forward(x *ag.Var, training bool) *ag.Var {
 		b.track(mean.T, v.T, s.NumElements()/c)
 		return y
 	}
-	mean := ag.Const(b.RunningMean.T.Cast(x.DType()))
-	v := ag.Const(b.RunningVar.T.Cast(x.DType()))
+	// the buffers themselves when the dtypes match, so a trace names them
+	mean, v := b.RunningMean, b.RunningVar
+	if mean.DType() != x.DType() {
+		mean, v = ag.Const(mean.T.Cast(x.DType())), ag.Const(v.T.Cast(x.DType()))
+	}
 	return ag.BatchNormEval(x, w, bias, mean, v, b.eps)
 }
 

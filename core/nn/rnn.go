@@ -92,6 +92,13 @@ type cell func(gx, h, c *ag.Var, ws [4]*ag.Var) (*ag.Var, *ag.Var)
 // h0, c0 (L·D, N, H) (nil = zeros; c only for LSTM) and returns the output
 // (T, N, D·H) and the final states (L·D, N, H).
 func (m *rnn) run(x, h0, c0 *ag.Var, lengths []int, withC, training bool, step cell) (*ag.Var, *ag.Var, *ag.Var) {
+	if ag.Tracing() { // export: the ONNX twin op, with a dynamic sequence length (rnn_twin.go)
+		y, hn, cn, err := m.twin(x, h0, c0, lengths, withC)
+		if err != nil {
+			panic(&op.ShapeError{Op: "rnn", Err: err})
+		}
+		return y, hn, cn
+	}
 	t, n := x.Shape()[0], x.Shape()[1]
 	h := m.o.HiddenSize
 	zero := ag.Const(zerosLike(x, n, h))
