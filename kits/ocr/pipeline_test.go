@@ -2,6 +2,7 @@ package ocr
 
 import (
 	"math"
+	"paddle/core/metric"
 	"reflect"
 	"strconv"
 	"testing"
@@ -105,7 +106,7 @@ func TestPairwiseMeanMatchesNumpy(t *testing.T) {
 		for i := range a {
 			a[i] = float32(1.0/float64(i+3) + float64(i%7)*0.1234567)
 		}
-		m := float32(float64(pairwiseSum32(a)) / float64(n))
+		m := float32(float64(metric.PairwiseSum(a)) / float64(n))
 		if got := strconv.FormatFloat(float64(m), 'x', -1, 64); got != w {
 			t.Errorf("n=%d: mean %s, numpy %s", n, got, w)
 		}

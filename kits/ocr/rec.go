@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"paddle/core/metric"
 	"sort"
 	"strings"
 
@@ -77,40 +78,7 @@ func CTCDecode(probs []float32, T, C int, chars []string) (string, float64) {
 	if len(kept) == 0 {
 		return sb.String(), 0
 	}
-	return sb.String(), float64(float32(float64(pairwiseSum32(kept)) / float64(len(kept))))
-}
-
-// pairwiseSum32 is numpy's pairwise summation of a contiguous float32 array (the
-// np.add.reduce used by np.mean): sequential below 8 elements, eight interleaved
-// accumulators up to 128, halves (split at a multiple of 8) above.
-func pairwiseSum32(a []float32) float32 {
-	n := len(a)
-	switch {
-	case n < 8:
-		var s float32 // numpy starts from -0.0 but adds a[0] first; same value
-		for _, v := range a {
-			s += v
-		}
-		return s
-	case n <= 128:
-		var r [8]float32
-		copy(r[:], a[:8])
-		i := 8
-		for ; i < n-n%8; i += 8 {
-			for k := 0; k < 8; k++ {
-				r[k] += a[i+k]
-			}
-		}
-		s := ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]))
-		for ; i < n; i++ {
-			s += a[i]
-		}
-		return s
-	default:
-		n2 := n / 2
-		n2 -= n2 % 8
-		return pairwiseSum32(a[:n2]) + pairwiseSum32(a[n2:])
-	}
+	return sb.String(), float64(float32(float64(metric.PairwiseSum(kept)) / float64(len(kept))))
 }
 
 // RecResizeWidth is the width a crop of size h×w is resized to inside a batch of width

@@ -2,6 +2,7 @@ package coco
 
 import (
 	"math"
+	"paddle/core/metric"
 	"strings"
 	"testing"
 )
@@ -208,7 +209,7 @@ func TestPairwiseSum(t *testing.T) {
 	for i := range a {
 		a[i] = 0.1
 	}
-	if got := pairwiseSum(a); got != 100.00000000000001 {
-		t.Errorf("pairwiseSum(1000 x 0.1) = %.17g, want 100.00000000000001", got)
+	if got := metric.PairwiseSum(a); got != 100.00000000000001 {
+		t.Errorf("metric.PairwiseSum(1000 x 0.1) = %.17g, want 100.00000000000001", got)
 	}
 }

@@ -2,6 +2,7 @@ package coco
 
 import (
 	"fmt"
+	"paddle/core/metric"
 	"strings"
 )
 
@@ -84,7 +85,7 @@ func (r *Result) stat(s statSpec) float64 {
 	if len(vals) == 0 {
 		return -1
 	}
-	return pairwiseSum(vals) / float64(len(vals))
+	return metric.PairwiseSum(vals) / float64(len(vals))
 }
 
 // CategoryAP returns AP@[.5:.95] of the k-th category (of CatIDs) for area
@@ -105,40 +106,7 @@ func (r *Result) CategoryAP(k int) float64 {
 	if len(vals) == 0 {
 		return -1
 	}
-	return pairwiseSum(vals) / float64(len(vals))
-}
-
-// pairwiseSum adds like numpy's pairwise_sum (np.add.reduce on a
-// contiguous float64 array), so means match np.mean bit for bit: a plain
-// loop under 8 values, 8 running sums in blocks of up to 128, halves
-// (rounded down to a multiple of 8) above that.
-func pairwiseSum(a []float64) float64 {
-	n := len(a)
-	switch {
-	case n < 8:
-		s := 0.0
-		for _, v := range a {
-			s += v
-		}
-		return s
-	case n <= 128:
-		var r [8]float64
-		copy(r[:], a[:8])
-		i := 8
-		for ; i < n-n%8; i += 8 {
-			for j := range 8 {
-				r[j] += a[i+j]
-			}
-		}
-		s := ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]))
-		for ; i < n; i++ {
-			s += a[i]
-		}
-		return s
-	}
-	n2 := n / 2
-	n2 -= n2 % 8
-	return pairwiseSum(a[:n2]) + pairwiseSum(a[n2:])
+	return metric.PairwiseSum(vals) / float64(len(vals))
 }
 
 // SummaryLines returns the 12 lines COCOeval.summarize prints, e.g.

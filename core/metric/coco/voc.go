@@ -3,6 +3,7 @@ package coco
 import (
 	"fmt"
 	"math"
+	"paddle/core/metric"
 	"slices"
 )
 
@@ -242,5 +243,5 @@ func areaAP(rec, prec []float64) float64 {
 			terms = append(terms, float64((mrec[i+1]-mrec[i])*mpre[i+1]))
 		}
 	}
-	return pairwiseSum(terms)
+	return metric.PairwiseSum(terms)
 }

@@ -226,9 +226,9 @@ func kappa(intersect, pred, label []int64) float64 {
 		// the explicit conversion keeps the compiler from fusing it into the sum.
 		pl[i] = float64(float64(pred[i]) * fl[i])
 	}
-	total := pairwiseSum(fl)
-	po := divide(pairwiseSum(fi), total)
-	pe := divide(pairwiseSum(pl), float64(total*total))
+	total := metric.PairwiseSum(fl)
+	po := divide(metric.PairwiseSum(fi), total)
+	pe := divide(metric.PairwiseSum(pl), float64(total*total))
 	return divide(po-pe, 1-pe)
 }
 
@@ -249,39 +249,7 @@ func divide(x, y float64) float64 {
 
 // mean is np.mean of a float64 list (pairwise sum, then divide by n).
 func mean(a []float64) float64 {
-	return divide(pairwiseSum(a), float64(len(a)))
-}
-
-// pairwiseSum adds like numpy's pairwise_sum (np.add.reduce on a contiguous
-// float64 array): a plain loop under 8 values, 8 running sums in blocks of
-// up to 128, halves (rounded down to a multiple of 8) above that.
-func pairwiseSum(a []float64) float64 {
-	n := len(a)
-	switch {
-	case n < 8:
-		s := 0.0
-		for _, v := range a {
-			s += v
-		}
-		return s
-	case n <= 128:
-		var r [8]float64
-		copy(r[:], a[:8])
-		i := 8
-		for ; i < n-n%8; i += 8 {
-			for j := range 8 {
-				r[j] += a[i+j]
-			}
-		}
-		s := ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]))
-		for ; i < n; i++ {
-			s += a[i]
-		}
-		return s
-	}
-	n2 := n / 2
-	n2 -= n2 % 8
-	return pairwiseSum(a[:n2]) + pairwiseSum(a[n2:])
+	return divide(metric.PairwiseSum(a), float64(len(a)))
 }
 
 // Report returns the scalars as a metric.Report with main value "miou":
