@@ -54,6 +54,15 @@ func sgemm12x32AVX512RowA(k int, a, b, c *float32, ldc, rows int, mask uint32, l
 //go:noescape
 func sgemm12x16AVX512RowA(k int, a, b, c *float32, ldc, rows int, mask uint32, loadC uint32, alpha, beta float32)
 
+//go:noescape
+func sgemm6x16AVX2RowA(k int, a, b, c *float32, ldc, rows int, loadC uint32, alpha, beta float32)
+
+// packPanels16AVX packs np full 16-wide panels of a non-transposed B row by
+// row: dst[q*pstride + p*16 + j] = src[p*ld + q*16 + j].
+//
+//go:noescape
+func packPanels16AVX(src *float32, ld, k int, dst *float32, np, pstride int)
+
 func cpuid(leaf, sub uint32) (eax, ebx, ecx, edx uint32)
 
 func b2u(b bool) uint32 {
@@ -91,17 +100,31 @@ var avx512Kernel = &microKernel{
 }
 
 var avx2Kernel = &microKernel{
-	name: "avx2", mr: 6, nr: 16,
-	run: func(kc int, a, b, c []float32, ldc, rows, cols int, alpha, beta float32, loadC, _ bool) {
+	name: "avx2", mr: 6, nr: 16, rowA: true, packPanels: packPanels16B,
+	run: func(kc int, a, b, c []float32, ldc, rows, cols int, alpha, beta float32, loadC, rowA bool) {
+		kern := sgemm6x16AVX2
+		if rowA {
+			kern = sgemm6x16AVX2RowA
+		}
 		if cols == 16 {
-			sgemm6x16AVX2(kc, unsafe.SliceData(a), unsafe.SliceData(b), unsafe.SliceData(c), ldc, rows, b2u(loadC), alpha, beta)
+			kern(kc, unsafe.SliceData(a), unsafe.SliceData(b), unsafe.SliceData(c), ldc, rows, b2u(loadC), alpha, beta)
 			return
 		}
 		// a partial tile: compute into a scratch tile, then merge the valid part
 		var t [6 * 16]float32
-		sgemm6x16AVX2(kc, unsafe.SliceData(a), unsafe.SliceData(b), &t[0], 16, rows, 0, alpha, 0)
+		kern(kc, unsafe.SliceData(a), unsafe.SliceData(b), &t[0], 16, rows, 0, alpha, 0)
 		mergeTile(t[:], 16, c, ldc, rows, cols, beta, loadC)
 	},
+}
+
+// packPanels16B is microKernel.packPanels for the AVX2 kernel.
+func packPanels16B(src []float32, ld, k, np int, dst []float32) {
+	if k == 0 || np == 0 {
+		return
+	}
+	_ = src[(k-1)*ld+np*16-1]
+	_ = dst[(np-1)*16*k+k*16-1]
+	packPanels16AVX(unsafe.SliceData(src), ld, k, unsafe.SliceData(dst), np, 16*k)
 }
 
 // archKernels lists the micro-kernels this CPU can run, fastest first.

@@ -150,8 +150,9 @@ def avx512(name, mr, nv, unroll, bcst, rowa=False):
     emit()
 
 
-def avx2(name, mr, unroll):
-    """mr rows x 2 ymm vectors (16 floats) per row; all 16 columns are written."""
+def avx2(name, mr, unroll, rowa=False):
+    """mr rows x 2 ymm vectors (16 floats) per row; all 16 columns are written.
+    With rowa, the A panel is row-major (a[r*k + p])."""
     nv, nr = 2, 16
     acc = lambda r, v: 16 - mr * nv + r * nv + v
     emit(f"// func {name}(k int, a, b, c *float32, ldc, rows int, loadC uint32, alpha, beta float32)")
@@ -162,6 +163,26 @@ def avx2(name, mr, unroll):
     emit("\tMOVQ c+24(FP), DI")
     emit("\tMOVQ ldc+32(FP), SI")
     emit("\tSHLQ $2, SI")
+    if rowa:
+        assert mr == 6
+        emit("\tMOVQ CX, R8")
+        emit("\tSHLQ $2, R8")
+        emit("\tLEAQ (R8)(R8*2), R9")
+        emit("\tLEAQ (AX)(R8*4), R12")
+
+    def aaddr(i, r):
+        if not rowa:
+            return f"{i*mr*4 + 4*r}(AX)"
+        base = ["AX", "R12"][r // 4]
+        idx = ["", "(R8*1)", "(R8*2)", "(R9*1)"][r % 4]
+        return f"{4*i}({base}){idx}"
+
+    def adv_a(steps):
+        if rowa:
+            emit(f"\tADDQ ${steps*4}, AX")
+            emit(f"\tADDQ ${steps*4}, R12")
+        else:
+            emit(f"\tADDQ ${steps*mr*4}, AX")
     for r in range(mr):
         for v in range(nv):
             z = acc(r, v)
@@ -173,7 +194,7 @@ def avx2(name, mr, unroll):
             emit(f"\tVMOVUPS {bo + 32*v}(BX), Y{v}")
         for r in range(mr):
             t = 2 + r % 2
-            emit(f"\tVBROADCASTSS {ao + 4*r}(AX), Y{t}")
+            emit(f"\tVBROADCASTSS {aaddr(i, r)}, Y{t}")
             for v in range(nv):
                 emit(f"\tVFMADD231PS Y{v}, Y{t}, Y{acc(r, v)}")
 
@@ -183,7 +204,7 @@ def avx2(name, mr, unroll):
     emit(f"{name}_loop:")
     for i in range(unroll):
         step(i)
-    emit(f"\tADDQ ${unroll*mr*4}, AX")
+    adv_a(unroll)
     emit(f"\tADDQ ${unroll*nr*4}, BX")
     emit("\tDECQ DX")
     emit(f"\tJNZ {name}_loop")
@@ -192,7 +213,7 @@ def avx2(name, mr, unroll):
     emit(f"\tJZ {name}_store")
     emit(f"{name}_loop1:")
     step(0)
-    emit(f"\tADDQ ${mr*4}, AX")
+    adv_a(1)
     emit(f"\tADDQ ${nr*4}, BX")
     emit("\tDECQ CX")
     emit(f"\tJNZ {name}_loop1")
@@ -273,6 +294,45 @@ def pack_rows(name):
     emit("\tADDQ BX, DI")
     emit("\tDECQ CX")
     emit(f"\tJNZ {name}_loop")
+    emit(f"{name}_done:")
+    emit("\tVZEROUPPER")
+    emit("\tRET")
+    emit()
+
+
+def pack_panels16(name):
+    """dst[q*pstride + p*16 + j] = src[p*ld + q*16 + j]: full 16-wide panels (AVX)."""
+    emit(f"// func {name}(src *float32, ld, k int, dst *float32, np, pstride int)")
+    emit(f"TEXT ·{name}(SB), NOSPLIT, $0-48")
+    emit("\tMOVQ src+0(FP), SI")
+    emit("\tMOVQ ld+8(FP), DX")
+    emit("\tSHLQ $2, DX")
+    emit("\tMOVQ k+16(FP), CX")
+    emit("\tMOVQ dst+24(FP), DI")
+    emit("\tMOVQ np+32(FP), R8")
+    emit("\tMOVQ pstride+40(FP), BX")
+    emit("\tSHLQ $2, BX")
+    emit("\tTESTQ CX, CX")
+    emit(f"\tJZ {name}_done")
+    emit("\tTESTQ R8, R8")
+    emit(f"\tJZ {name}_done")
+    emit(f"{name}_row:")
+    emit("\tMOVQ SI, R11")
+    emit("\tMOVQ DI, R12")
+    emit("\tMOVQ R8, R10")
+    emit(f"{name}_panel:")
+    emit("\tVMOVUPS (R11), Y0")
+    emit("\tVMOVUPS 32(R11), Y1")
+    emit("\tVMOVUPS Y0, (R12)")
+    emit("\tVMOVUPS Y1, 32(R12)")
+    emit("\tADDQ $64, R11")
+    emit("\tADDQ BX, R12")
+    emit("\tDECQ R10")
+    emit(f"\tJNZ {name}_panel")
+    emit("\tADDQ DX, SI")
+    emit("\tADDQ $64, DI")
+    emit("\tDECQ CX")
+    emit(f"\tJNZ {name}_row")
     emit(f"{name}_done:")
     emit("\tVZEROUPPER")
     emit("\tRET")
@@ -556,6 +616,8 @@ avx512("sgemm12x16AVX512", 12, 1, 4, False)
 avx512("sgemm12x32AVX512RowA", 12, 2, 4, False, rowa=True)
 avx512("sgemm12x16AVX512RowA", 12, 1, 4, False, rowa=True)
 avx2("sgemm6x16AVX2", 6, 4)
+avx2("sgemm6x16AVX2RowA", 6, 4, rowa=True)
+pack_panels16("packPanels16AVX")
 pack_rows("packRowsAVX512")
 pack_panels("packPanelsAVX512")
 transpose16("transpose16AVX512")
