@@ -10,6 +10,11 @@ type Encoding struct {
 	AttentionMask     []int
 }
 
+func newEncoding(n int) *Encoding {
+	return &Encoding{IDs: make([]int, 0, n), TypeIDs: make([]int, 0, n), Tokens: make([]string, 0, n),
+		Offsets: make([][2]int, 0, n), SpecialTokensMask: make([]int, 0, n), AttentionMask: make([]int, 0, n)}
+}
+
 // Len is the number of tokens.
 func (e *Encoding) Len() int { return len(e.IDs) }
 
@@ -118,7 +123,7 @@ func (t *templateProc) process(e *Encoding, addSpecial bool) *Encoding {
 	if !addSpecial {
 		return e
 	}
-	out := &Encoding{}
+	out := newEncoding(e.Len() + t.added())
 	for _, p := range t.single {
 		if p.special == "" {
 			out.appendAll(e, p.typeID)
@@ -187,7 +192,7 @@ func (b bertProc) process(e *Encoding, addSpecial bool) *Encoding {
 	if !addSpecial {
 		return e
 	}
-	out := &Encoding{}
+	out := newEncoding(e.Len() + 2)
 	out.push(b.clsID, b.cls, [2]int{0, 0}, 0, 1, 1)
 	out.appendAll(e, 0)
 	out.push(b.sepID, b.sep, [2]int{0, 0}, 0, 1, 1)

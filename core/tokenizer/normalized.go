@@ -104,8 +104,32 @@ func (n *normStr) origRange(a, b int) (int, int, bool) {
 	return n.al[a].s, n.al[b-1].e, true
 }
 
-// mapRunes applies f to every char (one for one).
+// mapRunes applies f to every char (one for one). When no char changes its
+// UTF-8 width, the bytes are rewritten in place: every byte of a char has the
+// char's alignment, so the alignments stay exactly what transform would give.
 func (n *normStr) mapRunes(f func(rune) rune) {
+	same, changed := true, false
+	for _, r := range n.s {
+		m := f(r)
+		if m != r {
+			changed = true
+			if utf8.RuneLen(m) != utf8.RuneLen(r) || r == utf8.RuneError {
+				same = false
+				break
+			}
+		}
+	}
+	if !changed {
+		return
+	}
+	if same {
+		b := make([]byte, 0, len(n.s))
+		for _, r := range n.s {
+			b = utf8.AppendRune(b, f(r))
+		}
+		n.s = string(b)
+		return
+	}
 	dest := make([]change, 0, len(n.s))
 	for _, r := range n.s {
 		dest = append(dest, change{f(r), 0})
@@ -115,6 +139,16 @@ func (n *normStr) mapRunes(f func(rune) rune) {
 
 // filter keeps the chars for which keep is true.
 func (n *normStr) filter(keep func(rune) bool) {
+	all := true
+	for _, r := range n.s {
+		if !keep(r) {
+			all = false
+			break
+		}
+	}
+	if all {
+		return
+	}
 	dest := make([]change, 0, len(n.s))
 	removed, removedStart := 0, 0
 	var last rune

@@ -1,6 +1,7 @@
 package tokenizer
 
 import (
+	"strings"
 	"unicode"
 	"unicode/utf8"
 
@@ -69,6 +70,10 @@ func (u unicodeNorm) normalize(n *normStr) {
 type lowercaseNorm struct{}
 
 func (lowercaseNorm) normalize(n *normStr) {
+	if !strings.ContainsRune(n.s, 0x130) {
+		n.mapRunes(unicode.ToLower)
+		return
+	}
 	dest := make([]change, 0, len(n.s))
 	for _, r := range n.s {
 		if r == 0x130 {
@@ -130,7 +135,7 @@ func (b bertNorm) normalize(n *normStr) {
 			return r
 		})
 	}
-	if b.chinese {
+	if b.chinese && strings.IndexFunc(n.s, isChineseChar) >= 0 {
 		dest := make([]change, 0, len(n.s))
 		for _, r := range n.s {
 			if isChineseChar(r) {

@@ -77,7 +77,7 @@ func (t *Tokenizer) Encode(text string, addSpecial bool) (*Encoding, error) {
 		ps = t.pre.preTokenize(ps)
 	}
 	conv := newCharConv(text)
-	e := &Encoding{}
+	e := newEncoding(len(text)/4 + 4)
 	for _, p := range ps {
 		toks := p.tokens
 		if !p.done {
