@@ -150,26 +150,56 @@ func sgemm(transA, transB bool, m, n, k int, alpha float32, a []float32, lda int
 		g.region(0, m, 0, n)
 		return
 	}
-	mt, nt := ceilDiv(m, g.kern.mr), ceilDiv(n, g.kern.nr)
-	ws := claimWorkers(tm*tn-1, parallel.Threads())
+	tasks := g.tasks(tm, tn)
+	var next atomic.Int64
+	work := func() {
+		for {
+			t := int(next.Add(1)) - 1
+			if t >= len(tasks) {
+				return
+			}
+			g.region(tasks[t][0], tasks[t][1], tasks[t][2], tasks[t][3])
+		}
+	}
 	var grp group
+	ws := claimWorkers(tm*tn-1, parallel.Threads())
+	for _, w := range ws {
+		grp.goOn(w, work)
+	}
+	for range tm*tn - 1 - len(ws) {
+		grp.goNew(work)
+	}
+	work()
+	grp.wait()
+}
+
+// tasks cuts C into the tm×tn worker blocks, each cut again in two along
+// the side whose repacking costs less (a second packing of its A rows when
+// cut along N, of its B columns when cut along M). Workers take blocks from
+// a shared counter, so when one worker does not get a core (a busy
+// machine), the others do its share.
+func (g *gemm) tasks(tm, tn int) [][4]int {
+	mr, nr := g.kern.mr, g.kern.nr
+	mt, nt := ceilDiv(g.m, mr), ceilDiv(g.n, nr)
+	var ts [][4]int
 	for ti := range tm {
-		i0, i1 := ti*mt/tm*g.kern.mr, min((ti+1)*mt/tm*g.kern.mr, m)
+		i0, i1 := ti*mt/tm*mr, min((ti+1)*mt/tm*mr, g.m)
 		for tj := range tn {
-			j0, j1 := tj*nt/tn*g.kern.nr, min((tj+1)*nt/tn*g.kern.nr, n)
-			job := func() { g.region(i0, i1, j0, j1) }
+			j0, j1 := tj*nt/tn*nr, min((tj+1)*nt/tn*nr, g.n)
+			rp, cp := ceilDiv(i1-i0, mr), ceilDiv(j1-j0, nr)
 			switch {
-			case ti == tm-1 && tj == tn-1:
-				job()
-			case len(ws) > 0:
-				grp.goOn(ws[0], job)
-				ws = ws[1:]
+			case cp >= 2 && (i1-i0 <= j1-j0 || rp < 2):
+				jm := min(j0+cp/2*nr, j1)
+				ts = append(ts, [4]int{i0, i1, j0, jm}, [4]int{i0, i1, jm, j1})
+			case rp >= 2:
+				im := min(i0+rp/2*mr, i1)
+				ts = append(ts, [4]int{i0, im, j0, j1}, [4]int{im, i1, j0, j1})
 			default:
-				grp.goNew(job)
+				ts = append(ts, [4]int{i0, i1, j0, j1})
 			}
 		}
 	}
-	grp.wait()
+	return ts
 }
 
 // inflight counts the SGEMM calls running now.
