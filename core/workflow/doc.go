@@ -7,6 +7,7 @@
 // Where things are:
 //
 //	task.go        Task, Schedule, Env, Runner: the contract with kits
+//	export.go      Exporter (export verb), export directories (model.onnx + inference.yaml)
 //	train.go       the training loop (accumulation, clipping, logging, eval, saving)
 //	checkpoint.go  save/load of model + optimizer + state.yaml + config.yaml
 //	inputs.go      predict inputs: files, folders, globs, "-" (paths on stdin)

@@ -67,6 +67,7 @@ type Env struct {
 	IO      *iostreams.IOStreams
 	Config  *config.Config
 	Weights string // --weights: a checkpoint directory to evaluate or predict with
+	Model   string // --model: an export directory (model.onnx + inference.yaml) to predict with
 	Resume  string // --resume: a checkpoint directory to continue training from
 	Output  string // --output: where to write (checkpoints, exports, drawings)
 	Format  string // resolved --format

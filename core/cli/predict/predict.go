@@ -15,6 +15,7 @@ type Options struct {
 	Factory *cmdutil.Factory
 	Kit     *kit.Kit
 	Weights string   // --weights: a training checkpoint (with its config.yaml)
+	Model   string   // --model: an export directory (paddle <kit> export)
 	Output  string   // --output
 	Inputs  []string // files, folders, globs or "-"
 }
@@ -23,15 +24,15 @@ type Options struct {
 func NewCmdPredict(f *cmdutil.Factory, k *kit.Kit, runF func(*Options) error) *cobra.Command {
 	opts := &Options{Factory: f, Kit: k}
 	cmd := &cobra.Command{
-		Use:   "predict --weights <checkpoint dir> <input>... | -",
+		Use:   "predict --weights <checkpoint dir> | --model <export dir> <input>... | -",
 		Short: "Run a trained " + k.Name + " model on files, folders, globs or paths from stdin",
 		Example: "  paddle " + k.Name + " predict --weights output/<model>/best img.png\n" +
 			"  find imgs -name '*.png' | paddle " + k.Name + " predict --weights output/<model>/best - --format jsonl",
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Inputs = args
-			if opts.Weights == "" {
-				return cmdutil.FlagErrorf("--weights is required")
+			if (opts.Weights == "") == (opts.Model == "") {
+				return cmdutil.FlagErrorf("give one of --weights (a checkpoint) and --model (an export)")
 			}
 			if runF != nil {
 				return runF(opts)
@@ -40,19 +41,24 @@ func NewCmdPredict(f *cmdutil.Factory, k *kit.Kit, runF func(*Options) error) *c
 		},
 	}
 	cmd.Flags().StringVar(&opts.Weights, "weights", "", "checkpoint directory (model.safetensors + config.yaml)")
+	cmd.Flags().StringVar(&opts.Model, "model", "", "export directory (model.onnx + inference.yaml, from paddle "+k.Name+" export)")
 	cmd.Flags().StringVar(&opts.Output, "output", "", "output directory for files the kit writes")
 	cmdutil.SupportsFormats(cmd, "jsonl", "json", "text")
 	return cmd
 }
 
 func run(cmd *cobra.Command, opts *Options) error {
-	// the checkpoint's own config.yaml wins unless -c is given
+	// the checkpoint's (or export's) own config.yaml wins unless -c is given
 	var cfg *config.Config
 	var err error
+	dir := opts.Weights
+	if dir == "" {
+		dir = opts.Model
+	}
 	if opts.Factory.Settings.Config != "" {
 		cfg, err = opts.Factory.LoadConfig()
 	} else {
-		cfg, err = config.Load(opts.Weights+"/config.yaml", opts.Factory.Settings.Overrides...)
+		cfg, err = config.Load(dir+"/config.yaml", opts.Factory.Settings.Overrides...)
 		err = cmdutil.Usage(err)
 	}
 	if err != nil {
@@ -63,7 +69,7 @@ func run(cmd *cobra.Command, opts *Options) error {
 		return cmdutil.Usage(err)
 	}
 	return r.Predict(cmd.Context(), workflow.Env{
-		IO: opts.Factory.IOStreams, Config: cfg, Weights: opts.Weights, Output: opts.Output,
+		IO: opts.Factory.IOStreams, Config: cfg, Weights: opts.Weights, Model: opts.Model, Output: opts.Output,
 		Format: opts.Factory.Settings.Format,
 	}, opts.Inputs)
 }

@@ -1,0 +1,81 @@
+// Package export implements the shared `paddle <kit> export` verb: a
+// training checkpoint becomes an export directory (model.onnx +
+// inference.yaml + config.yaml, DESIGN §7) that `paddle <kit> predict
+// --model DIR` and ONNX Runtime load. Kits opt in by implementing
+// workflow.Exporter on their Runner.
+package export
+
+import (
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"paddle/core/cli/cmdutil"
+	"paddle/core/config"
+	"paddle/core/kit"
+	"paddle/core/workflow"
+)
+
+// Options are the inputs of `paddle <kit> export`.
+type Options struct {
+	Factory *cmdutil.Factory
+	Kit     *kit.Kit
+	Weights string // --weights: the checkpoint to export (with its config.yaml)
+	Output  string // --output: the export directory
+}
+
+// NewCmdExport returns `paddle <kit> export`.
+func NewCmdExport(f *cmdutil.Factory, k *kit.Kit, runF func(*Options) error) *cobra.Command {
+	opts := &Options{Factory: f, Kit: k}
+	cmd := &cobra.Command{
+		Use:   "export [-c <config.yaml>] --weights <checkpoint dir> --output <export dir>",
+		Short: "Export a trained " + k.Name + " model to ONNX with its pre- and post-processing",
+		Example: "  paddle " + k.Name + " export --weights output/<model>/best --output inference/<model>\n" +
+			"  paddle " + k.Name + " predict --model inference/<model> img.png",
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if opts.Weights == "" {
+				return cmdutil.FlagErrorf("--weights is required")
+			}
+			if opts.Output == "" {
+				return cmdutil.FlagErrorf("--output is required")
+			}
+			if runF != nil {
+				return runF(opts)
+			}
+			return run(cmd, opts)
+		},
+	}
+	cmd.Flags().StringVar(&opts.Weights, "weights", "", "checkpoint directory (model.safetensors + config.yaml)")
+	cmd.Flags().StringVar(&opts.Output, "output", "", "export directory to write (model.onnx, inference.yaml, config.yaml)")
+	return cmd
+}
+
+func run(cmd *cobra.Command, opts *Options) error {
+	// the checkpoint's own config.yaml wins unless -c is given
+	var cfg *config.Config
+	var err error
+	if opts.Factory.Settings.Config != "" {
+		cfg, err = opts.Factory.LoadConfig()
+	} else {
+		cfg, err = config.Load(opts.Weights+"/config.yaml", opts.Factory.Settings.Overrides...)
+		err = cmdutil.Usage(err)
+	}
+	if err != nil {
+		return err
+	}
+	r, err := opts.Kit.Build(cfg)
+	if err != nil {
+		return cmdutil.Usage(err)
+	}
+	ex, ok := r.(workflow.Exporter)
+	if !ok {
+		return cmdutil.Usage(fmt.Errorf("paddle %s cannot export its models yet", opts.Kit.Name))
+	}
+	env := workflow.Env{IO: opts.Factory.IOStreams, Config: cfg, Weights: opts.Weights, Output: opts.Output}
+	if err := ex.Export(cmd.Context(), env, opts.Output); err != nil {
+		return err
+	}
+	_, err = fmt.Fprintln(opts.Factory.IOStreams.Out, opts.Output)
+	return err
+}

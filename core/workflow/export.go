@@ -1,0 +1,129 @@
+package workflow
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"gopkg.in/yaml.v3"
+
+	"paddle/core/config"
+	"paddle/core/graph"
+	"paddle/core/io"
+	"paddle/core/onnx"
+	"paddle/core/runtime"
+)
+
+// Exporter is the optional Runner capability behind `paddle <kit> export`:
+// write the model of checkpoint env.Weights to the export directory dir
+// (DESIGN §7), usually with WriteExport.
+type Exporter interface {
+	Export(ctx context.Context, env Env, dir string) error
+}
+
+// The files of an export directory.
+const (
+	ExportModelFile     = "model.onnx"
+	ExportInferenceFile = "inference.yaml"
+	ExportConfigFile    = "config.yaml" // the resolved training config
+)
+
+// Inference is an export's inference.yaml, in PaddleX's inference.yml
+// layout plus the model's inputs:
+//
+//	Global: {model_name: PPLCNet}
+//	PreProcess: {transform_ops: [{ResizeImage: {size: [8, 8]}}, ...]}
+//	PostProcess: {name: Topk, topk: 5, label_list: [...]}
+//	Inputs: [{name: x, shape: [-1, 1, 8, 8], dtype: float32}]
+//
+// PreProcess and PostProcess are the kit's: it writes its own structs and
+// reads them back with ReadExport's config.
+type Inference struct {
+	Global      InferenceGlobal  `yaml:"Global"`
+	PreProcess  any              `yaml:"PreProcess"`
+	PostProcess any              `yaml:"PostProcess"`
+	Inputs      []InferenceInput `yaml:"Inputs"`
+}
+
+// InferenceGlobal is inference.yaml's Global section.
+type InferenceGlobal struct {
+	ModelName string `yaml:"model_name"`
+}
+
+// InferenceInput describes one model input; -1 marks a dynamic dimension.
+type InferenceInput struct {
+	Name  string `yaml:"name"`
+	Shape []int  `yaml:"shape,flow"`
+	DType string `yaml:"dtype"`
+}
+
+// InputsOf lists g's inputs as inference.yaml describes them.
+func InputsOf(g *graph.Graph) []InferenceInput {
+	var out []InferenceInput
+	for _, v := range g.Inputs {
+		out = append(out, InferenceInput{Name: v.Name, Shape: append([]int(nil), v.Meta.Shape...), DType: v.Meta.DType.String()})
+	}
+	return out
+}
+
+// WriteExport writes an export directory: g as model.onnx, inf as
+// inference.yaml (its Inputs filled from g when empty) and cfg, the
+// resolved config the model was trained with, as config.yaml.
+func WriteExport(dir string, g *graph.Graph, inf *Inference, cfg *config.Config) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("export: %w", err)
+	}
+	if err := onnx.WriteFile(filepath.Join(dir, ExportModelFile), g); err != nil {
+		return err
+	}
+	if inf.Inputs == nil {
+		inf.Inputs = InputsOf(g)
+	}
+	b, err := yaml.Marshal(inf)
+	if err != nil {
+		return fmt.Errorf("export: %s: %w", ExportInferenceFile, err)
+	}
+	if err := io.WriteFileAtomic(filepath.Join(dir, ExportInferenceFile), b, 0o644); err != nil {
+		return fmt.Errorf("export: %w", err)
+	}
+	if cfg != nil {
+		y, err := cfg.YAML()
+		if err != nil {
+			return err
+		}
+		if err := io.WriteFileAtomic(filepath.Join(dir, ExportConfigFile), y, 0o644); err != nil {
+			return fmt.Errorf("export: %w", err)
+		}
+	}
+	return nil
+}
+
+// ReadExport loads an export directory for `predict --model`: model.onnx
+// in a runtime Predictor (default passes) and inference.yaml as a config
+// checked against schema (the kit's PreProcess/PostProcess types, with
+// Inputs as []InferenceInput), so the kit decodes its sections strictly.
+func ReadExport(dir string, schema *config.Schema, opts runtime.Options) (*runtime.Predictor, *config.Config, error) {
+	file := filepath.Join(dir, ExportInferenceFile)
+	b, err := os.ReadFile(file)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, nil, fmt.Errorf("--model %s: no %s: want an export directory (paddle <kit> export)", dir, ExportInferenceFile)
+		}
+		return nil, nil, err
+	}
+	cfg, err := config.Parse("", file, b)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := cfg.Validate(schema); err != nil {
+		return nil, nil, err
+	}
+	cfg.Schema = schema
+	p, err := runtime.Load(filepath.Join(dir, ExportModelFile), opts)
+	if err != nil {
+		return nil, nil, fmt.Errorf("--model %s: %w", dir, err)
+	}
+	return p, cfg, nil
+}
