@@ -225,7 +225,7 @@ func computeFile(path, out string, raw *audio.RawFormat, opts *featuresOptions) 
 	if err != nil {
 		return featuresResult{}, fmt.Errorf("%s: %s: %w", path, opts.Kind, err)
 	}
-	dims := 0
+	dims := o.Dim(opts.Kind) // the width even when a short file gives no frames
 	if len(feats) > 0 {
 		dims = len(feats[0])
 	}

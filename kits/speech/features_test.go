@@ -138,7 +138,7 @@ func TestFeaturesOptionsAndInputs(t *testing.T) {
 	o.NumCeps, o.NumMelBins, o.UseEnergy, o.SnipEdges, o.WindowType, o.HighFreq = 20, 30, true, false, "hamming", -200
 	x := make([]float64, len(mono.Channels[0]))
 	for i, v := range mono.Channels[0] {
-		x[i] = math.Round(float64(v)*32768) // as stored in the 16-bit file
+		x[i] = math.Round(float64(v) * 32768) // as stored in the 16-bit file
 	}
 	want, err := kaldi.MFCC(x, o)
 	if err != nil {
@@ -194,6 +194,26 @@ func TestFeaturesOptionsAndInputs(t *testing.T) {
 	var res featuresResult
 	if err := json.Unmarshal([]byte(out), &res); err != nil || res.Rate != 16000 || res.Frames != 48 || res.Dims != 23 {
 		t.Errorf("stdout %q (%v)", out, err)
+	}
+
+	// raw PCM input, and a file shorter than --min-duration (no frames, but the width)
+	rawPath := filepath.Join(src, "r.raw")
+	rawBytes := make([]byte, 2*8000)
+	for i := 0; i < len(rawBytes); i += 2 {
+		v := int16(8000 * math.Sin(float64(i)*0.05))
+		rawBytes[i], rawBytes[i+1] = byte(v), byte(uint16(v)>>8)
+	}
+	os.WriteFile(rawPath, rawBytes, 0o644)
+	out, errOut, err = runFeatures(t, "", "--raw-sample-rate", "8000", "--output", dir2, rawPath)
+	if err != nil || !strings.Contains(out, `"frames":98,"dims":23,"sample_rate":8000`) {
+		t.Errorf("raw: %v %s %s", err, out, errOut)
+	}
+	out, errOut, err = runFeatures(t, "", "--min-duration", "2", "--kind", "spectrogram", "--output", dir2, filepath.Join(src, "a.wav"))
+	if err != nil || !strings.Contains(out, `"frames":0,"dims":257`) {
+		t.Errorf("min-duration: %v %s %s", err, out, errOut)
+	}
+	if got := readNpy(t, filepath.Join(dir2, "a.spectrogram.npy")); got.Shape()[0] != 0 || got.Shape()[1] != 257 {
+		t.Errorf("min-duration npy shape %v", got.Shape())
 	}
 
 	// flag errors

@@ -137,6 +137,27 @@ func (o *Options) checkMel() error {
 	return nil
 }
 
+// Dim returns the number of columns a feature kind ("fbank", "mfcc",
+// "spectrogram") has with these options (0 for an unknown kind).
+func (o *Options) Dim(kind string) int {
+	switch kind {
+	case "fbank":
+		if o.UseEnergy {
+			return o.NumMelBins + 1
+		}
+		return o.NumMelBins
+	case "mfcc":
+		return o.NumCeps
+	case "spectrogram":
+		size := int(o.SampleFrequency * o.FrameLength * 0.001)
+		if o.RoundToPowerOfTwo {
+			size = nextPow2(size)
+		}
+		return size/2 + 1
+	}
+	return 0
+}
+
 func nextPow2(x int) int {
 	p := 1
 	for p < x {

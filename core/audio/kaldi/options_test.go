@@ -56,6 +56,11 @@ func TestFramesAndDither(t *testing.T) {
 	if f, _ = Fbank(x, o); len(f) != 0 {
 		t.Errorf("min_duration: %d frames", len(f))
 	}
+	for kind, want := range map[string]int{"fbank": 24, "mfcc": 13, "spectrogram": 257} {
+		if d := o.Dim(kind); d != want {
+			t.Errorf("Dim(%s) = %d, want %d", kind, d, want)
+		}
+	}
 	// dither is seeded: same seed same output, and it lifts silence off the floor
 	o = Defaults()
 	o.Dither, o.Seed = 1, 7
