@@ -43,14 +43,18 @@ func fbank(x []float64, o *Options) ([][]float64, error) {
 		return nil, err
 	}
 	var banks [][]float64
+	var span [][2]int // the nonzero range of each bank
 	nb := o.NumMelBins
 	mel := 0
 	if o.UseEnergy && !o.HTKCompat {
 		mel = 1
 	}
+	var mag []float64
 	out, _, err := run(x, o, func(spec []complex128, logE float64, row []float64) {
 		half := len(spec) - 1 // the Nyquist bin has weight 0
-		mag := make([]float64, half)
+		if len(mag) != half {
+			mag = make([]float64, half)
+		}
 		for k := range mag {
 			a := cmplx.Abs(spec[k])
 			if o.UsePower {
@@ -60,8 +64,8 @@ func fbank(x []float64, o *Options) ([][]float64, error) {
 		}
 		for b, w := range banks {
 			var e float64
-			for k, v := range w {
-				e += v * mag[k]
+			for k := span[b][0]; k < span[b][1]; k++ {
+				e += w[k] * mag[k]
 			}
 			if o.UseLogFbank {
 				e = math.Log(max(e, epsilon))
@@ -80,11 +84,15 @@ func fbank(x []float64, o *Options) ([][]float64, error) {
 		if err != nil {
 			return 0, err
 		}
-		banks = make([][]float64, nb)
+		banks, span = make([][]float64, nb), make([][2]int, nb)
 		for b := range banks {
 			banks[b] = make([]float64, len(bf[b]))
+			span[b] = [2]int{len(bf[b]), 0}
 			for k, v := range bf[b] {
 				banks[b][k] = float64(v)
+				if v != 0 {
+					span[b][0], span[b][1] = min(span[b][0], k), k+1
+				}
 			}
 		}
 		if o.UseEnergy {
