@@ -1,6 +1,7 @@
 package workflow
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -81,10 +82,13 @@ func WriteExport(dir string, g *graph.Graph, inf *Inference, cfg *config.Config)
 	if inf.Inputs == nil {
 		inf.Inputs = InputsOf(g)
 	}
-	b, err := yaml.Marshal(inf)
-	if err != nil {
+	var buf bytes.Buffer
+	enc := yaml.NewEncoder(&buf)
+	enc.SetIndent(2)
+	if err := enc.Encode(inf); err != nil {
 		return fmt.Errorf("export: %s: %w", ExportInferenceFile, err)
 	}
+	b := buf.Bytes()
 	if err := io.WriteFileAtomic(filepath.Join(dir, ExportInferenceFile), b, 0o644); err != nil {
 		return fmt.Errorf("export: %w", err)
 	}

@@ -10,6 +10,7 @@
 //	dataset.go     datasets by config name, batches
 //	transforms.go  PaddleClas transform ops (DecodeImage, ResizeImage, NormalizeImage, ...)
 //	runner.go      train / eval / predict over core/workflow
+//	export.go      export (trace → model.onnx + inference.yaml) and predict --model
 //	idx.go digits.go listfile.go   MNIST IDX, sklearn digits, list files and class folders
 //	datasetcmd.go  `paddle clas dataset mnist|digits`
 package clas
@@ -19,6 +20,7 @@ import (
 
 	"paddle/core/cli/cmdutil"
 	"paddle/core/cli/eval"
+	"paddle/core/cli/export"
 	"paddle/core/cli/predict"
 	"paddle/core/cli/train"
 	"paddle/core/kit"
@@ -36,6 +38,7 @@ func Kit() *kit.Kit {
 				train.NewCmdTrain(f, k, nil),
 				eval.NewCmdEval(f, k, nil),
 				predict.NewCmdPredict(f, k, nil),
+				export.NewCmdExport(f, k, nil),
 				newCmdDataset(f),
 			}
 		},

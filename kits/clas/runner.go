@@ -16,6 +16,7 @@ import (
 	"paddle/core/metric"
 	"paddle/core/nn"
 	"paddle/core/optim"
+	"paddle/core/tensor"
 	"paddle/core/workflow"
 )
 
@@ -230,8 +231,12 @@ type ClassProb struct {
 	Score   float64 `json:"score"`
 }
 
-// Predict classifies image files with the checkpoint env.Weights.
+// Predict classifies image files with the checkpoint env.Weights, or with
+// the export directory env.Model (export.go).
 func (r *runner) Predict(ctx context.Context, env workflow.Env, args []string) error {
+	if env.Model != "" {
+		return r.predictExport(ctx, env, args)
+	}
 	model, err := r.newModel()
 	if err != nil {
 		return err
@@ -239,31 +244,47 @@ func (r *runner) Predict(ctx context.Context, env workflow.Env, args []string) e
 	if _, err := workflow.LoadCheckpoint(env.Weights, model, nil); err != nil {
 		return err
 	}
-	labels := r.labelNames()
+	tr, err := buildTransforms(r.predictOps(), r.global)
+	if err != nil {
+		return err
+	}
+	return predictFiles(ctx, env, args, tr, max(r.infer.PostProcess.Topk, 1), r.labelNames(), func(x *tensor.Tensor) ([]float32, error) {
+		var probs []float32
+		ag.NoGrad(func() {
+			probs = ag.Softmax(model.Forward(ag.Const(x), false), -1).T.Contiguous().F32()
+		})
+		return probs, nil
+	})
+}
+
+// predictOps are the transform ops of predict: Infer.transforms, else the
+// eval dataset's.
+func (r *runner) predictOps() []config.Component {
 	ops := r.infer.Transforms
 	if len(ops) == 0 && r.loader.Eval != nil {
 		ops = evalTransformOps(r.loader.Eval.Dataset)
 	}
-	tr, err := buildTransforms(ops, r.global)
-	if err != nil {
-		return err
-	}
+	return ops
+}
+
+// predictFiles runs tr and classify (one image (1, C, H, W) → class
+// probabilities) on each input file and writes the top k in env.Format.
+func predictFiles(ctx context.Context, env workflow.Env, args []string, tr data.Transform[Sample], k int, labels []string,
+	classify func(x *tensor.Tensor) ([]float32, error)) error {
 	inputs, err := workflow.ExpandInputs(args, env.IO.In, workflow.ImageExts)
 	if err != nil {
 		return cmdutil.Usage(err)
 	}
-	k := max(r.infer.PostProcess.Topk, 1)
 	var all []Prediction
 	failed, err := workflow.RunOrdered(ctx, inputs, 1, func(_ context.Context, in workflow.Input) ([]ClassProb, error) {
 		s := Sample{Path: in.Path, Label: -1}
 		if _, err := tr.Apply(&s, rand.New(rand.NewPCG(0, 0))); err != nil {
 			return nil, err
 		}
-		var probs []float32
-		ag.NoGrad(func() {
-			x := ag.Const(s.X.Reshape(append([]int{1}, s.X.Shape()...)...))
-			probs = ag.Softmax(model.Forward(x, false), -1).T.Contiguous().F32()
-		})
+		probs, err := classify(s.X.Reshape(append([]int{1}, s.X.Shape()...)...))
+		if err != nil {
+			return nil, err
+		}
 		return topClasses(probs, k, labels), nil
 	}, func(res workflow.Result[[]ClassProb]) error {
 		p := Prediction{Image: res.Input.Path, TopK: res.Value}

@@ -269,6 +269,10 @@ func wh(size any) (int, int, error) {
 		if v > 0 {
 			return v, v, nil
 		}
+	case []int: // ResizeImage's size field
+		if len(v) == 2 && v[0] > 0 && v[1] > 0 {
+			return v[0], v[1], nil
+		}
 	case []any:
 		if len(v) == 2 {
 			w, okw := v[0].(int)

@@ -1,0 +1,198 @@
+package clas
+
+import (
+	"bufio"
+	"encoding/json"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"paddle/core/ag"
+	"paddle/core/config"
+	"paddle/core/io"
+	"paddle/core/op"
+	"paddle/core/runtime"
+	"paddle/core/tensor"
+	"paddle/core/workflow"
+)
+
+// ortRunner returns node and scripts/ref/ort_run.mjs when ONNX Runtime is
+// installed (scripts/ref/setup_ort.sh), else "", "".
+func ortRunner() (string, string) {
+	node, err := exec.LookPath("node")
+	if err != nil {
+		return "", ""
+	}
+	dir := os.Getenv("ORT_NODE_DIR")
+	if dir == "" {
+		home, _ := os.UserHomeDir()
+		dir = filepath.Join(home, ".cache", "paddle", "npm", "ortnode-1.30.0")
+	}
+	if _, err := os.Stat(filepath.Join(dir, "node_modules", "onnxruntime-node")); err != nil {
+		return "", ""
+	}
+	script, _ := filepath.Abs(filepath.Join("..", "..", "scripts", "ref", "ort_run.mjs"))
+	return node, script
+}
+
+func readJSONL(t *testing.T, s string) []Prediction {
+	t.Helper()
+	var out []Prediction
+	sc := bufio.NewScanner(strings.NewReader(s))
+	for sc.Scan() {
+		var p Prediction
+		if err := json.Unmarshal(sc.Bytes(), &p); err != nil {
+			t.Fatalf("line %q: %v", sc.Text(), err)
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+// A LeNet trained a few epochs on the digits exports; predict --model on the
+// export gives the checkpoint's top-1 on the PNGs; the exported graph, run
+// by paddle's runtime and by ONNX Runtime, matches the Go model's eval
+// forward (≤ 1e-5 and ≤ 1e-4) at a batch size other than the traced one.
+func TestExportAndPredictModel(t *testing.T) {
+	needDigits(t)
+	dir := t.TempDir()
+	out, exp, ds := filepath.Join(dir, "out"), filepath.Join(dir, "exp"), filepath.Join(dir, "ds")
+	if code, _, errOut := paddle(t, "clas", "train", "-c", "clas/lenet_digits.yaml", "--output", out,
+		"-o", "Global.epochs=3", "-o", "Global.eval_interval=3"); code != 0 {
+		t.Fatalf("train: %s", errOut)
+	}
+	if code, _, errOut := paddle(t, "clas", "dataset", "digits", "--output", ds); code != 0 {
+		t.Fatalf("dataset: %s", errOut)
+	}
+	code, stdout, errOut := paddle(t, "clas", "export", "--weights", filepath.Join(out, "best"), "--output", exp)
+	if code != 0 || strings.TrimSpace(stdout) != exp {
+		t.Fatalf("export exit %d: %q\n%s", code, stdout, errOut)
+	}
+	for _, f := range []string{"model.onnx", "inference.yaml", "config.yaml"} {
+		if _, err := os.Stat(filepath.Join(exp, f)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	inf, err := os.ReadFile(filepath.Join(exp, "inference.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"model_name: LeNet", "name: Topk", "shape: [-1, 1, 8, 8]", "- ResizeImage:", "- NormalizeImage:"} {
+		if !strings.Contains(string(inf), want) {
+			t.Errorf("inference.yaml lacks %q:\n%s", want, inf)
+		}
+	}
+
+	list, err := ReadList(filepath.Join(ds, "test_list.txt"), ds, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var imgs []string
+	for _, it := range list[:40] {
+		imgs = append(imgs, it.Path)
+	}
+	code, fromWeights, errOut := paddle(t, append([]string{"clas", "predict", "--weights", filepath.Join(out, "best")}, imgs...)...)
+	if code != 0 {
+		t.Fatalf("predict --weights: %s", errOut)
+	}
+	code, fromModel, errOut := paddle(t, append([]string{"clas", "predict", "--model", exp}, imgs...)...)
+	if code != 0 {
+		t.Fatalf("predict --model: %s", errOut)
+	}
+	pw, pm := readJSONL(t, fromWeights), readJSONL(t, fromModel)
+	if len(pw) != len(imgs) || len(pm) != len(imgs) {
+		t.Fatalf("%d and %d predictions for %d images", len(pw), len(pm), len(imgs))
+	}
+	classes := map[int]bool{}
+	for i := range pw {
+		a, b := pw[i].TopK[0], pm[i].TopK[0]
+		classes[a.ClassID] = true
+		if a.ClassID != b.ClassID || a.Score-b.Score > 2e-5 || b.Score-a.Score > 2e-5 {
+			t.Errorf("%s: --weights top-1 %+v, --model %+v", imgs[i], a, b)
+		}
+	}
+	if len(classes) < 3 {
+		t.Errorf("top-1 classes %v: the model predicts too few classes for the comparison to mean much", classes)
+	}
+	if code, _, errOut := paddle(t, "clas", "predict", "--weights", filepath.Join(out, "best"), "--model", exp, imgs[0]); code != 2 {
+		t.Errorf("--weights with --model: exit %d, want 2\n%s", code, errOut)
+	}
+	if code, _, errOut := paddle(t, "clas", "predict", "--model", filepath.Join(out, "best"), imgs[0]); code == 0 || !strings.Contains(errOut, "export directory") {
+		t.Errorf("--model on a checkpoint: exit %d\n%s", code, errOut)
+	}
+	checkExportNumerics(t, out, exp, imgs[:13])
+}
+
+// checkExportNumerics compares the Go model's probabilities on a batch of
+// images with paddle's runtime and ONNX Runtime on the exported file.
+func checkExportNumerics(t *testing.T, ckpt, exp string, imgs []string) {
+	cfg, err := config.Load(filepath.Join(exp, "config.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	wr, err := build(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := wr.(*runner)
+	model, err := r.newModel()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := workflow.LoadCheckpoint(filepath.Join(ckpt, "best"), model, nil); err != nil {
+		t.Fatal(err)
+	}
+	tr, err := buildTransforms(r.predictOps(), r.global)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var xs []*tensor.Tensor
+	for _, p := range imgs {
+		s := Sample{Path: p}
+		if _, err := tr.Apply(&s, rand.New(rand.NewPCG(0, 0))); err != nil {
+			t.Fatal(err)
+		}
+		xs = append(xs, s.X.Reshape(append([]int{1}, s.X.Shape()...)...))
+	}
+	x := op.Concat(0, xs...)
+	var want *tensor.Tensor
+	ag.NoGrad(func() { want = ag.Softmax(model.Forward(ag.Const(x), false), -1).T })
+	p, err := runtime.Load(filepath.Join(exp, "model.onnx"), runtime.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := p.Run(map[string]*tensor.Tensor{"x": x})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, _ := tensor.MaxDiff(got["output"], want, 0, 0)
+	t.Logf("batch %d: paddle runtime on the export vs Go eval forward: max abs diff %.3g", len(imgs), d)
+	if d > 1e-5 {
+		t.Errorf("paddle runtime on the export differs by %g", d)
+	}
+	node, script := ortRunner()
+	if node == "" {
+		t.Log("ONNX Runtime not installed (scripts/ref/setup_ort.sh): export not run by it")
+		return
+	}
+	tmp := t.TempDir()
+	in := filepath.Join(tmp, "x.npy")
+	if err := io.WriteNpy(in, x); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := exec.Command(node, script, "--threads", "1", filepath.Join(exp, "model.onnx"), tmp, "x="+in).CombinedOutput(); err != nil {
+		t.Fatalf("ONNX Runtime rejects the export: %v\n%s", err, b)
+	}
+	ort, err := io.ReadNpy(filepath.Join(tmp, "output.npy"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, _ = tensor.MaxDiff(ort, want, 0, 0)
+	t.Logf("batch %d: ONNX Runtime on the export vs Go eval forward: max abs diff %.3g", len(imgs), d)
+	if d > 1e-4 {
+		t.Errorf("ONNX Runtime on the export differs by %g", d)
+	}
+}
