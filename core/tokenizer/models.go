@@ -183,7 +183,11 @@ func (u *Unigram) tokenize(s string) ([]token, error) {
 				continue
 			}
 		}
-		t.value = u.toks[t.id]
+		if t.id == u.unkID {
+			t.value = s[t.s:t.e] // the library keeps the unknown text as the token string
+		} else {
+			t.value = u.toks[t.id]
+		}
 		res = append(res, t)
 	}
 	return res, nil

@@ -75,14 +75,22 @@ fs.mkdirSync(outdir, { recursive: true });
 const gz = (name, obj) => fs.writeFileSync(path.join(outdir, name), zlib.gzipSync(JSON.stringify(obj), { level: 9 }));
 gz('sentences.json.gz', sentences);
 
+// Tokens are the vocabulary entry of their id except a few (added tokens keep the matched text,
+// lstrip/rstrip spaces included): record [sentence, position, token] for those.
+function tokensDiffering(tok, e, i, out) {
+  const ids = e.getIds(), toks = e.getTokens();
+  for (let k = 0; k < ids.length; k++) if (tok.idToToken(ids[k]) !== toks[k]) out.push([i, k, toks[k]]);
+}
+
 // Compact golden form: ids, offsets as [start-prevEnd, end-start] deltas, decode (skipping special
 // tokens) of every 10th sentence, ids without special tokens of every 20th.
 async function golden(name, tok) {
   const encs = await tok.encodeBatch(sentences);
-  const ids = [], offs = [], dec = [];
+  const ids = [], offs = [], dec = [], tokx = [];
   for (let i = 0; i < encs.length; i++) {
     const e = encs[i];
     ids.push(e.getIds());
+    tokensDiffering(tok, e, i, tokx);
     let prev = 0; const o = [];
     for (const [s, t] of e.getOffsets()) { o.push(s - prev, t - s); prev = t; }
     offs.push(o);
@@ -91,7 +99,7 @@ async function golden(name, tok) {
   // Encodings without special tokens for a subset.
   const plain = [];
   for (let i = 0; i < sentences.length; i += 20) plain.push((await tok.encode(sentences[i], null, { addSpecialTokens: false })).getIds());
-  gz(`golden_${name}.json.gz`, { ids, offs, dec, plain });
+  gz(`golden_${name}.json.gz`, { ids, offs, dec, plain, tokx });
   console.log(name, 'tokens', ids.reduce((a, x) => a + x.length, 0));
 }
 
@@ -157,15 +165,16 @@ for (const m of ['qwen3', 'gpt4o', 'gemma3']) await golden(m, tk.Tokenizer.fromF
     fs.writeFileSync(path.join(outdir, `tokenizer_${name}.json.gz`), zlib.gzipSync(json, { level: 9 }));
     const t = tk.Tokenizer.fromString(json.toString());
     const encs = await t.encodeBatch(subset);
-    const ids = [], offs = [], dec = [];
+    const ids = [], offs = [], dec = [], tokx = [];
     for (const [k, e] of encs.entries()) {
       ids.push(e.getIds());
+      tokensDiffering(t, e, k, tokx);
       let prev = 0; const o = [];
       for (const [s, x] of e.getOffsets()) { o.push(s - prev, x - s); prev = x; }
       offs.push(o);
       if (k % 3 === 0) dec.push(await t.decode(e.getIds(), true));
     }
-    gz(`golden_${name}.json.gz`, { ids, offs, dec });
+    gz(`golden_${name}.json.gz`, { ids, offs, dec, tokx });
     console.log(name, 'tokens', ids.reduce((a, x) => a + x.length, 0), 'json bytes', json.length);
   }
   // Unigram + Metaspace + NFKC, <s> $A </s> template.
