@@ -241,14 +241,39 @@ func flag(a op.Attrs, k string) bool {
 	return false
 }
 
-// exportMatMul: a transposed operand makes it a Gemm (rank-2 operands only).
+// exportMatMul: a transposed operand makes it a Gemm when both operands
+// are rank 2 (or of unknown rank); a batched one (a Linear on (N, T, E)) is
+// transposed over its last two axes first, then MatMul.
 func exportMatMul(e *exporter, n *graph.Node, in, out []string) error {
 	ta, tb := n.Attrs.Bool("trans_a", false), n.Attrs.Bool("trans_b", false)
 	if !ta && !tb {
 		e.node("MatMul", in, out)
 		return nil
 	}
-	e.node("Gemm", in, out, aBool("transA", ta), aBool("transB", tb))
+	ra, rb := len(n.In[0].Meta.Shape), len(n.In[1].Meta.Shape)
+	if (ra == 2 || ra == 0) && (rb == 2 || rb == 0) {
+		e.node("Gemm", in, out, aBool("transA", ta), aBool("transB", tb))
+		return nil
+	}
+	in = append([]string(nil), in...)
+	for i, tr := range []bool{ta, tb} {
+		r := len(n.In[i].Meta.Shape)
+		if !tr {
+			continue
+		}
+		if r < 2 {
+			return fmt.Errorf("transposed operand %d of rank %d", i, r)
+		}
+		perm := make([]int, r)
+		for j := range perm {
+			perm[j] = j
+		}
+		perm[r-1], perm[r-2] = r-2, r-1
+		t := e.fresh(out[0] + "/t")
+		e.node("Transpose", []string{in[i]}, []string{t}, aInts("perm", perm))
+		in[i] = t
+	}
+	e.node("MatMul", in, out)
 	return nil
 }
 
