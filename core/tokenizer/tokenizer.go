@@ -10,7 +10,7 @@
 // Where things are:
 //
 //	tokenizer.go      Tokenizer: Encode, EncodeBatch, Decode
-//	load.go           tokenizer.json; load_vocab.go: vocab.txt, GPT-2 folder, char vocab
+//	load.go load_post.go  tokenizer.json; load_vocab.go: vocab.txt, GPT-2 folder, char vocab
 //	normalized.go     text with alignments to the original (NormalizedString)
 //	normalizers.go pretokenizers.go regex.go (hand-written look-ahead patterns)
 //	bpe.go models.go  BPE, WordPiece, WordLevel, Unigram
