@@ -146,6 +146,7 @@ func newBuilder(m nn.Module, specs []InputSpec, xs []*ag.Var) *builder {
 		v := &graph.Value{Name: s.Name, Meta: op.Meta{DType: xs[i].DType(), Shape: append(tensor.Shape(nil), xs[i].Shape()...)}}
 		b.used[s.Name] = true
 		b.vals[xs[i]] = v
+		b.byT[xs[i].T] = v // a Const the forward makes of the input's tensor is the input
 		b.inputs = append(b.inputs, v)
 	}
 	if m != nil {

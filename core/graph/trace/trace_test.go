@@ -116,10 +116,19 @@ func checkExport(t *testing.T, l nn.Layer, spec trace.InputSpec, shapes ...[]int
 	if err != nil {
 		t.Fatal(err)
 	}
+	// the passes rewrite the graph they get: trace a second copy for them
+	g2, err := trace.Layer(l, spec, tensor.Randn(r, tensor.Float32, 0, 1, shapes[0]...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	optimised, err := runtime.New(g2, runtime.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, s := range shapes {
 		x := tensor.Randn(r, tensor.Float32, 0, 1, s...)
 		want := eval(l, x)
-		for name, p := range map[string]*runtime.Predictor{"traced graph": direct, "re-imported ONNX": loaded} {
+		for name, p := range map[string]*runtime.Predictor{"traced graph": direct, "traced graph, default passes": optimised, "re-imported ONNX": loaded} {
 			got, err := p.Run(map[string]*tensor.Tensor{spec.Name: x})
 			if err != nil {
 				t.Fatalf("%s at %v: %v", name, s, err)
