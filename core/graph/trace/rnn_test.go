@@ -2,11 +2,14 @@ package trace_test
 
 import (
 	"math/rand/v2"
+	"path/filepath"
 	"testing"
 
 	"paddle/core/ag"
 	"paddle/core/graph/trace"
 	"paddle/core/nn"
+	"paddle/core/onnx"
+	"paddle/core/runtime"
 	"paddle/core/tensor"
 )
 
@@ -81,3 +84,53 @@ type softmaxLayer struct{}
 
 func (*softmaxLayer) Params() []nn.Param                { return nil }
 func (*softmaxLayer) Forward(x *ag.Var, _ bool) *ag.Var { return ag.Softmax(x, -1) }
+
+// LSTM.Run with initial states traces with three inputs and three outputs
+// (sequence, final h and c), and the export re-imports to the Go values at
+// two lengths.
+func TestLSTMWithStatesTraces(t *testing.T) {
+	r := rand.New(rand.NewPCG(15, 16))
+	m, err := nn.NewLSTM(nn.RNNOptions{InputSize: 3, HiddenSize: 4, NumLayers: 2, Bidirectional: true}, r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := func(xs []*ag.Var) []*ag.Var {
+		y, hn, cn, err := m.Run(xs[0], xs[1], xs[2], nil, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return []*ag.Var{y, hn, cn}
+	}
+	specs := []trace.InputSpec{
+		{Name: "x", Shape: []int{-1, -1, 3}, DimNames: []string{"seq", "batch"}},
+		{Name: "h0", Shape: []int{4, -1, 4}, DimNames: []string{"", "batch"}},
+		{Name: "c0", Shape: []int{4, -1, 4}, DimNames: []string{"", "batch"}},
+	}
+	rnd := func(s ...int) *tensor.Tensor { return tensor.Randn(r, tensor.Float32, 0, 1, s...) }
+	g, err := trace.Func(m, specs, []*tensor.Tensor{rnd(3, 2, 3), rnd(4, 2, 4), rnd(4, 2, 4)}, []string{"y", "hn", "cn"}, run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(t.TempDir(), "lstm.onnx")
+	if err := onnx.WriteFile(file, g); err != nil {
+		t.Fatal(err)
+	}
+	p, err := runtime.Load(file, runtime.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tn := range [][2]int{{5, 2}, {8, 3}} {
+		in := []*tensor.Tensor{rnd(tn[0], tn[1], 3), rnd(4, tn[1], 4), rnd(4, tn[1], 4)}
+		var want []*ag.Var
+		ag.NoGrad(func() { want = run([]*ag.Var{ag.Const(in[0]), ag.Const(in[1]), ag.Const(in[2])}) })
+		got, err := p.Run(map[string]*tensor.Tensor{"x": in[0], "h0": in[1], "c0": in[2]})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, name := range []string{"y", "hn", "cn"} {
+			if d, _ := tensor.MaxDiff(got[name], want[i].T, 0, 0); d > 1e-5 {
+				t.Errorf("T=%d N=%d: %s differs by %g", tn[0], tn[1], name, d)
+			}
+		}
+	}
+}
