@@ -262,3 +262,44 @@ func undelta(d []int) [][2]int {
 	}
 	return out
 }
+
+// TestGoldenRegex checks Split patterns that run on Go's regexp (with
+// Oniguruma's Unicode \s \w \d) against the library's split offsets.
+func TestGoldenRegex(t *testing.T) {
+	all := sentencesOnce()
+	var sents []string
+	for i := 0; i < len(all); i += 10 {
+		sents = append(sents, all[i])
+	}
+	var g struct {
+		Patterns []string  `json:"patterns"`
+		Offs     [][][]int `json:"offs"`
+	}
+	readGz(t, "golden_regex.json.gz", &g)
+	for pi, p := range g.Patterns {
+		js, _ := json.Marshal(map[string]any{
+			"pre_tokenizer": map[string]any{"type": "Split", "pattern": map[string]string{"Regex": p}, "behavior": "Isolated"},
+			"model":         map[string]any{"type": "WordLevel", "vocab": map[string]int{"[UNK]": 0}, "unk_token": "[UNK]"},
+		})
+		tok, err := FromJSON(js)
+		if err != nil {
+			t.Fatalf("pattern %q: %v", p, err)
+		}
+		bad := 0
+		for i, s := range sents {
+			e, err := tok.Encode(s, true)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := undelta(g.Offs[pi][i]); !equalOffs(e.Offsets, want) {
+				bad++
+				if bad <= 2 {
+					t.Errorf("pattern %q, %q:\n got %v\nwant %v", p, trunc(s), e.Offsets, want)
+				}
+			}
+		}
+		if bad > 0 {
+			t.Errorf("pattern %q: %d of %d texts differ", p, bad, len(sents))
+		}
+	}
+}

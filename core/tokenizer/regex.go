@@ -3,6 +3,7 @@ package tokenizer
 import (
 	"fmt"
 	"regexp"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -94,11 +95,77 @@ func newFinder(pattern string) (finder, error) {
 	case patO200K:
 		return &handFinder{kind: kindO200K, maxDigits: 3, foldCase: true}, nil
 	}
-	re, err := regexp.Compile(pattern)
+	re, err := regexp.Compile(onigToRE2(pattern))
 	if err != nil {
 		return nil, fmt.Errorf("regex %q: %w (only RE2 syntax and the GPT-2, cl100k, Qwen and o200k patterns are supported)", pattern, err)
 	}
 	return reFinder{re}, nil
+}
+
+// onigToRE2 rewrites the Perl classes \s \d \w (and negations) to the
+// Unicode classes they are in Oniguruma (RE2's are ASCII-only): \s is
+// White_Space, \d is Nd, \w is letters, marks, Nd and Pc.
+func onigToRE2(p string) string {
+	const (
+		space = `\s\v\x{85}\p{Z}`
+		word  = `\p{L}\p{M}\p{Nd}\p{Pc}`
+	)
+	var sb strings.Builder
+	inClass := false
+	for i := 0; i < len(p); i++ {
+		c := p[i]
+		switch {
+		case c == '\\' && i+1 < len(p):
+			e := p[i+1]
+			i++
+			rep := ""
+			switch e {
+			case 's':
+				rep = space
+			case 'd':
+				rep = `\p{Nd}`
+			case 'D':
+				rep = `\P{Nd}`
+			case 'w':
+				rep = word
+			case 'S':
+				if !inClass {
+					rep = "[^" + space + "]"
+				}
+			case 'W':
+				if !inClass {
+					rep = "[^" + word + "]"
+				}
+			}
+			switch {
+			case rep == "":
+				sb.WriteByte('\\')
+				sb.WriteByte(e)
+			case inClass || e == 'd' || e == 'D' || e == 'S' || e == 'W':
+				sb.WriteString(rep)
+			default:
+				sb.WriteString("[" + rep + "]")
+			}
+		case c == '[' && !inClass:
+			inClass = true
+			sb.WriteByte(c)
+			// a ']' right after '[' or '[^' is a literal
+			if i+1 < len(p) && p[i+1] == '^' {
+				sb.WriteByte('^')
+				i++
+			}
+			if i+1 < len(p) && p[i+1] == ']' {
+				sb.WriteByte(']')
+				i++
+			}
+		case c == ']' && inClass:
+			inClass = false
+			sb.WriteByte(c)
+		default:
+			sb.WriteByte(c)
+		}
+	}
+	return sb.String()
 }
 
 // runes decodes s once: chars and their byte positions (pos has one extra entry, len(s)).

@@ -226,3 +226,22 @@ for (const m of ['qwen3', 'gpt4o', 'gemma3']) await golden(m, tk.Tokenizer.fromF
     await config('wordlevel', t);
   }
 }
+
+// Split patterns that Go's RE2 runs, with Oniguruma's Unicode \s \w \d: the split offsets of a
+// WordLevel tokenizer whose every token is [UNK], on every 10th sentence.
+{
+  const patterns = ['\\s+|\\w+|[^\\s\\w]+', '\\d{1,3}|\\D', '\\s?[A-Za-z]+|\\d|[\\x{4e00}-\\x{9fa5}]+|\\s+|[^\\sA-Za-z\\d\\x{4e00}-\\x{9fa5}]+',
+    '(?i)the|and|\\S+', '[\\p{P}\\p{S}]|[^\\p{P}\\p{S}\\s]+', '\\W+'];
+  const subset = sentences.filter((_, i) => i % 10 === 0);
+  const offs = [];
+  for (const p of patterns) {
+    const json = { version: '1.0', added_tokens: [], normalizer: null, post_processor: null, decoder: null,
+      pre_tokenizer: { type: 'Split', pattern: { Regex: p }, behavior: 'Isolated', invert: false },
+      model: { type: 'WordLevel', vocab: { '[UNK]': 0 }, unk_token: '[UNK]' } };
+    const t = tk.Tokenizer.fromString(JSON.stringify(json));
+    const encs = await t.encodeBatch(subset);
+    offs.push(encs.map((e) => { let prev = 0; const o = []; for (const [a, b] of e.getOffsets()) { o.push(a - prev, b - a); prev = b; } return o; }));
+  }
+  gz('golden_regex.json.gz', { patterns, offs });
+  console.log('regex patterns', patterns.length);
+}
