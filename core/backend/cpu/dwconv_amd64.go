@@ -148,3 +148,72 @@ func depthwiseConv2D(out, in []*op.T, a op.Attrs) bool {
 	})
 	return true
 }
+
+// depthwiseTransposeKernel is depthwiseKernel's conv_transpose2d twin.
+func depthwiseTransposeKernel() op.Kernel {
+	if depthwiseKernel() == nil {
+		return nil
+	}
+	return depthwiseConvT2D
+}
+
+// depthwiseConvT2D is an op.Kernel for conv_transpose2d in the depthwise,
+// stride-1 case (conv2d's input gradient): x (N, C, H, W), w (C, 1, KH, KW),
+// groups = C, unit strides and dilations, no output padding, pads ≤ K-1. It
+// is the depthwise conv2d of x with the flipped kernel and pads K-1-p.
+func depthwiseConvT2D(out, in []*op.T, a op.Attrs) bool {
+	x, w := in[0], in[1]
+	if x.DType() != tensor.Float32 || len(in) > 3 {
+		return false
+	}
+	c, ws := x.Shape()[1], w.Shape()
+	kh, kw := ws[2], ws[3]
+	if a.Int("groups", 1) != c || ws[0] != c || ws[1] != 1 || kh > 7 || kw > 7 {
+		return false
+	}
+	if ap := a.Str("auto_pad", ""); ap != "" && ap != "NOTSET" {
+		return false
+	}
+	for _, key := range []string{"strides", "dilations", "output_padding"} {
+		want := 1
+		if key == "output_padding" {
+			want = 0
+		}
+		for _, v := range a.Ints(key, nil) {
+			if v != want {
+				return false
+			}
+		}
+	}
+	p := []int{0, 0, 0, 0}
+	switch pp := a.Ints("pads", nil); len(pp) {
+	case 0:
+	case 2:
+		p = []int{pp[0], pp[1], pp[0], pp[1]}
+	case 4:
+		copy(p, pp)
+	default:
+		return false
+	}
+	np := []int{kh - 1 - p[0], kw - 1 - p[1], kh - 1 - p[2], kw - 1 - p[3]}
+	for _, v := range np {
+		if v < 0 {
+			return false
+		}
+	}
+	wv := w.F32()
+	flipped := tensor.New(tensor.Float32, c, 1, kh, kw)
+	fv := flipped.F32()
+	for ch := range c {
+		for i := range kh {
+			for j := range kw {
+				fv[(ch*kh+i)*kw+j] = wv[(ch*kh+kh-1-i)*kw+kw-1-j]
+			}
+		}
+	}
+	fin := []*op.T{x, flipped}
+	if len(in) == 3 {
+		fin = append(fin, in[2])
+	}
+	return depthwiseConv2D(out, fin, op.Attrs{"groups": c, "pads": np})
+}

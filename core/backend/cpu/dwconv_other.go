@@ -6,3 +6,6 @@ import "paddle/core/op"
 
 // depthwiseKernel: no vector depthwise kernel in this build.
 func depthwiseKernel() op.Kernel { return nil }
+
+// depthwiseTransposeKernel: no vector depthwise kernel in this build.
+func depthwiseTransposeKernel() op.Kernel { return nil }

@@ -115,3 +115,62 @@ func BenchmarkDepthwise(b *testing.B) {
 		}
 	}
 }
+
+// TestDepthwiseTransposeKernel compares the depthwise conv_transpose2d
+// kernel (conv2d's input gradient) with the reference, and checks it
+// declines strides and output padding.
+func TestDepthwiseTransposeKernel(t *testing.T) {
+	k := depthwiseTransposeKernel()
+	if k == nil {
+		t.Skip("no vector depthwise kernel on this CPU/build")
+	}
+	def := op.Lookup("conv_transpose2d")
+	r := rand.New(rand.NewPCG(8, 9))
+	for _, cs := range []struct {
+		c, h, w, kh, kw int
+		pads            []int
+		bias            bool
+	}{
+		{3, 7, 9, 3, 3, []int{1, 1}, true},
+		{4, 20, 70, 5, 5, []int{2, 2, 2, 2}, false},
+		{2, 5, 33, 5, 3, []int{0, 1, 4, 0}, true},
+		{1, 4, 4, 3, 3, nil, false},
+	} {
+		x := tensor.Rand(r, tensor.Float64, -1, 1, 2, cs.c, cs.h, cs.w)
+		w := tensor.Rand(r, tensor.Float64, -1, 1, cs.c, 1, cs.kh, cs.kw)
+		in := []*tensor.Tensor{x, w}
+		if cs.bias {
+			in = append(in, tensor.Rand(r, tensor.Float64, -1, 1, cs.c))
+		}
+		a := op.Attrs{"groups": cs.c}
+		if cs.pads != nil {
+			a["pads"] = cs.pads
+		}
+		want := op.Call(def, a, in...)[0]
+		in32 := make([]*tensor.Tensor, len(in))
+		for i, v := range in {
+			in32[i] = v.Cast(tensor.Float32)
+		}
+		got := tensor.New(tensor.Float32, want.Shape()...)
+		if !k([]*tensor.Tensor{got}, in32, a) {
+			t.Fatalf("%+v: kernel declined", cs)
+		}
+		g, wv := got.Float64s(), want.Float64s()
+		for i := range g {
+			if math.Abs(g[i]-wv[i]) > 1e-5*(1+math.Abs(wv[i])) {
+				t.Fatalf("%+v: y[%d] = %v, want %v", cs, i, g[i], wv[i])
+			}
+		}
+	}
+	x := tensor.Rand(r, tensor.Float32, -1, 1, 1, 2, 5, 5)
+	w := tensor.Rand(r, tensor.Float32, -1, 1, 2, 1, 3, 3)
+	for _, a := range []op.Attrs{
+		{"groups": 2, "strides": []int{2, 2}},
+		{"groups": 2, "output_padding": []int{1, 1}},
+		{"groups": 2, "pads": []int{3, 3}},
+	} {
+		if k([]*tensor.Tensor{tensor.New(tensor.Float32, 1, 2, 7, 7)}, []*tensor.Tensor{x, w}, a) {
+			t.Errorf("kernel accepted %v", a)
+		}
+	}
+}

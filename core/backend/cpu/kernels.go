@@ -4,7 +4,7 @@ import "paddle/core/op"
 
 // installKernels routes the float32 GEMMs of matmul (op.SGEMM) and of the
 // convolutions (op.SetSgemm) to this package's blocked, assembly-backed
-// SGEMM, and installs the vector depthwise conv2d (stride 1) where the CPU
+// SGEMM, and installs the vector depthwise conv2d and conv_transpose2d where the CPU
 // has one, unless PADDLE_CPU_KERNELS=generic.
 func installKernels() {
 	op.SGEMM = SGEMM
@@ -12,6 +12,9 @@ func installKernels() {
 	if Kernel() != genericKernel.name {
 		if k := depthwiseKernel(); k != nil {
 			op.SetKernel("conv2d", k)
+		}
+		if k := depthwiseTransposeKernel(); k != nil {
+			op.SetKernel("conv_transpose2d", k)
 		}
 	}
 }
