@@ -20,6 +20,7 @@ func Kit() *kit.Kit {
 		Short:  "Text detection and recognition (PaddleOCR): the PP-OCRv4 system, exact to PaddleOCR 2.x",
 		Schema: rectrain.Schema(),
 		Build:  rectrain.Build,
+		Serve:  Serve, // paddle serve ocr
 		Commands: func(f *cmdutil.Factory, k *kit.Kit) []*cobra.Command {
 			return []*cobra.Command{NewCmdPredict(f, nil), train.NewCmdTrain(f, k, nil), eval.NewCmdEval(f, k, nil), synth.NewCmdSynth(f, nil)}
 		},

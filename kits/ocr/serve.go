@@ -1,0 +1,83 @@
+package ocr
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"image"
+
+	"github.com/spf13/cobra"
+
+	"paddle/core/cli/cmdutil"
+	"paddle/core/data"
+	"paddle/core/imgproc"
+	"paddle/core/serve"
+)
+
+// serveFlags are the predict flags that choose and tune the models; `paddle serve
+// ocr` takes them with the same meaning and defaults.
+var serveFlags = []string{"det", "cls", "profile", "batch", "offline", "det-model", "rec-model", "cls-model", "rec-dict"}
+
+// MaxServePixels bounds the decoded size of a served image (width × height), so a
+// small compressed body cannot make the server allocate gigabytes.
+const MaxServePixels = 40_000_000
+
+// Serve is the kit's kit.Kit.Serve: it gives `paddle serve ocr` predict's model
+// flags and returns the loader of the one System all requests share.
+func Serve(f *cmdutil.Factory, cmd *cobra.Command) func(context.Context) (serve.Predictor, error) {
+	// The flags are predict's own definitions (names, defaults, help), not copies.
+	pred := NewCmdPredict(f, nil)
+	fl := cmd.Flags()
+	for _, name := range serveFlags {
+		fl.AddFlag(pred.Flags().Lookup(name))
+	}
+	return func(ctx context.Context) (serve.Predictor, error) {
+		det, _ := fl.GetBool("det")
+		cls, _ := fl.GetBool("cls")
+		offline, _ := fl.GetBool("offline")
+		batch, _ := fl.GetInt("batch")
+		profile, _ := fl.GetString("profile")
+		var src [4]string
+		for i, name := range []string{"det-model", "rec-model", "cls-model", "rec-dict"} {
+			src[i], _ = fl.GetString(name)
+		}
+		prof, err := ProfileByName(profile)
+		if err != nil {
+			return nil, cmdutil.FlagErrorf("--profile: %v", err)
+		}
+		if batch < 1 {
+			return nil, cmdutil.FlagErrorf("--batch must be at least 1")
+		}
+		prof.RecBatch, prof.ClsBatch = batch, batch
+		sys, err := LoadSystem(ctx, Sources{
+			Det: src[0], Rec: src[1], Cls: src[2], Dict: src[3],
+			UseDet: det, UseCls: cls, Offline: offline, Threads: f.Settings.Threads,
+		}, prof)
+		if err != nil {
+			return nil, err
+		}
+		return &Predictor{System: sys, Det: det}, nil
+	}
+}
+
+// Predictor serves a System over HTTP (core/serve): each request is one image,
+// answered with predict's JSON object for it (Output). It is safe for concurrent
+// use when the System's models are (core/runtime's are).
+type Predictor struct {
+	System *System
+	Det    bool // false: each image is one text line (predict's --det=false)
+}
+
+// Predict decodes the image in in.Body (as BGR, like predict) and recognises it;
+// Output.Image is in.Name. An unreadable or oversized image is a serve.BadInput.
+func (p *Predictor) Predict(_ context.Context, in serve.Input) (any, error) {
+	if cfg, _, err := image.DecodeConfig(bytes.NewReader(in.Body)); err == nil && cfg.Width*cfg.Height > MaxServePixels {
+		return nil, serve.BadInput(fmt.Errorf("image is %d×%d pixels, more than the %d the server accepts", cfg.Width, cfg.Height, MaxServePixels))
+	}
+	m, err := data.Decode(in.Body, data.BGR)
+	if err != nil {
+		return nil, serve.BadInput(fmt.Errorf("image: %w", err))
+	}
+	pg := page{name: in.Name, img: imgproc.Mat8{H: m.H, W: m.W, C: m.C, Pix: m.Pix}}
+	return recognisePage(p.System, pg, p.Det, nil, "")
+}
