@@ -217,3 +217,93 @@ func depthwiseConvT2D(out, in []*op.T, a op.Attrs) bool {
 	}
 	return depthwiseConv2D(out, fin, op.Attrs{"groups": c, "pads": np})
 }
+
+// dwFilterGrad3x3AVX512 and dwFilterGrad5x5AVX512 add, for one (image,
+// channel) plane, Σ_{r<oh, j<ow} dy[r*ow+j]·x[(r+a)*ld+j+b] into lane j%16
+// of acc[(a*kw+b)*16:]: the depthwise filter gradient over a padded x.
+//
+//go:noescape
+func dwFilterGrad3x3AVX512(dy, x *float32, ld, oh, ow int, acc *float32)
+
+//go:noescape
+func dwFilterGrad5x5AVX512(dy, x *float32, ld, oh, ow int, acc *float32)
+
+// depthwiseFilterGradKernel is the conv2d_filter_grad kernel for float32
+// depthwise 3×3 and 5×5 convolutions with stride 1, or nil without AVX-512.
+func depthwiseFilterGradKernel() op.Kernel {
+	if depthwiseKernel() == nil {
+		return nil
+	}
+	return depthwiseFilterGrad
+}
+
+// depthwiseFilterGrad is an op.Kernel for conv2d_filter_grad: x (N, C, H, W),
+// dy (N, C, OH, OW) → dw (C, 1, K, K) for groups = C, K = 3 or 5, unit
+// strides and dilations, explicit pads, dy exactly the conv's output size.
+// Per channel (in parallel), each image's padded plane is one assembly call
+// accumulating K² vectors of partial sums.
+func depthwiseFilterGrad(out, in []*op.T, a op.Attrs) bool {
+	x, dy := in[0], in[1]
+	if x.DType() != tensor.Float32 {
+		return false
+	}
+	xs, ds := x.Shape(), dy.Shape()
+	n, c, h, wd := xs[0], xs[1], xs[2], xs[3]
+	ks := a.Ints("kernel_shape", nil)
+	if len(ks) != 2 || ks[0] != ks[1] || (ks[0] != 3 && ks[0] != 5) || a.Int("groups", 1) != c || ds[1] != c {
+		return false
+	}
+	k := ks[0]
+	if ap := a.Str("auto_pad", ""); ap != "" && ap != "NOTSET" {
+		return false
+	}
+	for _, key := range []string{"strides", "dilations"} {
+		for _, v := range a.Ints(key, nil) {
+			if v != 1 {
+				return false
+			}
+		}
+	}
+	var pt, pl, pb, pr int
+	switch p := a.Ints("pads", nil); len(p) {
+	case 0:
+	case 2:
+		pt, pl, pb, pr = p[0], p[1], p[0], p[1]
+	case 4:
+		pt, pl, pb, pr = p[0], p[1], p[2], p[3]
+	default:
+		return false
+	}
+	hp, wp := h+pt+pb, wd+pl+pr
+	oh, ow := hp-k+1, wp-k+1
+	if oh < 1 || ow < 1 || ds[2] != oh || ds[3] != ow {
+		return false
+	}
+	fn := dwFilterGrad3x3AVX512
+	if k == 5 {
+		fn = dwFilterGrad5x5AVX512
+	}
+	xv, dv, wv := x.F32(), dy.F32(), out[0].F32()
+	parallel.For(c, 1, func(lo, hi int) {
+		pad := make([]float32, hp*wp)
+		acc := make([]float32, k*k*16)
+		for ch := lo; ch < hi; ch++ {
+			clear(acc)
+			for ni := range n {
+				src := xv[(ni*c+ch)*h*wd : (ni*c+ch+1)*h*wd]
+				for i := range h {
+					copy(pad[(i+pt)*wp+pl:(i+pt)*wp+pl+wd], src[i*wd:(i+1)*wd])
+				}
+				fn(&dv[(ni*c+ch)*oh*ow], &pad[0], wp, oh, ow, &acc[0])
+			}
+			for t := range k * k {
+				var s float32
+				for _, v := range acc[t*16 : (t+1)*16] {
+					s += v
+				}
+				wv[ch*k*k+t] = s
+			}
+		}
+	})
+	return true
+}

@@ -9,3 +9,6 @@ func depthwiseKernel() op.Kernel { return nil }
 
 // depthwiseTransposeKernel: no vector depthwise kernel in this build.
 func depthwiseTransposeKernel() op.Kernel { return nil }
+
+// depthwiseFilterGradKernel: no vector depthwise kernel in this build.
+func depthwiseFilterGradKernel() op.Kernel { return nil }

@@ -174,3 +174,102 @@ func TestDepthwiseTransposeKernel(t *testing.T) {
 		}
 	}
 }
+
+// TestDepthwiseFilterGradKernel compares the depthwise conv2d_filter_grad
+// kernel with the reference (float64) and checks what it declines.
+func TestDepthwiseFilterGradKernel(t *testing.T) {
+	k := depthwiseFilterGradKernel()
+	if k == nil {
+		t.Skip("no vector depthwise kernel on this CPU/build")
+	}
+	def := op.Lookup("conv2d_filter_grad")
+	r := rand.New(rand.NewPCG(10, 11))
+	for _, cs := range []struct {
+		n, c, h, w, k int
+		pads          []int
+	}{
+		{1, 3, 7, 9, 3, []int{1, 1}},
+		{2, 4, 20, 70, 5, []int{2, 2, 2, 2}},
+		{3, 2, 6, 33, 3, []int{0, 1, 2, 0}},
+		{1, 1, 16, 16, 5, nil},
+		{2, 5, 9, 48, 3, []int{1, 1}},
+	} {
+		x := tensor.Rand(r, tensor.Float64, -1, 1, cs.n, cs.c, cs.h, cs.w)
+		a := op.Attrs{"groups": cs.c, "kernel_shape": []int{cs.k, cs.k}}
+		if cs.pads != nil {
+			a["pads"] = cs.pads
+		}
+		p := []int{0, 0, 0, 0}
+		if len(cs.pads) == 2 {
+			p = []int{cs.pads[0], cs.pads[1], cs.pads[0], cs.pads[1]}
+		} else if len(cs.pads) == 4 {
+			p = cs.pads
+		}
+		oh, ow := cs.h+p[0]+p[2]-cs.k+1, cs.w+p[1]+p[3]-cs.k+1
+		dy := tensor.Rand(r, tensor.Float64, -1, 1, cs.n, cs.c, oh, ow)
+		want := op.Call(def, a, x, dy)[0]
+		got := tensor.New(tensor.Float32, want.Shape()...)
+		if !k([]*tensor.Tensor{got}, []*tensor.Tensor{x.Cast(tensor.Float32), dy.Cast(tensor.Float32)}, a) {
+			t.Fatalf("%+v: kernel declined", cs)
+		}
+		g, wv := got.Float64s(), want.Float64s()
+		tol := 1e-5 * math.Sqrt(float64(cs.n*oh*ow))
+		for i := range g {
+			if math.Abs(g[i]-wv[i]) > tol*(1+math.Abs(wv[i])) {
+				t.Fatalf("%+v: dw[%d] = %v, want %v", cs, i, g[i], wv[i])
+			}
+		}
+	}
+	x := tensor.Rand(r, tensor.Float32, -1, 1, 1, 2, 8, 8)
+	for _, a := range []op.Attrs{
+		{"groups": 2, "kernel_shape": []int{3, 3}, "strides": []int{2, 2}},
+		{"groups": 2, "kernel_shape": []int{7, 7}},
+		{"groups": 2, "kernel_shape": []int{3, 5}},
+	} {
+		dy := tensor.Rand(r, tensor.Float32, -1, 1, 1, 2, 6, 6)
+		if k([]*tensor.Tensor{tensor.New(tensor.Float32, 2, 1, 3, 3)}, []*tensor.Tensor{x, dy}, a) {
+			t.Errorf("kernel accepted %v", a)
+		}
+	}
+}
+
+// BenchmarkDepthwiseBackward times the depthwise input gradient
+// (conv_transpose2d) and filter gradient (conv2d_filter_grad), reference
+// kernels against the cpu backend's (batch 8, 2 FLOPs per tap each).
+func BenchmarkDepthwiseBackward(b *testing.B) {
+	r := rand.New(rand.NewPCG(1, 1))
+	for _, s := range []struct{ c, h, k int }{{128, 56, 3}, {192, 30, 5}} {
+		x := tensor.Rand(r, tensor.Float32, -1, 1, 8, s.c, s.h, s.h)
+		w := tensor.Rand(r, tensor.Float32, -1, 1, s.c, 1, s.k, s.k)
+		pads := []int{s.k / 2, s.k / 2}
+		flops := 2 * float64(8*s.c*s.h*s.h*s.k*s.k)
+		for _, c := range []struct {
+			op   string
+			k    op.Kernel
+			in   []*tensor.Tensor
+			a    op.Attrs
+			outS []int
+		}{
+			{"conv_transpose2d", depthwiseTransposeKernel(), []*tensor.Tensor{x, w}, op.Attrs{"groups": s.c, "pads": pads}, []int{8, s.c, s.h, s.h}},
+			{"conv2d_filter_grad", depthwiseFilterGradKernel(), []*tensor.Tensor{x, x}, op.Attrs{"groups": s.c, "pads": pads, "kernel_shape": []int{s.k, s.k}}, []int{s.c, 1, s.k, s.k}},
+		} {
+			for _, impl := range []string{"ref", "avx512"} {
+				b.Run(fmt.Sprintf("%s/c%d_%dx%d_k%d/%s", c.op, s.c, s.h, s.h, s.k, impl), func(b *testing.B) {
+					if impl == "avx512" && c.k == nil {
+						b.Skip("no AVX-512")
+					}
+					y := tensor.New(tensor.Float32, c.outS...)
+					def := op.Lookup(c.op)
+					for b.Loop() {
+						if impl == "ref" {
+							def.Ref([]*tensor.Tensor{y}, c.in, c.a)
+						} else if !c.k([]*tensor.Tensor{y}, c.in, c.a) {
+							b.Fatal("kernel declined")
+						}
+					}
+					b.ReportMetric(flops*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+				})
+			}
+		}
+	}
+}

@@ -4,7 +4,8 @@ import "paddle/core/op"
 
 // installKernels routes the float32 GEMMs of matmul (op.SGEMM) and of the
 // convolutions (op.SetSgemm) to this package's blocked, assembly-backed
-// SGEMM, and installs the vector depthwise conv2d and conv_transpose2d where the CPU
+// SGEMM, and installs the vector depthwise conv2d, conv_transpose2d and
+// conv2d_filter_grad where the CPU
 // has one, unless PADDLE_CPU_KERNELS=generic.
 func installKernels() {
 	op.SGEMM = SGEMM
@@ -15,6 +16,9 @@ func installKernels() {
 		}
 		if k := depthwiseTransposeKernel(); k != nil {
 			op.SetKernel("conv_transpose2d", k)
+		}
+		if k := depthwiseFilterGradKernel(); k != nil {
+			op.SetKernel("conv2d_filter_grad", k)
 		}
 	}
 }

@@ -610,6 +610,76 @@ def dwconv_row(name, unroll=4):
     emit()
 
 
+def dw_filter_grad(name, kh, kw):
+    """acc[a*kw+b][lane] += sum over rows r < oh and columns j < ow (in lanes
+    j mod 16) of dy[r*ow + j] * x[(r+a)*ld + j + b]: the depthwise filter
+    gradient of one (image, channel) plane over a padded x, stride 1; acc
+    holds kh*kw vectors of 16 partial sums (the caller adds the lanes)."""
+    nk = kh * kw
+    assert nk <= 25 and kh <= 5
+    prow = ["R10", "R11", "R12", "R13", "BX"]
+    emit(f"// func {name}(dy, x *float32, ld, oh, ow int, acc *float32)")
+    emit(f"TEXT ·{name}(SB), NOSPLIT, $0-48")
+    emit("\tMOVQ dy+0(FP), SI")
+    emit("\tMOVQ x+8(FP), DI")
+    emit("\tMOVQ ld+16(FP), DX")
+    emit("\tSHLQ $2, DX")
+    emit("\tMOVQ oh+24(FP), R8")
+    emit("\tMOVQ acc+40(FP), AX")
+    for k in range(nk):
+        emit(f"\tVMOVUPS {64*k}(AX), Z{k}")
+    # K1: all 16 lanes; K2: the ow % 16 lanes of a last partial block
+    emit("\tKXNORW K1, K1, K1")
+    emit("\tMOVQ ow+32(FP), CX")
+    emit("\tANDQ $15, CX")
+    emit("\tMOVL $1, R10")
+    emit("\tSHLXL CX, R10, R10")
+    emit("\tDECL R10")
+    emit("\tKMOVW R10, K2")
+    emit("\tTESTQ R8, R8")
+    emit(f"\tJZ {name}_store")
+    emit(f"{name}_row:")
+    emit("\tMOVQ ow+32(FP), R9")
+    emit("\tMOVQ SI, AX")
+    emit(f"\tMOVQ DI, {prow[0]}")
+    for a in range(1, kh):
+        emit(f"\tLEAQ ({prow[a-1]})(DX*1), {prow[a]}")
+
+    def block(mask, load):
+        emit(f"\t{load} (AX), {mask}, Z25")
+        for a in range(kh):
+            for b in range(kw):
+                emit(f"\t{load} {4*b}({prow[a]}), {mask}, Z26")
+                emit(f"\tVFMADD231PS Z25, Z26, Z{a*kw+b}")
+
+    emit(f"{name}_col:")
+    emit("\tCMPQ R9, $16")
+    emit(f"\tJLT {name}_last")
+    block("K1", "VMOVUPS.Z")
+    emit("\tADDQ $64, AX")
+    for a in range(kh):
+        emit(f"\tADDQ $64, {prow[a]}")
+    emit("\tSUBQ $16, R9")
+    emit(f"\tJMP {name}_col")
+    emit(f"{name}_last:")
+    emit("\tTESTQ R9, R9")
+    emit(f"\tJZ {name}_next")
+    block("K2", "VMOVUPS.Z")
+    emit(f"{name}_next:")
+    emit("\tMOVQ ow+32(FP), CX")
+    emit("\tLEAQ (SI)(CX*4), SI")
+    emit("\tADDQ DX, DI")
+    emit("\tDECQ R8")
+    emit(f"\tJNZ {name}_row")
+    emit(f"{name}_store:")
+    emit("\tMOVQ acc+40(FP), AX")
+    for k in range(nk):
+        emit(f"\tVMOVUPS Z{k}, {64*k}(AX)")
+    emit("\tVZEROUPPER")
+    emit("\tRET")
+    emit()
+
+
 header()
 avx512("sgemm12x32AVX512", 12, 2, 4, False)
 avx512("sgemm12x16AVX512", 12, 1, 4, False)
@@ -623,5 +693,7 @@ pack_panels("packPanelsAVX512")
 transpose16("transpose16AVX512")
 epilogue("epilogueAVX512")
 dwconv_row("dwConvRowAVX512")
+dw_filter_grad("dwFilterGrad3x3AVX512", 3, 3)
+dw_filter_grad("dwFilterGrad5x5AVX512", 5, 5)
 cpuid()
 print("\n".join(out), end="")
