@@ -1,5 +1,7 @@
 package tokenizer
 
+import "fmt"
+
 // Encoding is the result of encoding one text: parallel slices, one entry per token.
 type Encoding struct {
 	IDs               []int
@@ -27,9 +29,14 @@ func (e *Encoding) push(id int, tok string, off [2]int, typeID, special, attn in
 	e.AttentionMask = append(e.AttentionMask, attn)
 }
 
+// appendAll appends o's tokens with typeID (-1: o's own type ids).
 func (e *Encoding) appendAll(o *Encoding, typeID int) {
 	for i := range o.IDs {
-		e.push(o.IDs[i], o.Tokens[i], o.Offsets[i], typeID, o.SpecialTokensMask[i], o.AttentionMask[i])
+		t := typeID
+		if t < 0 {
+			t = o.TypeIDs[i]
+		}
+		e.push(o.IDs[i], o.Tokens[i], o.Offsets[i], t, o.SpecialTokensMask[i], o.AttentionMask[i])
 	}
 }
 
@@ -50,6 +57,63 @@ func (e *Encoding) truncate(n int, left bool) {
 type Truncation struct {
 	MaxLength int
 	Left      bool // drop tokens from the start instead of the end
+	// Strategy for pairs: "" or "longest_first" (cut the longer one first),
+	// "only_first", "only_second".
+	Strategy string
+}
+
+// apply truncates a single encoding or a pair to n tokens in all, as the
+// library's truncate_encodings does.
+func (t *Truncation) apply(a, b *Encoding, n int) error {
+	total := a.Len()
+	if b != nil {
+		total += b.Len()
+	}
+	if total <= n {
+		return nil
+	}
+	remove := total - n
+	switch t.Strategy {
+	case "", "longest_first", "LongestFirst":
+		if b == nil {
+			a.truncate(n, t.Left)
+			return nil
+		}
+		n1, n2 := a.Len(), b.Len()
+		swap := n1 > n2
+		if swap {
+			n1, n2 = n2, n1
+		}
+		if n1 > n {
+			n2 = n1
+		} else {
+			n2 = max(n1, n-n1)
+		}
+		if n1+n2 > n {
+			n1 = n / 2
+			n2 = n1 + n%2
+		}
+		if swap {
+			n1, n2 = n2, n1
+		}
+		a.truncate(n1, t.Left)
+		b.truncate(n2, t.Left)
+		return nil
+	case "only_first", "OnlyFirst", "only_second", "OnlySecond":
+		target := a
+		if t.Strategy == "only_second" || t.Strategy == "OnlySecond" {
+			if b == nil {
+				return fmt.Errorf("truncation only_second needs a pair")
+			}
+			target = b
+		}
+		if target.Len() <= remove {
+			return fmt.Errorf("truncation: sequence too short to remove %d tokens", remove)
+		}
+		target.truncate(target.Len()-remove, t.Left)
+		return nil
+	}
+	return fmt.Errorf("unknown truncation strategy %q", t.Strategy)
 }
 
 // Padding pads encodings to a length: Length if set, else the longest of the batch,
@@ -87,31 +151,52 @@ func (p *Padding) pad(e *Encoding, n int) {
 	}
 }
 
-// A PostProcessor adds special tokens around an encoding and fixes offsets.
+// A PostProcessor adds special tokens around one encoding or a pair and fixes
+// offsets; it returns encodings that the tokenizer concatenates.
 type PostProcessor interface {
-	// added is the number of tokens process adds to a single sequence.
-	added() int
-	process(e *Encoding, addSpecial bool) *Encoding
+	// added is the number of tokens process adds to a single sequence or a pair.
+	added(pair bool) int
+	process(encs []*Encoding, addSpecial bool) []*Encoding
 }
 
-// templatePiece is one item of a template: a special token or the sequence.
+func concat(encs []*Encoding) *Encoding {
+	if len(encs) == 1 {
+		return encs[0]
+	}
+	n := 0
+	for _, e := range encs {
+		n += e.Len()
+	}
+	out := newEncoding(n)
+	for _, e := range encs {
+		out.appendAll(e, -1)
+	}
+	return out
+}
+
+// templatePiece is one item of a template: a special token or a sequence.
 type templatePiece struct {
-	special string // "" for the sequence
+	special string // "" for a sequence
+	seq     int    // 0 for A, 1 for B
 	typeID  int
 }
 
-// templateProc is TemplateProcessing (single-sequence template).
+// templateProc is TemplateProcessing.
 type templateProc struct {
-	single  []templatePiece
-	special map[string]struct {
+	single, pair []templatePiece
+	special      map[string]struct {
 		ids  []int
 		toks []string
 	}
 }
 
-func (t *templateProc) added() int {
+func (t *templateProc) added(pair bool) int {
+	tpl := t.single
+	if pair {
+		tpl = t.pair
+	}
 	n := 0
-	for _, p := range t.single {
+	for _, p := range tpl {
 		if p.special != "" {
 			n += len(t.special[p.special].ids)
 		}
@@ -119,14 +204,24 @@ func (t *templateProc) added() int {
 	return n
 }
 
-func (t *templateProc) process(e *Encoding, addSpecial bool) *Encoding {
-	if !addSpecial {
-		return e
+func (t *templateProc) process(encs []*Encoding, addSpecial bool) []*Encoding {
+	tpl := t.single
+	if len(encs) == 2 {
+		tpl = t.pair
 	}
-	out := newEncoding(e.Len() + t.added())
-	for _, p := range t.single {
+	n := 0
+	for _, e := range encs {
+		n += e.Len()
+	}
+	out := newEncoding(n + t.added(len(encs) == 2))
+	for _, p := range tpl {
 		if p.special == "" {
-			out.appendAll(e, p.typeID)
+			if p.seq < len(encs) {
+				out.appendAll(encs[p.seq], p.typeID)
+			}
+			continue
+		}
+		if !addSpecial {
 			continue
 		}
 		st := t.special[p.special]
@@ -134,19 +229,21 @@ func (t *templateProc) process(e *Encoding, addSpecial bool) *Encoding {
 			out.push(id, st.toks[i], [2]int{0, 0}, p.typeID, 1, 1)
 		}
 	}
-	return out
+	return []*Encoding{out}
 }
 
 // byteLevelProc is the ByteLevel post-processor: trims whitespace off offsets.
 type byteLevelProc struct{ trim, addPrefixSpace bool }
 
-func (byteLevelProc) added() int { return 0 }
+func (byteLevelProc) added(bool) int { return 0 }
 
-func (b byteLevelProc) process(e *Encoding, _ bool) *Encoding {
+func (b byteLevelProc) process(encs []*Encoding, _ bool) []*Encoding {
 	if b.trim {
-		trimOffsets(e, b.addPrefixSpace)
+		for _, e := range encs {
+			trimOffsets(e, b.addPrefixSpace)
+		}
 	}
-	return e
+	return encs
 }
 
 func isBLSpace(r rune) bool { return r == 'Ġ' || isWhitespace(r) }
@@ -175,7 +272,8 @@ func trimOffsets(e *Encoding, addPrefixSpace bool) {
 	}
 }
 
-// bertProc is BertProcessing / RobertaProcessing: cls A sep.
+// bertProc is BertProcessing ([CLS] A [SEP] B [SEP]) or RobertaProcessing
+// (<s> A </s> </s> B </s>, offsets trimmed, type ids all 0).
 type bertProc struct {
 	cls, sep       string
 	clsID, sepID   int
@@ -183,36 +281,65 @@ type bertProc struct {
 	addPrefixSpace bool
 }
 
-func (bertProc) added() int { return 2 }
+func (b bertProc) added(pair bool) int {
+	switch {
+	case !pair:
+		return 2
+	case b.roberta:
+		return 4
+	}
+	return 3
+}
 
-func (b bertProc) process(e *Encoding, addSpecial bool) *Encoding {
-	if b.roberta && b.trim {
-		trimOffsets(e, b.addPrefixSpace)
+func (b bertProc) process(encs []*Encoding, addSpecial bool) []*Encoding {
+	if b.roberta {
+		for _, e := range encs {
+			if b.trim {
+				trimOffsets(e, b.addPrefixSpace)
+			}
+			for i := range e.TypeIDs {
+				e.TypeIDs[i] = 0
+			}
+		}
 	}
 	if !addSpecial {
-		return e
+		return encs
 	}
-	out := newEncoding(e.Len() + 2)
-	out.push(b.clsID, b.cls, [2]int{0, 0}, 0, 1, 1)
-	out.appendAll(e, 0)
-	out.push(b.sepID, b.sep, [2]int{0, 0}, 0, 1, 1)
+	out := make([]*Encoding, len(encs))
+	for i, e := range encs {
+		o := newEncoding(e.Len() + 2)
+		if i == 0 || b.roberta {
+			tok, id := b.cls, b.clsID
+			if i == 1 {
+				tok, id = b.sep, b.sepID // roberta: </s> </s> B </s>
+			}
+			o.push(id, tok, [2]int{0, 0}, 0, 1, 1)
+		}
+		o.appendAll(e, -1)
+		t := 0
+		if i == 1 && !b.roberta {
+			t = 1
+		}
+		o.push(b.sepID, b.sep, [2]int{0, 0}, t, 1, 1)
+		out[i] = o
+	}
 	return out
 }
 
 // seqProc runs post-processors in order.
 type seqProc []PostProcessor
 
-func (q seqProc) added() int {
+func (q seqProc) added(pair bool) int {
 	n := 0
 	for _, p := range q {
-		n += p.added()
+		n += p.added(pair)
 	}
 	return n
 }
 
-func (q seqProc) process(e *Encoding, addSpecial bool) *Encoding {
+func (q seqProc) process(encs []*Encoding, addSpecial bool) []*Encoding {
 	for _, p := range q {
-		e = p.process(e, addSpecial)
+		encs = p.process(encs, addSpecial)
 	}
-	return e
+	return encs
 }

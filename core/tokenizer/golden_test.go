@@ -18,7 +18,7 @@ type golden struct {
 	IDs   [][]int  `json:"ids"`
 	Offs  [][]int  `json:"offs"`  // per token: start-prevEnd, end-start
 	Dec   []string `json:"dec"`   // decode(ids, skip special) of every 10th sentence
-	Plain [][]int  `json:"plain"` // ids without special tokens of every 20th sentence
+	Plain [][]int  `json:"plain"` // ids without special tokens of every 40th sentence
 	// Tokx lists the tokens that are not their id's vocabulary entry: [sentence, position, token].
 	Tokx [][3]any `json:"tokx"`
 }
@@ -151,7 +151,7 @@ func TestGolden(t *testing.T) {
 				}
 			}
 			for j, want := range g.Plain {
-				i := 20 * j
+				i := 40 * j
 				e, err := tok.Encode(sents[i], false)
 				if err != nil {
 					t.Fatal(err)
@@ -301,5 +301,56 @@ func TestGoldenRegex(t *testing.T) {
 		if bad > 0 {
 			t.Errorf("pattern %q: %d of %d texts differ", p, bad, len(sents))
 		}
+	}
+}
+
+// TestGoldenPairs checks encode(a, b) of consecutive texts: ids, type ids and
+// offsets, with and without special tokens, and longest-first pair truncation.
+func TestGoldenPairs(t *testing.T) {
+	all := sentencesOnce()
+	var pairs [][2]string
+	for i := 0; i+1 < len(all); i += 80 {
+		pairs = append(pairs, [2]string{all[i], all[i+1]})
+	}
+	var g map[string]struct {
+		IDs   [][]int `json:"ids"`
+		Types [][]int `json:"types"`
+		Offs  [][]int `json:"offs"`
+	}
+	readGz(t, "golden_pairs.json.gz", &g)
+	for _, key := range []string{"qwen3", "gemma3", "gpt2", "bert", "bert_plain", "gemma3_trunc24", "bert_trunc24"} {
+		t.Run(key, func(t *testing.T) {
+			name, special, trunc := key, true, 0
+			switch key {
+			case "bert_plain":
+				name, special = "bert", false
+			case "gemma3_trunc24", "bert_trunc24":
+				name, trunc = key[:len(key)-8], 24
+			}
+			tok := loadNamed(t, name)
+			if trunc > 0 {
+				tok.Truncation = &Truncation{MaxLength: trunc}
+			}
+			want := g[key]
+			if len(want.IDs) != len(pairs) {
+				t.Fatalf("golden has %d pairs, want %d", len(want.IDs), len(pairs))
+			}
+			bad := 0
+			for i, p := range pairs {
+				e, err := tok.EncodePair(p[0], p[1], special)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !equalInts(e.IDs, want.IDs[i]) || !equalInts(e.TypeIDs, want.Types[i]) || !equalOffs(e.Offsets, undelta(want.Offs[i])) {
+					bad++
+					if bad <= 2 {
+						t.Errorf("pair %d:\n got %v %v %v\nwant %v %v %v", i, e.IDs, e.TypeIDs, e.Offsets, want.IDs[i], want.Types[i], undelta(want.Offs[i]))
+					}
+				}
+			}
+			if bad > 0 {
+				t.Errorf("%s: %d of %d pairs differ", key, bad, len(pairs))
+			}
+		})
 	}
 }

@@ -43,6 +43,7 @@ type fileJSON struct {
 	Truncation    *struct {
 		MaxLength int    `json:"max_length"`
 		Direction string `json:"direction"`
+		Strategy  string `json:"strategy"`
 	} `json:"truncation"`
 	Padding *struct {
 		Strategy        json.RawMessage `json:"strategy"`
@@ -84,7 +85,7 @@ func FromJSON(b []byte) (*Tokenizer, error) {
 	}
 	t.added = newAddedVocab(toks, t.normalizer)
 	if f.Truncation != nil {
-		t.Truncation = &Truncation{MaxLength: f.Truncation.MaxLength, Left: f.Truncation.Direction == "Left"}
+		t.Truncation = &Truncation{MaxLength: f.Truncation.MaxLength, Left: f.Truncation.Direction == "Left", Strategy: f.Truncation.Strategy}
 	}
 	if p := f.Padding; p != nil {
 		t.Padding = &Padding{PadID: p.PadID, PadTypeID: p.PadTypeID, PadToken: p.PadToken, Left: p.Direction == "Left"}

@@ -59,14 +59,20 @@ func parsePost(r json.RawMessage) (PostProcessor, error) {
 				toks []string
 			}{v.IDs, v.Tokens}
 		}
-		for _, item := range single {
-			if s, ok := item["SpecialToken"]; ok {
-				if _, ok := tp.special[s.ID]; !ok {
-					return nil, fmt.Errorf("TemplateProcessing: special token %q not in special_tokens", s.ID)
-				}
-				tp.single = append(tp.single, templatePiece{special: s.ID, typeID: s.TypeID})
-			} else if s, ok := item["Sequence"]; ok {
-				tp.single = append(tp.single, templatePiece{typeID: s.TypeID})
+		var err error
+		if tp.single, err = parseTemplate(single, tp); err != nil {
+			return nil, err
+		}
+		if r, ok := o["pair"]; ok && !isNull(r) {
+			var pair []map[string]struct {
+				ID     string `json:"id"`
+				TypeID int    `json:"type_id"`
+			}
+			if err := json.Unmarshal(r, &pair); err != nil {
+				return nil, fmt.Errorf("TemplateProcessing pair: %w", err)
+			}
+			if tp.pair, err = parseTemplate(pair, tp); err != nil {
+				return nil, err
 			}
 		}
 		return tp, nil
@@ -150,4 +156,26 @@ func parseDecoder(r json.RawMessage) (Decoder, error) {
 		return q, nil
 	}
 	return nil, fmt.Errorf("unsupported decoder type %q (supported: ByteLevel ByteFallback Fuse Strip Replace Metaspace WordPiece BPEDecoder Sequence)", ty)
+}
+
+func parseTemplate(items []map[string]struct {
+	ID     string `json:"id"`
+	TypeID int    `json:"type_id"`
+}, tp *templateProc) ([]templatePiece, error) {
+	var out []templatePiece
+	for _, item := range items {
+		if s, ok := item["SpecialToken"]; ok {
+			if _, ok := tp.special[s.ID]; !ok {
+				return nil, fmt.Errorf("TemplateProcessing: special token %q not in special_tokens", s.ID)
+			}
+			out = append(out, templatePiece{special: s.ID, typeID: s.TypeID})
+		} else if s, ok := item["Sequence"]; ok {
+			seq := 0
+			if s.ID == "B" {
+				seq = 1
+			}
+			out = append(out, templatePiece{seq: seq, typeID: s.TypeID})
+		}
+	}
+	return out, nil
 }

@@ -72,6 +72,29 @@ func (t *Tokenizer) VocabSize() int {
 // Encode tokenizes one text. addSpecial adds the post-processor's special
 // tokens (BOS, [CLS] ... [SEP]) as Hugging Face's encode does by default.
 func (t *Tokenizer) Encode(text string, addSpecial bool) (*Encoding, error) {
+	e, err := t.encodeRaw(text, 0)
+	if err != nil {
+		return nil, err
+	}
+	return t.finish(e, nil, addSpecial)
+}
+
+// EncodePair tokenizes a pair of texts (type ids 0 and 1), as Hugging Face's
+// encode(a, b): truncation applies to the pair, the post-processor's pair
+// template joins them.
+func (t *Tokenizer) EncodePair(a, b string, addSpecial bool) (*Encoding, error) {
+	ea, err := t.encodeRaw(a, 0)
+	if err != nil {
+		return nil, err
+	}
+	eb, err := t.encodeRaw(b, 1)
+	if err != nil {
+		return nil, err
+	}
+	return t.finish(ea, eb, addSpecial)
+}
+
+func (t *Tokenizer) encodeRaw(text string, typeID int) (*Encoding, error) {
 	ps := t.added.extract(text, t.normalizer)
 	if t.pre != nil {
 		ps = t.pre.preTokenize(ps)
@@ -91,19 +114,31 @@ func (t *Tokenizer) Encode(text string, addSpecial bool) (*Encoding, error) {
 			if s, e2, ok := p.n.origRange(tk.s, tk.e); ok {
 				off = [2]int{s, e2}
 			}
-			e.push(tk.id, tk.value, conv.convert(off), 0, 0, 1)
+			e.push(tk.id, tk.value, conv.convert(off), typeID, 0, 1)
 		}
 	}
+	return e, nil
+}
+
+// finish truncates, post-processes and pads (a single encoding when b is nil).
+func (t *Tokenizer) finish(a, b *Encoding, addSpecial bool) (*Encoding, error) {
 	if t.Truncation != nil && t.Truncation.MaxLength > 0 {
 		n := t.Truncation.MaxLength
 		if t.post != nil && addSpecial {
-			n -= t.post.added()
+			n -= t.post.added(b != nil)
 		}
-		e.truncate(max(n, 0), t.Truncation.Left)
+		if err := t.Truncation.apply(a, b, max(n, 0)); err != nil {
+			return nil, err
+		}
+	}
+	encs := []*Encoding{a}
+	if b != nil {
+		encs = append(encs, b)
 	}
 	if t.post != nil {
-		e = t.post.process(e, addSpecial)
+		encs = t.post.process(encs, addSpecial)
 	}
+	e := concat(encs)
 	if t.Padding != nil && t.Padding.Length > 0 {
 		t.Padding.pad(e, t.Padding.Length)
 	}

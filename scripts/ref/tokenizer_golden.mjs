@@ -83,8 +83,10 @@ function tokensDiffering(tok, e, i, out) {
 }
 
 // Compact golden form: ids, offsets as [start-prevEnd, end-start] deltas, decode (skipping special
-// tokens) of every 10th sentence, ids without special tokens of every 20th.
+// tokens) of every 10th sentence, ids without special tokens of every 40th.
+const built = {};
 async function golden(name, tok) {
+  built[name] = tok;
   const encs = await tok.encodeBatch(sentences);
   const ids = [], offs = [], dec = [], tokx = [];
   for (let i = 0; i < encs.length; i++) {
@@ -98,7 +100,7 @@ async function golden(name, tok) {
   }
   // Encodings without special tokens for a subset.
   const plain = [];
-  for (let i = 0; i < sentences.length; i += 20) plain.push((await tok.encode(sentences[i], null, { addSpecialTokens: false })).getIds());
+  for (let i = 0; i < sentences.length; i += 40) plain.push((await tok.encode(sentences[i], null, { addSpecialTokens: false })).getIds());
   gz(`golden_${name}.json.gz`, { ids, offs, dec, plain, tokx });
   console.log(name, 'tokens', ids.reduce((a, x) => a + x.length, 0));
 }
@@ -244,4 +246,32 @@ for (const m of ['qwen3', 'gpt4o', 'gemma3']) await golden(m, tk.Tokenizer.fromF
   }
   gz('golden_regex.json.gz', { patterns, offs });
   console.log('regex patterns', patterns.length);
+}
+
+// Pairs encode(a, b) of consecutive texts (every 80th): ids, type ids, offsets; with and without
+// special tokens, and with pair truncation (longest_first to 24).
+{
+  const pairs = [];
+  for (let i = 0; i + 1 < sentences.length; i += 80) pairs.push([sentences[i], sentences[i + 1]]);
+  const out = {};
+  const run = async (key, t, special) => {
+    const r = { ids: [], types: [], offs: [] };
+    for (const [a, b] of pairs) {
+      const e = await t.encode(a, b, { addSpecialTokens: special });
+      r.ids.push(e.getIds()); r.types.push(e.getTypeIds());
+      let prev = 0; const o = [];
+      for (const [x, y] of e.getOffsets()) { o.push(x - prev, y - x); prev = y; }
+      r.offs.push(o);
+    }
+    out[key] = r;
+  };
+  for (const n of ['qwen3', 'gemma3', 'gpt2', 'bert']) await run(n, built[n], true);
+  await run('bert_plain', built.bert, false);
+  for (const n of ['gemma3', 'bert']) {
+    built[n].setTruncation(24);
+    await run(n + '_trunc24', built[n], true);
+    built[n].disableTruncation();
+  }
+  gz('golden_pairs.json.gz', out);
+  console.log('pairs', pairs.length);
 }
