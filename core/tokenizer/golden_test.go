@@ -17,7 +17,7 @@ import (
 type golden struct {
 	IDs   [][]int  `json:"ids"`
 	Offs  [][]int  `json:"offs"`  // per token: start-prevEnd, end-start
-	Dec   []string `json:"dec"`   // decode(ids, skip special) of every 10th sentence
+	Dec   []string `json:"dec"`   // decode(ids, skip special) of every 20th sentence
 	Plain [][]int  `json:"plain"` // ids without special tokens of every 40th sentence
 	// Tokx lists the tokens that are not their id's vocabulary entry: [sentence, position, token].
 	Tokx [][3]any `json:"tokx"`
@@ -142,7 +142,7 @@ func TestGolden(t *testing.T) {
 			}
 			bad += checkTokens(t, tok, encs, &g)
 			for j, d := range g.Dec {
-				i := 10 * j
+				i := 20 * j
 				if got := tok.Decode(g.IDs[i], true); got != d {
 					bad++
 					if bad <= 6 {
@@ -352,5 +352,45 @@ func TestGoldenPairs(t *testing.T) {
 				t.Errorf("%s: %d of %d pairs differ", key, bad, len(pairs))
 			}
 		})
+	}
+}
+
+// TestGoldenRoberta checks RobertaProcessing (offset trimming, <s> A </s></s> B </s>)
+// with a prefix-space ByteLevel pre-tokenizer over GPT-2's vocabulary.
+func TestGoldenRoberta(t *testing.T) {
+	tok := loadNamed(t, "gpt2")
+	eot, _ := tok.TokenToID("<|endoftext|>")
+	tok.pre = byteLevelPre{addPrefixSpace: true, useRegex: true}
+	tok.post = bertProc{cls: "<|endoftext|>", sep: "<|endoftext|>", clsID: eot, sepID: eot, roberta: true, trim: true, addPrefixSpace: true}
+	var g struct {
+		IDs   [][]int `json:"ids"`
+		Types [][]int `json:"types"`
+		Offs  [][]int `json:"offs"`
+	}
+	readGz(t, "golden_roberta.json.gz", &g)
+	all := sentencesOnce()
+	k, bad := 0, 0
+	check := func(e *Encoding, err error, what string) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !equalInts(e.IDs, g.IDs[k]) || !equalInts(e.TypeIDs, g.Types[k]) || !equalOffs(e.Offsets, undelta(g.Offs[k])) {
+			bad++
+			if bad <= 2 {
+				t.Errorf("%s:\n got %v %v %v\nwant %v %v %v", what, e.IDs, e.TypeIDs, e.Offsets, g.IDs[k], g.Types[k], undelta(g.Offs[k]))
+			}
+		}
+		k++
+	}
+	for i := 0; i < len(all); i += 40 {
+		e, err := tok.Encode(all[i], true)
+		check(e, err, trunc(all[i]))
+	}
+	for i := 0; i+1 < len(all); i += 80 {
+		e, err := tok.EncodePair(all[i], all[i+1], true)
+		check(e, err, "pair "+trunc(all[i]))
+	}
+	if k != len(g.IDs) || bad > 0 {
+		t.Errorf("%d of %d differ (golden has %d)", bad, k, len(g.IDs))
 	}
 }

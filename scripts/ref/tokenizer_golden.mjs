@@ -83,7 +83,7 @@ function tokensDiffering(tok, e, i, out) {
 }
 
 // Compact golden form: ids, offsets as [start-prevEnd, end-start] deltas, decode (skipping special
-// tokens) of every 10th sentence, ids without special tokens of every 40th.
+// tokens) of every 20th sentence, ids without special tokens of every 40th.
 const built = {};
 async function golden(name, tok) {
   built[name] = tok;
@@ -96,7 +96,7 @@ async function golden(name, tok) {
     let prev = 0; const o = [];
     for (const [s, t] of e.getOffsets()) { o.push(s - prev, t - s); prev = t; }
     offs.push(o);
-    if (i % 10 === 0) dec.push(await tok.decode(e.getIds(), true));
+    if (i % 20 === 0) dec.push(await tok.decode(e.getIds(), true));
   }
   // Encodings without special tokens for a subset.
   const plain = [];
@@ -122,6 +122,22 @@ for (const m of ['qwen3', 'gpt4o', 'gemma3']) await golden(m, tk.Tokenizer.fromF
     model: { type: 'BPE', dropout: null, unk_token: null, continuing_subword_prefix: '', end_of_word_suffix: '', fuse_unk: false, byte_fallback: false, vocab, merges },
   };
   await golden('gpt2', tk.Tokenizer.fromString(JSON.stringify(json)));
+  // RoBERTa-style: prefix space added, RobertaProcessing (<|endoftext|> as both cls and sep, offsets
+  // trimmed), on every 40th text and on pairs of every 80th.
+  const eot = vocab['<|endoftext|>'];
+  json.pre_tokenizer = bl(true, true);
+  json.post_processor = { type: 'RobertaProcessing', sep: ['<|endoftext|>', eot], cls: ['<|endoftext|>', eot], trim_offsets: true, add_prefix_space: true };
+  const r = tk.Tokenizer.fromString(JSON.stringify(json));
+  const res = { ids: [], types: [], offs: [] };
+  const add = (e) => {
+    res.ids.push(e.getIds()); res.types.push(e.getTypeIds());
+    let prev = 0; const o = [];
+    for (const [x, y] of e.getOffsets()) { o.push(x - prev, y - x); prev = y; }
+    res.offs.push(o);
+  };
+  for (let i = 0; i < sentences.length; i += 40) add(await r.encode(sentences[i]));
+  for (let i = 0; i + 1 < sentences.length; i += 80) add(await r.encode(sentences[i], sentences[i + 1]));
+  gz('golden_roberta.json.gz', res);
 }
 
 // BERT-style: train a WordPiece vocabulary with the library on Brown + fortunes.
