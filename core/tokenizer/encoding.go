@@ -141,8 +141,6 @@ func (p *Padding) pad(e *Encoding, n int) {
 	}
 	if p.Left {
 		pe.appendAll(e, -1)
-		// keep the original type ids
-		copy(pe.TypeIDs[k:], e.TypeIDs)
 		*e = *pe
 		return
 	}

@@ -139,8 +139,14 @@ func (t *Tokenizer) finish(a, b *Encoding, addSpecial bool) (*Encoding, error) {
 		encs = t.post.process(encs, addSpecial)
 	}
 	e := concat(encs)
-	if t.Padding != nil && t.Padding.Length > 0 {
-		t.Padding.pad(e, t.Padding.Length)
+	if t.Padding != nil {
+		// Fixed length, or (batch-longest) the encoding's own length rounded
+		// up to PadToMultipleOf, as the library pads a single encoding.
+		n := t.Padding.Length
+		if n == 0 {
+			n = e.Len()
+		}
+		t.Padding.pad(e, n)
 	}
 	return e, nil
 }
@@ -148,6 +154,25 @@ func (t *Tokenizer) finish(a, b *Encoding, addSpecial bool) (*Encoding, error) {
 // EncodeBatch encodes texts on up to threads goroutines (threads < 1: one),
 // then pads the batch to its longest encoding when Padding is set without a Length.
 func (t *Tokenizer) EncodeBatch(texts []string, addSpecial bool, threads int) ([]*Encoding, error) {
+	out, err := t.EncodeEach(texts, addSpecial, threads)
+	if err != nil {
+		return nil, err
+	}
+	if t.Padding != nil && t.Padding.Length == 0 {
+		longest := 0
+		for _, e := range out {
+			longest = max(longest, e.Len())
+		}
+		for _, e := range out {
+			t.Padding.pad(e, longest)
+		}
+	}
+	return out, nil
+}
+
+// EncodeEach encodes every text exactly as Encode does (no padding across
+// texts), on up to threads goroutines; results are in input order.
+func (t *Tokenizer) EncodeEach(texts []string, addSpecial bool, threads int) ([]*Encoding, error) {
 	out := make([]*Encoding, len(texts))
 	errs := make([]error, len(texts))
 	threads = max(1, min(threads, len(texts)))
@@ -177,15 +202,6 @@ func (t *Tokenizer) EncodeBatch(texts []string, addSpecial bool, threads int) ([
 	for _, err := range errs {
 		if err != nil {
 			return nil, err
-		}
-	}
-	if t.Padding != nil && t.Padding.Length == 0 {
-		longest := 0
-		for _, e := range out {
-			longest = max(longest, e.Len())
-		}
-		for _, e := range out {
-			t.Padding.pad(e, longest)
 		}
 	}
 	return out, nil

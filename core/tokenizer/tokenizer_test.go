@@ -1,6 +1,7 @@
 package tokenizer
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"testing"
@@ -105,5 +106,32 @@ func TestDecoders(t *testing.T) {
 		if got != c.want {
 			t.Errorf("%s: got %q want %q", c.name, got, c.want)
 		}
+	}
+}
+
+// TestPadSingle pins the library's padding of a single encode and of a batch
+// with batch-longest padding and pad_to_multiple_of 8 (printed by
+// @anush008/tokenizers 0.6.0 for testdata/tokenizer_wordlevel.json.gz).
+func TestPadSingle(t *testing.T) {
+	var raw json.RawMessage
+	readGz(t, "tokenizer_wordlevel.json.gz", &raw)
+	tok, err := FromJSON(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tok.Padding = &Padding{PadID: 1, PadToken: "[PAD]", PadToMultipleOf: 8}
+	e, err := tok.Encode("the jury said", true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []int{429, 260, 385, 1, 1, 1, 1, 1}; !equalInts(e.IDs, want) || !equalInts(e.AttentionMask, []int{1, 1, 1, 0, 0, 0, 0, 0}) {
+		t.Errorf("single: got %v %v want %v", e.IDs, e.AttentionMask, want)
+	}
+	es, err := tok.EncodeBatch([]string{"the jury said", "a"}, true, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []int{34, 1, 1, 1, 1, 1, 1, 1}; !equalInts(es[1].IDs, want) {
+		t.Errorf("batch: got %v want %v", es[1].IDs, want)
 	}
 }

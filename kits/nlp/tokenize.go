@@ -117,7 +117,7 @@ func tokenizeStream(tok *tokenizer.Tokenizer, in io.Reader, out io.Writer, speci
 				break fill
 			}
 		}
-		encs, err := tok.EncodeBatch(batch, special, threads)
+		encs, err := tok.EncodeEach(batch, special, threads) // one line, one encode: no padding across lines
 		if err != nil {
 			return err
 		}
