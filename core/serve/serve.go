@@ -53,11 +53,12 @@ func BadInput(err error) error {
 	return &InputError{Err: err}
 }
 
-// Options bound what the server accepts. Zero values take the defaults.
+// Options bound what the server accepts. Zero values take the defaults, except
+// Queue, whose zero means that no request waits.
 type Options struct {
 	MaxBody     int64         // largest request body in bytes (default 20 MB)
 	Concurrency int           // requests predicted at the same time (default 1)
-	Queue       int           // requests waiting for a slot beyond that (default 4×Concurrency); <0: none
+	Queue       int           // requests that may wait for a slot beyond that (0: none wait)
 	Timeout     time.Duration // from arrival to answer, queueing included (default 30 s)
 	// ShutdownGrace bounds how long Serve waits for in-flight requests after
 	// its context ends (default Timeout + 5 s).
@@ -77,12 +78,7 @@ func (o Options) withDefaults() Options {
 	if o.Concurrency <= 0 {
 		o.Concurrency = 1
 	}
-	if o.Queue == 0 {
-		o.Queue = 4 * o.Concurrency
-	}
-	if o.Queue < 0 {
-		o.Queue = 0
-	}
+	o.Queue = max(o.Queue, 0)
 	if o.Timeout <= 0 {
 		o.Timeout = DefaultTimeout
 	}

@@ -497,3 +497,18 @@ func TestSize(t *testing.T) {
 		}
 	}
 }
+
+func TestNoQueue(t *testing.T) {
+	g := newGate()
+	s := New("fake", g, Options{Concurrency: 1}) // Queue 0: nobody waits
+	done := make(chan int)
+	go func() { done <- do(t, s, "POST", "/v1/fake", "", strings.NewReader("x")).Code }()
+	<-g.entered
+	if rec := do(t, s, "POST", "/v1/fake", "", strings.NewReader("x")); rec.Code != 503 {
+		t.Errorf("second request with no queue: code %d, want 503", rec.Code)
+	}
+	close(g.release)
+	if c := <-done; c != 200 {
+		t.Errorf("first request: code %d, want 200", c)
+	}
+}
