@@ -18,6 +18,22 @@ func sgemm12x32AVX512(k int, a, b, c *float32, ldc, rows int, mask uint32, loadC
 //go:noescape
 func sgemm12x16AVX512(k int, a, b, c *float32, ldc, rows int, mask uint32, loadC uint32, alpha, beta float32)
 
+// sgemm8x32AVX512 and sgemm4x32AVX512 (and their RowA twins) are the 12×32
+// kernel for a last row panel of at most 8 or 4 rows: same packed panels
+// (k-major ones 12 wide), fewer accumulators, no work on padding rows.
+//
+//go:noescape
+func sgemm8x32AVX512(k int, a, b, c *float32, ldc, rows int, mask uint32, loadC uint32, alpha, beta float32)
+
+//go:noescape
+func sgemm8x32AVX512RowA(k int, a, b, c *float32, ldc, rows int, mask uint32, loadC uint32, alpha, beta float32)
+
+//go:noescape
+func sgemm4x32AVX512(k int, a, b, c *float32, ldc, rows int, mask uint32, loadC uint32, alpha, beta float32)
+
+//go:noescape
+func sgemm4x32AVX512RowA(k int, a, b, c *float32, ldc, rows int, mask uint32, loadC uint32, alpha, beta float32)
+
 //go:noescape
 func sgemm6x16AVX2(k int, a, b, c *float32, ldc, rows int, loadC uint32, alpha, beta float32)
 
@@ -84,11 +100,20 @@ var avx512Kernel = &microKernel{
 	name: "avx512", mr: 12, nr: 32, half: true, packRows: copyRowsAVX512, packPanels: packPanelsB, packPanelT: packPanelTAVX512, rowA: true,
 	epilogueTile: epilogueTileAVX512,
 	run: func(kc int, a, b, c []float32, ldc, rows, cols int, alpha, beta float32, loadC, rowA bool) {
-		if rowA {
-			sgemm12x32AVX512RowA(kc, unsafe.SliceData(a), unsafe.SliceData(b), unsafe.SliceData(c), ldc, rows, colMask(cols), b2u(loadC), alpha, beta)
-			return
+		kern := sgemm12x32AVX512
+		switch {
+		case rows <= 4 && rowA:
+			kern = sgemm4x32AVX512RowA
+		case rows <= 4:
+			kern = sgemm4x32AVX512
+		case rows <= 8 && rowA:
+			kern = sgemm8x32AVX512RowA
+		case rows <= 8:
+			kern = sgemm8x32AVX512
+		case rowA:
+			kern = sgemm12x32AVX512RowA
 		}
-		sgemm12x32AVX512(kc, unsafe.SliceData(a), unsafe.SliceData(b), unsafe.SliceData(c), ldc, rows, colMask(cols), b2u(loadC), alpha, beta)
+		kern(kc, unsafe.SliceData(a), unsafe.SliceData(b), unsafe.SliceData(c), ldc, rows, colMask(cols), b2u(loadC), alpha, beta)
 	},
 	runHalf: func(kc int, a, b, c []float32, ldc, rows, cols int, alpha, beta float32, loadC, rowA bool) {
 		if rowA {

@@ -27,9 +27,12 @@ def header():
     emit()
 
 
-def avx512(name, mr, nv, unroll, bcst, rowa=False):
+def avx512(name, mr, nv, unroll, bcst, rowa=False, astride=None):
     """mr rows x nv zmm vectors (16 floats each) per row. With rowa, the A
-    panel is row-major (a[r*k + p]: mr streams) instead of k-major."""
+    panel is row-major (a[r*k + p]: mr streams) instead of k-major
+    (a[p*astride + r], astride = mr unless given: a panel packed for a
+    taller kernel)."""
+    astride = astride or mr
     nr = 16 * nv
     acc = lambda r, v: 32 - mr * nv + r * nv + v  # accumulators take the top registers
     ntmp = 32 - mr * nv - nv
@@ -42,7 +45,7 @@ def avx512(name, mr, nv, unroll, bcst, rowa=False):
     emit("\tMOVQ ldc+32(FP), SI")
     emit("\tSHLQ $2, SI")
     if rowa:
-        assert mr == 12
+        assert mr % 4 == 0 and mr <= 12
         # row r of A at AX + r*k*4: bases AX (rows 0-3), R12 (4-7), R13 (8-11);
         # within a group, index R8 = k*4 (scale 1, 2) and R9 = 3*k*4
         emit("\tMOVQ CX, R8")
@@ -64,7 +67,7 @@ def avx512(name, mr, nv, unroll, bcst, rowa=False):
 
     def aaddr(i, r):
         if not rowa:
-            return f"{i*mr*4 + 4*r}(AX)"
+            return f"{i*astride*4 + 4*r}(AX)"
         base = ["AX", "R12", "R13"][r // 4]
         idx = ["", "(R8*1)", "(R8*2)", "(R9*1)"][r % 4]
         return f"{4*i}({base}){idx}"
@@ -85,10 +88,10 @@ def avx512(name, mr, nv, unroll, bcst, rowa=False):
 
     def adv_a(steps):
         if rowa:
-            for reg in ("AX", "R12", "R13"):
+            for reg in ("AX", "R12", "R13")[:(mr + 3) // 4]:
                 emit(f"\tADDQ ${steps*4}, {reg}")
         else:
-            emit(f"\tADDQ ${steps*mr*4}, AX")
+            emit(f"\tADDQ ${steps*astride*4}, AX")
 
     emit("\tMOVQ CX, DX")
     emit(f"\tSHRQ ${unroll.bit_length()-1}, DX")
@@ -685,6 +688,10 @@ avx512("sgemm12x32AVX512", 12, 2, 4, False)
 avx512("sgemm12x16AVX512", 12, 1, 4, False)
 avx512("sgemm12x32AVX512RowA", 12, 2, 4, False, rowa=True)
 avx512("sgemm12x16AVX512RowA", 12, 1, 4, False, rowa=True)
+avx512("sgemm8x32AVX512", 8, 2, 4, False, astride=12)
+avx512("sgemm8x32AVX512RowA", 8, 2, 4, False, rowa=True)
+avx512("sgemm4x32AVX512", 4, 2, 4, False, astride=12)
+avx512("sgemm4x32AVX512RowA", 4, 2, 4, False, rowa=True)
 avx2("sgemm6x16AVX2", 6, 4)
 avx2("sgemm6x16AVX2RowA", 6, 4, rowa=True)
 pack_panels16("packPanels16AVX")
