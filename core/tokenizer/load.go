@@ -373,8 +373,12 @@ func parseModel(r json.RawMessage) (Model, error) {
 		pieces := make([]string, len(vs))
 		scores := make([]float64, len(vs))
 		for i, v := range vs {
-			if json.Unmarshal(v[0], &pieces[i]) != nil || json.Unmarshal(v[1], &scores[i]) != nil {
+			if json.Unmarshal(v[0], &pieces[i]) != nil {
 				return nil, fmt.Errorf("Unigram vocab entry %d: want [piece, score]", i)
+			}
+			var err error
+			if scores[i], err = parseSerdeFloat(string(bytes.TrimSpace(v[1]))); err != nil {
+				return nil, fmt.Errorf("Unigram vocab entry %d: %w", i, err)
 			}
 		}
 		return newUnigram(pieces, scores, get(o, "unk_id", 0), get(o, "byte_fallback", false))

@@ -20,11 +20,30 @@ func (u unicodeNorm) normalize(n *normStr) {
 	if u.form.IsNormalString(n.s) {
 		return
 	}
-	// Normalize segment by segment (a starter and its following non-starters):
-	// the output chars of a segment take its chars' alignments in order, extra
-	// ones are insertions, missing ones removals, as the alignment-aware
-	// unicode normalization of Hugging Face reports them.
+	// Work segment by segment (a starter and what combines with it). Each
+	// output char is traced to the input char its first decomposed piece
+	// came from: it replaces that char; input chars no output char starts
+	// from are removals charged to the output char before them; a second
+	// output char from the same input char is an insertion. This is how the
+	// alignment-aware normalization Hugging Face uses reports changes
+	// (é from e + U+0301 replaces e and removes the accent; fi from ﬁ is
+	// f replacing ﬁ plus an inserted i).
+	decomp := norm.NFD
+	if u.form == norm.NFKC || u.form == norm.NFKD {
+		decomp = norm.NFKD
+	}
 	var dest []change
+	initial := 0
+	remove := func(k int) {
+		if k == 0 {
+			return
+		}
+		if len(dest) == 0 {
+			initial += k
+		} else {
+			dest[len(dest)-1].d -= k
+		}
+	}
 	s := n.s
 	for len(s) > 0 {
 		_, sz := utf8.DecodeRuneInString(s)
@@ -37,33 +56,30 @@ func (u unicodeNorm) normalize(n *normStr) {
 		seg := s[:k]
 		s = s[k:]
 		in := []rune(seg)
-		out := []rune(u.form.String(seg))
-		switch {
-		case len(out) >= len(in):
-			for i, r := range out {
-				d := 0
-				if i >= len(in) {
-					d = 1
-				}
-				dest = append(dest, change{r, d})
-			}
-		default:
-			for i, r := range out {
-				d := 0
-				if i == len(out)-1 {
-					d = -(len(in) - len(out))
-				}
-				dest = append(dest, change{r, d})
-			}
-			if len(out) == 0 {
-				// Whole segment removed: fold it into the previous change.
-				if len(dest) > 0 {
-					dest[len(dest)-1].d -= len(in)
-				}
+		var src []int // input char of every decomposed piece
+		for ci, r := range in {
+			for range []rune(decomp.String(string(r))) {
+				src = append(src, ci)
 			}
 		}
+		consumed, pos, prev := 0, 0, -1
+		for _, r := range []rune(u.form.String(seg)) {
+			ci := len(in) - 1
+			if pos < len(src) {
+				ci = src[pos]
+			}
+			pos += utf8.RuneCountInString(decomp.String(string(r)))
+			if ci == prev || ci < consumed {
+				dest = append(dest, change{r, 1})
+				continue
+			}
+			remove(ci - consumed)
+			dest = append(dest, change{r, 0})
+			consumed, prev = ci+1, ci
+		}
+		remove(len(in) - consumed)
 	}
-	n.transform(dest, 0)
+	n.transform(dest, initial)
 }
 
 // lowercaseNorm lower-cases with Unicode's full mapping (İ becomes i̇).

@@ -70,7 +70,14 @@ for (let i = 0; i < 400; i++) {
   }
   mixed.push(parts.join(pick([' ', '  ', '', '\n', '\t', ' \n ', '   '])));
 }
-const sentences = [...every(B, 1300), ...every(EN, 500), ...every(ZH, 500), ...mixed, ...code, '', ' ', '\n', 'a', '  x  '];
+// Hand-picked cases for the split patterns: contractions in any case (and the long s that folds
+// to s), Unicode spaces, marks, title case (Lt), other digits, \r\n runs, punctuation runs with / and
+// newlines, zero-width and line-separator chars, ligatures, İ.
+const tricky = ["I'M HE'S 'RE 'll 'LL we'Ve", "ſ 'ſ x'ſ", 'a\u00a0\u00a0b \u00a0', 'x \n\n y\t\t\n z', '\u0301abc e\u0301\u0302',
+  'ÀÉÎ déjà', 'ǅungla ǅ ǈ', '１２３４５ x٣٤٥٦', 'x  \r\n  \r\n', '...///\n\n//', ' ?!\n', '😀😀 😀', 'a\u200bb', 'a\u2028b\u2029c',
+  '\u3000\u3000x', 'ﬁnance ﬂow', 'İstanbul İİ', 'ΣΊΣΥΦΟΣ σίσυφος', "don't DON'T Don'T", 'ABCdef abcDEF AbCdEf', '12345678901',
+  'x\ty', '  ', '\n\n\n', 'a \n', "'", "''s", 'http://a.b/c?d=e&f=g', 'ＡＢＣ', 'Ⅻ ⅻ ½ ²'];
+const sentences = [...every(B, 1300), ...every(EN, 500), ...every(ZH, 500), ...mixed, ...code, '', ' ', '\n', 'a', '  x  ', ...tricky];
 fs.mkdirSync(outdir, { recursive: true });
 const gz = (name, obj) => fs.writeFileSync(path.join(outdir, name), zlib.gzipSync(JSON.stringify(obj), { level: 9 }));
 gz('sentences.json.gz', sentences);
