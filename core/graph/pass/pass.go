@@ -7,6 +7,8 @@
 //	dce.go        DCE: drop nodes whose outputs nothing reads
 //	identity.go   Identity: drop no-ops (same-dtype casts, identity transposes, x+0, x·1, ...)
 //	conv_bn.go    ConvBN: fold an inference batch_norm into the conv2d before it
+//	conv_affine.go ConvAffine: fold a scalar scale/shift of a conv2d's output into it
+//	hardswish.go  Hardswish: x·clip(x+3, 0, 6)/6 spelled in four nodes → hardswish
 //	fuse.go       Fuse: conv2d+bias, conv2d+activation (conv2d_act), matmul+bias (gemm)
 //	inline_if.go  InlineIf: replace an If whose condition is constant by its branch
 package pass
@@ -28,12 +30,14 @@ var registry = map[string]Func{
 	"dce":         DCE,
 	"identity":    Identity,
 	"conv_bn":     ConvBN,
+	"conv_affine": ConvAffine,
+	"hardswish":   Hardswish,
 	"inline_if":   InlineIf,
 	"fuse":        Fuse,
 }
 
 // Default is the order passes run in when none are chosen.
-var Default = []string{"fold_shapes", "fold", "inline_if", "identity", "conv_bn", "fuse", "dce"}
+var Default = []string{"fold_shapes", "fold", "inline_if", "identity", "conv_bn", "conv_affine", "hardswish", "fuse", "dce"}
 
 // Lookup returns the named pass, or nil.
 func Lookup(name string) Func { return registry[name] }
