@@ -19,14 +19,12 @@ type normStr struct {
 // newNormStr returns text unchanged, aligned to original offsets base.
 func newNormStr(text string, base int) *normStr {
 	al := make([]span, len(text))
-	for i, r := range text {
-		n := utf8.RuneLen(r)
-		if r == utf8.RuneError {
-			n = 1
-		}
-		for j := 0; j < n && i+j < len(text); j++ {
+	for i := 0; i < len(text); {
+		_, n := utf8.DecodeRuneInString(text[i:]) // a real U+FFFD is 3 bytes, an invalid byte 1
+		for j := 0; j < n; j++ {
 			al[i+j] = span{base + i, base + i + n}
 		}
+		i += n
 	}
 	return &normStr{s: text, al: al}
 }
@@ -113,7 +111,7 @@ func (n *normStr) mapRunes(f func(rune) rune) {
 		m := f(r)
 		if m != r {
 			changed = true
-			if utf8.RuneLen(m) != utf8.RuneLen(r) || r == utf8.RuneError {
+			if utf8.RuneLen(m) != utf8.RuneLen(r) {
 				same = false
 				break
 			}

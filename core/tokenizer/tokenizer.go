@@ -71,6 +71,7 @@ func (t *Tokenizer) VocabSize() int {
 
 // Encode tokenizes one text. addSpecial adds the post-processor's special
 // tokens (BOS, [CLS] ... [SEP]) as Hugging Face's encode does by default.
+// Invalid UTF-8 is first replaced by U+FFFD (one per invalid run).
 func (t *Tokenizer) Encode(text string, addSpecial bool) (*Encoding, error) {
 	e, err := t.encodeRaw(text, 0)
 	if err != nil {
@@ -95,6 +96,9 @@ func (t *Tokenizer) EncodePair(a, b string, addSpecial bool) (*Encoding, error) 
 }
 
 func (t *Tokenizer) encodeRaw(text string, typeID int) (*Encoding, error) {
+	if !utf8.ValidString(text) {
+		text = strings.ToValidUTF8(text, "\uFFFD") // the library only takes valid strings
+	}
 	ps := t.added.extract(text, t.normalizer)
 	if t.pre != nil {
 		ps = t.pre.preTokenize(ps)

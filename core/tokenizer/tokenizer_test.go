@@ -160,3 +160,14 @@ func TestSerdeFloat(t *testing.T) {
 		}
 	}
 }
+
+func TestInvalidUTF8(t *testing.T) {
+	tok := FromCharVocab([]string{"a", "\uFFFD"})
+	e, err := tok.Encode("a\xff\xfea", true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []int{0, 1, 0}; !equalInts(e.IDs, want) || e.Offsets[2] != [2]int{2, 3} {
+		t.Errorf("got %v %v, want %v", e.IDs, e.Offsets, want)
+	}
+}

@@ -76,7 +76,12 @@ for (let i = 0; i < 400; i++) {
 const tricky = ["I'M HE'S 'RE 'll 'LL we'Ve", "ſ 'ſ x'ſ", 'a\u00a0\u00a0b \u00a0', 'x \n\n y\t\t\n z', '\u0301abc e\u0301\u0302',
   'ÀÉÎ déjà', 'ǅungla ǅ ǈ', '１２３４５ x٣٤٥٦', 'x  \r\n  \r\n', '...///\n\n//', ' ?!\n', '😀😀 😀', 'a\u200bb', 'a\u2028b\u2029c',
   '\u3000\u3000x', 'ﬁnance ﬂow', 'İstanbul İİ', 'ΣΊΣΥΦΟΣ σίσυφος', "don't DON'T Don'T", 'ABCdef abcDEF AbCdEf', '12345678901',
-  'x\ty', '  ', '\n\n\n', 'a \n', "'", "''s", 'http://a.b/c?d=e&f=g', 'ＡＢＣ', 'Ⅻ ⅻ ½ ²'];
+  'x\ty', '  ', '\n\n\n', 'a \n', "'", "''s", 'http://a.b/c?d=e&f=g', 'ＡＢＣ', 'Ⅻ ⅻ ½ ²',
+  // normalization, scripts, controls, byte fallback, long words, adjacent added tokens
+  '① ㍿ ｶﾞｷﾞ Å \u0344x', '\u1100\u1161\u11a8 한국어 문장', 'Tie\u0302\u0301ng Vie\u0323\u0302t', 'हिन्दी भाषा', 'مُحَمَّد العربية',
+  'ภาษาไทย', '☺️ 1️⃣ 🏳️‍🌈', 'ΣΑΣ Straße İi ǅ', 'a\u0000b\u00adc\ufffdd\u200de', '𠀀𠀁 \ue000 \u{e0001}', 'a\u0085b\u180ec\u2007d\u205fe',
+  'x'.repeat(120) + ' ' + 'ab'.repeat(60), '9'.repeat(40), 'a'.repeat(200), '<|im_start|><|im_end|><bos><bos>', '<|im_sta <bo <|endoftext',
+  '\t \t\n\r\n\u3000\n', 'naïve café résumé', 'ＨＥＬＬＯ，ｗｏｒｌｄ！', '«quotes» „low“ ‘single’'];
 const sentences = [...every(B, 1300), ...every(EN, 500), ...every(ZH, 500), ...mixed, ...code, '', ' ', '\n', 'a', '  x  ', ...tricky];
 fs.mkdirSync(outdir, { recursive: true });
 const gz = (name, obj) => fs.writeFileSync(path.join(outdir, name), zlib.gzipSync(JSON.stringify(obj), { level: 9 }));
