@@ -326,8 +326,9 @@ func (p *Predictor) Run(inputs map[string]*tensor.Tensor) (map[string]*tensor.Te
 	for i, id := range p.inIDs {
 		vals[id] = in[i]
 	}
+	ar := newArena()
 	for i := range p.steps {
-		if err := p.exec(&p.steps[i], pl, i, vals); err != nil {
+		if err := p.exec(&p.steps[i], pl, i, vals, ar); err != nil {
 			return nil, err
 		}
 	}
@@ -344,7 +345,7 @@ func (p *Predictor) Run(inputs map[string]*tensor.Tensor) (map[string]*tensor.Te
 }
 
 // exec runs one step, turning kernel panics into errors naming the node.
-func (p *Predictor) exec(st *step, pl *plan, i int, vals []*tensor.Tensor) (err error) {
+func (p *Predictor) exec(st *step, pl *plan, i int, vals []*tensor.Tensor, ar *arena) (err error) {
 	n := st.n
 	if f := pl.folded[i]; f != nil {
 		for j, id := range st.out {
@@ -389,13 +390,16 @@ func (p *Predictor) exec(st *step, pl *plan, i int, vals []*tensor.Tensor) (err 
 	}
 	outs := make([]*tensor.Tensor, len(metas))
 	for j, m := range metas {
-		outs[j] = tensor.New(m.DType, m.Shape...)
+		outs[j] = ar.alloc(m.DType, m.Shape, !overwrites[n.Op.Name])
 	}
 	op.Run(n.Op, outs, args, attrs)
 	for j, id := range st.out {
 		vals[id] = outs[j]
 	}
 	for _, id := range st.free {
+		if vals[id] != nil {
+			ar.release(vals[id])
+		}
 		vals[id] = nil
 	}
 	return nil

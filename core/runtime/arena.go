@@ -1,0 +1,70 @@
+package runtime
+
+import (
+	"sort"
+
+	"paddle/core/tensor"
+)
+
+// arena recycles the float32 buffers of one Run call: when the liveness
+// analysis (step.free) drops an intermediate that the call allocated, its
+// buffer goes back to the arena, and a later output of a fitting size takes
+// it instead of a fresh allocation. A call's working set is then about its
+// peak of live intermediates, and the allocator (its zeroing, page faults
+// and GC work) is mostly out of the loop.
+type arena struct {
+	free  [][]float32 // by capacity, ascending
+	owned map[*tensor.Tensor][]float32
+}
+
+// overwrites lists the ops whose float32 kernels write every output
+// element (elementwise maps, convolutions with beta = 0 GEMMs or
+// bias-initialised rows), so a recycled buffer needs no clearing for them.
+// Every other op gets a zeroed buffer, as op.Def.Ref expects.
+var overwrites = map[string]bool{
+	"add": true, "sub": true, "mul": true, "div": true,
+	"relu": true, "sigmoid": true, "hardswish": true, "hardsigmoid": true, "clip": true,
+	"conv2d": true, "conv2d_act": true,
+}
+
+// minArena is the smallest buffer (in elements) worth recycling.
+const minArena = 1024
+
+func newArena() *arena { return &arena{owned: map[*tensor.Tensor][]float32{}} }
+
+// alloc returns a zeroed contiguous tensor of dtype d and the given shape,
+// reusing a free buffer of capacity n..2n when d is float32.
+func (a *arena) alloc(d tensor.DType, shape []int, zero bool) *tensor.Tensor {
+	n := tensor.Shape(shape).NumElements()
+	if d != tensor.Float32 || n < minArena {
+		return tensor.New(d, shape...)
+	}
+	i := sort.Search(len(a.free), func(i int) bool { return cap(a.free[i]) >= n })
+	var buf []float32
+	if i < len(a.free) && cap(a.free[i]) <= 2*n {
+		buf = a.free[i][:n]
+		a.free = append(a.free[:i], a.free[i+1:]...)
+		if zero {
+			clear(buf)
+		}
+	} else {
+		buf = make([]float32, n)
+	}
+	t := tensor.FromSlice(buf, shape...)
+	a.owned[t] = buf
+	return t
+}
+
+// release gives t's buffer back if this arena allocated it.
+func (a *arena) release(t *tensor.Tensor) {
+	buf, ok := a.owned[t]
+	if !ok {
+		return
+	}
+	delete(a.owned, t)
+	buf = buf[:cap(buf)]
+	i := sort.Search(len(a.free), func(i int) bool { return cap(a.free[i]) >= cap(buf) })
+	a.free = append(a.free, nil)
+	copy(a.free[i+1:], a.free[i:])
+	a.free[i] = buf
+}

@@ -1,0 +1,41 @@
+package runtime
+
+import (
+	"testing"
+
+	"paddle/core/tensor"
+)
+
+func TestArenaReuse(t *testing.T) {
+	a := newArena()
+	x := a.alloc(tensor.Float32, []int{4, 1000}, true)
+	x.F32()[7] = 5
+	a.release(x)
+	// fits (4000 ≤ 2·3000): reused, and zeroed when asked
+	y := a.alloc(tensor.Float32, []int{3, 1000}, true)
+	if &y.F32()[0] != &x.F32()[0] || y.F32()[7] != 0 || !y.Shape().Equal(tensor.Shape{3, 1000}) {
+		t.Fatalf("want x's buffer, zeroed, shape (3, 1000); got shape %v, y[7] = %v", y.Shape(), y.F32()[7])
+	}
+	y.F32()[7] = 5
+	a.release(y)
+	// too big a buffer for 1500 elements (4000 > 2·1500): fresh
+	z := a.alloc(tensor.Float32, []int{1500}, true)
+	if &z.F32()[0] == &x.F32()[0] {
+		t.Fatal("1500 elements took a 4000-element buffer")
+	}
+	// without zeroing the old values stay (the op overwrites them)
+	w := a.alloc(tensor.Float32, []int{4000}, false)
+	if &w.F32()[0] != &x.F32()[0] || w.F32()[7] != 5 {
+		t.Fatal("want x's buffer as it was")
+	}
+	// tensors the arena did not make are never taken
+	ext := tensor.New(tensor.Float32, 4000)
+	a.release(ext)
+	if len(a.free) != 0 {
+		t.Fatalf("free list holds %d buffers, want 0", len(a.free))
+	}
+	// small and non-float32 tensors are plain allocations
+	if s := a.alloc(tensor.Int64, []int{5000}, true); s.DType() != tensor.Int64 || len(a.owned) != 2 {
+		t.Fatalf("int64: %v, owned %d", s.DType(), len(a.owned))
+	}
+}
