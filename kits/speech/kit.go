@@ -2,12 +2,15 @@
 // audio front end: `paddle speech features` computes Kaldi-compatible fbank,
 // MFCC and spectrogram features (core/audio/kaldi, exact to
 // torchaudio.compliance.kaldi) for WAV and raw PCM files and writes them as
-// .npy. VAD, keyword spotting, classification and ASR are not here yet.
+// .npy, and `paddle speech vad` finds speech segments (core/audio/vad:
+// Silero VAD through core/runtime, or an energy detector). Keyword spotting,
+// classification and ASR are not here yet.
 //
 // Where things are:
 //
 //	kit.go       the kit and its commands
 //	features.go  `paddle speech features`
+//	vad.go       `paddle speech vad`
 package speech
 
 import (
@@ -21,9 +24,9 @@ import (
 func Kit() *kit.Kit {
 	return &kit.Kit{
 		Name:  "speech",
-		Short: "Speech (PaddleSpeech): Kaldi fbank/MFCC/spectrogram features from WAV and raw PCM",
+		Short: "Speech (PaddleSpeech): Kaldi fbank/MFCC/spectrogram features, voice activity detection",
 		Commands: func(f *cmdutil.Factory, k *kit.Kit) []*cobra.Command {
-			return []*cobra.Command{newCmdFeatures(f, nil)}
+			return []*cobra.Command{newCmdFeatures(f, nil), newCmdVAD(f, nil)}
 		},
 	}
 }
