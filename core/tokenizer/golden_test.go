@@ -394,3 +394,30 @@ func TestGoldenRoberta(t *testing.T) {
 		t.Errorf("%d of %d differ (golden has %d)", bad, k, len(g.IDs))
 	}
 }
+
+// TestGoldenIgnoreMerges checks BPE's ignore_merges (a word found in the
+// vocabulary is one token) on GPT-2's vocabulary.
+func TestGoldenIgnoreMerges(t *testing.T) {
+	tok := loadNamed(t, "gpt2")
+	tok.model.(*BPE).ignoreMerges = true
+	tok.post = nil
+	var want [][]int
+	readGz(t, "golden_ignore_merges.json.gz", &want)
+	all := sentencesOnce()
+	bad := 0
+	for j, w := range want {
+		e, err := tok.Encode(all[20*j], true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !equalInts(e.IDs, w) {
+			bad++
+			if bad <= 2 {
+				t.Errorf("%q: got %v want %v", trunc(all[20*j]), e.IDs, w)
+			}
+		}
+	}
+	if bad > 0 {
+		t.Errorf("%d of %d differ", bad, len(want))
+	}
+}

@@ -150,6 +150,14 @@ for (const m of ['qwen3', 'gpt4o', 'gemma3']) await golden(m, tk.Tokenizer.fromF
   for (let i = 0; i < sentences.length; i += 40) add(await r.encode(sentences[i]));
   for (let i = 0; i + 1 < sentences.length; i += 80) add(await r.encode(sentences[i], sentences[i + 1]));
   gz('golden_roberta.json.gz', res);
+  // ignore_merges: a word in the vocabulary is taken whole (every 20th text, ids only).
+  json.pre_tokenizer = bl(false, true);
+  json.post_processor = null;
+  json.model.ignore_merges = true;
+  const im = tk.Tokenizer.fromString(JSON.stringify(json));
+  const imIds = [];
+  for (let i = 0; i < sentences.length; i += 20) imIds.push((await im.encode(sentences[i])).getIds());
+  gz('golden_ignore_merges.json.gz', imIds);
 }
 
 // BERT-style: train a WordPiece vocabulary with the library on Brown + fortunes.
