@@ -34,6 +34,24 @@ z = lambda sec: np.zeros(int(sec * 16000), dtype='<i2')
 np.concatenate([a, z(0.6), b, z(0.3), c]).astype('<i2').tofile(out)
 PY
 node "$HERE/silero_vad_ref.mjs" "$W/silero_vad.onnx" 16000 "$TMP/concat.raw" concat >> "$TMP/lines"
+# synthetic probability sequences (no audio, no model) for the branches real
+# recordings rarely reach: short bursts, dips shorter than min silence,
+# hysteresis between neg_threshold and threshold, splits at max speech with
+# several candidate silences, speech running to the end; float32 values
+/usr/bin/python3 - >> "$TMP/lines" <<'PY'
+import json, numpy as np
+rng = np.random.default_rng(7)
+for k, (rate, n) in enumerate([(16000, 400), (8000, 600), (16000, 700)]):
+    win = 512 if rate == 16000 else 256
+    p, on = [], False
+    while len(p) < n:
+        run = int(rng.integers(1, 40 if on else 25))
+        lo, hi = (0.3, 1.0) if on else (0.0, 0.6)
+        p += list(rng.uniform(lo, hi, run))
+        on = not on
+    p = np.float32(p[:n]).tolist()
+    print(json.dumps(dict(name=f"synthetic{k}", model="", rate=rate, window=win, samples=n * win - int(rng.integers(0, win)), probs=p)))
+PY
 /usr/bin/python3 -c 'import json,sys; json.dump([json.loads(l) for l in open(sys.argv[1])], open(sys.argv[2], "w"))' "$TMP/lines" "$TMP/probs.json"
 mkdir -p "$ROOT/core/audio/vad/testdata"
 /usr/bin/python3 "$HERE/vad_segments_ref.py" "$TMP/probs.json" > "$ROOT/core/audio/vad/testdata/silero_ref.json"

@@ -23,6 +23,10 @@ OPTION_SETS = [
     dict(threshold=0.5, min_speech_duration_ms=100, min_silence_duration_ms=50, speech_pad_ms=100),
     dict(threshold=0.5, max_speech_duration_s=1.0),
     dict(threshold=0.5, max_speech_duration_s=0.6, min_silence_duration_ms=300),
+    # durations of whole windows at both rates: the strict / non-strict comparisons matter
+    dict(threshold=0.5, min_speech_duration_ms=64, min_silence_duration_ms=64, speech_pad_ms=32),
+    dict(threshold=0.6, neg_threshold=0.2, min_speech_duration_ms=128, min_silence_duration_ms=32,
+         speech_pad_ms=0, max_speech_duration_s=0.512),
 ]
 
 

@@ -56,8 +56,7 @@ func LoadSilero(path string, rate int) (*Silero, error) {
 	if rate != 16000 && rate != 8000 {
 		return nil, fmt.Errorf("silero vad: sample rate %d: want 16000 or 8000", rate)
 	}
-	base := filepath.Base(path)
-	if rate == 8000 && (slices.Contains([]string{"silero_vad_16k_op15.onnx", "silero_vad_half.onnx"}, base)) {
+	if !SileroRuns(path, rate) {
 		return nil, fmt.Errorf("silero vad: %s runs 16 kHz audio only", path)
 	}
 	probe, err := runtime.Load(path, runtime.Options{Passes: []string{}})
@@ -80,6 +79,19 @@ func LoadSilero(path string, rate int) (*Silero, error) {
 		return nil, fmt.Errorf("silero vad: %w", err)
 	}
 	return &Silero{p: p, rate: rate, hasSR: hasSR}, nil
+}
+
+// SileroRuns reports whether the model file runs audio at rate Hz: 16000
+// always, 8000 unless it is a 16 kHz-only variant (silero_vad_16k_op15.onnx,
+// silero_vad_half.onnx; upstream tells them apart by file name too).
+func SileroRuns(path string, rate int) bool {
+	switch rate {
+	case 16000:
+		return true
+	case 8000:
+		return !slices.Contains([]string{"silero_vad_16k_op15.onnx", "silero_vad_half.onnx"}, filepath.Base(path))
+	}
+	return false
 }
 
 // Rate is the sample rate the model was loaded for.
