@@ -1,7 +1,9 @@
 package runtime
 
 import (
+	"slices"
 	"sort"
+	"unsafe"
 
 	"paddle/core/tensor"
 )
@@ -12,9 +14,15 @@ import (
 // it instead of a fresh allocation. A call's working set is then about its
 // peak of live intermediates, and the allocator (its zeroing, page faults
 // and GC work) is mostly out of the loop.
+//
+// Between calls a Predictor keeps arenas in a sync.Pool (which the GC
+// empties when memory is needed): an arena keeps only the buffers its last
+// call used, so it holds about one call's working set, and a steady stream
+// of same-sized calls allocates nothing.
 type arena struct {
 	free  [][]float32 // by capacity, ascending
 	owned map[*tensor.Tensor][]float32
+	used  map[*float32]bool // the buffers this call used, by data pointer
 }
 
 // overwrites lists the ops whose float32 kernels write every output
@@ -30,7 +38,9 @@ var overwrites = map[string]bool{
 // minArena is the smallest buffer (in elements) worth recycling.
 const minArena = 1024
 
-func newArena() *arena { return &arena{owned: map[*tensor.Tensor][]float32{}} }
+func newArena() *arena {
+	return &arena{owned: map[*tensor.Tensor][]float32{}, used: map[*float32]bool{}}
+}
 
 // alloc returns a zeroed contiguous tensor of dtype d and the given shape,
 // reusing a free buffer of capacity n..2n when d is float32.
@@ -50,6 +60,7 @@ func (a *arena) alloc(d tensor.DType, shape []int, zero bool) *tensor.Tensor {
 	} else {
 		buf = make([]float32, n)
 	}
+	a.used[unsafe.SliceData(buf)] = true
 	t := tensor.FromSlice(buf, shape...)
 	a.owned[t] = buf
 	return t
@@ -67,4 +78,28 @@ func (a *arena) release(t *tensor.Tensor) {
 	a.free = append(a.free, nil)
 	copy(a.free[i+1:], a.free[i:])
 	a.free[i] = buf
+}
+
+// reset prepares a for the next call: every buffer this call used, except
+// those of the tensors in out (handed to the caller), becomes free; free
+// buffers this call did not use are dropped. (Each buffer is either free
+// or owned by one tensor, never both.)
+func (a *arena) reset(out map[string]*tensor.Tensor) {
+	for _, t := range out {
+		delete(a.owned, t)
+	}
+	free := a.free[:0]
+	for _, buf := range a.free {
+		if a.used[unsafe.SliceData(buf)] {
+			free = append(free, buf)
+		}
+	}
+	clear(a.free[len(free):])
+	for _, buf := range a.owned {
+		free = append(free, buf[:cap(buf)])
+	}
+	slices.SortFunc(free, func(x, y []float32) int { return cap(x) - cap(y) })
+	a.free = free
+	clear(a.owned)
+	clear(a.used)
 }

@@ -39,3 +39,30 @@ func TestArenaReuse(t *testing.T) {
 		t.Fatalf("int64: %v, owned %d", s.DType(), len(a.owned))
 	}
 }
+
+func TestArenaReset(t *testing.T) {
+	a := newArena()
+	old := a.alloc(tensor.Float32, []int{3000}, true)
+	a.release(old)
+	a.reset(nil) // old was not used by this "call": kept, as it was used by the first
+	if len(a.free) != 1 {
+		t.Fatalf("%d free buffers after the first call, want 1", len(a.free))
+	}
+	// second call: takes old's buffer for x, makes y fresh, returns y to the caller
+	x := a.alloc(tensor.Float32, []int{2000}, true)
+	y := a.alloc(tensor.Float32, []int{5000}, true)
+	dead := a.alloc(tensor.Float32, []int{8000}, true) // never released: an unread output
+	_ = dead
+	a.reset(map[string]*tensor.Tensor{"y": y})
+	if len(a.free) != 2 || cap(a.free[0]) != 3000 || cap(a.free[1]) != 8000 {
+		t.Fatalf("free caps after the second call: %d buffers, want x's (3000) and dead's (8000)", len(a.free))
+	}
+	if &x.F32()[0] != &a.free[0][0] {
+		t.Fatal("x's buffer is not free")
+	}
+	// third call uses nothing: everything is dropped
+	a.reset(nil)
+	if len(a.free) != 0 || len(a.owned) != 0 || len(a.used) != 0 {
+		t.Fatalf("after an idle call: %d free, %d owned, %d used", len(a.free), len(a.owned), len(a.used))
+	}
+}

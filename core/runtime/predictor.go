@@ -54,9 +54,10 @@ type Predictor struct {
 	outNames []string
 	producer map[int]int // value id -> index of the step that makes it
 
-	mu    sync.Mutex
-	plans map[string]*list.Element
-	lru   *list.List
+	arenas sync.Pool // *arena, see arena.go
+	mu     sync.Mutex
+	plans  map[string]*list.Element
+	lru    *list.List
 }
 
 // step is one node with its inputs and outputs as value ids, and the ids
@@ -326,7 +327,10 @@ func (p *Predictor) Run(inputs map[string]*tensor.Tensor) (map[string]*tensor.Te
 	for i, id := range p.inIDs {
 		vals[id] = in[i]
 	}
-	ar := newArena()
+	ar, _ := p.arenas.Get().(*arena)
+	if ar == nil {
+		ar = newArena()
+	}
 	for i := range p.steps {
 		if err := p.exec(&p.steps[i], pl, i, vals, ar); err != nil {
 			return nil, err
@@ -341,6 +345,8 @@ func (p *Predictor) Run(inputs map[string]*tensor.Tensor) (map[string]*tensor.Te
 		}
 		out[p.outNames[i]] = t
 	}
+	ar.reset(out)
+	p.arenas.Put(ar)
 	return out, nil
 }
 
