@@ -104,9 +104,13 @@ func Energy(x []float32, rate int, o EnergyOptions) ([]Segment, error) {
 		if v <= digitalSilenceDB {
 			continue
 		}
-		if v < floor {
+		// (frames between half the margin and the margin above it are
+		// neither speech nor noise and leave it alone, so weak speech does not
+		// lift the floor over itself)
+		switch {
+		case v < floor:
 			floor += 0.3 * (v - floor)
-		} else {
+		case v < floor+o.MarginDB/2:
 			floor += 0.02 * (v - floor)
 		}
 	}
