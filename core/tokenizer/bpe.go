@@ -18,30 +18,91 @@ type Model interface {
 	VocabSize() int
 }
 
-// vocab is a token to id map and its inverse.
+// vocab is a token to id map and its inverse (a slice indexed by id; ids
+// are dense in practice, absent ones hold "" and have has false).
 type vocab struct {
 	ids  map[string]int
-	toks map[int]string
+	toks []string
+	has  []bool
 }
 
 func newVocab(ids map[string]int) vocab {
-	v := vocab{ids: ids, toks: make(map[int]string, len(ids))}
+	n := 0
+	for _, i := range ids {
+		n = max(n, i+1)
+	}
+	v := vocab{ids: ids, toks: make([]string, n), has: make([]bool, n)}
 	for t, i := range ids {
-		v.toks[i] = t
+		if i >= 0 {
+			v.toks[i], v.has[i] = t, true
+		}
 	}
 	return v
 }
 
 func (v vocab) TokenToID(t string) (int, bool) { i, ok := v.ids[t]; return i, ok }
-func (v vocab) IDToToken(i int) (string, bool) { t, ok := v.toks[i]; return t, ok }
-func (v vocab) VocabSize() int                 { return len(v.ids) }
+func (v vocab) IDToToken(i int) (string, bool) {
+	if i < 0 || i >= len(v.toks) || !v.has[i] {
+		return "", false
+	}
+	return v.toks[i], true
+}
+func (v vocab) VocabSize() int { return len(v.ids) }
 
 type mergeVal struct{ rank, id int32 }
+
+// mergeTable is an open-addressing hash table from a pair of ids to its
+// merge (a Go map's probing was the largest cost of byte-level BPE).
+type mergeTable struct {
+	keys  []uint64 // pair a<<32|b; emptyKey when free
+	vals  []mergeVal
+	shift uint
+}
+
+const emptyKey = ^uint64(0)
+
+func newMergeTable(n int) *mergeTable {
+	size, shift := 16, uint(60)
+	for size < 2*n {
+		size, shift = size*2, shift-1
+	}
+	t := &mergeTable{keys: make([]uint64, size), vals: make([]mergeVal, size), shift: shift}
+	for i := range t.keys {
+		t.keys[i] = emptyKey
+	}
+	return t
+}
+
+func (t *mergeTable) slot(k uint64) int { return int((k * 0x9E3779B97F4A7C15) >> t.shift) }
+
+// put sets k's value (a later merge of the same pair replaces the earlier, as in the library's map).
+func (t *mergeTable) put(k uint64, v mergeVal) {
+	mask := len(t.keys) - 1
+	for i := t.slot(k); ; i = (i + 1) & mask {
+		if t.keys[i] == emptyKey || t.keys[i] == k {
+			t.keys[i], t.vals[i] = k, v
+			return
+		}
+	}
+}
+
+func (t *mergeTable) get(a, b int32) (mergeVal, bool) {
+	k := uint64(uint32(a))<<32 | uint64(uint32(b))
+	mask := len(t.keys) - 1
+	for i := t.slot(k); ; i = (i + 1) & mask {
+		switch t.keys[i] {
+		case k:
+			return t.vals[i], true
+		case emptyKey:
+			return mergeVal{}, false
+		}
+	}
+}
 
 // BPE is byte-pair encoding with ranked merges (Hugging Face's BPE model).
 type BPE struct {
 	vocab
-	merges       map[uint64]mergeVal
+	merges       *mergeTable
 	unk          string
 	prefix       string // continuing_subword_prefix
 	suffix       string // end_of_word_suffix
@@ -59,7 +120,7 @@ const bpeCacheCap = 10000
 // newBPE builds a BPE model from a vocabulary and ordered merges.
 // prefix is the continuing-subword prefix, dropped from a merge's right part.
 func newBPE(ids map[string]int, merges [][2]string, prefix string) (*BPE, error) {
-	b := &BPE{vocab: newVocab(ids), merges: make(map[uint64]mergeVal, len(merges)), cache: map[string][]symbol{}, prefix: prefix}
+	b := &BPE{vocab: newVocab(ids), merges: newMergeTable(len(merges)), cache: map[string][]symbol{}, prefix: prefix}
 	for i, m := range merges {
 		a, ok1 := ids[m[0]]
 		c, ok2 := ids[m[1]]
@@ -74,7 +135,7 @@ func newBPE(ids map[string]int, merges [][2]string, prefix string) (*BPE, error)
 		if !ok {
 			return nil, fmt.Errorf("merge %d (%q %q): merged token not in vocabulary", i, m[0], m[1])
 		}
-		b.merges[uint64(a)<<32|uint64(c)] = mergeVal{int32(i), int32(nid)}
+		b.merges.put(uint64(uint32(a))<<32|uint64(uint32(c)), mergeVal{int32(i), int32(nid)})
 	}
 	b.initBytes()
 	return b, nil
@@ -220,7 +281,7 @@ func (b *BPE) mergeWord(w string) ([]symbol, error) {
 func (b *BPE) mergeAll(syms []symbol) {
 	h := make(mergeHeap, 0, len(syms))
 	for i := 0; i+1 < len(syms); i++ {
-		if m, ok := b.merges[uint64(syms[i].id)<<32|uint64(syms[i+1].id)]; ok {
+		if m, ok := b.merges.get(syms[i].id, syms[i+1].id); ok {
 			h = append(h, mergeItem{int32(i), m.rank, m.id})
 		}
 	}
@@ -233,7 +294,7 @@ func (b *BPE) mergeAll(syms []symbol) {
 		}
 		nextPos := cur.next
 		right := syms[nextPos]
-		if m, ok := b.merges[uint64(cur.id)<<32|uint64(right.id)]; !ok || m.id != top.id {
+		if m, ok := b.merges.get(cur.id, right.id); !ok || m.id != top.id {
 			continue
 		}
 		cur.id = top.id
@@ -244,12 +305,12 @@ func (b *BPE) mergeAll(syms []symbol) {
 			syms[right.next].prev = top.pos
 		}
 		if cur.prev >= 0 {
-			if m, ok := b.merges[uint64(syms[cur.prev].id)<<32|uint64(cur.id)]; ok {
+			if m, ok := b.merges.get(syms[cur.prev].id, cur.id); ok {
 				heap.Push(&h, mergeItem{cur.prev, m.rank, m.id})
 			}
 		}
 		if cur.next > -1 && int(cur.next) < len(syms) {
-			if m, ok := b.merges[uint64(cur.id)<<32|uint64(syms[cur.next].id)]; ok {
+			if m, ok := b.merges.get(cur.id, syms[cur.next].id); ok {
 				heap.Push(&h, mergeItem{top.pos, m.rank, m.id})
 			}
 		}
