@@ -1,6 +1,7 @@
 package vad
 
 import (
+	"math"
 	"math/rand/v2"
 	"testing"
 )
@@ -154,4 +155,33 @@ func TestNoisySpeechSegments(t *testing.T) {
 	}
 	t.Logf("energy: %v", esegs)
 	checkParts(t, "energy", esegs, parts, 480+160+160)
+}
+
+// Frame energies on worked examples: a constant 0.1 is -20 dBFS, zeros are
+// the -100 floor, frames are centred on their 10 ms slots (so the first one
+// sees half a frame of signal), and a bad rate is an error.
+func TestFrameEnergies(t *testing.T) {
+	x := make([]float32, 1600)
+	for i := 800; i < 1600; i++ {
+		x[i] = 0.1
+	}
+	e := FrameEnergies(x, 320, 160)
+	if len(e) != 10 {
+		t.Fatalf("%d frames", len(e))
+	}
+	near := func(a, b float64) bool { return a-b < 1e-6 && b-a < 1e-6 }
+	// slot 4 covers [640, 800): its frame [560, 880) has 80 samples of 0.1
+	if !near(e[0], -100) || !near(e[3], -100) || !near(e[4], 10*math.Log10(80*0.01/320+1e-12)) || !near(e[6], 10*math.Log10(0.01+1e-12)) {
+		t.Errorf("energies %v", e)
+	}
+	// the last slot's frame runs past the end: half of it is zeros
+	if !near(e[9], 10*math.Log10(240*0.01/320+1e-12)) {
+		t.Errorf("last frame %g", e[9])
+	}
+	if _, err := Energy(x, 0, DefaultEnergyOptions()); err == nil {
+		t.Error("rate 0 accepted")
+	}
+	if segs, err := Energy(nil, 16000, DefaultEnergyOptions()); err != nil || len(segs) != 0 {
+		t.Errorf("empty input: %v %v", segs, err)
+	}
 }
