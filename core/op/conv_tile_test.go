@@ -33,15 +33,16 @@ func TestConvTilesMatchWholeImage(t *testing.T) {
 	}
 }
 
-// A GEMM installed with SetSgemm is the one the float32 conv kernels call.
-func TestSetSgemmIsUsed(t *testing.T) {
+// A GEMM installed as SGEMM is the one the float32 conv kernels call.
+func TestSGEMMIsUsedByConv(t *testing.T) {
 	calls := 0
-	SetSgemm(func(ta, tb bool, m, n, k int, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
+	old := SGEMM
+	SGEMM = func(ta, tb bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
 		calls++
-		SetSgemm(nil) // run the real one through convGemm's fallback
-		convGemm(ta, tb, m, n, k, a, lda, b, ldb, beta, c, ldc)
-	})
-	defer SetSgemm(nil)
+		SGEMM = old // the second conv runs on the original
+		old(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+	}
+	defer func() { SGEMM = old }()
 	r := rand.New(rand.NewPCG(23, 24))
 	x := tensor.Rand(r, tensor.Float32, -1, 1, 1, 3, 5, 5)
 	w := tensor.Rand(r, tensor.Float32, -1, 1, 2, 3, 3, 3)

@@ -2,7 +2,6 @@ package op
 
 import (
 	"fmt"
-	"sync/atomic"
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/gonum"
@@ -224,46 +223,24 @@ func (g geom2) isPointwise() bool {
 	return g.KH == 1 && g.KW == 1 && g.SH == 1 && g.SW == 1 && g.PT == 0 && g.PL == 0 && g.PB == 0 && g.PR == 0
 }
 
-// Sgemm is a float32 GEMM: c = a·b + beta·c for row-major a (m×k, or k×m
-// when transA), b (k×n, or n×k when transB) and c (m×n, row stride ldc).
-type Sgemm func(transA, transB bool, m, n, k int, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int)
-
-var sgemmHook atomic.Pointer[Sgemm]
-
-// SetSgemm installs f as the float32 GEMM inside the conv2d,
-// conv_transpose2d and conv2d_filter_grad kernels (a backend with a SIMD
-// GEMM calls it at start-up); nil restores gonum's Sgemm.
-func SetSgemm(f Sgemm) {
-	if f == nil {
-		sgemmHook.Store(nil)
-		return
-	}
-	sgemmHook.Store(&f)
-}
-
 // convGemm computes c = a·b + beta*c for row-major a (m×k, or k×m when ta),
-// b (k×n, or n×k when tb) and c (m×n), with gonum's BLAS or the GEMM
-// installed by SetSgemm.
+// b (k×n, or n×k when tb) and c (m×n): float32 through SGEMM (the backend's
+// when one is active), float64 through gonum's Dgemm.
 func convGemm[E float32 | float64](ta, tb bool, m, n, k int, a []E, lda int, b []E, ldb int, beta E, c []E, ldc int) {
 	if m == 0 || n == 0 {
 		return
 	}
-	tA, tB := blas.NoTrans, blas.NoTrans
-	if ta {
-		tA = blas.Trans
-	}
-	if tb {
-		tB = blas.Trans
-	}
-	impl := gonum.Implementation{}
 	switch av := any(a).(type) {
 	case []float32:
-		if f := sgemmHook.Load(); f != nil {
-			(*f)(ta, tb, m, n, k, av, lda, any(b).([]float32), ldb, float32(beta), any(c).([]float32), ldc)
-			return
-		}
-		impl.Sgemm(tA, tB, m, n, k, 1, av, lda, any(b).([]float32), ldb, float32(beta), any(c).([]float32), ldc)
+		SGEMM(ta, tb, m, n, k, 1, av, lda, any(b).([]float32), ldb, float32(beta), any(c).([]float32), ldc)
 	case []float64:
-		impl.Dgemm(tA, tB, m, n, k, 1, av, lda, any(b).([]float64), ldb, float64(beta), any(c).([]float64), ldc)
+		tA, tB := blas.NoTrans, blas.NoTrans
+		if ta {
+			tA = blas.Trans
+		}
+		if tb {
+			tB = blas.Trans
+		}
+		gonum.Implementation{}.Dgemm(tA, tB, m, n, k, 1, av, lda, any(b).([]float64), ldb, float64(beta), any(c).([]float64), ldc)
 	}
 }

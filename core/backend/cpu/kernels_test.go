@@ -23,16 +23,20 @@ func TestActivateRoutesMatMulAndConv(t *testing.T) {
 		t.Fatal("Activate did not install SGEMM as op.SGEMM")
 	}
 	calls := 0
-	op.SetSgemm(func(ta, tb bool, m, n, k int, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
+	op.SGEMM = func(ta, tb bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
 		calls++ // Activate(1): one goroutine
-		convSgemm(ta, tb, m, n, k, a, lda, b, ldb, beta, c, ldc)
-	})
+		SGEMM(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+	}
 	defer installKernels()
 	r := rand.New(rand.NewPCG(7, 8))
 	a64 := tensor.Rand(r, tensor.Float64, -1, 1, 3, 37, 65)
 	b64 := tensor.Rand(r, tensor.Float64, -1, 1, 65, 29)
 	close32(t, "matmul", op.MatMul(a64.Cast(tensor.Float32), b64.Cast(tensor.Float32), false, false), op.MatMul(a64, b64, false, false), 65)
 	close32(t, "matmul trans", op.MatMul(b64.Cast(tensor.Float32), a64.Cast(tensor.Float32), true, true), op.MatMul(b64, a64, true, true), 65)
+	if calls == 0 {
+		t.Fatal("matmul did not call the installed SGEMM")
+	}
+	calls = 0
 	x := tensor.Rand(r, tensor.Float64, -1, 1, 2, 5, 19, 23)
 	w := tensor.Rand(r, tensor.Float64, -1, 1, 7, 5, 3, 3)
 	at := op.Attrs{"pads": []int{1, 1}, "strides": []int{2, 1}}
