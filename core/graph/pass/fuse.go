@@ -5,6 +5,7 @@ import (
 
 	"paddle/core/graph"
 	"paddle/core/op"
+	"paddle/core/parallel"
 	"paddle/core/tensor"
 )
 
@@ -13,6 +14,7 @@ import (
 //	conv2d(x, w) + b (a constant (1, C, 1, 1) or (C, 1, 1))  → conv2d(x, w, b)
 //	conv2d → relu | relu6 | clip | hardswish | hardsigmoid | sigmoid  → conv2d_act
 //	matmul(a, B) + c (B a constant matrix, c a constant of length N)  → gemm
+//	conv2d_act · s, then + c (scalar constants)  → conv2d_act {scale=s shift=c}
 //
 // conv2d_act and gemm run the same kernels one after the other on one
 // output buffer (the activation and the bias add in place), so results are
@@ -23,7 +25,7 @@ func Fuse(g *graph.Graph) error {
 		return err
 	}
 	drop := map[*graph.Node]bool{}
-	for _, f := range []func(*graph.Graph, *graph.Node, map[*graph.Value]int, map[*graph.Value]*graph.Node) bool{fuseConvBias, fuseConvAct, fuseGemm} {
+	for _, f := range []func(*graph.Graph, *graph.Node, map[*graph.Value]int, map[*graph.Value]*graph.Node) bool{fuseConvBias, fuseConvAct, fuseActScale, fuseActShift, fuseGemm} {
 		uses, prod := g.Uses(), g.Producers()
 		for _, n := range g.Nodes {
 			if !drop[n] && f(g, n, uses, prod) {
@@ -92,6 +94,42 @@ func fuseConvAct(g *graph.Graph, n *graph.Node, uses map[*graph.Value]int, prod 
 	return true
 }
 
+// fuseActScale: n = mul(conv2d_act, s) with a scalar constant s → the
+// conv2d_act scales its output (once: a second scale would round differently).
+func fuseActScale(g *graph.Graph, n *graph.Node, uses map[*graph.Value]int, prod map[*graph.Value]*graph.Node) bool {
+	return fuseActAffine(g, n, uses, prod, "mul", "scale", 1)
+}
+
+// fuseActShift: n = add(conv2d_act, c) with a scalar constant c → the
+// conv2d_act adds c after its scale.
+func fuseActShift(g *graph.Graph, n *graph.Node, uses map[*graph.Value]int, prod map[*graph.Value]*graph.Node) bool {
+	return fuseActAffine(g, n, uses, prod, "add", "shift", 0)
+}
+
+func fuseActAffine(g *graph.Graph, n *graph.Node, uses map[*graph.Value]int, prod map[*graph.Value]*graph.Node, opName, attr string, unit float64) bool {
+	if n.Op.Name != opName || len(n.In) != 2 || len(n.AttrIn) > 0 {
+		return false
+	}
+	for i := range 2 {
+		conv, k := single(n, i, uses, prod, "conv2d_act"), n.In[1-i].Const
+		if conv == nil || k == nil || k.Len() != 1 || k.Rank() > 1 || k.DType() != n.Out[0].Meta.DType || !k.DType().IsFloat() {
+			continue
+		}
+		if conv.Attrs.Float(attr, unit) != unit || attr == "scale" && conv.Attrs.Float("shift", 0) != 0 {
+			continue // keep the unfused order of operations
+		}
+		a := op.Attrs{}
+		for key, v := range conv.Attrs {
+			a[key] = v
+		}
+		a[attr] = k.Contiguous().Float64s()[0]
+		conv.Attrs = a
+		replaceUses(g, n.Out[0], conv.Out[0])
+		return true
+	}
+	return false
+}
+
 func fuseGemm(g *graph.Graph, n *graph.Node, uses map[*graph.Value]int, prod map[*graph.Value]*graph.Node) bool {
 	if n.Op.Name != "add" {
 		return false
@@ -124,7 +162,8 @@ func init() {
 	conv := op.Lookup("conv2d")
 	conv2dActDef = op.Define(&op.Def{
 		Name: "conv2d_act", Arity: -1,
-		// y = act(conv2d(x, w, b)); attrs: conv2d's, act (op name), act_attrs
+		// y = act(conv2d(x, w, b))·scale + shift; attrs: conv2d's, act (op
+		// name), act_attrs, scale (default 1), shift (default 0)
 		Infer: func(in []op.Meta, a op.Attrs) ([]op.Meta, error) {
 			act := op.Lookup(a.Str("act", ""))
 			if act == nil || !fusedActs[act.Name] {
@@ -136,6 +175,18 @@ func init() {
 			op.Run(conv, out, in, a)
 			aa, _ := a["act_attrs"].(op.Attrs)
 			op.Run(op.Lookup(a.Str("act", "")), out, out, aa) // elementwise: in place is safe
+			scale, shift := a.Float("scale", 1), a.Float("shift", 0)
+			if scale == 1 && shift == 0 {
+				return
+			}
+			switch out[0].DType() {
+			case tensor.Float32:
+				affine(out[0].F32(), float32(scale), float32(shift))
+			case tensor.Float64:
+				affine(out[0].F64(), scale, shift)
+			default:
+				panic(fmt.Sprintf("conv2d_act: scale/shift on %v", out[0].DType()))
+			}
 		},
 	})
 	mm, add := op.Lookup("matmul"), op.Lookup("add")
@@ -157,5 +208,15 @@ func init() {
 			op.Run(mm, out, in[:2], a)
 			op.Run(add, out, []*op.T{out[0], in[2]}, nil) // elementwise: in place is safe
 		},
+	})
+}
+
+// affine sets y = y·scale + shift in place, rounding after the product as
+// the unfused mul and add do (the conversion forbids a fused multiply-add).
+func affine[E float32 | float64](y []E, scale, shift E) {
+	parallel.For(len(y), 1<<14, func(lo, hi int) {
+		for i, v := range y[lo:hi] {
+			y[lo+i] = E(v*scale) + shift
+		}
 	})
 }
