@@ -138,8 +138,28 @@ func exportConvAct(e *exporter, n *graph.Node, in, out []string) error {
 		return fmt.Errorf("no ONNX form for activation %q", n.Attrs.Str("act", ""))
 	}
 	aa, _ := n.Attrs["act_attrs"].(op.Attrs)
+	scale, shift := n.Attrs.Float("scale", 1), n.Attrs.Float("shift", 0)
+	final := out
+	if scale != 1 || shift != 0 { // the activation's output is scaled and shifted after
+		out = []string{e.fresh(final[0] + "/act")}
+	}
 	an := &graph.Node{Op: act, Attrs: aa, In: []*graph.Value{{Name: t, Meta: n.In[0].Meta}}, Out: n.Out, Name: n.Name}
-	return f(e, an, []string{t}, out)
+	if err := f(e, an, []string{t}, out); err != nil || out[0] == final[0] {
+		return err
+	}
+	d := n.Out[0].Meta.DType
+	if scale != 1 {
+		next := final[0]
+		if shift != 0 {
+			next = e.fresh(final[0] + "/scaled")
+		}
+		e.node("Mul", []string{out[0], e.konst(final[0]+"/scale", tensor.Scalar(scale).Cast(d))}, []string{next})
+		out = []string{next}
+	}
+	if shift != 0 {
+		e.node("Add", []string{out[0], e.konst(final[0]+"/shift", tensor.Scalar(shift).Cast(d))}, final)
+	}
+	return nil
 }
 
 // copyAttrs exports n as its registry twin with the attributes attrs makes.
