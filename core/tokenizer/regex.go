@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
-	"unicode/utf8"
 )
 
 // The byte-level BPE splitting patterns use a look-ahead (\s+(?!\S)) that
@@ -58,28 +57,18 @@ func (f reFinder) find(s string) [][2]int {
 type literalFinder struct{ lit string }
 
 func (f literalFinder) find(s string) [][2]int {
-	var out [][2]int
 	if f.lit == "" {
 		return nil
 	}
-	for i := 0; i+len(f.lit) <= len(s); {
-		j := indexFrom(s, f.lit, i)
+	var out [][2]int
+	for i := 0; ; {
+		j := strings.Index(s[i:], f.lit)
 		if j < 0 {
-			break
+			return out
 		}
-		out = append(out, [2]int{j, j + len(f.lit)})
-		i = j + len(f.lit)
+		out = append(out, [2]int{i + j, i + j + len(f.lit)})
+		i += j + len(f.lit)
 	}
-	return out
-}
-
-func indexFrom(s, sub string, from int) int {
-	for i := from; i+len(sub) <= len(s); i++ {
-		if s[i:i+len(sub)] == sub {
-			return i
-		}
-	}
-	return -1
 }
 
 // newFinder compiles a Split/regex pattern: a known byte-level pattern by
@@ -177,7 +166,6 @@ func decodeRunes(s string) ([]rune, []int) {
 		pos = append(pos, i)
 	}
 	pos = append(pos, len(s))
-	_ = utf8.RuneError
 	return rs, pos
 }
 
