@@ -6,6 +6,7 @@ import (
 	"paddle/core/kit"
 	"paddle/kits/clas"
 	"paddle/kits/det"
+	"paddle/kits/helix"
 	"paddle/kits/nlp"
 	"paddle/kits/ocr"
 	"paddle/kits/seg"
@@ -14,5 +15,5 @@ import (
 
 // All returns every kit, in the order `paddle --help` shows them.
 func All() []*kit.Kit {
-	return []*kit.Kit{ocr.Kit(), clas.Kit(), det.Kit(), seg.Kit(), nlp.Kit(), speech.Kit()}
+	return []*kit.Kit{ocr.Kit(), clas.Kit(), det.Kit(), seg.Kit(), nlp.Kit(), speech.Kit(), helix.Kit()}
 }

@@ -97,7 +97,7 @@ func (m *Mol) Neighbors(i int) []int { return m.adj[i] }
 // Degree is the number of explicit (graph) neighbours of atom i.
 func (m *Mol) Degree(i int) int { return len(m.adj[i]) }
 
-// NumHeavyAtoms counts atoms with Z > 1 (and dummies, as RDKit does not; dummies are not counted).
+// NumHeavyAtoms counts atoms heavier than hydrogen (RDKit's GetNumHeavyAtoms; dummies are not counted).
 func (m *Mol) NumHeavyAtoms() int {
 	n := 0
 	for i := range m.Atoms {
