@@ -5,15 +5,15 @@
 #
 #   train fonts: DejaVu (Sans/Serif/Mono and their variants), GNU FreeFont, the Go fonts
 #   held-out fonts: Liberation 2 (Sans, Serif, Mono; regular, bold, italic, bold italic)
-#   text: windows of whole words (1–20 characters) from the English fortune files,
+#   text: windows of whole words (1–12 characters) from the English fortune files,
 #         every 10th line kept for the eval set only
 #
 # Usage: scripts/train_rec_en.sh [WORK_DIR]   (default: ${PADDLE_CACHE:-$HOME/.cache/paddle}/rec_en)
-# Env: TRAIN_LINES (default 60000), EVAL_LINES (1000), THREADS (2), EXTRA (more -o overrides).
+# Env: TRAIN_LINES (default 100000), EVAL_LINES (1000), THREADS (2), EXTRA (more -o overrides).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 WORK="${1:-${PADDLE_CACHE:-$HOME/.cache/paddle}/rec_en}"
-TRAIN_LINES="${TRAIN_LINES:-60000}"
+TRAIN_LINES="${TRAIN_LINES:-100000}"
 EVAL_LINES="${EVAL_LINES:-1000}"
 THREADS="${THREADS:-2}"
 mkdir -p "$WORK"
@@ -43,9 +43,9 @@ fi
 D=/usr/share/fonts/truetype
 start=$(date +%s)
 [ -s "$WORK/train/rec_gt.txt" ] || $P ocr synth --output "$WORK/train" --corpus "$WORK/corpus_train.txt" --charset en \
-  --max-len 20 --fonts "$D/dejavu,$D/freefont,go" --count "$TRAIN_LINES" --seed 1 --min-size 24 --max-size 40 --threads "$THREADS"
+  --max-len 12 --fonts "$D/dejavu,$D/freefont,go" --count "$TRAIN_LINES" --seed 1 --min-size 24 --max-size 40 --threads "$THREADS"
 [ -s "$WORK/eval/rec_gt.txt" ] || $P ocr synth --output "$WORK/eval" --corpus "$WORK/corpus_eval.txt" --charset en \
-  --max-len 20 --fonts "$D/liberation2" --count "$EVAL_LINES" --seed 2 --min-size 24 --max-size 40 --threads "$THREADS"
+  --max-len 12 --fonts "$D/liberation2" --count "$EVAL_LINES" --seed 2 --min-size 24 --max-size 40 --threads "$THREADS"
 synth=$(( $(date +%s) - start ))
 
 start=$(date +%s)
