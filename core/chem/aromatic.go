@@ -171,9 +171,6 @@ func (m *Mol) donorType(i int) int {
 		if ok, _ := hasMultiple(m, i, 1); ok {
 			return donOne
 		}
-		if a.Charge == 1 && (a.Z == 6 || a.Z == 5) || a.Z == 5 && a.Charge == 0 {
-			return donVacant
-		}
 		return donNone
 	case nelec == 1:
 		if ok, who := hasMultiple(m, i, 0); ok {
@@ -190,7 +187,10 @@ func (m *Mol) donorType(i int) int {
 		}
 		return donNone
 	default:
-		if multiple {
+		if ok, who := hasMultiple(m, i, 0); ok && moreElectroNegative(m.Atoms[who].Z, a.Z) {
+			nelec--
+		}
+		if nelec%2 == 1 {
 			return donOne
 		}
 		return donTwo
@@ -203,6 +203,11 @@ func (m *Mol) aromaticCandidate(i int, don int) bool {
 		return false
 	}
 	if don == donNone {
+		return false
+	}
+	// atoms above their default valence are shut out
+	if dv := defaultValence(a.Z); dv > 0 && a.Z-a.Charge >= 0 && a.Z-a.Charge < len(elements) &&
+		m.explicitValence(i)+a.ImplicitH > defaultValence(a.Z-a.Charge) {
 		return false
 	}
 	if m.explicitValence(i)-len(m.adj[i]) > 1 {
@@ -253,6 +258,9 @@ func (m *Mol) perceiveAromaticity() {
 	}
 	// fused systems: rings sharing a bond
 	shares := func(r1, r2 int) bool {
+		if len(ri.ringBonds[r1]) > 24 || len(ri.ringBonds[r2]) > 24 {
+			return false
+		}
 		for _, b1 := range ri.ringBonds[r1] {
 			for _, b2 := range ri.ringBonds[r2] {
 				if b1 == b2 {
@@ -309,6 +317,7 @@ func (m *Mol) huckelFused(sys []int, don []int, shares func(int, int) bool) {
 	}
 	doneAtoms := map[int]bool{}
 	mark := func(rs []int) {
+		cnt := map[int]int{}
 		for _, r := range rs {
 			for _, a := range ri.rings[r] {
 				at := &m.Atoms[a]
@@ -321,6 +330,12 @@ func (m *Mol) huckelFused(sys []int, don []int, shares func(int, int) bool) {
 				}
 			}
 			for _, b := range ri.ringBonds[r] {
+				cnt[b]++
+			}
+		}
+		// only the outside bonds of a fused combination become aromatic (RDKit)
+		for b, c := range cnt {
+			if c == 1 && (m.Bonds[b].Order == Single || m.Bonds[b].Order == Double) {
 				m.Bonds[b].Order = Aromatic
 			}
 		}
@@ -328,7 +343,7 @@ func (m *Mol) huckelFused(sys []int, don []int, shares func(int, int) bool) {
 	nr := len(sys)
 	maxSize := min(nr, 6)
 	count := make([]int, n)
-	for size := 1; size <= maxSize; size++ {
+	for size := 1; size <= maxSize && len(doneAtoms) < len(sysAtoms); size++ {
 		comb := make([]int, size)
 		for i := range comb {
 			comb[i] = i
@@ -339,30 +354,25 @@ func (m *Mol) huckelFused(sys []int, don []int, shares func(int, int) bool) {
 				rs[i] = sys[c]
 			}
 			if size == 1 || connected(rs, shares) {
-				var union []int
+				// atoms in one or two of the rings count; an atom buried in three
+				// (the centre of a peri-fused system) does not
+				var union, all []int
 				for _, r := range rs {
 					for _, a := range ri.rings[r] {
+						if count[a] == 0 {
+							all = append(all, a)
+						}
 						count[a]++
 					}
 				}
-				for _, r := range rs {
-					for _, a := range ri.rings[r] {
-						if count[a] == 1 || count[a] == 2 {
-							union = append(union, a)
-							count[a] = -100 // once
-						}
+				for _, a := range all {
+					if count[a] <= 2 {
+						union = append(union, a)
 					}
-				}
-				for _, r := range rs {
-					for _, a := range ri.rings[r] {
-						count[a] = 0
-					}
+					count[a] = 0
 				}
 				if huckel(union, don) {
 					mark(rs)
-					if len(doneAtoms) == len(sysAtoms) {
-						return
-					}
 				}
 			}
 			// next combination

@@ -1,6 +1,7 @@
 package chem
 
-// Hybridization codes are RDKit's Atom::HybridizationType values.
+// Hybridization codes are RDKit's Atom::HybridizationType values (2022.09,
+// which has SP2D between SP3 and SP3D).
 type Hybridization int
 
 // Hybridisation states.
@@ -10,8 +11,9 @@ const (
 	HybSP          Hybridization = 2
 	HybSP2         Hybridization = 3
 	HybSP3         Hybridization = 4
-	HybSP3D        Hybridization = 5
-	HybSP3D2       Hybridization = 6
+	HybSP2D        Hybridization = 5
+	HybSP3D        Hybridization = 6
+	HybSP3D2       Hybridization = 7
 )
 
 // Conjugated returns, per bond, RDKit's conjugation flag (MolOps::setConjugation).
