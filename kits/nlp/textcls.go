@@ -1,0 +1,331 @@
+package nlp
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"iter"
+	"log/slog"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"paddle/core/ag"
+	"paddle/core/config"
+	"paddle/core/data"
+	pio "paddle/core/io"
+	"paddle/core/metric"
+	"paddle/core/nn"
+	"paddle/core/optim"
+	"paddle/core/tensor"
+	"paddle/core/workflow"
+)
+
+// textRunner is the text-classification workflow.Runner of one config.
+type textRunner struct {
+	cfg    *config.Config
+	global TextGlobalOpts
+	model  config.Component
+	opt    optim.Config
+	loader TextDataLoaderOpts
+
+	// filled by prepare
+	train  []Example
+	labels *LabelMap
+	vocab  *WordVocab
+}
+
+// build decodes and validates a text classification config.
+func build(cfg *config.Config) (workflow.Runner, error) {
+	if err := cfg.Validate(TextSchema()); err != nil {
+		return nil, err
+	}
+	r := &textRunner{cfg: cfg}
+	r.global = TextGlobalOpts{Epochs: 1, Seed: 42, OutputDir: "./output/nlp", PrintBatchStep: 50, MaxSeqLen: 256, VocabSize: 30000, MinFreq: 2}
+	if err := cfg.Decode("Global", &r.global); err != nil {
+		return nil, err
+	}
+	if err := cfg.Decode("Model", &r.model); err != nil {
+		return nil, err
+	}
+	if r.model.Name == "" {
+		return nil, fmt.Errorf("%s: Model.name is required", cfg.File)
+	}
+	if err := cfg.Decode("Optimizer", &r.opt); err != nil {
+		return nil, err
+	}
+	if err := cfg.Decode("DataLoader", &r.loader); err != nil {
+		return nil, err
+	}
+	if r.loader.Train == nil {
+		return nil, fmt.Errorf("%s: DataLoader.Train is required (its file gives the vocabulary and labels)", cfg.File)
+	}
+	return r, nil
+}
+
+// readSplit reads the TSV file of a split's dataset component.
+func (r *textRunner) readSplit(s *TextSplitOpts, labels *LabelMap) ([]Example, *LabelMap, error) {
+	c := s.Dataset
+	if c.Name != "TSVDataset" {
+		return nil, nil, c.Errorf("unknown dataset %q (want TSVDataset)", c.Name)
+	}
+	var o TSVDatasetOpts
+	if err := c.Decode(&o); err != nil {
+		return nil, nil, err
+	}
+	if o.DataFile == "" {
+		return nil, nil, c.Errorf("data_file is required")
+	}
+	ex, labels, err := ReadTSV(o.DataFile, labels)
+	if err != nil {
+		return nil, nil, err
+	}
+	if o.Limit > 0 && len(ex) > o.Limit {
+		// every k-th line: keeps the class mix of a stratified file
+		k := float64(len(ex)) / float64(o.Limit)
+		sub := make([]Example, o.Limit)
+		for i := range sub {
+			sub[i] = ex[int(float64(i)*k)]
+		}
+		ex = sub
+	}
+	return ex, labels, nil
+}
+
+// prepare reads the training file and builds the label map and vocabulary.
+func (r *textRunner) prepare() error {
+	if r.vocab != nil {
+		return nil
+	}
+	var labels *LabelMap
+	if r.global.LabelFile != "" {
+		var err error
+		if labels, err = ReadLabelFile(r.global.LabelFile); err != nil {
+			return err
+		}
+	}
+	train, labels, err := r.readSplit(r.loader.Train, labels)
+	if err != nil {
+		return err
+	}
+	if len(labels.Names) < 2 {
+		return fmt.Errorf("%s: the training file has %d label(s); want at least 2", r.cfg.File, len(labels.Names))
+	}
+	texts := make([]string, len(train))
+	for i, e := range train {
+		texts[i] = e.Text
+	}
+	r.train, r.labels = train, labels
+	r.vocab = BuildWordVocab(texts, r.global.VocabSize, r.global.MinFreq)
+	return nil
+}
+
+func (r *textRunner) newModel() (TextClassifier, error) {
+	if err := r.prepare(); err != nil {
+		return nil, err
+	}
+	return buildModel(r.model, len(r.vocab.Words), len(r.labels.Names), rand.New(rand.NewPCG(r.global.Seed, 1)))
+}
+
+// TextBatch is a collated batch: ids (N, L) int64 padded with PadID, labels (N).
+type TextBatch struct {
+	IDs    *tensor.Tensor
+	Labels *tensor.Tensor
+}
+
+// collate encodes and pads texts to the longest in the batch (at least minLen).
+func (r *textRunner) collate(minLen int) func([]Example) (TextBatch, error) {
+	return func(ex []Example) (TextBatch, error) {
+		enc := make([][]int64, len(ex))
+		l := max(minLen, 1)
+		for i, e := range ex {
+			enc[i] = r.vocab.Encode(e.Text, r.global.MaxSeqLen)
+			l = max(l, len(enc[i]))
+		}
+		ids := tensor.New(tensor.Int64, len(ex), l)
+		y := tensor.New(tensor.Int64, len(ex))
+		iv, yv := ids.I64(), y.I64()
+		for i, e := range enc {
+			copy(iv[i*l:], e)
+			yv[i] = int64(ex[i].Label)
+		}
+		return TextBatch{IDs: ids, Labels: y}, nil
+	}
+}
+
+func (r *textRunner) loaderFor(ex []Example, s *TextSplitOpts, minLen int) *data.Loader[Example, TextBatch] {
+	return data.NewLoader[Example, TextBatch](data.SliceDataset[Example](ex), data.LoaderOptions{
+		BatchSize: max(s.Sampler.BatchSize, 1), DropLast: s.Sampler.DropLast, Shuffle: s.Sampler.Shuffle, Seed: r.global.Seed,
+	}, r.collate(minLen))
+}
+
+func (r *textRunner) task(model TextClassifier, withTrain bool) (*workflow.Task[TextBatch], error) {
+	t := &workflow.Task[TextBatch]{Model: model, Seed: r.global.Seed}
+	m := NewClassMetric(r.labels.Names)
+	t.Metric = m
+	t.Evaluate = func(b TextBatch) error {
+		var scores []float32
+		ag.NoGrad(func() { scores = model.Logits(ag.Const(b.IDs), false).T.Contiguous().F32() })
+		labels := make([]int, b.Labels.Shape()[0])
+		for i, v := range b.Labels.I64() {
+			labels[i] = int(v)
+		}
+		m.Update(scores, labels)
+		return nil
+	}
+	if r.loader.Eval != nil {
+		ev, _, err := r.readSplit(r.loader.Eval, r.labels)
+		if err != nil {
+			return nil, err
+		}
+		el := r.loaderFor(ev, r.loader.Eval, model.MinLen())
+		t.EvalBatches = func(ctx context.Context) iter.Seq2[TextBatch, error] { return el.Epoch(ctx, 0) }
+	}
+	if !withTrain {
+		return t, nil
+	}
+	tl := r.loaderFor(r.train, r.loader.Train, model.MinLen())
+	t.TrainBatches = tl.EpochFrom
+	t.StepsPerEpoch = tl.Len()
+	t.BatchSize = r.loader.Train.Sampler.BatchSize
+	if t.StepsPerEpoch == 0 {
+		return nil, fmt.Errorf("%s: the training set gives no batch (batch_size %d)", r.cfg.File, t.BatchSize)
+	}
+	ce := nn.DefaultCrossEntropyOptions()
+	t.Loss = func(b TextBatch, _ workflow.StepInfo) (*ag.Var, error) {
+		return nn.CrossEntropy(model.Logits(ag.Const(b.IDs), true), b.Labels, ce)
+	}
+	var sched optim.Schedule
+	var err error
+	if t.Optimizer, sched, err = optim.Build(r.opt, model.Params(), r.global.Epochs, t.StepsPerEpoch); err != nil {
+		return nil, fmt.Errorf("%s: %w", r.cfg.File, err)
+	}
+	t.LR = func(step int, _ float64) float64 { return sched.LR(step) }
+	t.Schedule = workflow.Schedule{
+		Epochs: r.global.Epochs, MaxSteps: r.global.MaxSteps, LogEvery: r.global.PrintBatchStep,
+		EvalEvery: r.global.EvalInterval, SaveEvery: r.global.SaveInterval,
+	}
+	return t, nil
+}
+
+// Train trains the classifier the config describes; the vocabulary and
+// labels are also written to the output folder (vocab.txt, label.txt) for
+// reference.
+func (r *textRunner) Train(ctx context.Context, env workflow.Env) error {
+	model, err := r.newModel()
+	if err != nil {
+		return err
+	}
+	t, err := r.task(model, true)
+	if err != nil {
+		return err
+	}
+	if env.Output == "" {
+		env.Output = r.global.OutputDir
+	}
+	y, err := r.cfg.YAML()
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(env.Output, 0o755); err != nil {
+		return err
+	}
+	if err := pio.WriteFileAtomic(filepath.Join(env.Output, "vocab.txt"), []byte(strings.Join(r.vocab.Words, "\n")+"\n"), 0o644); err != nil {
+		return err
+	}
+	if err := pio.WriteFileAtomic(filepath.Join(env.Output, "label.txt"), []byte(strings.Join(r.labels.Names, "\n")+"\n"), 0o644); err != nil {
+		return err
+	}
+	slog.Info("train", "model", r.model.Name, "params", nn.NumParams(model), "vocab", len(r.vocab.Words),
+		"labels", r.labels.Names, "samples", len(r.train), "steps/epoch", t.StepsPerEpoch, "output", env.Output)
+	return t.Train(ctx, env, y)
+}
+
+// Eval evaluates the checkpoint env.Weights on DataLoader.Eval.
+func (r *textRunner) Eval(ctx context.Context, env workflow.Env) (metric.Report, error) {
+	model, err := r.newModel()
+	if err != nil {
+		return metric.Report{}, err
+	}
+	if _, err := workflow.LoadCheckpoint(env.Weights, model, nil); err != nil {
+		return metric.Report{}, err
+	}
+	t, err := r.task(model, false)
+	if err != nil {
+		return metric.Report{}, err
+	}
+	if t.EvalBatches == nil {
+		return metric.Report{}, fmt.Errorf("%s: DataLoader.Eval is missing", r.cfg.File)
+	}
+	return t.Eval(ctx)
+}
+
+// TextPrediction is one line of `nlp predict`.
+type TextPrediction struct {
+	Text  string  `json:"text"`
+	Label string  `json:"label"`
+	Score float64 `json:"score"`
+}
+
+// Predict classifies each line of the files in args (stdin when none, or
+// "-") with the checkpoint env.Weights, writing one jsonl object per line
+// (text: `label<TAB>score<TAB>text`).
+func (r *textRunner) Predict(ctx context.Context, env workflow.Env, args []string) error {
+	model, err := r.newModel()
+	if err != nil {
+		return err
+	}
+	if _, err := workflow.LoadCheckpoint(env.Weights, model, nil); err != nil {
+		return err
+	}
+	if len(args) == 0 {
+		args = []string{"-"}
+	}
+	col := r.collate(model.MinLen())
+	for _, a := range args {
+		var in io.Reader = env.IO.In
+		if a != "-" {
+			f, err := os.Open(a)
+			if err != nil {
+				return fmt.Errorf("predict: %w", err)
+			}
+			defer f.Close()
+			in = f
+		}
+		sc := bufio.NewScanner(in)
+		sc.Buffer(make([]byte, 1<<20), 64<<20)
+		for sc.Scan() {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			text := strings.TrimRight(sc.Text(), "\r")
+			b, err := col([]Example{{Text: text}})
+			if err != nil {
+				return err
+			}
+			var probs []float32
+			ag.NoGrad(func() { probs = ag.Softmax(model.Logits(ag.Const(b.IDs), false), -1).T.Contiguous().F32() })
+			c := argmax(probs)
+			p := TextPrediction{Text: text, Label: r.labels.Names[c], Score: math.Round(float64(probs[c])*1e5) / 1e5}
+			if env.Format == "text" {
+				_, err = fmt.Fprintf(env.IO.Out, "%s\t%.5f\t%s\n", p.Label, p.Score, p.Text)
+			} else {
+				var j []byte
+				if j, err = json.Marshal(p); err == nil {
+					_, err = env.IO.Out.Write(append(j, '\n'))
+				}
+			}
+			if err != nil {
+				return err
+			}
+		}
+		if err := sc.Err(); err != nil {
+			return fmt.Errorf("predict %s: %w", a, err)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,157 @@
+package nlp
+
+import (
+	"fmt"
+	"math/rand/v2"
+
+	"paddle/core/ag"
+	"paddle/core/config"
+	"paddle/core/nn"
+	"paddle/core/tensor"
+)
+
+// TextCNNOpts configure TextCNN (Kim 2014): embedding → one Conv1D per
+// window width → ReLU → max over time → concatenation → linear.
+type TextCNNOpts struct {
+	EmbeddingDim int   `yaml:"embedding_dim"` // default 64
+	NumFilters   int   `yaml:"num_filters"`   // per width, default 64
+	Widths       []int `yaml:"widths"`        // default [3, 4, 5]
+}
+
+// BoEOpts configure the bag-of-embeddings classifier: the mean of the
+// word embeddings (padding left out) → Linear → ReLU → Linear.
+type BoEOpts struct {
+	EmbeddingDim int `yaml:"embedding_dim"` // default 64
+	HiddenDim    int `yaml:"hidden_dim"`    // default 64
+}
+
+// archOptions are the Model components.
+func archOptions() map[string]any {
+	return map[string]any{"TextCNN": (*TextCNNOpts)(nil), "BoE": (*BoEOpts)(nil)}
+}
+
+// TextClassifier maps padded int64 ids (N, L) to logits (N, classes).
+type TextClassifier interface {
+	nn.Module
+	Logits(ids *ag.Var, training bool) *ag.Var
+	// MinLen is the shortest sequence the model accepts (batches are padded to it).
+	MinLen() int
+}
+
+// TextCNN is the convolutional text classifier.
+type TextCNN struct {
+	Embed *nn.Embedding
+	Convs []*nn.Conv1D
+	Out   *nn.Linear
+	width int
+}
+
+// BoE is the bag-of-embeddings classifier.
+type BoE struct {
+	Embed       *nn.Embedding
+	Hidden, Out *nn.Linear
+}
+
+// buildModel makes the model c names for a vocabulary of vocab words.
+func buildModel(c config.Component, vocab, classes int, r *rand.Rand) (TextClassifier, error) {
+	pad := PadID
+	switch c.Name {
+	case "TextCNN":
+		o := TextCNNOpts{EmbeddingDim: 64, NumFilters: 64, Widths: []int{3, 4, 5}}
+		if err := c.Decode(&o); err != nil {
+			return nil, err
+		}
+		m := &TextCNN{}
+		var err error
+		if m.Embed, err = nn.NewEmbedding(nn.EmbeddingOptions{NumEmbeddings: vocab, EmbeddingDim: o.EmbeddingDim, PaddingIdx: &pad}, r); err != nil {
+			return nil, c.Errorf("%v", err)
+		}
+		for _, w := range o.Widths {
+			conv, err := nn.NewConv1D(nn.ConvOptions{InChannels: o.EmbeddingDim, OutChannels: o.NumFilters, KernelSize: []int{w}}, r)
+			if err != nil {
+				return nil, c.Errorf("%v", err)
+			}
+			m.Convs = append(m.Convs, conv)
+			m.width = max(m.width, w)
+		}
+		if len(o.Widths) == 0 {
+			return nil, c.Errorf("widths: want at least one window width")
+		}
+		if m.Out, err = nn.NewLinear(nn.LinearOptions{In: o.NumFilters * len(o.Widths), Out: classes}, r); err != nil {
+			return nil, c.Errorf("%v", err)
+		}
+		return m, nil
+	case "BoE":
+		o := BoEOpts{EmbeddingDim: 64, HiddenDim: 64}
+		if err := c.Decode(&o); err != nil {
+			return nil, err
+		}
+		m := &BoE{}
+		var err error
+		if m.Embed, err = nn.NewEmbedding(nn.EmbeddingOptions{NumEmbeddings: vocab, EmbeddingDim: o.EmbeddingDim, PaddingIdx: &pad}, r); err != nil {
+			return nil, c.Errorf("%v", err)
+		}
+		if m.Hidden, err = nn.NewLinear(nn.LinearOptions{In: o.EmbeddingDim, Out: o.HiddenDim}, r); err != nil {
+			return nil, c.Errorf("%v", err)
+		}
+		if m.Out, err = nn.NewLinear(nn.LinearOptions{In: o.HiddenDim, Out: classes}, r); err != nil {
+			return nil, c.Errorf("%v", err)
+		}
+		return m, nil
+	}
+	return nil, c.Errorf("unknown model %q (want TextCNN or BoE)", c.Name)
+}
+
+// Params returns the embedding, convolutions and output layer.
+func (m *TextCNN) Params() []nn.Param {
+	ps := nn.Prefix("embed", m.Embed.Params())
+	for i, c := range m.Convs {
+		ps = append(ps, nn.Prefix(fmt.Sprintf("convs.%d", i), c.Params())...)
+	}
+	return append(ps, nn.Prefix("out", m.Out.Params())...)
+}
+
+// MinLen is the widest window.
+func (m *TextCNN) MinLen() int { return m.width }
+
+// Logits maps ids (N, L) to (N, classes).
+func (m *TextCNN) Logits(ids *ag.Var, training bool) *ag.Var {
+	x := ag.Transpose(m.Embed.Forward(ids, training), 0, 2, 1) // (N, D, L)
+	pooled := make([]*ag.Var, len(m.Convs))
+	for i, c := range m.Convs {
+		h := ag.Relu(c.Forward(x, training))   // (N, F, L-w+1)
+		pooled[i] = ag.Max(h, []int{2}, false) // (N, F)
+	}
+	return m.Out.Forward(ag.Concat(1, pooled...), training)
+}
+
+// Params returns the embedding and both linear layers.
+func (m *BoE) Params() []nn.Param {
+	ps := nn.Prefix("embed", m.Embed.Params())
+	ps = append(ps, nn.Prefix("hidden", m.Hidden.Params())...)
+	return append(ps, nn.Prefix("out", m.Out.Params())...)
+}
+
+// MinLen is 1.
+func (m *BoE) MinLen() int { return 1 }
+
+// Logits maps ids (N, L) to (N, classes): the sum of the embeddings over
+// the length of each text (padding rows are zero) divided by that length.
+func (m *BoE) Logits(ids *ag.Var, training bool) *ag.Var {
+	e := m.Embed.Forward(ids, training) // (N, L, D)
+	v := ids.T.Contiguous().I64()
+	n, l := ids.T.Shape()[0], ids.T.Shape()[1]
+	inv := make([]float32, n)
+	for i := range n {
+		k := 0
+		for _, id := range v[i*l : (i+1)*l] {
+			if id != PadID {
+				k++
+			}
+		}
+		inv[i] = 1 / float32(max(k, 1))
+	}
+	s := ag.Sum(e, []int{1}, false) // (N, D)
+	s = ag.Mul(s, ag.Const(tensor.FromSlice(inv, n, 1)))
+	return m.Out.Forward(ag.Relu(m.Hidden.Forward(s, training)), training)
+}
