@@ -40,8 +40,9 @@ func TestParseFeatures(t *testing.T) {
 	if m.NumRings() != 1 || m.Atoms[len(m.Atoms)-1].Charge != 1 {
 		t.Errorf("rings %d, last atom %+v", m.NumRings(), m.Atoms[len(m.Atoms)-1])
 	}
-	// pyrrole, furan, pyridinone, azulene: aromatic as RDKit; cyclooctatetraene is not
-	for s, want := range map[string]int{"c1cc[nH]c1": 1, "o1cccc1": 1, "O=c1cc[nH]cc1": 1, "C1=CC=C2C=CC=C2C=C1": 2, "C1=CC=CC=CC=C1": 0} {
+	// pyrrole, furan, pyridinone aromatic; azulene has aromatic atoms but its fusing bond is
+	// single, so RDKit counts no aromatic ring; cyclooctatetraene is not aromatic
+	for s, want := range map[string]int{"c1cc[nH]c1": 1, "o1cccc1": 1, "O=c1cc[nH]cc1": 1, "C1=CC=C2C=CC=C2C=C1": 0, "C1=CC=CC=CC=C1": 0} {
 		m, err := Parse(s)
 		if err != nil {
 			t.Fatal(err)
