@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 
@@ -38,8 +39,9 @@ var (
 
 // MessageText returns a raw e-mail's subject and body as one line: the
 // headers are dropped (except Subject), quoted-printable is decoded when the
-// headers declare it, HTML tags are removed, whitespace is collapsed, and
-// the result is cut to 4,000 characters of valid UTF-8.
+// headers declare it (MIME parts are not parsed further), text that is not
+// UTF-8 is read as ISO-8859-1, HTML tags and entities are removed,
+// whitespace is collapsed, and the result is cut to 4,000 characters.
 func MessageText(raw []byte) string {
 	raw = bytes.ReplaceAll(raw, []byte("\r\n"), []byte("\n"))
 	head, body := raw, []byte(nil)
@@ -55,8 +57,7 @@ func MessageText(raw []byte) string {
 			body = dec
 		}
 	}
-	text := subject + " " + string(body)
-	text = strings.ToValidUTF8(text, "\uFFFD")
+	text := latin1IfInvalid(subject) + " " + latin1IfInvalid(string(body))
 	text = htmlTag.ReplaceAllString(text, " ")
 	text = htmlMisc.ReplaceAllString(text, " ")
 	text = strings.TrimSpace(htmlWS.ReplaceAllString(text, " "))
@@ -64,6 +65,19 @@ func MessageText(raw []byte) string {
 		text = string(r[:spamMaxChars])
 	}
 	return text
+}
+
+// latin1IfInvalid reads s as ISO-8859-1 when it is not valid UTF-8 (the
+// usual charset of the corpus's 2002 mail).
+func latin1IfInvalid(s string) string {
+	if utf8.ValidString(s) {
+		return s
+	}
+	r := make([]rune, len(s))
+	for i := range len(s) {
+		r[i] = rune(s[i])
+	}
+	return string(r)
 }
 
 // SpamSplit reads the corpus under root (the folder holding easy-ham-1 …

@@ -34,7 +34,7 @@ type textRunner struct {
 	loader TextDataLoaderOpts
 
 	// filled by prepare
-	train  []Example
+	train  []Example  // nil when the vocabulary came from a run's vocab.txt
 	labels *LabelMap
 	vocab  *WordVocab
 }
@@ -96,10 +96,28 @@ func (r *textRunner) readSplit(s *TextSplitOpts, labels *LabelMap) ([]Example, *
 	return ex, labels, nil
 }
 
-// prepare reads the training file and builds the label map and vocabulary.
-func (r *textRunner) prepare() error {
+// prepare reads the label map and vocabulary a training run wrote beside
+// the checkpoint weights (weights/.. or weights: label.txt, vocab.txt), else
+// builds them from the training file.
+func (r *textRunner) prepare(weights string) error {
 	if r.vocab != nil {
 		return nil
+	}
+	if weights != "" {
+		for _, d := range []string{weights, filepath.Dir(filepath.Clean(weights))} {
+			vf, lf := filepath.Join(d, "vocab.txt"), filepath.Join(d, "label.txt")
+			if _, err := os.Stat(vf); err != nil {
+				continue
+			}
+			var err error
+			if r.vocab, err = ReadWordVocab(vf); err != nil {
+				return err
+			}
+			if r.labels, err = ReadLabelFile(lf); err != nil {
+				return err
+			}
+			return nil
+		}
 	}
 	var labels *LabelMap
 	if r.global.LabelFile != "" {
@@ -124,8 +142,8 @@ func (r *textRunner) prepare() error {
 	return nil
 }
 
-func (r *textRunner) newModel() (TextClassifier, error) {
-	if err := r.prepare(); err != nil {
+func (r *textRunner) newModel(weights string) (TextClassifier, error) {
+	if err := r.prepare(weights); err != nil {
 		return nil, err
 	}
 	return buildModel(r.model, len(r.vocab.Words), len(r.labels.Names), rand.New(rand.NewPCG(r.global.Seed, 1)))
@@ -213,10 +231,10 @@ func (r *textRunner) task(model TextClassifier, withTrain bool) (*workflow.Task[
 }
 
 // Train trains the classifier the config describes; the vocabulary and
-// labels are also written to the output folder (vocab.txt, label.txt) for
-// reference.
+// labels are written to the output folder (vocab.txt, label.txt), where
+// eval and predict find them next to the checkpoints.
 func (r *textRunner) Train(ctx context.Context, env workflow.Env) error {
-	model, err := r.newModel()
+	model, err := r.newModel("")
 	if err != nil {
 		return err
 	}
@@ -247,7 +265,7 @@ func (r *textRunner) Train(ctx context.Context, env workflow.Env) error {
 
 // Eval evaluates the checkpoint env.Weights on DataLoader.Eval.
 func (r *textRunner) Eval(ctx context.Context, env workflow.Env) (metric.Report, error) {
-	model, err := r.newModel()
+	model, err := r.newModel(env.Weights)
 	if err != nil {
 		return metric.Report{}, err
 	}
@@ -275,7 +293,7 @@ type TextPrediction struct {
 // "-") with the checkpoint env.Weights, writing one jsonl object per line
 // (text: `label<TAB>score<TAB>text`).
 func (r *textRunner) Predict(ctx context.Context, env workflow.Env, args []string) error {
-	model, err := r.newModel()
+	model, err := r.newModel(env.Weights)
 	if err != nil {
 		return err
 	}

@@ -209,3 +209,24 @@ func (v *WordVocab) Encode(text string, maxLen int) []int64 {
 	}
 	return ids
 }
+
+// ReadWordVocab reads a vocabulary written one word a line (vocab.txt of a
+// training run: [PAD], [UNK], then the words).
+func ReadWordVocab(path string) (*WordVocab, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("word vocab: %w", err)
+	}
+	words := strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")
+	if len(words) < 2 || words[PadID] != "[PAD]" || words[UnkID] != "[UNK]" {
+		return nil, fmt.Errorf("%s: want [PAD] and [UNK] on the first two lines", path)
+	}
+	v := &WordVocab{Words: words, ids: map[string]int{}}
+	for i, w := range words {
+		if _, dup := v.ids[w]; dup {
+			return nil, fmt.Errorf("%s:%d: word %q listed twice", path, i+1, w)
+		}
+		v.ids[w] = i
+	}
+	return v, nil
+}
