@@ -34,7 +34,7 @@ type textRunner struct {
 	loader TextDataLoaderOpts
 
 	// filled by prepare
-	train  []Example  // nil when the vocabulary came from a run's vocab.txt
+	train  []Example // nil when the vocabulary came from a run's vocab.txt
 	labels *LabelMap
 	vocab  *WordVocab
 }
