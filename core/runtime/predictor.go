@@ -54,7 +54,7 @@ type Predictor struct {
 	outNames []string
 	producer map[int]int // value id -> index of the step that makes it
 
-	arenas sync.Pool // *arena, see arena.go
+	arenas arenaPool // idle call arenas, see arena.go
 	mu     sync.Mutex
 	plans  map[string]*list.Element
 	lru    *list.List
@@ -327,10 +327,7 @@ func (p *Predictor) Run(inputs map[string]*tensor.Tensor) (map[string]*tensor.Te
 	for i, id := range p.inIDs {
 		vals[id] = in[i]
 	}
-	ar, _ := p.arenas.Get().(*arena)
-	if ar == nil {
-		ar = newArena()
-	}
+	ar := p.arenas.get()
 	for i := range p.steps {
 		if err := p.exec(&p.steps[i], pl, i, vals, ar); err != nil {
 			return nil, err
@@ -346,7 +343,7 @@ func (p *Predictor) Run(inputs map[string]*tensor.Tensor) (map[string]*tensor.Te
 		out[p.outNames[i]] = t
 	}
 	ar.reset(out)
-	p.arenas.Put(ar)
+	p.arenas.put(ar)
 	return out, nil
 }
 
