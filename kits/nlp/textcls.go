@@ -22,6 +22,7 @@ import (
 	"paddle/core/nn"
 	"paddle/core/optim"
 	"paddle/core/tensor"
+	"paddle/core/tokenizer"
 	"paddle/core/workflow"
 )
 
@@ -34,9 +35,9 @@ type textRunner struct {
 	loader TextDataLoaderOpts
 
 	// filled by prepare
-	train  []Example // nil when the vocabulary came from a run's vocab.txt
+	train  []Example // read only when needed
 	labels *LabelMap
-	vocab  *WordVocab
+	enc    TextEncoder
 }
 
 // build decodes and validates a text classification config.
@@ -96,49 +97,76 @@ func (r *textRunner) readSplit(s *TextSplitOpts, labels *LabelMap) ([]Example, *
 	return ex, labels, nil
 }
 
-// prepare reads the label map and vocabulary a training run wrote beside
-// the checkpoint weights (weights/.. or weights: label.txt, vocab.txt), else
-// builds them from the training file.
+// prepare sets the label map and the text encoder. Labels: label.txt
+// beside the checkpoint (weights or its parent), else Global.label_file,
+// else the training file's. Encoder: Global.tokenizer when set, else the
+// vocab.txt a training run wrote beside the checkpoint, else a word
+// vocabulary built from the training file.
 func (r *textRunner) prepare(weights string) error {
-	if r.vocab != nil {
+	if r.enc != nil {
 		return nil
 	}
+	var runDir string
 	if weights != "" {
 		for _, d := range []string{weights, filepath.Dir(filepath.Clean(weights))} {
-			vf, lf := filepath.Join(d, "vocab.txt"), filepath.Join(d, "label.txt")
-			if _, err := os.Stat(vf); err != nil {
-				continue
+			if _, err := os.Stat(filepath.Join(d, "label.txt")); err == nil {
+				runDir = d
+				break
 			}
-			var err error
-			if r.vocab, err = ReadWordVocab(vf); err != nil {
-				return err
-			}
-			if r.labels, err = ReadLabelFile(lf); err != nil {
-				return err
-			}
-			return nil
 		}
 	}
-	var labels *LabelMap
-	if r.global.LabelFile != "" {
-		var err error
-		if labels, err = ReadLabelFile(r.global.LabelFile); err != nil {
-			return err
+	var err error
+	switch {
+	case runDir != "":
+		r.labels, err = ReadLabelFile(filepath.Join(runDir, "label.txt"))
+	case r.global.LabelFile != "":
+		r.labels, err = ReadLabelFile(r.global.LabelFile)
+	}
+	if err != nil {
+		return err
+	}
+	if r.global.Tokenizer != "" {
+		tok, err := tokenizer.Load(r.global.Tokenizer)
+		if err != nil {
+			return fmt.Errorf("%s: Global.tokenizer: %w", r.cfg.File, err)
+		}
+		r.enc = &tokEncoder{tok}
+	} else if runDir != "" {
+		if _, err := os.Stat(filepath.Join(runDir, "vocab.txt")); err == nil {
+			if r.enc, err = ReadWordVocab(filepath.Join(runDir, "vocab.txt")); err != nil {
+				return err
+			}
 		}
 	}
-	train, labels, err := r.readSplit(r.loader.Train, labels)
+	if r.enc != nil && r.labels != nil {
+		return nil
+	}
+	if err := r.readTrain(); err != nil {
+		return err
+	}
+	if r.enc == nil {
+		texts := make([]string, len(r.train))
+		for i, e := range r.train {
+			texts[i] = e.Text
+		}
+		r.enc = BuildWordVocab(texts, r.global.VocabSize, r.global.MinFreq)
+	}
+	return nil
+}
+
+// readTrain reads the training file (once), with r.labels or setting it.
+func (r *textRunner) readTrain() error {
+	if r.train != nil {
+		return nil
+	}
+	train, labels, err := r.readSplit(r.loader.Train, r.labels)
 	if err != nil {
 		return err
 	}
 	if len(labels.Names) < 2 {
 		return fmt.Errorf("%s: the training file has %d label(s); want at least 2", r.cfg.File, len(labels.Names))
 	}
-	texts := make([]string, len(train))
-	for i, e := range train {
-		texts[i] = e.Text
-	}
 	r.train, r.labels = train, labels
-	r.vocab = BuildWordVocab(texts, r.global.VocabSize, r.global.MinFreq)
 	return nil
 }
 
@@ -146,7 +174,7 @@ func (r *textRunner) newModel(weights string) (TextClassifier, error) {
 	if err := r.prepare(weights); err != nil {
 		return nil, err
 	}
-	return buildModel(r.model, len(r.vocab.Words), len(r.labels.Names), rand.New(rand.NewPCG(r.global.Seed, 1)))
+	return buildModel(r.model, r.enc.Size(), len(r.labels.Names), rand.New(rand.NewPCG(r.global.Seed, 1)))
 }
 
 // TextBatch is a collated batch: ids (N, L) int64 padded with PadID, labels (N).
@@ -161,7 +189,7 @@ func (r *textRunner) collate(minLen int) func([]Example) (TextBatch, error) {
 		enc := make([][]int64, len(ex))
 		l := max(minLen, 1)
 		for i, e := range ex {
-			enc[i] = r.vocab.Encode(e.Text, r.global.MaxSeqLen)
+			enc[i] = r.enc.Encode(e.Text, r.global.MaxSeqLen)
 			l = max(l, len(enc[i]))
 		}
 		ids := tensor.New(tensor.Int64, len(ex), l)
@@ -205,6 +233,9 @@ func (r *textRunner) task(model TextClassifier, withTrain bool) (*workflow.Task[
 	}
 	if !withTrain {
 		return t, nil
+	}
+	if err := r.readTrain(); err != nil {
+		return nil, err
 	}
 	tl := r.loaderFor(r.train, r.loader.Train, model.MinLen())
 	t.TrainBatches = tl.EpochFrom
@@ -252,13 +283,15 @@ func (r *textRunner) Train(ctx context.Context, env workflow.Env) error {
 	if err := os.MkdirAll(env.Output, 0o755); err != nil {
 		return err
 	}
-	if err := pio.WriteFileAtomic(filepath.Join(env.Output, "vocab.txt"), []byte(strings.Join(r.vocab.Words, "\n")+"\n"), 0o644); err != nil {
-		return err
+	if v, ok := r.enc.(*WordVocab); ok {
+		if err := pio.WriteFileAtomic(filepath.Join(env.Output, "vocab.txt"), []byte(strings.Join(v.Words, "\n")+"\n"), 0o644); err != nil {
+			return err
+		}
 	}
 	if err := pio.WriteFileAtomic(filepath.Join(env.Output, "label.txt"), []byte(strings.Join(r.labels.Names, "\n")+"\n"), 0o644); err != nil {
 		return err
 	}
-	slog.Info("train", "model", r.model.Name, "params", nn.NumParams(model), "vocab", len(r.vocab.Words),
+	slog.Info("train", "model", r.model.Name, "params", nn.NumParams(model), "vocab", r.enc.Size(),
 		"labels", r.labels.Names, "samples", len(r.train), "steps/epoch", t.StepsPerEpoch, "output", env.Output)
 	return t.Train(ctx, env, y)
 }

@@ -26,7 +26,11 @@ type TextGlobalOpts struct {
 	// The word vocabulary is rebuilt from the training file on every run
 	// (deterministic: by falling count, then by word), so train, eval and
 	// predict agree as long as that file is unchanged.
-	VocabSize int    `yaml:"vocab_size"` // entries incl. [PAD] and [UNK] (default 30000)
+	VocabSize int `yaml:"vocab_size"` // entries incl. [PAD] and [UNK] (default 30000)
+	// Tokenizer, when set, replaces the word vocabulary: a core/tokenizer
+	// file (tokenizer.json, BERT vocab.txt, GPT-2 folder) whose ids + 1 the
+	// model embeds (0 pads); special tokens are not added.
+	Tokenizer string `yaml:"tokenizer"`
 	MinFreq   int    `yaml:"min_freq"`   // drop rarer words (default 2)
 	LabelFile string `yaml:"label_file"` // one label a line; default: the training file's labels, sorted
 	Device    string `yaml:"device"`     // accepted; --device decides

@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strings"
 	"unicode"
+
+	"paddle/core/tokenizer"
 )
 
 // Example is one labelled text.
@@ -149,6 +151,38 @@ func Words(text string) []string {
 	return out
 }
 
+// TextEncoder turns a text into model ids; id PadID pads.
+type TextEncoder interface {
+	// Encode returns the ids of text's first maxLen tokens (0: all).
+	Encode(text string, maxLen int) []int64
+	// Size is the number of ids (the embedding table's rows).
+	Size() int
+}
+
+// tokEncoder encodes with a core/tokenizer tokenizer, without special
+// tokens; its ids are shifted up by one so that 0 stays the padding.
+type tokEncoder struct{ tok *tokenizer.Tokenizer }
+
+// Encode returns the tokenizer's ids + 1 (an encoding error gives no ids).
+func (e *tokEncoder) Encode(text string, maxLen int) []int64 {
+	enc, err := e.tok.Encode(text, false)
+	if err != nil {
+		return nil
+	}
+	ids := enc.IDs
+	if maxLen > 0 && len(ids) > maxLen {
+		ids = ids[:maxLen]
+	}
+	out := make([]int64, len(ids))
+	for i, id := range ids {
+		out[i] = int64(id) + 1
+	}
+	return out
+}
+
+// Size is the tokenizer's vocabulary size + 1.
+func (e *tokEncoder) Size() int { return e.tok.VocabSize() + 1 }
+
 // Word-vocabulary ids 0 and 1 are reserved.
 const (
 	PadID = 0 // padding
@@ -192,6 +226,9 @@ func BuildWordVocab(texts []string, size, minFreq int) *WordVocab {
 	}
 	return v
 }
+
+// Size is the number of entries.
+func (v *WordVocab) Size() int { return len(v.Words) }
 
 // Encode returns the ids of text's first maxLen words (0: all).
 func (v *WordVocab) Encode(text string, maxLen int) []int64 {
