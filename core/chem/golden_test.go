@@ -162,7 +162,7 @@ func canonicalOf(s string) string {
 	return m.SMILES()
 }
 
-var goldenProps = []string{"parse", "atoms", "bonds", "molwt", "tpsa", "hbd", "hba", "rotatable", "rings", "aromatic_rings", "morgan2", "scaffold", "canonical"}
+var goldenProps = []string{"parse", "atoms", "bonds", "molwt", "tpsa", "logp", "hbd", "hba", "rotatable", "rings", "aromatic_rings", "morgan2", "scaffold", "canonical"}
 
 // TestRDKitGolden compares every molecule of rdkit-data with RDKit's values.
 func TestRDKitGolden(t *testing.T) {
@@ -250,6 +250,9 @@ func compareOne(s string, rec *rdkitRecord) map[string]string {
 	}
 	if v := m.TPSA(); math.Abs(v-rec.TPSA) > 1e-3 {
 		d["tpsa"] = fmt.Sprintf("%.2f, RDKit %.2f", v, rec.TPSA)
+	}
+	if v := m.LogP(); math.Abs(v-rec.LogP) > 1e-3 {
+		d["logp"] = fmt.Sprintf("%.4f, RDKit %.4f", v, rec.LogP)
 	}
 	cmpInt := func(k string, v, want int) {
 		if v != want {

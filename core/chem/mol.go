@@ -1,8 +1,8 @@
 // Package chem is a small cheminformatics core in pure Go: a SMILES parser and
 // canonical writer, RDKit-compatible sanitisation (implicit hydrogens, nitro
 // clean-up, kekulisation, aromaticity perception in RDKit's default model),
-// ring perception, descriptors (MolWt, TPSA, H-bond donors/acceptors,
-// rotatable bonds, ring counts), Morgan/ECFP fingerprints and Bemis–Murcko
+// ring perception, descriptors (MolWt, TPSA, Crippen logP, H-bond
+// donors/acceptors, rotatable bonds, ring counts), Morgan/ECFP fingerprints and Bemis–Murcko
 // scaffolds. The numbers are checked against RDKit on the molecules that
 // Debian's rdkit-data ships (see chem_golden_test.go and docs/helix.md).
 //
@@ -14,7 +14,10 @@
 //	rings.go        ring membership and the smallest set of smallest rings
 //	aromatic.go     aromaticity perception (RDKit default model)
 //	write.go        canonical ranking and SMILES writer
-//	descriptors.go  MolWt, TPSA, HBD/HBA, rotatable bonds, rings, hybridisation, conjugation
+//	descriptors.go  MolWt, TPSA, rings, hybridisation, conjugation
+//	lipinski.go     H-bond donors/acceptors, rotatable bonds
+//	crippen.go      Wildman–Crippen logP (crippen_table.go: RDKit's parameters, generated)
+//	smarts.go       the SMARTS subset the Crippen table needs
 //	morgan.go       Morgan fingerprints (RDKit's algorithm)
 //	scaffold.go     Bemis–Murcko scaffolds
 package chem

@@ -34,10 +34,9 @@ func newCmdFeaturize(f *cmdutil.Factory, runF func(*featurizeOptions) error) *co
 		Long: "Parses each SMILES as RDKit's MolFromSmiles does (implicit hydrogens, kekulisation,\n" +
 			"RDKit's default aromaticity model) and prints one record per molecule: the canonical\n" +
 			"SMILES (this package's own canonical order, not RDKit's string), heavy atoms, average\n" +
-			"molecular weight, TPSA (N and O), H-bond donors and acceptors and rotatable bonds as\n" +
-			"RDKit's rdMolDescriptors count them, SSSR rings, aromatic rings, the Bemis–Murcko\n" +
-			"scaffold and the on-bits of the radius-2, 2048-bit Morgan fingerprint. Crippen logP is\n" +
-			"not computed yet, so there is no logp field.\n\n" +
+			"molecular weight, TPSA (N and O), Wildman–Crippen logP, H-bond donors and acceptors and\n" +
+			"rotatable bonds as RDKit's rdMolDescriptors count them, SSSR rings, aromatic rings, the\n" +
+			"Bemis–Murcko scaffold and the on-bits of the radius-2, 2048-bit Morgan fingerprint.\n\n" +
 			"Molecules come from --smiles, from files (one per line: the first field of a .smi line,\n" +
 			"or the 'smiles' column of a .csv with a header, else its first column; # lines are\n" +
 			"skipped) or from stdin with -. A molecule that does not parse prints\n" +
@@ -73,6 +72,7 @@ type Features struct {
 	HeavyAtoms     *int     `json:"heavy_atoms,omitempty"`
 	MolWt          *float64 `json:"mol_wt,omitempty"`
 	TPSA           *float64 `json:"tpsa,omitempty"`
+	LogP           *float64 `json:"logp,omitempty"`
 	HBD            *int     `json:"hbd,omitempty"`
 	HBA            *int     `json:"hba,omitempty"`
 	RotatableBonds *int     `json:"rotatable_bonds,omitempty"`
@@ -98,13 +98,13 @@ func Featurize(s string) Features {
 	}
 	return Features{
 		SMILES: s, Canonical: m.SMILES(), HeavyAtoms: ip(m.NumHeavyAtoms()),
-		MolWt: fp(m.MolWt()), TPSA: fp(m.TPSA()), HBD: ip(m.NumHDonors()), HBA: ip(m.NumHAcceptors()),
+		MolWt: fp(m.MolWt()), TPSA: fp(m.TPSA()), LogP: fp(m.LogP()), HBD: ip(m.NumHDonors()), HBA: ip(m.NumHAcceptors()),
 		RotatableBonds: ip(m.NumRotatableBonds()), Rings: ip(m.NumRings()), AromaticRings: ip(m.NumAromaticRings()),
 		Scaffold: &scaf, Morgan2: bits,
 	}
 }
 
-var csvHeader = []string{"smiles", "canonical", "heavy_atoms", "mol_wt", "tpsa", "hbd", "hba", "rotatable_bonds", "rings", "aromatic_rings", "scaffold", "morgan2_2048", "error"}
+var csvHeader = []string{"smiles", "canonical", "heavy_atoms", "mol_wt", "tpsa", "logp", "hbd", "hba", "rotatable_bonds", "rings", "aromatic_rings", "scaffold", "morgan2_2048", "error"}
 
 func (r *Features) csvRow() []string {
 	if r.Error != "" {
@@ -117,7 +117,7 @@ func (r *Features) csvRow() []string {
 		bits[i] = strconv.Itoa(b)
 	}
 	f := func(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
-	return []string{r.SMILES, r.Canonical, strconv.Itoa(*r.HeavyAtoms), f(*r.MolWt), f(*r.TPSA), strconv.Itoa(*r.HBD),
+	return []string{r.SMILES, r.Canonical, strconv.Itoa(*r.HeavyAtoms), f(*r.MolWt), f(*r.TPSA), f(*r.LogP), strconv.Itoa(*r.HBD),
 		strconv.Itoa(*r.HBA), strconv.Itoa(*r.RotatableBonds), strconv.Itoa(*r.Rings), strconv.Itoa(*r.AromaticRings),
 		*r.Scaffold, strings.Join(bits, " "), ""}
 }

@@ -29,7 +29,7 @@ func runFeaturize(t *testing.T, stdin, format string, args ...string) (string, s
 }
 
 // Paracetamol: the values are RDKit 2022.09's (heavy atoms, MolWt, TPSA,
-// CalcNumHBD/HBA, CalcNumRotatableBonds, rings, Morgan radius 2 on-bits).
+// MolLogP, CalcNumHBD/HBA, CalcNumRotatableBonds, rings, Morgan radius 2 on-bits).
 var paracetamolBits = []int{191, 245, 530, 650, 745, 807, 843, 849, 1017, 1057, 1077, 1152, 1313, 1380, 1602, 1750, 1778, 1816, 1873, 1917}
 
 func TestFeaturizeJSONL(t *testing.T) {
@@ -45,7 +45,7 @@ func TestFeaturizeJSONL(t *testing.T) {
 	if err := json.Unmarshal([]byte(lines[0]), &r); err != nil {
 		t.Fatal(err)
 	}
-	if *r.HeavyAtoms != 11 || *r.MolWt != 151.165 || *r.TPSA != 49.33 || *r.HBD != 2 || *r.HBA != 2 ||
+	if *r.HeavyAtoms != 11 || *r.MolWt != 151.165 || *r.TPSA != 49.33 || *r.LogP != 1.3506 || *r.HBD != 2 || *r.HBA != 2 ||
 		*r.RotatableBonds != 1 || *r.Rings != 1 || *r.AromaticRings != 1 || *r.Scaffold != "c1ccccc1" {
 		t.Errorf("paracetamol: %s", lines[0])
 	}
@@ -55,7 +55,7 @@ func TestFeaturizeJSONL(t *testing.T) {
 	if !strings.Contains(lines[1], `"error":"smiles \"C1CC(\": column 5: unclosed branch"`) {
 		t.Errorf("error line: %s", lines[1])
 	}
-	if !strings.Contains(lines[2], `"smiles":"c1ccccc1O"`) || strings.Contains(lines[2], "logp") {
+	if !strings.Contains(lines[2], `"smiles":"c1ccccc1O"`) || !strings.Contains(lines[2], `"logp":1.3922`) {
 		t.Errorf("stdin line: %s", lines[2])
 	}
 }
@@ -78,7 +78,7 @@ func TestFeaturizeCSV(t *testing.T) {
 		t.Fatalf("csv: %q", recs)
 	}
 	// stdin is read as .smi lines: the header line is a (bad) molecule
-	if recs[1][0] != "CCO" || recs[1][1] != "C(C)O" || recs[1][3] != "46.069" || recs[1][11] != "80 222 294 807 1057 1410" {
+	if recs[1][0] != "CCO" || recs[1][1] != "C(C)O" || recs[1][3] != "46.069" || recs[1][5] != "-0.0014" || recs[1][12] != "80 222 294 807 1057 1410" {
 		t.Errorf("row 1: %q", recs[1])
 	}
 	if recs[2][0] != "SMILES,TPSA" || recs[2][len(recs[2])-1] == "" {

@@ -1,9 +1,9 @@
 // Package helix is the molecule kit (PaddleHelix's compound-property job).
 // So far it has the chemistry: `paddle helix featurize` parses SMILES with
 // core/chem (RDKit-compatible sanitisation, checked against RDKit on the
-// rdkit-data molecule sets) and prints descriptors, Morgan fingerprints and
-// Bemis–Murcko scaffolds. Graph networks, training and property prediction
-// are not here yet (docs/helix.md).
+// rdkit-data molecule sets) and prints descriptors (Crippen logP included),
+// Morgan fingerprints and Bemis–Murcko scaffolds. Graph networks, training
+// and property prediction are not here yet (docs/helix.md).
 //
 // Where things are:
 //
