@@ -2,12 +2,14 @@
 """Golden values for core/chem from RDKit (python3-rdkit, rdkit-data).
 
 Run: /usr/bin/python3 scripts/ref/rdkit_golden.py > core/chem/testdata/rdkit_golden.json.gz
+     /usr/bin/python3 scripts/ref/rdkit_golden.py --counts > core/chem/testdata/rdkit_morgan_counts.json.gz
 
 For each molecule of the rdkit-data sets (read from /usr/share/RDKit, or $RDKIT_DATA) it
 records, by set and line index (the SMILES themselves are not stored, except for bzr whose
 source is an SDF): per-atom features, per-bond features, descriptors, Morgan radius-2
 2048-bit on-bits, the Bemis-Murcko scaffold and RDKit's canonical SMILES.
-Molecules RDKit cannot parse are recorded as null.
+Molecules RDKit cannot parse are recorded as null. With --counts it writes instead, for the
+ChEMBL set, the unfolded radius-2 Morgan count fingerprints (environment id -> count).
 """
 import csv, gzip, json, os, sys
 from rdkit import Chem, RDLogger
@@ -60,7 +62,18 @@ def mol_record(m):
     }
 
 
+def counts():
+    out = []
+    for s in sets()['chembl']:
+        m = Chem.MolFromSmiles(s)
+        out.append(None if m is None else sorted(AllChem.GetMorganFingerprint(m, 2).GetNonzeroElements().items()))
+    with gzip.GzipFile(fileobj=sys.stdout.buffer, mode='wb', mtime=0) as f:
+        f.write(json.dumps({'rdkit': __import__('rdkit').__version__, 'chembl': out}, separators=(',', ':')).encode())
+
+
 def main():
+    if sys.argv[1:] == ['--counts']:
+        return counts()
     out = {'rdkit': __import__('rdkit').__version__, 'sets': {}}
     for name, smis in sets().items():
         recs = []
