@@ -153,10 +153,28 @@ func (m *Mol) implicitH(i int, strict bool) (int, error) {
 	return 0, nil
 }
 
-// cleanUp charge-separates nitro-like N(=O)=O and azide N=N#N as RDKit's MolOps::cleanUp does.
+// cleanUp charge-separates nitro-like N(=O)=O, azide N=N#N and halogen
+// oxo-acids X(=O)(=O)(=O)O as RDKit's MolOps::cleanUp does.
 func (m *Mol) cleanUp() {
 	for i := range m.Atoms {
 		a := &m.Atoms[i]
+		if (a.Z == 17 || a.Z == 35 || a.Z == 53) && a.Charge == 0 && len(m.adj[i]) == 4 && m.explicitValence(i) == 7 {
+			allO := true
+			for _, b := range m.adj[i] {
+				allO = allO && m.Atoms[m.Bonds[b].Other(i)].Z == 8
+			}
+			if allO {
+				for _, b := range m.adj[i] {
+					bd := &m.Bonds[b]
+					if o := &m.Atoms[bd.Other(i)]; bd.Order == Double && o.Charge == 0 {
+						bd.Order = Single
+						o.Charge = -1
+						a.Charge++
+					}
+				}
+			}
+			continue
+		}
 		if a.Z != 7 || a.Charge != 0 || a.Aromatic || m.explicitValence(i) != 5 {
 			continue
 		}
