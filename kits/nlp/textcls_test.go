@@ -342,6 +342,23 @@ DataLoader:
 	if !strings.Contains(stdout, `"accuracy": 1`) && !strings.Contains(stdout, `"accuracy":1`) {
 		t.Fatalf("eval: %s", stdout)
 	}
+	// predict reads text lines from files, in order
+	in := writeFile(t, dir, "in.txt", "the plan was wonderful and happy\nterrible, sad report\n")
+	code, stdout, errOut = paddle(t, "", "nlp", "predict", "-c", cfg, "--weights", filepath.Join(out, "latest"), in, in)
+	if code != 0 {
+		t.Fatalf("predict exit %d:\n%s", code, errOut)
+	}
+	lines := strings.Split(strings.TrimSpace(stdout), "\n")
+	want := []string{"pos", "neg", "pos", "neg"}
+	if len(lines) != 4 {
+		t.Fatalf("predict: %q", stdout)
+	}
+	for i, l := range lines {
+		var p TextPrediction
+		if err := json.Unmarshal([]byte(l), &p); err != nil || p.Label != want[i] || p.Score <= 0.5 {
+			t.Errorf("line %d %q: %v, want label %s", i, l, err, want[i])
+		}
+	}
 	c, err := config.Load(cfg)
 	if err != nil {
 		t.Fatal(err)
