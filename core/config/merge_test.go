@@ -56,17 +56,3 @@ func flow(t *testing.T, n *yaml.Node) string {
 	}
 	return string(out)
 }
-
-func TestLevenshtein(t *testing.T) {
-	tests := []struct {
-		a, b string
-		want int
-	}{
-		{"", "", 0}, {"abc", "", 3}, {"kitten", "sitting", 3}, {"epoch_nm", "epoch_num", 1}, {"flaw", "lawn", 2},
-	}
-	for _, tt := range tests {
-		if got := levenshtein(tt.a, tt.b); got != tt.want {
-			t.Errorf("levenshtein(%q, %q) = %d, want %d", tt.a, tt.b, got, tt.want)
-		}
-	}
-}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"paddle/core/editdist"
 	"reflect"
 	"slices"
 	"strconv"
@@ -324,7 +325,7 @@ func closest(key string, known []string) string {
 		if k == key {
 			continue
 		}
-		d := levenshtein(strings.ToLower(key), strings.ToLower(k))
+		d := editdist.Levenshtein(strings.ToLower(key), strings.ToLower(k))
 		if bestD < 0 || d < bestD || d == bestD && k < best {
 			best, bestD = k, d
 		}
@@ -333,25 +334,4 @@ func closest(key string, known []string) string {
 		return ""
 	}
 	return best
-}
-
-func levenshtein(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	prev := make([]int, len(rb)+1)
-	cur := make([]int, len(rb)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		cur[0] = i
-		for j := 1; j <= len(rb); j++ {
-			cost := 1
-			if ra[i-1] == rb[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(rb)]
 }

@@ -1,6 +1,7 @@
 package rectrain
 
 import (
+	"paddle/core/editdist"
 	"strings"
 	"unicode"
 
@@ -32,7 +33,7 @@ func (m *RecMetric) Update(preds, targets []string) {
 		if m.IsFilter {
 			p, t = filterAlnum(p), filterAlnum(t)
 		}
-		m.editSum += NormalizedLevenshtein(p, t)
+		m.editSum += editdist.Normalized(p, t)
 		if p == t {
 			m.correct++
 		}
@@ -64,37 +65,4 @@ func filterAlnum(s string) string {
 		}
 	}
 	return sb.String()
-}
-
-// Levenshtein is the edit distance between a and b in characters (insertions,
-// deletions and substitutions each cost 1).
-func Levenshtein(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	prev := make([]int, len(rb)+1)
-	cur := make([]int, len(rb)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		cur[0] = i
-		for j := 1; j <= len(rb); j++ {
-			cost := 1
-			if ra[i-1] == rb[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(rb)]
-}
-
-// NormalizedLevenshtein is rapidfuzz's Levenshtein.normalized_distance:
-// Levenshtein(a, b) / max(len(a), len(b)), 0 when both are empty.
-func NormalizedLevenshtein(a, b string) float64 {
-	n := max(len([]rune(a)), len([]rune(b)))
-	if n == 0 {
-		return 0
-	}
-	return float64(Levenshtein(a, b)) / float64(n)
 }

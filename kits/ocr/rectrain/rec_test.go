@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"math"
 	"os"
+	"paddle/core/editdist"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -51,7 +52,7 @@ func TestRecMetricMatchesReference(t *testing.T) {
 	var preds, targets []string
 	for i, p := range ref.Pairs {
 		preds, targets = append(preds, p[0]), append(targets, p[1])
-		got := NormalizedLevenshtein(strings.ReplaceAll(p[0], " ", ""), strings.ReplaceAll(p[1], " ", ""))
+		got := editdist.Normalized(strings.ReplaceAll(p[0], " ", ""), strings.ReplaceAll(p[1], " ", ""))
 		if math.Abs(got-ref.Metric.PerPair[i]) > 1e-12 {
 			t.Errorf("%q vs %q: distance %v, want %v", p[0], p[1], got, ref.Metric.PerPair[i])
 		}
