@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"math"
 	"slices"
 	"sort"
 	"sync"
@@ -38,6 +39,10 @@ var overwrites = map[string]bool{
 	"conv2d": true, "conv2d_act": true,
 }
 
+// poisonArena (tests only) fills the buffers handed out without clearing
+// with NaN, so an op in overwrites that leaves an element unwritten shows.
+var poisonArena bool
+
 // minArena is the smallest buffer (in elements) worth recycling.
 const minArena = 1024
 
@@ -62,6 +67,11 @@ func (a *arena) alloc(d tensor.DType, shape []int, zero bool) *tensor.Tensor {
 		}
 	} else {
 		buf = make([]float32, n)
+	}
+	if poisonArena && !zero {
+		for i := range buf {
+			buf[i] = float32(math.NaN())
+		}
 	}
 	a.used[unsafe.SliceData(buf)] = true
 	t := tensor.FromSlice(buf, shape...)
