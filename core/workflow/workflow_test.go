@@ -233,3 +233,27 @@ func TestRunOrderedKeepsOrderAndErrors(t *testing.T) {
 		}
 	}
 }
+
+func TestPrinterFormats(t *testing.T) {
+	type row struct {
+		Name string `json:"name"`
+		N    int    `json:"n"`
+	}
+	text := func(r row) string { return fmt.Sprintf("%s=%d\n", r.Name, r.N) }
+	for format, want := range map[string]string{
+		"jsonl": "{\"name\":\"a\",\"n\":1}\n{\"name\":\"b\",\"n\":2}\n",
+		"json":  "[\n  {\n    \"name\": \"a\",\n    \"n\": 1\n  },\n  {\n    \"name\": \"b\",\n    \"n\": 2\n  }\n]\n",
+		"text":  "a=1\nb=2\n",
+	} {
+		var b strings.Builder
+		p := NewPrinter(&b, format, text)
+		for _, r := range []row{{"a", 1}, {"b", 2}} {
+			if err := p.Print(r); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := p.Close(); err != nil || b.String() != want {
+			t.Errorf("%s: got %q, want %q (%v)", format, b.String(), want, err)
+		}
+	}
+}

@@ -2,7 +2,6 @@ package clas
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"iter"
 	"log/slog"
@@ -275,7 +274,7 @@ func predictFiles(ctx context.Context, env workflow.Env, args []string, tr data.
 	if err != nil {
 		return cmdutil.Usage(err)
 	}
-	var all []Prediction
+	out := workflow.NewPrinter(env.IO.Out, env.Format, predictionLine)
 	failed, err := workflow.RunOrdered(ctx, inputs, 1, func(_ context.Context, in workflow.Input) ([]ClassProb, error) {
 		s := Sample{Path: in.Path, Label: -1}
 		if _, err := tr.Apply(&s, rand.New(rand.NewPCG(0, 0))); err != nil {
@@ -292,21 +291,13 @@ func predictFiles(ctx context.Context, env workflow.Env, args []string, tr data.
 			p.Error = res.Err.Error()
 			slog.Error("predict", "image", res.Input.Path, "err", res.Err)
 		}
-		if env.Format == "json" {
-			all = append(all, p)
-			return nil
-		}
-		return writePrediction(env, p)
+		return out.Print(p)
 	})
+	if err == nil {
+		err = out.Close()
+	}
 	if err != nil {
 		return err
-	}
-	if env.Format == "json" {
-		enc := json.NewEncoder(env.IO.Out)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(all); err != nil {
-			return err
-		}
 	}
 	if failed > 0 {
 		return fmt.Errorf("%d of %d inputs failed", failed, len(inputs))
@@ -314,21 +305,12 @@ func predictFiles(ctx context.Context, env workflow.Env, args []string, tr data.
 	return nil
 }
 
-func writePrediction(env workflow.Env, p Prediction) error {
-	if env.Format == "text" {
-		if p.Error != "" {
-			_, err := fmt.Fprintf(env.IO.Out, "%s\terror: %s\n", p.Image, p.Error)
-			return err
-		}
-		_, err := fmt.Fprintf(env.IO.Out, "%s\t%s\t%.5f\n", p.Image, p.TopK[0].Label, p.TopK[0].Score)
-		return err
+// predictionLine is the text form of a prediction: path, top label, score.
+func predictionLine(p Prediction) string {
+	if p.Error != "" {
+		return fmt.Sprintf("%s\terror: %s\n", p.Image, p.Error)
 	}
-	b, err := json.Marshal(p)
-	if err != nil {
-		return err
-	}
-	_, err = env.IO.Out.Write(append(b, '\n'))
-	return err
+	return fmt.Sprintf("%s\t%s\t%.5f\n", p.Image, p.TopK[0].Label, p.TopK[0].Score)
 }
 
 // evalTransformOps returns the transform ops a file dataset lists, if any.

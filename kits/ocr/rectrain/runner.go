@@ -2,7 +2,6 @@ package rectrain
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"iter"
 	"log/slog"
@@ -390,6 +389,12 @@ func (r *runner) Predict(ctx context.Context, env workflow.Env, args []string) e
 	if err != nil {
 		return cmdutil.Usage(err)
 	}
+	out := workflow.NewPrinter(env.IO.Out, env.Format, func(p Prediction) string {
+		if p.Error != "" {
+			return fmt.Sprintf("%s\terror: %s\n", p.Image, p.Error)
+		}
+		return fmt.Sprintf("%s\t%s\t%.5f\n", p.Image, p.Text, p.Score)
+	})
 	failed, err := workflow.RunOrdered(ctx, inputs, 1, func(_ context.Context, in workflow.Input) (Prediction, error) {
 		s := Sample{Path: in.Path}
 		if _, err := tr.Apply(&s, rand.New(rand.NewPCG(0, 0))); err != nil {
@@ -408,21 +413,11 @@ func (r *runner) Predict(ctx context.Context, env workflow.Env, args []string) e
 		if res.Err != nil {
 			p.Error = res.Err.Error()
 		}
-		if env.Format == "json" || env.Format == "jsonl" {
-			b, err := json.Marshal(p)
-			if err != nil {
-				return err
-			}
-			_, err = env.IO.Out.Write(append(b, '\n'))
-			return err
-		}
-		if p.Error != "" {
-			_, err := fmt.Fprintf(env.IO.Out, "%s\terror: %s\n", p.Image, p.Error)
-			return err
-		}
-		_, err := fmt.Fprintf(env.IO.Out, "%s\t%s\t%.5f\n", p.Image, p.Text, p.Score)
-		return err
+		return out.Print(p)
 	})
+	if err == nil {
+		err = out.Close()
+	}
 	if err != nil {
 		return err
 	}
