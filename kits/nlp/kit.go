@@ -37,9 +37,19 @@ func Kit() *kit.Kit {
 				newCmdTokenize(f, nil),
 				train.NewCmdTrain(f, k, nil),
 				eval.NewCmdEval(f, k, nil),
-				predict.NewCmdPredict(f, k, nil),
+				predictCmd(predict.NewCmdPredict(f, k, nil)),
 				newCmdDataset(f),
 			}
 		},
 	}
+}
+
+// predictCmd says what the shared predict verb reads in this kit: text
+// lines, not image paths.
+func predictCmd(c *cobra.Command) *cobra.Command {
+	c.Use = "predict --weights <checkpoint dir> <text file>... | -"
+	c.Short = "Classify text lines from files or stdin (-), one jsonl {text, label, score} per line"
+	c.Example = "  paddle nlp predict --weights output/textcnn_spam/best mails.txt\n" +
+		"  printf 'Win a FREE prize now\\n' | paddle nlp predict --weights output/textcnn_spam/best -"
+	return c
 }
