@@ -162,7 +162,7 @@ func canonicalOf(s string) string {
 	return m.SMILES()
 }
 
-var goldenProps = []string{"parse", "atoms", "bonds", "molwt", "tpsa", "logp", "hbd", "hba", "rotatable", "rings", "aromatic_rings", "morgan2", "scaffold", "canonical"}
+var goldenProps = []string{"parse", "atoms", "bonds", "molwt", "tpsa", "logp", "hbd", "hba", "rotatable", "rings", "aromatic_rings", "morgan2", "scaffold", "canonical", "canonical_stereo"}
 
 // TestRDKitGolden compares every molecule of rdkit-data with RDKit's values.
 func TestRDKitGolden(t *testing.T) {
@@ -274,6 +274,12 @@ func compareOne(s string, rec *rdkitRecord) map[string]string {
 			// both empty
 		} else {
 			d["scaffold"] = fmt.Sprintf("%s (%d atoms), RDKit %s (%d atoms, ours of it %s)", got, len(sc.Atoms), rec.Scaf, rec.ScafN, want)
+		}
+	}
+	// with stereo: our string of the input and of RDKit's canonical SMILES agree
+	if m2, err := Parse(rec.Can); err == nil {
+		if got, want := m.SMILES(), m2.SMILES(); got != want {
+			d["canonical_stereo"] = fmt.Sprintf("%s, ours of RDKit's %s: %s", got, rec.Can, want)
 		}
 	}
 	m.ClearStereo()

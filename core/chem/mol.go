@@ -90,8 +90,9 @@ type Mol struct {
 	Atoms []Atom
 	Bonds []Bond
 
-	adj   [][]int // bond indices per atom
-	rings *ringInfo
+	adj    [][]int // bond indices per atom
+	rings  *ringInfo
+	stereo map[int]bondStereo // double-bond configurations by bond index
 }
 
 // Neighbors returns the indices of the bonds of atom i.
@@ -137,6 +138,7 @@ func (m *Mol) rebuild() {
 		m.adj[b.B] = append(m.adj[b.B], k)
 	}
 	m.rings = nil
+	m.stereo = nil
 }
 
 // valenceContrib is a bond's contribution to an atom's valence (aromatic: 1.5).

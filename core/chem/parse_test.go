@@ -60,6 +60,10 @@ func TestCanonicalRoundTrip(t *testing.T) {
 		{"c1ccccc1O", "Oc1ccccc1", "OC1=CC=CC=C1"},
 		{"N[C@@H](C)C(=O)O", "C[C@H](N)C(=O)O", "OC(=O)[C@H](C)N"},
 		{"[O-][N+](=O)c1ccccc1", "O=N(=O)c1ccccc1"},
+		{"F/C=C/F", `F\C=C\F`, `C(\F)=C/F`},                                   // trans
+		{`F/C=C\F`, `F\C=C/F`, "C(/F)=C/F"},                                   // cis
+		{"OC(=O)/C=C/c1ccccc1", "c1ccccc1/C=C/C(=O)O", `c1ccccc1\C=C\C(O)=O`}, // E-cinnamic acid
+		{`CC/C=C(/C)Cl`, `Cl\C(C)=C/CC`, `C(\C)(Cl)=C/CC`},
 	}
 	for _, g := range groups {
 		var first string
@@ -80,11 +84,13 @@ func TestCanonicalRoundTrip(t *testing.T) {
 			}
 		}
 	}
-	// enantiomers differ
-	a, _ := Parse("N[C@@H](C)C(=O)O")
-	b, _ := Parse("N[C@H](C)C(=O)O")
-	if a.SMILES() == b.SMILES() {
-		t.Errorf("enantiomers give the same string %s", a.SMILES())
+	// enantiomers and cis/trans isomers differ
+	for _, pair := range [][2]string{{"N[C@@H](C)C(=O)O", "N[C@H](C)C(=O)O"}, {"F/C=C/F", `F/C=C\F`}} {
+		a, _ := Parse(pair[0])
+		b, _ := Parse(pair[1])
+		if a.SMILES() == b.SMILES() {
+			t.Errorf("%s and %s give the same string %s", pair[0], pair[1], a.SMILES())
+		}
 	}
 }
 

@@ -64,6 +64,7 @@ func (m *Mol) sanitize(s string, explicit []bool) error {
 	}
 	m.perceiveAromaticity()
 	m.removeHs()
+	m.perceiveBondStereo()
 	return nil
 }
 

@@ -120,8 +120,9 @@ func rankKeysNumeric(keys []string) []int {
 // SMILES writes the molecule as a canonical SMILES string in this package's
 // own canonical order (not RDKit's string): aromatic atoms lowercase,
 // tetrahedral @/@@ kept (re-oriented to the written neighbour order),
-// double-bond / and \ marks not written. Parsing the result gives the same
-// graph, and the same string again.
+// cis/trans double bonds written with / and \ on chain bonds (a double bond
+// whose neighbours are reached only by ring closures loses its marks).
+// Parsing the result gives the same graph, and the same string again.
 func (m *Mol) SMILES() string {
 	n := len(m.Atoms)
 	if n == 0 {
@@ -183,7 +184,17 @@ func (m *Mol) writeComponent(sb *strings.Builder, start int, rank []int, visited
 			dfs(w, b)
 		}
 	}
+	var order []int
+	var walk func(v int)
+	walk = func(v int) {
+		order = append(order, v)
+		for _, b := range children[v] {
+			walk(m.Bonds[b].Other(v))
+		}
+	}
 	dfs(start, -1)
+	walk(start)
+	dirs := m.outputDirs(order, parentBond)
 	// pass 2: emit
 	digitOf := map[int]int{}
 	inUse := map[int]bool{}
@@ -234,7 +245,11 @@ func (m *Mol) writeComponent(sb *strings.Builder, start int, rank []int, visited
 			if !last {
 				sb.WriteByte('(')
 			}
-			sb.WriteString(m.bondSymbol(b))
+			if d, ok := dirs[b]; ok {
+				sb.WriteByte(d)
+			} else {
+				sb.WriteString(m.bondSymbol(b))
+			}
 			emit(m.Bonds[b].Other(v))
 			if !last {
 				sb.WriteByte(')')
@@ -385,4 +400,5 @@ func (m *Mol) ClearStereo() {
 	for k := range m.Bonds {
 		m.Bonds[k].Dir = 0
 	}
+	m.stereo = nil
 }
