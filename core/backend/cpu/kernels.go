@@ -4,8 +4,8 @@ import "paddle/core/op"
 
 // installKernels routes the float32 GEMMs of matmul and the convolutions
 // (op.SGEMM) to this package's blocked, assembly-backed SGEMM, and installs the vector depthwise conv2d, conv_transpose2d and
-// conv2d_filter_grad where the CPU
-// has one, unless PADDLE_CPU_KERNELS=generic.
+// conv2d_filter_grad and the vector
+// hardswish and hardsigmoid (act_amd64.go) where the CPU has them, unless PADDLE_CPU_KERNELS=generic.
 func installKernels() {
 	op.SGEMM = SGEMM
 	if Kernel() != genericKernel.name {
@@ -18,5 +18,6 @@ func installKernels() {
 		if k := depthwiseFilterGradKernel(); k != nil {
 			op.SetKernel("conv2d_filter_grad", k)
 		}
+		actKernels()
 	}
 }

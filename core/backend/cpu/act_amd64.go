@@ -1,0 +1,89 @@
+//go:build amd64 && !purego
+
+package cpu
+
+import (
+	"unsafe"
+
+	"golang.org/x/sys/cpu"
+
+	"paddle/core/op"
+	"paddle/core/parallel"
+)
+
+// hardswishAVX512 sets y[i] = hardswish(x[i]) for i < n (y may be x).
+//
+//go:noescape
+func hardswishAVX512(y, x *float32, n int)
+
+// hardswishAVX2 is hardswishAVX512 for n a multiple of 8.
+//
+//go:noescape
+func hardswishAVX2(y, x *float32, n int)
+
+// hardsigmoidAVX512 sets y[i] = min(max(alpha·x[i]+beta, 0), 1) for i < n.
+//
+//go:noescape
+func hardsigmoidAVX512(y, x *float32, n int, alpha, beta float32)
+
+// actGrain is the elements per parallel chunk (the reference's grain).
+const actGrain = 1 << 14
+
+// hardswishVec is the vector hardswish on this CPU, nil without AVX2.
+func hardswishVec() func(y, x []float32) {
+	switch {
+	case cpu.X86.HasAVX512F && cpu.X86.HasBMI2:
+		return func(y, x []float32) {
+			if len(x) > 0 {
+				hardswishAVX512(unsafe.SliceData(y[:len(x)]), unsafe.SliceData(x), len(x))
+			}
+		}
+	case cpu.X86.HasAVX2:
+		return func(y, x []float32) {
+			y = y[:len(x)]
+			n := len(x) &^ 7
+			if n > 0 {
+				hardswishAVX2(unsafe.SliceData(y), unsafe.SliceData(x), n)
+			}
+			hardswishGo(y[n:], x[n:])
+		}
+	}
+	return nil
+}
+
+// hardsigmoidVec is the vector hardsigmoid on this CPU, nil without AVX-512.
+func hardsigmoidVec() func(y, x []float32, alpha, beta float32) {
+	if !cpu.X86.HasAVX512F || !cpu.X86.HasBMI2 {
+		return nil
+	}
+	return func(y, x []float32, alpha, beta float32) {
+		if len(x) > 0 {
+			hardsigmoidAVX512(unsafe.SliceData(y[:len(x)]), unsafe.SliceData(x), len(x), alpha, beta)
+		}
+	}
+}
+
+// actKernels installs the vector activation kernels this CPU supports.
+func actKernels() {
+	if f := hardswishVec(); f != nil {
+		op.SetKernel("hardswish", func(out, in []*op.T, _ op.Attrs) bool {
+			x, y, ok := f32Pair(out, in)
+			if !ok {
+				return false
+			}
+			parallel.For(len(x), actGrain, func(lo, hi int) { f(y[lo:hi], x[lo:hi]) })
+			return true
+		})
+	}
+	if f := hardsigmoidVec(); f != nil {
+		op.SetKernel("hardsigmoid", func(out, in []*op.T, a op.Attrs) bool {
+			x, y, ok := f32Pair(out, in)
+			if !ok {
+				return false
+			}
+			al, be := float32(a.Float("alpha", 0.2)), float32(a.Float("beta", 0.5))
+			parallel.For(len(x), actGrain, func(lo, hi int) { f(y[lo:hi], x[lo:hi], al, be) })
+			return true
+		})
+	}
+}

@@ -1,0 +1,10 @@
+//go:build !amd64 || purego
+
+package cpu
+
+// actKernels installs nothing off amd64: the reference kernels run.
+func actKernels() {}
+
+func hardswishVec() func(y, x []float32) { return nil }
+
+func hardsigmoidVec() func(y, x []float32, alpha, beta float32) { return nil }
