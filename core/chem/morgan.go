@@ -1,9 +1,6 @@
 package chem
 
-import (
-	"bytes"
-	"sort"
-)
+import "sort"
 
 // hashCombine is boost's hash_combine on a 32-bit seed, as RDKit's gboost uses it.
 func hashCombine(seed *uint32, v uint32) {
@@ -67,7 +64,7 @@ func (m *Mol) morgan(radius int, emit func(uint32)) {
 		nbhd[i] = make([]uint64, words)
 	}
 	dead := make([]bool, n)
-	var seen [][]uint64
+	seen := map[string]bool{}
 	type acc struct {
 		bits []uint64
 		inv  uint32
@@ -127,19 +124,13 @@ func (m *Mol) morgan(radius int, emit func(uint32)) {
 			return round[x].atom < round[y].atom
 		})
 		for _, r := range round {
-			dup := false
-			for _, s := range seen {
-				if bytesEqual(s, r.bits) {
-					dup = true
-					break
-				}
-			}
-			if dup {
+			key := string(u64bytes(r.bits))
+			if seen[key] {
 				dead[r.atom] = true
 				continue
 			}
 			emit(r.inv)
-			seen = append(seen, r.bits)
+			seen[key] = true
 		}
 		for i := range newNbhd {
 			if newNbhd[i] != nil {
@@ -163,5 +154,3 @@ func cmpBitset(a, b []uint64) int {
 	}
 	return 0
 }
-
-func bytesEqual(a, b []uint64) bool { return bytes.Equal(u64bytes(a), u64bytes(b)) }

@@ -1,6 +1,7 @@
 package chem
 
 import (
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -27,22 +28,26 @@ func (m *Mol) canonicalRanks() []int {
 			strconv.Itoa(ring) + "," + strconv.Itoa(a.Map)
 	}
 	rank := rankKeys(keys)
+	keys2 := make([][]int, n)
 	refine := func() {
+		classes := countClasses(rank)
 		for {
-			classes := countClasses(rank)
-			k2 := make([]string, n)
 			for i := range m.Atoms {
-				var nb []string
+				k := keys2[i][:0]
+				k = append(k, rank[i])
+				start := len(k)
 				for _, b := range m.adj[i] {
-					nb = append(nb, strconv.Itoa(int(m.Bonds[b].Order))+":"+strconv.Itoa(rank[m.Bonds[b].Other(i)]))
+					k = append(k, int(m.Bonds[b].Order)<<24|rank[m.Bonds[b].Other(i)])
 				}
-				sort.Strings(nb)
-				k2[i] = strconv.Itoa(rank[i]) + "|" + strings.Join(nb, ",")
+				sort.Ints(k[start:])
+				keys2[i] = k
 			}
-			rank = rankKeys(k2)
-			if countClasses(rank) == classes {
+			rank = rankSlices(keys2)
+			c := countClasses(rank)
+			if c == classes {
 				return
 			}
+			classes = c
 		}
 	}
 	refine()
@@ -73,11 +78,33 @@ func (m *Mol) canonicalRanks() []int {
 }
 
 func countClasses(rank []int) int {
-	seen := map[int]bool{}
+	seen := make([]bool, len(rank)+1)
+	c := 0
 	for _, r := range rank {
-		seen[r] = true
+		if !seen[r] {
+			seen[r] = true
+			c++
+		}
 	}
-	return len(seen)
+	return c
+}
+
+// rankSlices gives equal keys equal ranks 0..k-1 in lexicographic key order.
+func rankSlices(keys [][]int) []int {
+	idx := make([]int, len(keys))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.Slice(idx, func(a, b int) bool { return slices.Compare(keys[idx[a]], keys[idx[b]]) < 0 })
+	r := make([]int, len(keys))
+	rk := 0
+	for j, i := range idx {
+		if j > 0 && slices.Compare(keys[idx[j-1]], keys[i]) != 0 {
+			rk++
+		}
+		r[i] = rk
+	}
+	return r
 }
 
 // rankKeys gives equal keys equal ranks 0..k-1 in sorted key order.
