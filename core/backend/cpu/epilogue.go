@@ -1,5 +1,7 @@
 package cpu
 
+import "math"
+
 // Epilogue is work fused into SGEMM's last write of each tile of C, while
 // the tile is still in L1: per-row and per-column biases, then an
 // activation. A residual add is beta = 1 with C holding the residual.
@@ -13,6 +15,10 @@ type Epilogue struct {
 	// P0, P1 parametrise Act: Clip's min and max, HardSigmoid's and
 	// HardSwish's alpha and beta (hardsigmoid(x) = clip(alpha·x+beta, 0, 1)).
 	P0, P1 float32
+	// Affine applies y = y·Scale + Shift after Act, rounding after the
+	// product (no fused multiply-add), as an unfused mul and add do.
+	Affine       bool
+	Scale, Shift float32
 }
 
 // Act is an activation fused into SGEMM.
@@ -25,6 +31,9 @@ const (
 	ActClip            // min(max(x, P0), P1); relu6 is Clip(0, 6)
 	ActHardSigmoid     // clip(P0·x + P1, 0, 1)
 	ActHardSwish       // x · clip(P0·x + P1, 0, 1); P0 = 1/6, P1 = 0.5 for hardswish
+	// ActHardSwish6 is x · min(max(x+3, 0), 6) / 6, bitwise the op
+	// package's float32 hardswish (ONNX HardSwish); P0 and P1 are unused.
+	ActHardSwish6
 )
 
 // applyGo applies e to the rows×cols tile at c (leading dimension ldc)
@@ -41,7 +50,11 @@ func (e *Epilogue) applyGo(c []float32, ldc, i0, j0, rows, cols int) {
 			if e.ColBias != nil {
 				v += e.ColBias[j0+j]
 			}
-			row[j] = e.act(v)
+			v = e.act(v)
+			if e.Affine {
+				v = float32(v*e.Scale) + e.Shift
+			}
+			row[j] = v
 		}
 	}
 }
@@ -56,6 +69,11 @@ func (e *Epilogue) act(v float32) float32 {
 		return min(max(e.P0*v+e.P1, 0), 1)
 	case ActHardSwish:
 		return v * min(max(e.P0*v+e.P1, 0), 1)
+	case ActHardSwish6:
+		b := math.Float32bits(v + 3)
+		b &^= uint32(int32(b) >> 31)
+		b = min(b, 0x40c00000) // 6
+		return v * math.Float32frombits(b) / 6
 	}
 	return v
 }

@@ -85,3 +85,46 @@ func TestSGEMMExShortBiasPanics(t *testing.T) {
 	c := make([]float32, 4)
 	SGEMMEx(false, false, 2, 2, 1, 1, []float32{1, 2}, 1, []float32{1, 2}, 2, 0, c, 2, &Epilogue{RowBias: []float32{1}})
 }
+
+// TestSGEMMExHardSwish6Bitwise: the exact hardswish and the affine
+// scale/shift give bitwise what SGEMM followed by the unfused float32
+// steps (row bias add, op's hardswish, mul, add) gives, specials included.
+func TestSGEMMExHardSwish6Bitwise(t *testing.T) {
+	withKernel(t, func(t *testing.T, _ string) {
+		k := active.Load()
+		saved := *k
+		defer func() { k.kc, k.mc, k.nc = saved.kc, saved.mc, saved.nc }()
+		k.kc, k.mc, k.nc = 16, 2*k.mr, 3*k.nr
+		r := rand.New(rand.NewPCG(13, 14))
+		for _, s := range [][3]int{{17, 45, 40}, {33, 100, 7}, {12, 64, 300}} {
+			m, n, kk := s[0], s[1], s[2]
+			for _, affine := range []bool{false, true} {
+				e := Epilogue{Act: ActHardSwish6, RowBias: randSlice(r, m), Affine: affine, Scale: 0.37, Shift: -0.21}
+				for i := range e.RowBias {
+					e.RowBias[i] *= 8 // spread over the kinks at ±3
+				}
+				e.RowBias[0], e.RowBias[1], e.RowBias[2] = float32(math.NaN()), float32(math.Inf(1)), float32(math.Inf(-1))
+				g := newCase(r, false, false, m, n, kk, 1, 0, 2)
+				want := append([]float32(nil), g.c0[guard:len(g.c0)-guard]...)
+				got := append([]float32(nil), want...)
+				SGEMM(false, false, m, n, kk, 1, g.a, g.lda, g.b, g.ldb, 0, want, g.ldc)
+				SGEMMEx(false, false, m, n, kk, 1, g.a, g.lda, g.b, g.ldb, 0, got, g.ldc, &e)
+				for i := range m {
+					row := want[i*g.ldc : i*g.ldc+n]
+					for j := range row {
+						row[j] += e.RowBias[i]
+					}
+					hardswishGo(row, row)
+					for j, v := range row {
+						if affine {
+							row[j] = float32(v*e.Scale) + e.Shift
+						}
+						if w, g := row[j], got[i*g.ldc+j]; !sameBits(g, w) {
+							t.Fatalf("%v affine %v: c[%d][%d] = %v, want %v", s, affine, i, j, g, w)
+						}
+					}
+				}
+			}
+		}
+	})
+}

@@ -59,10 +59,11 @@ func transpose16AVX512(src *float32, ld int, dst *float32, dstride, nblk int)
 
 // epilogueAVX512 applies an Epilogue to a rows×32 tile (columns in mask);
 // rowBias points at the tile's first row's bias, colBias at its first
-// column's (either may be nil); kind is the Act.
+// column's (either may be nil); kind is the Act, or-ed with 0x100 for
+// the affine scale/shift.
 //
 //go:noescape
-func epilogueAVX512(c *float32, ldc, rows int, mask, kind uint32, rowBias, colBias *float32, p0, p1 float32)
+func epilogueAVX512(c *float32, ldc, rows int, mask, kind uint32, rowBias, colBias *float32, p0, p1, scale, shift float32)
 
 //go:noescape
 func sgemm12x32AVX512RowA(k int, a, b, c *float32, ldc, rows int, mask uint32, loadC uint32, alpha, beta float32)
@@ -244,5 +245,12 @@ func epilogueTileAVX512(e *Epilogue, c []float32, ldc, i0, j0, rows, cols int) {
 		cb = &e.ColBias[j0:][:cols][0]
 	}
 	_ = c[(rows-1)*ldc+cols-1]
-	epilogueAVX512(unsafe.SliceData(c), ldc, rows, colMask(cols), uint32(e.Act), rb, cb, e.P0, e.P1)
+	kind, p0, p1 := uint32(e.Act), e.P0, e.P1
+	if e.Act == ActHardSwish6 {
+		p0, p1 = 6, 3
+	}
+	if e.Affine {
+		kind |= 0x100
+	}
+	epilogueAVX512(unsafe.SliceData(c), ldc, rows, colMask(cols), kind, rb, cb, p0, p1, e.Scale, e.Shift)
 }

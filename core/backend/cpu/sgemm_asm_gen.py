@@ -441,9 +441,10 @@ def transpose16(name):
 
 def epilogue(name):
     """Applies an Epilogue to a rows x 32 tile (columns in mask): per-row
-    bias, per-column bias, then activation kind (see epilogue.go's Act)."""
-    emit(f"// func {name}(c *float32, ldc, rows int, mask, kind uint32, rowBias, colBias *float32, p0, p1 float32)")
-    emit(f"TEXT ·{name}(SB), NOSPLIT, $0-56")
+    bias, per-column bias, then activation kind & 0xff (see epilogue.go's
+    Act), then, when kind & 0x100, y = y*scale + shift (two roundings)."""
+    emit(f"// func {name}(c *float32, ldc, rows int, mask, kind uint32, rowBias, colBias *float32, p0, p1, scale, shift float32)")
+    emit(f"TEXT ·{name}(SB), NOSPLIT, $0-64")
     emit("\tMOVQ c+0(FP), DI")
     emit("\tMOVQ ldc+8(FP), SI")
     emit("\tSHLQ $2, SI")
@@ -465,6 +466,8 @@ def epilogue(name):
     emit(f"{name}_nocol:")
     emit("\tVBROADCASTSS p0+48(FP), Z6")
     emit("\tVBROADCASTSS p1+52(FP), Z7")
+    emit("\tVBROADCASTSS scale+56(FP), Z12")
+    emit("\tVBROADCASTSS shift+60(FP), Z13")
     emit("\tMOVL $0x3f800000, R12")
     emit("\tMOVL R12, X8")
     emit("\tVBROADCASTSS X8, Z8")
@@ -476,12 +479,18 @@ def epilogue(name):
         2: ["VMAXPS Z6, {x}, {x}", "VMINPS Z7, {x}, {x}"],
         3: ["VMULPS Z6, {x}, {x}", "VADDPS Z7, {x}, {x}", "VMAXPS Z5, {x}, {x}", "VMINPS Z8, {x}, {x}"],
         4: ["VMULPS Z6, {x}, {t}", "VADDPS Z7, {t}, {t}", "VMAXPS Z5, {t}, {t}", "VMINPS Z8, {t}, {t}", "VMULPS {t}, {x}, {x}"],
+        # x*min(max(x+P1, 0), P0)/P0 with P1 = 3, P0 = 6: the clamp on the
+        # bits (sign mask, unsigned min), bitwise the op package's hardswish
+        5: ["VADDPS Z7, {x}, {t}", "VPSRAD $31, {t}, Z11", "VPANDND {t}, Z11, {t}", "VPMINUD Z6, {t}, {t}",
+            "VMULPS {t}, {x}, {x}", "VDIVPS Z6, {x}, {x}"],
     }
-    for kind in acts:
+    affine = ["VMULPS Z12, {x}, {x}", "VADDPS Z13, {x}, {x}"]
+    kinds = [(k, ops) for k, ops in acts.items()] + [(k | 0x100, ops + affine) for k, ops in acts.items()]
+    for kind, _ in kinds:
         emit(f"\tCMPL R10, ${kind}")
         emit(f"\tJEQ {name}_k{kind}")
     emit(f"\tJMP {name}_k0")
-    for kind, ops in acts.items():
+    for kind, ops in kinds:
         emit(f"{name}_k{kind}:")
         emit("\tVMOVUPS.Z (DI), K1, Z0")
         emit("\tVMOVUPS.Z 64(DI), K2, Z1")
@@ -492,8 +501,12 @@ def epilogue(name):
         emit("\tVADDPS Z4, Z1, Z1")
         emit("\tADDQ $4, R8")
         emit(f"{name}_k{kind}_norow:")
+        # no column bias: no add of zeros (it would turn -0 into +0)
+        emit("\tTESTQ R11, R11")
+        emit(f"\tJZ {name}_k{kind}_nocol")
         emit("\tVADDPS Z2, Z0, Z0")
         emit("\tVADDPS Z3, Z1, Z1")
+        emit(f"{name}_k{kind}_nocol:")
         for x, t in (("Z0", "Z9"), ("Z1", "Z10")):
             for o in ops:
                 emit("\t" + o.format(x=x, t=t))
