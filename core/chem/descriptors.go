@@ -100,12 +100,13 @@ func (m *Mol) Hybridizations() []Hybridization {
 	return out
 }
 
-// MolWt is the average molecular weight with implicit hydrogens (RDKit's Descriptors.MolWt).
+// MolWt is the average molecular weight with implicit hydrogens (RDKit's
+// Descriptors.MolWt); an atom with an isotope counts with that isotope's mass.
 func (m *Mol) MolWt() float64 {
 	w := 0.0
 	for i := range m.Atoms {
 		a := &m.Atoms[i]
-		w += atomicWeight(a.Z) + float64(a.TotalH())*atomicWeight(1)
+		w += a.mass() + float64(a.TotalH())*atomicWeight(1)
 	}
 	return w
 }
@@ -262,4 +263,25 @@ func tpsaContrib(z, nbrs, nH, chg, sing, doub, trip, arom int, in3 bool) float64
 		tmp = max(28.5-float64(nbrs)*8.6+float64(nH)*1.5, 0)
 	}
 	return tmp
+}
+
+// isotopeMass holds exact masses of the isotopes that commonly appear in
+// SMILES; others are approximated by their mass number.
+var isotopeMass = map[[2]int]float64{
+	{1, 2}: 2.0141018, {1, 3}: 3.0160493, {6, 11}: 11.011433, {6, 13}: 13.003355, {6, 14}: 14.003242,
+	{7, 15}: 15.000109, {8, 17}: 16.999132, {8, 18}: 17.999160, {9, 18}: 18.000938, {15, 32}: 31.973907,
+	{16, 35}: 34.969032, {17, 35}: 34.968853, {17, 37}: 36.965903, {35, 79}: 78.918338, {35, 81}: 80.916291,
+	{53, 123}: 122.905589, {53, 125}: 124.904630, {53, 131}: 130.906124,
+}
+
+// mass is the atom's mass as RDKit's Atom::GetMass: the average atomic weight,
+// or the isotope's mass when one is given.
+func (a *Atom) mass() float64 {
+	if a.Isotope == 0 {
+		return atomicWeight(a.Z)
+	}
+	if m, ok := isotopeMass[[2]int{a.Z, a.Isotope}]; ok {
+		return m
+	}
+	return float64(a.Isotope)
 }

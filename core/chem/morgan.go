@@ -8,16 +8,20 @@ func hashCombine(seed *uint32, v uint32) {
 }
 
 // atomInvariants are RDKit's Morgan connectivity invariants: atomic number,
-// total degree, total H, formal charge, mass delta, and 1 when in a ring.
+// total degree, total H (hydrogen neighbours included), formal charge, mass
+// delta (truncated), and 1 when in a ring.
 func (m *Mol) atomInvariants() []uint32 {
 	inv := make([]uint32, len(m.Atoms))
 	for i := range m.Atoms {
 		a := &m.Atoms[i]
-		comps := []uint32{uint32(a.Z), uint32(len(m.adj[i]) + a.TotalH()), uint32(a.TotalH()), uint32(int32(a.Charge))}
-		delta := 0
-		if a.Isotope > 0 {
-			delta = int(float64(a.Isotope) - atomicWeight(a.Z)) // isotope mass approximated by its mass number
+		nh := a.TotalH() // hydrogens, counting hydrogen atoms kept in the graph ([2H])
+		for _, b := range m.adj[i] {
+			if m.Atoms[m.Bonds[b].Other(i)].Z == 1 {
+				nh++
+			}
 		}
+		comps := []uint32{uint32(a.Z), uint32(len(m.adj[i]) + a.TotalH()), uint32(nh), uint32(int32(a.Charge))}
+		delta := int(a.mass() - atomicWeight(a.Z)) // truncated toward zero, as RDKit's cast
 		comps = append(comps, uint32(int32(delta)))
 		if m.AtomInRing(i) {
 			comps = append(comps, 1)
