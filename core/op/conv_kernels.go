@@ -19,6 +19,13 @@ type convShape struct {
 // for those rows (skipped for pointwise convs), then one GEMM
 // w_g (ocg, cg·KH·KW) · col (cg·KH·KW, rows·OW).
 func convForward[E float32 | float64](cs convShape, x, w, b, y []E) {
+	convForwardEx(cs, x, w, b, y, nil)
+}
+
+// convForwardEx is convForward with the epilogue ep (float32 only, nil:
+// none) fused into each tile's GEMM through SGEMMEx: the bias becomes ep's
+// row bias. Not for depthwise convolutions (ep would be ignored).
+func convForwardEx[E float32 | float64](cs convShape, x, w, b, y []E, ep *GemmEpilogue) {
 	g := cs.g
 	cg, ocg := cs.c/cs.groups, cs.oc/cs.groups
 	if cg == 1 {
@@ -47,6 +54,14 @@ func convForward[E float32 | float64](cs convShape, x, w, b, y []E) {
 				src, ldb = col, cols
 			}
 			yg := y[(ni*cs.oc+gi*ocg)*ohw+oh0*g.OW:]
+			if ep != nil {
+				e := *ep
+				if b != nil {
+					e.RowBias = any(b).([]float32)[gi*ocg : (gi+1)*ocg]
+				}
+				SGEMMEx(false, false, ocg, cols, k, 1, any(w).([]float32)[gi*ocg*k:], k, any(src).([]float32), ldb, 0, any(yg).([]float32), ohw, &e)
+				continue
+			}
 			convGemm(false, false, ocg, cols, k, w[gi*ocg*k:], k, src, ldb, 0, yg, ohw)
 			if b != nil {
 				for o, bv := range b[gi*ocg : (gi+1)*ocg] {

@@ -3,11 +3,14 @@ package cpu
 import "paddle/core/op"
 
 // installKernels routes the float32 GEMMs of matmul and the convolutions
-// (op.SGEMM) to this package's blocked, assembly-backed SGEMM, and installs the vector depthwise conv2d, conv_transpose2d and
-// conv2d_filter_grad and the vector
-// hardswish and hardsigmoid (act_amd64.go) where the CPU has them, unless PADDLE_CPU_KERNELS=generic.
+// (op.SGEMM, and op.SGEMMEx with its fused epilogue) to this package's
+// blocked, assembly-backed SGEMM, and installs the vector depthwise conv2d,
+// conv_transpose2d and conv2d_filter_grad and the vector hardswish and
+// hardsigmoid (act_amd64.go) where the CPU has them, unless
+// PADDLE_CPU_KERNELS=generic.
 func installKernels() {
 	op.SGEMM = SGEMM
+	op.SGEMMEx = opSGEMMEx
 	if Kernel() != genericKernel.name {
 		if k := depthwiseKernel(); k != nil {
 			op.SetKernel("conv2d", k)
@@ -20,4 +23,23 @@ func installKernels() {
 		}
 		actKernels()
 	}
+}
+
+// opSGEMMEx is op.SGEMMEx on SGEMMEx: the epilogue runs per tile of C.
+func opSGEMMEx(transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int, ep *op.GemmEpilogue) {
+	if ep == nil {
+		SGEMM(transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+		return
+	}
+	e := Epilogue{RowBias: ep.RowBias, Affine: ep.Affine, Scale: ep.Scale, Shift: ep.Shift}
+	switch ep.Act {
+	case op.GemmActNone:
+	case op.GemmActHardSwish:
+		e.Act = ActHardSwish6
+	default: // not one of ours: the unfused steps
+		SGEMM(transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+		ep.Apply(c, ldc, m, n)
+		return
+	}
+	SGEMMEx(transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, &e)
 }

@@ -172,10 +172,16 @@ func init() {
 			return conv.InferMeta(in, a)
 		},
 		Ref: func(out, in []*op.T, a op.Attrs) {
+			scale, shift := a.Float("scale", 1), a.Float("shift", 0)
+			// float32 hardswish: the activation and scale/shift run in the
+			// GEMM's epilogue (op.SGEMMEx), bitwise the steps below
+			if out[0].DType() == tensor.Float32 && a.Str("act", "") == "hardswish" &&
+				op.Conv2DEx(out, in, a, op.GemmActHardSwish, scale != 1 || shift != 0, float32(scale), float32(shift)) {
+				return
+			}
 			op.Run(conv, out, in, a)
 			aa, _ := a["act_attrs"].(op.Attrs)
 			op.Run(op.Lookup(a.Str("act", "")), out, out, aa) // elementwise: in place is safe
-			scale, shift := a.Float("scale", 1), a.Float("shift", 0)
 			if scale == 1 && shift == 0 {
 				return
 			}
