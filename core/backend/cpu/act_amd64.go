@@ -9,6 +9,7 @@ import (
 
 	"paddle/core/op"
 	"paddle/core/parallel"
+	"paddle/core/tensor"
 )
 
 // hardswishAVX512 sets y[i] = hardswish(x[i]) for i < n (y may be x).
@@ -25,6 +26,12 @@ func hardswishAVX2(y, x *float32, n int)
 //
 //go:noescape
 func hardsigmoidAVX512(y, x *float32, n int, alpha, beta float32)
+
+// expShiftSumAVX512 sets y[i] = exp(x[i] - mx) for i < n (within about 1
+// ulp for x[i] ≤ mx) and returns their sum, accumulated in float64.
+//
+//go:noescape
+func expShiftSumAVX512(y, x *float32, n int, mx float32) float64
 
 // actGrain is the elements per parallel chunk (the reference's grain).
 const actGrain = 1 << 14
@@ -75,6 +82,9 @@ func actKernels() {
 			return true
 		})
 	}
+	if cpu.X86.HasAVX512F && cpu.X86.HasBMI2 {
+		op.SetKernel("softmax", softmaxLast)
+	}
 	if f := hardsigmoidVec(); f != nil {
 		op.SetKernel("hardsigmoid", func(out, in []*op.T, a op.Attrs) bool {
 			x, y, ok := f32Pair(out, in)
@@ -86,4 +96,35 @@ func actKernels() {
 			return true
 		})
 	}
+}
+
+// softmaxLast is an op.Kernel for float32 softmax over the last axis: the
+// reference's steps (max, exp of the shifted row summed in float64, times
+// 1/sum) with a vector float32 exp instead of float64 math.Exp, so results
+// differ from the reference by about 1 ulp. Other calls return false.
+func softmaxLast(out, in []*op.T, a op.Attrs) bool {
+	x, y, ok := f32Pair(out, in)
+	s := in[0].Shape()
+	if !ok || len(s) == 0 {
+		return false
+	}
+	ax, err := tensor.NormAxis(a.Int("axis", -1), len(s))
+	if err != nil || ax != len(s)-1 || s[ax] == 0 {
+		return false
+	}
+	k := s[ax]
+	parallel.For(len(x)/k, max(1, 1<<14/k), func(lo, hi int) {
+		for o := lo; o < hi; o++ {
+			xb, yb := x[o*k:(o+1)*k], y[o*k:(o+1)*k]
+			mx := xb[0]
+			for _, v := range xb[1:] {
+				mx = max(mx, v)
+			}
+			r := float32(1 / expShiftSumAVX512(unsafe.SliceData(yb), unsafe.SliceData(xb), k, mx))
+			for j := range yb {
+				yb[j] *= r
+			}
+		}
+	})
+	return true
 }

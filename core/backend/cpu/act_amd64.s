@@ -139,3 +139,88 @@ hg512one:
 hg512done:
 	VZEROUPPER
 	RET
+
+// func expShiftSumAVX512(y, x *float32, n int, mx float32) float64
+// y[i] = exp(x[i] - mx) for i < n (x[i] - mx ≤ 0 expected, clamped below at
+// -104 so -Inf gives 0; NaN stays NaN); returns Σ y[i] summed in float64.
+// exp: n = round(t·log2 e), r = t - n·ln2 (two constants), a degree-7
+// Taylor polynomial in r by FMA, scaled by 2^n with VSCALEFPS.
+TEXT ·expShiftSumAVX512(SB), NOSPLIT, $0-40
+	MOVQ y+0(FP), DI
+	MOVQ x+8(FP), SI
+	MOVQ n+16(FP), CX
+	VBROADCASTSS mx+24(FP), Z1
+	MOVL $0xc2d00000, AX // -104
+	VPBROADCASTD AX, Z2
+	MOVL $0x3fb8aa3b, AX // log2 e
+	VPBROADCASTD AX, Z3
+	MOVL $0x3f317200, AX // ln2 hi
+	VPBROADCASTD AX, Z4
+	MOVL $0x35bfbe8e, AX // ln2 lo
+	VPBROADCASTD AX, Z5
+	MOVL $0x39500d01, AX // 1/5040
+	VPBROADCASTD AX, Z20
+	MOVL $0x3ab60b61, AX // 1/720
+	VPBROADCASTD AX, Z21
+	MOVL $0x3c088889, AX // 1/120
+	VPBROADCASTD AX, Z22
+	MOVL $0x3d2aaaab, AX // 1/24
+	VPBROADCASTD AX, Z23
+	MOVL $0x3e2aaaab, AX // 1/6
+	VPBROADCASTD AX, Z24
+	MOVL $0x3f000000, AX // 1/2
+	VPBROADCASTD AX, Z25
+	MOVL $0x3f800000, AX // 1
+	VPBROADCASTD AX, Z26
+	VPXORQ Z16, Z16, Z16
+	VPXORQ Z17, Z17, Z17
+
+ex512loop:
+	TESTQ CX, CX
+	JZ    ex512done
+	MOVQ  $16, BX
+	CMPQ  CX, BX
+	CMOVQLT CX, BX
+	MOVL  $1, AX
+	SHLXL BX, AX, AX
+	DECL  AX
+	KMOVW AX, K1
+	VMOVUPS.Z (SI), K1, Z0
+	VSUBPS  Z1, Z0, Z0         // t = x - mx
+	VMAXPS  Z0, Z2, Z0         // max(-104, t); NaN stays
+	VMULPS  Z3, Z0, Z6
+	VRNDSCALEPS $0, Z6, Z6     // n = round(t·log2 e)
+	VFNMADD231PS Z4, Z6, Z0    // r = t - n·ln2hi
+	VFNMADD231PS Z5, Z6, Z0    // r -= n·ln2lo
+	VMOVAPS Z20, Z7
+	VFMADD213PS Z21, Z0, Z7    // p = p·r + c
+	VFMADD213PS Z22, Z0, Z7
+	VFMADD213PS Z23, Z0, Z7
+	VFMADD213PS Z24, Z0, Z7
+	VFMADD213PS Z25, Z0, Z7
+	VFMADD213PS Z26, Z0, Z7
+	VFMADD213PS Z26, Z0, Z7
+	VSCALEFPS Z6, Z7, Z7       // p·2^n
+	VMOVAPS.Z Z7, K1, Z7       // lanes past n: 0
+	VMOVUPS Z7, K1, (DI)
+	VCVTPS2PD Y7, Z8
+	VEXTRACTF32X8 $1, Z7, Y9
+	VCVTPS2PD Y9, Z9
+	VADDPD  Z8, Z16, Z16
+	VADDPD  Z9, Z17, Z17
+	LEAQ    (SI)(BX*4), SI
+	LEAQ    (DI)(BX*4), DI
+	SUBQ    BX, CX
+	JMP     ex512loop
+
+ex512done:
+	VADDPD Z17, Z16, Z16
+	VEXTRACTF64X4 $1, Z16, Y17
+	VADDPD Y17, Y16, Y16
+	VEXTRACTF64X2 $1, Y16, X17
+	VADDPD X17, X16, X16
+	VPERMILPD $1, X16, X17
+	VADDSD X17, X16, X16
+	VMOVSD X16, ret+32(FP)
+	VZEROUPPER
+	RET
