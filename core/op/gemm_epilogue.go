@@ -1,6 +1,9 @@
 package op
 
-import "paddle/core/tensor"
+import (
+	"paddle/core/parallel"
+	"paddle/core/tensor"
+)
 
 // GemmAct is an activation that SGEMMEx fuses into its epilogue.
 type GemmAct int
@@ -34,6 +37,14 @@ func sgemmExRef(transA, transB bool, m, n, k int, alpha float32, a []float32, ld
 	if ep != nil {
 		ep.Apply(c, ldc, m, n)
 	}
+}
+
+// ApplyEpilogue runs ep, whose RowBias must be nil, on every element of c
+// in place, bitwise as ep.Apply: the activation and scale/shift of
+// conv2d_act after a convolution that does not go through SGEMMEx
+// (depthwise ones). A backend replaces it with a vector version.
+var ApplyEpilogue = func(c []float32, ep *GemmEpilogue) {
+	parallel.For(len(c), 1<<14, func(lo, hi int) { ep.Apply(c[lo:hi], hi-lo, 1, hi-lo) })
 }
 
 // Apply runs e on the m×n matrix c (leading dimension ldc) in a scalar loop:

@@ -56,3 +56,17 @@ func TestConv2DExBitwise(t *testing.T) {
 		t.Fatal("Conv2DEx took float64")
 	}
 }
+
+// The default ApplyEpilogue is bitwise Hardswish, then ·scale + shift.
+func TestApplyEpilogueBitwise(t *testing.T) {
+	r := rand.New(rand.NewPCG(25, 26))
+	x := tensor.Rand(r, tensor.Float32, -8, 8, 3, 20001)
+	want := Add(Mul(Hardswish(x), tensor.Scalar(float32(0.37))), tensor.Scalar(float32(-0.21)))
+	got := x.Clone()
+	ApplyEpilogue(got.F32(), &GemmEpilogue{Act: GemmActHardSwish, Affine: true, Scale: 0.37, Shift: -0.21})
+	for i, w := range want.F32() {
+		if g := got.F32()[i]; math.Float32bits(g) != math.Float32bits(w) {
+			t.Fatalf("y[%d] = %v, want %v", i, g, w)
+		}
+	}
+}

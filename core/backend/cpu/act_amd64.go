@@ -84,6 +84,7 @@ func actKernels() {
 	}
 	if cpu.X86.HasAVX512F && cpu.X86.HasBMI2 {
 		op.SetKernel("softmax", softmaxLast)
+		op.ApplyEpilogue = applyEpilogueAVX512
 	}
 	if f := hardsigmoidVec(); f != nil {
 		op.SetKernel("hardsigmoid", func(out, in []*op.T, a op.Attrs) bool {
@@ -127,4 +128,30 @@ func softmaxLast(out, in []*op.T, a op.Attrs) bool {
 		}
 	})
 	return true
+}
+
+// applyEpilogueAVX512 is op.ApplyEpilogue on the SGEMM epilogue's vector
+// code: c as rows of 32, then the rest as one masked row.
+func applyEpilogueAVX512(c []float32, ep *op.GemmEpilogue) {
+	e := Epilogue{Affine: ep.Affine, Scale: ep.Scale, Shift: ep.Shift}
+	switch ep.Act {
+	case op.GemmActNone:
+	case op.GemmActHardSwish:
+		e.Act = ActHardSwish6
+	default:
+		ep.Apply(c, len(c), 1, len(c))
+		return
+	}
+	if ep.RowBias != nil {
+		panic("cpu: ApplyEpilogue with a row bias")
+	}
+	parallel.For(len(c), actGrain, func(lo, hi int) {
+		part := c[lo:hi]
+		if rows := len(part) / 32; rows > 0 {
+			epilogueTileAVX512(&e, part, 32, 0, 0, rows, 32)
+		}
+		if rest := len(part) % 32; rest > 0 {
+			epilogueTileAVX512(&e, part[len(part)-rest:], 32, 0, 0, 1, rest)
+		}
+	})
 }

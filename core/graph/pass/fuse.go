@@ -175,8 +175,13 @@ func init() {
 			scale, shift := a.Float("scale", 1), a.Float("shift", 0)
 			// float32 hardswish: the activation and scale/shift run in the
 			// GEMM's epilogue (op.SGEMMEx), bitwise the steps below
-			if out[0].DType() == tensor.Float32 && a.Str("act", "") == "hardswish" &&
-				op.Conv2DEx(out, in, a, op.GemmActHardSwish, scale != 1 || shift != 0, float32(scale), float32(shift)) {
+			if out[0].DType() == tensor.Float32 && a.Str("act", "") == "hardswish" {
+				affine := scale != 1 || shift != 0
+				if op.Conv2DEx(out, in, a, op.GemmActHardSwish, affine, float32(scale), float32(shift)) {
+					return
+				}
+				op.Run(conv, out, in, a) // depthwise: then one pass for both
+				op.ApplyEpilogue(out[0].F32(), &op.GemmEpilogue{Act: op.GemmActHardSwish, Affine: affine, Scale: float32(scale), Shift: float32(shift)})
 				return
 			}
 			op.Run(conv, out, in, a)
