@@ -2,6 +2,7 @@ package nn
 
 import (
 	"fmt"
+	"math"
 
 	"paddle/core/ag"
 	"paddle/core/op"
@@ -167,4 +168,14 @@ func NewUpsample(o UpsampleOptions) (*Upsample, error) {
 func (u *Upsample) Params() []Param { return nil }
 
 // Forward resizes x (N, C, H, W) to (N, C, OH, OW).
-func (u *Upsample) Forward(x *ag.Var, _ bool) *ag.Var { return ag.Resize(x, u.p) }
+func (u *Upsample) Forward(x *ag.Var, _ bool) *ag.Var {
+	p := u.p
+	if p.CoordMode == "align_corners" && p.Scales != nil {
+		// PyTorch maps corners with the rounded output size; ONNX Resize with
+		// scales uses in·scale unrounded, so pass the size PyTorch computes.
+		s := x.Shape()
+		p.Sizes = []int{int(math.Floor(float64(s[2]) * p.Scales[0])), int(math.Floor(float64(s[3]) * p.Scales[1]))}
+		p.Scales = nil
+	}
+	return ag.Resize(x, p)
+}

@@ -16,7 +16,7 @@ import (
 //
 //	half_pixel            (o + 0.5)/scale - 0.5
 //	pytorch_half_pixel    the same, but 0 when the output has one pixel
-//	align_corners         o·(in-1)/(out-1), 0 when out = 1
+//	align_corners         o·(in-1)/(L-1), 0 when L <= 1; L = out, or in·scale (unrounded) with scales
 //	asymmetric            o/scale
 //	tf_half_pixel_for_nn  (o + 0.5)/scale
 //
@@ -62,6 +62,7 @@ type resizePlan struct {
 	sh, sw         float64
 	linear         bool
 	coord, nearest string
+	fromScales     bool // the size came from scales: align_corners divides by in·scale - 1, as ONNX does
 }
 
 func makeResizePlan(xs tensor.Shape, a Attrs) (resizePlan, error) {
@@ -102,6 +103,7 @@ func makeResizePlan(xs tensor.Shape, a Attrs) (resizePlan, error) {
 		p.sh, p.sw = float64(p.oh)/float64(h), float64(p.ow)/float64(w)
 	case len(scales) == 2:
 		p.sh, p.sw = scales[0], scales[1]
+		p.fromScales = true
 		p.oh, p.ow = int(math.Floor(float64(h)*p.sh)), int(math.Floor(float64(w)*p.sw))
 	default:
 		return p, fmt.Errorf("want sizes [oh, ow] or scales [sh, sw] (N and C unchanged), got sizes %v, scales %v", sizes, scales)
@@ -122,10 +124,15 @@ func (p resizePlan) srcCoord(o, in, out int, scale float64) float64 {
 		}
 		return (x+0.5)/scale - 0.5
 	case "align_corners":
-		if out == 1 {
+		// ONNX's length_resized is in·scale, unrounded, when scales give the size
+		length := float64(out)
+		if p.fromScales {
+			length = float64(in) * scale
+		}
+		if length <= 1 {
 			return 0
 		}
-		return x * float64(in-1) / float64(out-1)
+		return x * float64(in-1) / (length - 1)
 	case "asymmetric":
 		return x / scale
 	case "tf_half_pixel_for_nn":

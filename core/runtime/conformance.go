@@ -75,9 +75,7 @@ func init() {
 
 // ConformanceKnownFailures are in-scope tests that fail today, with the
 // reason; they run, and are reported as "known" instead of "fail" when they fail.
-var ConformanceKnownFailures = map[string]string{
-	"test_resize_downsample_scales_linear_align_corners": "core/op resize: align_corners with scales must use the unrounded output length in*scale, as ONNX does",
-}
+var ConformanceKnownFailures = map[string]string{}
 
 // CaseResult is the outcome of one conformance test.
 type CaseResult struct {
