@@ -1,9 +1,11 @@
 package workflow
 
 import (
+	"context"
 	"fmt"
 
 	pio "paddle/core/io"
+	"paddle/core/metric"
 	"paddle/core/nn"
 	"paddle/core/optim"
 	"paddle/core/tensor"
@@ -61,4 +63,20 @@ func LoadCheckpoint(dir string, m nn.Module, opt optim.Optimizer) (State, error)
 		}
 	}
 	return st, nil
+}
+
+// EvalCheckpoint loads the weights of checkpoint dir into model, builds the
+// task that evaluates it and runs Eval: what every kit's eval verb does.
+func EvalCheckpoint[B any](ctx context.Context, dir string, model nn.Module, task func() (*Task[B], error)) (metric.Report, error) {
+	if _, err := LoadCheckpoint(dir, model, nil); err != nil {
+		return metric.Report{}, err
+	}
+	t, err := task()
+	if err != nil {
+		return metric.Report{}, err
+	}
+	if t.EvalBatches == nil {
+		return metric.Report{}, fmt.Errorf("no eval data: the config has no eval split")
+	}
+	return t.Eval(ctx)
 }

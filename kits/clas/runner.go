@@ -199,21 +199,14 @@ func (r *runner) Train(ctx context.Context, env workflow.Env) error {
 
 // Eval evaluates the checkpoint env.Weights on the eval split.
 func (r *runner) Eval(ctx context.Context, env workflow.Env) (metric.Report, error) {
+	if r.loader.Eval == nil {
+		return metric.Report{}, fmt.Errorf("%s: DataLoader.Eval is missing", r.cfg.File)
+	}
 	model, err := r.newModel()
 	if err != nil {
 		return metric.Report{}, err
 	}
-	if _, err := workflow.LoadCheckpoint(env.Weights, model, nil); err != nil {
-		return metric.Report{}, err
-	}
-	t, err := r.task(model, false)
-	if err != nil {
-		return metric.Report{}, err
-	}
-	if t.EvalBatches == nil {
-		return metric.Report{}, fmt.Errorf("%s: DataLoader.Eval is missing", r.cfg.File)
-	}
-	return t.Eval(ctx)
+	return workflow.EvalCheckpoint(ctx, env.Weights, model, func() (*workflow.Task[Batch], error) { return r.task(model, false) })
 }
 
 // Prediction is one image's top-k classes (the jsonl line of `clas predict`).

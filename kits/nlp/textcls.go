@@ -298,21 +298,14 @@ func (r *textRunner) Train(ctx context.Context, env workflow.Env) error {
 
 // Eval evaluates the checkpoint env.Weights on DataLoader.Eval.
 func (r *textRunner) Eval(ctx context.Context, env workflow.Env) (metric.Report, error) {
+	if r.loader.Eval == nil {
+		return metric.Report{}, fmt.Errorf("%s: DataLoader.Eval is missing", r.cfg.File)
+	}
 	model, err := r.newModel(env.Weights)
 	if err != nil {
 		return metric.Report{}, err
 	}
-	if _, err := workflow.LoadCheckpoint(env.Weights, model, nil); err != nil {
-		return metric.Report{}, err
-	}
-	t, err := r.task(model, false)
-	if err != nil {
-		return metric.Report{}, err
-	}
-	if t.EvalBatches == nil {
-		return metric.Report{}, fmt.Errorf("%s: DataLoader.Eval is missing", r.cfg.File)
-	}
-	return t.Eval(ctx)
+	return workflow.EvalCheckpoint(ctx, env.Weights, model, func() (*workflow.Task[TextBatch], error) { return r.task(model, false) })
 }
 
 // TextPrediction is one line of `nlp predict`.

@@ -335,21 +335,14 @@ func (r *runner) Train(ctx context.Context, env workflow.Env) error {
 
 // Eval evaluates the checkpoint env.Weights on the Eval split.
 func (r *runner) Eval(ctx context.Context, env workflow.Env) (metric.Report, error) {
+	if r.eval == nil {
+		return metric.Report{}, fmt.Errorf("%s: the Eval section is missing", r.cfg.File)
+	}
 	model, err := r.newModel()
 	if err != nil {
 		return metric.Report{}, err
 	}
-	if _, err := workflow.LoadCheckpoint(env.Weights, model, nil); err != nil {
-		return metric.Report{}, err
-	}
-	if r.eval == nil {
-		return metric.Report{}, fmt.Errorf("%s: the Eval section is missing", r.cfg.File)
-	}
-	t, err := r.task(model, false)
-	if err != nil {
-		return metric.Report{}, err
-	}
-	return t.Eval(ctx)
+	return workflow.EvalCheckpoint(ctx, env.Weights, model, func() (*workflow.Task[Batch], error) { return r.task(model, false) })
 }
 
 // Prediction is one line image's recognised text.
