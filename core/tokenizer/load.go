@@ -146,6 +146,26 @@ func parsePattern(r json.RawMessage) (finder, error) {
 	return nil, fmt.Errorf("pattern needs String or Regex")
 }
 
+// parseSequence parses the list of a "Sequence" component with parse, in
+// order, leaving out null entries; errors name the entry.
+func parseSequence[T any](raw json.RawMessage, parse func(json.RawMessage) (T, error)) ([]T, error) {
+	var list []json.RawMessage
+	if err := json.Unmarshal(raw, &list); err != nil {
+		return nil, fmt.Errorf("Sequence: %w", err)
+	}
+	var q []T
+	for i, x := range list {
+		p, err := parse(x)
+		if err != nil {
+			return nil, fmt.Errorf("Sequence[%d]: %w", i, err)
+		}
+		if any(p) != nil {
+			q = append(q, p)
+		}
+	}
+	return q, nil
+}
+
 func parseNormalizer(r json.RawMessage) (Normalizer, error) {
 	if isNull(r) {
 		return nil, nil
@@ -183,21 +203,11 @@ func parseNormalizer(r json.RawMessage) (Normalizer, error) {
 		lower := get(o, "lowercase", true)
 		return bertNorm{get(o, "clean_text", true), get(o, "handle_chinese_chars", true), get(o, "strip_accents", lower), lower}, nil
 	case "Sequence":
-		var list []json.RawMessage
-		if err := json.Unmarshal(o["normalizers"], &list); err != nil {
-			return nil, fmt.Errorf("Sequence: %w", err)
+		q, err := parseSequence(o["normalizers"], parseNormalizer)
+		if err != nil {
+			return nil, err
 		}
-		var q seqNorm
-		for i, x := range list {
-			n, err := parseNormalizer(x)
-			if err != nil {
-				return nil, fmt.Errorf("Sequence[%d]: %w", i, err)
-			}
-			if n != nil {
-				q = append(q, n)
-			}
-		}
-		return q, nil
+		return seqNorm(q), nil
 	}
 	return nil, fmt.Errorf("unsupported normalizer type %q (supported: NFC NFD NFKC NFKD Lowercase ByteLevel StripAccents Strip Prepend Replace BertNormalizer Sequence)", ty)
 }
@@ -273,21 +283,11 @@ func parsePre(r json.RawMessage) (PreTokenizer, error) {
 		}
 		return metaspacePre{rep[0], scheme, get(o, "split", true)}, nil
 	case "Sequence":
-		var list []json.RawMessage
-		if err := json.Unmarshal(o["pretokenizers"], &list); err != nil {
-			return nil, fmt.Errorf("Sequence: %w", err)
+		q, err := parseSequence(o["pretokenizers"], parsePre)
+		if err != nil {
+			return nil, err
 		}
-		var q seqPre
-		for i, x := range list {
-			p, err := parsePre(x)
-			if err != nil {
-				return nil, fmt.Errorf("Sequence[%d]: %w", i, err)
-			}
-			if p != nil {
-				q = append(q, p)
-			}
-		}
-		return q, nil
+		return seqPre(q), nil
 	}
 	return nil, fmt.Errorf("unsupported pre-tokenizer type %q (supported: ByteLevel Split Whitespace WhitespaceSplit BertPreTokenizer Punctuation Digits CharDelimiterSplit Metaspace Sequence)", ty)
 }

@@ -77,21 +77,11 @@ func parsePost(r json.RawMessage) (PostProcessor, error) {
 		}
 		return tp, nil
 	case "Sequence":
-		var list []json.RawMessage
-		if err := json.Unmarshal(o["processors"], &list); err != nil {
-			return nil, fmt.Errorf("Sequence: %w", err)
+		q, err := parseSequence(o["processors"], parsePost)
+		if err != nil {
+			return nil, err
 		}
-		var q seqProc
-		for i, x := range list {
-			p, err := parsePost(x)
-			if err != nil {
-				return nil, fmt.Errorf("Sequence[%d]: %w", i, err)
-			}
-			if p != nil {
-				q = append(q, p)
-			}
-		}
-		return q, nil
+		return seqProc(q), nil
 	}
 	return nil, fmt.Errorf("unsupported post-processor type %q (supported: ByteLevel BertProcessing RobertaProcessing TemplateProcessing Sequence)", ty)
 }
@@ -139,21 +129,11 @@ func parseDecoder(r json.RawMessage) (Decoder, error) {
 	case "BPEDecoder":
 		return bpeDec{get(o, "suffix", "</w>")}, nil
 	case "Sequence":
-		var list []json.RawMessage
-		if err := json.Unmarshal(o["decoders"], &list); err != nil {
-			return nil, fmt.Errorf("Sequence: %w", err)
+		q, err := parseSequence(o["decoders"], parseDecoder)
+		if err != nil {
+			return nil, err
 		}
-		var q seqDec
-		for i, x := range list {
-			d, err := parseDecoder(x)
-			if err != nil {
-				return nil, fmt.Errorf("Sequence[%d]: %w", i, err)
-			}
-			if d != nil {
-				q = append(q, d)
-			}
-		}
-		return q, nil
+		return seqDec(q), nil
 	}
 	return nil, fmt.Errorf("unsupported decoder type %q (supported: ByteLevel ByteFallback Fuse Strip Replace Metaspace WordPiece BPEDecoder Sequence)", ty)
 }
