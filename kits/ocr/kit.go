@@ -5,6 +5,7 @@ import (
 
 	"paddle/core/cli/cmdutil"
 	"paddle/core/cli/eval"
+	"paddle/core/cli/export"
 	"paddle/core/cli/train"
 	"paddle/core/kit"
 	"paddle/kits/ocr/rectrain"
@@ -13,7 +14,7 @@ import (
 
 // Kit returns the OCR kit. Its predict replaces the shared verb: it runs the PP-OCRv4
 // system from ONNX models instead of a training checkpoint. train and eval are the
-// shared verbs over kits/ocr/rectrain (CRNN recognition); synth renders training data.
+// shared verbs over kits/ocr/rectrain (CRNN recognition), and export; synth renders training data.
 func Kit() *kit.Kit {
 	return &kit.Kit{
 		Name:   "ocr",
@@ -22,7 +23,7 @@ func Kit() *kit.Kit {
 		Build:  rectrain.Build,
 		Serve:  Serve, // paddle serve ocr
 		Commands: func(f *cmdutil.Factory, k *kit.Kit) []*cobra.Command {
-			return []*cobra.Command{NewCmdPredict(f, nil), train.NewCmdTrain(f, k, nil), eval.NewCmdEval(f, k, nil), synth.NewCmdSynth(f, nil)}
+			return []*cobra.Command{NewCmdPredict(f, nil), train.NewCmdTrain(f, k, nil), eval.NewCmdEval(f, k, nil), export.NewCmdExport(f, k, nil), synth.NewCmdSynth(f, nil)}
 		},
 	}
 }
