@@ -58,6 +58,9 @@ func LoadSystem(ctx context.Context, src Sources, p Profile) (*System, error) {
 	}
 	s := &System{Profile: p}
 	var err error
+	if s.RecIn, err = recShapeFromExport(src.Rec); err != nil {
+		return nil, fmt.Errorf("recognition model: %w", err)
+	}
 	if src.UseDet {
 		if s.Det, err = loadModel("detection", pick(src.Det, storeDet), src.Threads); err != nil {
 			return nil, err
@@ -122,26 +125,69 @@ func loadModel(what, path string, threads int) (Model, error) {
 }
 
 // dictFromExport returns the CTC classes of an export folder's inference.yaml/.yml
-// (PostProcess.character_dict, as PaddleX writes it), or nil.
+// (PostProcess.character_dict, as PaddleX writes it, then a space class unless
+// use_space_char is false), or nil.
 func dictFromExport(dir string) []string {
-	if dir == "" {
+	doc, ok := readRecExport(dir)
+	if !ok || len(doc.PostProcess.CharacterDict) == 0 {
 		return nil
+	}
+	chars := append([]string{"blank"}, doc.PostProcess.CharacterDict...)
+	if doc.PostProcess.UseSpaceChar == nil || *doc.PostProcess.UseSpaceChar {
+		chars = append(chars, " ")
+	}
+	return chars
+}
+
+// recExportDoc is what the system reads of a rec export's inference.yaml.
+type recExportDoc struct {
+	PreProcess struct {
+		TransformOps []map[string]struct {
+			ImageShape []int `yaml:"image_shape"`
+		} `yaml:"transform_ops"`
+	} `yaml:"PreProcess"`
+	PostProcess struct {
+		CharacterDict []string `yaml:"character_dict"`
+		UseSpaceChar  *bool    `yaml:"use_space_char"`
+	} `yaml:"PostProcess"`
+}
+
+// readRecExport parses dir's inference.yaml (or .yml); false when dir is not an
+// export folder or the file does not parse.
+func readRecExport(dir string) (recExportDoc, bool) {
+	var doc recExportDoc
+	if dir == "" {
+		return doc, false
 	}
 	for _, name := range []string{"inference.yaml", "inference.yml"} {
 		b, err := os.ReadFile(filepath.Join(dir, name))
 		if err != nil {
 			continue
 		}
-		var doc struct {
-			PostProcess struct {
-				CharacterDict []string `yaml:"character_dict"`
-			} `yaml:"PostProcess"`
-		}
-		if yaml.Unmarshal(b, &doc) != nil || len(doc.PostProcess.CharacterDict) == 0 {
-			return nil
-		}
-		chars := append([]string{"blank"}, doc.PostProcess.CharacterDict...)
-		return append(chars, " ")
+		return doc, yaml.Unmarshal(b, &doc) == nil
 	}
-	return nil
+	return doc, false
+}
+
+// recShapeFromExport returns the input geometry of a rec export folder: the
+// RecResizeImg image_shape [3, H, W] of its inference.yaml. Without one (a bare
+// .onnx file, or PaddleX's PP-OCRv4 files) it is the zero RecShape, PP-OCRv4's
+// 48×320; an image_shape that is not [3, H, W] is an error.
+func recShapeFromExport(dir string) (RecShape, error) {
+	doc, ok := readRecExport(dir)
+	if !ok {
+		return RecShape{}, nil
+	}
+	for _, op := range doc.PreProcess.TransformOps {
+		o, ok := op["RecResizeImg"]
+		if !ok || o.ImageShape == nil {
+			continue
+		}
+		sh := o.ImageShape
+		if len(sh) != 3 || sh[0] != 3 || sh[1] <= 0 || sh[2] <= 0 {
+			return RecShape{}, fmt.Errorf("%s: RecResizeImg.image_shape %v: want [3, H, W]", dir, sh)
+		}
+		return RecShape{H: sh[1], W: sh[2]}, nil
+	}
+	return RecShape{}, nil
 }

@@ -83,8 +83,11 @@ func CTCDecode(probs []float32, T, C int, chars []string) (string, float64) {
 
 // RecResizeWidth is the width a crop of size h×w is resized to inside a batch of width
 // imgW: ceil(48*w/h), capped at imgW.
-func RecResizeWidth(h, w, imgW int) int {
-	rw := math.Ceil(float64(recH) * (float64(w) / float64(h)))
+func RecResizeWidth(h, w, imgW int) int { return resizeWidth(h, w, imgW, recH) }
+
+// resizeWidth is ceil(height*w/h), capped at imgW.
+func resizeWidth(h, w, imgW, height int) int {
+	rw := math.Ceil(float64(height) * (float64(w) / float64(h)))
 	if rw > float64(imgW) {
 		return imgW
 	}
@@ -93,8 +96,27 @@ func RecResizeWidth(h, w, imgW int) int {
 
 // RecBatchWidth is the input width of a recognition batch whose largest width/height
 // ratio is maxRatio: int(48 * max(320/48, maxRatio)).
-func RecBatchWidth(maxRatio float64) int {
-	return int(float64(recH) * max(float64(recMinW)/float64(recH), maxRatio))
+func RecBatchWidth(maxRatio float64) int { return RecShape{}.batchWidth(maxRatio) }
+
+// RecShape is a recognition model's input geometry: height H and the minimum batch
+// width W, RecResizeImg's image_shape [3, H, W] (an export's inference.yaml gives it).
+// The zero value is PP-OCRv4's 48×320.
+type RecShape struct{ H, W int }
+
+func (r RecShape) orDefault() RecShape {
+	if r.H <= 0 {
+		r.H = recH
+	}
+	if r.W <= 0 {
+		r.W = recMinW
+	}
+	return r
+}
+
+// batchWidth is int(H * max(W/H, maxRatio)).
+func (r RecShape) batchWidth(maxRatio float64) int {
+	r = r.orDefault()
+	return int(float64(r.H) * max(float64(r.W)/float64(r.H), maxRatio))
 }
 
 // byAspect returns the crop indices sorted by width/height, ascending (stable).
@@ -112,12 +134,17 @@ func byAspect(crops []imgproc.Mat8) ([]int, []float64) {
 // normalizeInto writes crop resized to rw×48 (cv2 INTER_LINEAR) as CHW float32
 // ((x/255 - 0.5) / 0.5) into dst, a 3×48×imgW plane set whose right part stays 0.
 func normalizeInto(dst []float32, crop imgproc.Mat8, rw, imgW int) {
-	r := imgproc.ResizeLinear(crop, rw, recH)
-	for y := 0; y < recH; y++ {
+	normalizeIntoH(dst, crop, rw, recH, imgW)
+}
+
+// normalizeIntoH is normalizeInto for height h.
+func normalizeIntoH(dst []float32, crop imgproc.Mat8, rw, h, imgW int) {
+	r := imgproc.ResizeLinear(crop, rw, h)
+	for y := 0; y < h; y++ {
 		for x := 0; x < rw; x++ {
 			for c := 0; c < 3; c++ {
 				v := float32(r.Pix[(y*rw+x)*3+c]) / 255
-				dst[(c*recH+y)*imgW+x] = (v - 0.5) / 0.5
+				dst[(c*h+y)*imgW+x] = (v - 0.5) / 0.5
 			}
 		}
 	}
@@ -125,17 +152,22 @@ func normalizeInto(dst []float32, crop imgproc.Mat8, rw, imgW int) {
 
 // RecBatchInput builds the recognition input [n,3,48,imgW] for crops (in the given
 // order) with imgW = RecBatchWidth of their largest ratio.
-func RecBatchInput(crops []imgproc.Mat8) *tensor.Tensor {
+func RecBatchInput(crops []imgproc.Mat8) *tensor.Tensor { return RecShape{}.BatchInput(crops) }
+
+// BatchInput is RecBatchInput for a model of input shape r: [n,3,H,imgW] with
+// imgW = int(H * max(W/H, largest ratio)).
+func (r RecShape) BatchInput(crops []imgproc.Mat8) *tensor.Tensor {
+	r = r.orDefault()
 	maxRatio := 0.0
 	for _, c := range crops {
 		maxRatio = max(maxRatio, float64(c.W)/float64(c.H))
 	}
-	imgW := RecBatchWidth(maxRatio)
-	x := tensor.New(tensor.Float32, len(crops), 3, recH, imgW)
+	imgW := r.batchWidth(maxRatio)
+	x := tensor.New(tensor.Float32, len(crops), 3, r.H, imgW)
 	data := x.F32()
-	per := 3 * recH * imgW
+	per := 3 * r.H * imgW
 	for i, c := range crops {
-		normalizeInto(data[i*per:(i+1)*per], c, RecResizeWidth(c.H, c.W, imgW), imgW)
+		normalizeIntoH(data[i*per:(i+1)*per], c, resizeWidth(c.H, c.W, imgW, r.H), r.H, imgW)
 	}
 	return x
 }
@@ -150,6 +182,11 @@ type RecResult struct {
 // batch sorted by aspect ratio, and CTC-decodes each with chars; results come back in
 // the order of crops.
 func Recognize(m Model, crops []imgproc.Mat8, chars []string, batch int) ([]RecResult, error) {
+	return RecShape{}.Recognize(m, crops, chars, batch)
+}
+
+// Recognize is the package's Recognize for a model of input shape r.
+func (r RecShape) Recognize(m Model, crops []imgproc.Mat8, chars []string, batch int) ([]RecResult, error) {
 	batch = max(batch, 1)
 	idx, _ := byAspect(crops)
 	res := make([]RecResult, len(crops))
@@ -159,7 +196,7 @@ func Recognize(m Model, crops []imgproc.Mat8, chars []string, batch int) ([]RecR
 		for _, i := range idx[beg:end] {
 			group = append(group, crops[i])
 		}
-		y, err := runOne(m, RecBatchInput(group))
+		y, err := runOne(m, r.BatchInput(group))
 		if err != nil {
 			return nil, fmt.Errorf("recognition model: %w", err)
 		}

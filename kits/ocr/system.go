@@ -73,6 +73,7 @@ type System struct {
 	Rec     Model    // CTC text recogniser
 	Cls     Model    // 0/180 angle classifier; nil: no classification
 	Chars   []string // CTC classes (LoadDict)
+	RecIn   RecShape // Rec's input height and minimum width (zero: PP-OCRv4's 48×320)
 	Profile Profile
 }
 
@@ -141,5 +142,5 @@ func (s *System) recognize(crops []imgproc.Mat8) ([]RecResult, error) {
 			return nil, err
 		}
 	}
-	return Recognize(s.Rec, crops, s.Chars, s.Profile.RecBatch)
+	return s.RecIn.Recognize(s.Rec, crops, s.Chars, s.Profile.RecBatch)
 }

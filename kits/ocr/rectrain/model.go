@@ -189,9 +189,8 @@ func (m *CRNN) Buffers() []nn.Param { return nn.Prefix("backbone", m.Backbone.Bu
 
 // Forward maps images x (N, C, H, W) to class logits (T, N, K), T = W'.
 func (m *CRNN) Forward(x *ag.Var, training bool) *ag.Var {
-	f := m.Backbone.Forward(x, training)                          // (N, C', 1, T)
-	s := f.Shape()                                                //
-	seq := ag.Transpose(ag.Reshape(f, s[0], s[1], s[3]), 2, 0, 1) // (T, N, C')
+	f := m.Backbone.Forward(x, training)           // (N, C', 1, T)
+	seq := ag.Transpose(ag.Squeeze(f, 2), 2, 0, 1) // (T, N, C'); a squeeze keeps T dynamic in an export
 	if m.LSTM != nil {
 		seq = m.LSTM.Forward(seq, training) // (T, N, 2H)
 	}
