@@ -48,23 +48,52 @@ func argmax(v []float32) int {
 	return best
 }
 
-// F1 returns each class's F1 score.
-func (m *ClassMetric) F1() []float64 {
-	f := make([]float64, m.Classes)
+// ClassScores are one class's precision, recall, F1 and support (true
+// samples), as scikit-learn's classification_report gives them.
+type ClassScores struct {
+	Precision, Recall, F1 float64
+	Support               int
+}
+
+// PerClass returns each class's scores; a ratio whose denominator is 0 is 0
+// (scikit-learn's zero_division=0).
+func (m *ClassMetric) PerClass() []ClassScores {
+	out := make([]ClassScores, m.Classes)
 	for c := range m.Classes {
 		tp, predicted, actual := m.Confusion[c][c], 0, 0
 		for o := range m.Classes {
 			predicted += m.Confusion[o][c]
 			actual += m.Confusion[c][o]
 		}
-		if predicted+actual > 0 {
-			f[c] = 2 * float64(tp) / float64(predicted+actual)
+		s := ClassScores{Support: actual}
+		if predicted > 0 {
+			s.Precision = float64(tp) / float64(predicted)
 		}
+		if actual > 0 {
+			s.Recall = float64(tp) / float64(actual)
+		}
+		if predicted+actual > 0 {
+			s.F1 = 2 * float64(tp) / float64(predicted+actual)
+		}
+		out[c] = s
+	}
+	return out
+}
+
+// F1 returns each class's F1 score.
+func (m *ClassMetric) F1() []float64 {
+	f := make([]float64, m.Classes)
+	for c, s := range m.PerClass() {
+		f[c] = s.F1
 	}
 	return f
 }
 
-// Result reports accuracy, macro_f1 (main) and f1_<label> per class.
+// Result reports, as flat keys (metric.Report has no tables): accuracy;
+// micro_f1 (pooled counts: equal to accuracy for one label per text);
+// macro_precision, macro_recall, macro_f1 (main: unweighted means over the
+// classes) and weighted_f1 (weighted by support); and per class
+// precision_<label>, recall_<label>, f1_<label> and support_<label>.
 func (m *ClassMetric) Result() metric.Report {
 	n, correct := 0, 0
 	for c := range m.Classes {
@@ -74,17 +103,26 @@ func (m *ClassMetric) Result() metric.Report {
 		correct += m.Confusion[c][c]
 	}
 	r := metric.Report{Main: "macro_f1", Values: map[string]float64{}, Count: n}
-	acc, macro := 0.0, 0.0
+	acc := 0.0
 	if n > 0 {
 		acc = float64(correct) / float64(n)
 	}
-	for c, f := range m.F1() {
-		macro += f
-		r.Values["f1_"+m.Labels[c]] = f
+	var mp, mr, mf, wf float64
+	for c, s := range m.PerClass() {
+		mp, mr, mf = mp+s.Precision, mr+s.Recall, mf+s.F1
+		wf += s.F1 * float64(s.Support)
+		l := m.Labels[c]
+		r.Values["precision_"+l], r.Values["recall_"+l], r.Values["f1_"+l] = s.Precision, s.Recall, s.F1
+		r.Values["support_"+l] = float64(s.Support)
 	}
-	if m.Classes > 0 {
-		macro /= float64(m.Classes)
+	if k := float64(m.Classes); k > 0 {
+		mp, mr, mf = mp/k, mr/k, mf/k
 	}
-	r.Values["accuracy"], r.Values["macro_f1"] = acc, macro
+	if n > 0 {
+		wf /= float64(n)
+	}
+	r.Values["accuracy"], r.Values["micro_f1"] = acc, acc
+	r.Values["macro_precision"], r.Values["macro_recall"], r.Values["macro_f1"] = mp, mr, mf
+	r.Values["weighted_f1"] = wf
 	return r
 }

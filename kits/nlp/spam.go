@@ -145,35 +145,49 @@ func defaultSpamDir() string {
 }
 
 type datasetOptions struct {
-	Factory *cmdutil.Factory
-	Output  string
-	Source  string
-	Seed    uint64
+	Factory    *cmdutil.Factory
+	Name       string
+	Output     string
+	Source     string
+	Seed       uint64
+	Langs      []string
+	MaxPerLang int
 }
 
 func newCmdDataset(f *cmdutil.Factory) *cobra.Command {
 	opts := &datasetOptions{Factory: f}
 	cmd := &cobra.Command{
-		Use:   "dataset spam --output DIR",
-		Short: "Write the SpamAssassin corpus as train/dev TSV files (text<TAB>label)",
-		Long: "Reads the SpamAssassin messages fetched by scripts/fetch_spam.sh (ham: easy-ham-1, easy-ham-2,\n" +
+		Use:   "dataset spam|fortunes --output DIR",
+		Short: "Write SpamAssassin (ham/spam) or Debian fortunes (language id) as TSV files (text<TAB>label)",
+		Long: "spam: reads the SpamAssassin messages fetched by scripts/fetch_spam.sh (ham: easy-ham-1, easy-ham-2,\n" +
 			"hard-ham-1; spam: spam-1, spam-2), keeps subject and body (headers stripped, HTML tags removed),\n" +
-			"and writes DIR/train.tsv and DIR/dev.tsv (a seeded stratified 80/20 split) and DIR/label.txt.",
-		Example: "  scripts/fetch_spam.sh && paddle nlp dataset spam --output data/spam",
-		Args:    cobra.ExactArgs(1),
+			"and writes DIR/train.tsv and DIR/dev.tsv (a seeded stratified 80/20 split) and DIR/label.txt.\n\n" +
+			"fortunes: reads the fortune files fetched by scripts/fetch_fortunes.sh (one folder per language),\n" +
+			"cleans each fortune to one line (escape sequences dropped, white space collapsed, at most 1,000\n" +
+			"characters; texts under 10 letters and repeats dropped), keeps at most --max-per-lang per language\n" +
+			"and writes DIR/train.tsv, dev.tsv and test.tsv (a seeded stratified 80/10/10 split) and DIR/label.txt.",
+		Example: "  scripts/fetch_spam.sh && paddle nlp dataset spam --output data/spam\n" +
+			"  scripts/fetch_fortunes.sh && paddle nlp dataset fortunes --output data/fortunes",
+		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if args[0] != "spam" {
-				return cmdutil.FlagErrorf("dataset %q: want spam", args[0])
+			if args[0] != "spam" && args[0] != "fortunes" {
+				return cmdutil.FlagErrorf("dataset %q: want spam or fortunes", args[0])
 			}
 			if opts.Output == "" {
 				return cmdutil.FlagErrorf("--output is required")
+			}
+			opts.Name = args[0]
+			if opts.Name == "fortunes" {
+				return fortunesRun(opts)
 			}
 			return datasetRun(opts)
 		},
 	}
 	cmd.Flags().StringVar(&opts.Output, "output", "", "folder to write")
-	cmd.Flags().StringVar(&opts.Source, "source", "", "folder with easy-ham-1 … spam-2 (default: the fetch_spam.sh cache)")
+	cmd.Flags().StringVar(&opts.Source, "source", "", "spam: folder with easy-ham-1 … spam-2; fortunes: folder with one folder per language (default: the fetch script's cache)")
 	cmd.Flags().Uint64Var(&opts.Seed, "seed", 42, "seed of the split")
+	cmd.Flags().StringSliceVar(&opts.Langs, "langs", FortuneLangs, "fortunes: the languages (folder names), in label order")
+	cmd.Flags().IntVar(&opts.MaxPerLang, "max-per-lang", 2000, "fortunes: texts kept per language (0: all)")
 	return cmd
 }
 
@@ -186,18 +200,32 @@ func datasetRun(opts *datasetOptions) error {
 	if err != nil {
 		return err
 	}
+	return writeSplits(opts, spamLabels, []string{"train.tsv", "dev.tsv"}, train, dev)
+}
+
+func fortunesRun(opts *datasetOptions) error {
+	src := opts.Source
+	if src == "" {
+		src = defaultFortunesDir()
+	}
+	train, dev, test, err := FortunesSplit(src, opts.Langs, opts.MaxPerLang, opts.Seed)
+	if err != nil {
+		return err
+	}
+	return writeSplits(opts, opts.Langs, []string{"train.tsv", "dev.tsv", "test.tsv"}, train, dev, test)
+}
+
+// writeSplits writes each split as a TSV file and the labels as label.txt.
+func writeSplits(opts *datasetOptions, labels, names []string, splits ...[]Example) error {
 	if err := os.MkdirAll(opts.Output, 0o755); err != nil {
 		return err
 	}
-	for _, s := range []struct {
-		name string
-		ex   []Example
-	}{{"train.tsv", train}, {"dev.tsv", dev}} {
-		p := filepath.Join(opts.Output, s.name)
-		if err := WriteTSV(p, s.ex, spamLabels); err != nil {
+	for i, ex := range splits {
+		p := filepath.Join(opts.Output, names[i])
+		if err := WriteTSV(p, ex, labels); err != nil {
 			return err
 		}
-		fmt.Fprintf(opts.Factory.IOStreams.Out, "%s: %d texts\n", p, len(s.ex))
+		fmt.Fprintf(opts.Factory.IOStreams.Out, "%s: %d texts\n", p, len(ex))
 	}
-	return pio.WriteFileAtomic(filepath.Join(opts.Output, "label.txt"), []byte("ham\nspam\n"), 0o644)
+	return pio.WriteFileAtomic(filepath.Join(opts.Output, "label.txt"), []byte(strings.Join(labels, "\n")+"\n"), 0o644)
 }

@@ -33,6 +33,7 @@ type textRunner struct {
 	model  config.Component
 	opt    optim.Config
 	loader TextDataLoaderOpts
+	seg    Segmenter
 
 	// filled by prepare
 	train  []Example // read only when needed
@@ -49,6 +50,13 @@ func build(cfg *config.Config) (workflow.Runner, error) {
 	r.global = TextGlobalOpts{Epochs: 1, Seed: 42, OutputDir: "./output/nlp", PrintBatchStep: 50, MaxSeqLen: 256, VocabSize: 30000, MinFreq: 2}
 	if err := cfg.Decode("Global", &r.global); err != nil {
 		return nil, err
+	}
+	var err error
+	if r.seg, err = NewSegmenter(r.global.Unit, r.global.NGram); err != nil {
+		return nil, fmt.Errorf("%s: Global: %w", cfg.File, err)
+	}
+	if r.global.Tokenizer != "" && r.global.Unit == "char" {
+		return nil, fmt.Errorf("%s: Global: unit char and tokenizer exclude each other", cfg.File)
 	}
 	if err := cfg.Decode("Model", &r.model); err != nil {
 		return nil, err
@@ -68,33 +76,9 @@ func build(cfg *config.Config) (workflow.Runner, error) {
 	return r, nil
 }
 
-// readSplit reads the TSV file of a split's dataset component.
+// readSplit reads the file of a split's dataset component.
 func (r *textRunner) readSplit(s *TextSplitOpts, labels *LabelMap) ([]Example, *LabelMap, error) {
-	c := s.Dataset
-	if c.Name != "TSVDataset" {
-		return nil, nil, c.Errorf("unknown dataset %q (want TSVDataset)", c.Name)
-	}
-	var o TSVDatasetOpts
-	if err := c.Decode(&o); err != nil {
-		return nil, nil, err
-	}
-	if o.DataFile == "" {
-		return nil, nil, c.Errorf("data_file is required")
-	}
-	ex, labels, err := ReadTSV(o.DataFile, labels)
-	if err != nil {
-		return nil, nil, err
-	}
-	if o.Limit > 0 && len(ex) > o.Limit {
-		// every k-th line: keeps the class mix of a stratified file
-		k := float64(len(ex)) / float64(o.Limit)
-		sub := make([]Example, o.Limit)
-		for i := range sub {
-			sub[i] = ex[int(float64(i)*k)]
-		}
-		ex = sub
-	}
-	return ex, labels, nil
+	return readDataset(s.Dataset, labels)
 }
 
 // prepare sets the label map and the text encoder. Labels: label.txt
@@ -133,7 +117,7 @@ func (r *textRunner) prepare(weights string) error {
 		r.enc = &tokEncoder{tok}
 	} else if runDir != "" {
 		if _, err := os.Stat(filepath.Join(runDir, "vocab.txt")); err == nil {
-			if r.enc, err = ReadWordVocab(filepath.Join(runDir, "vocab.txt")); err != nil {
+			if r.enc, err = ReadWordVocab(filepath.Join(runDir, "vocab.txt"), r.seg); err != nil {
 				return err
 			}
 		}
@@ -149,7 +133,7 @@ func (r *textRunner) prepare(weights string) error {
 		for i, e := range r.train {
 			texts[i] = e.Text
 		}
-		r.enc = BuildWordVocab(texts, r.global.VocabSize, r.global.MinFreq)
+		r.enc = BuildVocab(texts, r.seg, r.global.VocabSize, r.global.MinFreq)
 	}
 	return nil
 }

@@ -22,7 +22,12 @@ type TextGlobalOpts struct {
 	SaveInterval   int    `yaml:"save_interval"`    // epochs
 	PrintBatchStep int    `yaml:"print_batch_step"` // log every N steps
 	MaxSteps       int    `yaml:"max_steps"`        // stop early (tests, smoke runs)
-	MaxSeqLen      int    `yaml:"max_seq_len"`      // words kept per text (default 256)
+	MaxSeqLen      int    `yaml:"max_seq_len"`      // words (or characters) kept per text (default 256)
+	// Unit is what the built vocabulary holds: "word" (default: lower-cased
+	// runs of letters and digits, other characters alone) or "char"
+	// (characters, with NGram > 1 every 1..NGram character n-gram).
+	Unit  string `yaml:"unit"`
+	NGram int    `yaml:"ngram"`
 	// The word vocabulary is rebuilt from the training file on every run
 	// (deterministic: by falling count, then by word), so train, eval and
 	// predict agree as long as that file is unchanged.
@@ -72,7 +77,7 @@ func TextSchema() *config.Schema {
 		},
 		Components: map[string]map[string]any{
 			"Model":                archOptions(),
-			"DataLoader.*.dataset": {"TSVDataset": (*TSVDatasetOpts)(nil)},
+			"DataLoader.*.dataset": datasetComponents(),
 		},
 		Selector: "name",
 	}

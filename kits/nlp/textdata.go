@@ -65,20 +65,17 @@ func ReadLabelFile(path string) (*LabelMap, error) {
 	return m, nil
 }
 
-// ReadTSV reads `text<TAB>label` lines. With labels nil, the label map is
-// built from the labels in the file, sorted by name; otherwise a label the
-// map lacks is an error naming the file and line. Blank lines are skipped.
+// ReadTSV reads `text<TAB>label` lines (PaddleNLP's train.txt / dev.txt
+// layout). With labels nil, the label map is built from the labels in the
+// file, sorted by name; otherwise a label the map lacks is an error naming
+// the file and line. Blank lines are skipped.
 func ReadTSV(path string, labels *LabelMap) ([]Example, *LabelMap, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, nil, fmt.Errorf("read tsv: %w", err)
 	}
 	defer f.Close()
-	type raw struct {
-		text, label string
-		line        int
-	}
-	var rows []raw
+	var rows []rawExample
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 1<<20), 64<<20)
 	for n := 1; sc.Scan(); n++ {
@@ -94,11 +91,25 @@ func ReadTSV(path string, labels *LabelMap) ([]Example, *LabelMap, error) {
 		if lab == "" {
 			return nil, nil, fmt.Errorf("%s:%d: empty label", path, n)
 		}
-		rows = append(rows, raw{l[:tab], lab, n})
+		rows = append(rows, rawExample{l[:tab], lab, n})
 	}
 	if err := sc.Err(); err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", path, err)
 	}
+	return labelRows(path, rows, labels)
+}
+
+// rawExample is a text and its label name, from line `line` of a file.
+type rawExample struct {
+	text, label string
+	line        int
+}
+
+// labelRows maps the rows' label names to classes: with labels nil, over
+// the file's labels sorted by name; otherwise a label the map lacks is an
+// error naming path and the row's line.
+func labelRows(path string, rows []rawExample, labels *LabelMap) ([]Example, *LabelMap, error) {
+	var err error
 	if labels == nil {
 		seen := map[string]bool{}
 		var names []string
@@ -189,19 +200,107 @@ const (
 	UnkID = 1 // a word not in the vocabulary
 )
 
-// WordVocab maps words to ids: [PAD], [UNK], then words by falling count
-// (ties by word), so the same training texts always give the same ids.
+// Segmenter splits a text into the units a vocabulary maps: words (Words)
+// or characters. With characters, the text is lower-cased, each run of
+// white space becomes one space, a space is put at both ends (so that
+// n-grams see word boundaries, as fastText's < >), and every n-gram of
+// 1..NGram characters is a unit, those starting at one position before
+// the next position's (a local order the convolution or recurrent models
+// can use).
+type Segmenter struct {
+	Unit  string // "word" (default) or "char"
+	NGram int    // char n-grams from 1 to NGram (default 1)
+}
+
+// NewSegmenter checks unit and ngram (Global.unit, Global.ngram).
+func NewSegmenter(unit string, ngram int) (Segmenter, error) {
+	switch unit {
+	case "", "word":
+		if ngram > 1 {
+			return Segmenter{}, fmt.Errorf("ngram %d needs unit: char", ngram)
+		}
+		return Segmenter{Unit: "word", NGram: 1}, nil
+	case "char":
+		if ngram < 0 || ngram > 8 {
+			return Segmenter{}, fmt.Errorf("ngram %d: want 1..8", ngram)
+		}
+		return Segmenter{Unit: "char", NGram: max(ngram, 1)}, nil
+	}
+	return Segmenter{}, fmt.Errorf("unit %q: want word or char", unit)
+}
+
+// Split returns the units of text's first maxLen words or characters
+// (0: all).
+func (s Segmenter) Split(text string, maxLen int) []string {
+	if s.Unit != "char" {
+		ws := Words(text)
+		if maxLen > 0 && len(ws) > maxLen {
+			ws = ws[:maxLen]
+		}
+		return ws
+	}
+	rs := []rune{' '}
+	space, cut := true, false
+	for _, r := range strings.ToLower(text) {
+		if unicode.IsSpace(r) || unicode.IsControl(r) {
+			if !space {
+				rs = append(rs, ' ')
+			}
+			space = true
+			continue
+		}
+		space = false
+		rs = append(rs, r)
+		if maxLen > 0 && len(rs) > maxLen {
+			cut = true
+			break
+		}
+	}
+	if !space && !cut {
+		rs = append(rs, ' ')
+	}
+	n := max(s.NGram, 1)
+	out := make([]string, 0, len(rs)*n)
+	for i := range rs {
+		for k := 1; k <= n && i+k <= len(rs); k++ {
+			if k == 1 && rs[i] == ' ' && n > 1 {
+				continue // a lone space says nothing n-grams do not
+			}
+			out = append(out, string(rs[i:i+k]))
+		}
+	}
+	return out
+}
+
+// MaxUnits bounds len(Split(text, maxLen)) for any text.
+func (s Segmenter) MaxUnits(maxLen int) int {
+	if s.Unit != "char" {
+		return maxLen
+	}
+	return (maxLen + 2) * max(s.NGram, 1)
+}
+
+// WordVocab maps units (words, or character n-grams with a char
+// Segmenter) to ids: [PAD], [UNK], then units by falling count (ties by
+// unit), so the same training texts always give the same ids.
 type WordVocab struct {
 	Words []string
+	Seg   Segmenter
 	ids   map[string]int
 }
 
 // BuildWordVocab keeps the words seen at least minFreq times, at most size
 // entries in all (0: no limit).
 func BuildWordVocab(texts []string, size, minFreq int) *WordVocab {
+	return BuildVocab(texts, Segmenter{Unit: "word", NGram: 1}, size, minFreq)
+}
+
+// BuildVocab keeps the units of seg seen at least minFreq times, at most
+// size entries in all (0: no limit).
+func BuildVocab(texts []string, seg Segmenter, size, minFreq int) *WordVocab {
 	count := map[string]int{}
 	for _, t := range texts {
-		for _, w := range Words(t) {
+		for _, w := range seg.Split(t, 0) {
 			count[w]++
 		}
 	}
@@ -220,7 +319,7 @@ func BuildWordVocab(texts []string, size, minFreq int) *WordVocab {
 	if size > 2 && len(words) > size-2 {
 		words = words[:size-2]
 	}
-	v := &WordVocab{Words: append([]string{"[PAD]", "[UNK]"}, words...), ids: map[string]int{}}
+	v := &WordVocab{Words: append([]string{"[PAD]", "[UNK]"}, words...), Seg: seg, ids: map[string]int{}}
 	for i, w := range v.Words {
 		v.ids[w] = i
 	}
@@ -230,12 +329,10 @@ func BuildWordVocab(texts []string, size, minFreq int) *WordVocab {
 // Size is the number of entries.
 func (v *WordVocab) Size() int { return len(v.Words) }
 
-// Encode returns the ids of text's first maxLen words (0: all).
+// Encode returns the ids of the units of text's first maxLen words or
+// characters (0: all).
 func (v *WordVocab) Encode(text string, maxLen int) []int64 {
-	ws := Words(text)
-	if maxLen > 0 && len(ws) > maxLen {
-		ws = ws[:maxLen]
-	}
+	ws := v.Seg.Split(text, maxLen)
 	ids := make([]int64, len(ws))
 	for i, w := range ws {
 		id, ok := v.ids[w]
@@ -247,9 +344,10 @@ func (v *WordVocab) Encode(text string, maxLen int) []int64 {
 	return ids
 }
 
-// ReadWordVocab reads a vocabulary written one word a line (vocab.txt of a
-// training run: [PAD], [UNK], then the words).
-func ReadWordVocab(path string) (*WordVocab, error) {
+// ReadWordVocab reads a vocabulary written one unit a line (vocab.txt of a
+// training run: [PAD], [UNK], then the units; a unit may hold spaces, so
+// lines are not trimmed) for the segmenter seg.
+func ReadWordVocab(path string, seg Segmenter) (*WordVocab, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("word vocab: %w", err)
@@ -258,7 +356,7 @@ func ReadWordVocab(path string) (*WordVocab, error) {
 	if len(words) < 2 || words[PadID] != "[PAD]" || words[UnkID] != "[UNK]" {
 		return nil, fmt.Errorf("%s: want [PAD] and [UNK] on the first two lines", path)
 	}
-	v := &WordVocab{Words: words, ids: map[string]int{}}
+	v := &WordVocab{Words: words, Seg: seg, ids: map[string]int{}}
 	for i, w := range words {
 		if _, dup := v.ids[w]; dup {
 			return nil, fmt.Errorf("%s:%d: word %q listed twice", path, i+1, w)

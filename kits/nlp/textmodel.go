@@ -137,21 +137,16 @@ func (m *BoE) MinLen() int { return 1 }
 
 // Logits maps ids (N, L) to (N, classes): the sum of the embeddings over
 // the length of each text (padding rows are zero) divided by that length.
+// The length is counted with ops, so an exported graph computes it too.
 func (m *BoE) Logits(ids *ag.Var, training bool) *ag.Var {
-	e := m.Embed.Forward(ids, training) // (N, L, D)
-	v := ids.T.Contiguous().I64()
-	n, l := ids.T.Shape()[0], ids.T.Shape()[1]
-	inv := make([]float32, n)
-	for i := range n {
-		k := 0
-		for _, id := range v[i*l : (i+1)*l] {
-			if id != PadID {
-				k++
-			}
-		}
-		inv[i] = 1 / float32(max(k, 1))
-	}
-	s := ag.Sum(e, []int{1}, false) // (N, D)
-	s = ag.Mul(s, ag.Const(tensor.FromSlice(inv, n, 1)))
+	e := m.Embed.Forward(ids, training)              // (N, L, D)
+	keep := notPad(ids)                              // (N, L)
+	n := ag.ClipMin(ag.Sum(keep, []int{1}, true), 1) // (N, 1)
+	s := ag.Div(ag.Sum(e, []int{1}, false), n)       // (N, D)
 	return m.Out.Forward(ag.Relu(m.Hidden.Forward(s, training)), training)
+}
+
+// notPad is 1 where ids (N, L) is not PadID, else 0, as float32 (N, L).
+func notPad(ids *ag.Var) *ag.Var {
+	return ag.Cast(ag.Greater(ids, ag.Scalar(ids, PadID)), tensor.Float32)
 }
