@@ -1,6 +1,7 @@
 package det
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -9,48 +10,57 @@ import (
 	"github.com/spf13/cobra"
 
 	"paddle/core/cli/cmdutil"
+	"paddle/core/kit"
 	"paddle/core/metric/coco"
+	"paddle/core/workflow"
 )
 
 // EvalOptions are the inputs of `paddle det eval`.
 type EvalOptions struct {
 	Factory *cmdutil.Factory
+	Kit     *kit.Kit
 	GT      string // --gt: COCO ground-truth json
 	DT      string // --dt: COCO results json
+	Weights string // --weights: a checkpoint to evaluate with -c
 }
 
 // NewCmdEval returns `paddle det eval`. It replaces the shared eval verb:
 // with --gt and --dt it scores a COCO results file, no model needed.
-func NewCmdEval(f *cmdutil.Factory, runF func(*EvalOptions) error) *cobra.Command {
-	opts := &EvalOptions{Factory: f}
+func NewCmdEval(f *cmdutil.Factory, k *kit.Kit, runF func(*EvalOptions) error) *cobra.Command {
+	opts := &EvalOptions{Factory: f, Kit: k}
 	cmd := &cobra.Command{
-		Use:   "eval --gt annotations.json --dt results.json",
-		Short: "Score COCO detection results (bbox mAP exactly as pycocotools)",
+		Use:   "eval (--gt annotations.json --dt results.json | -c config.yaml --weights DIR)",
+		Short: "Evaluate a trained detector, or score COCO results (bbox mAP exactly as pycocotools)",
 		Long: "Scores a COCO results file ([{\"image_id\", \"category_id\", \"bbox\": [x, y, w, h], \"score\"}])\n" +
 			"against COCO ground truth exactly as pycocotools' COCOeval(iouType=\"bbox\") does, and prints\n" +
 			"its 12 summary lines and the AP of each category. With --format json it prints\n" +
 			"{\"stats\": [the 12 numbers in pycocotools' order], \"per_category\": {\"<name>\": AP@[.5:.95], ...}}\n" +
-			"(-1 where there is no ground truth to score). Evaluating a trained model (-c) is not\n" +
-			"available yet.",
+			"(-1 where there is no ground truth to score). With -c and --weights it runs the trained\n" +
+			"model on the config's EvalDataset and prints the same report.",
 		Example: "  paddle det eval --gt instances_val.json --dt bbox.json\n" +
-			"  paddle det eval --gt instances_val.json --dt bbox.json --format json",
+			"  paddle det eval --gt instances_val.json --dt bbox.json --format json\n" +
+			"  paddle det eval -c det/picodet_s_synth.yaml --weights output/picodet_s_synth/best",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if opts.GT == "" && opts.DT == "" && f.Settings.Config != "" {
-				return cmdutil.Usage(fmt.Errorf("det eval -c: evaluating a trained detection model is not available yet; " +
-					"score a results file with --gt annotations.json --dt results.json"))
+			model := opts.GT == "" && opts.DT == "" && f.Settings.Config != ""
+			if model && opts.Weights == "" {
+				return cmdutil.FlagErrorf("-c needs --weights (a checkpoint directory)")
 			}
-			if opts.GT == "" || opts.DT == "" {
-				return cmdutil.FlagErrorf("--gt and --dt are both required")
+			if !model && (opts.GT == "" || opts.DT == "") {
+				return cmdutil.FlagErrorf("--gt and --dt are both required (or -c with --weights)")
 			}
 			if runF != nil {
 				return runF(opts)
+			}
+			if model {
+				return evalModelRun(cmd.Context(), opts)
 			}
 			return evalRun(opts)
 		},
 	}
 	cmd.Flags().StringVar(&opts.GT, "gt", "", "COCO ground-truth json (images, annotations, categories)")
 	cmd.Flags().StringVar(&opts.DT, "dt", "", "COCO results json: a list of {image_id, category_id, bbox, score}")
+	cmd.Flags().StringVar(&opts.Weights, "weights", "", "checkpoint directory to evaluate (with -c)")
 	cmdutil.SupportsFormats(cmd, "text", "json")
 	return cmd
 }
@@ -132,4 +142,22 @@ func writeEval(w io.Writer, format string, gt *coco.Dataset, r *coco.Result) err
 		}
 	}
 	return nil
+}
+
+// evalModelRun evaluates the checkpoint opts.Weights on the config's
+// EvalDataset and prints the COCO report.
+func evalModelRun(ctx context.Context, opts *EvalOptions) error {
+	cfg, err := opts.Factory.LoadConfig()
+	if err != nil {
+		return err
+	}
+	wr, err := build(cfg)
+	if err != nil {
+		return cmdutil.Usage(err)
+	}
+	gt, res, err := wr.(*runner).evalCOCO(ctx, workflow.Env{IO: opts.Factory.IOStreams, Config: cfg, Weights: opts.Weights})
+	if err != nil {
+		return err
+	}
+	return writeEval(opts.Factory.IOStreams.Out, opts.Factory.Settings.Format, gt, res)
 }

@@ -86,7 +86,7 @@ func TestEvalCommandErrors(t *testing.T) {
 		want string
 	}{
 		{[]string{"det", "eval", "--gt", gt}, 2, "--gt and --dt are both required"},
-		{[]string{"det", "eval", "-c", "x.yaml"}, 2, "evaluating a trained detection model is not available yet"},
+		{[]string{"det", "eval", "-c", "x.yaml"}, 2, "-c needs --weights"},
 		{[]string{"det", "eval", "--gt", gt, "--dt", bad}, 1, "dt.json: result [0]: image_id 99 is not an image of the ground truth"},
 		{[]string{"det", "eval", "--gt", "none.json", "--dt", bad}, 1, "none.json"},
 		{[]string{"det", "eval", "--gt", gt, "--dt", bad, "--format", "csv"}, 2, `--format "csv"`},

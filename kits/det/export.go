@@ -1,0 +1,119 @@
+package det
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+
+	"paddle/core/ag"
+	"paddle/core/config"
+	"paddle/core/graph/trace"
+	"paddle/core/tensor"
+	"paddle/core/workflow"
+)
+
+// Export and predict --model. `paddle det export` traces the model in eval
+// mode for the TestReader's input size with a dynamic batch: input "image"
+// (batch, 3, H, W), outputs "scores" (batch, A, K) (sigmoid class scores)
+// and "boxes" (batch, A, 4) (x1, y1, x2, y2 in input pixels), A the anchor
+// points of the three levels. Post-processing (threshold, NMS, top-k) stays
+// out of the graph, in Go, with its settings in inference.yaml; so ONNX
+// Runtime users get the same raw outputs and apply their own NMS.
+
+// exportPreProcess is inference.yaml's PreProcess section.
+type exportPreProcess struct {
+	TransformOps []config.Component `yaml:"transform_ops"`
+}
+
+// exportPostProcess is inference.yaml's PostProcess section: the NMS
+// settings and the class names.
+type exportPostProcess struct {
+	NMSOpts       `yaml:",inline"`
+	DrawThreshold *float64 `yaml:"draw_threshold"` // predictions below it are not printed
+	LabelList     []string `yaml:"label_list"`
+}
+
+// inferenceSchema checks an export's inference.yaml.
+func inferenceSchema() *config.Schema {
+	return &config.Schema{
+		Sections: map[string]any{
+			"Global":      (*workflow.InferenceGlobal)(nil),
+			"PreProcess":  (*exportPreProcess)(nil),
+			"PostProcess": (*exportPostProcess)(nil),
+			"Inputs":      (*[]workflow.InferenceInput)(nil),
+		},
+		Components: map[string]map[string]any{"PreProcess.transform_ops.*": transformOptions()},
+		Selector:   "name",
+	}
+}
+
+var _ workflow.Exporter = (*runner)(nil)
+
+// inputSize returns the (h, w) predict resizes to: TestReader's Resize,
+// else EvalReader's.
+func (r *runner) inputSize() ([2]int, []config.Component, error) {
+	for _, rd := range []ReaderOpts{r.test, r.eval} {
+		if len(rd.SampleTransforms) == 0 {
+			continue
+		}
+		p, err := buildPipeline(rd)
+		if err != nil {
+			return [2]int{}, nil, err
+		}
+		if p.fixed[0] > 0 {
+			return p.fixed, rd.SampleTransforms, nil
+		}
+	}
+	return [2]int{}, nil, fmt.Errorf("%s: TestReader (or EvalReader) needs a Resize with target_size for predict and export", r.cfg.File)
+}
+
+// Export writes the checkpoint env.Weights as an export directory.
+func (r *runner) Export(_ context.Context, env workflow.Env, dir string) error {
+	model, err := r.newModel()
+	if err != nil {
+		return err
+	}
+	if _, err := workflow.LoadCheckpoint(env.Weights, model, nil); err != nil {
+		return err
+	}
+	size, ops, err := r.inputSize()
+	if err != nil {
+		return err
+	}
+	h, w := size[0], size[1]
+	anc := model.Head.AnchorsFor(h, w)
+	spec := trace.InputSpec{Name: "image", Shape: []int{-1, 3, h, w}, DimNames: []string{"batch"}}
+	example := tensor.Rand(rand.New(rand.NewPCG(1, 1)), tensor.Float32, -1, 1, 2, 3, h, w) // batch > 1: see trace's doc
+	g, err := trace.Func(model, []trace.InputSpec{spec}, []*tensor.Tensor{example}, []string{"scores", "boxes"},
+		func(xs []*ag.Var) []*ag.Var {
+			out := model.Run(xs[0], false)
+			return []*ag.Var{ag.Sigmoid(out.Cls), model.Head.Decode(out.Reg, anc)}
+		})
+	if err != nil {
+		return fmt.Errorf("export PicoDet: %w", err)
+	}
+	var tops []any
+	for _, c := range ops {
+		tops = append(tops, map[string]any{c.Name: c.Node})
+	}
+	inf := &workflow.Inference{
+		Global:      workflow.InferenceGlobal{ModelName: "PicoDet"},
+		PreProcess:  map[string]any{"transform_ops": tops},
+		PostProcess: exportPostProcess{NMSOpts: r.nms, DrawThreshold: &r.drawThresh, LabelList: r.labelNames()},
+	}
+	return workflow.WriteExport(dir, g, inf, r.cfg)
+}
+
+// labelNames returns the class names of TestDataset, EvalDataset or
+// TrainDataset, whichever can be read first; nil when none.
+func (r *runner) labelNames() []string {
+	for _, c := range []config.Component{r.testDS, r.evalDS, r.trainDS} {
+		if c.Name == "" {
+			continue
+		}
+		if ds, err := openDataset(c); err == nil && len(ds.Classes) == r.numClasses {
+			return ds.Classes
+		}
+	}
+	return nil
+}

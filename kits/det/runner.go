@@ -1,0 +1,343 @@
+package det
+
+import (
+	"context"
+	"fmt"
+	"iter"
+	"log/slog"
+	"math/rand/v2"
+
+	"paddle/core/ag"
+	"paddle/core/config"
+	"paddle/core/data"
+	"paddle/core/metric"
+	"paddle/core/metric/coco"
+	"paddle/core/nn"
+	"paddle/core/optim"
+	"paddle/core/workflow"
+)
+
+// runner is the det kit's workflow.Runner for one resolved config.
+type runner struct {
+	cfg        *config.Config
+	epochs     int
+	maxIters   int
+	logIter    int
+	saveDir    string
+	snapshot   int
+	evalEvery  int
+	seed       uint64
+	workers    int
+	numClasses int
+	drawThresh float64 // predict prints detections scored at least this
+	backbone   LCNetOpts
+	neck       LCPANOpts
+	head       PicoHeadOpts
+	loss       lossConfig
+	nms        NMSOpts
+	lr         LearningRateOpts
+	opt        OptimizerBuilderOpts
+	train      ReaderOpts
+	eval       ReaderOpts
+	test       ReaderOpts
+	trainDS    config.Component
+	evalDS     config.Component
+	testDS     config.Component
+}
+
+// build decodes and validates a det config.
+func build(cfg *config.Config) (workflow.Runner, error) {
+	if err := cfg.Validate(Schema()); err != nil {
+		return nil, err
+	}
+	r := &runner{cfg: cfg, drawThresh: 0.5, epochs: 1, logIter: 20, saveDir: "output/det", seed: 42, snapshot: 1}
+	scalars := []struct {
+		key string
+		v   any
+	}{{"epoch", &r.epochs}, {"max_iters", &r.maxIters}, {"log_iter", &r.logIter}, {"save_dir", &r.saveDir},
+		{"snapshot_epoch", &r.snapshot}, {"eval_interval", &r.evalEvery}, {"seed", &r.seed}, {"worker_num", &r.workers},
+		{"num_classes", &r.numClasses}, {"draw_threshold", &r.drawThresh}, {"LearningRate", &r.lr}, {"OptimizerBuilder", &r.opt},
+		{"TrainReader", &r.train}, {"EvalReader", &r.eval}, {"TestReader", &r.test},
+		{"TrainDataset", &r.trainDS}, {"EvalDataset", &r.evalDS}, {"TestDataset", &r.testDS}}
+	for _, s := range scalars {
+		if cfg.Has(s.key) {
+			if err := cfg.Decode(s.key, s.v); err != nil {
+				return nil, err
+			}
+		}
+	}
+	var arch config.Component
+	if err := cfg.Decode("architecture", &arch); err != nil {
+		return nil, err
+	}
+	if arch.Name != "PicoDet" {
+		return nil, fmt.Errorf("%s: architecture: want PicoDet, got %q", cfg.File, arch.Name)
+	}
+	var pico PicoDetOpts
+	if err := arch.Decode(&pico); err != nil {
+		return nil, err
+	}
+	if pico.Backbone.Name != "LCNet" || pico.Neck.Name != "LCPAN" || pico.Head.Name != "PicoHeadV2" {
+		return nil, fmt.Errorf("%s: PicoDet: want backbone LCNet, neck LCPAN, head PicoHeadV2", cfg.File)
+	}
+	r.backbone = LCNetOpts{Scale: 0.75}
+	r.neck = LCPANOpts{OutChannels: 96}
+	for _, p := range []struct {
+		c config.Component
+		v any
+	}{{pico.Backbone, &r.backbone}, {pico.Neck, &r.neck}, {pico.Head, &r.head}} {
+		if err := p.c.Decode(p.v); err != nil {
+			return nil, err
+		}
+	}
+	if r.numClasses <= 0 {
+		return nil, fmt.Errorf("%s: num_classes (> 0) is required", cfg.File)
+	}
+	var err error
+	if r.loss, err = newLossConfig(r.head); err != nil {
+		return nil, fmt.Errorf("%s: PicoHeadV2.%w", cfg.File, err)
+	}
+	if r.nms, err = withNMSDefaults(r.head.NMS); err != nil {
+		return nil, fmt.Errorf("%s: PicoHeadV2.%w", cfg.File, err)
+	}
+	if _, err := r.newModel(); err != nil { // fail early on bad model options
+		return nil, fmt.Errorf("%s: %w", cfg.File, err)
+	}
+	return r, nil
+}
+
+func (r *runner) newModel() (*PicoDet, error) {
+	return NewPicoDet(r.backbone, r.neck, r.head, r.numClasses, rand.New(rand.NewPCG(r.seed, 1)))
+}
+
+// optimConfig maps LearningRate and OptimizerBuilder onto core/optim's
+// config: CosineDecay with LinearWarmup, or PiecewiseDecay.
+func (r *runner) optimConfig(stepsPerEpoch int) (optim.Config, int, error) {
+	c := optim.Config{Name: r.opt.Optimizer.Type, Momentum: r.opt.Optimizer.Momentum, WeightDecay: r.opt.Optimizer.WeightDecay,
+		ClipNorm: r.opt.ClipGradByNorm}
+	if c.Name == "" {
+		c.Name = "Momentum"
+	}
+	if reg := r.opt.Regularizer; reg != nil {
+		c.Regularizer = &optim.Regularizer{Name: reg.Type, Factor: reg.Factor}
+	}
+	c.LR = optim.LRConfig{Name: "Constant", LearningRate: r.lr.BaseLR}
+	epochs := r.epochs
+	for _, s := range r.lr.Schedulers {
+		switch s.Name {
+		case "CosineDecay":
+			c.LR.Name = "Cosine"
+			c.LR.EtaMin = r.lr.BaseLR * s.MinLRRatio
+			if s.MaxEpochs > 0 {
+				epochs = s.MaxEpochs
+			}
+		case "PiecewiseDecay":
+			c.LR.Name = "MultiStepDecay"
+			c.LR.Milestones = s.Milestones
+			c.LR.Gamma = s.Gamma
+		case "LinearWarmup":
+			c.LR.WarmupStartLR = r.lr.BaseLR * s.StartFactor
+			c.LR.WarmupEpoch = s.Epochs
+			if s.Steps > 0 {
+				c.LR.WarmupEpoch = float64(s.Steps) / float64(max(stepsPerEpoch, 1))
+			}
+		default:
+			return c, 0, fmt.Errorf("LearningRate.schedulers: %q is not supported (known: CosineDecay, PiecewiseDecay, LinearWarmup)", s.Name)
+		}
+	}
+	return c, epochs, nil
+}
+
+func (r *runner) loader(dsc config.Component, rd ReaderOpts, train bool) (*data.Loader[Sample, Batch], *Dataset, error) {
+	ds, err := openDataset(dsc)
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, w := range ds.Warnings {
+		slog.Warn("dataset", "skipped", w)
+	}
+	if len(ds.Classes) != r.numClasses {
+		return nil, nil, fmt.Errorf("%s: num_classes is %d but %s has %d classes", r.cfg.File, r.numClasses, dsc.Path, len(ds.Classes))
+	}
+	p, err := buildPipeline(rd)
+	if err != nil {
+		return nil, nil, err
+	}
+	l := data.NewLoader[Sample, Batch](&detDataset{ds: ds, p: p}, data.LoaderOptions{
+		BatchSize: max(rd.BatchSize, 1), DropLast: train && rd.DropLast, Shuffle: train && rd.Shuffle,
+		Workers: r.workers, Seed: r.seed,
+	}, p.collate)
+	return l, ds, nil
+}
+
+// cocoMetric gathers detections of the eval set and scores them as pycocotools.
+type cocoMetric struct {
+	gt   *coco.Dataset
+	ds   *Dataset
+	dets []coco.Detection
+	n    int
+}
+
+func (m *cocoMetric) Reset() { m.dets, m.n = nil, 0 }
+
+func (m *cocoMetric) add(rec *Record, ds []Det) {
+	m.n++
+	for _, d := range ds {
+		b := d.Box
+		m.dets = append(m.dets, coco.Detection{ImageID: rec.ID, CategoryID: m.ds.CategoryIDs[d.Class],
+			BBox: [4]float64{b[0], b[1], b[2] - b[0], b[3] - b[1]}, Score: d.Score})
+	}
+}
+
+// Result returns bbox mAP (main), AP50, AP75, APs/m/l and AR@100.
+func (m *cocoMetric) Result() metric.Report {
+	res, err := coco.Evaluate(m.gt, m.dets, coco.DefaultParams())
+	rep := metric.Report{Main: "bbox_mAP", Values: map[string]float64{}, Count: m.n}
+	if err != nil {
+		slog.Error("coco eval", "err", err)
+		return rep
+	}
+	for i, k := range []string{"bbox_mAP", "AP50", "AP75", "APs", "APm", "APl", "AR1", "AR10", "AR100"} {
+		rep.Values[k] = res.Stats[i]
+	}
+	return rep
+}
+
+// predict runs the model on a batch and returns each image's detections in
+// its original pixels.
+func (r *runner) predict(model *PicoDet, b Batch) [][]Det {
+	var scores, boxes []float32
+	s := b.X.Shape()
+	anc := model.Head.AnchorsFor(s[2], s[3])
+	ag.NoGrad(func() {
+		out := model.Run(ag.Const(b.X), false)
+		scores = ag.Sigmoid(out.Cls).T.Contiguous().F32()
+		boxes = model.Head.Decode(out.Reg, anc).T.Contiguous().F32()
+	})
+	na, k := anc.Len(), r.numClasses
+	res := make([][]Det, s[0])
+	for i := range s[0] {
+		d := PostProcess(scores[i*na*k:(i+1)*na*k], boxes[i*na*4:(i+1)*na*4], k, r.nms)
+		res[i] = toOriginal(d, b.SX[i], b.SY[i], b.Sizes[i][0], b.Sizes[i][1])
+	}
+	return res
+}
+
+func (r *runner) task(model *PicoDet, withTrain bool) (*workflow.Task[Batch], error) {
+	t := &workflow.Task[Batch]{Model: model, Seed: r.seed}
+	if r.evalDS.Name != "" {
+		el, eds, err := r.loader(r.evalDS, r.eval, false)
+		if err != nil {
+			return nil, err
+		}
+		m := &cocoMetric{gt: eds.COCO(), ds: eds}
+		t.Metric = m
+		t.EvalBatches = func(ctx context.Context) iter.Seq2[Batch, error] { return el.Epoch(ctx, 0) }
+		t.Evaluate = func(b Batch) error {
+			for i, ds := range r.predict(model, b) {
+				m.add(b.Recs[i], ds)
+			}
+			return nil
+		}
+	}
+	if !withTrain {
+		return t, nil
+	}
+	tl, _, err := r.loader(r.trainDS, r.train, true)
+	if err != nil {
+		return nil, err
+	}
+	t.TrainBatches = tl.EpochFrom
+	t.StepsPerEpoch = tl.Len()
+	t.BatchSize = max(r.train.BatchSize, 1)
+	if t.StepsPerEpoch == 0 {
+		return nil, fmt.Errorf("%s: the training set gives no batch (batch_size %d)", r.cfg.File, t.BatchSize)
+	}
+	var parts LossParts
+	var nParts int
+	t.Loss = func(b Batch, info workflow.StepInfo) (*ag.Var, error) {
+		s := b.X.Shape()
+		out := model.Run(ag.Const(b.X), true)
+		l, p := model.Head.Loss(out, model.Head.AnchorsFor(s[2], s[3]), b.Boxes, b.Classes, r.loss)
+		parts.Cls, parts.Box, parts.DFL, parts.Positives = parts.Cls+p.Cls, parts.Box+p.Box, parts.DFL+p.DFL, parts.Positives+p.Positives
+		nParts++
+		if nParts == max(r.logIter, 1) {
+			f := 1 / float64(nParts)
+			slog.Info("loss", "step", info.Step+1, "cls", round5(parts.Cls*f), "giou", round5(parts.Box*f), "dfl", round5(parts.DFL*f),
+				"positives/batch", round5(float64(parts.Positives)*f), "size", s[2])
+			parts, nParts = LossParts{}, 0
+		}
+		return l, nil
+	}
+	oc, epochs, err := r.optimConfig(t.StepsPerEpoch)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", r.cfg.File, err)
+	}
+	var sched optim.Schedule
+	if t.Optimizer, sched, err = optim.Build(oc, model.Params(), epochs, t.StepsPerEpoch); err != nil {
+		return nil, fmt.Errorf("%s: %w", r.cfg.File, err)
+	}
+	t.LR = func(step int, _ float64) float64 { return sched.LR(step) }
+	t.Schedule = workflow.Schedule{Epochs: r.epochs, MaxSteps: r.maxIters, LogEvery: r.logIter, EvalEvery: r.evalEvery, SaveEvery: r.snapshot}
+	return t, nil
+}
+
+func round5(v float64) float64 { return float64(int64(v*1e5+0.5)) / 1e5 }
+
+// Train trains the model the config describes.
+func (r *runner) Train(ctx context.Context, env workflow.Env) error {
+	model, err := r.newModel()
+	if err != nil {
+		return err
+	}
+	t, err := r.task(model, true)
+	if err != nil {
+		return err
+	}
+	if env.Output == "" {
+		env.Output = r.saveDir
+	}
+	y, err := r.cfg.YAML()
+	if err != nil {
+		return err
+	}
+	slog.Info("train", "arch", "PicoDet", "params", nn.NumParams(model), "steps/epoch", t.StepsPerEpoch, "output", env.Output)
+	return t.Train(ctx, env, y)
+}
+
+// Eval evaluates the checkpoint env.Weights on EvalDataset (COCO bbox mAP).
+func (r *runner) Eval(ctx context.Context, env workflow.Env) (metric.Report, error) {
+	if r.evalDS.Name == "" {
+		return metric.Report{}, fmt.Errorf("%s: EvalDataset is missing", r.cfg.File)
+	}
+	model, err := r.newModel()
+	if err != nil {
+		return metric.Report{}, err
+	}
+	return workflow.EvalCheckpoint(ctx, env.Weights, model, func() (*workflow.Task[Batch], error) { return r.task(model, false) })
+}
+
+// evalCOCO runs the checkpoint env.Weights over EvalDataset and returns the
+// ground truth and pycocotools' evaluation.
+func (r *runner) evalCOCO(ctx context.Context, env workflow.Env) (*coco.Dataset, *coco.Result, error) {
+	if r.evalDS.Name == "" {
+		return nil, nil, fmt.Errorf("%s: EvalDataset is missing", r.cfg.File)
+	}
+	model, err := r.newModel()
+	if err != nil {
+		return nil, nil, err
+	}
+	if _, err := workflow.LoadCheckpoint(env.Weights, model, nil); err != nil {
+		return nil, nil, err
+	}
+	t, err := r.task(model, false)
+	if err != nil {
+		return nil, nil, err
+	}
+	if _, err := t.Eval(ctx); err != nil {
+		return nil, nil, err
+	}
+	m := t.Metric.(*cocoMetric)
+	res, err := coco.Evaluate(m.gt, m.dets, coco.DefaultParams())
+	return m.gt, res, err
+}
