@@ -28,6 +28,7 @@ type EvalOptions struct {
 	NumClasses  int    // --num-classes
 	IgnoreIndex int    // --ignore-index (255)
 	Labels      string // --labels: labels.txt with class names (optional)
+	Weights     string // --weights: a checkpoint to evaluate on the config's val_dataset
 }
 
 // NewCmdEval returns `paddle seg eval`. It replaces the shared eval verb:
@@ -46,14 +47,22 @@ func NewCmdEval(f *cmdutil.Factory, runF func(*EvalOptions) error) *cobra.Comman
 			"PaddleSeg's paddleseg/utils/metrics.py (a class absent from both labels and predictions\n" +
 			"has IoU 1 and Dice 0). With --format json it prints {\"miou\", \"acc\", \"kappa\", \"mdice\",\n" +
 			"\"class_iou\", \"class_precision\", \"class_recall\", \"class_dice\", \"images\"} (null for\n" +
-			"a value that is 0/0). Evaluating a trained model (-c) is not available yet.",
+			"a value that is 0/0).\n" +
+			"With --weights DIR (and -c CONFIG, else the checkpoint's config.yaml) it evaluates a trained\n" +
+			"model on the config's val_dataset instead and prints the same report.",
 		Example: "  paddle seg eval --pred output/pseudo_color_prediction --label data/annotations --num-classes 2\n" +
-			"  paddle seg eval --pred out --label gt --num-classes 19 --labels labels.txt --format json",
+			"  paddle seg eval --pred out --label gt --num-classes 19 --labels labels.txt --format json\n" +
+			"  paddle seg eval -c seg/pp_liteseg_synth.yaml --weights output/pp_liteseg_synth/best",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if opts.Pred == "" && opts.Label == "" && f.Settings.Config != "" {
-				return cmdutil.Usage(errors.New("seg eval -c: evaluating a trained segmentation model is not available yet; " +
-					"score prediction PNGs with --pred DIR --label DIR --num-classes N"))
+			if opts.Pred == "" && opts.Label == "" && (f.Settings.Config != "" || opts.Weights != "") {
+				if opts.Weights == "" {
+					return cmdutil.FlagErrorf("seg eval -c needs --weights (a checkpoint directory)")
+				}
+				if runF != nil {
+					return runF(opts)
+				}
+				return evalModelRun(cmd.Context(), opts)
 			}
 			if opts.Pred == "" || opts.Label == "" {
 				return cmdutil.FlagErrorf("--pred and --label are both required")
@@ -72,6 +81,7 @@ func NewCmdEval(f *cmdutil.Factory, runF func(*EvalOptions) error) *cobra.Comman
 	cmd.Flags().IntVar(&opts.NumClasses, "num-classes", 0, "number of classes (required)")
 	cmd.Flags().IntVar(&opts.IgnoreIndex, "ignore-index", 255, "label value that is not scored")
 	cmd.Flags().StringVar(&opts.Labels, "labels", "", "labels.txt: class names, one per line, for the text table")
+	cmd.Flags().StringVar(&opts.Weights, "weights", "", "checkpoint directory to evaluate on val_dataset (with -c, or its own config.yaml)")
 	cmdutil.SupportsFormats(cmd, "text", "json")
 	return cmd
 }

@@ -1,0 +1,330 @@
+package seg
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"strconv"
+
+	"paddle/core/ag"
+	"paddle/core/config"
+	"paddle/core/nn"
+	"paddle/core/op"
+	"paddle/core/zoo"
+)
+
+// Model is a segmentation network: Logits maps images (N, 3, H, W) to
+// class logits (N, classes, H, W) at the input's size. In training it may
+// return more than one map (auxiliary heads), the main one first; in eval
+// mode it returns one.
+type Model interface {
+	nn.Module
+	nn.Bufferer
+	Logits(x *ag.Var, training bool) []*ag.Var
+}
+
+// buildModel makes the model `model:` names for numClasses classes.
+func buildModel(c config.Component, numClasses int, r *rand.Rand) (Model, error) {
+	switch c.Name {
+	case "PPLiteSeg":
+		var o PPLiteSegOpts
+		if err := c.Decode(&o); err != nil {
+			return nil, err
+		}
+		if o.NumClasses == 0 {
+			o.NumClasses = numClasses
+		}
+		if o.Pretrained != nil {
+			return nil, c.Errorf("pretrained weights are not supported (set pretrained: null)")
+		}
+		bb, err := buildBackbone(o.Backbone, r)
+		if err != nil {
+			return nil, err
+		}
+		return newPPLiteSeg(o, bb, r)
+	case "UNet":
+		var o UNetOpts
+		if err := c.Decode(&o); err != nil {
+			return nil, err
+		}
+		if o.NumClasses == 0 {
+			o.NumClasses = numClasses
+		}
+		if o.Pretrained != nil {
+			return nil, c.Errorf("pretrained weights are not supported (set pretrained: null)")
+		}
+		return newUNet(o, r)
+	}
+	return nil, c.Errorf("unknown model %q (known: PPLiteSeg, UNet)", c.Name)
+}
+
+func buildBackbone(c config.Component, r *rand.Rand) (*zoo.STDCNet, error) {
+	o := zoo.STDCOptions{}
+	switch c.Name {
+	case "STDC1", "STDCNet", "":
+		o.Layers = []int{2, 2, 2}
+	case "STDC2":
+		o.Layers = []int{4, 5, 3}
+	default:
+		return nil, c.Errorf("unknown backbone %q (known: STDC1, STDC2, STDCNet)", c.Name)
+	}
+	if err := c.Decode(&o); err != nil {
+		return nil, err
+	}
+	bb, err := zoo.NewSTDCNet(o, r)
+	if err != nil {
+		return nil, c.Errorf("%v", err)
+	}
+	return bb, nil
+}
+
+// upsample resizes x (N, C, h, w) bilinearly to (N, C, H, W), as
+// F.interpolate(mode="bilinear", align_corners=False).
+func upsample(x *ag.Var, h, w int) *ag.Var {
+	s := x.Shape()
+	if s[2] == h && s[3] == w {
+		return x
+	}
+	return ag.Resize(x, op.ResizeParams{Mode: "linear", CoordMode: "half_pixel", Sizes: []int{h, w}})
+}
+
+// params gathers Params or Buffers of name, part pairs whose parts may be
+// slices of modules (named name.<i>).
+func params(buffers bool, pairs ...any) []nn.Param {
+	var out []nn.Param
+	add := func(name string, m nn.Module) {
+		if buffers {
+			out = append(out, nn.CollectBuffers(name, m)...)
+		} else {
+			out = append(out, nn.Collect(name, m)...)
+		}
+	}
+	for i := 0; i < len(pairs); i += 2 {
+		name := pairs[i].(string)
+		switch p := pairs[i+1].(type) {
+		case []*zoo.ConvBN:
+			for j, m := range p {
+				add(name+"."+strconv.Itoa(j), m)
+			}
+		case []*uafm:
+			for j, m := range p {
+				add(name+"."+strconv.Itoa(j), m)
+			}
+		case []*segHead:
+			for j, m := range p {
+				add(name+"."+strconv.Itoa(j), m)
+			}
+		case []*unetLevel:
+			for j, m := range p {
+				add(name+"."+strconv.Itoa(j), m)
+			}
+		case nn.Module:
+			add(name, p)
+		default:
+			panic(fmt.Sprintf("seg: params: part %q is %T", name, p))
+		}
+	}
+	return out
+}
+
+// PPLiteSeg is the real-time network (see PPLiteSegOpts).
+type PPLiteSeg struct {
+	Backbone *zoo.STDCNet
+	SPPM     *sppm
+	ARMs     []*uafm    // strides 8, 16, 32
+	Heads    []*segHead // one per ARM output
+}
+
+func newPPLiteSeg(o PPLiteSegOpts, bb *zoo.STDCNet, r *rand.Rand) (*PPLiteSeg, error) {
+	if o.ArmOutChs == nil {
+		o.ArmOutChs = []int{64, 96, 128}
+	}
+	if o.SegHeadInterChs == nil {
+		o.SegHeadInterChs = []int{64, 64, 64}
+	}
+	if o.CMChs == 0 {
+		o.CMChs = 128
+	}
+	if o.CMBins == nil {
+		o.CMBins = []int{1, 2, 4}
+	}
+	chs := bb.Channels()
+	if len(o.ArmOutChs) != len(chs) || len(o.SegHeadInterChs) != len(chs) || o.NumClasses < 2 {
+		return nil, fmt.Errorf("PPLiteSeg: arm_out_chs and seg_head_inter_chs need %d entries and num_classes ≥ 2, got %v %v %d",
+			len(chs), o.ArmOutChs, o.SegHeadInterChs, o.NumClasses)
+	}
+	m := &PPLiteSeg{Backbone: bb}
+	var err error
+	if m.SPPM, err = newSPPM(chs[len(chs)-1], o.CMChs, o.CMChs, o.CMBins, r); err != nil {
+		return nil, err
+	}
+	for i := range chs {
+		high := o.CMChs
+		if i < len(chs)-1 {
+			high = o.ArmOutChs[i+1]
+		}
+		a, err := newUAFM(chs[i], high, o.ArmOutChs[i], r)
+		if err != nil {
+			return nil, err
+		}
+		m.ARMs = append(m.ARMs, a)
+		h, err := newSegHead(o.ArmOutChs[i], o.SegHeadInterChs[i], o.NumClasses, r)
+		if err != nil {
+			return nil, err
+		}
+		m.Heads = append(m.Heads, h)
+	}
+	return m, nil
+}
+
+// Params returns backbone.*, sppm.*, arms.<i>.*, heads.<i>.*.
+func (m *PPLiteSeg) Params() []nn.Param {
+	return params(false, "backbone", m.Backbone, "sppm", m.SPPM, "arms", m.ARMs, "heads", m.Heads)
+}
+
+// Buffers returns the batch norms' running statistics.
+func (m *PPLiteSeg) Buffers() []nn.Param {
+	return params(true, "backbone", m.Backbone, "sppm", m.SPPM, "arms", m.ARMs, "heads", m.Heads)
+}
+
+// Logits runs backbone → SPPM → UAFMs top-down → heads; training returns
+// all three heads' logits, eval only the stride-8 one.
+func (m *PPLiteSeg) Logits(x *ag.Var, training bool) []*ag.Var {
+	h, w := x.Shape()[2], x.Shape()[3]
+	feats := m.Backbone.Features(x, training)
+	high := m.SPPM.Forward(feats[len(feats)-1], training)
+	fused := make([]*ag.Var, len(feats))
+	for i := len(feats) - 1; i >= 0; i-- {
+		high = m.ARMs[i].fuse(feats[i], high, training)
+		fused[i] = high
+	}
+	n := 1
+	if training {
+		n = len(fused)
+	}
+	out := make([]*ag.Var, n)
+	for i := range n {
+		out[i] = upsample(m.Heads[i].Forward(fused[i], training), h, w)
+	}
+	return out
+}
+
+// Forward returns the main logits (nn.Layer).
+func (m *PPLiteSeg) Forward(x *ag.Var, training bool) *ag.Var { return m.Logits(x, training)[0] }
+
+// sppm is the simple pyramid pooling module: average pools to bins×bins,
+// a 1x1 ConvBNReLU each, upsampled and summed, then a 3x3 ConvBNReLU.
+type sppm struct {
+	Stages []*zoo.ConvBN
+	Out    *zoo.ConvBN
+	bins   []int
+}
+
+func newSPPM(in, inter, out int, bins []int, r *rand.Rand) (*sppm, error) {
+	s := &sppm{bins: bins}
+	for range bins {
+		c, err := zoo.NewConvBN(in, inter, 1, 1, 1, "relu", r)
+		if err != nil {
+			return nil, err
+		}
+		s.Stages = append(s.Stages, c)
+	}
+	var err error
+	s.Out, err = zoo.NewConvBN(inter, out, 3, 1, 1, "relu", r)
+	return s, err
+}
+
+func (s *sppm) Params() []nn.Param  { return params(false, "stages", s.Stages, "out", s.Out) }
+func (s *sppm) Buffers() []nn.Param { return params(true, "stages", s.Stages, "out", s.Out) }
+
+// pool averages x (N, C, H, W) to (N, C, b, b): global pooling for b = 1, a
+// plain average pool when b divides H and W (both export to ONNX), else
+// an adaptive pool.
+func pool(x *ag.Var, b int) *ag.Var {
+	h, w := x.Shape()[2], x.Shape()[3]
+	switch {
+	case b == 1:
+		return ag.GlobalAvgPool(x)
+	case h%b == 0 && w%b == 0:
+		return ag.AvgPool2D(x, op.PoolParams{Kernel: []int{h / b, w / b}, Strides: []int{h / b, w / b}})
+	}
+	return ag.AdaptiveAvgPool2D(x, b, b)
+}
+
+func (s *sppm) Forward(x *ag.Var, training bool) *ag.Var {
+	h, w := x.Shape()[2], x.Shape()[3]
+	var sum *ag.Var
+	for i, b := range s.bins {
+		y := upsample(s.Stages[i].Forward(pool(x, b), training), h, w)
+		if sum == nil {
+			sum = y
+		} else {
+			sum = ag.Add(sum, y)
+		}
+	}
+	return s.Out.Forward(sum, training)
+}
+
+// uafm is the unified attention fusion module with spatial attention: the
+// low-level map x is brought to the high-level map's width, the high map y
+// is upsampled to x's size, α = sigmoid(conv(conv([mean_c x, max_c x,
+// mean_c y, max_c y]))) and out = ConvBNReLU(x·α + y·(1-α)).
+type uafm struct {
+	ConvX  *zoo.ConvBN
+	Atten1 *zoo.ConvBN
+	Atten2 *zoo.ConvBN
+	Out    *zoo.ConvBN
+}
+
+func newUAFM(low, high, out int, r *rand.Rand) (*uafm, error) {
+	u := &uafm{}
+	var err error
+	if u.ConvX, err = zoo.NewConvBN(low, high, 3, 1, 1, "relu", r); err != nil {
+		return nil, err
+	}
+	if u.Atten1, err = zoo.NewConvBN(4, 2, 3, 1, 1, "relu", r); err != nil {
+		return nil, err
+	}
+	if u.Atten2, err = zoo.NewConvBN(2, 1, 3, 1, 1, "", r); err != nil {
+		return nil, err
+	}
+	u.Out, err = zoo.NewConvBN(high, out, 3, 1, 1, "relu", r)
+	return u, err
+}
+
+func (u *uafm) Params() []nn.Param {
+	return nn.Collect("conv_x", u.ConvX, "atten1", u.Atten1, "atten2", u.Atten2, "out", u.Out)
+}
+func (u *uafm) Buffers() []nn.Param {
+	return nn.CollectBuffers("conv_x", u.ConvX, "atten1", u.Atten1, "atten2", u.Atten2, "out", u.Out)
+}
+
+func (u *uafm) fuse(low, high *ag.Var, training bool) *ag.Var {
+	x := u.ConvX.Forward(low, training)
+	y := upsample(high, x.Shape()[2], x.Shape()[3])
+	c := []int{1}
+	a := ag.Concat(1, ag.Mean(x, c, true), ag.Max(x, c, true), ag.Mean(y, c, true), ag.Max(y, c, true))
+	alpha := ag.Sigmoid(u.Atten2.Forward(u.Atten1.Forward(a, training), training))
+	// x·α + y·(1-α) = y + (x - y)·α
+	return u.Out.Forward(ag.Add(y, ag.Mul(ag.Sub(x, y), alpha)), training)
+}
+
+// segHead is a 3x3 ConvBNReLU then a 1x1 conv to the classes.
+type segHead struct {
+	Conv *zoo.ConvBN
+	Cls  *nn.Conv2D
+}
+
+func newSegHead(in, mid, classes int, r *rand.Rand) (*segHead, error) {
+	c, err := zoo.NewConvBN(in, mid, 3, 1, 1, "relu", r)
+	if err != nil {
+		return nil, err
+	}
+	cls, err := nn.NewConv2D(nn.ConvOptions{InChannels: mid, OutChannels: classes, KernelSize: []int{1}}, r)
+	return &segHead{Conv: c, Cls: cls}, err
+}
+
+func (s *segHead) Params() []nn.Param  { return nn.Collect("conv", s.Conv, "cls", s.Cls) }
+func (s *segHead) Buffers() []nn.Param { return nn.CollectBuffers("conv", s.Conv) }
+func (s *segHead) Forward(x *ag.Var, training bool) *ag.Var {
+	return s.Cls.Forward(s.Conv.Forward(x, training), training)
+}
