@@ -150,7 +150,7 @@ func TestEvalCommandErrors(t *testing.T) {
 		want string
 	}{
 		{[]string{"seg", "eval", "--pred", p}, 2, "--pred and --label are both required"},
-		{[]string{"seg", "eval", "-c", "x.yaml"}, 2, "evaluating a trained segmentation model is not available yet"},
+		{[]string{"seg", "eval", "-c", "x.yaml"}, 2, "seg eval -c needs --weights (a checkpoint directory)"},
 		{[]string{"seg", "eval", "--pred", p, "--label", l}, 2, "--num-classes must be between 1 and 256"},
 		{[]string{"seg", "eval", "--pred", p, "--label", l, "--num-classes", "3", "--format", "csv"}, 2, `--format "csv"`},
 		{[]string{"seg", "eval", "--pred", p, "--label", dir + "/none", "--num-classes", "3"}, 1, "--label: "},
