@@ -158,7 +158,17 @@ func (r *textRunner) newModel(weights string) (TextClassifier, error) {
 	if err := r.prepare(weights); err != nil {
 		return nil, err
 	}
-	return buildModel(r.model, r.enc.Size(), len(r.labels.Names), rand.New(rand.NewPCG(r.global.Seed, 1)))
+	return buildModel(r.model, r.enc.Size(), len(r.labels.Names), r.maxUnits(), rand.New(rand.NewPCG(r.global.Seed, 1)))
+}
+
+// maxUnits is the most ids a text encodes to (Global.max_seq_len words,
+// characters or tokens; a char n-gram vocabulary gives up to ngram per
+// character).
+func (r *textRunner) maxUnits() int {
+	if _, ok := r.enc.(*tokEncoder); ok {
+		return r.global.MaxSeqLen
+	}
+	return r.seg.MaxUnits(r.global.MaxSeqLen)
 }
 
 // TextBatch is a collated batch: ids (N, L) int64 padded with PadID, labels (N).

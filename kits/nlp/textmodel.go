@@ -27,7 +27,11 @@ type BoEOpts struct {
 
 // archOptions are the Model components.
 func archOptions() map[string]any {
-	return map[string]any{"TextCNN": (*TextCNNOpts)(nil), "BoE": (*BoEOpts)(nil)}
+	return map[string]any{
+		"TextCNN": (*TextCNNOpts)(nil), "BoE": (*BoEOpts)(nil),
+		"BiLSTM": (*BiRNNOpts)(nil), "BiGRU": (*BiRNNOpts)(nil),
+		"Transformer": (*TransformerOpts)(nil),
+	}
 }
 
 // TextClassifier maps padded int64 ids (N, L) to logits (N, classes).
@@ -52,10 +56,15 @@ type BoE struct {
 	Hidden, Out *nn.Linear
 }
 
-// buildModel makes the model c names for a vocabulary of vocab words.
-func buildModel(c config.Component, vocab, classes int, r *rand.Rand) (TextClassifier, error) {
+// buildModel makes the model c names for a vocabulary of vocab units and
+// texts of at most maxLen units.
+func buildModel(c config.Component, vocab, classes, maxLen int, r *rand.Rand) (TextClassifier, error) {
 	pad := PadID
 	switch c.Name {
+	case "BiLSTM", "BiGRU":
+		return newBiRNN(c, vocab, classes, r)
+	case "Transformer":
+		return newTransformer(c, vocab, classes, maxLen, r)
 	case "TextCNN":
 		o := TextCNNOpts{EmbeddingDim: 64, NumFilters: 64, Widths: []int{3, 4, 5}}
 		if err := c.Decode(&o); err != nil {
@@ -99,7 +108,7 @@ func buildModel(c config.Component, vocab, classes int, r *rand.Rand) (TextClass
 		}
 		return m, nil
 	}
-	return nil, c.Errorf("unknown model %q (want TextCNN or BoE)", c.Name)
+	return nil, c.Errorf("unknown model %q (known: BiGRU, BiLSTM, BoE, TextCNN, Transformer)", c.Name)
 }
 
 // Params returns the embedding, convolutions and output layer.
