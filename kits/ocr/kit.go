@@ -7,7 +7,10 @@ import (
 	"paddle/core/cli/eval"
 	"paddle/core/cli/export"
 	"paddle/core/cli/train"
+	"paddle/core/config"
 	"paddle/core/kit"
+	"paddle/core/workflow"
+	"paddle/kits/ocr/dettrain"
 	"paddle/kits/ocr/rectrain"
 	"paddle/kits/ocr/synth"
 )
@@ -19,11 +22,20 @@ func Kit() *kit.Kit {
 	return &kit.Kit{
 		Name:   "ocr",
 		Short:  "Text detection and recognition (PaddleOCR): the PP-OCRv4 system, exact to PaddleOCR 2.x",
-		Schema: rectrain.Schema(),
-		Build:  rectrain.Build,
+		Schema: dettrain.MergeSchema(rectrain.Schema(), dettrain.Schema()),
+		Build:  buildTrainer,
 		Serve:  Serve, // paddle serve ocr
 		Commands: func(f *cmdutil.Factory, k *kit.Kit) []*cobra.Command {
 			return []*cobra.Command{NewCmdPredict(f, nil), train.NewCmdTrain(f, k, nil), eval.NewCmdEval(f, k, nil), export.NewCmdExport(f, k, nil), synth.NewCmdSynth(f, nil)}
 		},
 	}
+}
+
+// buildTrainer builds the training runner Architecture.model_type names:
+// det → dettrain (DB), anything else → rectrain (CRNN).
+func buildTrainer(cfg *config.Config) (workflow.Runner, error) {
+	if n, ok := cfg.Node("Architecture.model_type"); ok && n.Value == "det" {
+		return dettrain.Build(cfg)
+	}
+	return rectrain.Build(cfg)
 }

@@ -1,0 +1,193 @@
+package dettrain
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"paddle/core/ag"
+	"paddle/core/cli/cmdutil"
+	"paddle/core/config"
+	"paddle/core/graph/trace"
+	"paddle/core/tensor"
+	"paddle/core/workflow"
+)
+
+// Export and predict. `paddle ocr export` traces the DB network in eval mode
+// (input "x" (batch, 3, height, width), all dynamic but the channels; output
+// "output", the probability map (batch, 1, height, width)), as PaddleOCR's
+// exported det models are; `paddle ocr predict --det-model DIR` runs it with
+// its DetResizeForTest / NormalizeImage preprocessing and DB post-process.
+// inference.yaml lists those steps in PaddleX's layout.
+
+// exportPreProcess is inference.yaml's PreProcess section.
+type exportPreProcess struct {
+	TransformOps []config.Component `yaml:"transform_ops"`
+}
+
+// ExportPostProcess is inference.yaml's PostProcess section (PaddleX's DBPostProcess keys).
+type ExportPostProcess struct {
+	Name          string  `yaml:"name"`
+	Thresh        float64 `yaml:"thresh"`
+	BoxThresh     float64 `yaml:"box_thresh"`
+	MaxCandidates int     `yaml:"max_candidates"`
+	UnclipRatio   float64 `yaml:"unclip_ratio"`
+	UseDilation   bool    `yaml:"use_dilation"`
+	ScoreMode     string  `yaml:"score_mode"`
+	BoxType       string  `yaml:"box_type"`
+}
+
+var _ workflow.Exporter = (*runner)(nil)
+
+// Export writes the checkpoint env.Weights as an export directory.
+func (r *runner) Export(_ context.Context, env workflow.Env, dir string) error {
+	model, err := r.newModel()
+	if err != nil {
+		return err
+	}
+	if _, err := workflow.LoadCheckpoint(env.Weights, model, nil); err != nil {
+		return err
+	}
+	spec := trace.InputSpec{Name: "x", Shape: []int{-1, 3, -1, -1}, DimNames: []string{"batch", "", "height", "width"}}
+	example := tensor.Rand(rand.New(rand.NewPCG(1, 1)), tensor.Float32, -1, 1, 2, 3, 64, 96)
+	g, err := trace.Func(model, []trace.InputSpec{spec}, []*tensor.Tensor{example}, []string{"output"},
+		func(xs []*ag.Var) []*ag.Var { return []*ag.Var{model.Forward(xs[0], false)} })
+	if err != nil {
+		return fmt.Errorf("export DB: %w", err)
+	}
+	score := "fast"
+	if r.post.SlowScore {
+		score = "slow"
+	}
+	inf := &workflow.Inference{
+		Global:     workflow.InferenceGlobal{ModelName: "DB"},
+		PreProcess: map[string]any{"transform_ops": r.exportOps()},
+		PostProcess: ExportPostProcess{Name: "DBPostProcess", Thresh: r.post.Thresh, BoxThresh: r.post.BoxThresh,
+			MaxCandidates: r.post.MaxCandidates, UnclipRatio: r.post.UnclipRatio, UseDilation: r.post.UseDilation,
+			ScoreMode: score, BoxType: "quad"},
+	}
+	return workflow.WriteExport(dir, g, inf, r.cfg)
+}
+
+// exportOps lists the Eval split's image transforms (label steps left out),
+// or PaddleOCR's inference defaults when there is no Eval section.
+func (r *runner) exportOps() []map[string]any {
+	ops := []map[string]any{
+		{"DecodeImage": map[string]any{"img_mode": "BGR", "channel_first": false}},
+		{"DetResizeForTest": map[string]any{"limit_side_len": 960, "limit_type": "max"}},
+		{"NormalizeImage": map[string]any{"scale": "1./255.", "mean": []float64{0.485, 0.456, 0.406}, "std": []float64{0.229, 0.224, 0.225}, "order": "hwc"}},
+		{"ToCHWImage": nil},
+		{"KeepKeys": map[string]any{"keep_keys": []string{"image", "shape"}}},
+	}
+	if r.eval == nil {
+		return ops
+	}
+	var o SimpleDataSetOpts
+	if r.eval.Dataset.Decode(&o) != nil {
+		return ops
+	}
+	var out []map[string]any
+	for _, c := range o.Transforms {
+		switch c.Name {
+		case "DetLabelEncode", "MakeBorderMap", "MakeShrinkMap", "IaaAugment", "EastRandomCropData", "KeepKeys":
+			continue
+		}
+		var v map[string]any
+		if c.Decode(&v) != nil {
+			v = nil
+		}
+		out = append(out, map[string]any{c.Name: v})
+	}
+	return append(out, map[string]any{"KeepKeys": map[string]any{"keep_keys": []string{"image", "shape"}}})
+}
+
+// Prediction is one image's detected boxes.
+type Prediction struct {
+	Image string      `json:"image"`
+	Boxes []Detection `json:"boxes"`
+	Error string      `json:"error,omitempty"`
+}
+
+// Detection is one text quad (integer pixel corners) and its score.
+type Detection struct {
+	Points [4][2]int `json:"points"`
+	Score  float64   `json:"score"`
+}
+
+// Predict detects text in images with the checkpoint env.Weights, using the
+// Eval split's image transforms.
+func (r *runner) Predict(ctx context.Context, env workflow.Env, args []string) error {
+	model, err := r.newModel()
+	if err != nil {
+		return err
+	}
+	if _, err := workflow.LoadCheckpoint(env.Weights, model, nil); err != nil {
+		return err
+	}
+	split := r.eval
+	if split == nil {
+		return fmt.Errorf("%s: no Eval transforms to preprocess with", r.cfg.File)
+	}
+	var o SimpleDataSetOpts
+	if err := split.Dataset.Decode(&o); err != nil {
+		return err
+	}
+	tr, err := buildTransforms(o.Transforms, false)
+	if err != nil {
+		return err
+	}
+	inputs, err := workflow.ExpandInputs(args, env.IO.In, workflow.ImageExts)
+	if err != nil {
+		return cmdutil.Usage(err)
+	}
+	out := workflow.NewPrinter(env.IO.Out, env.Format, func(p Prediction) string {
+		if p.Error != "" {
+			return fmt.Sprintf("%s\terror: %s\n", p.Image, p.Error)
+		}
+		return fmt.Sprintf("%s\t%d boxes\t%v\n", p.Image, len(p.Boxes), p.Boxes)
+	})
+	failed, err := workflow.RunOrdered(ctx, inputs, 1, func(_ context.Context, in workflow.Input) (Prediction, error) {
+		s := Sample{Path: in.Path}
+		if _, err := tr.Apply(&s, rand.New(rand.NewPCG(0, 0))); err != nil {
+			return Prediction{}, err
+		}
+		b, err := collate([]Sample{s}, false)
+		if err != nil {
+			return Prediction{}, err
+		}
+		var p Prediction
+		ag.NoGrad(func() {
+			prob := model.Forward(ag.Const(b.X), false).T
+			pv := prob.Contiguous().F32()
+			h, w := prob.Dim(2), prob.Dim(3)
+			boxes, scores := r.post.Boxes(matF(pv, h, w), b.SrcW[0], b.SrcH[0])
+			for i, bx := range boxes {
+				var d Detection
+				for k, q := range bx {
+					d.Points[k] = [2]int{int(q.X), int(q.Y)}
+				}
+				d.Score = math.Round(scores[i]*1e5) / 1e5
+				p.Boxes = append(p.Boxes, d)
+			}
+		})
+		return p, nil
+	}, func(res workflow.Result[Prediction]) error {
+		p := res.Value
+		p.Image = res.Input.Path
+		if res.Err != nil {
+			p.Error = res.Err.Error()
+		}
+		return out.Print(p)
+	})
+	if err == nil {
+		err = out.Close()
+	}
+	if err != nil {
+		return err
+	}
+	if failed > 0 {
+		return fmt.Errorf("%d of %d inputs failed", failed, len(inputs))
+	}
+	return nil
+}
