@@ -1,32 +1,56 @@
-// Package speech is the speech kit (PaddleSpeech's job). So far it has the
-// audio front end: `paddle speech features` computes Kaldi-compatible fbank,
-// MFCC and spectrogram features (core/audio/kaldi, exact to
-// torchaudio.compliance.kaldi) for WAV and raw PCM files and writes them as
-// .npy, and `paddle speech vad` finds speech segments (core/audio/vad:
-// Silero VAD through core/runtime, or an energy detector). Keyword spotting,
-// classification and ASR are not here yet.
+// Package speech is the speech kit (PaddleSpeech's job): the audio front
+// end (`paddle speech features`: Kaldi-compatible fbank, MFCC and
+// spectrogram from core/audio/kaldi; `paddle speech vad`: Silero VAD or an
+// energy detector from core/audio/vad) and keyword spotting: `paddle speech
+// synth` makes training clips with espeak-ng and flite, a DS-CNN on log-mel
+// fbank trains, evaluates, exports and predicts through the shared verbs,
+// `paddle speech kws` spots keywords in files, and `paddle speech
+// realwords` cuts the real recorded words the spotter is judged on.
+// Classification and ASR are not here yet.
 //
 // Where things are:
 //
-//	kit.go       the kit and its commands
-//	features.go  `paddle speech features`
-//	vad.go       `paddle speech vad`
+//	kit.go          the kit and its commands
+//	features.go     `paddle speech features`
+//	vad.go          `paddle speech vad`
+//	synthcmd.go     `paddle speech synth` (the work is in synth/)
+//	kws_config.go   the keyword-spotting config sections (the schema)
+//	kws_model.go    DS-CNN
+//	kws_data.go     list files, features, augmentation, batches
+//	kws_runner.go   train / eval over core/workflow
+//	kws_predict.go  predict and the sliding-window spotter
+//	kws_export.go   export (model.onnx + inference.yaml) and predict --model
+//	kwscmd.go       `paddle speech kws`
+//	realwords.go    `paddle speech realwords` and the real-word table
 package speech
 
 import (
 	"github.com/spf13/cobra"
 
 	"paddle/core/cli/cmdutil"
+	"paddle/core/cli/eval"
+	"paddle/core/cli/export"
+	"paddle/core/cli/predict"
+	"paddle/core/cli/train"
 	"paddle/core/kit"
 )
 
 // Kit returns the speech kit.
 func Kit() *kit.Kit {
 	return &kit.Kit{
-		Name:  "speech",
-		Short: "Speech (PaddleSpeech): Kaldi fbank/MFCC/spectrogram features, voice activity detection",
+		Name:   "speech",
+		Short:  "Speech (PaddleSpeech): Kaldi features, voice activity detection, keyword spotting",
+		Schema: KWSSchema(),
+		Build:  buildKWS,
 		Commands: func(f *cmdutil.Factory, k *kit.Kit) []*cobra.Command {
-			return []*cobra.Command{newCmdFeatures(f, nil), newCmdVAD(f, nil)}
+			return []*cobra.Command{
+				train.NewCmdTrain(f, k, nil),
+				eval.NewCmdEval(f, k, nil),
+				predict.NewCmdPredict(f, k, nil),
+				export.NewCmdExport(f, k, nil),
+				newCmdFeatures(f, nil), newCmdVAD(f, nil), newCmdSynth(f, nil),
+				newCmdKWS(f, nil), newCmdRealWords(f, nil),
+			}
 		},
 	}
 }

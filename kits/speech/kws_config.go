@@ -1,0 +1,156 @@
+package speech
+
+import (
+	"paddle/core/audio/feature"
+	"paddle/core/audio/kaldi"
+	"paddle/core/config"
+	"paddle/core/optim"
+)
+
+// The keyword-spotting config: PaddleClas's layout (Global / Arch / Loss /
+// Optimizer / DataLoader / Metric), since PaddleSpeech's KWS recipes are a
+// classifier over clips, plus a Feature section with Kaldi's fbank options
+// (torchaudio.compliance.kaldi's names) that export copies into
+// inference.yaml.
+
+// KWSGlobal is the Global section.
+type KWSGlobal struct {
+	Epochs         int     `yaml:"epochs"`
+	Seed           uint64  `yaml:"seed"`
+	OutputDir      string  `yaml:"output_dir"`
+	EvalInterval   int     `yaml:"eval_interval"`    // epochs
+	SaveInterval   int     `yaml:"save_interval"`    // epochs
+	PrintBatchStep int     `yaml:"print_batch_step"` // log every N steps
+	MaxSteps       int     `yaml:"max_steps"`        // stop early (tests, smoke runs)
+	SampleRate     int     `yaml:"sample_rate"`      // clips are resampled to this (16000)
+	ClipSeconds    float64 `yaml:"clip_seconds"`     // the model's window (1.0)
+	LabelFile      string  `yaml:"label_file"`       // one class per line (synth's labels.txt)
+	Device         string  `yaml:"device"`           // accepted; --device decides
+}
+
+// FeatureOpts is the Feature section: Kaldi fbank plus normalisation.
+type FeatureOpts struct {
+	NumMelBins             int     `yaml:"num_mel_bins"`
+	FrameLength            float64 `yaml:"frame_length"`
+	FrameShift             float64 `yaml:"frame_shift"`
+	Dither                 float64 `yaml:"dither"`
+	PreemphasisCoefficient float64 `yaml:"preemphasis_coefficient"`
+	WindowType             string  `yaml:"window_type"`
+	LowFreq                float64 `yaml:"low_freq"`
+	HighFreq               float64 `yaml:"high_freq"`
+	EnergyFloor            float64 `yaml:"energy_floor"`
+	// CMN subtracts each clip's per-bin mean over time (Kaldi's
+	// subtract_mean), which removes a recording channel's fixed colouring.
+	CMN bool `yaml:"cmn"`
+}
+
+// kaldi returns the fbank options at rate.
+func (f FeatureOpts) kaldi(rate int) kaldi.Options {
+	o := kaldi.Defaults()
+	o.SampleFrequency = float64(rate)
+	o.NumMelBins = f.NumMelBins
+	o.FrameLength, o.FrameShift = f.FrameLength, f.FrameShift
+	o.Dither = f.Dither
+	o.PreemphasisCoefficient = f.PreemphasisCoefficient
+	o.WindowType = f.WindowType
+	o.LowFreq, o.HighFreq = f.LowFreq, f.HighFreq
+	o.EnergyFloor = f.EnergyFloor
+	o.SubtractMean = f.CMN
+	return o
+}
+
+// defaultFeature is Feature's defaults: 40 bins of 25 ms every 10 ms,
+// dither 1 (Kaldi's own default; it keeps digital silence off log(ε)), CMN.
+func defaultFeature() FeatureOpts {
+	k := kaldi.Defaults()
+	return FeatureOpts{NumMelBins: 40, FrameLength: k.FrameLength, FrameShift: k.FrameShift, Dither: 1,
+		PreemphasisCoefficient: k.PreemphasisCoefficient, WindowType: k.WindowType, LowFreq: k.LowFreq,
+		HighFreq: k.HighFreq, EnergyFloor: k.EnergyFloor, CMN: true}
+}
+
+// KWSLossOpts is the Loss section: cross-entropy with label smoothing.
+type KWSLossOpts struct {
+	Name    string  `yaml:"name"` // CELoss
+	Epsilon float64 `yaml:"epsilon"`
+}
+
+// KWSDataLoader is the DataLoader section.
+type KWSDataLoader struct {
+	Train *KWSSplit `yaml:"Train"`
+	Eval  *KWSSplit `yaml:"Eval"`
+}
+
+// KWSSplit configures one split.
+type KWSSplit struct {
+	Dataset config.Component `yaml:"dataset"`
+	Sampler SamplerOpts      `yaml:"sampler"`
+	Loader  LoaderOpts       `yaml:"loader"`
+}
+
+// SamplerOpts are PaddleClas sampler keys.
+type SamplerOpts struct {
+	BatchSize int  `yaml:"batch_size"`
+	Shuffle   bool `yaml:"shuffle"`
+	DropLast  bool `yaml:"drop_last"`
+}
+
+// LoaderOpts are PaddleClas loader keys.
+type LoaderOpts struct {
+	NumWorkers int `yaml:"num_workers"`
+}
+
+// KWSListOpts read a list file of `<wav><TAB or space><class>` lines
+// (what `paddle speech synth` writes), with training-time augmentation.
+type KWSListOpts struct {
+	DataDir  string `yaml:"data_dir"`  // list paths are relative to it (default: the list's folder)
+	ListFile string `yaml:"list_file"` // the list
+	Limit    int    `yaml:"limit"`     // use an evenly spread subset of this many (0: all)
+	// TimeShiftMs moves each clip by up to this much either way (training).
+	TimeShiftMs float64          `yaml:"time_shift_ms"`
+	SpecAugment *SpecAugmentOpts `yaml:"spec_augment"`
+}
+
+// SpecAugmentOpts are SpecAugment's masks with PaddleSpeech's key names
+// (core/audio/feature.SpecAugment; time warping is not implemented).
+type SpecAugmentOpts struct {
+	NFreqMasks int     `yaml:"n_freq_masks"`
+	F          int     `yaml:"F"`
+	NTimeMasks int     `yaml:"n_time_masks"`
+	T          int     `yaml:"T"`
+	P          float64 `yaml:"p"`
+}
+
+func (s SpecAugmentOpts) options() feature.SpecAugmentOptions {
+	return feature.SpecAugmentOptions{FreqMasks: s.NFreqMasks, MaxFreq: s.F, TimeMasks: s.NTimeMasks, MaxTime: s.T, MaxTimeRatio: s.P}
+}
+
+// KWSMetricOpts is the Metric section (accepted; accuracy is always reported).
+type KWSMetricOpts struct {
+	Eval []config.Component `yaml:"Eval"`
+}
+
+// KWSTopkAccOpts configure TopkAcc.
+type KWSTopkAccOpts struct {
+	Topk []int `yaml:"topk"`
+}
+
+// KWSSchema is the keyword-spotting config schema.
+func KWSSchema() *config.Schema {
+	return &config.Schema{
+		Sections: map[string]any{
+			"Global":     (*KWSGlobal)(nil),
+			"Feature":    (*FeatureOpts)(nil),
+			"Arch":       (*config.Component)(nil),
+			"Loss":       (*KWSLossOpts)(nil),
+			"Optimizer":  (*optim.Config)(nil),
+			"DataLoader": (*KWSDataLoader)(nil),
+			"Metric":     (*KWSMetricOpts)(nil),
+		},
+		Components: map[string]map[string]any{
+			"Arch":                 archOptions(),
+			"DataLoader.*.dataset": {"KWSList": (*KWSListOpts)(nil)},
+			"Metric.*.*":           {"TopkAcc": (*KWSTopkAccOpts)(nil)},
+		},
+		Selector: "name",
+	}
+}

@@ -1,0 +1,258 @@
+package speech
+
+import (
+	"bufio"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"paddle/core/audio"
+	"paddle/core/audio/feature"
+	"paddle/core/audio/kaldi"
+	"paddle/core/data"
+	"paddle/core/tensor"
+)
+
+// kwsItem is one line of a KWS list file.
+type kwsItem struct {
+	Path  string
+	Label int
+}
+
+// readLabels reads a class list (one name per line, blank lines skipped).
+func readLabels(path string) ([]string, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("label file: %w", err)
+	}
+	var out []string
+	for _, l := range strings.Split(string(b), "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			out = append(out, l)
+		}
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("label file %s: no classes", path)
+	}
+	return out, nil
+}
+
+// readKWSList reads `<wav> <class>` lines (tab or spaces; the class is the
+// last field), paths relative to dataDir (default: the list's folder).
+func readKWSList(list, dataDir string, classes []string) ([]kwsItem, error) {
+	f, err := os.Open(list)
+	if err != nil {
+		return nil, fmt.Errorf("list file: %w", err)
+	}
+	defer f.Close()
+	if dataDir == "" {
+		dataDir = filepath.Dir(list)
+	}
+	index := map[string]int{}
+	for i, c := range classes {
+		index[c] = i
+	}
+	var out []kwsItem
+	sc := bufio.NewScanner(f)
+	for ln := 1; sc.Scan(); ln++ {
+		line := strings.TrimSpace(sc.Text())
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		cut := strings.LastIndexAny(line, " \t")
+		if cut < 0 {
+			return nil, fmt.Errorf("%s:%d: want \"<wav> <class>\", got %q", list, ln, line)
+		}
+		path, label := strings.TrimSpace(line[:cut]), line[cut+1:]
+		c, ok := index[label]
+		if !ok {
+			return nil, fmt.Errorf("%s:%d: class %q is not in the label list (%d classes: %s ...)", list, ln, label, len(classes), strings.Join(classes[:min(5, len(classes))], ", "))
+		}
+		if !filepath.IsAbs(path) {
+			path = filepath.Join(dataDir, path)
+		}
+		out = append(out, kwsItem{Path: path, Label: c})
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("%s: %w", list, err)
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("%s: no clips", list)
+	}
+	return out, nil
+}
+
+// spread keeps n items evenly spread over items (every class stays in).
+func spread(items []kwsItem, n int) []kwsItem {
+	if n <= 0 || n >= len(items) {
+		return items
+	}
+	out := make([]kwsItem, n)
+	for i := range out {
+		out[i] = items[i*len(items)/n]
+	}
+	return out
+}
+
+// KWSSample is one clip: its features (1, T, F) and class.
+type KWSSample struct {
+	Path  string
+	Label int
+	X     *tensor.Tensor
+}
+
+// featurizer turns audio into the model's input.
+type featurizer struct {
+	raw     *audio.RawFormat // how to read .raw/.pcm files (nil: they are refused)
+	rate    int
+	samples int // clip length in samples
+	opts    kaldi.Options
+}
+
+func newFeaturizer(g KWSGlobal, f FeatureOpts) featurizer {
+	return featurizer{rate: g.SampleRate, samples: int(math.Round(g.ClipSeconds * float64(g.SampleRate))), opts: f.kaldi(g.SampleRate)}
+}
+
+// frames is the number of feature frames of one clip.
+func (z featurizer) frames() int {
+	n := z.samples
+	shift := int(z.opts.SampleFrequency * z.opts.FrameShift / 1000)
+	win := int(z.opts.SampleFrequency * z.opts.FrameLength / 1000)
+	if z.opts.SnipEdges {
+		return 1 + (n-win)/shift
+	}
+	return (n + shift/2) / shift
+}
+
+// load reads a file as mono at the featurizer's rate.
+func (z featurizer) load(path string) ([]float32, error) {
+	a, err := audio.Read(path, z.raw)
+	if err != nil {
+		return nil, err
+	}
+	if a.Rate != z.rate {
+		if a, err = a.Resample(z.rate); err != nil {
+			return nil, err
+		}
+	}
+	return a.Mono(), nil
+}
+
+// fit centres x in a clip of z.samples (cut or zero-padded), moved by
+// shift samples (positive: later).
+func (z featurizer) fit(x []float32, shift int) []float32 {
+	out := make([]float32, z.samples)
+	off := (z.samples-len(x))/2 + shift
+	for i := range out {
+		if j := i - off; j >= 0 && j < len(x) {
+			out[i] = x[j]
+		}
+	}
+	return out
+}
+
+// features computes the log-mel fbank (1, T, F) of one fitted clip; the
+// dither noise is seeded with seed.
+func (z featurizer) features(clip []float32, seed uint64, aug *feature.SpecAugmentOptions, r *rand.Rand) (*tensor.Tensor, error) {
+	x := make([]float64, len(clip))
+	for i, v := range clip {
+		x[i] = float64(v) * audio.KaldiScale
+	}
+	o := z.opts
+	o.Seed = seed
+	fb, err := kaldi.Fbank(x, o)
+	if err != nil {
+		return nil, err
+	}
+	if aug != nil {
+		if err := feature.SpecAugment(fb, *aug, r); err != nil {
+			return nil, err
+		}
+	}
+	t, f := len(fb), len(fb[0])
+	out := tensor.New(tensor.Float32, 1, t, f)
+	v := out.F32()
+	for i, row := range fb {
+		for j, e := range row {
+			v[i*f+j] = float32(e)
+		}
+	}
+	return out, nil
+}
+
+// kwsDataset reads the clips of a list, augmenting when training.
+type kwsDataset struct {
+	items []kwsItem
+	z     featurizer
+	train bool
+	shift int // max time shift in samples (training)
+	spec  *feature.SpecAugmentOptions
+}
+
+var _ data.RandDataset[KWSSample] = (*kwsDataset)(nil)
+
+func (d *kwsDataset) Len() int { return len(d.items) }
+
+// Get is the clip without augmentation (dither seeded by the index).
+func (d *kwsDataset) Get(i int) (KWSSample, error) {
+	s, _, err := d.get(i, nil)
+	return s, err
+}
+
+// GetRand augments when training.
+func (d *kwsDataset) GetRand(i int, r *rand.Rand) (KWSSample, bool, error) {
+	if !d.train {
+		r = nil
+	}
+	return d.get(i, r)
+}
+
+func (d *kwsDataset) get(i int, r *rand.Rand) (KWSSample, bool, error) {
+	it := d.items[i]
+	x, err := d.z.load(it.Path)
+	if err != nil {
+		return KWSSample{}, false, err
+	}
+	shift, seed := 0, uint64(i)
+	var spec *feature.SpecAugmentOptions
+	if r != nil {
+		if d.shift > 0 {
+			shift = r.IntN(2*d.shift+1) - d.shift
+		}
+		seed = r.Uint64()
+		spec = d.spec
+	}
+	t, err := d.z.features(d.z.fit(x, shift), seed, spec, r)
+	if err != nil {
+		return KWSSample{}, false, fmt.Errorf("%s: %w", it.Path, err)
+	}
+	return KWSSample{Path: it.Path, Label: it.Label, X: t}, true, nil
+}
+
+// KWSBatch is a collated batch: features (N, 1, T, F), labels (N) int64.
+type KWSBatch struct {
+	X      *tensor.Tensor
+	Labels *tensor.Tensor
+	Paths  []string
+}
+
+func collateKWS(ss []KWSSample) (KWSBatch, error) {
+	s0 := ss[0].X.Shape()
+	per := s0.NumElements()
+	x := tensor.New(tensor.Float32, append([]int{len(ss)}, s0...)...)
+	y := tensor.New(tensor.Int64, len(ss))
+	xv, yv := x.F32(), y.I64()
+	paths := make([]string, len(ss))
+	for i, s := range ss {
+		if !s.X.Shape().Equal(s0) {
+			return KWSBatch{}, fmt.Errorf("%s: features %v differ from %v in the same batch", s.Path, s.X.Shape(), s0)
+		}
+		copy(xv[i*per:], s.X.F32())
+		yv[i] = int64(s.Label)
+		paths[i] = s.Path
+	}
+	return KWSBatch{X: x, Labels: y, Paths: paths}, nil
+}

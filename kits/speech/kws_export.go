@@ -1,0 +1,150 @@
+package speech
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"path/filepath"
+
+	"paddle/core/ag"
+	"paddle/core/config"
+	"paddle/core/graph/trace"
+	"paddle/core/runtime"
+	"paddle/core/tensor"
+	"paddle/core/workflow"
+)
+
+// Export and predict --model. `paddle speech export` traces the model in
+// eval mode with a softmax on top and a dynamic batch: input "x" (batch, 1,
+// T, F) log-mel frames, output "output" (batch, classes). inference.yaml
+// says how to make x from audio:
+//
+//	PreProcess: {transform_ops: [{LoadAudio: {sample_rate, clip_seconds}},
+//	                             {KaldiFbank: {num_mel_bins, frame_length, ..., cmn}}]}
+//	PostProcess: {name: KWSPostProcess, label_list: [...], window_hop_ms: 100}
+
+// LoadAudioOpts is the export's audio step: mono, resampled, windows of
+// clip_seconds (a shorter file centred and zero-padded).
+type LoadAudioOpts struct {
+	SampleRate  int     `yaml:"sample_rate"`
+	ClipSeconds float64 `yaml:"clip_seconds"`
+}
+
+type kwsPreProcess struct {
+	TransformOps []config.Component `yaml:"transform_ops"`
+}
+
+type kwsPostProcess struct {
+	Name        string   `yaml:"name"`
+	LabelList   []string `yaml:"label_list"`
+	WindowHopMs float64  `yaml:"window_hop_ms"`
+}
+
+func kwsInferenceSchema() *config.Schema {
+	return &config.Schema{
+		Sections: map[string]any{
+			"Global":      (*workflow.InferenceGlobal)(nil),
+			"PreProcess":  (*kwsPreProcess)(nil),
+			"PostProcess": (*kwsPostProcess)(nil),
+			"Inputs":      (*[]workflow.InferenceInput)(nil),
+		},
+		Components: map[string]map[string]any{
+			"PreProcess.transform_ops.*": {"LoadAudio": (*LoadAudioOpts)(nil), "KaldiFbank": (*FeatureOpts)(nil)},
+		},
+		Selector: "name",
+	}
+}
+
+var _ workflow.Exporter = (*kwsRunner)(nil)
+
+// Export writes the checkpoint env.Weights as an export directory.
+func (r *kwsRunner) Export(_ context.Context, env workflow.Env, dir string) error {
+	model, err := r.newModel()
+	if err != nil {
+		return err
+	}
+	if _, err := workflow.LoadCheckpoint(env.Weights, model, nil); err != nil {
+		return err
+	}
+	z := r.featurizer()
+	t, f := z.frames(), r.feat.NumMelBins
+	spec := trace.InputSpec{Name: "x", Shape: []int{-1, 1, t, f}, DimNames: []string{"batch"}}
+	example := tensor.Rand(rand.New(rand.NewPCG(1, 1)), tensor.Float32, -1, 1, 2, 1, t, f) // batch > 1: see trace's doc
+	g, err := trace.Func(model, []trace.InputSpec{spec}, []*tensor.Tensor{example}, []string{"output"},
+		func(xs []*ag.Var) []*ag.Var { return []*ag.Var{ag.Softmax(model.Forward(xs[0], false), -1)} })
+	if err != nil {
+		return fmt.Errorf("export %s: %w", r.arch.Name, err)
+	}
+	inf := &workflow.Inference{
+		Global: workflow.InferenceGlobal{ModelName: r.arch.Name},
+		PreProcess: map[string]any{"transform_ops": []any{
+			map[string]any{"LoadAudio": LoadAudioOpts{SampleRate: r.global.SampleRate, ClipSeconds: r.global.ClipSeconds}},
+			map[string]any{"KaldiFbank": r.feat},
+		}},
+		PostProcess: kwsPostProcess{Name: "KWSPostProcess", LabelList: r.classes, WindowHopMs: 100},
+	}
+	return workflow.WriteExport(dir, g, inf, r.cfg)
+}
+
+// loadExportSpotter reads an export directory for predict --model.
+func loadExportSpotter(dir string) (*spotter, error) {
+	p, cfg, err := workflow.ReadExport(dir, kwsInferenceSchema(), runtime.Options{})
+	if err != nil {
+		return nil, err
+	}
+	file := filepath.Join(dir, workflow.ExportInferenceFile)
+	var pre kwsPreProcess
+	var post kwsPostProcess
+	var inputs []workflow.InferenceInput
+	for _, s := range []struct {
+		key string
+		v   any
+	}{{"PreProcess", &pre}, {"PostProcess", &post}, {"Inputs", &inputs}} {
+		if err := cfg.Decode(s.key, s.v); err != nil {
+			return nil, err
+		}
+	}
+	if len(inputs) != 1 || len(inputs[0].Shape) != 4 {
+		return nil, fmt.Errorf("%s: Inputs: want one feature input (batch, 1, T, F), got %v", file, inputs)
+	}
+	var load *LoadAudioOpts
+	var feat *FeatureOpts
+	for _, op := range pre.TransformOps {
+		switch op.Name {
+		case "LoadAudio":
+			load = &LoadAudioOpts{}
+			if err := op.Decode(load); err != nil {
+				return nil, err
+			}
+		case "KaldiFbank":
+			f := defaultFeature()
+			if err := op.Decode(&f); err != nil {
+				return nil, err
+			}
+			feat = &f
+		}
+	}
+	if load == nil || feat == nil || load.SampleRate <= 0 || load.ClipSeconds <= 0 {
+		return nil, fmt.Errorf("%s: PreProcess.transform_ops: want LoadAudio (sample_rate, clip_seconds) and KaldiFbank", file)
+	}
+	if len(post.LabelList) == 0 {
+		return nil, fmt.Errorf("%s: PostProcess.label_list is empty", file)
+	}
+	z := newFeaturizer(KWSGlobal{SampleRate: load.SampleRate, ClipSeconds: load.ClipSeconds}, *feat)
+	if t, f := z.frames(), feat.NumMelBins; inputs[0].Shape[2] != t || inputs[0].Shape[3] != f {
+		return nil, fmt.Errorf("%s: Inputs %v do not match the PreProcess features (%d frames x %d bins)", file, inputs[0].Shape, t, f)
+	}
+	hop := post.WindowHopMs
+	if hop <= 0 {
+		hop = 100
+	}
+	name, out := inputs[0].Name, p.OutputNames()[0]
+	return &spotter{z: z, classes: post.LabelList, hop: max(int(hop*float64(load.SampleRate)/1000), 1),
+		classify: func(x *tensor.Tensor) ([]float32, error) {
+			res, err := p.Run(map[string]*tensor.Tensor{name: x})
+			if err != nil {
+				return nil, err
+			}
+			return res[out].Contiguous().F32(), nil
+		}}, nil
+}

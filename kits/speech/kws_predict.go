@@ -1,0 +1,188 @@
+package speech
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"math"
+
+	"paddle/core/ag"
+	"paddle/core/audio"
+	"paddle/core/cli/cmdutil"
+	"paddle/core/nn"
+	"paddle/core/tensor"
+	"paddle/core/workflow"
+)
+
+// KWSPrediction is one file's result (a jsonl line of `speech predict` and
+// `speech kws`). Start and End (seconds) give the window the label comes
+// from when the file is longer than the model's window.
+type KWSPrediction struct {
+	File  string   `json:"file"`
+	Label string   `json:"label,omitempty"`
+	Score float64  `json:"score,omitempty"`
+	Start *float64 `json:"start,omitempty"`
+	End   *float64 `json:"end,omitempty"`
+	Error string   `json:"error,omitempty"`
+}
+
+// classifyFunc maps a batch of features (N, 1, T, F) to probabilities (N·classes).
+type classifyFunc func(x *tensor.Tensor) ([]float32, error)
+
+// spotter runs a classifier over files.
+type spotter struct {
+	z        featurizer
+	classes  []string
+	hop      int // window hop in samples for long files
+	classify classifyFunc
+}
+
+// windows cuts x into the model's windows: one centred window when x fits,
+// else windows every hop samples covering x (the last one flush with the end).
+func (s *spotter) windows(x []float32) (clips [][]float32, starts []int) {
+	n := s.z.samples
+	if len(x) <= n {
+		return [][]float32{s.z.fit(x, 0)}, []int{-1}
+	}
+	for at := 0; ; at += s.hop {
+		if at+n >= len(x) {
+			at = len(x) - n
+		}
+		clips = append(clips, x[at:at+n])
+		starts = append(starts, at)
+		if at+n >= len(x) {
+			return clips, starts
+		}
+	}
+}
+
+// spot classifies one file. Over several windows, the answer is the
+// keyword window with the highest score if some window's best class is a
+// keyword, else the highest-scoring window's class.
+func (s *spotter) spot(path string) (KWSPrediction, error) {
+	x, err := s.z.load(path)
+	if err != nil {
+		return KWSPrediction{}, err
+	}
+	clips, starts := s.windows(x)
+	k := len(s.classes)
+	bestW, bestC, bestKW := -1, -1, false
+	var bestP float32
+	const batch = 32
+	for lo := 0; lo < len(clips); lo += batch {
+		hi := min(lo+batch, len(clips))
+		var feats []*tensor.Tensor
+		for i := lo; i < hi; i++ {
+			t, err := s.z.features(clips[i], uint64(i), nil, nil)
+			if err != nil {
+				return KWSPrediction{}, err
+			}
+			feats = append(feats, t)
+		}
+		xb := stack(feats)
+		probs, err := s.classify(xb)
+		if err != nil {
+			return KWSPrediction{}, err
+		}
+		if len(probs) != (hi-lo)*k {
+			return KWSPrediction{}, fmt.Errorf("model gave %d scores for %d windows of %d classes", len(probs), hi-lo, k)
+		}
+		for w := range hi - lo {
+			row := probs[w*k : (w+1)*k]
+			c := argmax(row)
+			kw := isKeyword(s.classes[c])
+			if bestW < 0 || (kw && !bestKW) || (kw == bestKW && row[c] > bestP) {
+				bestW, bestC, bestKW, bestP = lo+w, c, kw, row[c]
+			}
+		}
+	}
+	p := KWSPrediction{File: path, Label: s.classes[bestC], Score: math.Round(float64(bestP)*1e5) / 1e5}
+	if at := starts[bestW]; at >= 0 {
+		st, en := round3(float64(at)/float64(s.z.rate)), round3(float64(at+s.z.samples)/float64(s.z.rate))
+		p.Start, p.End = &st, &en
+	}
+	return p, nil
+}
+
+func stack(ts []*tensor.Tensor) *tensor.Tensor {
+	s0 := ts[0].Shape()
+	per := s0.NumElements()
+	out := tensor.New(tensor.Float32, append([]int{len(ts)}, s0...)...)
+	v := out.F32()
+	for i, t := range ts {
+		copy(v[i*per:], t.F32())
+	}
+	return out
+}
+
+// run spots every input and prints one line each in env.Format.
+func (s *spotter) run(ctx context.Context, env workflow.Env, args []string) error {
+	inputs, err := workflow.ExpandInputs(args, env.IO.In, audio.Exts)
+	if err != nil {
+		return cmdutil.Usage(err)
+	}
+	out := workflow.NewPrinter(env.IO.Out, env.Format, func(p KWSPrediction) string {
+		if p.Error != "" {
+			return fmt.Sprintf("%s\terror: %s\n", p.File, p.Error)
+		}
+		return fmt.Sprintf("%s\t%s\t%.5f\n", p.File, p.Label, p.Score)
+	})
+	failed, err := workflow.RunOrdered(ctx, inputs, 1, func(_ context.Context, in workflow.Input) (KWSPrediction, error) {
+		return s.spot(in.Path)
+	}, func(res workflow.Result[KWSPrediction]) error {
+		p := res.Value
+		if res.Err != nil {
+			p = KWSPrediction{File: res.Input.Path, Error: res.Err.Error()}
+			slog.Error("kws", "file", res.Input.Path, "err", res.Err)
+		}
+		return out.Print(p)
+	})
+	if err == nil {
+		err = out.Close()
+	}
+	if err != nil {
+		return err
+	}
+	if ctx.Err() != nil {
+		return cmdutil.ErrCanceled
+	}
+	if failed > 0 {
+		return fmt.Errorf("%d of %d inputs failed", failed, len(inputs))
+	}
+	return nil
+}
+
+// Predict spots keywords in audio files with the checkpoint env.Weights, or
+// with the export directory env.Model (kws_export.go).
+func (r *kwsRunner) Predict(ctx context.Context, env workflow.Env, args []string) error {
+	s, err := r.spotterFor(env)
+	if err != nil {
+		return err
+	}
+	return s.run(ctx, env, args)
+}
+
+// spotterFor loads the checkpoint or export env names.
+func (r *kwsRunner) spotterFor(env workflow.Env) (*spotter, error) {
+	if env.Model != "" {
+		return loadExportSpotter(env.Model)
+	}
+	model, err := r.newModel()
+	if err != nil {
+		return nil, err
+	}
+	if _, err := workflow.LoadCheckpoint(env.Weights, model, nil); err != nil {
+		return nil, err
+	}
+	return &spotter{z: r.featurizer(), classes: r.classes, hop: r.global.SampleRate / 10, classify: modelClassifier(model)}, nil
+}
+
+func modelClassifier(model nn.Layer) classifyFunc {
+	return func(x *tensor.Tensor) ([]float32, error) {
+		var probs []float32
+		ag.NoGrad(func() {
+			probs = ag.Softmax(model.Forward(ag.Const(x), false), -1).T.Contiguous().F32()
+		})
+		return probs, nil
+	}
+}

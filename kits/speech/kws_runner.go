@@ -1,0 +1,273 @@
+package speech
+
+import (
+	"context"
+	"fmt"
+	"iter"
+	"log/slog"
+	"math/rand/v2"
+
+	"paddle/core/ag"
+	"paddle/core/config"
+	"paddle/core/data"
+	"paddle/core/metric"
+	"paddle/core/nn"
+	"paddle/core/optim"
+	"paddle/core/workflow"
+	"paddle/kits/speech/synth"
+)
+
+// kwsRunner is the keyword spotter's workflow.Runner for one resolved config.
+type kwsRunner struct {
+	cfg     *config.Config
+	global  KWSGlobal
+	feat    FeatureOpts
+	arch    config.Component
+	loss    KWSLossOpts
+	opt     optim.Config
+	loader  KWSDataLoader
+	topk    []int
+	classes []string
+}
+
+// buildKWS decodes and validates a keyword-spotting config.
+func buildKWS(cfg *config.Config) (workflow.Runner, error) {
+	if err := cfg.Validate(KWSSchema()); err != nil {
+		return nil, err
+	}
+	r := &kwsRunner{cfg: cfg, feat: defaultFeature(), topk: []int{1, 5}}
+	r.global = KWSGlobal{Epochs: 1, Seed: 42, OutputDir: "./output/kws", PrintBatchStep: 50, SampleRate: 16000, ClipSeconds: 1}
+	for _, s := range []struct {
+		key string
+		v   any
+	}{{"Global", &r.global}, {"Arch", &r.arch}, {"Optimizer", &r.opt}, {"DataLoader", &r.loader}} {
+		if err := cfg.Decode(s.key, s.v); err != nil {
+			return nil, err
+		}
+	}
+	if cfg.Has("Feature") {
+		if err := cfg.Decode("Feature", &r.feat); err != nil {
+			return nil, err
+		}
+	}
+	if cfg.Has("Loss") {
+		if err := cfg.Decode("Loss", &r.loss); err != nil {
+			return nil, err
+		}
+	}
+	if cfg.Has("Metric") {
+		var m KWSMetricOpts
+		if err := cfg.Decode("Metric", &m); err != nil {
+			return nil, err
+		}
+		for _, c := range m.Eval {
+			var o KWSTopkAccOpts
+			if err := c.Decode(&o); err != nil {
+				return nil, err
+			}
+			if len(o.Topk) > 0 {
+				r.topk = o.Topk
+			}
+		}
+	}
+	if r.arch.Name == "" {
+		return nil, fmt.Errorf("%s: Arch.name is required", cfg.File)
+	}
+	if r.global.SampleRate <= 0 || r.global.ClipSeconds <= 0 {
+		return nil, fmt.Errorf("%s: Global.sample_rate and Global.clip_seconds must be positive", cfg.File)
+	}
+	if r.global.LabelFile == "" {
+		return nil, fmt.Errorf("%s: Global.label_file is required (one class per line; `paddle speech synth` writes labels.txt)", cfg.File)
+	}
+	return r, nil
+}
+
+// loadClasses reads Global.label_file (not needed by predict --model,
+// whose inference.yaml lists the classes).
+func (r *kwsRunner) loadClasses() error {
+	if r.classes != nil {
+		return nil
+	}
+	c, err := readLabels(r.global.LabelFile)
+	if err != nil {
+		return fmt.Errorf("%s: Global.label_file: %w\nhint: run `paddle speech synth --output DIR` or set -o Global.label_file=DIR/labels.txt", r.cfg.File, err)
+	}
+	r.classes = c
+	return nil
+}
+
+func (r *kwsRunner) newModel() (nn.Layer, error) {
+	if err := r.loadClasses(); err != nil {
+		return nil, err
+	}
+	return buildModel(r.arch, r.feat.NumMelBins, len(r.classes), rand.New(rand.NewPCG(r.global.Seed, 1)))
+}
+
+func (r *kwsRunner) featurizer() featurizer { return newFeaturizer(r.global, r.feat) }
+
+// loaderFor builds the loader of one split.
+func (r *kwsRunner) loaderFor(s *KWSSplit, train bool) (*data.Loader[KWSSample, KWSBatch], error) {
+	name := map[bool]string{true: "Train", false: "Eval"}[train]
+	if s == nil {
+		return nil, fmt.Errorf("%s: DataLoader.%s is missing", r.cfg.File, name)
+	}
+	if s.Dataset.Name != "KWSList" {
+		return nil, s.Dataset.Errorf("unknown dataset %q (known: KWSList)", s.Dataset.Name)
+	}
+	var o KWSListOpts
+	if err := s.Dataset.Decode(&o); err != nil {
+		return nil, err
+	}
+	items, err := readKWSList(o.ListFile, o.DataDir, r.classes)
+	if err != nil {
+		return nil, s.Dataset.Errorf("%v\nhint: run `paddle speech synth --output DIR` or set -o DataLoader.%s.dataset.list_file=...", err, name)
+	}
+	ds := &kwsDataset{items: spread(items, o.Limit), z: r.featurizer(), train: train,
+		shift: int(o.TimeShiftMs * float64(r.global.SampleRate) / 1000)}
+	if o.SpecAugment != nil {
+		sa := o.SpecAugment.options()
+		ds.spec = &sa
+	}
+	return data.NewLoader[KWSSample, KWSBatch](ds, data.LoaderOptions{
+		BatchSize: max(s.Sampler.BatchSize, 1), DropLast: s.Sampler.DropLast, Shuffle: s.Sampler.Shuffle,
+		Workers: s.Loader.NumWorkers, Seed: r.global.Seed,
+	}, collateKWS), nil
+}
+
+func (r *kwsRunner) task(model nn.Layer, withTrain bool) (*workflow.Task[KWSBatch], error) {
+	t := &workflow.Task[KWSBatch]{Model: model, Seed: r.global.Seed}
+	m := newKWSMetric(r.classes, r.topk)
+	t.Metric = m
+	t.Evaluate = func(b KWSBatch) error {
+		logits := model.Forward(ag.Const(b.X), false)
+		m.Update(logits.T.Contiguous().F32(), labels64(b))
+		return nil
+	}
+	if r.loader.Eval != nil {
+		el, err := r.loaderFor(r.loader.Eval, false)
+		if err != nil {
+			return nil, err
+		}
+		t.EvalBatches = func(ctx context.Context) iter.Seq2[KWSBatch, error] { return el.Epoch(ctx, 0) }
+	}
+	if !withTrain {
+		return t, nil
+	}
+	tl, err := r.loaderFor(r.loader.Train, true)
+	if err != nil {
+		return nil, err
+	}
+	t.TrainBatches = tl.EpochFrom
+	t.StepsPerEpoch = tl.Len()
+	t.BatchSize = r.loader.Train.Sampler.BatchSize
+	if t.StepsPerEpoch == 0 {
+		return nil, fmt.Errorf("%s: the training set gives no batch (batch_size %d)", r.cfg.File, t.BatchSize)
+	}
+	ce := nn.DefaultCrossEntropyOptions()
+	ce.LabelSmoothing = r.loss.Epsilon
+	t.Loss = func(b KWSBatch, _ workflow.StepInfo) (*ag.Var, error) {
+		return nn.CrossEntropy(model.Forward(ag.Const(b.X), true), b.Labels, ce)
+	}
+	var sched optim.Schedule
+	if t.Optimizer, sched, err = optim.Build(r.opt, model.Params(), r.global.Epochs, t.StepsPerEpoch); err != nil {
+		return nil, fmt.Errorf("%s: %w", r.cfg.File, err)
+	}
+	t.LR = func(step int, _ float64) float64 { return sched.LR(step) }
+	t.Schedule = workflow.Schedule{
+		Epochs: r.global.Epochs, MaxSteps: r.global.MaxSteps, LogEvery: r.global.PrintBatchStep,
+		EvalEvery: r.global.EvalInterval, SaveEvery: r.global.SaveInterval,
+	}
+	return t, nil
+}
+
+func labels64(b KWSBatch) []int {
+	v := b.Labels.I64()
+	out := make([]int, len(v))
+	for i, x := range v {
+		out[i] = int(x)
+	}
+	return out
+}
+
+// Train trains the model the config describes.
+func (r *kwsRunner) Train(ctx context.Context, env workflow.Env) error {
+	model, err := r.newModel()
+	if err != nil {
+		return err
+	}
+	t, err := r.task(model, true)
+	if err != nil {
+		return err
+	}
+	if env.Output == "" {
+		env.Output = r.global.OutputDir
+	}
+	y, err := r.cfg.YAML()
+	if err != nil {
+		return err
+	}
+	slog.Info("train", "arch", r.arch.Name, "params", nn.NumParams(model), "classes", len(r.classes), "steps/epoch", t.StepsPerEpoch, "output", env.Output)
+	return t.Train(ctx, env, y)
+}
+
+// Eval evaluates the checkpoint env.Weights on the eval list.
+func (r *kwsRunner) Eval(ctx context.Context, env workflow.Env) (metric.Report, error) {
+	if r.loader.Eval == nil {
+		return metric.Report{}, fmt.Errorf("%s: DataLoader.Eval is missing", r.cfg.File)
+	}
+	model, err := r.newModel()
+	if err != nil {
+		return metric.Report{}, err
+	}
+	return workflow.EvalCheckpoint(ctx, env.Weights, model, func() (*workflow.Task[KWSBatch], error) { return r.task(model, false) })
+}
+
+// kwsMetric is top-k accuracy over all clips plus top-1 accuracy over the
+// clips whose class is a keyword (not _unknown_ or _silence_).
+type kwsMetric struct {
+	top         *metric.TopK
+	classes     []string
+	kwN, kwHits int
+}
+
+func newKWSMetric(classes []string, ks []int) *kwsMetric {
+	return &kwsMetric{top: metric.NewTopK(ks...), classes: classes}
+}
+
+func isKeyword(c string) bool { return c != synth.Unknown && c != synth.Silence }
+
+func (m *kwsMetric) Update(scores []float32, labels []int) {
+	m.top.Update(scores, len(m.classes), labels)
+	k := len(m.classes)
+	for i, l := range labels {
+		if !isKeyword(m.classes[l]) {
+			continue
+		}
+		row := scores[i*k : (i+1)*k]
+		m.kwN++
+		if argmax(row) == l {
+			m.kwHits++
+		}
+	}
+}
+
+func (m *kwsMetric) Reset() { m.top.Reset(); m.kwN, m.kwHits = 0, 0 }
+
+func (m *kwsMetric) Result() metric.Report {
+	r := m.top.Result()
+	if m.kwN > 0 {
+		r.Values["keyword_top1"] = float64(m.kwHits) / float64(m.kwN)
+		r.Values["keyword_clips"] = float64(m.kwN)
+	}
+	return r
+}
+
+func argmax(v []float32) int {
+	best := 0
+	for i, x := range v {
+		if x > v[best] {
+			best = i
+		}
+	}
+	return best
+}

@@ -1,0 +1,94 @@
+package speech
+
+import (
+	"context"
+
+	"github.com/spf13/cobra"
+
+	"paddle/core/audio"
+	"paddle/core/cli/cmdutil"
+	"paddle/core/config"
+	"paddle/core/workflow"
+)
+
+// kwsOptions are the inputs of `paddle speech kws`.
+type kwsOptions struct {
+	Factory *cmdutil.Factory
+	Inputs  []string // --input and arguments
+	Model   string   // --model export dir
+	Weights string   // --weights checkpoint dir
+	HopMs   float64
+	RawRate int    // --raw-sample-rate for .raw/.pcm inputs
+	RawEnc  string // --raw-encoding
+}
+
+func newCmdKWS(f *cmdutil.Factory, runF func(*kwsOptions) error) *cobra.Command {
+	opts := &kwsOptions{Factory: f}
+	cmd := &cobra.Command{
+		Use:   "kws --model DIR | --weights DIR --input x.wav [<input>... | -]",
+		Short: "Spot spoken keywords in audio files with a trained keyword spotter",
+		Long: "Classifies each file with a keyword spotter (an export from `paddle speech export`, or a\n" +
+			"training checkpoint). A file no longer than the model's window (1 s) is centred in it; a\n" +
+			"longer one is scanned with windows every --hop-ms and reported by its best keyword\n" +
+			"window (with start/end in seconds), or by its best window when no window's top class is a\n" +
+			"keyword. Prints one JSON line per file: {\"file\", \"label\", \"score\"[, \"start\", \"end\"]}.\n" +
+			"Inputs: --input (repeatable) and arguments: WAV or raw PCM files, folders, globs, - for\n" +
+			"paths on stdin.",
+		Example: "  paddle speech kws --model output/kws_dscnn/export --input yes.wav\n" +
+			"  find clips -name '*.wav' | paddle speech kws --weights output/kws_dscnn/best -",
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Inputs = append(opts.Inputs, args...)
+			if len(opts.Inputs) == 0 {
+				return cmdutil.FlagErrorf("give audio with --input (or as arguments)")
+			}
+			if (opts.Weights == "") == (opts.Model == "") {
+				return cmdutil.FlagErrorf("give one of --model (an export) and --weights (a checkpoint)")
+			}
+			if runF != nil {
+				return runF(opts)
+			}
+			return kwsRun(cmd.Context(), opts)
+		},
+	}
+	cmd.Flags().StringArrayVar(&opts.Inputs, "input", nil, "audio file, folder or glob (repeatable)")
+	cmd.Flags().StringVar(&opts.Model, "model", "", "export directory (model.onnx + inference.yaml)")
+	cmd.Flags().StringVar(&opts.Weights, "weights", "", "checkpoint directory (with its config.yaml)")
+	cmd.Flags().Float64Var(&opts.HopMs, "hop-ms", 100, "window hop for files longer than the window (ms)")
+	cmd.Flags().IntVar(&opts.RawRate, "raw-sample-rate", 0, "sample rate of .raw/.pcm inputs")
+	cmd.Flags().StringVar(&opts.RawEnc, "raw-encoding", "s16le", "sample encoding of .raw/.pcm inputs: s16le, s16be, s24le, s32le, u8, s8, f32le, f64le, alaw, ulaw")
+	cmdutil.SupportsFormats(cmd, "jsonl", "json", "text")
+	return cmd
+}
+
+func kwsRun(ctx context.Context, opts *kwsOptions) error {
+	env := workflow.Env{IO: opts.Factory.IOStreams, Model: opts.Model, Weights: opts.Weights, Format: opts.Factory.Settings.Format}
+	var s *spotter
+	var err error
+	if opts.Model != "" {
+		s, err = loadExportSpotter(opts.Model)
+	} else {
+		var cfg *config.Config
+		if cfg, err = config.Load(opts.Weights+"/config.yaml", opts.Factory.Settings.Overrides...); err != nil {
+			return cmdutil.Usage(err)
+		}
+		var r workflow.Runner
+		if r, err = buildKWS(cfg); err != nil {
+			return cmdutil.Usage(err)
+		}
+		s, err = r.(*kwsRunner).spotterFor(env)
+	}
+	if err != nil {
+		return err
+	}
+	if opts.RawRate > 0 {
+		enc, big, err := audio.ParseEncoding(opts.RawEnc)
+		if err != nil {
+			return cmdutil.FlagErrorf("--raw-encoding: %v", err)
+		}
+		s.z.raw = &audio.RawFormat{Rate: opts.RawRate, Encoding: enc, BigEndian: big}
+	}
+	if opts.HopMs > 0 {
+		s.hop = max(int(opts.HopMs*float64(s.z.rate)/1000), 1)
+	}
+	return s.run(ctx, env, opts.Inputs)
+}

@@ -1,0 +1,178 @@
+package speech
+
+import (
+	_ "embed"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"paddle/core/audio"
+	"paddle/core/cli/cmdutil"
+	"paddle/kits/speech/synth"
+)
+
+// realWordsTSV lists words in real recordings of the speech data cache with
+// their times, from pocketsphinx forced to each recording's transcript
+// (scripts/ref/kws_real_words.sh made it).
+//
+//go:embed real_words.tsv
+var realWordsTSV string
+
+// RealWord is one word of a real recording.
+type RealWord struct {
+	Source     string  // relative to the speech data cache
+	Start, End float64 // seconds
+	Word       string
+}
+
+// RealWords parses the embedded table.
+func RealWords() ([]RealWord, error) {
+	var out []RealWord
+	for i, line := range strings.Split(strings.TrimSpace(realWordsTSV), "\n") {
+		if i == 0 {
+			continue // header
+		}
+		f := strings.Split(line, "\t")
+		if len(f) != 4 {
+			return nil, fmt.Errorf("real_words.tsv:%d: want 4 fields, got %q", i+1, line)
+		}
+		st, err1 := strconv.ParseFloat(f[1], 64)
+		en, err2 := strconv.ParseFloat(f[2], 64)
+		if err1 != nil || err2 != nil || en <= st {
+			return nil, fmt.Errorf("real_words.tsv:%d: bad times in %q", i+1, line)
+		}
+		out = append(out, RealWord{Source: f[0], Start: st, End: en, Word: f[3]})
+	}
+	return out, nil
+}
+
+// readSource reads a recording of the table at rate (raw files are 16 kHz s16le).
+func readSource(dataDir, src string, rate int) ([]float32, error) {
+	p := filepath.Join(dataDir, src)
+	var raw *audio.RawFormat
+	if strings.HasSuffix(src, ".raw") {
+		raw = &audio.RawFormat{Rate: 16000, Encoding: audio.PCM16}
+	}
+	a, err := audio.Read(p, raw)
+	if err != nil {
+		return nil, err
+	}
+	if a.Rate != rate {
+		if a, err = a.Resample(rate); err != nil {
+			return nil, err
+		}
+	}
+	return a.Mono(), nil
+}
+
+// CutWord cuts [start-pad, end+pad] out of x with 10 ms fades at both ends.
+func CutWord(x []float32, rate int, start, end, pad float64) []float32 {
+	lo := max(int(math.Round((start-pad)*float64(rate))), 0)
+	hi := min(int(math.Round((end+pad)*float64(rate))), len(x))
+	if hi <= lo {
+		return nil
+	}
+	w := append([]float32(nil), x[lo:hi]...)
+	fade := min(rate/100, len(w)/2)
+	for i := range fade {
+		g := float32(i) / float32(fade)
+		w[i] *= g
+		w[len(w)-1-i] *= g
+	}
+	return w
+}
+
+type realWordsOptions struct {
+	Factory *cmdutil.Factory
+	Output  string
+	DataDir string
+	PadMs   float64
+	Rate    int
+}
+
+func newCmdRealWords(f *cmdutil.Factory, runF func(*realWordsOptions) error) *cobra.Command {
+	opts := &realWordsOptions{Factory: f}
+	cmd := &cobra.Command{
+		Use:   "realwords --output DIR",
+		Short: "Cut the real spoken words of the cached recordings into a keyword-spotting eval set",
+		Long: "Cuts the words of real human recordings in the speech data cache (pocketsphinx-testdata\n" +
+			"cards, goforward, numbers and the TIDIGITS raw recording; alsa-utils Front/Rear/Side\n" +
+			"Left/Right/Center) at the word times pocketsphinx found when forced to each recording's\n" +
+			"transcript (kits/speech/real_words.tsv, made by scripts/ref/kws_real_words.sh), padded by\n" +
+			"--pad-ms with 10 ms fades, and writes DIR/<class>/real_<n>_<word>.wav (16-bit, --rate) with\n" +
+			"DIR/real.list (every word; words that are not keywords as _unknown_) and\n" +
+			"DIR/real_keywords.list (keywords only), for `paddle speech eval -o\n" +
+			"DataLoader.Eval.dataset.list_file=DIR/real_keywords.list`.",
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if opts.Output == "" {
+				return cmdutil.FlagErrorf("--output is required")
+			}
+			if runF != nil {
+				return runF(opts)
+			}
+			return realWordsRun(opts)
+		},
+	}
+	cmd.Flags().StringVar(&opts.Output, "output", "", "output folder")
+	cmd.Flags().StringVar(&opts.DataDir, "data-dir", "", "speech data cache (default $PADDLE_CACHE/data/speech)")
+	cmd.Flags().Float64Var(&opts.PadMs, "pad-ms", 50, "padding around each word (ms)")
+	cmd.Flags().IntVar(&opts.Rate, "rate", 16000, "sample rate of the clips")
+	return cmd
+}
+
+func realWordsRun(opts *realWordsOptions) error {
+	words, err := RealWords()
+	if err != nil {
+		return err
+	}
+	dir := opts.DataDir
+	if dir == "" {
+		dir = filepath.Join(synth.CacheDir(), "data", "speech")
+	}
+	kw := map[string]bool{}
+	for _, w := range synth.Keywords {
+		kw[w] = true
+	}
+	cache := map[string][]float32{}
+	var all, kws strings.Builder
+	nKW := 0
+	for i, w := range words {
+		x, ok := cache[w.Source]
+		if !ok {
+			if x, err = readSource(dir, w.Source, opts.Rate); err != nil {
+				return fmt.Errorf("%w\nhint: scripts/setup.sh fetches pocketsphinx-testdata and alsa-utils into %s", err, dir)
+			}
+			cache[w.Source] = x
+		}
+		label := w.Word
+		if !kw[label] {
+			label = synth.Unknown
+		}
+		name := filepath.Join(label, fmt.Sprintf("real_%02d_%s.wav", i, w.Word))
+		if err := os.MkdirAll(filepath.Join(opts.Output, label), 0o755); err != nil {
+			return err
+		}
+		clip := CutWord(x, opts.Rate, w.Start, w.End, opts.PadMs/1000)
+		if err := audio.WriteWAV(filepath.Join(opts.Output, name), &audio.Audio{Rate: opts.Rate, Channels: [][]float32{clip}}, audio.PCM16); err != nil {
+			return err
+		}
+		fmt.Fprintf(&all, "%s\t%s\n", name, label)
+		if kw[w.Word] {
+			fmt.Fprintf(&kws, "%s\t%s\n", name, label)
+			nKW++
+		}
+	}
+	for f, s := range map[string]string{"real.list": all.String(), "real_keywords.list": kws.String()} {
+		if err := os.WriteFile(filepath.Join(opts.Output, f), []byte(s), 0o644); err != nil {
+			return err
+		}
+	}
+	_, err = fmt.Fprintf(opts.Factory.IOStreams.Out, "{\"output\":%q,\"words\":%d,\"keywords\":%d}\n", opts.Output, len(words), nKW)
+	return err
+}

@@ -1,0 +1,200 @@
+package synth
+
+import (
+	"fmt"
+	"hash/fnv"
+	"math/rand/v2"
+	"slices"
+)
+
+// Keywords are the spoken commands of the keyword spotter: the digits,
+// "oh", and Speech Commands' ten command words.
+var Keywords = []string{"zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "oh",
+	"yes", "no", "up", "down", "left", "right", "on", "off", "stop", "go"}
+
+// Unknown and Silence are the two extra classes: any other word, and no word.
+const (
+	Unknown = "_unknown_"
+	Silence = "_silence_"
+)
+
+// UnknownWords are spoken for the _unknown_ class: words that are not
+// keywords, including near misses ("ten", "often", "gold", "tree", "fore").
+var UnknownWords = []string{"ten", "eleven", "twenty", "hundred", "of", "clubs", "queen", "king", "spades", "hearts",
+	"front", "rear", "side", "center", "back", "forward", "meters", "bed", "bird", "cat", "dog", "happy", "house",
+	"marvin", "sheila", "tree", "wow", "learn", "follow", "visual", "often", "gold", "fore", "won", "to", "sticks",
+	"nice", "done", "yet", "open", "hello", "the", "and", "water", "light", "red", "green", "blue", "yellow", "one two"}
+
+// Classes returns the class list of a keyword set: the keywords, then
+// _unknown_ and _silence_.
+func Classes(words []string) []string {
+	return append(slices.Clone(words), Unknown, Silence)
+}
+
+// EspeakAccents are espeak-ng's English voices.
+var EspeakAccents = []string{"en-us", "en-gb", "en-gb-scotland", "en-gb-x-gbclan", "en-gb-x-rp", "en-gb-x-gbcwmd", "en-029"}
+
+// EspeakVariants are espeak-ng variants (voice quality: male, female,
+// klatt synthesis, whisper ...); "" is the accent's own voice.
+var EspeakVariants = []string{"", "m1", "m2", "m3", "m4", "m5", "m6", "m7", "f1", "f2", "f3", "f4", "f5",
+	"klatt", "klatt2", "klatt3", "klatt4", "croak", "whisper", "whisperf", "Alicia", "Andy", "Annie", "aunty",
+	"belinda", "benjamin", "caleb", "david", "ed", "edward", "grandma", "grandpa", "iven", "john", "linda",
+	"max", "michel", "norbert", "paul", "rob", "robert", "steph", "travis", "victor", "zac"}
+
+// FliteVoices are flite's voices (kal16: diphone; awb, rms, slt: from CMU
+// ARCTIC recordings of real speakers).
+var FliteVoices = []string{"kal16", "awb", "rms", "slt"}
+
+// VoiceSpace lists every voice setting: espeak accents × variants × speeds
+// × pitches, and flite voices × duration stretches × (own pitch, lower,
+// higher).
+func VoiceSpace(espeak, flite bool) []Voice {
+	var out []Voice
+	if espeak {
+		for _, acc := range EspeakAccents {
+			for _, va := range EspeakVariants {
+				name := acc
+				if va != "" {
+					name += "+" + va
+				}
+				for _, sp := range []float64{120, 150, 175, 200} {
+					for _, p := range []float64{25, 40, 55, 70, 85} {
+						out = append(out, Voice{Engine: "espeak-ng", Name: name, Speed: sp, Pitch: p})
+					}
+				}
+			}
+		}
+	}
+	if flite {
+		for _, v := range FliteVoices {
+			for _, st := range []float64{0.8, 1, 1.25} {
+				for _, f0 := range []float64{0, 90, 130, 180} {
+					out = append(out, Voice{Engine: "flite", Name: v, Speed: st, Pitch: f0})
+				}
+			}
+		}
+	}
+	return out
+}
+
+// HeldOut says whether a voice belongs to the held-out (validation) split:
+// the espeak variants m3, f4, klatt3, david and paul (in every accent) and
+// flite's rms, so held-out speakers are never trained on.
+func HeldOut(v Voice) bool {
+	if v.Engine == "flite" {
+		return v.Name == "rms"
+	}
+	for _, va := range []string{"+m3", "+f4", "+klatt3", "+david", "+paul"} {
+		if len(v.Name) > len(va) && v.Name[len(v.Name)-len(va):] == va {
+			return true
+		}
+	}
+	return false
+}
+
+// Clip is one planned clip.
+type Clip struct {
+	Index int    `json:"index"`
+	Label string `json:"label"` // class name
+	Text  string `json:"text"`  // what is spoken ("" for _silence_)
+	Voice Voice  `json:"voice"`
+	Split string `json:"split"` // "train" or "val"
+	Seed  uint64 `json:"seed"`  // the clip's augmentation seed
+}
+
+// Name is the clip's file name: <label>/<split>_<index>.wav.
+func (c Clip) Name() string { return fmt.Sprintf("%s/%s_%06d.wav", c.Label, c.Split, c.Index) }
+
+// PlanOptions size a plan.
+type PlanOptions struct {
+	Words         []string // keywords (default Keywords)
+	PerWord       int      // clips per keyword
+	UnknownClips  int      // clips of _unknown_ (0: PerWord)
+	SilenceClips  int      // clips of _silence_ (0: PerWord/2)
+	Seed          uint64
+	Espeak, Flite bool // which synthesisers to use
+	// FliteShare is the fraction of word clips spoken by flite when both
+	// synthesisers are used (0: 0.25). flite has far fewer settings than
+	// espeak-ng, but its ARCTIC voices come from real speakers.
+	FliteShare float64
+}
+
+// Plan draws every clip: for each class, PerWord voices from the voice
+// space (without replacement while they last), each clip's split from its
+// voice. The plan depends only on the options.
+func Plan(o PlanOptions) ([]Clip, error) {
+	if len(o.Words) == 0 {
+		o.Words = Keywords
+	}
+	if o.PerWord <= 0 {
+		return nil, fmt.Errorf("synth plan: clips per word %d must be positive", o.PerWord)
+	}
+	espeak, flite := VoiceSpace(o.Espeak, false), VoiceSpace(false, o.Flite)
+	if len(espeak)+len(flite) == 0 {
+		return nil, fmt.Errorf("synth plan: no synthesiser selected")
+	}
+	share := o.FliteShare
+	switch {
+	case len(flite) == 0:
+		share = 0
+	case len(espeak) == 0:
+		share = 1
+	case share <= 0:
+		share = 0.25
+	}
+	var clips []Clip
+	add := func(label, text string, v Voice, r *rand.Rand) {
+		split := "train"
+		if HeldOut(v) {
+			split = "val"
+		}
+		clips = append(clips, Clip{Index: len(clips), Label: label, Text: text, Voice: v, Split: split, Seed: r.Uint64()})
+	}
+	draw := func(label string, n int, text func(r *rand.Rand) string) {
+		r := rand.New(rand.NewPCG(o.Seed, hash(label)))
+		nf := int(float64(n)*share + 0.5)
+		for _, v := range append(cycle(espeak, n-nf, r), cycle(flite, nf, r)...) {
+			add(label, text(r), v, r)
+		}
+	}
+	for _, w := range o.Words {
+		draw(w, o.PerWord, func(*rand.Rand) string { return w })
+	}
+	draw(Unknown, cmpOr(o.UnknownClips, o.PerWord), func(r *rand.Rand) string { return UnknownWords[r.IntN(len(UnknownWords))] })
+	n := cmpOr(o.SilenceClips, max(o.PerWord/2, 1))
+	r := rand.New(rand.NewPCG(o.Seed, hash(Silence)))
+	for i := range n {
+		split := "train"
+		if i%10 == 9 {
+			split = "val"
+		}
+		clips = append(clips, Clip{Index: len(clips), Label: Silence, Split: split, Seed: r.Uint64()})
+	}
+	return clips, nil
+}
+
+// cycle draws n voices from space, without replacement while they last.
+func cycle(space []Voice, n int, r *rand.Rand) []Voice {
+	out := make([]Voice, 0, n)
+	var perm []int
+	for i := range n {
+		if i%len(space) == 0 {
+			perm = r.Perm(len(space))
+		}
+		out = append(out, space[perm[i%len(space)]])
+	}
+	return out
+}
+
+func hash(s string) uint64 {
+	h := fnv.New64a()
+	h.Write([]byte(s))
+	return h.Sum64()
+}
+
+func cmpOr(v, def int) int {
+	if v > 0 {
+		return v
+	}
+	return def
+}
