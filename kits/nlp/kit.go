@@ -22,7 +22,9 @@ import (
 	"paddle/core/cli/eval"
 	"paddle/core/cli/predict"
 	"paddle/core/cli/train"
+	"paddle/core/config"
 	"paddle/core/kit"
+	"paddle/core/workflow"
 )
 
 // Kit returns the nlp kit.
@@ -30,8 +32,8 @@ func Kit() *kit.Kit {
 	return &kit.Kit{
 		Name:   "nlp",
 		Short:  "Text (PaddleNLP): tokenizers identical to Hugging Face's, text classification",
-		Schema: TextSchema(),
-		Build:  build,
+		Schema: KitSchema(),
+		Build:  buildRunner,
 		Commands: func(f *cmdutil.Factory, k *kit.Kit) []*cobra.Command {
 			return []*cobra.Command{
 				newCmdTokenize(f, nil),
@@ -42,6 +44,15 @@ func Kit() *kit.Kit {
 			}
 		},
 	}
+}
+
+// buildRunner builds a tagging runner when Model.name is a tagger
+// (tagrunner.go), else a text-classification runner.
+func buildRunner(cfg *config.Config) (workflow.Runner, error) {
+	if IsTaggingConfig(cfg) {
+		return buildTagging(cfg)
+	}
+	return build(cfg)
 }
 
 // predictCmd says what the shared predict verb reads in this kit: text

@@ -1,0 +1,291 @@
+package nlp
+
+import (
+	"fmt"
+	"math/rand/v2"
+
+	"paddle/core/ag"
+	"paddle/core/config"
+	"paddle/core/nn"
+	"paddle/core/tensor"
+)
+
+// Taggers (Model.name in a tagging config):
+//
+//	BiLSTMCRF      word (+ char-CNN) embeddings → BiLSTM → linear → CRF (Lample et al. 2016)
+//	TransformerCRF word (+ char-CNN) embeddings → linear to d_model + learned positions →
+//	               pre-LN Transformer encoder → linear → CRF
+//
+// The char features (char_dim > 0) are a character CNN per word (Ma & Hovy
+// 2016, https://arxiv.org/abs/1603.01354): char embeddings → Conv1D (same
+// padding) → ReLU → max over the word's characters, concatenated to the word
+// embedding. With use_crf: false the emissions are trained with token
+// cross-entropy and decoded by argmax.
+
+// TaggerCommon are the options both taggers share.
+type TaggerCommon struct {
+	EmbeddingDim int     `yaml:"embedding_dim"` // word embedding size (default 100)
+	Dropout      float64 `yaml:"dropout"`       // on the embeddings and the encoder output
+	CharDim      int     `yaml:"char_dim"`      // char embedding size; 0: no char features
+	CharFilters  int     `yaml:"char_filters"`  // char CNN filters (default 50)
+	CharWidth    int     `yaml:"char_width"`    // char CNN window (default 3)
+	MaxWordLen   int     `yaml:"max_word_len"`  // chars kept per word (default 20)
+	UseCRF       *bool   `yaml:"use_crf"`       // default true
+}
+
+// BiLSTMCRFOptions configure BiLSTMCRF.
+type BiLSTMCRFOptions struct {
+	TaggerCommon `yaml:",inline"`
+	HiddenSize   int `yaml:"hidden_size"` // per direction (default 128)
+	NumLayers    int `yaml:"num_layers"`  // default 1
+}
+
+// TransformerCRFOptions configure TransformerCRF.
+type TransformerCRFOptions struct {
+	TaggerCommon   `yaml:",inline"`
+	DModel         int `yaml:"d_model"`         // default 128
+	NHead          int `yaml:"nhead"`           // default 4
+	NumLayers      int `yaml:"num_layers"`      // default 2
+	DimFeedforward int `yaml:"dim_feedforward"` // default 4·d_model
+	MaxPositions   int `yaml:"max_positions"`   // learned positions; later ones share the last (default 512)
+}
+
+// taggerOptions lists the tagger component names and their options.
+func taggerOptions() map[string]any {
+	return map[string]any{"BiLSTMCRF": (*BiLSTMCRFOptions)(nil), "TransformerCRF": (*TransformerCRFOptions)(nil)}
+}
+
+// Tagger is a sequence labeller: Emissions gives per-token tag scores, the
+// CRF (nil without use_crf) scores tag transitions.
+type Tagger struct {
+	Name     string
+	Word     *nn.Embedding
+	Char     *nn.Embedding // nil without char features
+	CharConv *nn.Conv1D
+	LSTM     *nn.LSTM // BiLSTMCRF
+	In       *nn.Linear
+	Pos      *nn.Embedding // TransformerCRF
+	Encoder  *nn.TransformerEncoder
+	Out      *nn.Linear
+	CRF      *nn.CRF
+	drop     *nn.Dropout
+	maxPos   int
+	wordLen  int
+}
+
+func (c *TaggerCommon) defaults() {
+	if c.EmbeddingDim == 0 {
+		c.EmbeddingDim = 100
+	}
+	if c.CharFilters == 0 {
+		c.CharFilters = 50
+	}
+	if c.CharWidth == 0 {
+		c.CharWidth = 3
+	}
+	if c.MaxWordLen == 0 {
+		c.MaxWordLen = 20
+	}
+}
+
+// buildTagger makes the tagger a Model component names, for a word
+// vocabulary of words entries, chars char entries and tags tags.
+func buildTagger(c config.Component, words, chars, tags int, r *rand.Rand) (*Tagger, error) {
+	var common *TaggerCommon
+	var bl BiLSTMCRFOptions
+	var tf TransformerCRFOptions
+	switch c.Name {
+	case "BiLSTMCRF":
+		if err := c.Decode(&bl); err != nil {
+			return nil, err
+		}
+		common = &bl.TaggerCommon
+	case "TransformerCRF":
+		if err := c.Decode(&tf); err != nil {
+			return nil, err
+		}
+		common = &tf.TaggerCommon
+	default:
+		return nil, c.Errorf("unknown tagger %q (want BiLSTMCRF or TransformerCRF)", c.Name)
+	}
+	common.defaults()
+	m := &Tagger{Name: c.Name, wordLen: common.MaxWordLen}
+	var err error
+	wrap := func(err error) error { return c.Errorf("%v", err) }
+	pad := 0
+	if m.Word, err = nn.NewEmbedding(nn.EmbeddingOptions{NumEmbeddings: words, EmbeddingDim: common.EmbeddingDim, PaddingIdx: &pad}, r); err != nil {
+		return nil, wrap(err)
+	}
+	featDim := common.EmbeddingDim
+	if common.CharDim > 0 {
+		if m.Char, err = nn.NewEmbedding(nn.EmbeddingOptions{NumEmbeddings: chars, EmbeddingDim: common.CharDim, PaddingIdx: &pad}, r); err != nil {
+			return nil, wrap(err)
+		}
+		w := common.CharWidth
+		if w%2 == 0 {
+			return nil, c.Errorf("char_width %d must be odd (same padding)", w)
+		}
+		if m.CharConv, err = nn.NewConv1D(nn.ConvOptions{InChannels: common.CharDim, OutChannels: common.CharFilters,
+			KernelSize: []int{w}, Padding: []int{w / 2}}, r); err != nil {
+			return nil, wrap(err)
+		}
+		featDim += common.CharFilters
+	}
+	if m.drop, err = nn.NewDropout(nn.DropoutOptions{P: common.Dropout}, r); err != nil {
+		return nil, wrap(err)
+	}
+	encDim := 0
+	switch c.Name {
+	case "BiLSTMCRF":
+		if bl.HiddenSize == 0 {
+			bl.HiddenSize = 128
+		}
+		if m.LSTM, err = nn.NewLSTM(nn.RNNOptions{InputSize: featDim, HiddenSize: bl.HiddenSize, NumLayers: max(bl.NumLayers, 1),
+			Bidirectional: true, BatchFirst: true}, r); err != nil {
+			return nil, wrap(err)
+		}
+		encDim = 2 * bl.HiddenSize
+	case "TransformerCRF":
+		if tf.DModel == 0 {
+			tf.DModel = 128
+		}
+		if tf.NHead == 0 {
+			tf.NHead = 4
+		}
+		if tf.NumLayers == 0 {
+			tf.NumLayers = 2
+		}
+		if tf.DimFeedforward == 0 {
+			tf.DimFeedforward = 4 * tf.DModel
+		}
+		if tf.MaxPositions == 0 {
+			tf.MaxPositions = 512
+		}
+		m.maxPos = tf.MaxPositions
+		if m.In, err = nn.NewLinear(nn.LinearOptions{In: featDim, Out: tf.DModel}, r); err != nil {
+			return nil, wrap(err)
+		}
+		if m.Pos, err = nn.NewEmbedding(nn.EmbeddingOptions{NumEmbeddings: tf.MaxPositions, EmbeddingDim: tf.DModel}, r); err != nil {
+			return nil, wrap(err)
+		}
+		nn.Normal(r, m.Pos.Weight.T, 0, 0.02)
+		if m.Encoder, err = nn.NewTransformerEncoder(nn.TransformerEncoderLayerOptions{DModel: tf.DModel, NHead: tf.NHead,
+			DimFeedforward: tf.DimFeedforward, Dropout: common.Dropout, Activation: "gelu", NormFirst: true}, tf.NumLayers, true, r); err != nil {
+			return nil, wrap(err)
+		}
+		encDim = tf.DModel
+	}
+	if m.Out, err = nn.NewLinear(nn.LinearOptions{In: encDim, Out: tags}, r); err != nil {
+		return nil, wrap(err)
+	}
+	if common.UseCRF == nil || *common.UseCRF {
+		if m.CRF, err = nn.NewCRF(tags, r); err != nil {
+			return nil, wrap(err)
+		}
+	}
+	return m, nil
+}
+
+// Params returns every part's parameters under its field name.
+func (m *Tagger) Params() []nn.Param {
+	var ps []nn.Param
+	add := func(name string, mod nn.Module) {
+		if mod != nil {
+			ps = append(ps, nn.Prefix(name, mod.Params())...)
+		}
+	}
+	add("word", m.Word)
+	if m.Char != nil {
+		add("char", m.Char)
+		add("char_conv", m.CharConv)
+	}
+	if m.LSTM != nil {
+		add("lstm", m.LSTM)
+	}
+	if m.Encoder != nil {
+		add("in", m.In)
+		add("pos", m.Pos)
+		add("encoder", m.Encoder)
+	}
+	add("out", m.Out)
+	if m.CRF != nil {
+		add("crf", m.CRF)
+	}
+	return ps
+}
+
+// UsesChars reports whether the model reads char ids.
+func (m *Tagger) UsesChars() bool { return m.Char != nil }
+
+// Emissions maps word ids (N, T) and char ids (N, T, C) (nil without char
+// features) to tag scores (N, T, K). lengths (N) masks padding in the
+// encoder (nil: every sequence is T long, as in an export).
+func (m *Tagger) Emissions(words, chars *ag.Var, lengths []int, training bool) *ag.Var {
+	x := m.Word.Forward(words, training) // (N, T, E)
+	if m.Char != nil {
+		s := chars.Shape()                                                   // (N, T, C)
+		c := m.Char.Forward(ag.Reshape(chars, s[0]*s[1], s[2]), training)    // (N·T, C, Dc)
+		h := ag.Relu(m.CharConv.Forward(ag.Transpose(c, 0, 2, 1), training)) // (N·T, F, C)
+		f := ag.Max(h, []int{2}, false)                                      // (N·T, F)
+		x = ag.Concat(2, x, ag.Reshape(f, s[0], s[1], f.Shape()[1]))
+	}
+	x = m.drop.Forward(x, training)
+	var h *ag.Var
+	if m.LSTM != nil {
+		var err error
+		if h, _, _, err = m.LSTM.Run(x, nil, nil, lengths, training); err != nil {
+			panic(err) // shapes come from our own collate: a bug
+		}
+	} else {
+		// positions 0..T-1 counted with ops (cumsum of ones), so an export
+		// keeps a dynamic length; past max_positions they share the last row
+		ones := ag.Cast(ag.GreaterEqual(words, ag.Scalar(words, 0)), tensor.Int64)
+		pos := ag.Clip(ag.Cumsum(ones, 1, true, false), 0, float64(m.maxPos-1))
+		h = ag.Add(m.In.Forward(x, training), m.Pos.Forward(pos, training))
+		var mask nn.AttentionMask
+		if lengths != nil {
+			n, t := words.Shape()[0], words.Shape()[1]
+			kp := tensor.New(tensor.Bool, n, t)
+			for b, l := range lengths {
+				for j := l; j < t; j++ {
+					kp.SetAt(1, b, j)
+				}
+			}
+			mask.KeyPadding = kp
+		}
+		h = m.Encoder.Forward(h, mask, training)
+	}
+	return m.Out.Forward(m.drop.Forward(h, training), training)
+}
+
+// Decode returns the best tag path of each sequence of emissions (N, T, K):
+// Viterbi under the CRF, or per-token argmax without one.
+func (m *Tagger) Decode(em *tensor.Tensor, lengths []int) [][]int {
+	if m.CRF != nil {
+		return m.CRF.Decode(em, lengths)
+	}
+	return argmaxPaths(em, lengths)
+}
+
+func argmaxPaths(em *tensor.Tensor, lengths []int) [][]int {
+	n, t, k := em.Dims3()
+	v := em.Contiguous().Float64s()
+	out := make([][]int, n)
+	for b := range n {
+		l := min(lengths[b], t)
+		out[b] = make([]int, l)
+		for i := range l {
+			row := v[(b*t+i)*k : (b*t+i+1)*k]
+			best := 0
+			for j, x := range row {
+				if x > row[best] {
+					best = j
+				}
+			}
+			out[b][i] = best
+		}
+	}
+	return out
+}
+
+func (m *Tagger) String() string { return fmt.Sprintf("%s(%d params)", m.Name, nn.NumParams(m)) }
