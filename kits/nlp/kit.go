@@ -20,6 +20,7 @@ import (
 
 	"paddle/core/cli/cmdutil"
 	"paddle/core/cli/eval"
+	"paddle/core/cli/export"
 	"paddle/core/cli/predict"
 	"paddle/core/cli/train"
 	"paddle/core/config"
@@ -34,12 +35,14 @@ func Kit() *kit.Kit {
 		Short:  "Text (PaddleNLP): tokenizers identical to Hugging Face's, text classification",
 		Schema: KitSchema(),
 		Build:  buildRunner,
+		Serve:  Serve, // paddle serve nlp
 		Commands: func(f *cmdutil.Factory, k *kit.Kit) []*cobra.Command {
 			return []*cobra.Command{
 				newCmdTokenize(f, nil),
 				train.NewCmdTrain(f, k, nil),
 				eval.NewCmdEval(f, k, nil),
 				predictCmd(predict.NewCmdPredict(f, k, nil)),
+				export.NewCmdExport(f, k, nil),
 				newCmdDataset(f),
 			}
 		},

@@ -8,7 +8,6 @@ import (
 	"io"
 	"iter"
 	"log/slog"
-	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -310,20 +309,22 @@ type TextPrediction struct {
 }
 
 // Predict classifies each line of the files in args (stdin when none, or
-// "-") with the checkpoint env.Weights, writing one jsonl object per line
-// (text: `label<TAB>score<TAB>text`).
+// "-") with the checkpoint env.Weights or the export env.Model, writing one
+// jsonl object per line (text: `label<TAB>score<TAB>text`).
 func (r *textRunner) Predict(ctx context.Context, env workflow.Env, args []string) error {
-	model, err := r.newModel(env.Weights)
-	if err != nil {
-		return err
+	var s *textScorer
+	var err error
+	if env.Model != "" {
+		s, err = loadExportScorer(env.Model, 0)
+	} else {
+		s, err = r.checkpointScorer(env.Weights)
 	}
-	if _, err := workflow.LoadCheckpoint(env.Weights, model, nil); err != nil {
+	if err != nil {
 		return err
 	}
 	if len(args) == 0 {
 		args = []string{"-"}
 	}
-	col := r.collate(model.MinLen())
 	for _, a := range args {
 		var in io.Reader = env.IO.In
 		if a != "-" {
@@ -340,15 +341,10 @@ func (r *textRunner) Predict(ctx context.Context, env workflow.Env, args []strin
 			if ctx.Err() != nil {
 				return ctx.Err()
 			}
-			text := strings.TrimRight(sc.Text(), "\r")
-			b, err := col([]Example{{Text: text}})
+			p, err := s.Classify(strings.TrimRight(sc.Text(), "\r"))
 			if err != nil {
 				return err
 			}
-			var probs []float32
-			ag.NoGrad(func() { probs = ag.Softmax(model.Logits(ag.Const(b.IDs), false), -1).T.Contiguous().F32() })
-			c := argmax(probs)
-			p := TextPrediction{Text: text, Label: r.labels.Names[c], Score: math.Round(float64(probs[c])*1e5) / 1e5}
 			if env.Format == "text" {
 				_, err = fmt.Fprintf(env.IO.Out, "%s\t%.5f\t%s\n", p.Label, p.Score, p.Text)
 			} else {

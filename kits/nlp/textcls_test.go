@@ -293,7 +293,7 @@ func TestAllConfigsBuild(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := build(cfg); err != nil {
+		if _, err := Kit().Build(cfg); err != nil { // the kit's Build: taggers too
 			t.Errorf("%s: %v", name, err)
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"paddle/core/ag"
 	"paddle/core/config"
 	"paddle/core/nn"
+	"paddle/core/op"
 	"paddle/core/tensor"
 )
 
@@ -128,7 +129,7 @@ func (m *TextCNN) Logits(ids *ag.Var, training bool) *ag.Var {
 	x := ag.Transpose(m.Embed.Forward(ids, training), 0, 2, 1) // (N, D, L)
 	pooled := make([]*ag.Var, len(m.Convs))
 	for i, c := range m.Convs {
-		h := ag.Relu(c.Forward(x, training))   // (N, F, L-w+1)
+		h := ag.Relu(conv1d(c, x))             // (N, F, L-w+1)
 		pooled[i] = ag.Max(h, []int{2}, false) // (N, F)
 	}
 	return m.Out.Forward(ag.Concat(1, pooled...), training)
@@ -158,4 +159,12 @@ func (m *BoE) Logits(ids *ag.Var, training bool) *ag.Var {
 // notPad is 1 where ids (N, L) is not PadID, else 0, as float32 (N, L).
 func notPad(ids *ag.Var) *ag.Var {
 	return ag.Cast(ag.Greater(ids, ag.Scalar(ids, PadID)), tensor.Float32)
+}
+
+// conv1d is c.Forward written with Unsqueeze/Squeeze instead of ag.Conv1D's
+// reshapes, which fix the batch and length while tracing: the exported
+// graph keeps both dynamic. x: (N, D, L) → (N, F, L-w+1); stride 1, no padding.
+func conv1d(c *nn.Conv1D, x *ag.Var) *ag.Var {
+	y := ag.Conv2D(ag.Unsqueeze(x, 2), ag.Unsqueeze(c.Weight, 2), c.Bias, op.ConvParams{Strides: []int{1, 1}, Dilations: []int{1, 1}, Groups: 1})
+	return ag.Squeeze(y, 2)
 }
