@@ -1,0 +1,234 @@
+package det
+
+import (
+	"bufio"
+	"encoding/json"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"paddle/core/ag"
+	"paddle/core/config"
+	"paddle/core/io"
+	"paddle/core/runtime"
+	"paddle/core/tensor"
+	"paddle/core/workflow"
+)
+
+// ortRunner returns node and scripts/ref/ort_run.mjs when ONNX Runtime is
+// installed (scripts/ref/setup_ort.sh), else "", "".
+func ortRunner() (string, string) {
+	node, err := exec.LookPath("node")
+	if err != nil {
+		return "", ""
+	}
+	dir := os.Getenv("ORT_NODE_DIR")
+	if dir == "" {
+		home, _ := os.UserHomeDir()
+		dir = filepath.Join(home, ".cache", "paddle", "npm", "ortnode-1.30.0")
+	}
+	if _, err := os.Stat(filepath.Join(dir, "node_modules", "onnxruntime-node")); err != nil {
+		return "", ""
+	}
+	script, _ := filepath.Abs(filepath.Join("..", "..", "scripts", "ref", "ort_run.mjs"))
+	return node, script
+}
+
+func readPredictions(t *testing.T, s string) []Prediction {
+	t.Helper()
+	var out []Prediction
+	sc := bufio.NewScanner(strings.NewReader(s))
+	sc.Buffer(make([]byte, 1<<20), 1<<24)
+	for sc.Scan() {
+		var p Prediction
+		if err := json.Unmarshal(sc.Bytes(), &p); err != nil {
+			t.Fatalf("line %q: %v", sc.Text(), err)
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+// tinyConfig is a small PicoDet config over the COCO set in dir, for tests.
+func tinyConfig(t *testing.T, dir string, size int, extra string) string {
+	t.Helper()
+	y := `architecture: PicoDet
+num_classes: 8
+epoch: 10
+log_iter: 50
+worker_num: 1
+seed: 3
+snapshot_epoch: 0
+PicoDet: {backbone: LCNet, neck: LCPAN, head: PicoHeadV2}
+LCNet: {scale: 0.35, feature_maps: [3, 4, 5]}
+LCPAN: {out_channels: 48}
+PicoHeadV2:
+  conv_feat: {name: PicoFeat, feat_out: 48, num_convs: 1, share_cls_reg: true}
+  fpn_stride: [8, 16, 32]
+  reg_max: 7
+  nms: {name: MultiClassNMS, nms_top_k: 200, keep_top_k: 50, score_threshold: 0.025, nms_threshold: 0.6}
+TrainDataset: {name: COCODataSet, dataset_dir: DIR, anno_path: annotations/instances_train.json}
+EvalDataset: {name: COCODataSet, dataset_dir: DIR, anno_path: annotations/instances_eval.json}
+TestDataset: {name: COCODataSet, dataset_dir: DIR, anno_path: annotations/instances_eval.json}
+LearningRate:
+  base_lr: 0.1
+  schedulers:
+  - {name: CosineDecay, max_epochs: 10, min_lr_ratio: 0.05}
+  - {name: LinearWarmup, start_factor: 0.1, steps: 30}
+OptimizerBuilder:
+  optimizer: {type: Momentum, momentum: 0.9}
+  regularizer: {type: L2, factor: 0.00004}
+  clip_grad_by_norm: 10
+TrainReader:
+  sample_transforms: [{Decode: {}}, {RandomDistort: {}}, {RandomCrop: {prob: 0.3}}, {RandomFlip: {}}]
+  batch_transforms: [{BatchRandomResize: {target_size: [SIZES]}}, {NormalizeImage: {is_scale: true, mean: [0.485, 0.456, 0.406], std: [0.229, 0.224, 0.225]}}]
+  batch_size: 8
+  shuffle: true
+  drop_last: true
+EvalReader:
+  sample_transforms: [{Decode: {}}, {Resize: {target_size: [SIZE, SIZE]}}, {NormalizeImage: {is_scale: true, mean: [0.485, 0.456, 0.406], std: [0.229, 0.224, 0.225]}}]
+  batch_size: 8
+TestReader:
+  sample_transforms: [{Decode: {}}, {Resize: {target_size: [SIZE, SIZE]}}, {NormalizeImage: {is_scale: true, mean: [0.485, 0.456, 0.406], std: [0.229, 0.224, 0.225]}}]
+`
+	y = strings.ReplaceAll(y, "DIR", dir)
+	y = strings.ReplaceAll(y, "SIZES", strings.Join([]string{itoa(size - 32), itoa(size), itoa(size + 32)}, ", "))
+	y = strings.ReplaceAll(y, "SIZE", itoa(size)) + extra
+	p := filepath.Join(t.TempDir(), "tiny.yaml")
+	if err := os.WriteFile(p, []byte(y), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func itoa(v int) string { return strconv.Itoa(v) }
+
+// An untrained tiny PicoDet (random weights, saved as a checkpoint) exports
+// to model.onnx + inference.yaml; paddle's runtime and ONNX Runtime on the
+// export match the Go eval forward at a batch size other than the traced
+// one; predict --model then prints what predict --weights prints.
+func TestExportMatchesForward(t *testing.T) {
+	stamps, bgs := fakePhotos(t)
+	set := filepath.Join(t.TempDir(), "set")
+	if code, _, errOut := runPaddle(t, "det", "synth", "--output", set, "--train", "4", "--eval", "3", "--size", "96", "--seed", "2",
+		"--stamps", stamps, "--backgrounds", bgs); code != 0 {
+		t.Fatal(errOut)
+	}
+	cfgPath := tinyConfig(t, set, 96, "draw_threshold: 0.0\n")
+	cfg, err := config.Load(cfgPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wr, err := build(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := wr.(*runner)
+	model, err := r.newModel()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Non-trivial batch-norm statistics and head biases, so the export is checked on real arithmetic.
+	rg := rand.New(rand.NewPCG(5, 5))
+	for _, p := range append(model.Params(), model.Buffers()...) {
+		if strings.HasSuffix(p.Name, "running_var") {
+			p.V.T.CopyFrom(tensor.Rand(rg, tensor.Float32, 0.5, 1.5, p.V.T.Shape()...))
+		} else if strings.HasSuffix(p.Name, "running_mean") || strings.Contains(p.Name, "bias") {
+			p.V.T.CopyFrom(tensor.Rand(rg, tensor.Float32, -0.2, 0.2, p.V.T.Shape()...))
+		}
+	}
+	ckpt := filepath.Join(t.TempDir(), "ckpt")
+	y, _ := cfg.YAML()
+	if err := workflow.SaveCheckpoint(ckpt, model, nil, workflow.State{}, y); err != nil {
+		t.Fatal(err)
+	}
+	exp := filepath.Join(t.TempDir(), "exp")
+	if code, _, errOut := runPaddle(t, "det", "export", "--weights", ckpt, "--output", exp); code != 0 {
+		t.Fatalf("export: %s", errOut)
+	}
+	inf, err := os.ReadFile(filepath.Join(exp, "inference.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"model_name: PicoDet", "name: MultiClassNMS", "nms_threshold: 0.6", "shape: [-1, 3, 96, 96]", "- Resize:", "label_list:"} {
+		if !strings.Contains(string(inf), want) {
+			t.Errorf("inference.yaml lacks %q:\n%s", want, inf)
+		}
+	}
+	// Go forward vs runtime vs ORT on a batch of 3.
+	x := tensor.Randn(rand.New(rand.NewPCG(9, 9)), tensor.Float32, 0, 1, 3, 3, 96, 96)
+	var scores, boxes *tensor.Tensor
+	ag.NoGrad(func() {
+		out := model.Run(ag.Const(x), false)
+		scores = ag.Sigmoid(out.Cls).T
+		boxes = model.Head.Decode(out.Reg, model.Head.AnchorsFor(96, 96)).T
+	})
+	p, err := runtime.Load(filepath.Join(exp, "model.onnx"), runtime.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := p.Run(map[string]*tensor.Tensor{"image": x})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ds, _ := tensor.MaxDiff(got["scores"], scores, 0, 0)
+	db, _ := tensor.MaxDiff(got["boxes"], boxes, 0, 0)
+	t.Logf("paddle runtime vs Go forward: scores %.3g, boxes %.3g px", ds, db)
+	if ds > 1e-5 || db > 1e-3 {
+		t.Errorf("paddle runtime on the export differs: scores %g, boxes %g", ds, db)
+	}
+	if node, script := ortRunner(); node == "" {
+		t.Log("ONNX Runtime not installed (scripts/ref/setup_ort.sh): export not run by it")
+	} else {
+		tmp := t.TempDir()
+		in := filepath.Join(tmp, "x.npy")
+		if err := io.WriteNpy(in, x); err != nil {
+			t.Fatal(err)
+		}
+		if b, err := exec.Command(node, script, "--threads", "1", filepath.Join(exp, "model.onnx"), tmp, "image="+in).CombinedOutput(); err != nil {
+			t.Fatalf("ONNX Runtime rejects the export: %v\n%s", err, b)
+		}
+		for name, want := range map[string]*tensor.Tensor{"scores": scores, "boxes": boxes} {
+			o, err := io.ReadNpy(filepath.Join(tmp, name+".npy"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			d, _ := tensor.MaxDiff(o, want, 0, 0)
+			t.Logf("ONNX Runtime vs Go forward: %s %.3g", name, d)
+			if tol := map[string]float64{"scores": 1e-4, "boxes": 1e-2}[name]; d > tol {
+				t.Errorf("ONNX Runtime %s differs by %g", name, d)
+			}
+		}
+	}
+	// predict --weights and --model agree; --draw writes a PNG per image.
+	imgs := []string{filepath.Join(set, "images", "eval", "000000.jpg"), filepath.Join(set, "images", "eval", "000001.jpg")}
+	draw := filepath.Join(t.TempDir(), "vis")
+	code, fromW, errOut := runPaddle(t, append([]string{"det", "predict", "--weights", ckpt, "--draw", draw}, imgs...)...)
+	if code != 0 {
+		t.Fatalf("predict --weights: %s", errOut)
+	}
+	code, fromM, errOut := runPaddle(t, append([]string{"det", "predict", "--model", exp}, imgs...)...)
+	if code != 0 {
+		t.Fatalf("predict --model: %s", errOut)
+	}
+	pw, pm := readPredictions(t, fromW), readPredictions(t, fromM)
+	if len(pw) != 2 || len(pm) != 2 {
+		t.Fatalf("%d and %d predictions", len(pw), len(pm))
+	}
+	for i := range pw {
+		if len(pw[i].Detections) == 0 || len(pw[i].Detections) != len(pm[i].Detections) {
+			t.Fatalf("%s: %d vs %d detections", imgs[i], len(pw[i].Detections), len(pm[i].Detections))
+		}
+		a, b := pw[i].Detections[0], pm[i].Detections[0]
+		if a.ClassID != b.ClassID || a.Label != b.Label || a.BBox != b.BBox || a.Score-b.Score > 2e-5 || b.Score-a.Score > 2e-5 {
+			t.Errorf("%s: --weights %+v, --model %+v", imgs[i], a, b)
+		}
+		if _, err := os.Stat(filepath.Join(draw, drawName(imgs[i]))); err != nil {
+			t.Error(err)
+		}
+	}
+}
