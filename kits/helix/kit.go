@@ -1,13 +1,22 @@
-// Package helix is the molecule kit (PaddleHelix's compound-property job).
-// So far it has the chemistry: `paddle helix featurize` parses SMILES with
-// core/chem (RDKit-compatible sanitisation, checked against RDKit on the
-// rdkit-data molecule sets) and prints descriptors (Crippen logP included),
-// Morgan fingerprints and Bemis–Murcko scaffolds. Graph networks, training
-// and property prediction are not here yet (docs/helix.md).
+// Package helix is the molecule kit (PaddleHelix's compound-property job):
+// `paddle helix featurize` (descriptors, Morgan fingerprints, scaffolds from
+// core/chem) and graph networks (GIN, GCN, MPNN with mean/sum/max or
+// attention readout) plus a Morgan-fingerprint MLP baseline trained on
+// MoleculeNet-style CSV, SMILES+label and SD files with random, scaffold
+// and stratified splits: `paddle helix train|eval|export|predict`
+// (docs/helix.md).
 //
 // Where things are:
 //
 //	kit.go        the kit and its commands
+//	config.go     the config sections (the schema)
+//	dataset.go    CSV / SMI / SDF readers
+//	split.go      random, scaffold and stratified splits
+//	graph.go      PaddleHelix-style atom/bond features, disjoint-union batches
+//	models.go     GIN, GCN, MPNN, readouts, the fingerprint MLP
+//	runner.go     train / eval over core/workflow
+//	predict.go    `paddle helix predict` (--smiles, files, stdin)
+//	export.go     export (dense graph form → model.onnx + inference.yaml) and predict --model
 //	featurize.go  `paddle helix featurize`
 package helix
 
@@ -15,16 +24,27 @@ import (
 	"github.com/spf13/cobra"
 
 	"paddle/core/cli/cmdutil"
+	"paddle/core/cli/eval"
+	"paddle/core/cli/export"
+	"paddle/core/cli/train"
 	"paddle/core/kit"
 )
 
 // Kit returns the helix kit.
 func Kit() *kit.Kit {
 	return &kit.Kit{
-		Name:  "helix",
-		Short: "Molecules (PaddleHelix): SMILES parsing, descriptors, Morgan fingerprints, scaffolds",
+		Name:   "helix",
+		Short:  "Molecules (PaddleHelix): SMILES parsing, descriptors, Morgan fingerprints, scaffolds",
+		Schema: Schema(),
+		Build:  build,
 		Commands: func(f *cmdutil.Factory, k *kit.Kit) []*cobra.Command {
-			return []*cobra.Command{newCmdFeaturize(f, nil)}
+			return []*cobra.Command{
+				train.NewCmdTrain(f, k, nil),
+				eval.NewCmdEval(f, k, nil),
+				newCmdPredict(f, k, nil),
+				export.NewCmdExport(f, k, nil),
+				newCmdFeaturize(f, nil),
+			}
 		},
 	}
 }

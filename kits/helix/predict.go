@@ -1,0 +1,239 @@
+package helix
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"math"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"paddle/core/ag"
+	"paddle/core/chem"
+	"paddle/core/cli/cmdutil"
+	"paddle/core/config"
+	"paddle/core/kit"
+	"paddle/core/workflow"
+)
+
+// predictOptions are the inputs of `paddle helix predict`.
+type predictOptions struct {
+	Factory *cmdutil.Factory
+	Kit     *kit.Kit
+	Weights string
+	Model   string
+	Smiles  []string
+	Inputs  []string
+}
+
+// newCmdPredict is `paddle helix predict`: the shared verb's checkpoint /
+// export handling plus --smiles, and SMILES files or stdin as inputs.
+func newCmdPredict(f *cmdutil.Factory, k *kit.Kit, runF func(*predictOptions) error) *cobra.Command {
+	opts := &predictOptions{Factory: f, Kit: k}
+	cmd := &cobra.Command{
+		Use:   "predict --weights <checkpoint dir> | --model <export dir> [--smiles S]... [file.smi|file.csv|-]...",
+		Short: "Predict molecular properties from SMILES with a trained or exported model",
+		Example: "  paddle helix predict --weights output/helix/gin_chembl_reg/latest --smiles CCO\n" +
+			"  cut -f1 molecules.smi | paddle helix predict --model inference/gin - --format jsonl",
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Inputs = args
+			if (opts.Weights == "") == (opts.Model == "") {
+				return cmdutil.FlagErrorf("give one of --weights (a checkpoint) and --model (an export)")
+			}
+			if len(opts.Smiles) == 0 && len(args) == 0 {
+				return cmdutil.FlagErrorf("give --smiles, SMILES files, or - for stdin")
+			}
+			if runF != nil {
+				return runF(opts)
+			}
+			return predictCmdRun(cmd.Context(), opts)
+		},
+	}
+	cmd.Flags().StringVar(&opts.Weights, "weights", "", "checkpoint directory (model.safetensors + config.yaml)")
+	cmd.Flags().StringVar(&opts.Model, "model", "", "export directory (model.onnx + inference.yaml, from paddle helix export)")
+	cmd.Flags().StringArrayVar(&opts.Smiles, "smiles", nil, "a SMILES string (repeatable)")
+	cmdutil.SupportsFormats(cmd, "jsonl", "json", "text")
+	return cmd
+}
+
+func predictCmdRun(ctx context.Context, opts *predictOptions) error {
+	env := workflow.Env{IO: opts.Factory.IOStreams, Weights: opts.Weights, Model: opts.Model, Format: opts.Factory.Settings.Format}
+	smiles, err := collectSmiles(opts.Smiles, opts.Inputs, opts.Factory.IOStreams.In)
+	if err != nil {
+		return cmdutil.Usage(err)
+	}
+	if opts.Model != "" && opts.Factory.Settings.Config == "" {
+		return predictExport(ctx, env, smiles) // the export's inference.yaml says everything
+	}
+	var cfg *config.Config
+	if opts.Factory.Settings.Config != "" {
+		cfg, err = opts.Factory.LoadConfig()
+	} else {
+		cfg, err = config.Load(opts.Weights+"/config.yaml", opts.Factory.Settings.Overrides...)
+		err = cmdutil.Usage(err)
+	}
+	if err != nil {
+		return err
+	}
+	r, err := build(cfg)
+	if err != nil {
+		return cmdutil.Usage(err)
+	}
+	env.Config = cfg
+	if opts.Model != "" {
+		return predictExport(ctx, env, smiles)
+	}
+	return r.(*runner).predictSmiles(ctx, env, smiles)
+}
+
+// collectSmiles gathers --smiles values, then each file's (featurize's
+// rules: first field per line, a .csv file's smiles column) or stdin's.
+func collectSmiles(flags, inputs []string, stdin interface{ Read([]byte) (int, error) }) ([]string, error) {
+	out := append([]string(nil), flags...)
+	emit := func(s string) error { out = append(out, s); return nil }
+	for _, in := range inputs {
+		var err error
+		if in == "-" {
+			err = readSmiles(stdin, "stdin", false, emit)
+		} else {
+			err = readFile(in, emit)
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// Prediction is one molecule's output line.
+type Prediction struct {
+	SMILES    string
+	Canonical string
+	Tasks     []string
+	Values    []float64
+	Err       string
+}
+
+// MarshalJSON writes {"smiles", "canonical", <task>: value...} in that
+// order, or {"smiles", "error"}.
+func (p Prediction) MarshalJSON() ([]byte, error) {
+	var b bytes.Buffer
+	str := func(s string) string { v, _ := json.Marshal(s); return string(v) }
+	b.WriteString(`{"smiles":` + str(p.SMILES))
+	if p.Err != "" {
+		b.WriteString(`,"error":` + str(p.Err) + "}")
+		return b.Bytes(), nil
+	}
+	b.WriteString(`,"canonical":` + str(p.Canonical))
+	for i, t := range p.Tasks {
+		v := p.Values[i]
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			b.WriteString("," + str(t) + ":null")
+			continue
+		}
+		fmt.Fprintf(&b, ",%s:%v", str(t), math.Round(v*1e5)/1e5)
+	}
+	b.WriteString("}")
+	return b.Bytes(), nil
+}
+
+func predictionLine(p Prediction) string {
+	if p.Err != "" {
+		return p.SMILES + "\terror: " + p.Err + "\n"
+	}
+	parts := []string{p.SMILES, p.Canonical}
+	for _, v := range p.Values {
+		parts = append(parts, fmt.Sprintf("%.5f", v))
+	}
+	return strings.Join(parts, "\t") + "\n"
+}
+
+// predictBatches parses smiles, runs run on batches of the parsed ones and
+// prints a line per input in order; it fails (exit 1) when any did not parse.
+func predictBatches(env workflow.Env, smiles, tasks []string, run func(ms []*Molecule) ([]float64, error)) error {
+	out := workflow.NewPrinter(env.IO.Out, cmpStr(env.Format, "jsonl"), predictionLine)
+	preds := make([]Prediction, len(smiles))
+	var ok []int
+	var mols []*Molecule
+	for i, s := range smiles {
+		preds[i] = Prediction{SMILES: s, Tasks: tasks}
+		m, err := chem.Parse(s)
+		if err != nil {
+			preds[i].Err = err.Error()
+			continue
+		}
+		preds[i].Canonical = m.SMILES()
+		ok = append(ok, i)
+		mols = append(mols, &Molecule{SMILES: s, Mol: m, Labels: make([]float64, len(tasks))})
+	}
+	const bs = 64
+	T := len(tasks)
+	for s := 0; s < len(mols); s += bs {
+		e := min(s+bs, len(mols))
+		vals, err := run(mols[s:e])
+		if err != nil {
+			return err
+		}
+		for k := range e - s {
+			preds[ok[s+k]].Values = vals[k*T : (k+1)*T]
+		}
+	}
+	failed := 0
+	for _, p := range preds {
+		if p.Err != "" {
+			failed++
+			slog.Error("predict", "smiles", p.SMILES, "err", p.Err)
+		}
+		if err := out.Print(p); err != nil {
+			return err
+		}
+	}
+	if err := out.Close(); err != nil {
+		return err
+	}
+	if failed > 0 {
+		return fmt.Errorf("%d of %d molecules failed to parse", failed, len(smiles))
+	}
+	return nil
+}
+
+// predictSmiles predicts with the checkpoint env.Weights.
+func (r *runner) predictSmiles(_ context.Context, env workflow.Env, smiles []string) error {
+	model, err := r.newModel()
+	if err != nil {
+		return err
+	}
+	if _, err := workflow.LoadCheckpoint(env.Weights, model, nil); err != nil {
+		return err
+	}
+	col := r.collate(false)
+	return predictBatches(env, smiles, r.ds.Tasks, func(ms []*Molecule) ([]float64, error) {
+		ss := make([]sample, len(ms))
+		for i, m := range ms {
+			ss[i] = r.sampleOf(m)
+		}
+		b, err := col(ss)
+		if err != nil {
+			return nil, err
+		}
+		var v []float64
+		ag.NoGrad(func() { v = model.Predict(inputsOf(&b), r.cls).T.Contiguous().Float64s() })
+		return v, nil
+	})
+}
+
+// Predict is the Runner form (files or "-" as inputs) of predictSmiles;
+// an export directory env.Model runs on core/runtime.
+func (r *runner) Predict(ctx context.Context, env workflow.Env, inputs []string) error {
+	smiles, err := collectSmiles(nil, inputs, env.IO.In)
+	if err != nil {
+		return err
+	}
+	if env.Model != "" {
+		return predictExport(ctx, env, smiles)
+	}
+	return r.predictSmiles(ctx, env, smiles)
+}
