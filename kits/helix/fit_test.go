@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"paddle/core/ag"
+	"paddle/core/chem"
 	"paddle/core/optim"
 	"paddle/core/tensor"
 )
@@ -29,3 +30,5 @@ func fitSteps(t *testing.T, m *Model, b Batch, target []float32, steps int) (fir
 	}
 	return first, last
 }
+
+func parseMolT(s string) (*chem.Mol, error) { return chem.Parse(s) }
