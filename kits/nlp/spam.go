@@ -157,34 +157,41 @@ type datasetOptions struct {
 func newCmdDataset(f *cmdutil.Factory) *cobra.Command {
 	opts := &datasetOptions{Factory: f}
 	cmd := &cobra.Command{
-		Use:   "dataset spam|fortunes --output DIR",
-		Short: "Write SpamAssassin (ham/spam) or Debian fortunes (language id) as TSV files (text<TAB>label)",
+		Use:   "dataset spam|fortunes|brown-genre --output DIR",
+		Short: "Write SpamAssassin (ham/spam), Debian fortunes (language id) or Brown genres as TSV files (text<TAB>label)",
 		Long: "spam: reads the SpamAssassin messages fetched by scripts/fetch_spam.sh (ham: easy-ham-1, easy-ham-2,\n" +
 			"hard-ham-1; spam: spam-1, spam-2), keeps subject and body (headers stripped, HTML tags removed),\n" +
 			"and writes DIR/train.tsv and DIR/dev.tsv (a seeded stratified 80/20 split) and DIR/label.txt.\n\n" +
 			"fortunes: reads the fortune files fetched by scripts/fetch_fortunes.sh (one folder per language),\n" +
 			"cleans each fortune to one line (escape sequences dropped, white space collapsed, at most 1,000\n" +
 			"characters; texts under 10 letters and repeats dropped), keeps at most --max-per-lang per language\n" +
-			"and writes DIR/train.tsv, dev.tsv and test.tsv (a seeded stratified 80/10/10 split) and DIR/label.txt.",
+			"and writes DIR/train.tsv, dev.tsv and test.tsv (a seeded stratified 80/10/10 split) and DIR/label.txt.\n\n" +
+			"brown-genre: reads the Brown corpus fetched by scripts/fetch_brown.sh, cuts each file into passages\n" +
+			"of whole sentences (at least 100 tokens, tags stripped) labelled with the file's genre (15 NLTK\n" +
+			"categories) and writes DIR/train.tsv (450 files) and DIR/dev.tsv (every 10th file) and DIR/label.txt.",
 		Example: "  scripts/fetch_spam.sh && paddle nlp dataset spam --output data/spam\n" +
-			"  scripts/fetch_fortunes.sh && paddle nlp dataset fortunes --output data/fortunes",
+			"  scripts/fetch_fortunes.sh && paddle nlp dataset fortunes --output data/fortunes\n" +
+			"  scripts/fetch_brown.sh && paddle nlp dataset brown-genre --output data/brown_genre",
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if args[0] != "spam" && args[0] != "fortunes" {
-				return cmdutil.FlagErrorf("dataset %q: want spam or fortunes", args[0])
+			if args[0] != "spam" && args[0] != "fortunes" && args[0] != "brown-genre" {
+				return cmdutil.FlagErrorf("dataset %q: want spam, fortunes or brown-genre", args[0])
 			}
 			if opts.Output == "" {
 				return cmdutil.FlagErrorf("--output is required")
 			}
 			opts.Name = args[0]
-			if opts.Name == "fortunes" {
+			switch opts.Name {
+			case "fortunes":
 				return fortunesRun(opts)
+			case "brown-genre":
+				return brownGenreRun(opts)
 			}
 			return datasetRun(opts)
 		},
 	}
 	cmd.Flags().StringVar(&opts.Output, "output", "", "folder to write")
-	cmd.Flags().StringVar(&opts.Source, "source", "", "spam: folder with easy-ham-1 … spam-2; fortunes: folder with one folder per language (default: the fetch script's cache)")
+	cmd.Flags().StringVar(&opts.Source, "source", "", "spam: folder with easy-ham-1 … spam-2; fortunes: folder with one folder per language; brown-genre: the corpus folder (default: the fetch script's cache)")
 	cmd.Flags().Uint64Var(&opts.Seed, "seed", 42, "seed of the split")
 	cmd.Flags().StringSliceVar(&opts.Langs, "langs", FortuneLangs, "fortunes: the languages (folder names), in label order")
 	cmd.Flags().IntVar(&opts.MaxPerLang, "max-per-lang", 2000, "fortunes: texts kept per language (0: all)")
