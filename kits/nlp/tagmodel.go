@@ -17,9 +17,9 @@ import (
 //	               pre-LN Transformer encoder → linear → CRF
 //
 // The char features (char_dim > 0) are a character CNN per word (Ma & Hovy
-// 2016, https://arxiv.org/abs/1603.01354): char embeddings → Conv1D (same
-// padding) → ReLU → max over the word's characters, concatenated to the word
-// embedding. With use_crf: false the emissions are trained with token
+// 2016, https://arxiv.org/abs/1603.01354): char embeddings → convolution over
+// char windows (same padding) → ReLU → max over the word's characters,
+// concatenated to the word embedding. With use_crf: false the emissions are trained with token
 // cross-entropy and decoded by argmax.
 
 // TaggerCommon are the options both taggers share.
@@ -61,8 +61,8 @@ type Tagger struct {
 	Name     string
 	Word     *nn.Embedding
 	Char     *nn.Embedding // nil without char features
-	CharConv *nn.Conv1D
-	LSTM     *nn.LSTM // BiLSTMCRF
+	CharConv *nn.Conv2D    // (1, width) windows over each word's chars
+	LSTM     *nn.LSTM      // BiLSTMCRF
 	In       *nn.Linear
 	Pos      *nn.Embedding // TransformerCRF
 	Encoder  *nn.TransformerEncoder
@@ -125,8 +125,8 @@ func buildTagger(c config.Component, words, chars, tags int, r *rand.Rand) (*Tag
 		if w%2 == 0 {
 			return nil, c.Errorf("char_width %d must be odd (same padding)", w)
 		}
-		if m.CharConv, err = nn.NewConv1D(nn.ConvOptions{InChannels: common.CharDim, OutChannels: common.CharFilters,
-			KernelSize: []int{w}, Padding: []int{w / 2}}, r); err != nil {
+		if m.CharConv, err = nn.NewConv2D(nn.ConvOptions{InChannels: common.CharDim, OutChannels: common.CharFilters,
+			KernelSize: []int{1, w}, Padding: []int{0, w / 2}}, r); err != nil {
 			return nil, wrap(err)
 		}
 		featDim += common.CharFilters
@@ -223,11 +223,12 @@ func (m *Tagger) UsesChars() bool { return m.Char != nil }
 func (m *Tagger) Emissions(words, chars *ag.Var, lengths []int, training bool) *ag.Var {
 	x := m.Word.Forward(words, training) // (N, T, E)
 	if m.Char != nil {
-		s := chars.Shape()                                                   // (N, T, C)
-		c := m.Char.Forward(ag.Reshape(chars, s[0]*s[1], s[2]), training)    // (N·T, C, Dc)
-		h := ag.Relu(m.CharConv.Forward(ag.Transpose(c, 0, 2, 1), training)) // (N·T, F, C)
-		f := ag.Max(h, []int{2}, false)                                      // (N·T, F)
-		x = ag.Concat(2, x, ag.Reshape(f, s[0], s[1], f.Shape()[1]))
+		// no reshape that merges N and T, so an export keeps both dynamic:
+		// the chars are a (T, C) image per sentence with Dc channels
+		c := ag.Transpose(m.Char.Forward(chars, training), 0, 3, 1, 2) // (N, Dc, T, C)
+		h := ag.Relu(m.CharConv.Forward(c, training))                  // (N, F, T, C)
+		f := ag.Max(h, []int{3}, false)                                // (N, F, T)
+		x = ag.Concat(2, x, ag.Transpose(f, 0, 2, 1))
 	}
 	x = m.drop.Forward(x, training)
 	var h *ag.Var

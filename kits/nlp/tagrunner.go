@@ -46,6 +46,9 @@ func buildTagging(cfg *config.Config) (workflow.Runner, error) {
 		key string
 		v   any
 	}{{"Global", &r.global}, {"Model", &r.model}, {"Optimizer", &r.opt}, {"DataLoader", &r.loader}} {
+		if s.key == "Global" && !cfg.Has("Global") {
+			continue // all defaults
+		}
 		if err := cfg.Decode(s.key, s.v); err != nil {
 			return nil, err
 		}
