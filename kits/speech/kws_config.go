@@ -42,6 +42,10 @@ type FeatureOpts struct {
 	// CMN subtracts each clip's per-bin mean over time (Kaldi's
 	// subtract_mean), which removes a recording channel's fixed colouring.
 	CMN bool `yaml:"cmn"`
+	// CepstralSmoothing keeps only the first N orthonormal DCT coefficients
+	// of each log-mel frame (0: off): the spectral envelope an N-cepstrum
+	// MFCC front end keeps, so Sphinx .mfc files can be evaluated (kws_mfc.go).
+	CepstralSmoothing int `yaml:"cepstral_smoothing"`
 }
 
 // kaldi returns the fbank options at rate.

@@ -20,6 +20,7 @@ import (
 type kwsItem struct {
 	Path  string
 	Label int
+	Seg   *mfcSegment // a word of a Sphinx .mfc file (kws_mfc.go); nil for audio
 }
 
 // readLabels reads a class list (one name per line, blank lines skipped).
@@ -67,6 +68,10 @@ func readKWSList(list, dataDir string, classes []string) ([]kwsItem, error) {
 			return nil, fmt.Errorf("%s:%d: want \"<wav> <class>\", got %q", list, ln, line)
 		}
 		path, label := strings.TrimSpace(line[:cut]), line[cut+1:]
+		path, seg, err := parseMFCPath(path)
+		if err != nil {
+			return nil, fmt.Errorf("%s:%d: %w", list, ln, err)
+		}
 		c, ok := index[label]
 		if !ok {
 			return nil, fmt.Errorf("%s:%d: class %q is not in the label list (%d classes: %s ...)", list, ln, label, len(classes), strings.Join(classes[:min(5, len(classes))], ", "))
@@ -74,7 +79,7 @@ func readKWSList(list, dataDir string, classes []string) ([]kwsItem, error) {
 		if !filepath.IsAbs(path) {
 			path = filepath.Join(dataDir, path)
 		}
-		out = append(out, kwsItem{Path: path, Label: c})
+		out = append(out, kwsItem{Path: path, Label: c, Seg: seg})
 	}
 	if err := sc.Err(); err != nil {
 		return nil, fmt.Errorf("%s: %w", list, err)
@@ -110,10 +115,11 @@ type featurizer struct {
 	rate    int
 	samples int // clip length in samples
 	opts    kaldi.Options
+	smooth  int // cepstral smoothing: keep this many DCT coefficients (0: off)
 }
 
 func newFeaturizer(g KWSGlobal, f FeatureOpts) featurizer {
-	return featurizer{rate: g.SampleRate, samples: int(math.Round(g.ClipSeconds * float64(g.SampleRate))), opts: f.kaldi(g.SampleRate)}
+	return featurizer{rate: g.SampleRate, samples: int(math.Round(g.ClipSeconds * float64(g.SampleRate))), opts: f.kaldi(g.SampleRate), smooth: f.CepstralSmoothing}
 }
 
 // frames is the number of feature frames of one clip.
@@ -163,24 +169,23 @@ func (z featurizer) features(clip []float32, seed uint64, aug *feature.SpecAugme
 	}
 	o := z.opts
 	o.Seed = seed
+	o.SubtractMean = false // after the smoothing (both are linear; this keeps one code path)
 	fb, err := kaldi.Fbank(x, o)
 	if err != nil {
 		return nil, err
+	}
+	if z.smooth > 0 {
+		cepstralSmooth(fb, z.smooth)
+	}
+	if z.opts.SubtractMean {
+		subtractMean(fb)
 	}
 	if aug != nil {
 		if err := feature.SpecAugment(fb, *aug, r); err != nil {
 			return nil, err
 		}
 	}
-	t, f := len(fb), len(fb[0])
-	out := tensor.New(tensor.Float32, 1, t, f)
-	v := out.F32()
-	for i, row := range fb {
-		for j, e := range row {
-			v[i*f+j] = float32(e)
-		}
-	}
-	return out, nil
+	return rowsTensor(fb), nil
 }
 
 // kwsDataset reads the clips of a list, augmenting when training.
@@ -212,6 +217,10 @@ func (d *kwsDataset) GetRand(i int, r *rand.Rand) (KWSSample, bool, error) {
 
 func (d *kwsDataset) get(i int, r *rand.Rand) (KWSSample, bool, error) {
 	it := d.items[i]
+	if it.Seg != nil {
+		t, err := d.z.mfcFeatures(it.Path, it.Seg, 5)
+		return KWSSample{Path: it.Path, Label: it.Label, X: t}, err == nil, err
+	}
 	x, err := d.z.load(it.Path)
 	if err != nil {
 		return KWSSample{}, false, err

@@ -26,7 +26,7 @@ func TestReadKWSList(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []kwsItem{{filepath.Join(dir, "yes/1.wav"), 0}, {"/abs/2 b.wav", 1}}
+	want := []kwsItem{{filepath.Join(dir, "yes/1.wav"), 0, nil}, {"/abs/2 b.wav", 1, nil}}
 	if len(items) != 2 || items[0] != want[0] || items[1] != want[1] {
 		t.Errorf("items = %v, want %v", items, want)
 	}
@@ -141,8 +141,8 @@ func TestRealWordsTable(t *testing.T) {
 			}
 		}
 	}
-	if len(words) != 52 || kw != 25 {
-		t.Errorf("%d words, %d keywords; want 52 and 25", len(words), kw)
+	if len(words) != 159 || kw != 132 {
+		t.Errorf("%d words, %d keywords; want 159 and 132 (25 in audio, 107 in TIDIGITS .mfc)", len(words), kw)
 	}
 }
 
@@ -280,4 +280,66 @@ func abs(x float64) float64 {
 		return -x
 	}
 	return x
+}
+
+func TestCepstralSmoothing(t *testing.T) {
+	// smoothing is the projection on the first ncep DCT vectors: applying it
+	// twice changes nothing, and inverseDCT of the kept coefficients gives it
+	row := []float64{1, 4, 2, 8, 5, 7, 1, 3, 9, 2, 6, 4, 3, 5, 8, 2, 1, 7, 4, 6}
+	a := [][]float64{append([]float64(nil), row...)}
+	cepstralSmooth(a, 13)
+	b := [][]float64{append([]float64(nil), a[0]...)}
+	cepstralSmooth(b, 13)
+	d := dct2(13, 20)
+	c := make([]float64, 13)
+	for k := range c {
+		for j, v := range row {
+			c[k] += d[k][j] * v
+		}
+	}
+	inv := inverseDCT([][]float64{c}, 20)[0]
+	for j := range row {
+		if abs(a[0][j]-b[0][j]) > 1e-12 || abs(a[0][j]-inv[j]) > 1e-12 {
+			t.Fatalf("bin %d: smooth %g, twice %g, inverse %g", j, a[0][j], b[0][j], inv[j])
+		}
+	}
+	// 20 coefficients of 20 bins keep everything
+	full := [][]float64{append([]float64(nil), row...)}
+	cepstralSmooth(full, 20)
+	for j := range row {
+		if abs(full[0][j]-row[j]) > 1e-12 {
+			t.Fatalf("full smoothing changed bin %d", j)
+		}
+	}
+}
+
+func TestSphinxMFC(t *testing.T) {
+	p := filepath.Join(synth.CacheDir(), "data", "speech", "pocketsphinx", "tidigits", "man.ah.2934za.mfc")
+	if _, err := os.Stat(p); err != nil {
+		t.Skip("pocketsphinx-testdata not in the cache (scripts/setup.sh)")
+	}
+	ceps, err := ReadSphinxMFC(p, 13)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// pocketsphinx's own alignment ends this utterance at frame 228
+	if len(ceps) != 229 {
+		t.Errorf("%d frames, want 229", len(ceps))
+	}
+	f := defaultFeature()
+	f.NumMelBins, f.CepstralSmoothing = 20, 13
+	z := newFeaturizer(KWSGlobal{SampleRate: 8000, ClipSeconds: 1}, f)
+	x, err := z.mfcFeatures(p, &mfcSegment{0.47, 0.87}, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !x.Shape().Equal(tensor.Shape{1, 98, 20}) {
+		t.Errorf("mfc features %v", x.Shape())
+	}
+	if _, _, err := parseMFCPath("a.mfc@0.5-0.2"); err == nil {
+		t.Error("parseMFCPath accepts an empty span")
+	}
+	if file, seg, err := parseMFCPath("/x/a.mfc@0.39-0.65"); err != nil || file != "/x/a.mfc" || *seg != (mfcSegment{0.39, 0.65}) {
+		t.Errorf("parseMFCPath = %q %v %v", file, seg, err)
+	}
 }

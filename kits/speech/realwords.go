@@ -107,7 +107,9 @@ func newCmdRealWords(f *cmdutil.Factory, runF func(*realWordsOptions) error) *co
 			"--pad-ms with 10 ms fades, and writes DIR/<class>/real_<n>_<word>.wav (16-bit, --rate) with\n" +
 			"DIR/real.list (every word; words that are not keywords as _unknown_) and\n" +
 			"DIR/real_keywords.list (keywords only), for `paddle speech eval -o\n" +
-			"DataLoader.Eval.dataset.list_file=DIR/real_keywords.list`.",
+			"DataLoader.Eval.dataset.list_file=DIR/real_keywords.list`. The TIDIGITS utterances exist only\n" +
+			"as Sphinx MFCC files: their words go to DIR/tidigits_mfc.list as <file>.mfc@<start>-<end>\n" +
+			"for a model trained with Feature.cepstral_smoothing (configs/speech/kws_mdtc_8k.yaml).",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if opts.Output == "" {
@@ -140,9 +142,22 @@ func realWordsRun(opts *realWordsOptions) error {
 		kw[w] = true
 	}
 	cache := map[string][]float32{}
-	var all, kws strings.Builder
-	nKW := 0
+	var all, kws, mfc strings.Builder
+	nKW, nMFC := 0, 0
 	for i, w := range words {
+		if strings.HasSuffix(w.Source, ".mfc") { // features only: listed, not cut
+			p := filepath.Join(dir, w.Source)
+			if _, err := os.Stat(p); err != nil {
+				return fmt.Errorf("%w\nhint: scripts/setup.sh fetches pocketsphinx-testdata into %s", err, dir)
+			}
+			label := w.Word
+			if !kw[label] {
+				label = synth.Unknown
+			}
+			fmt.Fprintf(&mfc, "%s@%.2f-%.2f\t%s\n", p, w.Start, w.End, label)
+			nMFC++
+			continue
+		}
 		x, ok := cache[w.Source]
 		if !ok {
 			if x, err = readSource(dir, w.Source, opts.Rate); err != nil {
@@ -168,11 +183,11 @@ func realWordsRun(opts *realWordsOptions) error {
 			nKW++
 		}
 	}
-	for f, s := range map[string]string{"real.list": all.String(), "real_keywords.list": kws.String()} {
+	for f, s := range map[string]string{"real.list": all.String(), "real_keywords.list": kws.String(), "tidigits_mfc.list": mfc.String()} {
 		if err := os.WriteFile(filepath.Join(opts.Output, f), []byte(s), 0o644); err != nil {
 			return err
 		}
 	}
-	_, err = fmt.Fprintf(opts.Factory.IOStreams.Out, "{\"output\":%q,\"words\":%d,\"keywords\":%d}\n", opts.Output, len(words), nKW)
+	_, err = fmt.Fprintf(opts.Factory.IOStreams.Out, "{\"output\":%q,\"audio_words\":%d,\"audio_keywords\":%d,\"tidigits_mfc_words\":%d}\n", opts.Output, len(words)-nMFC, nKW, nMFC)
 	return err
 }

@@ -51,5 +51,23 @@ align() { # align SOURCE AUDIO16K TEXT
 	pocketsphinx_continuous -infile "$TMP/n.wav" -hmm "$P/en-us" -dict "$P/cmudict-en-us.dict" \
 		-jsgf "$TMP/d.gram" -time yes 2>/dev/null |
 		awk 'NF==4 && $2 ~ /^[0-9.]+$/ && $1 !~ /^[<(]/ && $3-$2 >= 0.15 {printf "pocketsphinx/numbers.raw\t%s\t%s\t%s\n", $2, $3, $1}'
+	# TIDIGITS: 31 utterances of two speakers shipped only as Sphinx MFCC
+	# features (*.mfc, 8 kHz front end) with tidigits.lsn transcripts; forced
+	# to each transcript with pocketsphinx's own TIDIGITS model. Times are
+	# frames/100 (the features are 100 frames/s).
+	T="$D/pocketsphinx/tidigits"
+	sed -E 's/ \(([^)]*)\)$/\t\1/' "$T/tidigits.lsn" | while IFS=$'\t' read -r text id; do
+		printf '#JSGF V1.0;\ngrammar one;\npublic <s> = %s ;\n' "$text" >"$TMP/t.gram"
+		echo "$id" >"$TMP/t.ctl"
+		pocketsphinx_batch -hmm "$T/hmm" -jsgf "$TMP/t.gram" -dict "$T/lm/tidigits.dic" -ctl "$TMP/t.ctl" \
+			-cepdir "$T" -cepext .mfc -hypseg "$TMP/t.seg" >/dev/null 2>&1
+		# hypseg: id S . T . A . L . then (start_frame ascr lscr word)... end_frame
+		awk -v src="pocketsphinx/tidigits/$id.mfc" '{
+			n = 0
+			for (i = 10; i + 3 <= NF; i += 4) { sf[n] = $i; w[n] = $(i+3); n++ }
+			sf[n] = $NF
+			for (k = 0; k < n; k++) if (w[k] !~ /^[<(]/) printf "%s\t%.2f\t%.2f\t%s\n", src, sf[k]/100, sf[k+1]/100, w[k]
+		}' "$TMP/t.seg"
+	done
 } >"$OUT"
 echo "wrote $OUT ($(($(wc -l <"$OUT") - 1)) words)" >&2
