@@ -15,7 +15,6 @@ import (
 	"paddle/core/cli/root"
 	"paddle/core/config"
 	"paddle/core/kit"
-	"paddle/core/workflow"
 )
 
 // tagCLI runs the CLI in-process with the nlp kit, stdin given.
@@ -157,8 +156,8 @@ func toyNER(t *testing.T, dir string) string {
 }
 
 // TestTaggerExportRoundTrip: both taggers learn the toy task, and
-// predict --model on their export (ONNX emissions + Viterbi in Go) writes
-// exactly what predict --weights writes.
+// predict --model on their export (paddle nlp export: ONNX emissions +
+// Viterbi in Go) writes exactly what predict --weights writes.
 func TestTaggerExportRoundTrip(t *testing.T) {
 	dir := t.TempDir()
 	data := toyNER(t, dir)
@@ -190,13 +189,9 @@ DataLoader:
 			if m := evalJSON(t, stdout); m["f1"] < 0.9 || m["f1_PER"] != m["f1"] {
 				t.Fatalf("toy span F1 %v", m)
 			}
-			r, err := Kit().Build(mustLoad(t, cfg))
-			if err != nil {
-				t.Fatal(err)
-			}
 			exp := filepath.Join(dir, model+"_export")
-			if err := r.(workflow.Exporter).Export(context.Background(), workflow.Env{Weights: filepath.Join(out, "latest")}, exp); err != nil {
-				t.Fatal(err)
+			if code, _, errOut := tagCLI(t, "", "nlp", "export", "--weights", filepath.Join(out, "latest"), "--output", exp); code != 0 {
+				t.Fatalf("export exit %d:\n%s", code, errOut)
 			}
 			in := "We met Dan Hart today.\nwe saw  Eve today .\n\nnobody\n"
 			_, fromWeights, errOut := tagCLI(t, in, "nlp", "predict", "--weights", filepath.Join(out, "latest"), "-")
@@ -220,15 +215,6 @@ DataLoader:
 			}
 		})
 	}
-}
-
-func mustLoad(t *testing.T, path string) *config.Config {
-	t.Helper()
-	c, err := config.LoadKit("nlp", path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c
 }
 
 func TestTaggingConfigErrors(t *testing.T) {
