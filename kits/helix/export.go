@@ -158,6 +158,9 @@ var exampleSmiles = []string{"CCO", "c1ccccc1O", "CC(=O)Nc1ccc(O)cc1"}
 
 // Export writes the checkpoint env.Weights as an export directory.
 func (r *runner) Export(_ context.Context, env workflow.Env, dir string) error {
+	if r.isForest() {
+		return fmt.Errorf("Model.name RandomForest has no ONNX export (predict with --weights)")
+	}
 	model, err := r.newModel()
 	if err != nil {
 		return err

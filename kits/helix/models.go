@@ -82,7 +82,7 @@ func (in *Inputs) softmax(s *ag.Var) *ag.Var {
 
 // ModelOpts is the Model section: the network and its readout.
 type ModelOpts struct {
-	Name      string   `yaml:"name"`      // GIN | GCN | MPNN | FingerprintMLP
+	Name      string   `yaml:"name"`      // GIN | GCN | MPNN | FingerprintMLP | RandomForest
 	EmbedDim  int      `yaml:"embed_dim"` // hidden width
 	LayerNum  int      `yaml:"layer_num"` // message-passing layers
 	Dropout   float64  `yaml:"dropout"`
@@ -95,6 +95,8 @@ type ModelOpts struct {
 	Radius int   `yaml:"radius"` // Morgan radius (default 2)
 	Bits   int   `yaml:"bits"`   // fingerprint length (default 2048)
 	Hidden []int `yaml:"hidden"` // MLP widths (default [512, 128])
+	// RandomForest (also radius, bits)
+	Trees int `yaml:"n_estimators"` // trees per task (default 100)
 }
 
 // net is a property network: raw outputs (B, T) for the inputs.
@@ -143,7 +145,7 @@ func buildModel(o ModelOpts, f *Featurizer, tasks int, r *rand.Rand) (*Model, er
 	case "FingerprintMLP":
 		m.Net, err = newFPMLP(o, tasks, r)
 	default:
-		return nil, fmt.Errorf("Model.name: %q is not a model (known: GIN, GCN, MPNN, FingerprintMLP)", o.Name)
+		return nil, fmt.Errorf("Model.name: %q is not a model (known: GIN, GCN, MPNN, FingerprintMLP, RandomForest)", o.Name)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("Model: %w", err)

@@ -202,6 +202,13 @@ func predictBatches(env workflow.Env, smiles, tasks []string, run func(ms []*Mol
 
 // predictSmiles predicts with the checkpoint env.Weights.
 func (r *runner) predictSmiles(_ context.Context, env workflow.Env, smiles []string) error {
+	if r.isForest() {
+		fs, err := loadForests(env.Weights)
+		if err != nil {
+			return err
+		}
+		return predictBatches(env, smiles, r.ds.Tasks, func(ms []*Molecule) ([]float64, error) { return r.forestPredict(fs, ms), nil })
+	}
 	model, err := r.newModel()
 	if err != nil {
 		return err

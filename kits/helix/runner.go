@@ -295,6 +295,12 @@ func (r *runner) task(model *Model, withTrain bool) (*workflow.Task[Batch], erro
 
 // Train trains the model the config describes.
 func (r *runner) Train(ctx context.Context, env workflow.Env) error {
+	if env.Output == "" {
+		env.Output = r.global.OutputDir
+	}
+	if r.isForest() {
+		return r.trainForest(env.Output)
+	}
 	model, err := r.newModel()
 	if err != nil {
 		return err
@@ -317,6 +323,16 @@ func (r *runner) Train(ctx context.Context, env workflow.Env) error {
 
 // Eval evaluates the checkpoint env.Weights on the evaluation part.
 func (r *runner) Eval(ctx context.Context, env workflow.Env) (metric.Report, error) {
+	if r.isForest() {
+		fs, err := loadForests(env.Weights)
+		if err != nil {
+			return metric.Report{}, err
+		}
+		if err := r.load(); err != nil {
+			return metric.Report{}, err
+		}
+		return r.evalForest(fs), nil
+	}
 	model, err := r.newModel()
 	if err != nil {
 		return metric.Report{}, err
