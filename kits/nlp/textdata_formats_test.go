@@ -1,6 +1,9 @@
 package nlp
 
 import (
+	"encoding/csv"
+	"encoding/json"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -116,5 +119,55 @@ func TestCleanFortune(t *testing.T) {
 	got := ParseFortunes([]byte("first fortune, long enough\n%\n%\n  /\\_/\\ \n ( o.o )\n%\nsecond one\nhas two lines\n"))
 	if len(got) != 2 || got[1] != "second one has two lines" {
 		t.Fatalf("ParseFortunes = %q", got)
+	}
+}
+
+// JSONLDataset and CSVDataset in a config: the toy task trains from a JSONL
+// file with renamed keys and evaluates on a CSV file without a header, the
+// eval set cut to 10 by limit; an unknown dataset name lists the known ones.
+func TestDatasetComponents(t *testing.T) {
+	dir := t.TempDir()
+	train, dev := toyData(t, dir)
+	ex, _, err := ReadTSV(train, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := []string{"neg", "pos"}
+	var jl strings.Builder
+	for _, e := range ex {
+		b, _ := json.Marshal(map[string]string{"sentence": e.Text, "y": names[e.Label]})
+		jl.Write(append(b, '\n'))
+	}
+	jsonl := writeFile(t, dir, "train.jsonl", jl.String())
+	dx, _, err := ReadTSV(dev, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cs strings.Builder
+	w := csv.NewWriter(&cs)
+	for _, e := range dx {
+		w.Write([]string{names[e.Label], e.Text})
+	}
+	w.Flush()
+	csvFile := writeFile(t, dir, "dev.csv", cs.String())
+	cfg := writeFile(t, dir, "m.yaml", `
+Global: {epochs: 6, seed: 1, print_batch_step: 100, min_freq: 1}
+Model: {name: BoE, embedding_dim: 16, hidden_dim: 16}
+Optimizer: {name: Adam, lr: {name: Const, learning_rate: 0.01}}
+DataLoader:
+  Train: {dataset: {name: JSONLDataset, data_file: `+jsonl+`, text_key: sentence, label_key: y}, sampler: {batch_size: 16, shuffle: true}}
+  Eval: {dataset: {name: CSVDataset, data_file: `+csvFile+`, header: false, text_column: 1, label_column: 0, limit: 10}, sampler: {batch_size: 20}}
+`)
+	out := filepath.Join(dir, "out")
+	if code, _, errOut := paddle(t, "", "nlp", "train", "-c", cfg, "--output", out); code != 0 {
+		t.Fatalf("train exit %d:\n%s", code, errOut)
+	}
+	code, stdout, errOut := paddle(t, "", "nlp", "eval", "-c", cfg, "--weights", filepath.Join(out, "latest"), "--format", "json")
+	if code != 0 || !strings.Contains(stdout, `"samples":10`) || !strings.Contains(stdout, `"accuracy":1`) {
+		t.Fatalf("eval exit %d: %s\n%s", code, stdout, errOut)
+	}
+	code, _, errOut = paddle(t, "", "nlp", "train", "-c", cfg, "--output", out, "-o", "DataLoader.Train.dataset.name=ParquetDataset")
+	if code != 2 || !strings.Contains(errOut, `unknown "ParquetDataset" (known: CSVDataset, JSONLDataset, TSVDataset`) {
+		t.Errorf("unknown dataset: exit %d\n%s", code, errOut)
 	}
 }
