@@ -19,7 +19,8 @@ import (
 // as sklearn's RandomForestClassifier grows its trees by default
 // (bootstrap samples, leaves grown until pure or one sample, √bits
 // candidate features drawn per split — for regression too, where sklearn
-// 1.2 defaults to all features). Bits are 0/1, so a split is "bit set or
+// 1.2 defaults to all features; bits constant in a node are not drawn,
+// as sklearn does not count them). Bits are 0/1, so a split is "bit set or
 // not", chosen by the largest decrease of the squared error (for 0/1
 // labels that is the Gini decrease up to a factor). One forest per task,
 // trained on the molecules labelled for it; a leaf predicts the mean label
@@ -92,14 +93,21 @@ func grow(tree *[]forestNode, x [][]int, y []float64, idx []int, bits, mtry int,
 	}
 	n := float64(len(idx))
 	best, bestGain := -1, 1e-12
-	// candidate bits: mtry random draws; bits set in no or all samples cannot split
-	for range mtry {
-		b := r.IntN(bits)
-		k := setN[b]
-		if k == 0 || k == len(idx) {
-			continue
+	// candidates: mtry bits drawn without replacement among those that split
+	// the node (set in some samples, not all): sklearn skips constant
+	// features without counting them
+	var valid []int
+	for b, k := range setN {
+		if k < len(idx) {
+			valid = append(valid, b)
 		}
-		s1, n1 := setSum[b], float64(k)
+	}
+	sort.Ints(valid) // map order is random; the draw must not be
+	for j := 0; j < mtry && j < len(valid); j++ {
+		k := j + r.IntN(len(valid)-j)
+		valid[j], valid[k] = valid[k], valid[j]
+		b := valid[j]
+		s1, n1 := setSum[b], float64(setN[b])
 		s0, n0 := sum-s1, n-n1
 		// decrease of the squared error: s1²/n1 + s0²/n0 − sum²/n
 		if g := s1*s1/n1 + s0*s0/n0 - sum*sum/n; g > bestGain {

@@ -183,7 +183,7 @@ func TestExportPredictMatchesCheckpoint(t *testing.T) {
 }
 
 // TestRandomForestChEMBL fits 30 trees on CHEMBL2321810's random split.
-// Measured: R² 0.74 (RMSE 0.56) against 0 for the training-mean predictor
+// Measured: R² 0.76 (RMSE 0.53) against 0 for the training-mean predictor
 // (what an untrained model gives); floor halfway. The checkpoint predicts,
 // and export says there is no ONNX form.
 func TestRandomForestChEMBL(t *testing.T) {
@@ -191,7 +191,7 @@ func TestRandomForestChEMBL(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "out")
 	after := trainEval(t, configPath("rf_chembl_reg.yaml"), out, "Split.name=random", "Model.n_estimators=30")
 	t.Logf("trained %v", after)
-	if floor := (0 + 0.74) / 2; after["r2"] < floor {
+	if floor := (0 + 0.76) / 2; after["r2"] < floor {
 		t.Errorf("R² %.3f (floor %.3f)", after["r2"], floor)
 	}
 	code, stdout, errOut := paddle(t, "", "helix", "predict", "--weights", filepath.Join(out, "latest"), "--smiles", "CCO")
