@@ -9,6 +9,7 @@ import (
 	"paddle/core/config"
 	"paddle/core/nn"
 	"paddle/core/op"
+	"paddle/core/tensor"
 	"paddle/core/zoo"
 )
 
@@ -236,9 +237,10 @@ func newSPPM(in, inter, out int, bins []int, r *rand.Rand) (*sppm, error) {
 func (s *sppm) Params() []nn.Param  { return params(false, "stages", s.Stages, "out", s.Out) }
 func (s *sppm) Buffers() []nn.Param { return params(true, "stages", s.Stages, "out", s.Out) }
 
-// pool averages x (N, C, H, W) to (N, C, b, b): global pooling for b = 1, a
-// plain average pool when b divides H and W (both export to ONNX), else
-// an adaptive pool.
+// pool averages x (N, C, H, W) to (N, C, b, b) as an adaptive average
+// pool: global pooling for b = 1, a plain average pool when b divides H and
+// W, else two matrix products with the pooling matrices, Ph·x·Pwᵀ. All
+// three export to ONNX, which has no adaptive pool.
 func pool(x *ag.Var, b int) *ag.Var {
 	h, w := x.Shape()[2], x.Shape()[3]
 	switch {
@@ -247,7 +249,23 @@ func pool(x *ag.Var, b int) *ag.Var {
 	case h%b == 0 && w%b == 0:
 		return ag.AvgPool2D(x, op.PoolParams{Kernel: []int{h / b, w / b}, Strides: []int{h / b, w / b}})
 	}
-	return ag.AdaptiveAvgPool2D(x, b, b)
+	dt := x.DType()
+	pw := ag.Const(op.Transpose(poolMatrix(w, b, dt), 1, 0).Contiguous()) // (W, b)
+	ph := ag.Const(poolMatrix(h, b, dt))                                  // (b, H)
+	return ag.MatMul(ph, ag.MatMul(x, pw, false, false), false, false)
+}
+
+// poolMatrix is adaptive average pooling along one axis as an (out, in)
+// matrix: row i averages inputs floor(i·in/out) .. ceil((i+1)·in/out)-1.
+func poolMatrix(in, out int, dt tensor.DType) *tensor.Tensor {
+	m := make([]float64, out*in)
+	for i := range out {
+		lo, hi := i*in/out, ((i+1)*in+out-1)/out
+		for j := lo; j < hi; j++ {
+			m[i*in+j] = 1 / float64(hi-lo)
+		}
+	}
+	return tensor.FromSlice(m, out, in).Cast(dt)
 }
 
 func (s *sppm) Forward(x *ag.Var, training bool) *ag.Var {
