@@ -12,6 +12,10 @@ import (
 //	Model:      {name: TextCNN, embedding_dim: 64, num_filters: 64, widths: [3, 4, 5]}
 //	Optimizer:  {name: Adam, lr: {name: Const, learning_rate: 0.001}}
 //	DataLoader: {Train: {dataset: {name: TSVDataset, data_file: train.tsv}, sampler: {batch_size: 32, shuffle: true}}, Eval: ...}
+//
+// Models: BoE, TextCNN (textmodel.go), BiLSTM, BiGRU, Transformer
+// (textmodel_seq.go). Datasets: TSVDataset, JSONLDataset, CSVDataset
+// (textdata_formats.go).
 
 // TextGlobalOpts is the Global section.
 type TextGlobalOpts struct {
