@@ -119,14 +119,14 @@ func buildLoss(c config.Component, ignore int) (lossFunc, error) {
 // gives a zero loss (still connected to the logits) instead of 0/0.
 func crossEntropy(logits *ag.Var, labels *tensor.Tensor, o nn.CrossEntropyOptions) (*ag.Var, error) {
 	ig := *o.IgnoreIndex
-	any := false
+	scored := false
 	for _, v := range labels.Contiguous().I64() {
 		if int(v) != ig {
-			any = true
+			scored = true
 			break
 		}
 	}
-	if !any {
+	if !scored {
 		return ag.MulScalar(ag.Sum(logits, nil, false), 0), nil
 	}
 	return nn.CrossEntropy(logits, labels, o)
