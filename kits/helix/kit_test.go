@@ -176,6 +176,12 @@ func TestExportPredictMatchesCheckpoint(t *testing.T) {
 				t.Errorf("%s: line %d: checkpoint %+v, export %+v", c.cfg, i, p1[i], p2[i])
 			}
 		}
+		// a batch without any bond (an empty edge set in the dense form)
+		_, o1, _ = paddle(t, "", "helix", "predict", "--weights", filepath.Join(out, "latest"), "--smiles", "C", "--smiles", "[Na+].[Cl-]")
+		code2, o2, e2 = paddle(t, "", "helix", "predict", "--model", exp, "--smiles", "C", "--smiles", "[Na+].[Cl-]")
+		if q1, q2 := predictLines(t, o1), predictLines(t, o2); code2 != 0 || len(q1) != 2 || len(q2) != 2 || math.Abs(*q1[1].Act-*q2[1].Act) > 2e-4 {
+			t.Errorf("%s: bondless batch: exit %d %s\n%s\n%s", c.cfg, code2, o1, o2, e2)
+		}
 		if c.cfg == "gin_chembl_cls.yaml" && (*p1[0].Act < 0 || *p1[0].Act > 1) {
 			t.Errorf("classification output %v is not a probability", *p1[0].Act)
 		}

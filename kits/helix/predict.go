@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"log/slog"
 	"math"
 	"strings"
@@ -91,7 +92,7 @@ func predictCmdRun(ctx context.Context, opts *predictOptions) error {
 
 // collectSmiles gathers --smiles values, then each file's (featurize's
 // rules: first field per line, a .csv file's smiles column) or stdin's.
-func collectSmiles(flags, inputs []string, stdin interface{ Read([]byte) (int, error) }) ([]string, error) {
+func collectSmiles(flags, inputs []string, stdin io.Reader) ([]string, error) {
 	out := append([]string(nil), flags...)
 	emit := func(s string) error { out = append(out, s); return nil }
 	for _, in := range inputs {
