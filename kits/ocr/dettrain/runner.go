@@ -55,8 +55,10 @@ func Build(cfg *config.Config) (workflow.Runner, error) {
 		return nil, fmt.Errorf("%s: Loss.main_loss_type %q is not implemented (known: DiceLoss, BCELoss)", cfg.File, lo.MainLossType)
 	}
 	r.loss = newDBLoss(lo)
-	if err := cfg.Decode("Optimizer", &r.opt); err != nil {
-		return nil, err
+	if cfg.Has("Optimizer") {
+		if err := cfg.Decode("Optimizer", &r.opt); err != nil {
+			return nil, err
+		}
 	}
 	var po DBPostProcessOpts
 	if err := decodeSection(cfg, "PostProcess", "DBPostProcess", &po); err != nil {
@@ -268,8 +270,8 @@ func (r *runner) task(model *DBNet, withTrain bool) (*workflow.Task[Batch], erro
 	if !withTrain {
 		return t, nil
 	}
-	if r.train == nil {
-		return nil, fmt.Errorf("%s: the Train section is missing", r.cfg.File)
+	if r.train == nil || !r.cfg.Has("Optimizer") {
+		return nil, fmt.Errorf("%s: training needs the Train and Optimizer sections", r.cfg.File)
 	}
 	tl, err := r.loader(r.train, true)
 	if err != nil {
