@@ -39,7 +39,7 @@ type GlobalOpts struct {
 // ArchOpts is the Architecture section.
 type ArchOpts struct {
 	ModelType string           `yaml:"model_type"` // rec
-	Algorithm string           `yaml:"algorithm"`  // CRNN
+	Algorithm string           `yaml:"algorithm"`  // CRNN | SVTR | SVTR_LCNet (PP-OCRv4, with Backbone ONNXModel)
 	Transform config.Component `yaml:"Transform"`  // must be empty (no rectification)
 	Backbone  config.Component `yaml:"Backbone"`
 	Neck      config.Component `yaml:"Neck"`
@@ -127,7 +127,7 @@ func Schema() *config.Schema {
 			"Eval":         (*SplitOpts)(nil),
 		},
 		Components: map[string]map[string]any{
-			"Architecture.Backbone":  {"MiniVGG": (*MiniVGGOpts)(nil)},
+			"Architecture.Backbone":  {"MiniVGG": (*MiniVGGOpts)(nil), "SVTRNet": (*SVTRNetOpts)(nil), "ONNXModel": (*ONNXModelOpts)(nil)},
 			"Architecture.Neck":      {"SequenceEncoder": (*SequenceEncoderOpts)(nil)},
 			"Architecture.Head":      {"CTCHead": (*CTCHeadOpts)(nil)},
 			"Architecture.Transform": {},

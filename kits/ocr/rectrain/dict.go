@@ -36,6 +36,10 @@ func LoadDict(path string, useSpace bool) (*Dict, error) {
 		}
 		lower = true
 	} else {
+		path, err := ResolveStorePath(path) // "ppocrv4:ppocr_keys_v1.txt"
+		if err != nil {
+			return nil, fmt.Errorf("character dictionary: %w", err)
+		}
 		b, err := os.ReadFile(path)
 		if errors.Is(err, fs.ErrNotExist) && !filepath.IsAbs(path) {
 			// a dictionary shipped beside the embedded configs: "configs/ocr/en_dict.txt"

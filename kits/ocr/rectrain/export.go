@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 
 	"paddle/core/ag"
+	"paddle/core/graph"
 	"paddle/core/graph/trace"
 	"paddle/core/tensor"
 	"paddle/core/workflow"
@@ -15,7 +16,8 @@ import (
 // softmax over the classes, transposed to PP-OCR's output layout: input "x"
 // (batch, C, H, width) with C and H from RecResizeImg's image_shape and the
 // batch and width dynamic, output "softmax" (batch, T, classes), T = the
-// time steps the width gives. The inference.yaml follows PaddleX's
+// time steps the width gives. An imported network (Backbone ONNXModel) is
+// written as the graph it was imported from, with the trained weights. The inference.yaml follows PaddleX's
 // inference.yml for text recognition: the decode/resize/normalise steps as
 // transform ops, CTCLabelDecode with the dictionary as character_dict (the
 // blank is implied, a space class follows when use_space_char), so that
@@ -52,13 +54,21 @@ func (r *runner) Export(_ context.Context, env workflow.Env, dir string) error {
 		return err
 	}
 	c, h, w := shape[0], shape[1], shape[2]
-	spec := trace.InputSpec{Name: "x", Shape: []int{-1, c, h, -1}, DimNames: []string{"batch", "", "", "width"}}
-	// batch and width > 1 and not the trained width, so baked-in sizes fail the dynamic check
-	example := tensor.Rand(rand.New(rand.NewPCG(1, 1)), tensor.Float32, -1, 1, 2, c, h, w+w/2)
-	g, err := trace.Func(model, []trace.InputSpec{spec}, []*tensor.Tensor{example}, []string{ExportOutput},
-		func(xs []*ag.Var) []*ag.Var { return []*ag.Var{exportHead(model.Forward(xs[0], false))} })
-	if err != nil {
-		return fmt.Errorf("export %s: %w", r.algorithm(), err)
+	var g *graph.Graph
+	if im, ok := model.(*importedRec); ok {
+		// the imported graph itself, with the trained weights
+		if g, err = im.exportGraph(); err != nil {
+			return err
+		}
+	} else {
+		spec := trace.InputSpec{Name: "x", Shape: []int{-1, c, h, -1}, DimNames: []string{"batch", "", "", "width"}}
+		// batch and width > 1 and not the trained width, so baked-in sizes fail the dynamic check
+		example := tensor.Rand(rand.New(rand.NewPCG(1, 1)), tensor.Float32, -1, 1, 2, c, h, w+w/2)
+		g, err = trace.Func(model, []trace.InputSpec{spec}, []*tensor.Tensor{example}, []string{ExportOutput},
+			func(xs []*ag.Var) []*ag.Var { return []*ag.Var{exportHead(model.Forward(xs[0], false))} })
+		if err != nil {
+			return fmt.Errorf("export %s: %w", r.algorithm(), err)
+		}
 	}
 	chars := r.dict.Chars[1:]
 	space := len(chars) > 0 && chars[len(chars)-1] == " "

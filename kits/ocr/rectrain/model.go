@@ -104,36 +104,95 @@ func (m *MiniVGG) Forward(x *ag.Var, training bool) *ag.Var {
 	return x
 }
 
-// CRNN is backbone → Im2Seq → BiLSTM (SequenceEncoder) → linear CTC head.
+func (m *MiniVGG) outChannels() int { return m.out }
+
+// Backbone is a recognition backbone: images (N, C, H, W) to features
+// (N, C', 1, T).
+type Backbone interface {
+	nn.Module
+	Buffers() []nn.Param
+	Forward(x *ag.Var, training bool) *ag.Var
+	outChannels() int
+}
+
+// CRNN is the CTC recogniser: backbone (MiniVGG, or SVTRNet for SVTR) →
+// Im2Seq → optional BiLSTM (SequenceEncoder) → linear CTC head.
 type CRNN struct {
-	Backbone *MiniVGG
+	Backbone Backbone
 	LSTM     *nn.LSTM   // nil for encoder_type reshape
 	Mid      *nn.Linear // nil unless mid_channels
 	FC       *nn.Linear // to the classes
 	Classes  int
 }
 
+// recModel is a trainable recogniser: images (N, C, H, W) to logits (T, N, K).
+type recModel interface {
+	nn.Module
+	Buffers() []nn.Param
+	Forward(x *ag.Var, training bool) *ag.Var
+}
+
 // buildModel assembles the Architecture section for numClasses classes.
-func buildModel(a ArchOpts, numClasses int, r *rand.Rand) (*CRNN, error) {
+func buildModel(a ArchOpts, numClasses int, r *rand.Rand) (recModel, error) {
+	if a.Backbone.Name == "ONNXModel" {
+		return buildImported(a, numClasses)
+	}
+	return buildCRNN(a, numClasses, r)
+}
+
+// buildImported loads an ONNXModel backbone, the whole network.
+func buildImported(a ArchOpts, numClasses int) (recModel, error) {
+	if a.Neck.Name != "" || a.Head.Name != "" {
+		return nil, a.Backbone.Errorf("Backbone ONNXModel is the whole network: leave Neck and Head empty")
+	}
+	var o ONNXModelOpts
+	if err := a.Backbone.Decode(&o); err != nil {
+		return nil, err
+	}
+	m, err := newImportedRec(o)
+	if err != nil {
+		return nil, a.Backbone.Errorf("%v", err)
+	}
+	if k := m.classes(); k > 0 && k != numClasses {
+		return nil, a.Backbone.Errorf("%s gives %d classes but the dictionary %d (blank + entries + space): check Global.character_dict_path and use_space_char", m.file, k, numClasses)
+	}
+	return m, nil
+}
+
+// buildCRNN assembles backbone, neck and head.
+func buildCRNN(a ArchOpts, numClasses int, r *rand.Rand) (*CRNN, error) {
 	if a.ModelType != "" && a.ModelType != "rec" {
 		return nil, a.Backbone.Errorf("Architecture.model_type %q: only rec is trainable here (det training is not implemented)", a.ModelType)
 	}
-	if a.Algorithm != "" && a.Algorithm != "CRNN" {
-		return nil, a.Backbone.Errorf("Architecture.algorithm %q: only CRNN is implemented", a.Algorithm)
+	if a.Algorithm != "" && a.Algorithm != "CRNN" && a.Algorithm != "SVTR" && a.Algorithm != "SVTR_LCNet" {
+		return nil, a.Backbone.Errorf("Architecture.algorithm %q: known CRNN, SVTR, SVTR_LCNet", a.Algorithm)
 	}
 	if a.Transform.Name != "" {
 		return nil, a.Transform.Errorf("Architecture.Transform %q is not supported (leave it empty)", a.Transform.Name)
 	}
 	m := &CRNN{Classes: numClasses}
 	var err error
-	var bo MiniVGGOpts
-	if err := decodeNamed(a.Backbone, "MiniVGG", &bo); err != nil {
-		return nil, err
+	switch a.Backbone.Name {
+	case "MiniVGG":
+		var bo MiniVGGOpts
+		if err := a.Backbone.Decode(&bo); err != nil {
+			return nil, err
+		}
+		if m.Backbone, err = NewMiniVGG(bo, r); err != nil {
+			return nil, a.Backbone.Errorf("%v", err)
+		}
+	case "SVTRNet":
+		var bo SVTRNetOpts
+		if err := a.Backbone.Decode(&bo); err != nil {
+			return nil, err
+		}
+		if m.Backbone, err = NewSVTRNet(bo, r); err != nil {
+			return nil, a.Backbone.Errorf("%v", err)
+		}
+	default:
+		return nil, a.Backbone.Errorf("unknown backbone %q (known: MiniVGG, SVTRNet)", a.Backbone.Name)
 	}
-	if m.Backbone, err = NewMiniVGG(bo, r); err != nil {
-		return nil, a.Backbone.Errorf("%v", err)
-	}
-	feat := m.Backbone.out
+	feat := m.Backbone.outChannels()
 	no := SequenceEncoderOpts{EncoderType: "rnn", HiddenSize: 48, NumLayers: 2}
 	if err := decodeNamed(a.Neck, "SequenceEncoder", &no); err != nil {
 		return nil, err

@@ -205,7 +205,7 @@ func TestParseDetLine(t *testing.T) {
 // Config errors name the key and list what is known.
 func TestBuildConfigErrors(t *testing.T) {
 	for _, c := range []struct{ yaml, want string }{
-		{"Architecture: {model_type: rec, algorithm: CRNN, Backbone: {name: ResNet}, Neck: {name: SequenceEncoder}, Head: {name: CTCHead}}\nOptimizer: {name: Adam}", `unknown "ResNet" (known: MiniVGG)`},
+		{"Architecture: {model_type: rec, algorithm: CRNN, Backbone: {name: ResNet}, Neck: {name: SequenceEncoder}, Head: {name: CTCHead}}\nOptimizer: {name: Adam}", `unknown "ResNet" (known: MiniVGG, ONNXModel, SVTRNet)`},
 		{"Architecture: {model_type: rec, algorithm: CRNN, Backbone: {name: MiniVGG, depth: 3}, Neck: {name: SequenceEncoder}, Head: {name: CTCHead}}\nOptimizer: {name: Adam}", "depth"},
 		{"Global: {epoch_nums: 3}\nOptimizer: {name: Adam}", "epoch_nums"},
 		{"Loss: {name: AttentionLoss}", `unknown "AttentionLoss"`},
@@ -234,7 +234,7 @@ func TestShippedConfigBuilds(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m.Classes != 96 {
-		t.Fatalf("%d classes, want 96 (blank + 94 en_dict + space)", m.Classes)
+	if c := m.(*CRNN).Classes; c != 96 {
+		t.Fatalf("%d classes, want 96 (blank + 94 en_dict + space)", c)
 	}
 }

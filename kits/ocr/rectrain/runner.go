@@ -106,7 +106,7 @@ func Build(cfg *config.Config) (workflow.Runner, error) {
 	return r, nil
 }
 
-func (r *runner) newModel() (*CRNN, error) {
+func (r *runner) newModel() (recModel, error) {
 	return buildModel(r.arch, r.dict.NumClasses(), rand.New(rand.NewPCG(r.global.Seed, 1)))
 }
 
@@ -235,7 +235,7 @@ func decodeBatch(d *Dict, logits *tensor.Tensor) ([]string, []float64) {
 	return texts, confs
 }
 
-func (r *runner) task(model *CRNN, withTrain bool) (*workflow.Task[Batch], error) {
+func (r *runner) task(model recModel, withTrain bool) (*workflow.Task[Batch], error) {
 	t := &workflow.Task[Batch]{Model: model, Seed: r.global.Seed}
 	m := r.newMetric()
 	t.Metric = m
@@ -328,12 +328,14 @@ func (r *runner) Train(ctx context.Context, env workflow.Env) error {
 	if err != nil {
 		return err
 	}
-	slog.Info("train", "algorithm", "CRNN", "params", nn.NumParams(model), "classes", r.dict.NumClasses(),
+	slog.Info("train", "algorithm", r.algorithm(), "params", nn.NumParams(model), "classes", r.dict.NumClasses(),
 		"steps/epoch", t.StepsPerEpoch, "output", env.Output)
 	return t.Train(ctx, env, y)
 }
 
-// Eval evaluates the checkpoint env.Weights on the Eval split.
+// Eval evaluates the checkpoint env.Weights on the Eval split. With Backbone
+// ONNXModel, env.Weights may name the model file itself (as model_file or as
+// a path) to evaluate the imported weights before any fine-tuning.
 func (r *runner) Eval(ctx context.Context, env workflow.Env) (metric.Report, error) {
 	if r.eval == nil {
 		return metric.Report{}, fmt.Errorf("%s: the Eval section is missing", r.cfg.File)
@@ -341,6 +343,14 @@ func (r *runner) Eval(ctx context.Context, env workflow.Env) (metric.Report, err
 	model, err := r.newModel()
 	if err != nil {
 		return metric.Report{}, err
+	}
+	if im, ok := model.(*importedRec); ok && im.isSource(env.Weights) {
+		// --weights names the imported model itself: evaluate its own weights
+		t, err := r.task(model, false)
+		if err != nil {
+			return metric.Report{}, err
+		}
+		return t.Eval(ctx)
 	}
 	return workflow.EvalCheckpoint(ctx, env.Weights, model, func() (*workflow.Task[Batch], error) { return r.task(model, false) })
 }

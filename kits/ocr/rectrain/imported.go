@@ -1,0 +1,156 @@
+package rectrain
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"regexp"
+
+	"paddle/core/ag"
+	"paddle/core/graph"
+	"paddle/core/graph/module"
+	"paddle/core/hub"
+	"paddle/core/nn"
+	"paddle/core/onnx"
+)
+
+// Fine-tuning an imported recogniser. Backbone `ONNXModel` is a whole
+// recognition network read from an ONNX file, such as PP-OCRv4's rec model
+// (SVTR_LCNet; input (N, 3, 48, W), output the softmax (N, T, K)): its
+// weights become trainable (core/graph/module), the final softmax is cut off
+// so CTC trains on the logits, and Neck and Head stay empty. An export writes
+// the same graph with the trained weights.
+
+// ONNXModelOpts configure the ONNXModel backbone.
+type ONNXModelOpts struct {
+	// ModelFile is an .onnx path, or "<store model>:<file>" for a file of a
+	// model-store entry (`paddle model pull`), e.g. ppocrv4:ch_PP-OCRv4_rec_infer.onnx.
+	ModelFile string `yaml:"model_file"`
+	// FreezeBN keeps batch norm in inference mode while training (running
+	// statistics, not updated): better with small fine-tuning batches.
+	FreezeBN bool `yaml:"freeze_bn"`
+}
+
+// storeRef matches "<store model>:<file>".
+var storeRef = regexp.MustCompile(`^([a-z][a-z0-9_-]+):([^/\\].*)$`)
+
+// ResolveStorePath maps "<store model>:<file>" to the file in the model store,
+// pulling the model on first use; other paths are returned unchanged.
+func ResolveStorePath(p string) (string, error) {
+	m := storeRef.FindStringSubmatch(p)
+	if m == nil {
+		return p, nil
+	}
+	dir, ok := hub.Path(m[1])
+	if !ok {
+		var err error
+		if dir, err = hub.Ensure(context.Background(), m[1], false); err != nil {
+			return "", fmt.Errorf("%s: %w", p, err)
+		}
+	}
+	return filepath.Join(dir, m[2]), nil
+}
+
+// importedRec is a recognition network imported from ONNX and bound to autograd.
+type importedRec struct {
+	spec     string // model_file as configured
+	file     string
+	g        *graph.Graph // the imported graph, its output the logits
+	mod      *module.Module
+	freezeBN bool
+}
+
+// newImportedRec imports the model file and cuts its final softmax.
+func newImportedRec(o ONNXModelOpts) (*importedRec, error) {
+	if o.ModelFile == "" {
+		return nil, fmt.Errorf("ONNXModel.model_file is required")
+	}
+	file, err := ResolveStorePath(o.ModelFile)
+	if err != nil {
+		return nil, err
+	}
+	g, err := onnx.ReadFile(file)
+	if err != nil {
+		return nil, err
+	}
+	if len(g.Inputs) != 1 || len(g.Outputs) != 1 {
+		return nil, fmt.Errorf("%s: want one input and one output, the graph has %d and %d", file, len(g.Inputs), len(g.Outputs))
+	}
+	g.Outputs[0] = logitsOf(g, g.Outputs[0]) // train on the logits
+	mod, err := module.New(g)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", file, err)
+	}
+	return &importedRec{spec: o.ModelFile, file: file, g: g, mod: mod, freezeBN: o.FreezeBN}, nil
+}
+
+// isSource reports whether weights names the imported file itself.
+func (m *importedRec) isSource(weights string) bool {
+	if weights == m.spec {
+		return true
+	}
+	a, errA := filepath.Abs(weights)
+	b, errB := filepath.Abs(m.file)
+	return errA == nil && errB == nil && a == b
+}
+
+// classes is the last dimension of the graph's output, or 0 when dynamic.
+func (m *importedRec) classes() int {
+	s := m.g.Outputs[0].Meta.Shape
+	if len(s) == 0 {
+		return 0
+	}
+	return max(s[len(s)-1], 0)
+}
+
+// logitsOf returns the input of the softmax that computes out, looking through
+// reshapes (an opset < 13 Softmax imports as flatten → softmax → reshape);
+// out itself when no softmax computes it.
+func logitsOf(g *graph.Graph, out *graph.Value) *graph.Value {
+	prod := g.Producers()
+	shapeOnly := func(n *graph.Node) bool { return n != nil && (n.Op.Name == "reshape" || n.Op.Name == "flatten") }
+	v := out
+	for n := prod[v]; shapeOnly(n); n = prod[v] {
+		v = n.In[0]
+	}
+	n := prod[v]
+	if n == nil || n.Op.Name != "softmax" {
+		return out
+	}
+	for v = n.In[0]; shapeOnly(prod[v]); v = prod[v].In[0] {
+	}
+	return v
+}
+
+// Params are the imported graph's trainable weights, by their ONNX names.
+func (m *importedRec) Params() []nn.Param { return m.mod.Params() }
+
+// Buffers are its batch-norm statistics.
+func (m *importedRec) Buffers() []nn.Param { return m.mod.Buffers() }
+
+// Forward maps x (N, 3, H, W) to logits (T, N, K).
+func (m *importedRec) Forward(x *ag.Var, training bool) *ag.Var {
+	y := m.mod.Forward(x, training && !m.freezeBN) // (N, T, K)
+	return ag.Transpose(y, 1, 0, 2)
+}
+
+// exportGraph re-imports the model file and gives its parameters and
+// batch-norm statistics the values of m (the graph keeps its softmax).
+func (m *importedRec) exportGraph() (*graph.Graph, error) {
+	g, err := onnx.ReadFile(m.file)
+	if err != nil {
+		return nil, err
+	}
+	state := nn.State(m)
+	set := 0
+	for _, v := range g.Consts() {
+		if t, ok := state[v.Name]; ok {
+			v.Const = t.Clone()
+			set++
+		}
+	}
+	if set != len(state) {
+		return nil, fmt.Errorf("export: %s: %d of %d trained tensors found in the re-imported graph", m.file, set, len(state))
+	}
+	return g, nil
+}
