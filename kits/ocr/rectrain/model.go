@@ -125,15 +125,15 @@ type CRNN struct {
 	Classes  int
 }
 
-// recModel is a trainable recogniser: images (N, C, H, W) to logits (T, N, K).
-type recModel interface {
+// Recognizer is a trainable recogniser: images (N, C, H, W) to logits (T, N, K).
+type Recognizer interface {
 	nn.Module
 	Buffers() []nn.Param
 	Forward(x *ag.Var, training bool) *ag.Var
 }
 
 // buildModel assembles the Architecture section for numClasses classes.
-func buildModel(a ArchOpts, numClasses int, r *rand.Rand) (recModel, error) {
+func buildModel(a ArchOpts, numClasses int, r *rand.Rand) (Recognizer, error) {
 	if a.Backbone.Name == "ONNXModel" {
 		return buildImported(a, numClasses)
 	}
@@ -141,7 +141,7 @@ func buildModel(a ArchOpts, numClasses int, r *rand.Rand) (recModel, error) {
 }
 
 // buildImported loads an ONNXModel backbone, the whole network.
-func buildImported(a ArchOpts, numClasses int) (recModel, error) {
+func buildImported(a ArchOpts, numClasses int) (Recognizer, error) {
 	if a.Neck.Name != "" || a.Head.Name != "" {
 		return nil, a.Backbone.Errorf("Backbone ONNXModel is the whole network: leave Neck and Head empty")
 	}

@@ -106,7 +106,7 @@ func Build(cfg *config.Config) (workflow.Runner, error) {
 	return r, nil
 }
 
-func (r *runner) newModel() (recModel, error) {
+func (r *runner) newModel() (Recognizer, error) {
 	return buildModel(r.arch, r.dict.NumClasses(), rand.New(rand.NewPCG(r.global.Seed, 1)))
 }
 
@@ -235,7 +235,7 @@ func decodeBatch(d *Dict, logits *tensor.Tensor) ([]string, []float64) {
 	return texts, confs
 }
 
-func (r *runner) task(model recModel, withTrain bool) (*workflow.Task[Batch], error) {
+func (r *runner) task(model Recognizer, withTrain bool) (*workflow.Task[Batch], error) {
 	t := &workflow.Task[Batch]{Model: model, Seed: r.global.Seed}
 	m := r.newMetric()
 	t.Metric = m
