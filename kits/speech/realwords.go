@@ -93,6 +93,7 @@ type realWordsOptions struct {
 	DataDir string
 	PadMs   float64
 	Rate    int
+	Context float64 // > 0: cut this many seconds centred on the word instead of the padded word
 }
 
 func newCmdRealWords(f *cmdutil.Factory, runF func(*realWordsOptions) error) *cobra.Command {
@@ -125,6 +126,7 @@ func newCmdRealWords(f *cmdutil.Factory, runF func(*realWordsOptions) error) *co
 	cmd.Flags().StringVar(&opts.DataDir, "data-dir", "", "speech data cache (default $PADDLE_CACHE/data/speech)")
 	cmd.Flags().Float64Var(&opts.PadMs, "pad-ms", 50, "padding around each word (ms)")
 	cmd.Flags().IntVar(&opts.Rate, "rate", 16000, "sample rate of the clips")
+	cmd.Flags().Float64Var(&opts.Context, "context", 0, "cut this many seconds of the recording centred on each word (neighbouring words included) instead of the padded word")
 	return cmd
 }
 
@@ -174,6 +176,10 @@ func realWordsRun(opts *realWordsOptions) error {
 			return err
 		}
 		clip := CutWord(x, opts.Rate, w.Start, w.End, opts.PadMs/1000)
+		if opts.Context > 0 {
+			mid := (w.Start + w.End) / 2
+			clip = CutWord(x, opts.Rate, mid-opts.Context/2, mid+opts.Context/2, 0)
+		}
 		if err := audio.WriteWAV(filepath.Join(opts.Output, name), &audio.Audio{Rate: opts.Rate, Channels: [][]float32{clip}}, audio.PCM16); err != nil {
 			return err
 		}
