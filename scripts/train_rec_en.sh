@@ -9,13 +9,15 @@
 #         every 10th line kept for the eval set only
 #
 # Usage: scripts/train_rec_en.sh [WORK_DIR]   (default: ${PADDLE_CACHE:-$HOME/.cache/paddle}/rec_en)
-# Env: TRAIN_LINES (default 100000), EVAL_LINES (1000), THREADS (2), EXTRA (more -o overrides).
+# Env: TRAIN_LINES (default 100000), EVAL_LINES (1000), THREADS (2), CONFIG (ocr/rec_crnn_en.yaml),
+#      EXTRA (more -o overrides).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 WORK="${1:-${PADDLE_CACHE:-$HOME/.cache/paddle}/rec_en}"
 TRAIN_LINES="${TRAIN_LINES:-100000}"
 EVAL_LINES="${EVAL_LINES:-1000}"
 THREADS="${THREADS:-2}"
+CONFIG="${CONFIG:-ocr/rec_crnn_en.yaml}" # or ocr/rec_svtr_tiny_en.yaml
 mkdir -p "$WORK"
 
 need=()
@@ -50,10 +52,10 @@ synth=$(( $(date +%s) - start ))
 
 start=$(date +%s)
 # shellcheck disable=SC2086
-$P ocr train -c ocr/rec_crnn_en.yaml --threads "$THREADS" --output "$WORK/out" \
+$P ocr train -c "$CONFIG" --threads "$THREADS" --output "$WORK/out" \
   -o Train.dataset.data_dir="$WORK/train" -o "Train.dataset.label_file_list=[$WORK/train/rec_gt.txt]" \
   -o Eval.dataset.data_dir="$WORK/eval" -o "Eval.dataset.label_file_list=[$WORK/eval/rec_gt.txt]" ${EXTRA:-}
 train=$(( $(date +%s) - start ))
-$P ocr eval -c ocr/rec_crnn_en.yaml --threads "$THREADS" --weights "$WORK/out/best" \
+$P ocr eval -c "$CONFIG" --threads "$THREADS" --weights "$WORK/out/best" \
   -o Eval.dataset.data_dir="$WORK/eval" -o "Eval.dataset.label_file_list=[$WORK/eval/rec_gt.txt]"
 echo "train_rec_en: synth ${synth}s, train ${train}s (threads $THREADS)" >&2

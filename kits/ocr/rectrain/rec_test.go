@@ -2,6 +2,7 @@ package rectrain
 
 import (
 	"encoding/json"
+	"io/fs"
 	"math"
 	"os"
 	"paddle/core/editdist"
@@ -9,8 +10,12 @@ import (
 	"strings"
 	"testing"
 
+	"paddle/configs"
+	"paddle/core/ag"
 	"paddle/core/config"
 	"paddle/core/data"
+	"paddle/core/hub"
+	"paddle/core/tensor"
 )
 
 type recRef struct {
@@ -236,5 +241,36 @@ func TestShippedConfigBuilds(t *testing.T) {
 	}
 	if c := m.(*CRNN).Classes; c != 96 {
 		t.Fatalf("%d classes, want 96 (blank + 94 en_dict + space)", c)
+	}
+}
+
+// Every configs/ocr/rec_*.yaml builds its model (the fine-tuning one needs the
+// ppocrv4 model in the store).
+func TestAllRecConfigsBuild(t *testing.T) {
+	names, err := fs.Glob(configs.FS, "ocr/rec_*.yaml")
+	if err != nil || len(names) < 3 {
+		t.Fatalf("configs %v: %v", names, err)
+	}
+	for _, name := range names {
+		t.Run(name, func(t *testing.T) {
+			if strings.Contains(name, "ppocrv4") {
+				if _, ok := hub.Path("ppocrv4"); !ok {
+					t.Skip("ppocrv4 model not in the store (paddle model pull ppocrv4)")
+				}
+			}
+			cfg, err := config.Load(name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			m, k, err := NewRecognizer(cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var logits *tensor.Tensor
+			ag.NoGrad(func() { logits = m.Forward(ag.Const(tensor.New(tensor.Float32, 1, 3, 48, 160)), false).T })
+			if s := logits.Shape(); s[1] != 1 || s[2] != k {
+				t.Errorf("logits %v for 1×3×48×160, want (T, 1, %d)", s, k)
+			}
+		})
 	}
 }
