@@ -53,12 +53,22 @@ func readPredictions(t *testing.T, s string) []Prediction {
 	return out
 }
 
+// tinyOpts vary tinyConfig.
+type tinyOpts struct {
+	size, epochs int
+	adamw        bool   // AdamW 0.005 instead of SGD 0.1
+	onTrain      bool   // evaluate on the training split
+	lightAug     bool   // flips only (no distortion, no crop)
+	extra        string // more top-level YAML
+}
+
 // tinyConfig is a small PicoDet config over the COCO set in dir, for tests.
-func tinyConfig(t *testing.T, dir string, size int, extra string) string {
+func tinyConfig(t *testing.T, dir string, o tinyOpts) string {
+	size, epochs, adamw, onTrain, extra := o.size, o.epochs, o.adamw, o.onTrain, o.extra
 	t.Helper()
 	y := `architecture: PicoDet
 num_classes: 8
-epoch: 10
+epoch: EPOCHS
 log_iter: 50
 worker_num: 1
 seed: 3
@@ -72,18 +82,9 @@ PicoHeadV2:
   reg_max: 7
   nms: {name: MultiClassNMS, nms_top_k: 200, keep_top_k: 50, score_threshold: 0.025, nms_threshold: 0.6}
 TrainDataset: {name: COCODataSet, dataset_dir: DIR, anno_path: annotations/instances_train.json}
-EvalDataset: {name: COCODataSet, dataset_dir: DIR, anno_path: annotations/instances_eval.json}
+EvalDataset: {name: COCODataSet, dataset_dir: DIR, anno_path: annotations/instances_EVALSPLIT.json}
 TestDataset: {name: COCODataSet, dataset_dir: DIR, anno_path: annotations/instances_eval.json}
-LearningRate:
-  base_lr: 0.1
-  schedulers:
-  - {name: CosineDecay, max_epochs: 10, min_lr_ratio: 0.05}
-  - {name: LinearWarmup, start_factor: 0.1, steps: 30}
-OptimizerBuilder:
-  optimizer: {type: Momentum, momentum: 0.9}
-  regularizer: {type: L2, factor: 0.00004}
-  clip_grad_by_norm: 10
-TrainReader:
+OPTIMIZERTrainReader:
   sample_transforms: [{Decode: {}}, {RandomDistort: {}}, {RandomCrop: {prob: 0.3}}, {RandomFlip: {}}]
   batch_transforms: [{BatchRandomResize: {target_size: [SIZES]}}, {NormalizeImage: {is_scale: true, mean: [0.485, 0.456, 0.406], std: [0.229, 0.224, 0.225]}}]
   batch_size: 8
@@ -95,6 +96,37 @@ EvalReader:
 TestReader:
   sample_transforms: [{Decode: {}}, {Resize: {target_size: [SIZE, SIZE]}}, {NormalizeImage: {is_scale: true, mean: [0.485, 0.456, 0.406], std: [0.229, 0.224, 0.225]}}]
 `
+	opt := `LearningRate:
+  base_lr: 0.1
+  schedulers:
+  - {name: CosineDecay, max_epochs: EPOCHS, min_lr_ratio: 0.05}
+  - {name: LinearWarmup, start_factor: 0.1, steps: 30}
+OptimizerBuilder:
+  optimizer: {type: Momentum, momentum: 0.9}
+  regularizer: {type: L2, factor: 0.00004}
+  clip_grad_by_norm: 10
+`
+	if adamw {
+		opt = `LearningRate:
+  base_lr: 0.005
+  schedulers:
+  - {name: CosineDecay, max_epochs: EPOCHS, min_lr_ratio: 0.05}
+  - {name: LinearWarmup, start_factor: 0.1, steps: 30}
+OptimizerBuilder:
+  optimizer: {type: AdamW, weight_decay: 0.01}
+  clip_grad_by_norm: 10
+`
+	}
+	split := "eval"
+	if onTrain {
+		split = "train"
+	}
+	y = strings.Replace(y, "OPTIMIZER", opt, 1)
+	if o.lightAug {
+		y = strings.Replace(y, "{RandomDistort: {}}, {RandomCrop: {prob: 0.3}}, ", "", 1)
+	}
+	y = strings.ReplaceAll(y, "EVALSPLIT", split)
+	y = strings.ReplaceAll(y, "EPOCHS", itoa(epochs))
 	y = strings.ReplaceAll(y, "DIR", dir)
 	y = strings.ReplaceAll(y, "SIZES", strings.Join([]string{itoa(size - 32), itoa(size), itoa(size + 32)}, ", "))
 	y = strings.ReplaceAll(y, "SIZE", itoa(size)) + extra
@@ -118,7 +150,7 @@ func TestExportMatchesForward(t *testing.T) {
 		"--stamps", stamps, "--backgrounds", bgs); code != 0 {
 		t.Fatal(errOut)
 	}
-	cfgPath := tinyConfig(t, set, 96, "draw_threshold: 0.0\n")
+	cfgPath := tinyConfig(t, set, tinyOpts{size: 96, epochs: 10, extra: "draw_threshold: 0.0\n"})
 	cfg, err := config.Load(cfgPath)
 	if err != nil {
 		t.Fatal(err)
