@@ -112,6 +112,11 @@ type KWSListOpts struct {
 	// TimeShiftMs moves each clip by up to this much either way (training).
 	TimeShiftMs float64          `yaml:"time_shift_ms"`
 	SpecAugment *SpecAugmentOpts `yaml:"spec_augment"`
+	// FreqWarp stretches each training clip's log-mel frames along the mel
+	// axis by a factor drawn from [1-w, 1+w] (linear interpolation between
+	// bins), a cheap stand-in for vocal-tract-length differences between
+	// speakers (VTLP, Jaitly & Hinton 2013). 0: off.
+	FreqWarp float64 `yaml:"freq_warp"`
 }
 
 // SpecAugmentOpts are SpecAugment's masks with PaddleSpeech's key names

@@ -163,6 +163,11 @@ func (z featurizer) fit(x []float32, shift int) []float32 {
 // features computes the log-mel fbank (1, T, F) of one fitted clip; the
 // dither noise is seeded with seed.
 func (z featurizer) features(clip []float32, seed uint64, aug *feature.SpecAugmentOptions, r *rand.Rand) (*tensor.Tensor, error) {
+	return z.featuresWarped(clip, seed, 1, aug, r)
+}
+
+// featuresWarped is features with the mel axis stretched by warp (1: none).
+func (z featurizer) featuresWarped(clip []float32, seed uint64, warp float64, aug *feature.SpecAugmentOptions, r *rand.Rand) (*tensor.Tensor, error) {
 	x := make([]float64, len(clip))
 	for i, v := range clip {
 		x[i] = float64(v) * audio.KaldiScale
@@ -173,6 +178,9 @@ func (z featurizer) features(clip []float32, seed uint64, aug *feature.SpecAugme
 	fb, err := kaldi.Fbank(x, o)
 	if err != nil {
 		return nil, err
+	}
+	if warp != 1 {
+		warpRows(fb, warp)
 	}
 	if z.smooth > 0 {
 		cepstralSmooth(fb, z.smooth)
@@ -188,6 +196,25 @@ func (z featurizer) features(clip []float32, seed uint64, aug *feature.SpecAugme
 	return rowsTensor(fb), nil
 }
 
+// warpRows resamples each row at positions (j+0.5)·warp-0.5 (linear
+// interpolation, edges held): warp > 1 moves spectral features down.
+func warpRows(rows [][]float64, warp float64) {
+	if len(rows) == 0 {
+		return
+	}
+	n := len(rows[0])
+	tmp := make([]float64, n)
+	for _, r := range rows {
+		for j := range tmp {
+			p := min(max((float64(j)+0.5)*warp-0.5, 0), float64(n-1))
+			i := min(int(p), n-2)
+			f := p - float64(i)
+			tmp[j] = r[i]*(1-f) + r[i+1]*f
+		}
+		copy(r, tmp)
+	}
+}
+
 // kwsDataset reads the clips of a list, augmenting when training.
 type kwsDataset struct {
 	items []kwsItem
@@ -195,6 +222,7 @@ type kwsDataset struct {
 	train bool
 	shift int // max time shift in samples (training)
 	spec  *feature.SpecAugmentOptions
+	warp  float64 // max relative mel-axis stretch (training)
 }
 
 var _ data.RandDataset[KWSSample] = (*kwsDataset)(nil)
@@ -225,16 +253,19 @@ func (d *kwsDataset) get(i int, r *rand.Rand) (KWSSample, bool, error) {
 	if err != nil {
 		return KWSSample{}, false, err
 	}
-	shift, seed := 0, uint64(i)
+	shift, seed, warp := 0, uint64(i), 1.0
 	var spec *feature.SpecAugmentOptions
 	if r != nil {
 		if d.shift > 0 {
 			shift = r.IntN(2*d.shift+1) - d.shift
 		}
 		seed = r.Uint64()
+		if d.warp > 0 {
+			warp = 1 + d.warp*(2*r.Float64()-1)
+		}
 		spec = d.spec
 	}
-	t, err := d.z.features(d.z.fit(x, shift), seed, spec, r)
+	t, err := d.z.featuresWarped(d.z.fit(x, shift), seed, warp, spec, r)
 	if err != nil {
 		return KWSSample{}, false, fmt.Errorf("%s: %w", it.Path, err)
 	}

@@ -123,7 +123,7 @@ func (r *kwsRunner) loaderFor(s *KWSSplit, train bool) (*data.Loader[KWSSample, 
 		return nil, s.Dataset.Errorf("%v\nhint: run `paddle speech synth --output DIR` or set -o DataLoader.%s.dataset.list_file=...", err, name)
 	}
 	ds := &kwsDataset{items: spread(items, o.Limit), z: r.featurizer(), train: train,
-		shift: int(o.TimeShiftMs * float64(r.global.SampleRate) / 1000)}
+		shift: int(o.TimeShiftMs * float64(r.global.SampleRate) / 1000), warp: o.FreqWarp}
 	if o.SpecAugment != nil {
 		sa := o.SpecAugment.options()
 		ds.spec = &sa

@@ -343,3 +343,18 @@ func TestSphinxMFC(t *testing.T) {
 		t.Errorf("parseMFCPath = %q %v %v", file, seg, err)
 	}
 }
+
+func TestWarpRows(t *testing.T) {
+	rows := [][]float64{{0, 1, 2, 3, 4, 5}}
+	warpRows(rows, 1)
+	if rows[0][3] != 3 {
+		t.Fatalf("warp 1 changed the row: %v", rows[0])
+	}
+	warpRows(rows, 1.2) // position (j+0.5)*1.2-0.5
+	want := []float64{0.1, 1.3, 2.5, 3.7, 4.9, 5}
+	for j, w := range want {
+		if abs(rows[0][j]-w) > 1e-12 {
+			t.Fatalf("warp 1.2 = %v, want %v", rows[0], want)
+		}
+	}
+}

@@ -168,6 +168,11 @@ func (a Augment) Apply(word []float32, rate, n int, noises [][]float32, r *rand.
 	x = append([]float32(nil), x...)
 	level := a.LevelMin + r.Float64()*(a.LevelMax-a.LevelMin)
 	Scale(x, level-RMSdB(x))
+	// a peaky word at a high level would clip: keep its peak at -6 dBFS at
+	// most, leaving headroom for reverberation and noise
+	if p := peak(x); p > 0.5 {
+		Scale(x, 20*math.Log10(0.5/float64(p)))
+	}
 	if r.Float64() < a.ReverbProb {
 		rt := a.RT60Min + r.Float64()*(a.RT60Max-a.RT60Min)
 		// the tail must fit: reverberate with room for it, then place
@@ -198,6 +203,14 @@ func Background(n int, noises [][]float32, r *rand.Rand) []float32 {
 	Scale(out, -70+45*r.Float64()-RMSdB(out))
 	clip(out)
 	return out
+}
+
+func peak(x []float32) float32 {
+	var p float32
+	for _, v := range x {
+		p = max(p, float32(math.Abs(float64(v))))
+	}
+	return p
 }
 
 func clip(x []float32) {

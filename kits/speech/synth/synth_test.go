@@ -232,3 +232,20 @@ func TestMissingEngine(t *testing.T) {
 		t.Errorf("Check without espeak-ng = %v, want an error with the fetch hint", err)
 	}
 }
+
+func TestApplyHeadroom(t *testing.T) {
+	// a click-like word (crest factor 30 dB) at the loudest level must not clip
+	w := make([]float32, 4000)
+	w[2000] = 1
+	for i := range w {
+		w[i] += 0.001 * float32(math.Sin(float64(i)))
+	}
+	a := Augment{LevelMin: -14, LevelMax: -14}
+	out, err := a.Apply(w, 16000, 16000, nil, rand.New(rand.NewPCG(1, 1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := peak(out); p > 0.5+1e-6 {
+		t.Errorf("peak %.3f after Apply, want at most 0.5", p)
+	}
+}
