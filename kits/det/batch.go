@@ -76,10 +76,52 @@ func (d *detDataset) GetRand(i int, r *rand.Rand) (Sample, bool, error) {
 			s.Boxes, s.Classes = append(s.Boxes, o.Box), append(s.Classes, o.Class)
 		}
 	}
+	if d.p.mosaic != nil && r.Float64() < d.p.mosaic.Prob {
+		if err := d.loadMosaic(&s, r); err != nil {
+			return s, false, err
+		}
+		return s, true, nil
+	}
 	if err := loadSample(&s, d.p, r); err != nil {
 		return s, false, err
 	}
 	return s, true, nil
+}
+
+// loadMosaic decodes s and three random other records, combines them
+// (mosaic) and runs the sample transforms on the result.
+func (d *detDataset) loadMosaic(s *Sample, r *rand.Rand) error {
+	load := func(x *Sample) error {
+		img, err := data.DecodeFile(x.Path, data.RGB)
+		if err != nil {
+			return err
+		}
+		if img.C != 3 {
+			return fmt.Errorf("%s: want a colour image, got %d channel(s)", x.Path, img.C)
+		}
+		x.Img = img
+		return nil
+	}
+	if err := load(s); err != nil {
+		return err
+	}
+	var more [3]Sample
+	for k := range more {
+		rec := &d.ds.Records[r.IntN(len(d.ds.Records))]
+		more[k] = Sample{Rec: rec, Path: rec.Image}
+		for _, o := range rec.Objects {
+			if !o.Crowd {
+				more[k].Boxes, more[k].Classes = append(more[k].Boxes, o.Box), append(more[k].Classes, o.Class)
+			}
+		}
+		if err := load(&more[k]); err != nil {
+			return err
+		}
+	}
+	if err := mosaic(s, more, *d.p.mosaic, r); err != nil {
+		return err
+	}
+	return d.p.apply(s, r)
 }
 
 // loadSample decodes s.Path and runs the pipeline's sample transforms.

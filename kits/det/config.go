@@ -209,8 +209,13 @@ type (
 		Mean    []float64 `yaml:"mean"`
 		Std     []float64 `yaml:"std"`
 	}
-	// MosaicOpts: accepted by name only; mosaic is not implemented.
-	MosaicOpts struct{}
+	// MosaicOpts: four images around a random centre on one canvas
+	// (YOLOv4/PaddleDetection's Mosaic, simplified: no mixup).
+	MosaicOpts struct {
+		Prob       float64 `yaml:"prob"`        // chance per sample (default 0.5)
+		TargetSize int     `yaml:"target_size"` // each image's longer side on the 2·target_size canvas (default 320)
+		FillValue  float64 `yaml:"fill_value"`  // canvas grey (default 114)
+	}
 	// NoOpts: transforms without options (Permute, PadGT, PadBatch).
 	NoOpts struct {
 		PadToStride int `yaml:"pad_to_stride"`
@@ -222,7 +227,7 @@ func transformOptions() map[string]any {
 		"Decode": (*DecodeOpts)(nil), "RandomFlip": (*RandomFlipOpts)(nil), "RandomDistort": (*RandomDistortOpts)(nil),
 		"RandomExpand": (*RandomExpandOpts)(nil), "RandomCrop": (*RandomCropOpts)(nil), "Resize": (*ResizeOpts)(nil),
 		"BatchRandomResize": (*BatchRandomResizeOpts)(nil), "NormalizeImage": (*NormalizeImageOpts)(nil),
-		"Permute": (*NoOpts)(nil), "PadGT": (*NoOpts)(nil), "PadBatch": (*NoOpts)(nil),
+		"Permute": (*NoOpts)(nil), "PadGT": (*NoOpts)(nil), "PadBatch": (*NoOpts)(nil), "Mosaic": (*MosaicOpts)(nil),
 	}
 }
 

@@ -247,3 +247,41 @@ func TestShippedConfigs(t *testing.T) {
 		t.Errorf("unknown assigner: %v", err)
 	}
 }
+
+// Mosaic keeps each box on its pixels: four images with one white
+// rectangle each; every kept box is white inside and dark just outside
+// (where it was not clipped by the canvas).
+func TestMosaicMovesBoxes(t *testing.T) {
+	mk := func(w, h int, b [4]float64) Sample {
+		img := data.NewImage(h, w, 3)
+		for y := int(b[1]); y < int(b[3]); y++ {
+			for x := int(b[0]); x < int(b[2]); x++ {
+				for c := range 3 {
+					img.Set(y, x, c, 255)
+				}
+			}
+		}
+		return Sample{Img: img, Boxes: [][4]float64{b}, Classes: []int{int(b[0]) % 8}}
+	}
+	for seed := range uint64(10) {
+		s := mk(80, 60, [4]float64{10, 10, 50, 40})
+		more := [3]Sample{mk(60, 90, [4]float64{5, 20, 45, 80}), mk(100, 100, [4]float64{60, 60, 96, 96}), mk(70, 50, [4]float64{0, 0, 30, 30})}
+		if err := mosaic(&s, more, MosaicOpts{TargetSize: 64, FillValue: 0}, rand.New(rand.NewPCG(seed, 1))); err != nil {
+			t.Fatal(err)
+		}
+		if s.Img.W != 128 || s.Img.H != 128 || len(s.Boxes) == 0 || len(s.Boxes) != len(s.Classes) {
+			t.Fatalf("seed %d: %dx%d, boxes %v classes %v", seed, s.Img.W, s.Img.H, s.Boxes, s.Classes)
+		}
+		for _, b := range s.Boxes {
+			cx, cy := int((b[0]+b[2])/2), int((b[1]+b[3])/2)
+			if s.Img.At(cy, cx, 0) < 200 {
+				t.Errorf("seed %d: box %v centre is not white", seed, b)
+			}
+			for _, p := range [][2]int{{int(b[0]) - 2, cy}, {int(b[2]) + 2, cy}, {cx, int(b[1]) - 2}, {cx, int(b[3]) + 2}} {
+				if p[0] >= 0 && p[0] < 128 && p[1] >= 0 && p[1] < 128 && s.Img.At(p[1], p[0], 0) > 60 {
+					t.Errorf("seed %d: box %v: pixel %v just outside is %d", seed, b, p, s.Img.At(p[1], p[0], 0))
+				}
+			}
+		}
+	}
+}

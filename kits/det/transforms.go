@@ -28,6 +28,7 @@ type pipeline struct {
 	ops       []sampleOp
 	sizes     [][2]int // BatchRandomResize sizes (h, w); empty: none
 	fixed     [2]int   // the last Resize's (h, w), 0 when none
+	mosaic    *MosaicOpts
 	mean, std []float32
 	scale     float32
 }
@@ -66,6 +67,16 @@ func buildPipeline(rd ReaderOpts) (*pipeline, error) {
 
 func (p *pipeline) add(c config.Component) (sampleOp, error) {
 	switch c.Name {
+	case "Mosaic":
+		o := MosaicOpts{Prob: 0.5, TargetSize: 320, FillValue: 114}
+		if err := c.Decode(&o); err != nil {
+			return nil, err
+		}
+		if o.TargetSize < 32 {
+			return nil, c.Errorf("target_size must be ≥ 32, got %d", o.TargetSize)
+		}
+		p.mosaic = &o
+		return nil, nil // the data set applies it: it needs three more images
 	case "Decode", "Permute", "PadGT", "PadBatch":
 		return nil, nil // decoding is implied; the batch is always CHW and padded per image
 	case "RandomFlip":
@@ -318,4 +329,55 @@ func randomCrop(s *Sample, o RandomCropOpts, r *rand.Rand) {
 		s.Img, s.Boxes, s.Classes = img, boxes, classes
 		return
 	}
+}
+
+// mosaic places s and three more samples (decoded, untransformed) in the
+// four quadrants around a random centre of a 2t×2t canvas, each scaled so
+// its longer side is t, and keeps the boxes' visible parts (≥ 2 px).
+func mosaic(s *Sample, more [3]Sample, o MosaicOpts, r *rand.Rand) error {
+	t := o.TargetSize
+	n := 2 * t
+	out := data.NewImage(n, n, 3)
+	fill := uint8(min(max(o.FillValue, 0), 255))
+	for i := range out.Pix {
+		out.Pix[i] = fill
+	}
+	xc, yc := int(uniform(r, 0.5, 1.5)*float64(t)), int(uniform(r, 0.5, 1.5)*float64(t))
+	parts := append([]Sample{*s}, more[:]...)
+	var boxes [][4]float64
+	var classes []int
+	for k, p := range parts {
+		f := float64(t) / float64(max(p.Img.W, p.Img.H))
+		w, h := max(int(float64(p.Img.W)*f+0.5), 1), max(int(float64(p.Img.H)*f+0.5), 1)
+		img, err := data.Resize(p.Img, w, h)
+		if err != nil {
+			return err
+		}
+		// The quadrant's corner at the centre: top-left, top-right, bottom-left, bottom-right.
+		x0, y0 := xc-w, yc-h
+		if k%2 == 1 {
+			x0 = xc
+		}
+		if k >= 2 {
+			y0 = yc
+		}
+		for y := max(y0, 0); y < min(y0+h, n); y++ {
+			sx := max(x0, 0) - x0
+			ex := min(x0+w, n) - x0
+			if ex <= sx {
+				break
+			}
+			copy(out.Pix[(y*n+x0+sx)*3:(y*n+x0+ex)*3], img.Pix[((y-y0)*w+sx)*3:((y-y0)*w+ex)*3])
+		}
+		fx, fy := float64(w)/float64(p.Img.W), float64(h)/float64(p.Img.H)
+		for i, b := range p.Boxes {
+			nb := [4]float64{b[0]*fx + float64(x0), b[1]*fy + float64(y0), b[2]*fx + float64(x0), b[3]*fy + float64(y0)}
+			nb = [4]float64{max(nb[0], 0), max(nb[1], 0), min(nb[2], float64(n)), min(nb[3], float64(n))}
+			if nb[2]-nb[0] >= 2 && nb[3]-nb[1] >= 2 {
+				boxes, classes = append(boxes, nb), append(classes, p.Classes[i])
+			}
+		}
+	}
+	s.Img, s.Boxes, s.Classes = out, boxes, classes
+	return nil
 }
