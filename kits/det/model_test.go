@@ -285,3 +285,53 @@ func TestMosaicMovesBoxes(t *testing.T) {
 		}
 	}
 }
+
+// A VOCDataSet trains through the same loader: the synth set's VOC files
+// give the batches the COCO files give.
+func TestVOCDatasetLoader(t *testing.T) {
+	stamps, bgs := fakePhotos(t)
+	set := t.TempDir()
+	if code, _, errOut := runPaddle(t, "det", "synth", "--output", set, "--train", "4", "--eval", "2", "--size", "96", "--seed", "5",
+		"--stamps", stamps, "--backgrounds", bgs); code != 0 {
+		t.Fatal(errOut)
+	}
+	path := tinyConfig(t, set, tinyOpts{size: 96, epochs: 1})
+	cfg, err := config.Load(path, "TestDataset.name=VOCDataSet", "TestDataset.anno_path=train.txt", "TestDataset.label_list=label_list.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	wr, err := build(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := wr.(*runner)
+	batches := func(c config.Component) Batch {
+		l, _, err := r.loader(c, r.eval, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for b, err := range l.Epoch(t.Context(), 0) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			return b
+		}
+		t.Fatal("no batch")
+		return Batch{}
+	}
+	voc, coco := batches(r.testDS), batches(r.trainDS)
+	d, _ := tensor.MaxDiff(voc.X, coco.X, 0, 0)
+	if d != 0 || len(voc.Boxes) != len(coco.Boxes) {
+		t.Fatalf("VOC and COCO batches differ: images %g, %d vs %d", d, len(voc.Boxes), len(coco.Boxes))
+	}
+	for i := range voc.Boxes {
+		if len(voc.Boxes[i]) != len(coco.Boxes[i]) {
+			t.Fatalf("image %d: %v vs %v", i, voc.Boxes[i], coco.Boxes[i])
+		}
+		for j := range voc.Boxes[i] {
+			if voc.Classes[i][j] != coco.Classes[i][j] || voc.Boxes[i][j] != coco.Boxes[i][j] {
+				t.Errorf("image %d box %d: VOC %v %d, COCO %v %d", i, j, voc.Boxes[i][j], voc.Classes[i][j], coco.Boxes[i][j], coco.Classes[i][j])
+			}
+		}
+	}
+}
