@@ -78,6 +78,13 @@ func TestFineTunePPOCRv4(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := wr.(*runner)
+	ios, _, _, _ := iostreams.Test()
+	// --weights naming the imported file evaluates the stock weights
+	stock, err := r.Eval(context.Background(), workflow.Env{IO: ios, Weights: filepath.Join(dir0, "ch_PP-OCRv4_rec_infer.onnx")})
+	if err != nil || stock.Count != 4 {
+		t.Fatalf("eval of the stock weights: %v over %d lines, %v", stock, stock.Count, err)
+	}
+	t.Logf("stock PP-OCRv4 on the 4 lines: %v", stock)
 	model, err := r.newModel()
 	if err != nil {
 		t.Fatal(err)
@@ -119,7 +126,6 @@ func TestFineTunePPOCRv4(t *testing.T) {
 	if err := workflow.SaveCheckpoint(ckpt, model, nil, workflow.State{}, y); err != nil {
 		t.Fatal(err)
 	}
-	ios, _, _, _ := iostreams.Test()
 	if err := r.Export(context.Background(), workflow.Env{IO: ios, Weights: ckpt}, exp); err != nil {
 		t.Fatal(err)
 	}
