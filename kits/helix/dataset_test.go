@@ -103,3 +103,12 @@ func TestSplits(t *testing.T) {
 		t.Error("bad frac: want an error")
 	}
 }
+
+func TestClassificationWantsBinaryLabels(t *testing.T) {
+	p := writeFile(t, t.TempDir(), "y.csv", "smiles,y\nCCO,5.5\nCCC,1\n")
+	code, _, errOut := paddle(t, "", "helix", "train", "-c", configPath("gin_chembl_cls.yaml"), "-o", "Dataset.name=CSV", "-o", "Dataset.file="+p,
+		"-o", "Dataset.threshold=null", "-o", "Dataset.tasks=[y]", "--output", t.TempDir())
+	if code == 0 || !strings.Contains(errOut, "y.csv:2: task y label 5.5: classification wants 0/1 labels") {
+		t.Errorf("exit %d: %s", code, errOut)
+	}
+}

@@ -67,9 +67,6 @@ func build(cfg *config.Config) (workflow.Runner, error) {
 	if len(r.ds.Tasks) == 0 {
 		return nil, fmt.Errorf("%s: Dataset.tasks is required", cfg.File)
 	}
-	if r.cls && r.ds.Threshold == nil {
-		slog.Debug("classification without Dataset.threshold: labels must be 0/1")
-	}
 	var err error
 	if r.feat, err = NewFeaturizer(r.model.AtomNames, r.model.BondNames); err != nil {
 		return nil, fmt.Errorf("%s: Model.%w", cfg.File, err)
@@ -85,6 +82,15 @@ func (r *runner) load() error {
 	mols, err := LoadDataset(r.ds)
 	if err != nil {
 		return err
+	}
+	if r.cls {
+		for _, m := range mols {
+			for t, v := range m.Labels {
+				if !math.IsNaN(v) && v != 0 && v != 1 {
+					return fmt.Errorf("%s: %s: task %s label %v: classification wants 0/1 labels (set Dataset.threshold)", r.cfg.File, m.Where, r.ds.Tasks[t], v)
+				}
+			}
+		}
 	}
 	a, b, c, err := Split(mols, r.split)
 	if err != nil {
