@@ -3,11 +3,13 @@ package nlp
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/spf13/cobra"
@@ -58,7 +60,7 @@ DataLoader:
 			if err != nil {
 				t.Fatal(err)
 			}
-			srv := httptest.NewServer(serve.New("nlp", p, serve.Options{Concurrency: 2, Queue: 4}))
+			srv := httptest.NewServer(serve.New("nlp", p, serve.Options{Concurrency: 4, Queue: 16}))
 			defer srv.Close()
 			for i, text := range texts {
 				res, err := http.Post(srv.URL+"/v1/nlp", "text/plain; charset=utf-8", strings.NewReader(text+"\n"))
@@ -71,6 +73,30 @@ DataLoader:
 				if res.StatusCode != http.StatusOK || json.Unmarshal(body, &got) != nil || got != want[i] {
 					t.Errorf("POST %q: %d %s, want %+v", text, res.StatusCode, body, want[i])
 				}
+			}
+			// concurrent requests share the one model and get the same answers
+			var wg sync.WaitGroup
+			errs := make(chan string, 16)
+			for g := range 16 {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					res, err := http.Post(srv.URL+"/v1/nlp", "text/plain", strings.NewReader(texts[g%2]))
+					if err != nil {
+						errs <- err.Error()
+						return
+					}
+					defer res.Body.Close()
+					var got TextPrediction
+					if err := json.NewDecoder(res.Body).Decode(&got); err != nil || got != want[g%2] {
+						errs <- fmt.Sprintf("concurrent request %d: %+v (%v), want %+v", g, got, err, want[g%2])
+					}
+				}()
+			}
+			wg.Wait()
+			close(errs)
+			for e := range errs {
+				t.Error(e)
 			}
 			res, err := http.Post(srv.URL+"/v1/nlp", "text/plain", strings.NewReader("caf\xe9"))
 			if err != nil {
