@@ -228,13 +228,23 @@ func checkGemm(ta, tb bool, m, n, k, la, lda, lb, ldb, lc, ldc int) {
 	switch {
 	case m < 0 || n < 0 || k < 0:
 		panic(fmt.Sprintf("cpu.SGEMM: negative size m=%d n=%d k=%d", m, n, k))
-	case lda < max(1, colsA) || ldb < max(1, colsB) || ldc < max(1, n):
+	// an operand with no elements (k = 0: an empty sum) may have any leading dimension ≥ 0
+	case lda < ld(rowsA, colsA) || ldb < ld(rowsB, colsB) || ldc < ld(m, n):
 		panic(fmt.Sprintf("cpu.SGEMM: bad leading dimension lda=%d ldb=%d ldc=%d for m=%d n=%d k=%d", lda, ldb, ldc, m, n, k))
 	case rowsA > 0 && colsA > 0 && la < (rowsA-1)*lda+colsA,
 		rowsB > 0 && colsB > 0 && lb < (rowsB-1)*ldb+colsB,
 		m > 0 && n > 0 && lc < (m-1)*ldc+n:
 		panic(fmt.Sprintf("cpu.SGEMM: slice too short (len a=%d b=%d c=%d) for m=%d n=%d k=%d", la, lb, lc, m, n, k))
 	}
+}
+
+// ld is the smallest leading dimension of a rows×cols row-major operand: its
+// width, at least 1 as BLAS requires, or 0 when it has no elements.
+func ld(rows, cols int) int {
+	if rows == 0 || cols == 0 {
+		return 0
+	}
+	return cols
 }
 
 // scaleC sets c = beta·c (c = 0 when beta is 0, whatever c held).

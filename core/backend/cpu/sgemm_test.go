@@ -185,6 +185,14 @@ func TestSGEMMDegenerate(t *testing.T) {
 		t.Fatalf("alpha=0, beta=0: c = %v, want zeros", c)
 	}
 	SGEMM(false, false, 0, 3, 3, 1, nil, 3, make([]float32, 9), 3, 0, nil, 3)
+	// k=0 with the leading dimensions a packed empty operand has (lda = k = 0),
+	// as the runtime passes for a batch of molecules without bonds
+	c = []float32{1, 2, 3, 4}
+	SGEMM(false, false, 2, 2, 0, 1, nil, 0, nil, 2, 0, c, 2)
+	if c[0] != 0 || c[3] != 0 {
+		t.Fatalf("k=0, lda=0: c = %v, want zeros", c)
+	}
+	SGEMM(true, true, 2, 2, 0, 1, nil, 2, nil, 0, 0, c, 2)
 }
 
 func TestSGEMMPanicsOnShortSlice(t *testing.T) {
