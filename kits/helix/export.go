@@ -268,17 +268,8 @@ func predictExport(_ context.Context, env workflow.Env, smiles []string) error {
 			feeds["fingerprint"] = tensor.FromSlice(fp, len(ms), fpBits(o))
 		} else {
 			gs := make([]*MolGraph, len(ms))
-			edges := 0
 			for i, m := range ms {
 				gs[i] = feat.Graph(m.Mol)
-				edges += gs[i].E
-			}
-			if edges == 0 {
-				// a batch without bonds (C, [Na+].[Cl-]) would be an empty
-				// MatMul, which the runtime's GEMM rejects: add a padding
-				// molecule (its row is dropped; molecules do not interact)
-				pad, _ := chem.Parse("CC")
-				gs = append(gs, feat.Graph(pad))
 			}
 			b := feat.Batch(gs, true)
 			var names []string
@@ -298,9 +289,6 @@ func predictExport(_ context.Context, env workflow.Env, smiles []string) error {
 			return nil, err
 		}
 		v := res[out].Contiguous().Float64s()
-		if len(v) == (len(ms)+1)*T && feat != nil {
-			v = v[:len(ms)*T] // the padding molecule
-		}
 		if len(v) != len(ms)*T {
 			return nil, fmt.Errorf("%s: the model gave %d values for %d molecules × %d tasks", file, len(v), len(ms), T)
 		}
