@@ -32,6 +32,9 @@ func convForwardEx[E float32 | float64](cs convShape, x, w, b, y []E, ep *GemmEp
 		depthwiseForward(cs, x, w, b, y)
 		return
 	}
+	if winogradForward(cs, x, w, b, y, ep) {
+		return
+	}
 	hw, ohw, k := g.H*g.W, g.OH*g.OW, cg*g.KH*g.KW
 	pw := g.isPointwise()
 	rows := g.OH

@@ -1,0 +1,223 @@
+package cpu
+
+import (
+	"sync"
+
+	"paddle/core/op"
+	"paddle/core/parallel"
+)
+
+// Winograd F(4×4, 3×3) convolution (Lavin & Gray, "Fast Algorithms for
+// Convolutional Neural Networks", https://arxiv.org/abs/1509.09308), with
+// the interpolation points 0, ±1, ±2 and ∞:
+//
+//	Y = Aᵀ [ (G g Gᵀ) ⊙ (Bᵀ d B) ] A
+//
+// for each 6×6 input tile d (stride 4) and 3×3 filter g, giving a 4×4
+// output tile. Over channels the elementwise products become, for each of
+// the 36 tile positions ξ, one GEMM
+//
+//	M[ξ] (OC, T) = U[ξ] (OC, C) · V[ξ] (C, T)
+//
+// for a block of T tiles, with the transformed filter U = G g Gᵀ (computed
+// in float64, cached per weight buffer: winograd_cache.go) and the
+// transformed input V = Bᵀ d B. The output transform Aᵀ M A then adds the
+// bias and runs the epilogue. Blocks of tiles bound the memory (V and M
+// hold 36·(C+OC)·T floats) and are the parallel tasks.
+//
+// The 36 products replace 144 multiply-adds per 4×4 tile and channel pair
+// (4× fewer GEMM flops); the transforms are scalar Go and cost about
+// 14 operations per output pixel and input channel plus 9 per output
+// channel, so the kernel wins only when C and OC are large enough (the rule
+// is op.useWinograd).
+
+func init() { op.Winograd3x3 = Winograd3x3 }
+
+// wgBlockFloats caps 36·(C+OC)·T, the floats of one block's V and M: about
+// 2 MiB, so a block's transformed input is still in L2/L3 when its GEMMs
+// read it. A var so tests can force tiny blocks.
+var wgBlockFloats = 1 << 19
+
+var wgPool sync.Pool // *[]float32 scratch for V and M
+
+// Winograd3x3 computes the conv p (see op.WinogradConv) with F(4×4, 3×3).
+// It runs on up to parallel.Threads() goroutines.
+func Winograd3x3(p *op.WinogradConv) {
+	u := wgFilterCached(p.Wt, p.OC, p.C)
+	th, tw := (p.OH+3)/4, (p.OW+3)/4
+	tiles := th * tw
+	tb := max(1, wgBlockFloats/(36*(p.C+p.OC)))
+	// enough tasks for the threads, when the image has the tiles
+	tb = min(tb, max(16, (p.N*tiles+parallel.Threads()-1)/parallel.Threads()))
+	tb = min(tb, tiles)
+	nb := (tiles + tb - 1) / tb
+	var ep op.GemmEpilogue
+	hasEp := p.Ep != nil && (p.Ep.Act != op.GemmActNone || p.Ep.Affine)
+	if hasEp {
+		ep = *p.Ep
+		ep.RowBias = nil
+	}
+	parallel.For(p.N*nb, 1, func(lo, hi int) {
+		need := 36 * (p.C + p.OC) * tb
+		bp, _ := wgPool.Get().(*[]float32)
+		if bp == nil || cap(*bp) < need {
+			s := make([]float32, need)
+			bp = &s
+		}
+		buf := (*bp)[:need]
+		for task := lo; task < hi; task++ {
+			ni, bi := task/nb, task%nb
+			t0, t1 := bi*tb, min((bi+1)*tb, tiles)
+			nt := t1 - t0
+			v, m := buf[:36*p.C*nt], buf[36*p.C*nt:36*(p.C+p.OC)*nt]
+			x := p.X[ni*p.C*p.H*p.W : (ni+1)*p.C*p.H*p.W]
+			wgInputBlock(p, x, t0, t1, tw, v)
+			for xi := range 36 {
+				SGEMM(false, false, p.OC, nt, p.C, 1, u[xi*p.OC*p.C:], p.C, v[xi*p.C*nt:], nt, 0, m[xi*p.OC*nt:], nt)
+			}
+			y := p.Y[ni*p.OC*p.OH*p.OW : (ni+1)*p.OC*p.OH*p.OW]
+			wgOutputBlock(p, m, t0, t1, tw, y)
+			if hasEp {
+				wgEpilogue(p, &ep, t0, t1, tw, y)
+			}
+		}
+		wgPool.Put(bp)
+	})
+}
+
+// wgInputBlock writes V[ξ][c][t-t0] = (Bᵀ d B)[ξ] for the tiles [t0, t1)
+// (row-major over the th×tw tile grid) of one image x: (C, H, W).
+func wgInputBlock(p *op.WinogradConv, x []float32, t0, t1, tw int, v []float32) {
+	nt := t1 - t0
+	var d, r [36]float32
+	for c := range p.C {
+		xc := x[c*p.H*p.W : (c+1)*p.H*p.W]
+		for t := t0; t < t1; t++ {
+			ih0, iw0 := t/tw*4-p.PT, t%tw*4-p.PL
+			if ih0 >= 0 && iw0 >= 0 && ih0+6 <= p.H && iw0+6 <= p.W {
+				for i := range 6 {
+					copy(d[i*6:i*6+6], xc[(ih0+i)*p.W+iw0:])
+				}
+			} else {
+				for i := range 6 {
+					ih := ih0 + i
+					for j := range 6 {
+						iw := iw0 + j
+						if ih >= 0 && ih < p.H && iw >= 0 && iw < p.W {
+							d[i*6+j] = xc[ih*p.W+iw]
+						} else {
+							d[i*6+j] = 0
+						}
+					}
+				}
+			}
+			wgInputTile(&d, &r)
+			o := c*nt + t - t0
+			for xi, val := range r {
+				v[xi*p.C*nt+o] = val
+			}
+		}
+	}
+}
+
+// wgInputTile computes r = Bᵀ d B for one 6×6 tile, columns then rows, with
+//
+//	Bᵀ = [4  0 -5  0 1 0]
+//	     [0 -4 -4  1 1 0]
+//	     [0  4 -4 -1 1 0]
+//	     [0 -2 -1  2 1 0]
+//	     [0  2 -1 -2 1 0]
+//	     [0  4  0 -5 0 1]
+func wgInputTile(d, r *[36]float32) {
+	var t [36]float32
+	for j := range 6 {
+		d0, d1, d2, d3, d4, d5 := d[j], d[6+j], d[12+j], d[18+j], d[24+j], d[30+j]
+		t[j], t[6+j], t[12+j], t[18+j], t[24+j], t[30+j] = wgBt(d0, d1, d2, d3, d4, d5)
+	}
+	for i := range 6 {
+		s := t[i*6 : i*6+6 : i*6+6]
+		r[i*6], r[i*6+1], r[i*6+2], r[i*6+3], r[i*6+4], r[i*6+5] = wgBt(s[0], s[1], s[2], s[3], s[4], s[5])
+	}
+}
+
+// wgBt applies Bᵀ to one column of six values.
+func wgBt(d0, d1, d2, d3, d4, d5 float32) (r0, r1, r2, r3, r4, r5 float32) {
+	a, b := d4-4*d2, d3-4*d1
+	c, e := d4-d2, 2*(d3-d1)
+	return 4*d0 - 5*d2 + d4, a + b, a - b, c + e, c - e, 4*d1 - 5*d3 + d5
+}
+
+// wgOutputBlock writes y tiles (with p.B added) from M[ξ][oc][t-t0] for
+// the tiles [t0, t1) of one image y: (OC, OH, OW), clipping at the borders.
+func wgOutputBlock(p *op.WinogradConv, m []float32, t0, t1, tw int, y []float32) {
+	nt := t1 - t0
+	var mm [36]float32
+	var r [16]float32
+	for oc := range p.OC {
+		var bias float32
+		if p.B != nil {
+			bias = p.B[oc]
+		}
+		yc := y[oc*p.OH*p.OW : (oc+1)*p.OH*p.OW]
+		for t := t0; t < t1; t++ {
+			o := oc*nt + t - t0
+			for xi := range mm {
+				mm[xi] = m[xi*p.OC*nt+o]
+			}
+			wgOutputTile(&mm, &r)
+			oh0, ow0 := t/tw*4, t%tw*4
+			rows, cols := min(4, p.OH-oh0), min(4, p.OW-ow0)
+			for i := range rows {
+				row := yc[(oh0+i)*p.OW+ow0 : (oh0+i)*p.OW+ow0+cols]
+				for j := range row {
+					if p.B != nil {
+						row[j] = r[i*4+j] + bias
+					} else {
+						row[j] = r[i*4+j]
+					}
+				}
+			}
+		}
+	}
+}
+
+// wgOutputTile computes r = Aᵀ m A for one tile (4×4 from 6×6) with
+//
+//	Aᵀ = [1 1  1 1  1 0]
+//	     [0 1 -1 2 -2 0]
+//	     [0 1  1 4  4 0]
+//	     [0 1 -1 8 -8 1]
+func wgOutputTile(m *[36]float32, r *[16]float32) {
+	var t [24]float32 // 4×6
+	for j := range 6 {
+		t[j], t[6+j], t[12+j], t[18+j] = wgAt(m[j], m[6+j], m[12+j], m[18+j], m[24+j], m[30+j])
+	}
+	for i := range 4 {
+		s := t[i*6 : i*6+6 : i*6+6]
+		r[i*4], r[i*4+1], r[i*4+2], r[i*4+3] = wgAt(s[0], s[1], s[2], s[3], s[4], s[5])
+	}
+}
+
+// wgAt applies Aᵀ to one column of six values.
+func wgAt(m0, m1, m2, m3, m4, m5 float32) (r0, r1, r2, r3 float32) {
+	a, b := m1+m2, m3+m4
+	c, d := m1-m2, m3-m4
+	return m0 + a + b, c + 2*d, a + 4*b, c + 8*d + m5
+}
+
+// wgEpilogue runs ep (no row bias) over the output pixels of the tiles
+// [t0, t1), one output row segment at a time.
+func wgEpilogue(p *op.WinogradConv, ep *op.GemmEpilogue, t0, t1, tw int, y []float32) {
+	for t := t0; t < t1; {
+		r := t / tw
+		end := min(t1, (r+1)*tw) // the tiles of this tile row
+		oh0, ow0, ow1 := r*4, t%tw*4, min((end-r*tw)*4, p.OW)
+		for oc := range p.OC {
+			yc := y[oc*p.OH*p.OW:]
+			for oh := oh0; oh < min(oh0+4, p.OH); oh++ {
+				op.ApplyEpilogue(yc[oh*p.OW+ow0:oh*p.OW+ow1], ep)
+			}
+		}
+		t = end
+	}
+}
