@@ -20,15 +20,21 @@ type Input struct {
 	Name        string // a name for the input (multipart file name, JSON "name", ?name=), else ""
 }
 
-// jsonRequest is the JSON request body: {"image": "<base64>", "name": "..."}.
+// jsonRequest is the JSON request body: {"image": "<base64>", "name": "..."}
+// for image kits, {"audio": "<base64>"} for audio, {"text": "..."} for text.
 type jsonRequest struct {
-	Image string `json:"image"`
-	Name  string `json:"name"`
+	Image string  `json:"image"`
+	Audio string  `json:"audio"`
+	Text  *string `json:"text"`
+	Name  string  `json:"name"`
 }
+
+// wantJSON is what a JSON body may hold, for error messages.
+const wantJSON = `{"image": "<base64>"}, {"audio": "<base64>"} or {"text": "..."}`
 
 // readInput extracts the Input from a request whose body is already bounded:
 // a raw body, multipart/form-data (the part named "image", else the first
-// file), or JSON {"image": "<base64>"}. Errors are the client's (400), except a
+// file), or JSON (see jsonRequest). Errors are the client's (400), except a
 // body over the limit (*http.MaxBytesError, 413).
 func readInput(r *http.Request) (Input, error) {
 	in := Input{Name: r.URL.Query().Get("name")}
@@ -47,20 +53,28 @@ func readInput(r *http.Request) (Input, error) {
 			if isTooLarge(err) {
 				return in, err
 			}
-			return in, fmt.Errorf("JSON body: %w (want {\"image\": \"<base64>\"})", err)
+			return in, fmt.Errorf("JSON body: %w (want %s)", err, wantJSON)
 		}
-		if req.Image == "" {
-			return in, errors.New(`JSON body: "image" is missing or empty (want {"image": "<base64>"})`)
-		}
-		b, err := decodeBase64(req.Image)
-		if err != nil {
-			return in, fmt.Errorf(`JSON body: "image": %w`, err)
-		}
-		in.Body = b
 		if req.Name != "" {
 			in.Name = req.Name
 		}
-		return in, nil
+		switch {
+		case req.Text != nil:
+			in.Body, in.ContentType = []byte(*req.Text), "text/plain"
+			return in, nil
+		case req.Image != "" || req.Audio != "":
+			key, v := "image", req.Image
+			if v == "" {
+				key, v = "audio", req.Audio
+			}
+			b, err := decodeBase64(v)
+			if err != nil {
+				return in, fmt.Errorf("JSON body: %q: %w", key, err)
+			}
+			in.Body = b
+			return in, nil
+		}
+		return in, fmt.Errorf("JSON body: no \"image\", \"audio\" or \"text\" (want %s)", wantJSON)
 	}
 	b, err := io.ReadAll(r.Body)
 	if err != nil {

@@ -137,7 +137,7 @@ func TestPredictInputs(t *testing.T) {
 			jsonBody(t, map[string]string{"image": base64.RawURLEncoding.EncodeToString([]byte(img))}), 200, decoded{"", "", 7, 5}, ""},
 		{"json data url", "/v1/fake", "application/json", jsonBody(t, map[string]string{"image": "data:image/png;base64," + b64}), 200, decoded{"", "", 7, 5}, ""},
 		{"json bad base64", "/v1/fake", "application/json", []byte(`{"image": "@@@not base64"}`), 400, decoded{}, "base64"},
-		{"json without image", "/v1/fake", "application/json", []byte(`{"name": "x"}`), 400, decoded{}, `"image" is missing`},
+		{"json without image", "/v1/fake", "application/json", []byte(`{"name": "x"}`), 400, decoded{}, `no "image", "audio" or "text"`},
 		{"json malformed", "/v1/fake", "application/json", []byte(`{"image": `), 400, decoded{}, "JSON body"},
 		{"bad image", "/v1/fake", "image/png", []byte("this is not a png"), 400, decoded{}, "decode image"},
 		{"empty body", "/v1/fake", "image/png", nil, 400, decoded{}, "empty request body"},
@@ -510,5 +510,26 @@ func TestNoQueue(t *testing.T) {
 	close(g.release)
 	if c := <-done; c != 200 {
 		t.Errorf("first request: code %d, want 200", c)
+	}
+}
+
+func TestReadInputTextAndAudio(t *testing.T) {
+	cases := []struct {
+		body, wantBody, wantCT, wantName string
+	}{
+		{`{"text": "Win a FREE prize", "name": "m1"}`, "Win a FREE prize", "text/plain", "m1"},
+		{`{"text": ""}`, "", "text/plain", ""},
+		{`{"audio": "` + base64.StdEncoding.EncodeToString([]byte("RIFF....WAVE")) + `"}`, "RIFF....WAVE", "", ""},
+	}
+	for _, c := range cases {
+		r := httptest.NewRequest("POST", "/v1/x", strings.NewReader(c.body))
+		r.Header.Set("Content-Type", "application/json")
+		in, err := readInput(r)
+		if err != nil {
+			t.Fatalf("%s: %v", c.body, err)
+		}
+		if string(in.Body) != c.wantBody || in.ContentType != c.wantCT || in.Name != c.wantName {
+			t.Errorf("%s: got body %q type %q name %q, want %q %q %q", c.body, in.Body, in.ContentType, in.Name, c.wantBody, c.wantCT, c.wantName)
+		}
 	}
 }
