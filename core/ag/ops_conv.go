@@ -36,10 +36,11 @@ func Conv1D(x, w, b *Var, p op.ConvParams) *Var {
 	if len(p.Pads) > 0 {
 		q.Pads = []int{0, p.Pads[0], 0, p.Pads[len(p.Pads)-1]}
 	}
-	n, c, l := x.T.Dims3()
 	oc, cg, k := w.T.Dims3()
-	y := Conv2D(Reshape(x, n, c, 1, l), Reshape(w, oc, cg, 1, k), b, q)
-	return Reshape(y, n, oc, y.Shape()[3])
+	// Unsqueeze/Squeeze, not a Reshape to fixed sizes: a traced export keeps
+	// the batch and length dynamic.
+	y := Conv2D(Unsqueeze(x, 2), Reshape(w, oc, cg, 1, k), b, q)
+	return Squeeze(y, 2)
 }
 
 // convDim1 returns v[i], or 1 when v is empty.
