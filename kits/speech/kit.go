@@ -42,6 +42,7 @@ func Kit() *kit.Kit {
 		Short:  "Speech (PaddleSpeech): Kaldi features, voice activity detection, keyword spotting",
 		Schema: KWSSchema(),
 		Build:  buildKWS,
+		Serve:  Serve, // paddle serve speech
 		Commands: func(f *cmdutil.Factory, k *kit.Kit) []*cobra.Command {
 			return []*cobra.Command{
 				train.NewCmdTrain(f, k, nil),

@@ -64,6 +64,11 @@ func (s *spotter) spot(path string) (KWSPrediction, error) {
 	if err != nil {
 		return KWSPrediction{}, err
 	}
+	return s.spotSamples(path, x)
+}
+
+// spotSamples classifies the mono samples x (at the model's rate) of file.
+func (s *spotter) spotSamples(file string, x []float32) (KWSPrediction, error) {
 	clips, starts := s.windows(x)
 	k := len(s.classes)
 	bestW, bestC, bestKW := -1, -1, false
@@ -96,7 +101,7 @@ func (s *spotter) spot(path string) (KWSPrediction, error) {
 			}
 		}
 	}
-	p := KWSPrediction{File: path, Label: s.classes[bestC], Score: math.Round(float64(bestP)*1e5) / 1e5}
+	p := KWSPrediction{File: file, Label: s.classes[bestC], Score: math.Round(float64(bestP)*1e5) / 1e5}
 	if at := starts[bestW]; at >= 0 {
 		st, en := round3(float64(at)/float64(s.z.rate)), round3(float64(at+s.z.samples)/float64(s.z.rate))
 		p.Start, p.End = &st, &en

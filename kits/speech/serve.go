@@ -1,0 +1,107 @@
+package speech
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"path/filepath"
+	"sync"
+
+	"github.com/spf13/cobra"
+
+	"paddle/core/audio"
+	"paddle/core/cli/cmdutil"
+	"paddle/core/config"
+	"paddle/core/serve"
+	"paddle/core/workflow"
+)
+
+// MaxServeSeconds bounds the length of a served recording, so a small body at
+// a low sample rate cannot make the server resample and scan hours of audio.
+const MaxServeSeconds = 600
+
+// Serve is the kit's kit.Kit.Serve: `paddle serve speech --model DIR` serves
+// a keyword-spotting export (paddle speech export), `--weights DIR` a training
+// checkpoint (with the config.yaml saved in it, or -c). A request body is one
+// WAV file, answered with `speech kws`'s object {"file", "label", "score"[,
+// "start", "end"]}; "file" is the request's name (?name= or the multipart
+// file name), else "".
+func Serve(f *cmdutil.Factory, cmd *cobra.Command) func(context.Context) (serve.Predictor, error) {
+	var model, weights string
+	var hopMs float64
+	cmd.Flags().StringVar(&model, "model", "", "export directory (model.onnx + inference.yaml, from paddle speech export)")
+	cmd.Flags().StringVar(&weights, "weights", "", "checkpoint directory (model.safetensors + config.yaml)")
+	cmd.Flags().Float64Var(&hopMs, "hop-ms", 100, "window hop for recordings longer than the model's window (ms)")
+	cmd.Example = "  paddle serve speech --model output/kws_dscnn/export --addr 127.0.0.1:8080\n" +
+		"  curl --data-binary @yes.wav http://127.0.0.1:8080/v1/speech"
+	return func(ctx context.Context) (serve.Predictor, error) {
+		if (model == "") == (weights == "") {
+			return nil, cmdutil.FlagErrorf("give one of --model (an export) and --weights (a checkpoint)")
+		}
+		var s *spotter
+		var err error
+		if model != "" {
+			s, err = loadExportSpotter(model)
+		} else {
+			var cfg *config.Config
+			if f.Settings.Config != "" {
+				cfg, err = f.LoadConfig()
+			} else {
+				cfg, err = config.Load(filepath.Join(weights, "config.yaml"), f.Settings.Overrides...)
+				err = cmdutil.Usage(err)
+			}
+			if err != nil {
+				return nil, err
+			}
+			var r workflow.Runner
+			if r, err = buildKWS(cfg); err != nil {
+				return nil, cmdutil.Usage(err)
+			}
+			s, err = r.(*kwsRunner).spotterFor(workflow.Env{Weights: weights})
+		}
+		if err != nil {
+			return nil, err
+		}
+		if hopMs > 0 {
+			s.hop = max(int(hopMs*float64(s.z.rate)/1000), 1)
+		}
+		// The runtime's predictors are safe for concurrent use; an eager
+		// checkpoint model is run one request at a time.
+		return &KWSPredictor{spotter: s, serial: weights != ""}, nil
+	}
+}
+
+// KWSPredictor serves a keyword spotter over HTTP (core/serve). It is safe for
+// concurrent use.
+type KWSPredictor struct {
+	spotter *spotter
+	serial  bool
+	mu      sync.Mutex
+}
+
+// Predict decodes the WAV file in in.Body (any rate and channel count: it is
+// resampled to the model's rate and averaged to mono, as `speech kws` does) and
+// spots the keyword in it. An unreadable, empty or overlong recording is the
+// client's error (serve.BadInput).
+func (p *KWSPredictor) Predict(_ context.Context, in serve.Input) (any, error) {
+	a, err := audio.DecodeWAV(bytes.NewReader(in.Body), "body")
+	if err != nil {
+		return nil, serve.BadInput(err)
+	}
+	if a.Len() == 0 {
+		return nil, serve.BadInput(fmt.Errorf("the WAV file has no samples"))
+	}
+	if d := a.Duration(); d > MaxServeSeconds {
+		return nil, serve.BadInput(fmt.Errorf("the recording is %.0f s long: the server takes at most %d s", d, MaxServeSeconds))
+	}
+	if a.Rate != p.spotter.z.rate {
+		if a, err = a.Resample(p.spotter.z.rate); err != nil {
+			return nil, serve.BadInput(err)
+		}
+	}
+	if p.serial {
+		p.mu.Lock()
+		defer p.mu.Unlock()
+	}
+	return p.spotter.spotSamples(in.Name, a.Mono())
+}
