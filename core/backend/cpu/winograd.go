@@ -58,25 +58,29 @@ func Winograd3x3(p *op.WinogradConv) {
 		ep.RowBias = nil
 	}
 	parallel.For(p.N*nb, 1, func(lo, hi int) {
-		need := 36 * (p.C + p.OC) * tb
+		// V and M rows have 16 floats of padding for the vector transforms
+		// last group of lanes
+		need := 36 * (p.C + p.OC) * (tb + 16)
 		bp, _ := wgPool.Get().(*[]float32)
 		if bp == nil || cap(*bp) < need {
 			s := make([]float32, need)
 			bp = &s
 		}
 		buf := (*bp)[:need]
+		sc := newWgScratch(tw)
 		for task := lo; task < hi; task++ {
 			ni, bi := task/nb, task%nb
 			t0, t1 := bi*tb, min((bi+1)*tb, tiles)
 			nt := t1 - t0
-			v, m := buf[:36*p.C*nt], buf[36*p.C*nt:36*(p.C+p.OC)*nt]
+			ld := nt + 16
+			v, m := buf[:36*p.C*ld], buf[36*p.C*ld:36*(p.C+p.OC)*ld]
 			x := p.X[ni*p.C*p.H*p.W : (ni+1)*p.C*p.H*p.W]
-			wgInputBlock(p, x, t0, t1, tw, v)
+			wgInputBlock(p, x, t0, t1, tw, v, sc)
 			for xi := range 36 {
-				SGEMM(false, false, p.OC, nt, p.C, 1, u[xi*p.OC*p.C:], p.C, v[xi*p.C*nt:], nt, 0, m[xi*p.OC*nt:], nt)
+				SGEMM(false, false, p.OC, nt, p.C, 1, u[xi*p.OC*p.C:], p.C, v[xi*p.C*ld:], ld, 0, m[xi*p.OC*ld:], ld)
 			}
 			y := p.Y[ni*p.OC*p.OH*p.OW : (ni+1)*p.OC*p.OH*p.OW]
-			wgOutputBlock(p, m, t0, t1, tw, y)
+			wgOutputBlock(p, m, t0, t1, tw, y, sc)
 			if hasEp {
 				wgEpilogue(p, &ep, t0, t1, tw, y)
 			}
@@ -85,37 +89,96 @@ func Winograd3x3(p *op.WinogradConv) {
 	})
 }
 
-// wgInputBlock writes V[ξ][c][t-t0] = (Bᵀ d B)[ξ] for the tiles [t0, t1)
-// (row-major over the th×tw tile grid) of one image x: (C, H, W).
-func wgInputBlock(p *op.WinogradConv, x []float32, t0, t1, tw int, v []float32) {
+// wgScratch is one worker's buffers for the tile transforms.
+type wgScratch struct {
+	in  []float32 // 24 planes of tw16+1: six input rows split by column mod 4
+	out []float32 // 16 planes of tw16: a segment's 4×4 outputs by position
+	reg [36 * 16]float32
+}
+
+func newWgScratch(tw int) *wgScratch {
+	tw16 := wgUp16(tw)
+	return &wgScratch{in: make([]float32, 24*(tw16+1)), out: make([]float32, 16*tw16)}
+}
+
+// wgUp16 rounds n up to a multiple of 16: the vector transforms run on
+// whole groups of 16 tiles, the lanes past a segment's end on padding.
+func wgUp16(n int) int { return (n + 15) &^ 15 }
+
+// wgSegments calls f for each run of the tiles [t0, t1) inside one tile
+// row r: tiles a..a+n-1 of that row, the first being tile t.
+func wgSegments(t0, t1, tw int, f func(t, r, a, n int)) {
+	for t := t0; t < t1; {
+		r := t / tw
+		end := min(t1, (r+1)*tw)
+		f(t, r, t%tw, end-t)
+		t = end
+	}
+}
+
+// wgInputBlock writes V[ξ][c][t-t0] = (Bᵀ d B)[ξ] (rows nt+16 apart) for the tiles [t0, t1)
+// (row-major over the th×tw tile grid) of one image x: (C, H, W). Per
+// channel and tile row, the six input rows are first copied, zero-padded,
+// into 24 planes split by column mod 4 (so tile k's column j is plane
+// j mod 4 at k + j/4); then 16 tiles at a time go through the AVX-512
+// transform, the rest through wgInputTile.
+func wgInputBlock(p *op.WinogradConv, x []float32, t0, t1, tw int, v []float32, s *wgScratch) {
 	nt := t1 - t0
-	var d, r [36]float32
-	for c := range p.C {
-		xc := x[c*p.H*p.W : (c+1)*p.H*p.W]
-		for t := t0; t < t1; t++ {
-			ih0, iw0 := t/tw*4-p.PT, t%tw*4-p.PL
-			if ih0 >= 0 && iw0 >= 0 && ih0+6 <= p.H && iw0+6 <= p.W {
-				for i := range 6 {
-					copy(d[i*6:i*6+6], xc[(ih0+i)*p.W+iw0:])
+	ldv := p.C * (nt + 16)
+	var d, res [36]float32
+	wgSegments(t0, t1, tw, func(t, r, a, n int) {
+		lds, groups := n+1, 0
+		if wgVector {
+			lds, groups = wgUp16(n)+1, wgUp16(n)/16
+		}
+		for c := range p.C {
+			xc := x[c*p.H*p.W : (c+1)*p.H*p.W]
+			for i := range 6 {
+				ih := r*4 - p.PT + i
+				var row []float32
+				if ih >= 0 && ih < p.H {
+					row = xc[ih*p.W : (ih+1)*p.W]
 				}
-			} else {
+				for m := range 4 {
+					wgFillPlane(s.in[(i*4+m)*lds:(i*4+m)*lds+lds], row, a*4-p.PL+m)
+				}
+			}
+			o := c*(nt+16) + t - t0
+			if groups > 0 {
+				wgInput16AVX512(&s.in[0], lds, &v[o], ldv, &s.reg[0], groups)
+			}
+			for k := min(groups*16, n); k < n; k++ {
 				for i := range 6 {
-					ih := ih0 + i
 					for j := range 6 {
-						iw := iw0 + j
-						if ih >= 0 && ih < p.H && iw >= 0 && iw < p.W {
-							d[i*6+j] = xc[ih*p.W+iw]
-						} else {
-							d[i*6+j] = 0
-						}
+						d[i*6+j] = s.in[(i*4+j%4)*lds+k+j/4]
 					}
 				}
+				wgInputTile(&d, &res)
+				for xi, val := range res {
+					v[xi*ldv+o+k] = val
+				}
 			}
-			wgInputTile(&d, &r)
-			o := c*nt + t - t0
-			for xi, val := range r {
-				v[xi*p.C*nt+o] = val
-			}
+		}
+	})
+}
+
+// wgFillPlane sets dst[k] = row[iw0 + 4k], 0 outside row (or when row is nil).
+func wgFillPlane(dst, row []float32, iw0 int) {
+	if row == nil {
+		clear(dst)
+		return
+	}
+	if iw0 >= 0 && iw0+4*(len(dst)-1) < len(row) {
+		for k := range dst {
+			dst[k] = row[iw0+4*k]
+		}
+		return
+	}
+	for k := range dst {
+		if iw := iw0 + 4*k; iw >= 0 && iw < len(row) {
+			dst[k] = row[iw]
+		} else {
+			dst[k] = 0
 		}
 	}
 }
@@ -147,38 +210,54 @@ func wgBt(d0, d1, d2, d3, d4, d5 float32) (r0, r1, r2, r3, r4, r5 float32) {
 	return 4*d0 - 5*d2 + d4, a + b, a - b, c + e, c - e, 4*d1 - 5*d3 + d5
 }
 
-// wgOutputBlock writes y tiles (with p.B added) from M[ξ][oc][t-t0] for
-// the tiles [t0, t1) of one image y: (OC, OH, OW), clipping at the borders.
-func wgOutputBlock(p *op.WinogradConv, m []float32, t0, t1, tw int, y []float32) {
+// wgOutputBlock writes y tiles (with p.B added) from M[ξ][oc][t-t0] (rows nt+16 apart) for
+// the tiles [t0, t1) of one image y: (OC, OH, OW), clipping at the borders:
+// per output channel and tile row, 16 tiles at a time through the AVX-512
+// transform (the rest through wgOutputTile) into 16 planes by position in
+// the tile, then interleaved into y's rows.
+func wgOutputBlock(p *op.WinogradConv, m []float32, t0, t1, tw int, y []float32, s *wgScratch) {
 	nt := t1 - t0
+	ldm := p.OC * (nt + 16)
 	var mm [36]float32
-	var r [16]float32
-	for oc := range p.OC {
-		var bias float32
-		if p.B != nil {
-			bias = p.B[oc]
+	var res [16]float32
+	wgSegments(t0, t1, tw, func(t, r, a, n int) {
+		ldo, groups := n, 0
+		if wgVector {
+			ldo, groups = wgUp16(n), wgUp16(n)/16
 		}
-		yc := y[oc*p.OH*p.OW : (oc+1)*p.OH*p.OW]
-		for t := t0; t < t1; t++ {
-			o := oc*nt + t - t0
-			for xi := range mm {
-				mm[xi] = m[xi*p.OC*nt+o]
+		rows := min(4, p.OH-r*4)
+		for oc := range p.OC {
+			var bias float32
+			if p.B != nil {
+				bias = p.B[oc]
 			}
-			wgOutputTile(&mm, &r)
-			oh0, ow0 := t/tw*4, t%tw*4
-			rows, cols := min(4, p.OH-oh0), min(4, p.OW-ow0)
+			o := oc*(nt+16) + t - t0
+			if groups > 0 {
+				wgOutput16AVX512(&m[o], ldm, &s.out[0], ldo, &s.reg[0], groups, bias)
+			}
+			for k := min(groups*16, n); k < n; k++ {
+				for xi := range mm {
+					mm[xi] = m[xi*ldm+o+k]
+				}
+				wgOutputTile(&mm, &res)
+				for q, val := range res {
+					s.out[q*ldo+k] = val + bias
+				}
+			}
+			yc := y[oc*p.OH*p.OW : (oc+1)*p.OH*p.OW]
 			for i := range rows {
-				row := yc[(oh0+i)*p.OW+ow0 : (oh0+i)*p.OW+ow0+cols]
-				for j := range row {
-					if p.B != nil {
-						row[j] = r[i*4+j] + bias
-					} else {
-						row[j] = r[i*4+j]
+				yr := yc[(r*4+i)*p.OW : (r*4+i+1)*p.OW]
+				for j := range 4 {
+					ow := a*4 + j
+					kn := min(n, (p.OW-ow+3)/4)
+					src := s.out[(i*4+j)*ldo : (i*4+j)*ldo+kn]
+					for k, val := range src {
+						yr[ow+4*k] = val
 					}
 				}
 			}
 		}
-	}
+	})
 }
 
 // wgOutputTile computes r = Aᵀ m A for one tile (4×4 from 6×6) with
