@@ -63,14 +63,21 @@ func winogradEligible(cs convShape) bool {
 	return cs.groups == 1 && g.KH == 3 && g.KW == 3 && g.SH == 1 && g.SW == 1 && g.DH == 1 && g.DW == 1
 }
 
-// useWinograd is the dispatch rule. Measured on this project's 2-core Zen 5
-// (AVX-512 SGEMM, scalar Go transforms), same process, interleaved runs,
-// medians, 1 thread, N = 1 (time Winograd / time im2col, lower is better):
-// see winogradRule's comment in core/backend/cpu/winograd_bench_test.go for
-// the shapes. The transforms cost per pixel ~C + OC scalar operations and
-// the GEMMs save 4/9·C·OC·9·2 of 9·2·C·OC flops, so Winograd wins once
-// C and OC are large enough for the GEMM part to dominate, and only when
-// there are enough 4×4 output tiles to fill the GEMMs' columns.
+// useWinograd is the dispatch rule: C ≥ 8, OC ≥ 8 and at least 64 4×4
+// output tiles per image (the 36 GEMMs of a block run over one image's
+// tiles; fewer columns leave their fixed costs unpaid).
+//
+// Measured on the project's 2-core Zen 5 (AVX-512 SGEMM and tile
+// transforms) while heavily loaded, so same process, interleaved runs,
+// medians of 15 (core/backend/cpu TestWinogradSpeedup); time Winograd /
+// time im2col at 1 | 2 threads, N = 1 unless said, pad 1:
+//
+//	64→64 56² 0.30|0.31, N=8 0.61|0.67     96→24 240² 0.64|0.74   24→24 240² 0.65|0.53
+//	96→24 120² 0.74|0.61, 60² 0.47|0.45, 30² 0.59|0.59             32→32 112² 0.63|0.35
+//	16→16 160² 0.63|0.27   16→32 80² 0.46|0.68   8→8 240² 0.90|0.61  128→128 28² 0.64|0.68
+//	64→128 16×128 0.48|0.33   16→16 32² 0.80|0.90
+//	losing, so excluded: 3→32 32² 1.98|1.42; under 64 tiles: 64→64 14² 1.27|0.62,
+//	64→64 8² 1.84|0.55, 32→32 16² 1.31|1.21, 256→256 4×32 1.20|1.95, 256→256 14² 0.54|1.01
 func useWinograd(cs convShape) bool {
 	if Winograd3x3 == nil || !winogradEligible(cs) {
 		return false
@@ -82,13 +89,14 @@ func useWinograd(cs convShape) bool {
 		return true
 	}
 	g := cs.g
-	return cs.c >= winogradMinC && cs.oc >= winogradMinC && g.OH*g.OW >= winogradMinPixels
+	tiles := (g.OH + 3) / 4 * ((g.OW + 3) / 4)
+	return cs.c >= winogradMinC && cs.oc >= winogradMinC && tiles >= winogradMinTiles
 }
 
 // The size rule's thresholds (see useWinograd).
-var (
-	winogradMinC      = 32
-	winogradMinPixels = 32 * 32
+const (
+	winogradMinC     = 8
+	winogradMinTiles = 64
 )
 
 // winogradForward runs conv cs through Winograd3x3 when useWinograd says

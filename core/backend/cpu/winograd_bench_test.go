@@ -29,6 +29,15 @@ var wgShapes = []struct{ n, c, oc, h, w int }{
 	{1, 64, 128, 16, 128},
 	{1, 256, 256, 4, 32},
 	{1, 3, 32, 32, 32},
+	{1, 96, 24, 120, 120},
+	{1, 96, 24, 60, 60},
+	{1, 96, 24, 30, 30},
+	{1, 8, 8, 240, 240},
+	{1, 16, 32, 80, 80},
+	{1, 64, 64, 14, 14},
+	{1, 64, 64, 8, 8},
+	{1, 32, 32, 16, 16},
+	{1, 16, 16, 32, 32},
 }
 
 func wgBenchInputs(n, c, oc, h, w int) (x, wt *tensor.Tensor, p op.ConvParams) {
@@ -88,7 +97,7 @@ func TestWinogradSpeedup(t *testing.T) {
 		}
 		run(op.WinogradOn)
 		run(op.WinogradOff)
-		for i := range 9 {
+		for i := range 15 {
 			if i%2 == 0 {
 				tw, ti = append(tw, run(op.WinogradOn)), append(ti, run(op.WinogradOff))
 			} else {

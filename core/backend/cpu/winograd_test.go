@@ -195,7 +195,10 @@ func TestWinogradDispatch(t *testing.T) {
 		on   bool // eligible at all
 	}{
 		{[]int{1, 64, 56, 56}, []int{64, 64, 3, 3}, op.ConvParams{Pads: []int{1, 1, 1, 1}}, true, true},
-		{[]int{1, 8, 56, 56}, []int{8, 8, 3, 3}, op.ConvParams{Pads: []int{1, 1, 1, 1}}, false, true},
+		{[]int{1, 8, 56, 56}, []int{8, 8, 3, 3}, op.ConvParams{Pads: []int{1, 1, 1, 1}}, true, true},
+		{[]int{1, 4, 56, 56}, []int{8, 4, 3, 3}, op.ConvParams{Pads: []int{1, 1, 1, 1}}, false, true},
+		{[]int{1, 16, 30, 30}, []int{16, 16, 3, 3}, op.ConvParams{Pads: []int{1, 1, 1, 1}}, true, true},  // 64 tiles
+		{[]int{1, 16, 28, 30}, []int{16, 16, 3, 3}, op.ConvParams{Pads: []int{1, 1, 1, 1}}, false, true}, // 56 tiles
 		{[]int{1, 64, 8, 8}, []int{64, 64, 3, 3}, op.ConvParams{}, false, true},
 		{[]int{1, 64, 40, 40}, []int{64, 64, 3, 3}, op.ConvParams{Strides: []int{2, 2}}, false, false},
 		{[]int{1, 64, 40, 40}, []int{64, 64, 3, 3}, op.ConvParams{Dilations: []int{2, 2}}, false, false},
