@@ -74,8 +74,9 @@ func (e *GemmEpilogue) Apply(c []float32, ldc, m, n int) {
 // epilogues, bitwise equal to conv2d followed by those steps. It reports
 // false, writing nothing, where it does not apply: other dtypes and
 // depthwise convolutions (which have their own kernels). It runs the
-// reference im2col/GEMM path, not a backend's conv2d kernel (the cpu
-// backend's handles depthwise convolutions only).
+// reference im2col/GEMM path, or Winograd where conv2d's rule picks it
+// (winograd.go), not a backend's conv2d kernel (the cpu backend's handles
+// depthwise convolutions only).
 func Conv2DEx(out, in []*T, a Attrs, act GemmAct, affine bool, scale, shift float32) bool {
 	x, w, y := in[0], in[1], out[0]
 	if x.DType() != tensor.Float32 || y.DType() != tensor.Float32 || w.DType() != tensor.Float32 {
