@@ -240,10 +240,10 @@ func TestTaggingConfigErrors(t *testing.T) {
 func TestTokenizeText(t *testing.T) {
 	toks, offs := tokenizeText("Mr. O'Neil's term-end 1,119 votes (\"wow\")—done…")
 	got := strings.Join(toks, "|")
-	if got != `Mr|.|O'Neil's|term-end|1,119|votes|(|"|wow|"|)|—|done|…` {
+	if got != `Mr.|O'Neil's|term-end|1,119|votes|(|"|wow|"|)|—|done|…` {
 		t.Fatalf("tokens %s", got)
 	}
-	if offs[2] != [2]int{4, 12} || offs[len(offs)-1] != [2]int{46, 47} {
+	if offs[0] != [2]int{0, 3} || offs[1] != [2]int{4, 12} || offs[len(offs)-1] != [2]int{46, 47} {
 		t.Fatalf("offsets %v", offs)
 	}
 }

@@ -372,10 +372,19 @@ func tagLabels(runDir, labelFile string, train []TagSentence) (*LabelMap, error)
 	return NewLabelMap(slices.Sorted(maps.Keys(seen)))
 }
 
+// abbreviations keep their period when tokenizeText splits text.
+var abbreviations = map[string]bool{
+	"mr": true, "mrs": true, "ms": true, "dr": true, "jr": true, "sr": true, "st": true, "mt": true, "prof": true,
+	"gen": true, "gov": true, "sen": true, "rep": true, "rev": true, "lt": true, "col": true, "capt": true, "sgt": true,
+	"co": true, "corp": true, "inc": true, "ltd": true, "bros": true, "vs": true, "etc": true, "no": true,
+	"jan": true, "feb": true, "aug": true, "sept": true, "oct": true, "nov": true, "dec": true,
+}
+
 // tokenizeText splits raw text into tokens the way the Brown corpus and
 // CoNLL files are tokenised (words with inner apostrophes, hyphens, dots
-// and commas kept, e.g. "Atlanta's", "term-end", "1,119", "Jr."; other
-// punctuation alone) and returns each token's range in code points.
+// and commas kept, e.g. "Atlanta's", "term-end", "1,119"; the period of a
+// few abbreviations such as "Mr." and "Jr." kept; other punctuation
+// alone) and returns each token's range in code points.
 func tokenizeText(text string) (tokens []string, spans [][2]int) {
 	runes := []rune(text)
 	isWord := func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.IsMark(r) }
@@ -395,6 +404,9 @@ func tokenizeText(text string) (tokens []string, spans [][2]int) {
 				} else {
 					break
 				}
+			}
+			if j < len(runes) && runes[j] == '.' && abbreviations[strings.ToLower(string(runes[i:j]))] {
+				j++ // "Mr." is one token in Brown and CoNLL
 			}
 			tokens, spans = append(tokens, string(runes[i:j])), append(spans, [2]int{i, j})
 			i = j
