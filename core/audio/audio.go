@@ -17,14 +17,15 @@
 //
 // Features (STFT, mel filterbanks, SpecAugment, CMVN) are in
 // core/audio/feature; Kaldi-compatible fbank/mfcc/spectrogram in
-// core/audio/kaldi. Ogg Vorbis is not decoded (no pure-Go decoder is
-// available to this module yet).
+// core/audio/kaldi. Ogg Vorbis (.ogg, .oga) is decoded by core/audio/vorbis.
 package audio
 
 import (
 	"fmt"
 	"path/filepath"
 	"strings"
+
+	"paddle/core/audio/vorbis"
 )
 
 // KaldiScale is the factor from [-1, 1) samples to the int16-valued samples
@@ -130,7 +131,7 @@ func (e Encoding) Bytes() int {
 }
 
 // Read reads a sound file chosen by its extension: .wav (and .wave) as WAV,
-// .raw/.pcm/.s16 etc. as raw PCM in the given format (raw.Rate must be set
+// .ogg/.oga as Ogg Vorbis, .raw/.pcm/.s16 etc. as raw PCM in the given format (raw.Rate must be set
 // for those). Other extensions are tried as WAV, so the error names what the
 // file really is.
 func Read(path string, raw *RawFormat) (*Audio, error) {
@@ -140,11 +141,17 @@ func Read(path string, raw *RawFormat) (*Audio, error) {
 			return nil, fmt.Errorf("%s: raw PCM needs its sample rate (and encoding, default s16le)", path)
 		}
 		return ReadRaw(path, *raw)
-	case ".ogg", ".oga", ".opus", ".mp3", ".flac", ".m4a":
+	case ".ogg", ".oga":
+		d, err := vorbis.ReadFile(path)
+		if err != nil {
+			return nil, err
+		}
+		return &Audio{Rate: d.Rate, Channels: d.Channels}, nil
+	case ".opus", ".mp3", ".flac", ".m4a":
 		return nil, fmt.Errorf("%s: %s files are not supported (WAV and raw PCM are); convert with e.g. `sox %s out.wav`", path, ext, filepath.Base(path))
 	}
 	return ReadWAV(path)
 }
 
 // Exts are the extensions Read handles, for folder walks.
-var Exts = []string{".wav", ".wave", ".raw", ".pcm"}
+var Exts = []string{".wav", ".wave", ".raw", ".pcm", ".ogg", ".oga"}

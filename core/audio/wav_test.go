@@ -234,8 +234,8 @@ func TestRawAndRead(t *testing.T) {
 	if _, _, err := ParseEncoding("mp3"); err == nil {
 		t.Error("ParseEncoding(mp3) accepted")
 	}
-	if _, err := Read("x.ogg", nil); err == nil || !strings.Contains(err.Error(), "x.ogg: .ogg files are not supported") {
-		t.Errorf("ogg: %v", err)
+	if _, err := Read("x.opus", nil); err == nil || !strings.Contains(err.Error(), "x.opus: .opus files are not supported") {
+		t.Errorf("opus: %v", err)
 	}
 	if _, err := Read("testdata/wav/mono_s16be.raw", nil); err == nil || !strings.Contains(err.Error(), "needs its sample rate") {
 		t.Errorf("raw without rate: %v", err)

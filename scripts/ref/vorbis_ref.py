@@ -10,6 +10,12 @@ conversion (sox converts them to 16-bit, losing ~1.5e-5).
 
 Usage: scripts/ref/vorbis_ref.py core/audio/testdata/vorbis/*.ogg
 Run once here (Debian libvorbisfile3 1.3.7); the outputs are committed.
+
+With --stats DIR OUT.json it instead summarises a sample of the Tux Paint
+sounds under DIR (scripts/fetch_tuxpaint_sounds.sh: every 100th .ogg in
+sorted path order, plus the two cut-off Malayalam descriptions): per file
+its rate, channel count, frame count and per-channel RMS and peak, so the
+Go test can check the decoder where sox is absent.
 """
 import ctypes
 import json
@@ -56,6 +62,32 @@ def decode(path):
     vf_lib.ov_clear(vf)  # closes fp
     return rate, chans
 
+
+def stats(root, out):
+    import math
+    import os
+    files = []
+    for d, _, names in os.walk(root):
+        files += [os.path.join(d, n) for n in names if n.endswith(".ogg")]
+    files.sort()
+    pick = files[::100] + [f for f in files if f.endswith(("adeenia_desc_ml.ogg", "anthoorium_desc_ml.ogg"))]
+    res = {}
+    for f in pick:
+        rate, chans = decode(f)
+        res[os.path.relpath(f, root)] = {
+            "rate": rate, "channels": len(chans), "frames": len(chans[0]),
+            "rms": [math.sqrt(sum(x * x for x in c) / max(1, len(c))) for c in chans],
+            "peak": [max((abs(x) for x in c), default=0) for c in chans],
+        }
+    with open(out, "w") as fh:
+        json.dump(res, fh, indent=0, sort_keys=True)
+        fh.write("\n")
+    print(out, len(res), "files")
+
+
+if len(sys.argv) == 4 and sys.argv[1] == "--stats":
+    stats(sys.argv[2], sys.argv[3])
+    sys.exit(0)
 
 for path in sys.argv[1:]:
     rate, chans = decode(path)

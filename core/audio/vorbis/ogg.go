@@ -195,7 +195,7 @@ func readPackets(b []byte) ([]packet, error) {
 // Decode returns it together with the audio decoded up to that point.
 type TruncatedError struct{ Err error }
 
-func (e *TruncatedError) Error() string { return "truncated stream: " + e.Err.Error() }
+func (e *TruncatedError) Error() string { return "truncated: " + e.Err.Error() }
 
 // Unwrap returns the underlying error.
 func (e *TruncatedError) Unwrap() error { return e.Err }
