@@ -51,6 +51,7 @@ func Kit() *kit.Kit {
 				export.NewCmdExport(f, k, nil),
 				newCmdFeatures(f, nil), newCmdVAD(f, nil), newCmdSynth(f, nil),
 				newCmdKWS(f, nil), newCmdRealWords(f, nil),
+				newCmdASRSynth(f), newCmdASRTrain(f), newCmdASREval(f), newCmdASR(f),
 			}
 		},
 	}
