@@ -121,14 +121,14 @@ func TestValidate(t *testing.T) {
 		{name: "override value of the wrong type", kit: "fixture", file: "testdata/fixture/good.yaml",
 			overrides: []string{"Train.loader.shuffle=[1]"},
 			want:      `-o: Train.loader.shuffle: expected a boolean, got a list`},
-		{name: "class-keyed, good", kit: "det", file: "testdata/det/yolo.yaml"},
-		{name: "class-keyed, unknown name, bad types", kit: "det", file: "testdata/det/bad.yaml", want: strings.Join([]string{
+		{name: "class-keyed, good", kit: "testdet", file: "testdata/det/yolo.yaml"},
+		{name: "class-keyed, unknown name, bad types", kit: "testdet", file: "testdata/det/bad.yaml", want: strings.Join([]string{
 			`testdata/det/bad.yaml:3: YOLOv3.backbone: unknown "DarkNet2" (known: DarkNet, ResNet)`,
 			`testdata/det/bad.yaml:4: YOLOv3.num_classes: expected an integer, got "eighty"`,
 			`testdata/det/bad.yaml:6: DarkNet.depht: unknown key (did you mean "DarkNet.depth"?)`,
 		}, "\n")},
-		{name: "type selector, good", kit: "seg", file: "testdata/seg/unet.yaml"},
-		{name: "type selector, unknown name", kit: "seg", file: "testdata/seg/bad.yaml",
+		{name: "type selector, good", kit: "testseg", file: "testdata/seg/unet.yaml"},
+		{name: "type selector, unknown name", kit: "testseg", file: "testdata/seg/bad.yaml",
 			want: `testdata/seg/bad.yaml:5: model.backbone.type: unknown "MobileNetV4" (known: HRNet, ResNet)`},
 	}
 	for _, tt := range tests {
@@ -151,7 +151,7 @@ func TestValidate(t *testing.T) {
 }
 
 func TestClassKeyedDecode(t *testing.T) {
-	c, err := config.LoadKit("det", "testdata/det/yolo.yaml", "DarkNet.depth=21")
+	c, err := config.LoadKit("testdet", "testdata/det/yolo.yaml", "DarkNet.depth=21")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -173,14 +173,14 @@ func TestClassKeyedDecode(t *testing.T) {
 	if dn.Depth != 21 || dn.NormType != "bn" {
 		t.Errorf("DarkNet options = %+v", dn)
 	}
-	_, err = config.LoadKit("det", "testdata/det/yolo.yaml", "YOLOv3.backbone.depth=3")
+	_, err = config.LoadKit("testdet", "testdata/det/yolo.yaml", "YOLOv3.backbone.depth=3")
 	if want := `-o "YOLOv3.backbone.depth=3": YOLOv3.backbone names the component DarkNet: set its options under DarkNet`; err == nil || err.Error() != want {
 		t.Errorf("error = %v, want %q", err, want)
 	}
 }
 
 func TestTypeSelectorDecode(t *testing.T) {
-	c, err := config.LoadKit("seg", "testdata/seg/unet.yaml", "model.backbone.depth=50")
+	c, err := config.LoadKit("testseg", "testdata/seg/unet.yaml", "model.backbone.depth=50")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -199,7 +199,7 @@ func TestTypeSelectorDecode(t *testing.T) {
 	if m.Name != "UNet" || u.NumClasses != 2 || u.Backbone.Name != "ResNet" || r.Depth != 50 {
 		t.Errorf("model %s %+v, backbone %+v", m.Name, u, r)
 	}
-	_, err = config.LoadKit("seg", "testdata/seg/unet.yaml", "model.backbone.dept=50")
+	_, err = config.LoadKit("testseg", "testdata/seg/unet.yaml", "model.backbone.dept=50")
 	if want := `-o "model.backbone.dept=50": unknown key "model.backbone.dept" (did you mean "model.backbone.depth"?)`; err == nil || err.Error() != want {
 		t.Errorf("error = %v, want %q", err, want)
 	}
