@@ -28,7 +28,7 @@ func readCodebook(r *bitReader) (*codebook, error) {
 	if cb.dims == 0 || cb.entries == 0 {
 		return nil, fmt.Errorf("%d dimensions × %d entries", cb.dims, cb.entries)
 	}
-	if int64(cb.entries)*int64(cb.dims) > 1<<22 {
+	if int64(cb.entries)*int64(cb.dims) > 1<<20 {
 		return nil, fmt.Errorf("%d dimensions × %d entries is too large", cb.dims, cb.entries)
 	}
 	lengths := make([]uint8, cb.entries)

@@ -7,6 +7,12 @@ import (
 	"os"
 )
 
+// MaxSamples bounds the samples (all channels together) Decode produces,
+// so that a crafted file of a few kilobytes cannot ask for gigabytes
+// (a Vorbis packet of a few bits can code thousands of silent samples).
+// The default, 1<<30, is over an hour of 48 kHz 5.1 audio.
+var MaxSamples int64 = 1 << 30
+
 // Decoded is a decoded Vorbis stream.
 type Decoded struct {
 	Info
@@ -64,6 +70,9 @@ func Decode(b []byte) (*Decoded, error) {
 	out := &Decoded{Info: s.Info, Channels: make([][]float32, s.Channels)}
 	var total int64
 	for i, p := range pkts[3:] {
+		if (total+int64(s.Blocksize[1]))*int64(s.Channels) > MaxSamples {
+			return nil, fmt.Errorf("audio packet %d (byte %d): more than %d samples (vorbis.MaxSamples)", i, p.offset, MaxSamples)
+		}
 		n := dec.decodePacket(p.data, out.Channels)
 		total += int64(n)
 		if p.granule >= 0 && p.last && p.granule < total {
@@ -74,7 +83,6 @@ func Decode(b []byte) (*Decoded, error) {
 			}
 			total = p.granule
 		}
-		_ = i
 	}
 	if perr != nil {
 		var te *TruncatedError

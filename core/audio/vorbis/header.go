@@ -136,10 +136,16 @@ func (s *setup) readSetup(p []byte) error {
 	}
 	r := newBitReader(p[7:])
 	nb := int(r.read(8)) + 1
+	total := 0
 	for i := range nb {
 		cb, err := readCodebook(r)
 		if err != nil {
 			return fmt.Errorf("codebook %d of %d: %w", i, nb, err)
+		}
+		// Real codebooks hold a few thousand values; a crafted header could
+		// ask for gigabytes in a few bytes.
+		if total += cb.entries * cb.dims; total > 1<<23 {
+			return fmt.Errorf("codebook %d of %d: codebooks hold over %d values", i, nb, 1<<23)
 		}
 		s.books = append(s.books, cb)
 	}
