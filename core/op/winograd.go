@@ -78,6 +78,11 @@ func winogradEligible(cs convShape) bool {
 //	64→128 16×128 0.48|0.33   16→16 32² 0.80|0.90
 //	losing, so excluded: 3→32 32² 1.98|1.42; under 64 tiles: 64→64 14² 1.27|0.62,
 //	64→64 8² 1.84|0.55, 32→32 16² 1.31|1.21, 256→256 4×32 1.20|1.95, 256→256 14² 0.54|1.01
+//
+// Blocks span images, but batches of small images stay mixed (N=8: 64→64
+// 14² 0.66|1.04, 8² 1.46|0.82, 32→32 16² 1.19|1.03, 256→256 4×32
+// 0.60|0.83; N=4 16→16 16² 1.24|0.81): a small image's tile rows fill few
+// of the transforms' 16 lanes, so the rule counts tiles per image.
 func useWinograd(cs convShape) bool {
 	if Winograd3x3 == nil || !winogradEligible(cs) {
 		return false

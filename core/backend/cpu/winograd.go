@@ -47,22 +47,24 @@ var wgPool sync.Pool // *[]float32 scratch for V and M
 // It runs on up to parallel.Threads() goroutines.
 func Winograd3x3(p *op.WinogradConv) {
 	u := wgFilterCached(p.Wt, p.OC, p.C)
-	th, tw := (p.OH+3)/4, (p.OW+3)/4
-	tiles := th * tw
+	g := wgGrid{tw: (p.OW + 3) / 4}
+	g.tiles = (p.OH + 3) / 4 * g.tw
+	// blocks run over the tiles of all images (a block may span images,
+	// so small images still fill the GEMMs' columns)
+	total := p.N * g.tiles
 	tb := max(1, wgBlockFloats/(36*(p.C+p.OC)))
-	// enough tasks for the threads, when the image has the tiles
-	tb = min(tb, max(16, (p.N*tiles+parallel.Threads()-1)/parallel.Threads()))
-	tb = min(tb, tiles)
-	nb := (tiles + tb - 1) / tb
+	tb = min(tb, max(16, (total+parallel.Threads()-1)/parallel.Threads())) // a task per thread
+	tb = min(tb, total)
+	nb := (total + tb - 1) / tb
 	var ep op.GemmEpilogue
 	hasEp := p.Ep != nil && (p.Ep.Act != op.GemmActNone || p.Ep.Affine)
 	if hasEp {
 		ep = *p.Ep
 		ep.RowBias = nil
 	}
-	parallel.For(p.N*nb, 1, func(lo, hi int) {
-		// V and M rows have 16 floats of padding for the vector transforms
-		// last group of lanes
+	parallel.For(nb, 1, func(lo, hi int) {
+		// V and M rows have 16 floats of padding for the vector
+		// transforms' last group of lanes
 		need := 36 * (p.C + p.OC) * (tb + 16)
 		bp, _ := wgPool.Get().(*[]float32)
 		if bp == nil || cap(*bp) < need {
@@ -70,22 +72,19 @@ func Winograd3x3(p *op.WinogradConv) {
 			bp = &s
 		}
 		buf := (*bp)[:need]
-		sc := newWgScratch(tw)
-		for task := lo; task < hi; task++ {
-			ni, bi := task/nb, task%nb
-			t0, t1 := bi*tb, min((bi+1)*tb, tiles)
+		sc := newWgScratch(g.tw)
+		for bi := lo; bi < hi; bi++ {
+			t0, t1 := bi*tb, min((bi+1)*tb, total)
 			nt := t1 - t0
 			ld := nt + 16
 			v, m := buf[:36*p.C*ld], buf[36*p.C*ld:36*(p.C+p.OC)*ld]
-			x := p.X[ni*p.C*p.H*p.W : (ni+1)*p.C*p.H*p.W]
-			wgInputBlock(p, x, t0, t1, tw, v, sc)
+			wgInputBlock(p, g, t0, t1, v, sc)
 			for xi := range 36 {
 				SGEMM(false, false, p.OC, nt, p.C, 1, u[xi*p.OC*p.C:], p.C, v[xi*p.C*ld:], ld, 0, m[xi*p.OC*ld:], ld)
 			}
-			y := p.Y[ni*p.OC*p.OH*p.OW : (ni+1)*p.OC*p.OH*p.OW]
-			wgOutputBlock(p, m, t0, t1, tw, y, sc)
+			wgOutputBlock(p, g, m, t0, t1, sc)
 			if hasEp {
-				wgEpilogue(p, &ep, t0, t1, tw, y)
+				wgEpilogue(p, g, &ep, t0, t1)
 			}
 		}
 		wgPool.Put(bp)
@@ -108,13 +107,17 @@ func newWgScratch(tw int) *wgScratch {
 // whole groups of 16 tiles, the lanes past a segment's end on padding.
 func wgUp16(n int) int { return (n + 15) &^ 15 }
 
-// wgSegments calls f for each run of the tiles [t0, t1) inside one tile
-// row r: tiles a..a+n-1 of that row, the first being tile t.
-func wgSegments(t0, t1, tw int, f func(t, r, a, n int)) {
+// wgGrid is the tiling of the output: tw tiles per tile row, tiles per
+// image. Tiles are numbered over all images, row-major in each.
+type wgGrid struct{ tw, tiles int }
+
+// segments calls f for each run of the tiles [t0, t1) inside one tile row:
+// tiles a..a+n-1 of tile row r of image ni, the first being tile t.
+func (g wgGrid) segments(t0, t1 int, f func(t, ni, r, a, n int)) {
 	for t := t0; t < t1; {
-		r := t / tw
-		end := min(t1, (r+1)*tw)
-		f(t, r, t%tw, end-t)
+		ni, r := t/g.tiles, t%g.tiles/g.tw
+		end := min(t1, ni*g.tiles+(r+1)*g.tw)
+		f(t, ni, r, t%g.tiles%g.tw, end-t)
 		t = end
 	}
 }
@@ -125,11 +128,12 @@ func wgSegments(t0, t1, tw int, f func(t, r, a, n int)) {
 // into 24 planes split by column mod 4 (so tile k's column j is plane
 // j mod 4 at k + j/4); then 16 tiles at a time go through the AVX-512
 // transform, the rest through wgInputTile.
-func wgInputBlock(p *op.WinogradConv, x []float32, t0, t1, tw int, v []float32, s *wgScratch) {
+func wgInputBlock(p *op.WinogradConv, g wgGrid, t0, t1 int, v []float32, s *wgScratch) {
 	nt := t1 - t0
 	ldv := p.C * (nt + 16)
 	var d, res [36]float32
-	wgSegments(t0, t1, tw, func(t, r, a, n int) {
+	g.segments(t0, t1, func(t, ni, r, a, n int) {
+		x := p.X[ni*p.C*p.H*p.W : (ni+1)*p.C*p.H*p.W]
 		lds, groups := n+1, 0
 		if wgVector {
 			lds, groups = wgUp16(n)+1, wgUp16(n)/16
@@ -218,12 +222,13 @@ func wgBt(d0, d1, d2, d3, d4, d5 float32) (r0, r1, r2, r3, r4, r5 float32) {
 // per output channel and tile row, 16 tiles at a time through the AVX-512
 // transform (the rest through wgOutputTile) into 16 planes by position in
 // the tile, then interleaved into y's rows.
-func wgOutputBlock(p *op.WinogradConv, m []float32, t0, t1, tw int, y []float32, s *wgScratch) {
+func wgOutputBlock(p *op.WinogradConv, g wgGrid, m []float32, t0, t1 int, s *wgScratch) {
 	nt := t1 - t0
 	ldm := p.OC * (nt + 16)
 	var mm [36]float32
 	var res [16]float32
-	wgSegments(t0, t1, tw, func(t, r, a, n int) {
+	g.segments(t0, t1, func(t, ni, r, a, n int) {
+		y := p.Y[ni*p.OC*p.OH*p.OW : (ni+1)*p.OC*p.OH*p.OW]
 		ldo, groups := n, 0
 		if wgVector {
 			ldo, groups = wgUp16(n), wgUp16(n)/16
@@ -289,17 +294,15 @@ func wgAt(m0, m1, m2, m3, m4, m5 float32) (r0, r1, r2, r3 float32) {
 
 // wgEpilogue runs ep (no row bias) over the output pixels of the tiles
 // [t0, t1), one output row segment at a time.
-func wgEpilogue(p *op.WinogradConv, ep *op.GemmEpilogue, t0, t1, tw int, y []float32) {
-	for t := t0; t < t1; {
-		r := t / tw
-		end := min(t1, (r+1)*tw) // the tiles of this tile row
-		oh0, ow0, ow1 := r*4, t%tw*4, min((end-r*tw)*4, p.OW)
+func wgEpilogue(p *op.WinogradConv, g wgGrid, ep *op.GemmEpilogue, t0, t1 int) {
+	g.segments(t0, t1, func(_, ni, r, a, n int) {
+		y := p.Y[ni*p.OC*p.OH*p.OW : (ni+1)*p.OC*p.OH*p.OW]
+		oh0, ow0, ow1 := r*4, a*4, min((a+n)*4, p.OW)
 		for oc := range p.OC {
 			yc := y[oc*p.OH*p.OW:]
 			for oh := oh0; oh < min(oh0+4, p.OH); oh++ {
 				op.ApplyEpilogue(yc[oh*p.OW+ow0:oh*p.OW+ow1], ep)
 			}
 		}
-		t = end
-	}
+	})
 }

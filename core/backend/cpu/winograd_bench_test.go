@@ -38,6 +38,11 @@ var wgShapes = []struct{ n, c, oc, h, w int }{
 	{1, 64, 64, 8, 8},
 	{1, 32, 32, 16, 16},
 	{1, 16, 16, 32, 32},
+	{8, 64, 64, 14, 14},
+	{8, 64, 64, 8, 8},
+	{8, 32, 32, 16, 16},
+	{8, 256, 256, 4, 32},
+	{4, 16, 16, 16, 16},
 }
 
 func wgBenchInputs(n, c, oc, h, w int) (x, wt *tensor.Tensor, p op.ConvParams) {

@@ -122,6 +122,7 @@ func TestWinogradEpilogue(t *testing.T) {
 	for _, c := range []struct{ x, w []int }{
 		{[]int{2, 17, 15, 33}, []int{64, 17, 3, 3}},
 		{[]int{1, 3, 7, 7}, []int{17, 3, 3, 3}},
+		{[]int{3, 17, 6, 7}, []int{9, 17, 3, 3}}, // one block spans the images
 	} {
 		x := tensor.Rand(r, tensor.Float32, -2, 2, c.x...)
 		w := tensor.Rand(r, tensor.Float32, -1, 1, c.w...)
