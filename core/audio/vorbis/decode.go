@@ -42,7 +42,8 @@ func ReadAll(r io.Reader) (*Decoded, error) {
 }
 
 // Decode decodes the first Vorbis stream of an Ogg file held in b. Output
-// is trimmed to the last page's granule position, as libvorbis does. A
+// is trimmed by granule positions as libvorbis does: at the end to the last
+// page's, at the start when the first is less than the samples decoded. A
 // stream cut short after its headers returns the audio decoded so far and a
 // *TruncatedError.
 func Decode(b []byte) (*Decoded, error) {
@@ -68,21 +69,33 @@ func Decode(b []byte) (*Decoded, error) {
 	}
 	dec := newDecoder(&s)
 	out := &Decoded{Info: s.Info, Channels: make([][]float32, s.Channels)}
-	var total int64
+	var total int64 // samples so far, or the granule position once one is known
+	known := false
 	for i, p := range pkts[3:] {
 		if (total+int64(s.Blocksize[1]))*int64(s.Channels) > MaxSamples {
 			return nil, fmt.Errorf("audio packet %d (byte %d): more than %d samples (vorbis.MaxSamples)", i, p.offset, MaxSamples)
 		}
-		n := dec.decodePacket(p.data, out.Channels)
-		total += int64(n)
-		if p.granule >= 0 && p.last && p.granule < total {
-			// The last page's granule position says where the audio ends.
-			cut := total - p.granule
-			for c := range out.Channels {
-				out.Channels[c] = out.Channels[c][:max(0, int64(len(out.Channels[c]))-cut)]
-			}
-			total = p.granule
+		n := int64(dec.decodePacket(p.data, out.Channels))
+		total += n
+		if p.granule < 0 {
+			continue
 		}
+		// Granule positions as libvorbis reads them: the first one tells
+		// how many leading samples a stream cut from a longer one lacks
+		// (dropped from this packet's output), the end-of-stream one where
+		// the last block's audio stops. Either way no more than this
+		// packet's output is dropped; otherwise the bitstream is believed.
+		if extra := min(total-p.granule, n); extra > 0 && (p.last || !known) {
+			for c, ch := range out.Channels {
+				if p.last {
+					out.Channels[c] = ch[:int64(len(ch))-extra]
+				} else {
+					start := int64(len(ch)) - n
+					out.Channels[c] = append(ch[:start], ch[start+extra:]...)
+				}
+			}
+		}
+		total, known = p.granule, true
 	}
 	if perr != nil {
 		var te *TruncatedError
