@@ -12,15 +12,16 @@
 //	assign.go      task-aligned and SimOTA label assignment (plain Go)
 //	loss.go        varifocal, GIoU and distribution focal losses
 //	postprocess.go score threshold, class-aware NMS, Matrix NMS, top-k
-//	transforms.go  Sample; flip, crop, expand, distort, resize
-//	batch.go       data sets by config, collate with multi-scale resize
+//	transforms.go  Sample; flip, crop, expand, distort, resize, mosaic
+//	batch.go       data sets by config, mosaic loading, collate with multi-scale resize
 //	runner.go      train / eval over core/workflow, COCO metric
 //	predict.go     predict (jsonl, --draw) from a checkpoint or an export
+//	draw.go        boxes, labels and scores drawn on the image (PNG)
 //	export.go      export (model.onnx + inference.yaml)
 //	dataset.go     Dataset, Record, Object; box checks; conversion to COCO ground truth
 //	cocoreader.go  COCO json reader (PaddleDetection's COCODataSet)
 //	vocreader.go   Pascal VOC reader (label_list.txt, "image xml" lists, xml files)
-//	evalcmd.go     `paddle det eval --gt annotations.json --dt results.json`
+//	evalcmd.go     `paddle det eval --gt annotations.json --dt results.json` or `-c --weights`
 //	synthcmd.go    `paddle det synth --output DIR` (core/synth)
 package det
 
