@@ -96,11 +96,15 @@ type wgScratch struct {
 	in  []float32 // 24 planes of tw16+1: six input rows split by column mod 4
 	out []float32 // 16 planes of tw16: a segment's 4×4 outputs by position
 	reg [36 * 16]float32
+	// vec: run the AVX-512 transforms (not when PADDLE_CPU_KERNELS=generic
+	// asks for the portable code)
+	vec bool
 }
 
 func newWgScratch(tw int) *wgScratch {
 	tw16 := wgUp16(tw)
-	return &wgScratch{in: make([]float32, 24*(tw16+1)), out: make([]float32, 16*tw16)}
+	return &wgScratch{in: make([]float32, 24*(tw16+1)), out: make([]float32, 16*tw16),
+		vec: wgVector && active.Load() != genericKernel}
 }
 
 // wgUp16 rounds n up to a multiple of 16: the vector transforms run on
@@ -135,7 +139,7 @@ func wgInputBlock(p *op.WinogradConv, g wgGrid, t0, t1 int, v []float32, s *wgSc
 	g.segments(t0, t1, func(t, ni, r, a, n int) {
 		x := p.X[ni*p.C*p.H*p.W : (ni+1)*p.C*p.H*p.W]
 		lds, groups := n+1, 0
-		if wgVector {
+		if s.vec {
 			lds, groups = wgUp16(n)+1, wgUp16(n)/16
 		}
 		for c := range p.C {
@@ -230,7 +234,7 @@ func wgOutputBlock(p *op.WinogradConv, g wgGrid, m []float32, t0, t1 int, s *wgS
 	g.segments(t0, t1, func(t, ni, r, a, n int) {
 		y := p.Y[ni*p.OC*p.OH*p.OW : (ni+1)*p.OC*p.OH*p.OW]
 		ldo, groups := n, 0
-		if wgVector {
+		if s.vec {
 			ldo, groups = wgUp16(n), wgUp16(n)/16
 		}
 		rows := min(4, p.OH-r*4)
