@@ -128,3 +128,27 @@ func TestSGEMMExHardSwish6Bitwise(t *testing.T) {
 		}
 	})
 }
+
+// TestSGEMMExAffineOnly checks that an epilogue holding only the affine step
+// (no bias, no activation) still runs: y = (A·B)·Scale + Shift.
+func TestSGEMMExAffineOnly(t *testing.T) {
+	withKernel(t, func(t *testing.T, _ string) {
+		r := rand.New(rand.NewPCG(5, 6))
+		for _, kk := range []int{0, 7, 40} {
+			m, n := 9, 13
+			a, b := randSlice(r, m*max(kk, 1)), randSlice(r, max(kk, 1)*n)
+			want := make([]float32, m*n)
+			got := make([]float32, m*n)
+			SGEMM(false, false, m, n, kk, 1, a, max(kk, 1), b, n, 0, want, n)
+			for i := range want {
+				want[i] = want[i]*0.37 + -0.21
+			}
+			SGEMMEx(false, false, m, n, kk, 1, a, max(kk, 1), b, n, 0, got, n, &Epilogue{Affine: true, Scale: 0.37, Shift: -0.21})
+			for i := range want {
+				if math.Abs(float64(got[i]-want[i])) > 1e-6 {
+					t.Fatalf("k=%d: y[%d] = %v, want %v", kk, i, got[i], want[i])
+				}
+			}
+		}
+	})
+}

@@ -129,7 +129,7 @@ func sgemm(transA, transB bool, m, n, k int, alpha float32, a []float32, lda int
 	if m == 0 || n == 0 {
 		return
 	}
-	if ep != nil && ep.RowBias == nil && ep.ColBias == nil && ep.Act == ActNone {
+	if ep != nil && ep.RowBias == nil && ep.ColBias == nil && ep.Act == ActNone && !ep.Affine {
 		ep = nil
 	}
 	if k == 0 || alpha == 0 {
