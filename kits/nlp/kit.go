@@ -1,18 +1,23 @@
 // Package nlp is the text kit (PaddleNLP's job): `paddle nlp tokenize` runs
 // any core/tokenizer tokenizer (Hugging Face tokenizer.json, BERT vocab.txt,
-// GPT-2 encoder.json + vocab.bpe) over stdin lines, and `paddle nlp
-// train|eval|predict` train text classifiers (TextCNN, bag of embeddings) on
-// `text<TAB>label` files, e.g. SpamAssassin (`paddle nlp dataset spam`).
+// GPT-2 encoder.json + vocab.bpe) over stdin lines; `paddle nlp
+// train|eval|predict|export` train text classifiers (TextCNN, bag of
+// embeddings, BiLSTM/BiGRU, Transformer) on TSV/CSV/JSONL files and sequence
+// taggers (BiLSTM-CRF, Transformer-CRF) on CoNLL files or the Brown corpus;
+// `paddle serve nlp` serves a classifier.
 //
 // Where things are:
 //
-//	kit.go       the kit and its commands
-//	tokenize.go  `paddle nlp tokenize`
-//	textdata.go  TSV reader, label maps, word vocabulary
+//	kit.go        the kit, its commands, and the classify/tag dispatch
+//	tokenize.go   `paddle nlp tokenize`
+//	textdata*.go  TSV/CSV/JSONL readers, label maps, word and char n-gram vocabularies, Brown genres
 //	textcls_config.go textcls.go  classification config schema, train / eval / predict
-//	textmodel.go TextCNN and BoE
-//	clsmetric.go accuracy and macro-F1
-//	spam.go      SpamAssassin → TSV, `paddle nlp dataset spam`
+//	textmodel*.go TextCNN, BoE, BiLSTM/BiGRU with attention pooling, Transformer encoder
+//	clsmetric.go  accuracy, micro/macro F1, per-class report
+//	export.go serve.go  classification export (model.onnx + inference.yaml), predict --model, serve
+//	conll.go brown.go   CoNLL reader; Brown corpus, universal POS tags, proper-name spans
+//	tag*.go       taggers: data, models (CRF from core/nn), runner, predict, export
+//	spam.go fortunes.go  SpamAssassin and fortunes (language id) data sets, `paddle nlp dataset`
 package nlp
 
 import (
@@ -32,7 +37,7 @@ import (
 func Kit() *kit.Kit {
 	return &kit.Kit{
 		Name:   "nlp",
-		Short:  "Text (PaddleNLP): tokenizers identical to Hugging Face's, text classification",
+		Short:  "Text (PaddleNLP): tokenizers identical to Hugging Face's, text classification, sequence labelling",
 		Schema: KitSchema(),
 		Build:  buildRunner,
 		Serve:  Serve, // paddle serve nlp
@@ -62,7 +67,7 @@ func buildRunner(cfg *config.Config) (workflow.Runner, error) {
 // lines, not image paths.
 func predictCmd(c *cobra.Command) *cobra.Command {
 	c.Use = "predict --weights <checkpoint dir> <text file>... | -"
-	c.Short = "Classify text lines from files or stdin (-), one jsonl {text, label, score} per line"
+	c.Short = "Classify or tag text lines from files or stdin (-): jsonl {text, label, score} or {text, entities | tokens, tags}"
 	c.Example = "  paddle nlp predict --weights output/textcnn_spam/best mails.txt\n" +
 		"  printf 'Win a FREE prize now\\n' | paddle nlp predict --weights output/textcnn_spam/best -"
 	return c
