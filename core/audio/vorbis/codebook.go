@@ -19,8 +19,9 @@ type codebook struct {
 	vq     []float32 // entries × dims, nil without a lookup table
 }
 
-// readCodebook reads one codebook from the setup header.
-func readCodebook(r *bitReader) (*codebook, error) {
+// readCodebook reads one codebook from the setup header; entries × dims
+// may not exceed budget.
+func readCodebook(r *bitReader, budget int) (*codebook, error) {
 	if sync := r.read(24); sync != 0x564342 {
 		return nil, fmt.Errorf("bad sync pattern %06x, want 564342", sync)
 	}
@@ -28,8 +29,8 @@ func readCodebook(r *bitReader) (*codebook, error) {
 	if cb.dims == 0 || cb.entries == 0 {
 		return nil, fmt.Errorf("%d dimensions × %d entries", cb.dims, cb.entries)
 	}
-	if int64(cb.entries)*int64(cb.dims) > 1<<20 {
-		return nil, fmt.Errorf("%d dimensions × %d entries is too large", cb.dims, cb.entries)
+	if cb.entries*cb.dims > budget {
+		return nil, fmt.Errorf("%d dimensions × %d entries: over the %d values all codebooks may hold", cb.dims, cb.entries, maxBookValues)
 	}
 	lengths := make([]uint8, cb.entries)
 	if ordered := r.bit(); !ordered {
