@@ -68,11 +68,11 @@ func Decode(b []byte) (*Decoded, error) {
 		return nil, fmt.Errorf("setup header (byte %d): %w", pkts[2].offset, err)
 	}
 	dec := newDecoder(&s)
-	out := &Decoded{Info: s.Info, Channels: make([][]float32, s.Channels)}
+	out := &Decoded{Info: s.Info, Channels: make([][]float32, s.NumChannels)}
 	var total int64 // samples so far, or the granule position once one is known
 	known := false
 	for i, p := range pkts[3:] {
-		if (total+int64(s.Blocksize[1]))*int64(s.Channels) > MaxSamples {
+		if (total+int64(s.Blocksize[1]))*int64(s.NumChannels) > MaxSamples {
 			return nil, fmt.Errorf("audio packet %d (byte %d): more than %d samples (vorbis.MaxSamples)", i, p.offset, MaxSamples)
 		}
 		n := int64(dec.decodePacket(p.data, out.Channels))
@@ -128,7 +128,7 @@ func newDecoder(s *setup) *decoder {
 		d.imdct[i] = newIMDCT(n)
 		d.slope[i] = windowSlope(n / 2)
 	}
-	ch := s.Channels
+	ch := s.NumChannels
 	d.prev = make([][]float32, ch)
 	d.spec = make([][]float32, ch)
 	d.floorOK = make([]bool, ch)
@@ -174,7 +174,7 @@ func (d *decoder) decodePacket(p []byte, out [][]float32) int {
 		clear(d.spec[c])
 	}
 	// Floors.
-	for c := range s.Channels {
+	for c := range s.NumChannels {
 		f := s.floors[m.floors[m.mux[c]]]
 		d.floorOK[c] = f.decode(r, s.books, d.ys[c*65:c*65+len(f.xs)], d.step2[c*65:c*65+len(f.xs)])
 		d.noRes[c] = !d.floorOK[c]
@@ -190,7 +190,7 @@ func (d *decoder) decodePacket(p []byte, out [][]float32) int {
 	for sm := range m.floors {
 		var vs [][]float32
 		var skip []bool
-		for c := range s.Channels {
+		for c := range s.NumChannels {
 			if m.mux[c] == sm {
 				vs = append(vs, d.spec[c])
 				skip = append(skip, d.noRes[c])
@@ -222,7 +222,7 @@ func (d *decoder) decodePacket(p []byte, out [][]float32) int {
 		d.block = make([]float32, s.Blocksize[1])
 	}
 	produced := 0
-	for c := range s.Channels {
+	for c := range s.NumChannels {
 		spec := d.spec[c]
 		if d.floorOK[c] {
 			f := s.floors[m.floors[m.mux[c]]]

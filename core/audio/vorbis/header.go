@@ -8,12 +8,12 @@ import (
 
 // Info is the identification header (Vorbis I spec §4.2.2) plus comments.
 type Info struct {
-	Channels   int
-	Rate       int
-	Blocksize  [2]int // short and long block sizes
-	BitrateNom int
-	Vendor     string
-	Comments   []string // "KEY=value" user comments
+	NumChannels int      // channel count (1 to 255)
+	Rate        int      // samples per second per channel
+	Blocksize   [2]int   // short and long block sizes
+	BitrateNom  int      // nominal bit rate in bits/s, 0 if not set
+	Vendor      string   // encoder, e.g. "Xiph.Org libVorbis I 20101101 (Schaufenugget)"
+	Comments    []string // "KEY=value" user comments
 }
 
 type floor1 struct {
@@ -84,12 +84,12 @@ func (s *setup) readIdent(p []byte) error {
 	if v := le.Uint32(p[7:]); v != 0 {
 		return fmt.Errorf("vorbis version %d, want 0", v)
 	}
-	s.Channels = int(p[11])
+	s.NumChannels = int(p[11])
 	s.Rate = int(le.Uint32(p[12:]))
 	s.BitrateNom = int(int32(le.Uint32(p[20:])))
 	s.Blocksize = [2]int{1 << (p[28] & 15), 1 << (p[28] >> 4)}
 	switch {
-	case s.Channels == 0:
+	case s.NumChannels == 0:
 		return fmt.Errorf("0 channels")
 	case s.Rate == 0 || s.Rate > 1<<24:
 		return fmt.Errorf("sample rate %d", s.Rate)
@@ -351,11 +351,11 @@ func (s *setup) readMapping(r *bitReader) (*mapping, error) {
 	}
 	if r.bit() {
 		steps := int(r.read(8)) + 1
-		bits := ilog(s.Channels - 1)
+		bits := ilog(s.NumChannels - 1)
 		for i := range steps {
 			mag, ang := int(r.read(bits)), int(r.read(bits))
-			if mag == ang || mag >= s.Channels || ang >= s.Channels {
-				return nil, fmt.Errorf("coupling step %d: channels %d and %d of %d", i, mag, ang, s.Channels)
+			if mag == ang || mag >= s.NumChannels || ang >= s.NumChannels {
+				return nil, fmt.Errorf("coupling step %d: channels %d and %d of %d", i, mag, ang, s.NumChannels)
 			}
 			m.mag, m.ang = append(m.mag, mag), append(m.ang, ang)
 		}
@@ -363,7 +363,7 @@ func (s *setup) readMapping(r *bitReader) (*mapping, error) {
 	if v := r.read(2); v != 0 {
 		return nil, fmt.Errorf("reserved bits %d, want 0", v)
 	}
-	m.mux = make([]int, s.Channels)
+	m.mux = make([]int, s.NumChannels)
 	if submaps > 1 {
 		for c := range m.mux {
 			m.mux[c] = int(r.read(4))

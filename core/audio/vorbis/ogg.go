@@ -143,7 +143,9 @@ func readPackets(b []byte) ([]packet, error) {
 		}
 		lastSeq = p.seq
 		if p.flags&flagContinued == 0 && cur != nil {
-			return nil, fmt.Errorf("ogg page at byte %d: packet from byte %d not continued", p.offset, curOff)
+			// The packet left open on the last page never ends: drop it,
+			// as libvorbis does with such a hole.
+			cur = nil
 		}
 		if p.flags&flagContinued != 0 && cur == nil && len(pkts) > 0 {
 			// Continuation of a packet we never saw the start of: skip its tail.
@@ -195,6 +197,7 @@ func readPackets(b []byte) ([]packet, error) {
 // Decode returns it together with the audio decoded up to that point.
 type TruncatedError struct{ Err error }
 
+// Error says what was cut or damaged, and where.
 func (e *TruncatedError) Error() string { return "truncated: " + e.Err.Error() }
 
 // Unwrap returns the underlying error.
