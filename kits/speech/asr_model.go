@@ -38,12 +38,19 @@ type ASRConfig struct {
 		UseGRU        bool `yaml:"use_gru"`        // else LSTM
 	} `yaml:"model"`
 	Training struct {
-		NEpoch    int          `yaml:"n_epoch"`
-		BatchSize int          `yaml:"batch_size"`
-		Seed      uint64       `yaml:"seed"`
-		OutputDir string       `yaml:"output_dir"`
-		MaxClips  int          `yaml:"max_clips"` // 0: every clip of the train manifest
-		Optim     optim.Config `yaml:"optim"`
+		NEpoch    int    `yaml:"n_epoch"`
+		BatchSize int    `yaml:"batch_size"`
+		Seed      uint64 `yaml:"seed"`
+		OutputDir string `yaml:"output_dir"`
+		MaxClips  int    `yaml:"max_clips"` // 0: every clip of the train manifest
+		// SpecAugment masks training features (PaddleSpeech's names); nil: none.
+		SpecAugment *struct {
+			FreqMasks int `yaml:"n_freq_masks"`
+			F         int `yaml:"F"`
+			TimeMasks int `yaml:"n_time_masks"`
+			T         int `yaml:"T"`
+		} `yaml:"spec_augment"`
+		Optim optim.Config `yaml:"optim"`
 	} `yaml:"training"`
 	Decoding struct {
 		DecodingMethod string `yaml:"decoding_method"` // ctc_greedy_search | ctc_prefix_beam_search

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"paddle/core/ag"
+	"paddle/core/audio/feature"
 	"paddle/core/metric"
 	"paddle/core/nn"
 	"paddle/core/optim"
@@ -171,6 +172,12 @@ func trainASR(ctx context.Context, c *ASRConfig, yml []byte, outDir string, work
 			feats, texts := make([][][]float32, len(b)), make([][]int64, len(b))
 			for j, i := range b {
 				feats[j], texts[j] = train.feats[i], train.ids[i]
+				if sa := c.Training.SpecAugment; sa != nil {
+					if feats[j], err = specAugment(feats[j], feature.SpecAugmentOptions{FreqMasks: sa.FreqMasks, MaxFreq: sa.F,
+						TimeMasks: sa.TimeMasks, MaxTime: sa.T, MaxTimeRatio: 0.2}, r); err != nil {
+						return rep, fmt.Errorf("%s: training.spec_augment: %w", c.file, err)
+					}
+				}
 			}
 			x, lengths, tg, tl := batchTensors(feats, texts)
 			lp, outLens := model.forward(ag.Const(x), lengths, true)
@@ -200,4 +207,26 @@ func trainASR(ctx context.Context, c *ASRConfig, yml []byte, outDir string, work
 		}
 	}
 	return rep, nil
+}
+
+// specAugment returns a masked copy of the features.
+func specAugment(f [][]float32, o feature.SpecAugmentOptions, r *rand.Rand) ([][]float32, error) {
+	g := make([][]float64, len(f))
+	for t, row := range f {
+		g[t] = make([]float64, len(row))
+		for j, v := range row {
+			g[t][j] = float64(v)
+		}
+	}
+	if err := feature.SpecAugment(g, o, r); err != nil {
+		return nil, err
+	}
+	out := make([][]float32, len(g))
+	for t, row := range g {
+		out[t] = make([]float32, len(row))
+		for j, v := range row {
+			out[t][j] = float32(v)
+		}
+	}
+	return out, nil
 }
