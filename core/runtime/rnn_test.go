@@ -11,6 +11,7 @@ import (
 	"paddle/core/io"
 	"paddle/core/onnx"
 	"paddle/core/onnx/onnxpb"
+	"paddle/core/runtime/ortcheck"
 	"paddle/core/tensor"
 )
 
@@ -93,7 +94,7 @@ func TestBiRNNExportMatchesORT(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	node, script := ortRunner()
+	node, script := ortcheck.Runner()
 	for _, T := range []int{3, 7} {
 		in := rnnInputs(T)
 		want, err := p0.Run(in)

@@ -3,12 +3,12 @@ package runtime
 import (
 	"math"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"testing"
 
 	"paddle/core/io"
 	"paddle/core/onnx"
+	"paddle/core/runtime/ortcheck"
 	"paddle/core/tensor"
 )
 
@@ -150,28 +150,8 @@ func TestSileroVADExport(t *testing.T) {
 	if d, _ := tensor.MaxDiff(out["stateN"], want, 0, 0); d > 1e-4 {
 		t.Errorf("re-imported export differs from ONNX Runtime by %g", d)
 	}
-	node, script := ortRunner()
-	if node == "" {
-		t.Skip("ONNX Runtime not installed (scripts/ref/setup_ort.sh)")
+	if !ortcheck.Available() {
+		t.Skip(ortcheck.NotInstalled)
 	}
-	args := []string{script, "--threads", "1", file, filepath.Join(tmp, "ort")}
-	for name, v := range in {
-		f := filepath.Join(tmp, name+".npy")
-		if err := io.WriteNpy(f, v); err != nil {
-			t.Fatal(err)
-		}
-		args = append(args, name+"="+f)
-	}
-	if b, err := exec.Command(node, args...).CombinedOutput(); err != nil {
-		t.Fatalf("ONNX Runtime rejects the export: %v\n%s", err, b)
-	}
-	ort, err := io.ReadNpy(filepath.Join(tmp, "ort", "stateN.npy"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	d, _ := tensor.MaxDiff(ort, want, 0, 0)
-	t.Logf("exported Silero VAD: ONNX Runtime vs the original's ORT outputs %.3g", d)
-	if d > 1e-5 {
-		t.Errorf("ONNX Runtime on the export differs by %g", d)
-	}
+	ortcheck.Compare(t, file, in, ortcheck.Output{Name: "stateN", Want: want, Tol: 1e-5})
 }

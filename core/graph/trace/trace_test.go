@@ -2,62 +2,30 @@ package trace_test
 
 import (
 	"math/rand/v2"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"paddle/core/ag"
 	"paddle/core/graph/trace"
-	"paddle/core/io"
 	"paddle/core/nn"
 	"paddle/core/onnx"
 	"paddle/core/op"
 	"paddle/core/runtime"
+	"paddle/core/runtime/ortcheck"
 	"paddle/core/tensor"
 	"paddle/core/zoo"
 )
 
-// ortRunner returns node and scripts/ref/ort_run.mjs when ONNX Runtime is
-// installed (scripts/ref/setup_ort.sh), else "", "".
-func ortRunner() (string, string) {
-	node, err := exec.LookPath("node")
-	if err != nil {
-		return "", ""
-	}
-	dir := os.Getenv("ORT_NODE_DIR")
-	if dir == "" {
-		home, _ := os.UserHomeDir()
-		dir = filepath.Join(home, ".cache", "paddle", "npm", "ortnode-1.30.0")
-	}
-	if _, err := os.Stat(filepath.Join(dir, "node_modules", "onnxruntime-node")); err != nil {
-		return "", ""
-	}
-	script, _ := filepath.Abs(filepath.Join("..", "..", "..", "scripts", "ref", "ort_run.mjs"))
-	return node, script
-}
-
-// ortRun runs file with ONNX Runtime on x (input "x") and returns output "output".
+// ortRun runs file with ONNX Runtime on x (input "x") and returns output
+// "output", or nil when ONNX Runtime is not installed.
 func ortRun(t *testing.T, file string, x *tensor.Tensor) *tensor.Tensor {
 	t.Helper()
-	node, script := ortRunner()
-	if node == "" {
+	out := ortcheck.Run(t, file, map[string]*tensor.Tensor{"x": x}, "output")
+	if out == nil {
 		return nil
 	}
-	dir := t.TempDir()
-	in := filepath.Join(dir, "x.npy")
-	if err := io.WriteNpy(in, x); err != nil {
-		t.Fatal(err)
-	}
-	if b, err := exec.Command(node, script, "--threads", "1", file, dir, "x="+in).CombinedOutput(); err != nil {
-		t.Fatalf("ONNX Runtime rejects %s: %v\n%s", file, err, b)
-	}
-	y, err := io.ReadNpy(filepath.Join(dir, "output.npy"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return y
+	return out["output"]
 }
 
 // eval runs the Go layer in eval mode.
