@@ -5,38 +5,18 @@ import (
 	"encoding/json"
 	"math/rand/v2"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"paddle/core/ag"
 	"paddle/core/config"
-	"paddle/core/io"
 	"paddle/core/op"
 	"paddle/core/runtime"
+	"paddle/core/runtime/ortcheck"
 	"paddle/core/tensor"
 	"paddle/core/workflow"
 )
-
-// ortRunner returns node and scripts/ref/ort_run.mjs when ONNX Runtime is
-// installed (scripts/ref/setup_ort.sh), else "", "".
-func ortRunner() (string, string) {
-	node, err := exec.LookPath("node")
-	if err != nil {
-		return "", ""
-	}
-	dir := os.Getenv("ORT_NODE_DIR")
-	if dir == "" {
-		home, _ := os.UserHomeDir()
-		dir = filepath.Join(home, ".cache", "paddle", "npm", "ortnode-1.30.0")
-	}
-	if _, err := os.Stat(filepath.Join(dir, "node_modules", "onnxruntime-node")); err != nil {
-		return "", ""
-	}
-	script, _ := filepath.Abs(filepath.Join("..", "..", "scripts", "ref", "ort_run.mjs"))
-	return node, script
-}
 
 func readJSONL(t *testing.T, s string) []Prediction {
 	t.Helper()
@@ -173,26 +153,6 @@ func checkExportNumerics(t *testing.T, ckpt, exp string, imgs []string) {
 	if d > 1e-5 {
 		t.Errorf("paddle runtime on the export differs by %g", d)
 	}
-	node, script := ortRunner()
-	if node == "" {
-		t.Log("ONNX Runtime not installed (scripts/ref/setup_ort.sh): export not run by it")
-		return
-	}
-	tmp := t.TempDir()
-	in := filepath.Join(tmp, "x.npy")
-	if err := io.WriteNpy(in, x); err != nil {
-		t.Fatal(err)
-	}
-	if b, err := exec.Command(node, script, "--threads", "1", filepath.Join(exp, "model.onnx"), tmp, "x="+in).CombinedOutput(); err != nil {
-		t.Fatalf("ONNX Runtime rejects the export: %v\n%s", err, b)
-	}
-	ort, err := io.ReadNpy(filepath.Join(tmp, "output.npy"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	d, _ = tensor.MaxDiff(ort, want, 0, 0)
-	t.Logf("batch %d: ONNX Runtime on the export vs Go eval forward: max abs diff %.3g", len(imgs), d)
-	if d > 1e-4 {
-		t.Errorf("ONNX Runtime on the export differs by %g", d)
-	}
+	ortcheck.Compare(t, filepath.Join(exp, "model.onnx"), map[string]*tensor.Tensor{"x": x},
+		ortcheck.Output{Name: "output", Want: want, Tol: 1e-4})
 }

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"math/rand/v2"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -13,30 +12,11 @@ import (
 
 	"paddle/core/ag"
 	"paddle/core/config"
-	"paddle/core/io"
 	"paddle/core/runtime"
+	"paddle/core/runtime/ortcheck"
 	"paddle/core/tensor"
 	"paddle/core/workflow"
 )
-
-// ortRunner returns node and scripts/ref/ort_run.mjs when ONNX Runtime is
-// installed (scripts/ref/setup_ort.sh), else "", "".
-func ortRunner() (string, string) {
-	node, err := exec.LookPath("node")
-	if err != nil {
-		return "", ""
-	}
-	dir := os.Getenv("ORT_NODE_DIR")
-	if dir == "" {
-		home, _ := os.UserHomeDir()
-		dir = filepath.Join(home, ".cache", "paddle", "npm", "ortnode-1.30.0")
-	}
-	if _, err := os.Stat(filepath.Join(dir, "node_modules", "onnxruntime-node")); err != nil {
-		return "", ""
-	}
-	script, _ := filepath.Abs(filepath.Join("..", "..", "scripts", "ref", "ort_run.mjs"))
-	return node, script
-}
 
 func readPredictions(t *testing.T, s string) []Prediction {
 	t.Helper()
@@ -213,29 +193,9 @@ func TestExportMatchesForward(t *testing.T) {
 	if ds > 1e-5 || db > 1e-3 {
 		t.Errorf("paddle runtime on the export differs: scores %g, boxes %g", ds, db)
 	}
-	if node, script := ortRunner(); node == "" {
-		t.Log("ONNX Runtime not installed (scripts/ref/setup_ort.sh): export not run by it")
-	} else {
-		tmp := t.TempDir()
-		in := filepath.Join(tmp, "x.npy")
-		if err := io.WriteNpy(in, x); err != nil {
-			t.Fatal(err)
-		}
-		if b, err := exec.Command(node, script, "--threads", "1", filepath.Join(exp, "model.onnx"), tmp, "image="+in).CombinedOutput(); err != nil {
-			t.Fatalf("ONNX Runtime rejects the export: %v\n%s", err, b)
-		}
-		for name, want := range map[string]*tensor.Tensor{"scores": scores, "boxes": boxes} {
-			o, err := io.ReadNpy(filepath.Join(tmp, name+".npy"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			d, _ := tensor.MaxDiff(o, want, 0, 0)
-			t.Logf("ONNX Runtime vs Go forward: %s %.3g", name, d)
-			if tol := map[string]float64{"scores": 1e-4, "boxes": 1e-2}[name]; d > tol {
-				t.Errorf("ONNX Runtime %s differs by %g", name, d)
-			}
-		}
-	}
+	ortcheck.Compare(t, filepath.Join(exp, "model.onnx"), map[string]*tensor.Tensor{"image": x},
+		ortcheck.Output{Name: "scores", Want: scores, Tol: 1e-4},
+		ortcheck.Output{Name: "boxes", Want: boxes, Tol: 1e-2})
 	// predict --weights and --model agree; --draw writes a PNG per image.
 	imgs := []string{filepath.Join(set, "images", "eval", "000000.jpg"), filepath.Join(set, "images", "eval", "000001.jpg")}
 	draw := filepath.Join(t.TempDir(), "vis")

@@ -4,41 +4,17 @@ import (
 	"bufio"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"paddle/core/ag"
 	"paddle/core/config"
-	"paddle/core/io"
 	"paddle/core/runtime"
+	"paddle/core/runtime/ortcheck"
 	"paddle/core/tensor"
 	"paddle/core/workflow"
 )
-
-// ortRunner returns node and scripts/ref/ort_run.mjs when ONNX Runtime is
-// installed (scripts/ref/setup_ort.sh), else "", "".
-func ortRunner() (string, string) {
-	node, err := exec.LookPath("node")
-	if err != nil {
-		return "", ""
-	}
-	dir := os.Getenv("ORT_NODE_DIR")
-	if dir == "" {
-		cache := os.Getenv("PADDLE_CACHE")
-		if cache == "" {
-			home, _ := os.UserHomeDir()
-			cache = filepath.Join(home, ".cache", "paddle")
-		}
-		dir = filepath.Join(cache, "npm", "ortnode-1.30.0")
-	}
-	if _, err := os.Stat(filepath.Join(dir, "node_modules", "onnxruntime-node")); err != nil {
-		return "", ""
-	}
-	script, _ := filepath.Abs(filepath.Join("..", "..", "scripts", "ref", "ort_run.mjs"))
-	return node, script
-}
 
 func readPredictions(t *testing.T, s string) []TextPrediction {
 	t.Helper()
@@ -92,7 +68,6 @@ func checkExport(t *testing.T, cfgFile, ckpt, exp string, texts []string, padded
 	if err != nil {
 		t.Fatal(err)
 	}
-	node, script := ortRunner()
 	for _, ids := range batches {
 		var want *tensor.Tensor
 		ag.NoGrad(func() { want = ag.Softmax(model.Logits(ag.Const(ids), false), -1).T })
@@ -105,27 +80,8 @@ func checkExport(t *testing.T, cfgFile, ckpt, exp string, texts []string, padded
 		if d > 1e-5 {
 			t.Errorf("paddle runtime on the export differs by %g", d)
 		}
-		if node == "" {
-			t.Log("ONNX Runtime not installed (scripts/ref/setup_ort.sh): export not run by it")
-			continue
-		}
-		tmp := t.TempDir()
-		in := filepath.Join(tmp, "ids.npy")
-		if err := io.WriteNpy(in, ids); err != nil {
-			t.Fatal(err)
-		}
-		if b, err := exec.Command(node, script, "--threads", "1", filepath.Join(exp, "model.onnx"), tmp, "input_ids="+in).CombinedOutput(); err != nil {
-			t.Fatalf("ONNX Runtime rejects the export: %v\n%s", err, b)
-		}
-		ort, err := io.ReadNpy(filepath.Join(tmp, "probs.npy"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		d, _ = tensor.MaxDiff(ort, want, 0, 0)
-		t.Logf("ids %v: ONNX Runtime on the export vs Go eval forward: max abs diff %.3g", ids.Shape(), d)
-		if d > 1e-4 {
-			t.Errorf("ONNX Runtime on the export differs by %g", d)
-		}
+		ortcheck.Compare(t, filepath.Join(exp, "model.onnx"), map[string]*tensor.Tensor{"input_ids": ids},
+			ortcheck.Output{Name: "probs", Want: want, Tol: 1e-4})
 	}
 }
 

@@ -4,39 +4,18 @@ import (
 	"context"
 	"math/rand/v2"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"testing"
 
 	"paddle/core/ag"
 	"paddle/core/cli/iostreams"
 	"paddle/core/config"
-	"paddle/core/io"
 	"paddle/core/runtime"
+	"paddle/core/runtime/ortcheck"
 	"paddle/core/tensor"
 	"paddle/core/workflow"
 )
-
-// ortRunner returns node and scripts/ref/ort_run.mjs when ONNX Runtime is
-// installed (scripts/ref/setup_ort.sh), else "", "".
-func ortRunner() (string, string) {
-	node, err := exec.LookPath("node")
-	if err != nil {
-		return "", ""
-	}
-	dir := os.Getenv("ORT_NODE_DIR")
-	if dir == "" {
-		home, _ := os.UserHomeDir()
-		dir = filepath.Join(home, ".cache", "paddle", "npm", "ortnode-1.30.0")
-	}
-	if _, err := os.Stat(filepath.Join(dir, "node_modules", "onnxruntime-node")); err != nil {
-		return "", ""
-	}
-	script, _ := filepath.Abs(filepath.Join("..", "..", "..", "scripts", "ref", "ort_run.mjs"))
-	return node, script
-}
 
 // exportShipped exports the shipped CRNN (testdata/rec_crnn_en) into a
 // temporary folder and returns the folder and the runner.
@@ -108,31 +87,6 @@ func TestExportMatchesForward(t *testing.T) {
 // is not installed.
 func checkORT(t *testing.T, dir, output string, x, want *tensor.Tensor) {
 	t.Helper()
-	node, script := ortRunner()
-	if node == "" {
-		t.Log("ONNX Runtime not installed (scripts/ref/setup_ort.sh): export not run by it")
-		return
-	}
-	tmp := t.TempDir()
-	in := filepath.Join(tmp, "x.npy")
-	if err := io.WriteNpy(in, x); err != nil {
-		t.Fatal(err)
-	}
-	if b, err := exec.Command(node, script, "--threads", "1", filepath.Join(dir, workflow.ExportModelFile), tmp, "x="+in).CombinedOutput(); err != nil {
-		t.Fatalf("ONNX Runtime rejects the export: %v\n%s", err, b)
-	}
-	ort, err := io.ReadNpy(filepath.Join(tmp, npyName(output)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	d, _ := tensor.MaxDiff(ort, want, 0, 0)
-	t.Logf("ONNX Runtime on the export vs Go eval forward: max abs diff %.3g", d)
-	if d > 1e-4 {
-		t.Errorf("ONNX Runtime on the export differs by %g", d)
-	}
-}
-
-// npyName is the file ort_run.mjs writes output name to.
-func npyName(name string) string {
-	return regexp.MustCompile(`[^A-Za-z0-9._-]`).ReplaceAllString(name, "_") + ".npy"
+	ortcheck.Compare(t, filepath.Join(dir, workflow.ExportModelFile), map[string]*tensor.Tensor{"x": x},
+		ortcheck.Output{Name: output, Want: want, Tol: 1e-4})
 }
