@@ -11,6 +11,26 @@ import (
 	"paddle/kits/speech/synth"
 )
 
+func TestASRConfigsBuild(t *testing.T) {
+	files, _ := filepath.Glob("../../configs/speech/asr_*.yaml")
+	if len(files) == 0 {
+		t.Fatal("no ASR configs")
+	}
+	for _, f := range files {
+		c, _, err := loadASRConfig(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := newASRModel(c)
+		if err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		if m.outLen(100) != 25 || len(m.Params()) == 0 {
+			t.Errorf("%s: 100 frames give %d outputs, %d params", f, m.outLen(100), len(m.Params()))
+		}
+	}
+}
+
 func TestASRText(t *testing.T) {
 	s := "he wasn't ill"
 	ids := encodeText(s)
