@@ -3,6 +3,7 @@ package dettrain
 import (
 	"paddle/core/config"
 	"paddle/core/optim"
+	"paddle/kits/ocr/internal/train"
 )
 
 // The detection config follows PaddleOCR's layout (configs/det/det_*_db.yml):
@@ -98,29 +99,14 @@ type DetMetricOpts struct {
 	MainIndicator string `yaml:"main_indicator"` // hmean
 }
 
-// SplitOpts is Train or Eval.
-type SplitOpts struct {
-	Dataset config.Component `yaml:"dataset"`
-	Loader  LoaderOpts       `yaml:"loader"`
-}
+// SplitOpts is Train or Eval (shared with the other OCR trainer).
+type SplitOpts = train.SplitOpts
 
 // LoaderOpts are PaddleOCR's loader keys.
-type LoaderOpts struct {
-	Shuffle          bool `yaml:"shuffle"`
-	BatchSizePerCard int  `yaml:"batch_size_per_card"`
-	DropLast         bool `yaml:"drop_last"`
-	NumWorkers       int  `yaml:"num_workers"`
-	UseSharedMemory  bool `yaml:"use_shared_memory"`
-}
+type LoaderOpts = train.LoaderOpts
 
-// SimpleDataSetOpts read PaddleOCR detection label files.
-type SimpleDataSetOpts struct {
-	DataDir       string             `yaml:"data_dir"`
-	LabelFileList []string           `yaml:"label_file_list"`
-	RatioList     any                `yaml:"ratio_list"` // a number or one per file (default 1)
-	Delimiter     string             `yaml:"delimiter"`  // default tab
-	Transforms    []config.Component `yaml:"transforms"`
-}
+// SimpleDataSetOpts read PaddleOCR label files.
+type SimpleDataSetOpts = train.SimpleDataSetOpts
 
 // Schema is the detection config's schema.
 func Schema() *config.Schema {

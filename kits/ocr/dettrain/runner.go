@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"iter"
 	"log/slog"
-	"math"
 	"math/rand/v2"
 
 	"paddle/core/ag"
@@ -17,6 +16,7 @@ import (
 	"paddle/core/optim"
 	"paddle/core/tensor"
 	"paddle/core/workflow"
+	"paddle/kits/ocr/internal/train"
 	"paddle/kits/ocr/rectrain"
 )
 
@@ -295,29 +295,9 @@ func (r *runner) task(model *DBNet, withTrain bool) (*workflow.Task[Batch], erro
 	t.LR = func(step int, _ float64) float64 { return sched.LR(step) }
 	t.Schedule = workflow.Schedule{
 		Epochs: epochs, MaxSteps: r.global.MaxSteps, LogEvery: r.global.PrintBatchStep,
-		EvalEvery: evalEpochs(r.global.EvalBatchStep, t.StepsPerEpoch), SaveEvery: r.global.SaveEpochStep,
+		EvalEvery: train.EvalEpochs(r.global.EvalBatchStep, t.StepsPerEpoch), SaveEvery: r.global.SaveEpochStep,
 	}
 	return t, nil
-}
-
-// evalEpochs maps eval_batch_step ([start, every] or every, in steps) to
-// whole epochs (at least 1); 0 (evaluate only at the end) when unset.
-func evalEpochs(v any, stepsPerEpoch int) int {
-	every := 0
-	switch x := v.(type) {
-	case int:
-		every = x
-	case []any:
-		if len(x) == 2 {
-			if n, ok := x[1].(int); ok {
-				every = n
-			}
-		}
-	}
-	if every <= 0 {
-		return 0
-	}
-	return max(1, int(math.Round(float64(every)/float64(stepsPerEpoch))))
 }
 
 // Train trains the model the config describes.

@@ -3,6 +3,7 @@ package rectrain
 import (
 	"paddle/core/config"
 	"paddle/core/optim"
+	"paddle/kits/ocr/internal/train"
 )
 
 // The recognition config follows PaddleOCR's layout: Global / Architecture /
@@ -89,29 +90,14 @@ type RecMetricOpts struct {
 	IgnoreSpace   *bool  `yaml:"ignore_space"`   // default true
 }
 
-// SplitOpts is Train or Eval.
-type SplitOpts struct {
-	Dataset config.Component `yaml:"dataset"`
-	Loader  LoaderOpts       `yaml:"loader"`
-}
+// SplitOpts is Train or Eval (shared with the other OCR trainer).
+type SplitOpts = train.SplitOpts
 
 // LoaderOpts are PaddleOCR's loader keys.
-type LoaderOpts struct {
-	Shuffle          bool `yaml:"shuffle"`
-	BatchSizePerCard int  `yaml:"batch_size_per_card"`
-	DropLast         bool `yaml:"drop_last"`
-	NumWorkers       int  `yaml:"num_workers"`
-	UseSharedMemory  bool `yaml:"use_shared_memory"`
-}
+type LoaderOpts = train.LoaderOpts
 
 // SimpleDataSetOpts read PaddleOCR label files.
-type SimpleDataSetOpts struct {
-	DataDir       string             `yaml:"data_dir"`
-	LabelFileList []string           `yaml:"label_file_list"`
-	RatioList     any                `yaml:"ratio_list"` // a number or one per file (default 1)
-	Delimiter     string             `yaml:"delimiter"`  // default tab
-	Transforms    []config.Component `yaml:"transforms"`
-}
+type SimpleDataSetOpts = train.SimpleDataSetOpts
 
 // Schema is the recognition config's schema.
 func Schema() *config.Schema {

@@ -17,6 +17,7 @@ import (
 	"paddle/core/optim"
 	"paddle/core/tensor"
 	"paddle/core/workflow"
+	"paddle/kits/ocr/internal/train"
 )
 
 // runner is the recognition workflow.Runner for one resolved config.
@@ -278,29 +279,9 @@ func (r *runner) task(model Recognizer, withTrain bool) (*workflow.Task[Batch], 
 	t.LR = func(step int, _ float64) float64 { return sched.LR(step) }
 	t.Schedule = workflow.Schedule{
 		Epochs: epochs, MaxSteps: r.global.MaxSteps, LogEvery: r.global.PrintBatchStep,
-		EvalEvery: evalEpochs(r.global.EvalBatchStep, t.StepsPerEpoch), SaveEvery: r.global.SaveEpochStep,
+		EvalEvery: train.EvalEpochs(r.global.EvalBatchStep, t.StepsPerEpoch), SaveEvery: r.global.SaveEpochStep,
 	}
 	return t, nil
-}
-
-// evalEpochs maps eval_batch_step ([start, every] or every, in steps) to
-// whole epochs (at least 1); 0 (evaluate only at the end) when unset.
-func evalEpochs(v any, stepsPerEpoch int) int {
-	every := 0
-	switch x := v.(type) {
-	case int:
-		every = x
-	case []any:
-		if len(x) == 2 {
-			if n, ok := x[1].(int); ok {
-				every = n
-			}
-		}
-	}
-	if every <= 0 {
-		return 0
-	}
-	return max(1, int(math.Round(float64(every)/float64(stepsPerEpoch))))
 }
 
 // Train trains the model the config describes.
