@@ -5,8 +5,9 @@
 // synth` makes training clips with espeak-ng and flite, a DS-CNN on log-mel
 // fbank trains, evaluates, exports and predicts through the shared verbs,
 // `paddle speech kws` spots keywords in files, and `paddle speech
-// realwords` cuts the real recorded words the spotter is judged on.
-// Classification and ASR are not here yet.
+// realwords` cuts the real recorded words the spotter is judged on; `paddle
+// serve speech` serves the spotter. CTC speech recognition: `paddle speech
+// asr-synth|asr-train|asr-eval|asr`. Classification is not here yet.
 //
 // Where things are:
 //
@@ -22,6 +23,11 @@
 //	kws_export.go   export (model.onnx + inference.yaml) and predict --model
 //	kwscmd.go       `paddle speech kws`
 //	realwords.go    `paddle speech realwords` and the real-word table
+//	serve.go        `paddle serve speech` (the kit's Serve hook)
+//	ctcdecode.go    CTC greedy and prefix beam-search decoding
+//	asr_model.go    ASR config, model, features, manifests, decoding
+//	asr_train.go    ASR training and CER/WER evaluation
+//	asr_cmd.go      `paddle speech asr-synth|asr-train|asr-eval|asr`
 package speech
 
 import (
