@@ -35,16 +35,7 @@ type exportPostProcess struct {
 
 // inferenceSchema checks an export's inference.yaml.
 func inferenceSchema() *config.Schema {
-	return &config.Schema{
-		Sections: map[string]any{
-			"Global":      (*workflow.InferenceGlobal)(nil),
-			"PreProcess":  (*exportPreProcess)(nil),
-			"PostProcess": (*exportPostProcess)(nil),
-			"Inputs":      (*[]workflow.InferenceInput)(nil),
-		},
-		Components: map[string]map[string]any{"PreProcess.transform_ops.*": transformOptions()},
-		Selector:   "name",
-	}
+	return workflow.InferenceSchema((*exportPreProcess)(nil), (*exportPostProcess)(nil), transformOptions(), "name")
 }
 
 var _ workflow.Exporter = (*runner)(nil)

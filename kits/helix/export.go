@@ -55,16 +55,7 @@ type exportPostProcess struct {
 }
 
 func inferenceSchema() *config.Schema {
-	return &config.Schema{
-		Sections: map[string]any{
-			"Global":      (*workflow.InferenceGlobal)(nil),
-			"PreProcess":  (*exportPreProcess)(nil),
-			"PostProcess": (*exportPostProcess)(nil),
-			"Inputs":      (*[]workflow.InferenceInput)(nil),
-		},
-		Components: map[string]map[string]any{"PreProcess.transform_ops.*": {"MolGraph": (*MolGraphOpts)(nil), "MorganFingerprint": (*MorganOpts)(nil)}},
-		Selector:   "name",
-	}
+	return workflow.InferenceSchema((*exportPreProcess)(nil), (*exportPostProcess)(nil), map[string]any{"MolGraph": (*MolGraphOpts)(nil), "MorganFingerprint": (*MorganOpts)(nil)}, "name")
 }
 
 var _ workflow.Exporter = (*runner)(nil)
@@ -225,14 +216,9 @@ func predictExport(_ context.Context, env workflow.Env, smiles []string) error {
 	}
 	var pre exportPreProcess
 	var post exportPostProcess
-	var inputs []workflow.InferenceInput
-	for _, s := range []struct {
-		key string
-		v   any
-	}{{"PreProcess", &pre}, {"PostProcess", &post}, {"Inputs", &inputs}} {
-		if err := cfg.Decode(s.key, s.v); err != nil {
-			return err
-		}
+	inputs, err := workflow.DecodeInference(cfg, &pre, &post)
+	if err != nil {
+		return err
 	}
 	file := filepath.Join(env.Model, workflow.ExportInferenceFile)
 	if len(pre.TransformOps) != 1 {

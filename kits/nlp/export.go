@@ -64,16 +64,7 @@ type textPostProcess struct {
 
 // textInferenceSchema checks an nlp export's inference.yaml.
 func textInferenceSchema() *config.Schema {
-	return &config.Schema{
-		Sections: map[string]any{
-			"Global":      (*workflow.InferenceGlobal)(nil),
-			"PreProcess":  (*textPreProcess)(nil),
-			"PostProcess": (*textPostProcess)(nil),
-			"Inputs":      (*[]workflow.InferenceInput)(nil),
-		},
-		Components: map[string]map[string]any{"PreProcess.transform_ops.*": {"TextToIds": (*TextToIdsOp)(nil)}},
-		Selector:   "name",
-	}
+	return workflow.InferenceSchema((*textPreProcess)(nil), (*textPostProcess)(nil), map[string]any{"TextToIds": (*TextToIdsOp)(nil)}, "name")
 }
 
 var _ workflow.Exporter = (*textRunner)(nil)
@@ -211,14 +202,9 @@ func loadExportScorer(dir string, threads int) (*textScorer, error) {
 	}
 	var pre textPreProcess
 	var post textPostProcess
-	var inputs []workflow.InferenceInput
-	for _, s := range []struct {
-		key string
-		v   any
-	}{{"PreProcess", &pre}, {"PostProcess", &post}, {"Inputs", &inputs}} {
-		if err := cfg.Decode(s.key, s.v); err != nil {
-			return nil, err
-		}
+	inputs, err := workflow.DecodeInference(cfg, &pre, &post)
+	if err != nil {
+		return nil, err
 	}
 	file := filepath.Join(dir, workflow.ExportInferenceFile)
 	if len(inputs) != 1 || len(inputs[0].Shape) != 2 || len(post.LabelList) == 0 || len(pre.TransformOps) != 1 {

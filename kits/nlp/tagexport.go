@@ -47,16 +47,7 @@ type tagPreProcess struct {
 }
 
 func tagInferenceSchema() *config.Schema {
-	return &config.Schema{
-		Sections: map[string]any{
-			"Global":      (*workflow.InferenceGlobal)(nil),
-			"PreProcess":  (*tagPreProcess)(nil),
-			"PostProcess": (*tagPostProcess)(nil),
-			"Inputs":      (*[]workflow.InferenceInput)(nil),
-		},
-		Components: map[string]map[string]any{"PreProcess.transform_ops.*": {"TagEncode": (*tagEncodeOpts)(nil)}},
-		Selector:   "name",
-	}
+	return workflow.InferenceSchema((*tagPreProcess)(nil), (*tagPostProcess)(nil), map[string]any{"TagEncode": (*tagEncodeOpts)(nil)}, "name")
 }
 
 var _ workflow.Exporter = (*tagRunner)(nil)

@@ -35,16 +35,7 @@ type exportPostProcess struct {
 
 // inferenceSchema checks an export's inference.yaml.
 func inferenceSchema() *config.Schema {
-	return &config.Schema{
-		Sections: map[string]any{
-			"Global":      (*workflow.InferenceGlobal)(nil),
-			"PreProcess":  (*exportPreProcess)(nil),
-			"PostProcess": (*exportPostProcess)(nil),
-			"Inputs":      (*[]workflow.InferenceInput)(nil),
-		},
-		Components: map[string]map[string]any{"PreProcess.transform_ops.*": transformOptions()},
-		Selector:   "type",
-	}
+	return workflow.InferenceSchema((*exportPreProcess)(nil), (*exportPostProcess)(nil), transformOptions(), "type")
 }
 
 var _ workflow.Exporter = (*runner)(nil)
@@ -117,14 +108,9 @@ func (r *runner) predictExport(ctx context.Context, env workflow.Env, args []str
 	}
 	var pre exportPreProcess
 	var post exportPostProcess
-	var inputs []workflow.InferenceInput
-	for _, s := range []struct {
-		key string
-		v   any
-	}{{"PreProcess", &pre}, {"PostProcess", &post}, {"Inputs", &inputs}} {
-		if err := cfg.Decode(s.key, s.v); err != nil {
-			return err
-		}
+	inputs, err := workflow.DecodeInference(cfg, &pre, &post)
+	if err != nil {
+		return err
 	}
 	file := filepath.Join(env.Model, workflow.ExportInferenceFile)
 	if len(inputs) != 1 || len(inputs[0].Shape) != 4 {
