@@ -37,6 +37,12 @@ type GlobalOpts struct {
 	CharacterType        string `yaml:"character_type"`
 }
 
+// steps are the Global keys that shape the run.
+func (g *GlobalOpts) steps() train.Steps {
+	return train.Steps{EpochNum: g.EpochNum, MaxSteps: g.MaxSteps, PrintBatchStep: g.PrintBatchStep,
+		SaveEpochStep: g.SaveEpochStep, EvalBatchStep: g.EvalBatchStep}
+}
+
 // ArchOpts is the Architecture section.
 type ArchOpts struct {
 	ModelType string           `yaml:"model_type"` // rec

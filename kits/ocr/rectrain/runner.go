@@ -271,15 +271,8 @@ func (r *runner) task(model Recognizer, withTrain bool) (*workflow.Task[Batch], 
 	t.Loss = func(b Batch, _ workflow.StepInfo) (*ag.Var, error) {
 		return ctcLoss(model.Forward(ag.Const(b.X), true), b), nil
 	}
-	epochs := max(r.global.EpochNum, 1)
-	var sched optim.Schedule
-	if t.Optimizer, sched, err = optim.Build(r.opt, model.Params(), epochs, t.StepsPerEpoch); err != nil {
-		return nil, fmt.Errorf("%s: %w", r.cfg.File, err)
-	}
-	t.LR = func(step int, _ float64) float64 { return sched.LR(step) }
-	t.Schedule = workflow.Schedule{
-		Epochs: epochs, MaxSteps: r.global.MaxSteps, LogEvery: r.global.PrintBatchStep,
-		EvalEvery: train.EvalEpochs(r.global.EvalBatchStep, t.StepsPerEpoch), SaveEvery: r.global.SaveEpochStep,
+	if err := train.Optimize(t, r.cfg.File, r.opt, r.global.steps()); err != nil {
+		return nil, err
 	}
 	return t, nil
 }
@@ -290,21 +283,14 @@ func (r *runner) Train(ctx context.Context, env workflow.Env) error {
 	if err != nil {
 		return err
 	}
-	if p := r.global.PretrainedModel; p != "" {
-		if _, err := workflow.LoadCheckpoint(p, model, nil); err != nil {
-			return fmt.Errorf("Global.pretrained_model: %w", err)
-		}
+	if err := train.Pretrained(model, r.global.PretrainedModel); err != nil {
+		return err
 	}
 	t, err := r.task(model, true)
 	if err != nil {
 		return err
 	}
-	if env.Output == "" {
-		env.Output = r.global.SaveModelDir
-	}
-	if env.Resume == "" {
-		env.Resume = r.global.Checkpoints
-	}
+	train.Defaults(&env, r.global.SaveModelDir, r.global.Checkpoints)
 	y, err := r.cfg.YAML()
 	if err != nil {
 		return err
