@@ -2,6 +2,7 @@ package workflow
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
 )
 
@@ -50,4 +51,20 @@ func (p *Printer[T]) Close() error {
 	enc := json.NewEncoder(p.w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(p.all)
+}
+
+// Finish ends a predict run over n inputs that RunOrdered answered with
+// failed and err: it closes p unless err is set and returns err, else the
+// close error, else "<failed> of <n> inputs failed" when any failed.
+func (p *Printer[T]) Finish(failed, n int, err error) error {
+	if err == nil {
+		err = p.Close()
+	}
+	if err != nil {
+		return err
+	}
+	if failed > 0 {
+		return fmt.Errorf("%d of %d inputs failed", failed, n)
+	}
+	return nil
 }

@@ -257,3 +257,28 @@ func TestPrinterFormats(t *testing.T) {
 		}
 	}
 }
+
+func TestPrinterFinish(t *testing.T) {
+	boom := errors.New("boom")
+	tests := []struct {
+		name         string
+		failed       int
+		err          error
+		want, output string
+	}{
+		{"ok", 0, nil, "", "[]\n"},
+		{"some failed", 2, nil, "2 of 5 inputs failed", "[]\n"},
+		{"run error", 1, boom, "boom", ""}, // not closed: the run's error wins
+	}
+	for _, tt := range tests {
+		var b strings.Builder
+		err := NewPrinter(&b, "json", func(int) string { return "" }).Finish(tt.failed, 5, tt.err)
+		got := ""
+		if err != nil {
+			got = err.Error()
+		}
+		if got != tt.want || b.String() != tt.output {
+			t.Errorf("%s: error %q, output %q; want %q, %q", tt.name, got, b.String(), tt.want, tt.output)
+		}
+	}
+}

@@ -286,16 +286,7 @@ func predictFiles(ctx context.Context, env workflow.Env, args []string, tr data.
 		}
 		return out.Print(p)
 	})
-	if err == nil {
-		err = out.Close()
-	}
-	if err != nil {
-		return err
-	}
-	if failed > 0 {
-		return fmt.Errorf("%d of %d inputs failed", failed, len(inputs))
-	}
-	return nil
+	return out.Finish(failed, len(inputs), err)
 }
 
 // predictionLine is the text form of a prediction: path, top label, score.

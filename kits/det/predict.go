@@ -171,16 +171,7 @@ func predictFiles(ctx context.Context, env workflow.Env, args []string, p *pipel
 		}
 		return out.Print(pr)
 	})
-	if err == nil {
-		err = out.Close()
-	}
-	if err != nil {
-		return err
-	}
-	if failed > 0 {
-		return fmt.Errorf("%d of %d inputs failed", failed, len(inputs))
-	}
-	return nil
+	return out.Finish(failed, len(inputs), err)
 }
 
 // drawName is the drawing's file name: the input's base name as .png.

@@ -114,16 +114,7 @@ func (r *runner) predictFiles(ctx context.Context, env workflow.Env, args []stri
 		}
 		return out.Print(p)
 	})
-	if err == nil {
-		err = out.Close()
-	}
-	if err != nil {
-		return err
-	}
-	if failed > 0 {
-		return fmt.Errorf("%d of %d inputs failed", failed, len(inputs))
-	}
-	return nil
+	return out.Finish(failed, len(inputs), err)
 }
 
 func (r *runner) writePrediction(dir, path string, img *data.Image, pred []uint8, classes int, labels []string) (Prediction, error) {
