@@ -12,9 +12,8 @@ import (
 
 	"paddle/configs"
 	_ "paddle/core/backend/all"
+	"paddle/core/cli/clitest"
 	"paddle/core/cli/cmdutil"
-	"paddle/core/cli/iostreams"
-	"paddle/core/cli/root"
 	"paddle/core/config"
 	"paddle/core/kit"
 	"paddle/core/tensor"
@@ -24,10 +23,7 @@ import (
 // paddle runs the CLI in-process with the clas kit.
 func paddle(t *testing.T, args ...string) (int, string, string) {
 	t.Helper()
-	ios, _, out, errOut := iostreams.Test()
-	f := &cmdutil.Factory{IOStreams: ios, Version: "test"}
-	code := root.Execute(root.NewCmdRoot(f, []*kit.Kit{Kit()}...), f, args)
-	return code, out.String(), errOut.String()
+	return clitest.Run(t, []*kit.Kit{Kit()}, "", args...)
 }
 
 func needDigits(t *testing.T) {

@@ -9,9 +9,7 @@ import (
 	"testing"
 
 	_ "paddle/core/backend/all"
-	"paddle/core/cli/cmdutil"
-	"paddle/core/cli/iostreams"
-	"paddle/core/cli/root"
+	"paddle/core/cli/clitest"
 	"paddle/core/kit"
 )
 
@@ -21,10 +19,7 @@ var fixtureDir = filepath.Join("..", "..", "core", "metric", "coco", "testdata")
 func runPaddle(t *testing.T, args ...string) (int, string, string) {
 	t.Helper()
 	t.Setenv("PADDLE_CONFIG", "")
-	ios, _, out, errOut := iostreams.Test()
-	f := &cmdutil.Factory{IOStreams: ios, Version: "test"}
-	code := root.Execute(root.NewCmdRoot(f, []*kit.Kit{Kit()}...), f, args)
-	return code, out.String(), errOut.String()
+	return clitest.Run(t, []*kit.Kit{Kit()}, "", args...)
 }
 
 func TestEvalCommand(t *testing.T) {

@@ -9,9 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"paddle/core/cli/cmdutil"
-	"paddle/core/cli/iostreams"
-	"paddle/core/cli/root"
+	"paddle/core/cli/clitest"
 	"paddle/core/config"
 	"paddle/core/kit"
 )
@@ -19,11 +17,7 @@ import (
 // paddle runs the CLI with only this kit and returns the exit code, stdout and stderr.
 func paddle(t *testing.T, stdin string, args ...string) (int, string, string) {
 	t.Helper()
-	ios, in, out, errOut := iostreams.Test()
-	in.WriteString(stdin)
-	f := &cmdutil.Factory{IOStreams: ios, Version: "test"}
-	code := root.Execute(root.NewCmdRoot(f, []*kit.Kit{Kit()}...), f, args)
-	return code, out.String(), errOut.String()
+	return clitest.Run(t, []*kit.Kit{Kit()}, stdin, args...)
 }
 
 func configPath(name string) string { return filepath.Join("..", "..", "configs", "helix", name) }

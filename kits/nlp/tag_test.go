@@ -10,9 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"paddle/core/cli/cmdutil"
-	"paddle/core/cli/iostreams"
-	"paddle/core/cli/root"
+	"paddle/core/cli/clitest"
 	"paddle/core/config"
 	"paddle/core/kit"
 )
@@ -20,11 +18,7 @@ import (
 // tagCLI runs the CLI in-process with the nlp kit, stdin given.
 func tagCLI(t *testing.T, stdin string, args ...string) (int, string, string) {
 	t.Helper()
-	ios, in, out, errOut := iostreams.Test()
-	in.WriteString(stdin)
-	f := &cmdutil.Factory{IOStreams: ios, Version: "test"}
-	code := root.Execute(root.NewCmdRoot(f, []*kit.Kit{Kit()}...), f, args)
-	return code, out.String(), errOut.String()
+	return clitest.Run(t, []*kit.Kit{Kit()}, stdin, args...)
 }
 
 // brownTestConfig is a small BiLSTM-CRF (word + char CNN) on a real Brown

@@ -12,9 +12,7 @@ import (
 
 	"paddle/configs"
 	_ "paddle/core/backend/all"
-	"paddle/core/cli/cmdutil"
-	"paddle/core/cli/iostreams"
-	"paddle/core/cli/root"
+	"paddle/core/cli/clitest"
 	"paddle/core/config"
 	"paddle/core/kit"
 )
@@ -22,11 +20,7 @@ import (
 // paddle runs the CLI in-process with the nlp kit, stdin given.
 func paddle(t *testing.T, stdin string, args ...string) (int, string, string) {
 	t.Helper()
-	ios, in, out, errOut := iostreams.Test()
-	in.WriteString(stdin)
-	f := &cmdutil.Factory{IOStreams: ios, Version: "test"}
-	code := root.Execute(root.NewCmdRoot(f, []*kit.Kit{Kit()}...), f, args)
-	return code, out.String(), errOut.String()
+	return clitest.Run(t, []*kit.Kit{Kit()}, stdin, args...)
 }
 
 func writeFile(t *testing.T, dir, name, s string) string {

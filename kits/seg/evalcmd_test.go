@@ -11,19 +11,14 @@ import (
 	"strings"
 	"testing"
 
-	"paddle/core/cli/cmdutil"
-	"paddle/core/cli/iostreams"
-	"paddle/core/cli/root"
+	"paddle/core/cli/clitest"
 	"paddle/core/kit"
 )
 
 func runPaddle(t *testing.T, args ...string) (int, string, string) {
 	t.Helper()
 	t.Setenv("PADDLE_CONFIG", "")
-	ios, _, out, errOut := iostreams.Test()
-	f := &cmdutil.Factory{IOStreams: ios, Version: "test"}
-	code := root.Execute(root.NewCmdRoot(f, []*kit.Kit{Kit()}...), f, args)
-	return code, out.String(), errOut.String()
+	return clitest.Run(t, []*kit.Kit{Kit()}, "", args...)
 }
 
 // evalRef is what scripts/ref/seg_metrics_ref.py computed with PaddleSeg's
