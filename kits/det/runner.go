@@ -273,11 +273,9 @@ func (r *runner) task(model *PicoDet, withTrain bool) (*workflow.Task[Batch], er
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", r.cfg.File, err)
 	}
-	var sched optim.Schedule
-	if t.Optimizer, sched, err = optim.Build(oc, model.Params(), epochs, t.StepsPerEpoch); err != nil {
-		return nil, fmt.Errorf("%s: %w", r.cfg.File, err)
+	if err := workflow.BuildOptimizer(t, r.cfg.File, oc, epochs, t.StepsPerEpoch); err != nil {
+		return nil, err
 	}
-	t.LR = func(step int, _ float64) float64 { return sched.LR(step) }
 	t.Schedule = workflow.Schedule{Epochs: r.epochs, MaxSteps: r.maxIters, LogEvery: r.logIter, EvalEvery: r.evalEvery, SaveEvery: r.snapshot}
 	return t, nil
 }

@@ -286,12 +286,9 @@ func (r *runner) task(model *Model, withTrain bool) (*workflow.Task[Batch], erro
 		return nil, fmt.Errorf("%s: the training part gives no batch (batch_size %d)", r.cfg.File, t.BatchSize)
 	}
 	t.Loss = func(b Batch, info workflow.StepInfo) (*ag.Var, error) { return r.loss(model, b, info.Rand), nil }
-	var sched optim.Schedule
-	var err error
-	if t.Optimizer, sched, err = optim.Build(r.opt, model.Params(), r.global.Epochs, t.StepsPerEpoch); err != nil {
-		return nil, fmt.Errorf("%s: %w", r.cfg.File, err)
+	if err := workflow.BuildOptimizer(t, r.cfg.File, r.opt, r.global.Epochs, t.StepsPerEpoch); err != nil {
+		return nil, err
 	}
-	t.LR = func(step int, _ float64) float64 { return sched.LR(step) }
 	t.Schedule = workflow.Schedule{
 		Epochs: r.global.Epochs, MaxSteps: r.global.MaxSteps, LogEvery: r.global.PrintBatchStep,
 		EvalEvery: r.global.EvalInterval, SaveEvery: r.global.SaveInterval,

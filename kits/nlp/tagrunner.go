@@ -237,11 +237,9 @@ func (r *tagRunner) task(model *Tagger, withTrain bool) (*workflow.Task[TagBatch
 	t.StepsPerEpoch = (len(r.train.sents) + bs - 1) / bs
 	t.BatchSize = bs
 	t.Loss = func(b TagBatch, _ workflow.StepInfo) (*ag.Var, error) { return tagLoss(model, b) }
-	var sched optim.Schedule
-	if t.Optimizer, sched, err = optim.Build(r.opt, model.Params(), r.global.Epochs, t.StepsPerEpoch); err != nil {
-		return nil, fmt.Errorf("%s: %w", r.cfg.File, err)
+	if err := workflow.BuildOptimizer(t, r.cfg.File, r.opt, r.global.Epochs, t.StepsPerEpoch); err != nil {
+		return nil, err
 	}
-	t.LR = func(step int, _ float64) float64 { return sched.LR(step) }
 	t.Schedule = workflow.Schedule{
 		Epochs: r.global.Epochs, MaxSteps: r.global.MaxSteps, LogEvery: r.global.PrintBatchStep,
 		EvalEvery: r.global.EvalInterval, SaveEvery: r.global.SaveInterval,

@@ -241,12 +241,9 @@ func (r *textRunner) task(model TextClassifier, withTrain bool) (*workflow.Task[
 	t.Loss = func(b TextBatch, _ workflow.StepInfo) (*ag.Var, error) {
 		return nn.CrossEntropy(model.Logits(ag.Const(b.IDs), true), b.Labels, ce)
 	}
-	var sched optim.Schedule
-	var err error
-	if t.Optimizer, sched, err = optim.Build(r.opt, model.Params(), r.global.Epochs, t.StepsPerEpoch); err != nil {
-		return nil, fmt.Errorf("%s: %w", r.cfg.File, err)
+	if err := workflow.BuildOptimizer(t, r.cfg.File, r.opt, r.global.Epochs, t.StepsPerEpoch); err != nil {
+		return nil, err
 	}
-	t.LR = func(step int, _ float64) float64 { return sched.LR(step) }
 	t.Schedule = workflow.Schedule{
 		Epochs: r.global.Epochs, MaxSteps: r.global.MaxSteps, LogEvery: r.global.PrintBatchStep,
 		EvalEvery: r.global.EvalInterval, SaveEvery: r.global.SaveInterval,

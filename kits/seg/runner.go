@@ -214,11 +214,9 @@ func (r *runner) task(model Model, withTrain bool) (*workflow.Task[Batch], *segM
 	if err != nil {
 		return nil, nil, err
 	}
-	var sched optim.Schedule
-	if t.Optimizer, sched, err = optim.Build(oc, model.Params(), 1, r.iters); err != nil {
-		return nil, nil, fmt.Errorf("%s: %w", r.cfg.File, err)
+	if err := workflow.BuildOptimizer(t, r.cfg.File, oc, 1, r.iters); err != nil {
+		return nil, nil, err
 	}
-	t.LR = func(step int, _ float64) float64 { return sched.LR(step) }
 	epochs := (r.iters + t.StepsPerEpoch - 1) / t.StepsPerEpoch
 	evalEvery := 0
 	if r.saveIters > 0 {

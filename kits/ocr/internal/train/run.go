@@ -22,12 +22,9 @@ type Steps struct {
 // from s. t.StepsPerEpoch must be set; file names the config in errors.
 func Optimize[B any](t *workflow.Task[B], file string, opt optim.Config, s Steps) error {
 	epochs := max(s.EpochNum, 1)
-	o, sched, err := optim.Build(opt, t.Model.Params(), epochs, t.StepsPerEpoch)
-	if err != nil {
-		return fmt.Errorf("%s: %w", file, err)
+	if err := workflow.BuildOptimizer(t, file, opt, epochs, t.StepsPerEpoch); err != nil {
+		return err
 	}
-	t.Optimizer = o
-	t.LR = func(step int, _ float64) float64 { return sched.LR(step) }
 	t.Schedule = workflow.Schedule{
 		Epochs: epochs, MaxSteps: s.MaxSteps, LogEvery: s.PrintBatchStep,
 		EvalEvery: EvalEpochs(s.EvalBatchStep, t.StepsPerEpoch), SaveEvery: s.SaveEpochStep,
