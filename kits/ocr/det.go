@@ -81,64 +81,12 @@ func DetPreprocess(img imgproc.Mat8, p Profile) *tensor.Tensor {
 }
 
 // DBPostprocess is PaddleOCR's DBPostProcess for one probability map (quad boxes, fast
-// score, no dilation): binarise with pred > Thresh, find the contours (at most
-// MaxCandidates), take each one's mini box, drop it when its short side is below
-// MinSize or BoxThresh > its mean score, grow it by UnclipRatio, take the mini box of
-// that, drop it when its short side is below MinSize+2, and map it to the srcW×srcH image
-// (round half to even in float32, clip to [0, src]). It returns the boxes and scores.
+// score, no dilation) with the profile's thresholds: see imgproc.DBPost.Boxes.
 func DBPostprocess(pred imgproc.MatF, srcW, srcH int, p Profile) ([]Box, []float64) {
-	bin := make([]uint8, len(pred.Pix))
-	for i, v := range pred.Pix {
-		if v > p.Thresh {
-			bin[i] = 255
-		}
-	}
-	contours := imgproc.FindContours(bin, pred.W, pred.H)
-	var boxes []Box
-	var scores []float64
-	for _, c := range contours[:min(len(contours), p.MaxCandidates)] {
-		box, side := imgproc.GetMiniBoxes(toPoints(c))
-		if side < p.MinSize {
-			continue
-		}
-		score := imgproc.BoxScoreFast(pred, box)
-		if p.BoxThresh > score {
-			continue
-		}
-		grown := imgproc.Unclip(box[:], p.UnclipRatio)
-		if len(grown) != 1 || len(grown[0]) == 0 {
-			continue
-		}
-		box, side = imgproc.GetMiniBoxes(toPoints(grown[0]))
-		if side < p.MinSize+2 {
-			continue
-		}
-		var out Box
-		for i, q := range box {
-			out[i] = imgproc.Point{
-				X: mapBack(q.X, pred.W, srcW),
-				Y: mapBack(q.Y, pred.H, srcH),
-			}
-		}
-		boxes = append(boxes, out)
-		scores = append(scores, score)
-	}
-	return boxes, scores
-}
-
-// mapBack is np.clip(np.round(v / size * dest), 0, dest) on float32 values.
-func mapBack(v float64, size, dest int) float64 {
-	s := float32(float32(v) / float32(size))
-	s = float32(s * float32(dest))
-	return math.Min(math.Max(math.RoundToEven(float64(s)), 0), float64(dest))
-}
-
-func toPoints(c []imgproc.IPoint) []imgproc.Point {
-	pts := make([]imgproc.Point, len(c))
-	for i, q := range c {
-		pts[i] = imgproc.Point{X: float64(q.X), Y: float64(q.Y)}
-	}
-	return pts
+	return imgproc.DBPost{
+		Thresh: p.Thresh, BoxThresh: p.BoxThresh, UnclipRatio: p.UnclipRatio,
+		MaxCandidates: p.MaxCandidates, MinSize: p.MinSize,
+	}.Boxes(pred, srcW, srcH)
 }
 
 // FilterBoxes is TextDetector.filter_tag_det_res: each box ordered clockwise, clipped to

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"strconv"
 
 	"paddle/core/ag"
 	"paddle/core/cli/cmdutil"
@@ -63,7 +64,7 @@ func (r *runner) Export(_ context.Context, env workflow.Env, dir string) error {
 	inf := &workflow.Inference{
 		Global:     workflow.InferenceGlobal{ModelName: "DB"},
 		PreProcess: map[string]any{"transform_ops": r.exportOps()},
-		PostProcess: ExportPostProcess{Name: "DBPostProcess", Thresh: r.post.Thresh, BoxThresh: r.post.BoxThresh,
+		PostProcess: ExportPostProcess{Name: "DBPostProcess", Thresh: shortest(r.post.Thresh), BoxThresh: r.post.BoxThresh,
 			MaxCandidates: r.post.MaxCandidates, UnclipRatio: r.post.UnclipRatio, UseDilation: r.post.UseDilation,
 			ScoreMode: score, BoxType: "quad"},
 	}
@@ -213,4 +214,11 @@ func (r *runner) Predict(ctx context.Context, env workflow.Env, args []string) e
 		return fmt.Errorf("%d of %d inputs failed", failed, len(inputs))
 	}
 	return nil
+}
+
+// shortest is x as the float64 with the shortest decimal form that rounds to
+// it (0.3, not 0.30000001192092896), for inference.yaml.
+func shortest(x float32) float64 {
+	v, _ := strconv.ParseFloat(strconv.FormatFloat(float64(x), 'g', -1, 32), 64)
+	return v
 }
