@@ -1,7 +1,6 @@
 package nlp
 
 import (
-	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -93,9 +92,7 @@ func TestLangIDLearnsFortunes(t *testing.T) {
 // TestUntrainedLangID prints a fresh model's dev score on the test's subset
 // (for measuring the floor; PADDLE_MEASURE=1 go test -run UntrainedLangID -v).
 func TestUntrainedLangID(t *testing.T) {
-	if os.Getenv("PADDLE_MEASURE") == "" {
-		t.Skip("set PADDLE_MEASURE=1 to print the untrained model's score")
-	}
+	needMeasure(t)
 	data := fortunesData(t)
 	cfg, err := config.Load("nlp/langid_fortunes.yaml", langidOverrides(data)...)
 	if err != nil {
@@ -106,17 +103,6 @@ func TestUntrainedLangID(t *testing.T) {
 		t.Fatal(err)
 	}
 	tr := r.(*textRunner)
-	model, err := tr.newModel("")
-	if err != nil {
-		t.Fatal(err)
-	}
-	task, err := tr.task(model, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rep, err := task.Eval(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
+	rep := untrainedReport(t, tr.newModel, tr.task)
 	t.Logf("untrained: accuracy %.4f macro_f1 %.4f (%d samples)", rep.Values["accuracy"], rep.Values["macro_f1"], rep.Count)
 }

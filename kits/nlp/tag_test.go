@@ -2,7 +2,6 @@ package nlp
 
 import (
 	"bufio"
-	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -100,9 +99,7 @@ func TestBiLSTMCRFLearnsBrownPOS(t *testing.T) {
 // TestUntrainedBrownPOS prints a fresh model's score on the test's subset
 // (for the floor; PADDLE_MEASURE=1 go test -run UntrainedBrownPOS -v).
 func TestUntrainedBrownPOS(t *testing.T) {
-	if os.Getenv("PADDLE_MEASURE") == "" {
-		t.Skip("set PADDLE_MEASURE=1 to print the untrained model's score")
-	}
+	needMeasure(t)
 	needBrown(t)
 	cfg, err := config.Parse("nlp", "pos.yaml", []byte(brownTestConfig("pos", "BiLSTMCRF")))
 	if err != nil {
@@ -113,18 +110,7 @@ func TestUntrainedBrownPOS(t *testing.T) {
 		t.Fatal(err)
 	}
 	tr := r.(*tagRunner)
-	model, err := tr.newModel("")
-	if err != nil {
-		t.Fatal(err)
-	}
-	task, err := tr.task(model, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rep, err := task.Eval(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
+	rep := untrainedReport(t, tr.newModel, tr.task)
 	t.Logf("untrained: %v (%d sentences)", rep.Values, rep.Count)
 }
 

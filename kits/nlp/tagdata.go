@@ -15,7 +15,6 @@ import (
 	"unicode"
 
 	"paddle/core/config"
-	pio "paddle/core/io"
 	"paddle/core/tensor"
 )
 
@@ -238,7 +237,7 @@ func buildTagVocabs(sents []TagSentence, size, minFreq int) (words, chars *tagVo
 // writeTagVocab writes one item a line. Chars may be any rune but a
 // newline (which the word splitters never produce).
 func writeTagVocab(path string, v *tagVocab) error {
-	return pio.WriteFileAtomic(path, []byte(strings.Join(v.Items, "\n")+"\n"), 0o644)
+	return writeLines(path, v.Items)
 }
 
 func readTagVocab(path string) (*tagVocab, error) {

@@ -1,12 +1,10 @@
 package nlp
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"paddle/core/ag"
@@ -43,43 +41,17 @@ type TagPrediction struct {
 // seqeval's default mode reads them), tokens and tags otherwise. --format
 // text writes `token/TAG ...`, or `label<TAB>text` per entity.
 func tagLines(ctx context.Context, env workflow.Env, args []string, span bool, tag func([]string) ([]string, error)) error {
-	if len(args) == 0 {
-		args = []string{"-"}
-	}
-	for _, a := range args {
-		var in io.Reader = env.IO.In
-		if a != "-" {
-			f, err := os.Open(a)
-			if err != nil {
-				return fmt.Errorf("predict: %w", err)
-			}
-			defer f.Close()
-			in = f
-		}
-		sc := bufio.NewScanner(in)
-		sc.Buffer(make([]byte, 1<<20), 64<<20)
-		for sc.Scan() {
-			if ctx.Err() != nil {
-				return ctx.Err()
-			}
-			text := strings.TrimRight(sc.Text(), "\r")
-			toks, offs := tokenizeText(text)
-			var tags []string
-			if len(toks) > 0 {
-				var err error
-				if tags, err = tag(toks); err != nil {
-					return err
-				}
-			}
-			if err := writeTagLine(env, text, toks, offs, tags, span); err != nil {
+	return eachLine(ctx, env.IO.In, args, func(text string) error {
+		toks, offs := tokenizeText(text)
+		var tags []string
+		if len(toks) > 0 {
+			var err error
+			if tags, err = tag(toks); err != nil {
 				return err
 			}
 		}
-		if err := sc.Err(); err != nil {
-			return fmt.Errorf("predict %s: %w", a, err)
-		}
-	}
-	return nil
+		return writeTagLine(env, text, toks, offs, tags, span)
+	})
 }
 
 func writeTagLine(env workflow.Env, text string, toks []string, offs [][2]int, tags []string, span bool) error {

@@ -8,11 +8,9 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"paddle/core/ag"
 	"paddle/core/config"
-	pio "paddle/core/io"
 	"paddle/core/metric"
 	"paddle/core/nn"
 	"paddle/core/optim"
@@ -290,14 +288,8 @@ func (r *tagRunner) Train(ctx context.Context, env workflow.Env) error {
 	if err != nil {
 		return err
 	}
-	if env.Output == "" {
-		env.Output = r.global.OutputDir
-	}
-	y, err := r.cfg.YAML()
+	y, err := trainOutput(&env, r.cfg, r.global.OutputDir, r.labels.Names)
 	if err != nil {
-		return err
-	}
-	if err := os.MkdirAll(env.Output, 0o755); err != nil {
 		return err
 	}
 	if err := writeTagVocab(filepath.Join(env.Output, "vocab.txt"), r.enc.words); err != nil {
@@ -307,9 +299,6 @@ func (r *tagRunner) Train(ctx context.Context, env workflow.Env) error {
 		if err := writeTagVocab(filepath.Join(env.Output, "chars.txt"), r.enc.chars); err != nil {
 			return err
 		}
-	}
-	if err := pio.WriteFileAtomic(filepath.Join(env.Output, "label.txt"), []byte(strings.Join(r.labels.Names, "\n")+"\n"), 0o644); err != nil {
-		return err
 	}
 	slog.Info("train", "model", r.model.Name, "params", nn.NumParams(model), "words", len(r.enc.words.Items),
 		"tags", len(r.labels.Names), "sentences", len(r.train.sents), "steps/epoch", t.StepsPerEpoch, "output", env.Output)

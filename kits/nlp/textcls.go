@@ -1,22 +1,18 @@
 package nlp
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"iter"
 	"log/slog"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"paddle/core/ag"
 	"paddle/core/config"
 	"paddle/core/data"
-	pio "paddle/core/io"
 	"paddle/core/metric"
 	"paddle/core/nn"
 	"paddle/core/optim"
@@ -263,23 +259,14 @@ func (r *textRunner) Train(ctx context.Context, env workflow.Env) error {
 	if err != nil {
 		return err
 	}
-	if env.Output == "" {
-		env.Output = r.global.OutputDir
-	}
-	y, err := r.cfg.YAML()
+	y, err := trainOutput(&env, r.cfg, r.global.OutputDir, r.labels.Names)
 	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(env.Output, 0o755); err != nil {
-		return err
-	}
 	if v, ok := r.enc.(*WordVocab); ok {
-		if err := pio.WriteFileAtomic(filepath.Join(env.Output, "vocab.txt"), []byte(strings.Join(v.Words, "\n")+"\n"), 0o644); err != nil {
+		if err := writeLines(filepath.Join(env.Output, "vocab.txt"), v.Words); err != nil {
 			return err
 		}
-	}
-	if err := pio.WriteFileAtomic(filepath.Join(env.Output, "label.txt"), []byte(strings.Join(r.labels.Names, "\n")+"\n"), 0o644); err != nil {
-		return err
 	}
 	slog.Info("train", "model", r.model.Name, "params", nn.NumParams(model), "vocab", r.enc.Size(),
 		"labels", r.labels.Names, "samples", len(r.train), "steps/epoch", t.StepsPerEpoch, "output", env.Output)
@@ -319,44 +306,19 @@ func (r *textRunner) Predict(ctx context.Context, env workflow.Env, args []strin
 	if err != nil {
 		return err
 	}
-	if len(args) == 0 {
-		args = []string{"-"}
-	}
-	for _, a := range args {
-		var in io.Reader = env.IO.In
-		if a != "-" {
-			f, err := os.Open(a)
-			if err != nil {
-				return fmt.Errorf("predict: %w", err)
-			}
-			defer f.Close()
-			in = f
+	return eachLine(ctx, env.IO.In, args, func(line string) error {
+		p, err := s.Classify(line)
+		if err != nil {
+			return err
 		}
-		sc := bufio.NewScanner(in)
-		sc.Buffer(make([]byte, 1<<20), 64<<20)
-		for sc.Scan() {
-			if ctx.Err() != nil {
-				return ctx.Err()
-			}
-			p, err := s.Classify(strings.TrimRight(sc.Text(), "\r"))
-			if err != nil {
-				return err
-			}
-			if env.Format == "text" {
-				_, err = fmt.Fprintf(env.IO.Out, "%s\t%.5f\t%s\n", p.Label, p.Score, p.Text)
-			} else {
-				var j []byte
-				if j, err = json.Marshal(p); err == nil {
-					_, err = env.IO.Out.Write(append(j, '\n'))
-				}
-			}
-			if err != nil {
-				return err
+		if env.Format == "text" {
+			_, err = fmt.Fprintf(env.IO.Out, "%s\t%.5f\t%s\n", p.Label, p.Score, p.Text)
+		} else {
+			var j []byte
+			if j, err = json.Marshal(p); err == nil {
+				_, err = env.IO.Out.Write(append(j, '\n'))
 			}
 		}
-		if err := sc.Err(); err != nil {
-			return fmt.Errorf("predict %s: %w", a, err)
-		}
-	}
-	return nil
+		return err
+	})
 }

@@ -2,7 +2,6 @@ package nlp
 
 import (
 	"bufio"
-	"context"
 	"encoding/json"
 	"math"
 	"os"
@@ -244,9 +243,7 @@ func TestTextCNNLearnsSpam(t *testing.T) {
 // untrainedSpamF1 is the dev macro-F1 of a fresh model on the test's subset
 // (for measuring the floor; run with -run UntrainedSpam -v).
 func TestUntrainedSpam(t *testing.T) {
-	if os.Getenv("PADDLE_MEASURE") == "" {
-		t.Skip("set PADDLE_MEASURE=1 to print the untrained model's score")
-	}
+	needMeasure(t)
 	data := t.TempDir()
 	if code, _, errOut := paddle(t, "", "nlp", "dataset", "spam", "--source", spamDir(t), "--output", data); code != 0 {
 		t.Fatalf("dataset: %s", errOut)
@@ -260,18 +257,7 @@ func TestUntrainedSpam(t *testing.T) {
 		t.Fatal(err)
 	}
 	tr := r.(*textRunner)
-	model, err := tr.newModel("")
-	if err != nil {
-		t.Fatal(err)
-	}
-	task, err := tr.task(model, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rep, err := task.Eval(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
+	rep := untrainedReport(t, tr.newModel, tr.task)
 	t.Logf("untrained: %v (%d samples)", rep.Values, rep.Count)
 }
 
