@@ -3,18 +3,17 @@ package speech
 import (
 	"bufio"
 	"context"
-	"encoding/json"
 	"fmt"
 	"log/slog"
 	"os"
 	"path/filepath"
 	"regexp"
-	"strings"
 
 	"github.com/spf13/cobra"
 
 	"paddle/core/audio"
 	"paddle/core/cli/cmdutil"
+	"paddle/core/config"
 	"paddle/core/workflow"
 	"paddle/kits/speech/synth"
 )
@@ -62,139 +61,92 @@ func newCmdASRSynth(f *cmdutil.Factory) *cobra.Command {
 	return cmd
 }
 
-// newCmdASRTrain is `paddle speech asr-train -c configs/speech/asr_gru.yaml`.
-func newCmdASRTrain(f *cmdutil.Factory) *cobra.Command {
-	var out string
-	cmd := &cobra.Command{
-		Use:   "asr-train -c CONFIG [--output DIR]",
-		Short: "Train a CTC speech recogniser (conv + BiGRU/LSTM over characters)",
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if f.Settings.Config == "" {
-				return cmdutil.FlagErrorf("give the config with -c")
-			}
-			c, yml, err := loadASRConfig(f.Settings.Config, f.Settings.Overrides...)
-			if err != nil {
-				return cmdutil.Usage(err)
-			}
-			if out == "" {
-				out = c.Training.OutputDir
-			}
-			rep, err := trainASR(cmd.Context(), c, yml, out, 2)
-			if err != nil {
-				return err
-			}
-			return json.NewEncoder(f.IOStreams.Out).Encode(rep)
-		},
-	}
-	cmd.Flags().StringVar(&out, "output", "", "output folder (default training.output_dir); the checkpoint goes to DIR/latest")
-	return cmd
-}
-
-// newCmdASREval is `paddle speech asr-eval --weights DIR (--manifest F | --real)`.
-func newCmdASREval(f *cmdutil.Factory) *cobra.Command {
-	var weights, manifest, hypOut string
-	var real bool
-	cmd := &cobra.Command{
-		Use:   "asr-eval --weights DIR (--manifest LIST | --real)",
-		Short: "Score a speech recogniser: corpus CER and WER",
-		Long: "Decodes a manifest (<wav><TAB><text> lines) or, with --real, the real recorded\n" +
-			"pocketsphinx-testdata utterances (LibriVox sentences and \"cards\") with their transcripts,\n" +
-			"and prints {cer, wer, ...} as JSON. --hyp FILE writes each utterance's hypothesis.",
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if weights == "" || (manifest == "") == !real {
-				return cmdutil.FlagErrorf("give --weights and one of --manifest and --real")
-			}
-			rec, err := loadRecognizer(weights, f.Settings.Config, f.Settings.Overrides)
-			if err != nil {
-				return err
-			}
-			var items []asrItem
-			if real {
-				items, err = realASRItems(filepath.Join(synth.CacheDir(), "data", "speech", "pocketsphinx"))
-			} else {
-				items, err = readManifest(manifest)
-			}
-			if err != nil {
-				return err
-			}
-			set, err := loadASRSet(cmd.Context(), items, rec.cfg, 0, 2)
-			if err != nil {
-				return err
-			}
-			hyps := make([]string, len(items))
-			rep := rec.evaluate(set, 16, func(i int, text string) { hyps[i] = text })
-			if hypOut != "" {
-				var b strings.Builder
-				for i, it := range items {
-					fmt.Fprintf(&b, "%s\t%s\t%s\n", it.Path, it.Text, hyps[i])
-				}
-				if err := os.WriteFile(hypOut, []byte(b.String()), 0o644); err != nil {
-					return err
-				}
-			}
-			return json.NewEncoder(f.IOStreams.Out).Encode(rep)
-		},
-	}
-	cmd.Flags().StringVar(&weights, "weights", "", "checkpoint directory (with its config.yaml)")
-	cmd.Flags().StringVar(&manifest, "manifest", "", "list of <wav><TAB><text>")
-	cmd.Flags().BoolVar(&real, "real", false, "the real pocketsphinx-testdata utterances (LibriVox + cards)")
-	cmd.Flags().StringVar(&hypOut, "hyp", "", "write <wav><TAB><reference><TAB><hypothesis> lines here")
-	return cmd
-}
-
-// ASRResult is one line of `paddle speech asr`.
+// ASRResult is one line of `paddle speech asr` and of predict.
 type ASRResult struct {
 	File  string `json:"file"`
 	Text  string `json:"text"`
 	Error string `json:"error,omitempty"`
 }
 
-// newCmdASR is `paddle speech asr --weights DIR --input x.wav`.
+// newCmdASR is `paddle speech asr (--weights DIR | --model DIR) --input x.wav`.
 func newCmdASR(f *cmdutil.Factory) *cobra.Command {
-	var weights string
+	var weights, model string
 	var inputs []string
 	cmd := &cobra.Command{
-		Use:   "asr --weights DIR --input x.wav [<input>... | -]",
+		Use:   "asr (--model DIR | --weights DIR) --input x.wav [<input>... | -]",
 		Short: "Transcribe speech with a trained CTC recogniser (jsonl {file, text})",
+		Long: "Transcribes each file with a recogniser: an export from `paddle speech export` (--model)\n" +
+			"or a training checkpoint with its config.yaml (--weights; -c overrides the config).\n" +
+			"Inputs: --input (repeatable) and arguments: audio files (WAV, Ogg Vorbis, ...), folders,\n" +
+			"globs, - for paths on stdin. Prints one JSON line per file: {\"file\", \"text\"}.",
+		Example: "  paddle speech asr --model output/asr_gru/export --input x.wav\n" +
+			"  paddle speech asr --weights output/asr_gru/best clips/",
 		RunE: func(cmd *cobra.Command, args []string) error {
 			inputs = append(inputs, args...)
-			if weights == "" || len(inputs) == 0 {
-				return cmdutil.FlagErrorf("give --weights and audio with --input (or as arguments)")
+			if len(inputs) == 0 {
+				return cmdutil.FlagErrorf("give audio with --input (or as arguments)")
 			}
-			rec, err := loadRecognizer(weights, f.Settings.Config, f.Settings.Overrides)
+			if (weights == "") == (model == "") {
+				return cmdutil.FlagErrorf("give one of --model (an export) and --weights (a checkpoint)")
+			}
+			env := workflow.Env{IO: f.IOStreams, Model: model, Weights: weights, Format: f.Settings.Format}
+			var rec *recognizer
+			var err error
+			if model != "" {
+				rec, err = loadExportRecognizer(model)
+			} else {
+				path := f.Settings.Config
+				if path == "" {
+					path = filepath.Join(weights, "config.yaml")
+				}
+				var cfg *config.Config
+				if cfg, err = config.Load(path, f.Settings.Overrides...); err != nil {
+					return cmdutil.Usage(err)
+				}
+				var r workflow.Runner
+				if r, err = buildASR(cfg); err != nil {
+					return cmdutil.Usage(err)
+				}
+				rec, err = r.(*asrRunner).recognizerFor(env)
+			}
 			if err != nil {
 				return err
 			}
-			return rec.run(cmd.Context(), f, inputs)
+			return rec.run(cmd.Context(), env, inputs)
 		},
 	}
 	cmd.Flags().StringVar(&weights, "weights", "", "checkpoint directory (with its config.yaml)")
+	cmd.Flags().StringVar(&model, "model", "", "export directory (model.onnx + inference.yaml)")
 	cmd.Flags().StringArrayVar(&inputs, "input", nil, "audio file, folder or glob (repeatable)")
 	cmdutil.SupportsFormats(cmd, "jsonl", "json", "text")
 	return cmd
 }
 
-func (r *recognizer) run(ctx context.Context, f *cmdutil.Factory, args []string) error {
-	inputs, err := workflow.ExpandInputs(args, f.IOStreams.In, audio.Exts)
+func (r *recognizer) run(ctx context.Context, env workflow.Env, args []string) error {
+	inputs, err := workflow.ExpandInputs(args, env.IO.In, audio.Exts)
 	if err != nil {
 		return cmdutil.Usage(err)
 	}
-	out := workflow.NewPrinter(f.IOStreams.Out, f.Settings.Format, func(p ASRResult) string {
+	out := workflow.NewPrinter(env.IO.Out, env.Format, func(p ASRResult) string {
 		if p.Error != "" {
 			return fmt.Sprintf("%s\terror: %s\n", p.File, p.Error)
 		}
 		return fmt.Sprintf("%s\t%s\n", p.File, p.Text)
 	})
 	failed, err := workflow.RunOrdered(ctx, inputs, 1, func(_ context.Context, in workflow.Input) (ASRResult, error) {
-		x, err := loadMono(in.Path, r.cfg.Feature.SampleRate, nil)
+		x, err := loadMono(in.Path, r.feat.SampleRate, nil)
 		if err != nil {
 			return ASRResult{}, err
 		}
-		fe, err := asrFeatures(x, r.cfg)
+		fe, err := asrFeatures(x, r.feat)
 		if err != nil {
 			return ASRResult{}, err
 		}
-		return ASRResult{File: in.Path, Text: r.decode([][][]float32{fe})[0]}, nil
+		texts, err := r.decode([][][]float32{fe})
+		if err != nil {
+			return ASRResult{}, err
+		}
+		return ASRResult{File: in.Path, Text: texts[0]}, nil
 	}, func(res workflow.Result[ASRResult]) error {
 		p := res.Value
 		if res.Err != nil {

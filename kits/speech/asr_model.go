@@ -16,75 +16,113 @@ import (
 	"paddle/core/nn"
 	"paddle/core/optim"
 	"paddle/core/tensor"
-	"paddle/core/workflow"
 )
 
 // ASRConfig is configs/speech/asr_*.yaml, in PaddleSpeech's DeepSpeech2
 // layout (data / feature / model / training / decoding).
 type ASRConfig struct {
-	Data struct {
-		TrainManifest string `yaml:"train_manifest"` // "<wav><TAB><text>" per line, paths relative to the list
-		DevManifest   string `yaml:"dev_manifest"`
-	} `yaml:"data"`
-	Feature struct {
-		SampleRate int `yaml:"sample_rate"`
-		NMels      int `yaml:"n_mels"`
-	} `yaml:"feature"`
-	Model struct {
-		NumConvLayers int  `yaml:"num_conv_layers"` // each halves the frame rate
-		ConvChannels  int  `yaml:"conv_channels"`
-		NumRNNLayers  int  `yaml:"num_rnn_layers"`
-		RNNLayerSize  int  `yaml:"rnn_layer_size"` // per direction
-		UseGRU        bool `yaml:"use_gru"`        // else LSTM
-	} `yaml:"model"`
-	Training struct {
-		NEpoch    int    `yaml:"n_epoch"`
-		BatchSize int    `yaml:"batch_size"`
-		Seed      uint64 `yaml:"seed"`
-		OutputDir string `yaml:"output_dir"`
-		MaxClips  int    `yaml:"max_clips"` // 0: every clip of the train manifest
-		// SpecAugment masks training features (PaddleSpeech's names); nil: none.
-		SpecAugment *struct {
-			FreqMasks int `yaml:"n_freq_masks"`
-			F         int `yaml:"F"`
-			TimeMasks int `yaml:"n_time_masks"`
-			T         int `yaml:"T"`
-		} `yaml:"spec_augment"`
-		Optim optim.Config `yaml:"optim"`
-	} `yaml:"training"`
-	Decoding struct {
-		DecodingMethod string `yaml:"decoding_method"` // ctc_greedy_search | ctc_prefix_beam_search
-		BeamSize       int    `yaml:"beam_size"`
-	} `yaml:"decoding"`
-	file string
+	Data     ASRData     `yaml:"data"`
+	Feature  ASRFeature  `yaml:"feature"`
+	Model    ASRModel    `yaml:"model"`
+	Training ASRTraining `yaml:"training"`
+	Decoding ASRDecoding `yaml:"decoding"`
+	file     string
 }
 
-// loadASRConfig reads and checks an ASR config.
-func loadASRConfig(path string, overrides ...string) (*ASRConfig, []byte, error) {
-	cfg, err := config.Load(path, overrides...)
-	if err != nil {
-		return nil, nil, err
+// ASRData is the data section: manifests of "<wav><TAB><text>" lines
+// (paths relative to the list's folder).
+type ASRData struct {
+	TrainManifest string `yaml:"train_manifest"`
+	DevManifest   string `yaml:"dev_manifest"`
+}
+
+// ASRFeature is the feature section: Kaldi log-mel fbank (dither 0, the
+// other options Kaldi's defaults) with utterance mean/variance normalisation.
+type ASRFeature struct {
+	SampleRate int `yaml:"sample_rate"`
+	NMels      int `yaml:"n_mels"`
+}
+
+// ASRModel is the model section.
+type ASRModel struct {
+	NumConvLayers int  `yaml:"num_conv_layers"` // each halves the frame rate
+	ConvChannels  int  `yaml:"conv_channels"`
+	NumRNNLayers  int  `yaml:"num_rnn_layers"`
+	RNNLayerSize  int  `yaml:"rnn_layer_size"` // per direction
+	UseGRU        bool `yaml:"use_gru"`        // else LSTM
+}
+
+// ASRTraining is the training section.
+type ASRTraining struct {
+	NEpoch       int    `yaml:"n_epoch"`
+	BatchSize    int    `yaml:"batch_size"`
+	Seed         uint64 `yaml:"seed"`
+	OutputDir    string `yaml:"output_dir"`
+	MaxClips     int    `yaml:"max_clips"`     // 0: every clip of the train manifest
+	MaxSteps     int    `yaml:"max_steps"`     // stop early (0: no limit)
+	LogInterval  int    `yaml:"log_interval"`  // log every N steps (0: 50)
+	EvalInterval int    `yaml:"eval_interval"` // evaluate every N epochs (0: 1)
+	NumWorkers   int    `yaml:"num_workers"`   // feature extraction workers (0: 2)
+	// SpecAugment masks training features (PaddleSpeech's names); nil: none.
+	SpecAugment *ASRSpecAugment `yaml:"spec_augment"`
+	Optim       optim.Config    `yaml:"optim"`
+}
+
+// ASRSpecAugment are SpecAugment's masks (at most 20 % of the frames per time mask).
+type ASRSpecAugment struct {
+	FreqMasks int `yaml:"n_freq_masks"`
+	F         int `yaml:"F"`
+	TimeMasks int `yaml:"n_time_masks"`
+	T         int `yaml:"T"`
+}
+
+// ASRDecoding is the decoding section.
+type ASRDecoding struct {
+	DecodingMethod string `yaml:"decoding_method"` // ctc_greedy_search | ctc_prefix_beam_search
+	BeamSize       int    `yaml:"beam_size"`
+}
+
+// ASRSchema is the recogniser's config schema.
+func ASRSchema() *config.Schema {
+	return &config.Schema{Sections: map[string]any{
+		"data": (*ASRData)(nil), "feature": (*ASRFeature)(nil), "model": (*ASRModel)(nil),
+		"training": (*ASRTraining)(nil), "decoding": (*ASRDecoding)(nil),
+	}}
+}
+
+// decodeASRConfig decodes and checks a loaded ASR config.
+func decodeASRConfig(cfg *config.Config) (*ASRConfig, error) {
+	if err := cfg.Validate(ASRSchema()); err != nil {
+		return nil, err
 	}
-	c := &ASRConfig{file: path}
+	c := &ASRConfig{file: cfg.File}
 	for _, sec := range []struct {
 		key string
 		v   any
 	}{{"data", &c.Data}, {"feature", &c.Feature}, {"model", &c.Model}, {"training", &c.Training}, {"decoding", &c.Decoding}} {
 		if err := cfg.Decode(sec.key, sec.v); err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 	}
 	m := c.Model
 	if c.Feature.SampleRate <= 0 || c.Feature.NMels <= 0 || m.ConvChannels <= 0 || m.RNNLayerSize <= 0 || m.NumRNNLayers <= 0 || m.NumConvLayers < 0 {
-		return nil, nil, fmt.Errorf("%s: feature.sample_rate, feature.n_mels, model.conv_channels, model.rnn_layer_size and model.num_rnn_layers must be positive", path)
+		return nil, fmt.Errorf("%s: feature.sample_rate, feature.n_mels, model.conv_channels, model.rnn_layer_size and model.num_rnn_layers must be positive", cfg.File)
 	}
 	switch c.Decoding.DecodingMethod {
 	case "", "ctc_greedy_search", "ctc_prefix_beam_search":
 	default:
-		return nil, nil, fmt.Errorf("%s: decoding.decoding_method %q (known: ctc_greedy_search, ctc_prefix_beam_search)", path, c.Decoding.DecodingMethod)
+		return nil, fmt.Errorf("%s: decoding.decoding_method %q (known: ctc_greedy_search, ctc_prefix_beam_search)", cfg.File, c.Decoding.DecodingMethod)
 	}
-	yml, err := cfg.YAML()
-	return c, yml, err
+	return c, nil
+}
+
+// loadASRConfig reads and checks an ASR config file.
+func loadASRConfig(path string, overrides ...string) (*ASRConfig, error) {
+	cfg, err := config.Load(path, overrides...)
+	if err != nil {
+		return nil, err
+	}
+	return decodeASRConfig(cfg)
 }
 
 // asrVocab is the output alphabet: CTC blank, space, apostrophe, a–z.
@@ -176,16 +214,17 @@ func (m *asrModel) outLen(n int) int {
 }
 
 // forward maps features x (N, T, F) with per-item frame counts to CTC
-// log-probabilities (T', N, V) and the output lengths.
+// log-probabilities (T', N, V) and the output lengths (nil lengths: all
+// items are T frames long, and the output lengths are nil).
 func (m *asrModel) forward(x *ag.Var, lengths []int, training bool) (*ag.Var, []int) {
 	h := ag.Transpose(x, 0, 2, 1) // (N, F, T)
 	for _, c := range m.convs {
 		h = ag.Relu(c.Forward(h, training)) // (N, C, T/2)
 	}
 	h = ag.Transpose(h, 0, 2, 1) // (N, T', C)
-	out := make([]int, len(lengths))
-	for i, l := range lengths {
-		out[i] = max(m.outLen(l), 1)
+	var out []int                // nil lengths: every item is full length (export)
+	for _, l := range lengths {
+		out = append(out, max(m.outLen(l), 1))
 	}
 	var y *ag.Var
 	var err error
@@ -202,15 +241,15 @@ func (m *asrModel) forward(x *ag.Var, lengths []int, training bool) (*ag.Var, []
 }
 
 // asrFeatures are utterance-normalised Kaldi log-mel fbank frames (T × F)
-// of the file (or samples) at the config's rate.
-func asrFeatures(x []float32, c *ASRConfig) ([][]float32, error) {
+// of samples at the feature section's rate.
+func asrFeatures(x []float32, c ASRFeature) ([][]float32, error) {
 	xs := make([]float64, len(x))
 	for i, v := range x {
 		xs[i] = float64(v) * audio.KaldiScale
 	}
 	o := kaldi.Defaults()
-	o.SampleFrequency = float64(c.Feature.SampleRate)
-	o.NumMelBins = c.Feature.NMels
+	o.SampleFrequency = float64(c.SampleRate)
+	o.NumMelBins = c.NMels
 	fb, err := kaldi.Fbank(xs, o)
 	if err != nil {
 		return nil, err
@@ -308,57 +347,54 @@ func batchTensors(feats [][][]float32, texts [][]int64) (x *tensor.Tensor, lengt
 	return x, lengths, tg, tl
 }
 
-// recognizer decodes utterances with a model.
+// recognizer decodes utterances: logProbs gives each utterance's CTC
+// log-probabilities (T' rows of len(asrVocab)), from a checkpoint's model
+// or an export's predictor.
 type recognizer struct {
-	cfg   *ASRConfig
-	model *asrModel
+	feat     ASRFeature
+	dec      ASRDecoding
+	logProbs func(feats [][][]float32) ([][][]float32, error)
 }
 
-// loadRecognizer reads a checkpoint (its config.yaml, or cfgPath if given).
-func loadRecognizer(weights, cfgPath string, overrides []string) (*recognizer, error) {
-	if cfgPath == "" {
-		cfgPath = filepath.Join(weights, "config.yaml")
+// modelLogProbs runs the Go model on a padded batch.
+func modelLogProbs(m *asrModel) func(feats [][][]float32) ([][][]float32, error) {
+	return func(feats [][][]float32) ([][][]float32, error) {
+		x, lengths, _, _ := batchTensors(feats, nil)
+		var lp *tensor.Tensor
+		var outLens []int
+		ag.NoGrad(func() {
+			v, ol := m.forward(ag.Const(x), lengths, false)
+			lp, outLens = v.T.Contiguous(), ol
+		})
+		sh := lp.Shape() // (T', N, V)
+		n, v := sh[1], sh[2]
+		data := lp.F32()
+		out := make([][][]float32, n)
+		for i := range n {
+			out[i] = make([][]float32, outLens[i])
+			for t := range out[i] {
+				out[i][t] = data[(t*n+i)*v : (t*n+i+1)*v]
+			}
+		}
+		return out, nil
 	}
-	c, _, err := loadASRConfig(cfgPath, overrides...)
-	if err != nil {
-		return nil, err
-	}
-	m, err := newASRModel(c)
-	if err != nil {
-		return nil, err
-	}
-	if _, err := workflow.LoadCheckpoint(weights, m, nil); err != nil {
-		return nil, err
-	}
-	return &recognizer{cfg: c, model: m}, nil
 }
 
 // decode returns the texts of a batch of feature matrices.
-func (r *recognizer) decode(feats [][][]float32) []string {
-	x, lengths, _, _ := batchTensors(feats, nil)
-	var lp *tensor.Tensor
-	var outLens []int
-	ag.NoGrad(func() {
-		v, ol := r.model.forward(ag.Const(x), lengths, false)
-		lp, outLens = v.T.Contiguous(), ol
-	})
-	sh := lp.Shape() // (T', N, V)
-	tn, n, v := sh[0], sh[1], sh[2]
-	data := lp.F32()
-	out := make([]string, n)
-	for i := range n {
-		rows := make([][]float32, outLens[i])
-		for t := range rows {
-			rows[t] = data[(t*n+i)*v : (t*n+i+1)*v]
-		}
-		_ = tn
+func (r *recognizer) decode(feats [][][]float32) ([]string, error) {
+	lps, err := r.logProbs(feats)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]string, len(lps))
+	for i, rows := range lps {
 		var ids []int
-		if r.cfg.Decoding.DecodingMethod == "ctc_prefix_beam_search" {
-			ids, _ = ctcPrefixBeam(rows, 0, max(r.cfg.Decoding.BeamSize, 1), -12)
+		if r.dec.DecodingMethod == "ctc_prefix_beam_search" {
+			ids, _ = ctcPrefixBeam(rows, 0, max(r.dec.BeamSize, 1), -12)
 		} else {
 			ids = ctcGreedy(rows, 0)
 		}
 		out[i] = decodeIDs(ids)
 	}
-	return out
+	return out, nil
 }

@@ -7,7 +7,7 @@
 // `paddle speech kws` spots keywords in files, and `paddle speech
 // realwords` cuts the real recorded words the spotter is judged on; `paddle
 // serve speech` serves the spotter. CTC speech recognition: `paddle speech
-// asr-synth|asr-train|asr-eval|asr`. Classification is not here yet.
+// asr-synth|asr-data|asr` and the shared verbs with configs/speech/asr_*.yaml. Classification is not here yet.
 //
 // Where things are:
 //
@@ -26,8 +26,12 @@
 //	serve.go        `paddle serve speech` (the kit's Serve hook)
 //	ctcdecode.go    CTC greedy and prefix beam-search decoding
 //	asr_model.go    ASR config, model, features, manifests, decoding
-//	asr_train.go    ASR training and CER/WER evaluation
-//	asr_cmd.go      `paddle speech asr-synth|asr-train|asr-eval|asr`
+//	asr_train.go    ASR data sets and CER/WER evaluation
+//	asr_runner.go   ASR train / eval / predict over core/workflow
+//	asr_export.go   ASR export (model.onnx + inference.yaml) and predict --model
+//	asr_kit.go      the kit's schema and Build with the ASR configs added
+//	asr_data.go     `paddle speech asr-data` (real Tux Paint and pocketsphinx manifests)
+//	asr_cmd.go      `paddle speech asr-synth|asr`
 package speech
 
 import (
@@ -46,9 +50,9 @@ func Kit() *kit.Kit {
 	return &kit.Kit{
 		Name:   "speech",
 		Short:  "Speech (PaddleSpeech): Kaldi features, voice activity detection, keyword spotting",
-		Schema: KWSSchema(),
-		Build:  buildKWS,
-		Serve:  Serve, // paddle serve speech
+		Schema: withASRSchema(KWSSchema()), // + the recogniser's sections (asr_kit.go)
+		Build:  withASR(buildKWS),          // asr_*.yaml → the recogniser
+		Serve:  Serve,                      // paddle serve speech
 		Commands: func(f *cmdutil.Factory, k *kit.Kit) []*cobra.Command {
 			return []*cobra.Command{
 				train.NewCmdTrain(f, k, nil),
@@ -57,7 +61,7 @@ func Kit() *kit.Kit {
 				export.NewCmdExport(f, k, nil),
 				newCmdFeatures(f, nil), newCmdVAD(f, nil), newCmdSynth(f, nil),
 				newCmdKWS(f, nil), newCmdRealWords(f, nil),
-				newCmdASRSynth(f), newCmdASRTrain(f), newCmdASREval(f), newCmdASR(f),
+				newCmdASRSynth(f), newCmdASRData(f), newCmdASR(f),
 			}
 		},
 	}

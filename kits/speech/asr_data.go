@@ -1,0 +1,216 @@
+package speech
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"hash/fnv"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"paddle/core/cli/cmdutil"
+	"paddle/kits/speech/synth"
+)
+
+// Real speech for the recogniser: the spoken Tux Paint stamp descriptions
+// (tuxpaint-stamps-default: <stamp>_desc[_<lang>].ogg, transcripts in
+// <stamp>.txt) and pocketsphinx-testdata's LibriVox and "cards" utterances.
+
+// tuxpaintItems lists the description recordings of lang ("en" for the
+// files without a language suffix) under soundDir whose transcript in
+// textDir normalises to a–z, apostrophe and space (accents folded; texts
+// with digits or other letters are skipped). It returns them sorted by path
+// and the number skipped.
+func tuxpaintItems(soundDir, textDir, lang string) ([]asrItem, int, error) {
+	suffix := "_desc_" + lang + ".ogg"
+	if lang == "en" {
+		suffix = "_desc.ogg"
+	}
+	var out []asrItem
+	skipped := 0
+	err := filepath.WalkDir(soundDir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(path, suffix) {
+			return err
+		}
+		rel, err := filepath.Rel(soundDir, path)
+		if err != nil {
+			return err
+		}
+		txt := filepath.Join(textDir, strings.TrimSuffix(rel, suffix)+".txt")
+		text, err := stampText(txt, lang)
+		if err != nil {
+			if os.IsNotExist(err) {
+				skipped++
+				return nil
+			}
+			return err
+		}
+		if text = synth.NormalizeText(foldAccents(text)); text == "" {
+			skipped++
+			return nil
+		}
+		out = append(out, asrItem{Path: path, Text: text})
+		return nil
+	})
+	if err != nil {
+		return nil, 0, err
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
+	return out, skipped, nil
+}
+
+// stampText returns a stamp description's text in lang from its .txt file:
+// the first line without "=" for English, else the "<lang>.utf8=" line.
+func stampText(path, lang string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		if lang == "en" && line != "" && !strings.Contains(line, "=") {
+			return line, nil
+		}
+		if v, ok := strings.CutPrefix(line, lang+".utf8="); ok {
+			return strings.TrimSpace(v), nil
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return "", err
+	}
+	return "", fmt.Errorf("%s: no %s text: %w", path, lang, os.ErrNotExist)
+}
+
+// foldAccents maps the accented Latin letters of Western European languages
+// to their base letters (é → e, ñ → n, ç → c, œ → oe, ß → ss).
+func foldAccents(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if f, ok := accentFold[r]; ok {
+			b.WriteString(f)
+		} else {
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+var accentFold = func() map[rune]string {
+	m := map[rune]string{'œ': "oe", 'Œ': "oe", 'æ': "ae", 'Æ': "ae", 'ß': "ss", '’': "'", 'ʼ': "'"}
+	for base, chars := range map[string]string{
+		"a": "áàâäãåÁÀÂÄÃÅ", "e": "éèêëÉÈÊË", "i": "íìîïÍÌÎÏ", "o": "óòôöõøÓÒÔÖÕØ",
+		"u": "úùûüÚÙÛÜ", "n": "ñÑ", "c": "çÇ", "y": "ýÿÝ",
+	} {
+		for _, r := range chars {
+			m[r] = base
+		}
+	}
+	return m
+}()
+
+// splitByText puts an utterance in the test set when the hash of its
+// transcript falls in the first testPct percent, so a sentence is never in
+// both sets (several stamps share a description).
+func splitByText(items []asrItem, testPct int) (train, test []asrItem) {
+	for _, it := range items {
+		h := fnv.New32a()
+		h.Write([]byte(it.Text))
+		if int(h.Sum32()%100) < testPct {
+			test = append(test, it)
+		} else {
+			train = append(train, it)
+		}
+	}
+	return train, test
+}
+
+// writeManifest writes "<path><TAB><text>" lines.
+func writeManifest(path string, items []asrItem) error {
+	var b strings.Builder
+	for _, it := range items {
+		fmt.Fprintf(&b, "%s\t%s\n", it.Path, it.Text)
+	}
+	return os.WriteFile(path, []byte(b.String()), 0o644)
+}
+
+// newCmdASRData is `paddle speech asr-data --output DIR`.
+func newCmdASRData(f *cmdutil.Factory) *cobra.Command {
+	var out, sounds, texts, psDir string
+	var langs []string
+	var testPct int
+	cmd := &cobra.Command{
+		Use:   "asr-data --output DIR [--langs es,en]",
+		Short: "Write manifests of real speech: Tux Paint stamp descriptions and pocketsphinx-testdata",
+		Long: "Writes DIR/real.list (pocketsphinx-testdata's 5 LibriVox sentences and 5 \"cards\"\n" +
+			"utterances) and, per language, DIR/tuxpaint_<lang>_train.list and _test.list: the spoken\n" +
+			"Tux Paint stamp descriptions with their transcripts (accents folded to a-z; texts with\n" +
+			"digits or other letters skipped), split by transcript so that no sentence is in both.\n" +
+			"Lines are <absolute path><TAB><text>. Prints a JSON summary.",
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if out == "" {
+				return cmdutil.FlagErrorf("--output is required")
+			}
+			cache := filepath.Join(synth.CacheDir(), "data")
+			if sounds == "" {
+				sounds = filepath.Join(cache, "tuxpaint-sounds", "usr", "share", "tuxpaint", "stamps")
+			}
+			if texts == "" {
+				texts = filepath.Join(cache, "tuxpaint-text", "usr", "share", "tuxpaint", "stamps")
+			}
+			if psDir == "" {
+				psDir = filepath.Join(cache, "speech", "pocketsphinx")
+			}
+			for _, d := range []struct{ dir, script string }{{sounds, "fetch_tuxpaint_sounds.sh"}, {texts, "fetch_tuxpaint_text.sh"}} {
+				if _, err := os.Stat(d.dir); err != nil {
+					return fmt.Errorf("%w\nhint: run scripts/%s", err, d.script)
+				}
+			}
+			if err := os.MkdirAll(out, 0o755); err != nil {
+				return err
+			}
+			summary := map[string]any{}
+			real, err := realASRItems(psDir)
+			if err != nil {
+				return err
+			}
+			if err := writeManifest(filepath.Join(out, "real.list"), real); err != nil {
+				return err
+			}
+			summary["real"] = len(real)
+			for _, lang := range langs {
+				items, skipped, err := tuxpaintItems(sounds, texts, lang)
+				if err != nil {
+					return err
+				}
+				if len(items) == 0 {
+					return fmt.Errorf("%s: no Tux Paint description of language %q with a usable transcript", sounds, lang)
+				}
+				train, test := splitByText(items, testPct)
+				for _, l := range []struct {
+					name  string
+					items []asrItem
+				}{{"train", train}, {"test", test}} {
+					if err := writeManifest(filepath.Join(out, "tuxpaint_"+lang+"_"+l.name+".list"), l.items); err != nil {
+						return err
+					}
+				}
+				summary[lang] = map[string]int{"train": len(train), "test": len(test), "skipped": skipped}
+			}
+			return json.NewEncoder(f.IOStreams.Out).Encode(summary)
+		},
+	}
+	cmd.Flags().StringVar(&out, "output", "", "output folder")
+	cmd.Flags().StringSliceVar(&langs, "langs", []string{"es", "en"}, "Tux Paint description languages (en: the files without a suffix)")
+	cmd.Flags().IntVar(&testPct, "test-percent", 15, "percent of the transcripts held out")
+	cmd.Flags().StringVar(&sounds, "sounds", "", "stamps folder with the .ogg files (default from scripts/fetch_tuxpaint_sounds.sh)")
+	cmd.Flags().StringVar(&texts, "texts", "", "stamps folder with the .txt files (default from scripts/fetch_tuxpaint_text.sh)")
+	cmd.Flags().StringVar(&psDir, "pocketsphinx", "", "pocketsphinx-testdata folder (default $PADDLE_CACHE/data/speech/pocketsphinx)")
+	return cmd
+}

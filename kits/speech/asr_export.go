@@ -1,0 +1,201 @@
+package speech
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"path/filepath"
+	"slices"
+
+	"paddle/core/ag"
+	"paddle/core/audio/kaldi"
+	"paddle/core/config"
+	"paddle/core/graph"
+	"paddle/core/graph/trace"
+	"paddle/core/runtime"
+	"paddle/core/tensor"
+	"paddle/core/workflow"
+)
+
+// The recogniser's export: `paddle speech export` traces the model in eval
+// mode with the batch and time dynamic: input "x" (batch, time, n_mels)
+// normalised log-mel frames, output "log_probs" (batch, time', vocabulary)
+// CTC log-probabilities (time' = time halved per convolution, rounded up).
+// inference.yaml says how to make x from audio and how to read log_probs:
+//
+//	PreProcess: {transform_ops: [{LoadAudio: {sample_rate}},
+//	                             {KaldiFbank: {num_mel_bins, frame_length, ..., dither: 0}},
+//	                             {UtteranceCMVN: {norm_means: true, norm_vars: true}}]}
+//	PostProcess: {name: CTCDecode, character_list: ["<blank>", " ", "'", a..z],
+//	              blank_id: 0, decoding_method, beam_size}
+
+// asrLoadAudio is the export's audio step: mono, resampled to sample_rate.
+type asrLoadAudio struct {
+	SampleRate int `yaml:"sample_rate"`
+}
+
+// asrCMVN is the export's normalisation step (per utterance and bin).
+type asrCMVN struct {
+	NormMeans bool `yaml:"norm_means"`
+	NormVars  bool `yaml:"norm_vars"`
+}
+
+type asrPostProcess struct {
+	Name           string   `yaml:"name"`
+	CharacterList  []string `yaml:"character_list"`
+	BlankID        int      `yaml:"blank_id"`
+	DecodingMethod string   `yaml:"decoding_method"`
+	BeamSize       int      `yaml:"beam_size"`
+}
+
+func asrInferenceSchema() *config.Schema {
+	return &config.Schema{
+		Sections: map[string]any{
+			"Global":      (*workflow.InferenceGlobal)(nil),
+			"PreProcess":  (*kwsPreProcess)(nil),
+			"PostProcess": (*asrPostProcess)(nil),
+			"Inputs":      (*[]workflow.InferenceInput)(nil),
+		},
+		Components: map[string]map[string]any{
+			"PreProcess.transform_ops.*": {"LoadAudio": (*asrLoadAudio)(nil), "KaldiFbank": (*FeatureOpts)(nil), "UtteranceCMVN": (*asrCMVN)(nil)},
+		},
+		Selector: "name",
+	}
+}
+
+// asrFbankOpts are the fbank options asrFeatures uses, in the Feature
+// section's terms (Kaldi's defaults with n_mels bins).
+func asrFbankOpts(f ASRFeature) FeatureOpts {
+	k := kaldi.Defaults()
+	return FeatureOpts{NumMelBins: f.NMels, FrameLength: k.FrameLength, FrameShift: k.FrameShift, Dither: k.Dither,
+		PreemphasisCoefficient: k.PreemphasisCoefficient, WindowType: k.WindowType, LowFreq: k.LowFreq,
+		HighFreq: k.HighFreq, EnergyFloor: k.EnergyFloor}
+}
+
+// Export writes the checkpoint env.Weights as an export directory.
+func (r *asrRunner) Export(_ context.Context, env workflow.Env, dir string) error {
+	model, err := newASRModel(r.c)
+	if err != nil {
+		return err
+	}
+	if _, err := workflow.LoadCheckpoint(env.Weights, model, nil); err != nil {
+		return err
+	}
+	g, err := traceASR(model, r.c.Feature.NMels)
+	if err != nil {
+		return err
+	}
+	method := r.c.Decoding.DecodingMethod
+	if method == "" {
+		method = "ctc_greedy_search"
+	}
+	inf := &workflow.Inference{
+		Global: workflow.InferenceGlobal{ModelName: "DeepSpeech2"},
+		PreProcess: map[string]any{"transform_ops": []any{
+			map[string]any{"LoadAudio": asrLoadAudio{SampleRate: r.c.Feature.SampleRate}},
+			map[string]any{"KaldiFbank": asrFbankOpts(r.c.Feature)},
+			map[string]any{"UtteranceCMVN": asrCMVN{NormMeans: true, NormVars: true}},
+		}},
+		PostProcess: asrPostProcess{Name: "CTCDecode", CharacterList: asrVocab, BlankID: 0,
+			DecodingMethod: method, BeamSize: max(r.c.Decoding.BeamSize, 1)},
+	}
+	return workflow.WriteExport(dir, g, inf, r.cfg)
+}
+
+// traceASR traces the model's eval forward with dynamic batch and time.
+func traceASR(model *asrModel, nMels int) (*graph.Graph, error) {
+	spec := trace.InputSpec{Name: "x", Shape: []int{-1, -1, nMels}, DimNames: []string{"batch", "time", ""}}
+	example := tensor.Rand(rand.New(rand.NewPCG(1, 1)), tensor.Float32, -1, 1, 2, 37, nMels) // dynamic dims > 1: see trace's doc
+	g, err := trace.Func(model, []trace.InputSpec{spec}, []*tensor.Tensor{example}, []string{"log_probs"},
+		func(xs []*ag.Var) []*ag.Var {
+			lp, _ := model.forward(xs[0], nil, false)
+			return []*ag.Var{ag.Transpose(lp, 1, 0, 2)}
+		})
+	if err != nil {
+		return nil, fmt.Errorf("export DeepSpeech2: %w", err)
+	}
+	return g, nil
+}
+
+// loadExportRecognizer reads an export directory for predict --model and
+// `speech asr --model`.
+func loadExportRecognizer(dir string) (*recognizer, error) {
+	p, cfg, err := workflow.ReadExport(dir, asrInferenceSchema(), runtime.Options{})
+	if err != nil {
+		return nil, err
+	}
+	file := filepath.Join(dir, workflow.ExportInferenceFile)
+	var pre kwsPreProcess
+	var post asrPostProcess
+	var inputs []workflow.InferenceInput
+	for _, s := range []struct {
+		key string
+		v   any
+	}{{"PreProcess", &pre}, {"PostProcess", &post}, {"Inputs", &inputs}} {
+		if err := cfg.Decode(s.key, s.v); err != nil {
+			return nil, err
+		}
+	}
+	var feat ASRFeature
+	var fbank *FeatureOpts
+	cmvn := false
+	for _, op := range pre.TransformOps {
+		switch op.Name {
+		case "LoadAudio":
+			var l asrLoadAudio
+			if err := op.Decode(&l); err != nil {
+				return nil, err
+			}
+			feat.SampleRate = l.SampleRate
+		case "KaldiFbank":
+			f := asrFbankOpts(ASRFeature{})
+			if err := op.Decode(&f); err != nil {
+				return nil, err
+			}
+			fbank, feat.NMels = &f, f.NumMelBins
+		case "UtteranceCMVN":
+			var c asrCMVN
+			if err := op.Decode(&c); err != nil {
+				return nil, err
+			}
+			cmvn = c.NormMeans && c.NormVars
+		default:
+			return nil, op.Errorf("unknown transform %q (known: LoadAudio, KaldiFbank, UtteranceCMVN)", op.Name)
+		}
+	}
+	if feat.SampleRate <= 0 || fbank == nil || !cmvn {
+		return nil, fmt.Errorf("%s: PreProcess.transform_ops: want LoadAudio (sample_rate), KaldiFbank and UtteranceCMVN (norm_means, norm_vars)", file)
+	}
+	if *fbank != asrFbankOpts(feat) {
+		return nil, fmt.Errorf("%s: KaldiFbank: only Kaldi's default options with num_mel_bins are supported, got %+v", file, *fbank)
+	}
+	if len(inputs) != 1 || len(inputs[0].Shape) != 3 || inputs[0].Shape[2] != feat.NMels {
+		return nil, fmt.Errorf("%s: Inputs: want one feature input (batch, time, %d), got %v", file, feat.NMels, inputs)
+	}
+	if !slices.Equal(post.CharacterList, asrVocab) || post.BlankID != 0 {
+		return nil, fmt.Errorf("%s: PostProcess: character_list must be blank, space, apostrophe, a-z with blank_id 0", file)
+	}
+	dec := ASRDecoding{DecodingMethod: post.DecodingMethod, BeamSize: post.BeamSize}
+	name, out := inputs[0].Name, p.OutputNames()[0]
+	return &recognizer{feat: feat, dec: dec, logProbs: func(feats [][][]float32) ([][][]float32, error) {
+		res := make([][][]float32, len(feats))
+		for i, f := range feats { // one at a time: no padding
+			x, _, _, _ := batchTensors([][][]float32{f}, nil)
+			y, err := p.Run(map[string]*tensor.Tensor{name: x})
+			if err != nil {
+				return nil, err
+			}
+			lp := y[out].Contiguous()
+			sh := lp.Shape() // (1, T', V)
+			if len(sh) != 3 || sh[2] != len(asrVocab) {
+				return nil, fmt.Errorf("%s: output %s has shape %v, want (1, T', %d)", dir, out, sh, len(asrVocab))
+			}
+			data := lp.F32()
+			res[i] = make([][]float32, sh[1])
+			for t := range res[i] {
+				res[i][t] = data[t*sh[2] : (t+1)*sh[2]]
+			}
+		}
+		return res, nil
+	}}, nil
+}
