@@ -7,7 +7,9 @@
 // `paddle speech kws` spots keywords in files, and `paddle speech
 // realwords` cuts the real recorded words the spotter is judged on; `paddle
 // serve speech` serves the spotter. CTC speech recognition: `paddle speech
-// asr-synth|asr-data|asr` and the shared verbs with configs/speech/asr_*.yaml. Classification is not here yet.
+// asr-synth|asr-data|asr` and the shared verbs with configs/speech/asr_*.yaml.
+// Audio classification (spoken-language ID, sound events; a PANNs-style CNN):
+// `paddle speech cls-data|cls` and the shared verbs with configs/speech/cls_*.yaml.
 //
 // Where things are:
 //
@@ -32,6 +34,15 @@
 //	asr_kit.go      the kit's schema and Build with the ASR configs added
 //	asr_data.go     `paddle speech asr-data` (real Tux Paint and pocketsphinx manifests)
 //	asr_cmd.go      `paddle speech asr-synth|asr`
+//	cls_lists.go    audio-classification lists from the Tux Paint sounds (split by stamp)
+//	cls_model.go    PANNsCNN, the audio classifier
+//	cls_data.go     whole-file log-mel features (cached), windows, batches
+//	cls_runner.go   classification config, Build, train / eval over core/workflow
+//	cls_metric.go   top-k accuracy and macro-F1
+//	cls_predict.go  predict: windows averaged, top-k
+//	cls_export.go   export (model.onnx + inference.yaml) and predict --model
+//	cls_cmd.go      `paddle speech cls` and `paddle speech cls-data`
+//	cls_serve.go    `paddle serve speech` with a classifier
 package speech
 
 import (
@@ -50,9 +61,9 @@ func Kit() *kit.Kit {
 	return &kit.Kit{
 		Name:   "speech",
 		Short:  "Speech (PaddleSpeech): Kaldi features, voice activity detection, keyword spotting",
-		Schema: withASRSchema(KWSSchema()), // + the recogniser's sections (asr_kit.go)
-		Build:  withASR(buildKWS),          // asr_*.yaml → the recogniser
-		Serve:  Serve,                      // paddle serve speech
+		Schema: withClsSchema(withASRSchema(KWSSchema())), // + the recogniser's sections (asr_kit.go), the classifier's components (cls_runner.go)
+		Build:  withCls(withASR(buildKWS)),                // asr_*.yaml → the recogniser; Arch.name PANNsCNN → the audio classifier
+		Serve:  Serve,                                     // paddle serve speech
 		Commands: func(f *cmdutil.Factory, k *kit.Kit) []*cobra.Command {
 			return []*cobra.Command{
 				train.NewCmdTrain(f, k, nil),
@@ -62,6 +73,7 @@ func Kit() *kit.Kit {
 				newCmdFeatures(f, nil), newCmdVAD(f, nil), newCmdSynth(f, nil),
 				newCmdKWS(f, nil), newCmdRealWords(f, nil),
 				newCmdASRSynth(f), newCmdASRData(f), newCmdASR(f),
+				newCmdCls(f, nil), newCmdClsData(f),
 			}
 		},
 	}

@@ -22,7 +22,8 @@ const MaxServeSeconds = 600
 
 // Serve is the kit's kit.Kit.Serve: `paddle serve speech --model DIR` serves
 // a keyword-spotting export (paddle speech export), `--weights DIR` a training
-// checkpoint (with the config.yaml saved in it, or -c). A request body is one
+// checkpoint (with the config.yaml saved in it, or -c); an audio classifier's
+// export or checkpoint is served by ClsPredictor (cls_serve.go) instead. A request body is one
 // WAV file, answered with `speech kws`'s object {"file", "label", "score"[,
 // "start", "end"]}; "file" is the request's name (?name= or the multipart
 // file name), else "".
@@ -37,6 +38,10 @@ func Serve(f *cmdutil.Factory, cmd *cobra.Command) func(context.Context) (serve.
 	return func(ctx context.Context) (serve.Predictor, error) {
 		if (model == "") == (weights == "") {
 			return nil, cmdutil.FlagErrorf("give one of --model (an export) and --weights (a checkpoint)")
+		}
+		// an audio classifier (cls_serve.go) answers `speech cls`'s object
+		if p, ok, err := clsServePredictor(f, model, weights); ok || err != nil {
+			return p, err
 		}
 		var s *spotter
 		var err error

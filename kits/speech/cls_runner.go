@@ -1,0 +1,313 @@
+package speech
+
+import (
+	"context"
+	"fmt"
+	"iter"
+	"log/slog"
+	"maps"
+	"math"
+	"math/rand/v2"
+
+	"paddle/core/ag"
+	"paddle/core/config"
+	"paddle/core/data"
+	"paddle/core/metric"
+	"paddle/core/nn"
+	"paddle/core/optim"
+	"paddle/core/workflow"
+)
+
+// Audio classification (language ID, sound events) uses the keyword
+// spotter's config layout (PaddleClas's Global / Feature / Arch / Loss /
+// Optimizer / DataLoader / Metric) with its own model (Arch.name: PANNsCNN)
+// and dataset (ClsList); the kit's Build picks the runner by Arch.name.
+
+// ClsListOpts read a list file of `<audio><TAB or space><class>` lines
+// (what `paddle speech cls-data` writes).
+type ClsListOpts struct {
+	DataDir  string `yaml:"data_dir"`  // list paths are relative to it (default: the list's folder)
+	ListFile string `yaml:"list_file"` // the list
+	Limit    int    `yaml:"limit"`     // use an evenly spread subset of this many (0: all)
+	// CacheDir keeps the decoded log-mel frames of the list in one file
+	// there, keyed by the list's paths and the feature options ("": memory only).
+	CacheDir    string           `yaml:"cache_dir"`
+	SpecAugment *SpecAugmentOpts `yaml:"spec_augment"`
+	// ClassBalance draws each training epoch's clips with probability
+	// ∝ (clips of the class)^-class_balance, with replacement: 0 plain
+	// shuffling, 1 every class equally often.
+	ClassBalance float64 `yaml:"class_balance"`
+}
+
+// withClsSchema returns s plus the audio-classification model and dataset
+// components, so `-o` and `paddle config show` know them; buildCls still
+// validates strictly.
+func withClsSchema(s *config.Schema) *config.Schema {
+	out := *s
+	out.Components = map[string]map[string]any{}
+	for k, v := range s.Components {
+		out.Components[k] = maps.Clone(v)
+	}
+	for k, v := range clsSchema().Components {
+		if out.Components[k] == nil {
+			out.Components[k] = map[string]any{}
+		}
+		maps.Copy(out.Components[k], v)
+	}
+	return &out
+}
+
+// clsSchema is the audio-classification config schema.
+func clsSchema() *config.Schema {
+	s := KWSSchema()
+	s.Components = map[string]map[string]any{
+		"Arch":                 clsArchOptions(),
+		"DataLoader.*.dataset": {"ClsList": (*ClsListOpts)(nil)},
+		"Metric.*.*":           {"TopkAcc": (*KWSTopkAccOpts)(nil)},
+	}
+	return s
+}
+
+// isClsConfig reports whether cfg describes an audio classifier (its
+// Arch.name is a classification model).
+func isClsConfig(cfg *config.Config) bool {
+	n, ok := cfg.Node("Arch.name")
+	return ok && isClsArch(n.Value)
+}
+
+// withCls returns a Build that makes the audio classifier's runner for a
+// classification config and calls build otherwise.
+func withCls(build func(*config.Config) (workflow.Runner, error)) func(*config.Config) (workflow.Runner, error) {
+	return func(cfg *config.Config) (workflow.Runner, error) {
+		if isClsConfig(cfg) {
+			return buildCls(cfg)
+		}
+		return build(cfg)
+	}
+}
+
+// clsRunner is the audio classifier's workflow.Runner.
+type clsRunner struct {
+	cfg     *config.Config
+	global  KWSGlobal
+	feat    FeatureOpts
+	arch    config.Component
+	loss    KWSLossOpts
+	opt     optim.Config
+	loader  KWSDataLoader
+	topk    []int
+	classes []string
+}
+
+// buildCls decodes and validates an audio-classification config.
+func buildCls(cfg *config.Config) (workflow.Runner, error) {
+	if err := cfg.Validate(clsSchema()); err != nil {
+		return nil, err
+	}
+	r := &clsRunner{cfg: cfg, feat: defaultFeature(), topk: []int{1, 5}}
+	r.global = KWSGlobal{Epochs: 1, Seed: 42, OutputDir: "./output/cls", PrintBatchStep: 50, SampleRate: 16000, ClipSeconds: 2}
+	for _, s := range []struct {
+		key string
+		v   any
+	}{{"Global", &r.global}, {"Arch", &r.arch}, {"Optimizer", &r.opt}, {"DataLoader", &r.loader}} {
+		if err := cfg.Decode(s.key, s.v); err != nil {
+			return nil, err
+		}
+	}
+	for _, s := range []struct {
+		key string
+		v   any
+	}{{"Feature", &r.feat}, {"Loss", &r.loss}} {
+		if cfg.Has(s.key) {
+			if err := cfg.Decode(s.key, s.v); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if cfg.Has("Metric") {
+		var m KWSMetricOpts
+		if err := cfg.Decode("Metric", &m); err != nil {
+			return nil, err
+		}
+		for _, c := range m.Eval {
+			var o KWSTopkAccOpts
+			if err := c.Decode(&o); err != nil {
+				return nil, err
+			}
+			if len(o.Topk) > 0 {
+				r.topk = o.Topk
+			}
+		}
+	}
+	if r.global.SampleRate <= 0 || r.global.ClipSeconds <= 0 {
+		return nil, fmt.Errorf("%s: Global.sample_rate and Global.clip_seconds must be positive", cfg.File)
+	}
+	if r.global.LabelFile == "" {
+		return nil, fmt.Errorf("%s: Global.label_file is required (one class per line; `paddle speech cls-data` writes labels.txt)", cfg.File)
+	}
+	return r, nil
+}
+
+func (r *clsRunner) loadClasses() error {
+	if r.classes != nil {
+		return nil
+	}
+	c, err := readLabels(r.global.LabelFile)
+	if err != nil {
+		return fmt.Errorf("%s: Global.label_file: %w\nhint: run `paddle speech cls-data --task langid --output DIR` or set -o Global.label_file=DIR/labels.txt", r.cfg.File, err)
+	}
+	r.classes = c
+	return nil
+}
+
+func (r *clsRunner) newModel() (nn.Layer, error) {
+	if err := r.loadClasses(); err != nil {
+		return nil, err
+	}
+	return buildClsModel(r.arch, r.feat.NumMelBins, len(r.classes), rand.New(rand.NewPCG(r.global.Seed, 1)))
+}
+
+func (r *clsRunner) featurizer() clsFeaturizer { return newClsFeaturizer(r.global, r.feat) }
+
+// loaderFor builds the loader of one split.
+func (r *clsRunner) loaderFor(s *KWSSplit, train bool) (*data.Loader[ClsSample, ClsBatch], error) {
+	name := map[bool]string{true: "Train", false: "Eval"}[train]
+	if s == nil {
+		return nil, fmt.Errorf("%s: DataLoader.%s is missing", r.cfg.File, name)
+	}
+	if s.Dataset.Name != "ClsList" {
+		return nil, s.Dataset.Errorf("unknown dataset %q (known: ClsList)", s.Dataset.Name)
+	}
+	var o ClsListOpts
+	if err := s.Dataset.Decode(&o); err != nil {
+		return nil, err
+	}
+	items, err := readClsList(o.ListFile, o.DataDir, r.classes)
+	if err != nil {
+		return nil, s.Dataset.Errorf("%v\nhint: run `paddle speech cls-data --output DIR` or set -o DataLoader.%s.dataset.list_file=...", err, name)
+	}
+	if o.Limit > 0 && o.Limit < len(items) {
+		sub := make([]clsItem, o.Limit)
+		for i := range sub {
+			sub[i] = items[i*len(items)/o.Limit]
+		}
+		items = sub
+	}
+	z := r.featurizer()
+	store, err := loadClsFeatures(items, z, o.CacheDir)
+	if err != nil {
+		return nil, s.Dataset.Errorf("%v", err)
+	}
+	ds := &clsDataset{items: items, store: store, z: z, train: train}
+	if o.SpecAugment != nil {
+		sa := o.SpecAugment.options()
+		ds.spec = &sa
+	}
+	lo := data.LoaderOptions{BatchSize: max(s.Sampler.BatchSize, 1), DropLast: s.Sampler.DropLast, Shuffle: s.Sampler.Shuffle,
+		Workers: s.Loader.NumWorkers, Seed: r.global.Seed}
+	if train && o.ClassBalance > 0 {
+		count := make([]float64, len(r.classes))
+		for _, it := range items {
+			count[it.Label]++
+		}
+		w := make([]float64, len(items))
+		for i, it := range items {
+			w[i] = math.Pow(count[it.Label], -o.ClassBalance)
+		}
+		if lo.Sampler, err = data.NewWeightedRandom(w, len(items), true, r.global.Seed); err != nil {
+			return nil, s.Dataset.Errorf("%v", err)
+		}
+	}
+	return data.NewLoader[ClsSample, ClsBatch](ds, lo, collateCls), nil
+}
+
+func (r *clsRunner) task(model nn.Layer, withTrain bool) (*workflow.Task[ClsBatch], error) {
+	t := &workflow.Task[ClsBatch]{Model: model, Seed: r.global.Seed}
+	m := newClsMetric(r.classes, r.topk)
+	t.Metric = m
+	t.Evaluate = func(b ClsBatch) error {
+		var probs []float32
+		ag.NoGrad(func() {
+			probs = ag.Softmax(model.Forward(ag.Const(b.X), false), -1).T.Contiguous().F32()
+		})
+		m.Update(clipMeans(probs, b.Owner, len(b.Paths), len(r.classes)), clsLabels(b))
+		return nil
+	}
+	if r.loader.Eval != nil {
+		el, err := r.loaderFor(r.loader.Eval, false)
+		if err != nil {
+			return nil, err
+		}
+		t.EvalBatches = func(ctx context.Context) iter.Seq2[ClsBatch, error] { return el.Epoch(ctx, 0) }
+	}
+	if !withTrain {
+		return t, nil
+	}
+	tl, err := r.loaderFor(r.loader.Train, true)
+	if err != nil {
+		return nil, err
+	}
+	t.TrainBatches = tl.EpochFrom
+	t.StepsPerEpoch = tl.Len()
+	t.BatchSize = r.loader.Train.Sampler.BatchSize
+	if t.StepsPerEpoch == 0 {
+		return nil, fmt.Errorf("%s: the training set gives no batch (batch_size %d)", r.cfg.File, t.BatchSize)
+	}
+	ce := nn.DefaultCrossEntropyOptions()
+	ce.LabelSmoothing = r.loss.Epsilon
+	t.Loss = func(b ClsBatch, _ workflow.StepInfo) (*ag.Var, error) {
+		return nn.CrossEntropy(model.Forward(ag.Const(b.X), true), b.Labels, ce)
+	}
+	var sched optim.Schedule
+	if t.Optimizer, sched, err = optim.Build(r.opt, model.Params(), r.global.Epochs, t.StepsPerEpoch); err != nil {
+		return nil, fmt.Errorf("%s: %w", r.cfg.File, err)
+	}
+	t.LR = func(step int, _ float64) float64 { return sched.LR(step) }
+	t.Schedule = workflow.Schedule{
+		Epochs: r.global.Epochs, MaxSteps: r.global.MaxSteps, LogEvery: r.global.PrintBatchStep,
+		EvalEvery: r.global.EvalInterval, SaveEvery: r.global.SaveInterval,
+	}
+	return t, nil
+}
+
+func clsLabels(b ClsBatch) []int {
+	v := b.Labels.I64()
+	out := make([]int, len(v))
+	for i, x := range v {
+		out[i] = int(x)
+	}
+	return out
+}
+
+// Train trains the model the config describes.
+func (r *clsRunner) Train(ctx context.Context, env workflow.Env) error {
+	model, err := r.newModel()
+	if err != nil {
+		return err
+	}
+	t, err := r.task(model, true)
+	if err != nil {
+		return err
+	}
+	if env.Output == "" {
+		env.Output = r.global.OutputDir
+	}
+	y, err := r.cfg.YAML()
+	if err != nil {
+		return err
+	}
+	slog.Info("train", "arch", r.arch.Name, "params", nn.NumParams(model), "classes", len(r.classes), "steps/epoch", t.StepsPerEpoch, "output", env.Output)
+	return t.Train(ctx, env, y)
+}
+
+// Eval evaluates the checkpoint env.Weights on the eval list.
+func (r *clsRunner) Eval(ctx context.Context, env workflow.Env) (metric.Report, error) {
+	if r.loader.Eval == nil {
+		return metric.Report{}, fmt.Errorf("%s: DataLoader.Eval is missing", r.cfg.File)
+	}
+	model, err := r.newModel()
+	if err != nil {
+		return metric.Report{}, err
+	}
+	return workflow.EvalCheckpoint(ctx, env.Weights, model, func() (*workflow.Task[ClsBatch], error) { return r.task(model, false) })
+}
