@@ -63,6 +63,10 @@ type ASRTraining struct {
 	LogInterval  int    `yaml:"log_interval"`  // log every N steps (0: 50)
 	EvalInterval int    `yaml:"eval_interval"` // evaluate every N epochs (0: 1)
 	NumWorkers   int    `yaml:"num_workers"`   // feature extraction workers (0: 2)
+	// InitFrom starts training from the weights of this checkpoint
+	// directory (same model section), e.g. a model trained on synthetic
+	// speech fine-tuned with real speech. Empty: random initialisation.
+	InitFrom string `yaml:"init_from"`
 	// SpecAugment masks training features (PaddleSpeech's names); nil: none.
 	SpecAugment *ASRSpecAugment `yaml:"spec_augment"`
 	Optim       optim.Config    `yaml:"optim"`

@@ -181,6 +181,12 @@ func (r *asrRunner) Train(ctx context.Context, env workflow.Env) error {
 	if err != nil {
 		return err
 	}
+	if from := r.c.Training.InitFrom; from != "" && env.Resume == "" {
+		if _, err := workflow.LoadCheckpoint(from, model, nil); err != nil {
+			return fmt.Errorf("%s: training.init_from: %w", r.c.file, err)
+		}
+		slog.Info("init_from", "weights", from)
+	}
 	t, err := r.task(model, train, dev)
 	if err != nil {
 		return err

@@ -25,7 +25,10 @@ type KWSGlobal struct {
 	SampleRate     int     `yaml:"sample_rate"`      // clips are resampled to this (16000)
 	ClipSeconds    float64 `yaml:"clip_seconds"`     // the model's window (1.0)
 	LabelFile      string  `yaml:"label_file"`       // one class per line (synth's labels.txt)
-	Device         string  `yaml:"device"`           // accepted; --device decides
+	// PretrainedModel starts training from this checkpoint's weights
+	// (PaddleClas's key; the same Arch and classes). Empty: random init.
+	PretrainedModel string `yaml:"pretrained_model"`
+	Device          string `yaml:"device"` // accepted; --device decides
 }
 
 // FeatureOpts is the Feature section: Kaldi fbank plus normalisation.
@@ -117,6 +120,19 @@ type KWSListOpts struct {
 	// bins), a cheap stand-in for vocal-tract-length differences between
 	// speakers (VTLP, Jaitly & Hinton 2013). 0: off.
 	FreqWarp float64 `yaml:"freq_warp"`
+	// Noise mixes a stretch of a real recording into training clips.
+	Noise *KWSNoiseOpts `yaml:"noise"`
+}
+
+// KWSNoiseOpts mix background recordings into training clips: with
+// probability prob, a random stretch of a random file is added at an SNR
+// drawn uniformly from snr_db (signal power: the clip's mean power).
+type KWSNoiseOpts struct {
+	Dir      string     `yaml:"dir"`       // walked for audio files (WAV, Ogg Vorbis)
+	Exclude  string     `yaml:"exclude"`   // skip paths containing this (e.g. "_desc": Tux Paint's spoken descriptions)
+	MaxFiles int        `yaml:"max_files"` // an evenly spread subset of this many (0: all)
+	Prob     float64    `yaml:"prob"`
+	SNRdB    [2]float64 `yaml:"snr_db"`
 }
 
 // SpecAugmentOpts are SpecAugment's masks with PaddleSpeech's key names

@@ -222,7 +222,8 @@ type kwsDataset struct {
 	train bool
 	shift int // max time shift in samples (training)
 	spec  *feature.SpecAugmentOptions
-	warp  float64 // max relative mel-axis stretch (training)
+	warp  float64    // max relative mel-axis stretch (training)
+	noise *noiseBank // background recordings mixed in (training); nil: none
 }
 
 var _ data.RandDataset[KWSSample] = (*kwsDataset)(nil)
@@ -265,7 +266,13 @@ func (d *kwsDataset) get(i int, r *rand.Rand) (KWSSample, bool, error) {
 		}
 		spec = d.spec
 	}
-	t, err := d.z.featuresWarped(d.z.fit(x, shift), seed, warp, spec, r)
+	clip := d.z.fit(x, shift)
+	if r != nil && d.noise != nil {
+		if err := d.noise.mix(clip, r); err != nil {
+			return KWSSample{}, false, err
+		}
+	}
+	t, err := d.z.featuresWarped(clip, seed, warp, spec, r)
 	if err != nil {
 		return KWSSample{}, false, fmt.Errorf("%s: %w", it.Path, err)
 	}

@@ -128,6 +128,9 @@ func (r *kwsRunner) loaderFor(s *KWSSplit, train bool) (*data.Loader[KWSSample, 
 		sa := o.SpecAugment.options()
 		ds.spec = &sa
 	}
+	if o.Noise != nil && train {
+		ds.noise = &noiseBank{o: *o.Noise, z: ds.z}
+	}
 	return data.NewLoader[KWSSample, KWSBatch](ds, data.LoaderOptions{
 		BatchSize: max(s.Sampler.BatchSize, 1), DropLast: s.Sampler.DropLast, Shuffle: s.Sampler.Shuffle,
 		Workers: s.Loader.NumWorkers, Seed: r.global.Seed,
@@ -194,6 +197,12 @@ func (r *kwsRunner) Train(ctx context.Context, env workflow.Env) error {
 	model, err := r.newModel()
 	if err != nil {
 		return err
+	}
+	if p := r.global.PretrainedModel; p != "" && env.Resume == "" {
+		if _, err := workflow.LoadCheckpoint(p, model, nil); err != nil {
+			return fmt.Errorf("%s: Global.pretrained_model: %w", r.cfg.File, err)
+		}
+		slog.Info("pretrained_model", "weights", p)
 	}
 	t, err := r.task(model, true)
 	if err != nil {
