@@ -10,16 +10,15 @@ import (
 	"paddle/core/ag"
 	"paddle/core/cli/cmdutil"
 	"paddle/core/config"
-	"paddle/core/graph/trace"
-	"paddle/core/tensor"
 	"paddle/core/workflow"
 )
 
 // Export and predict. `paddle ocr export` traces the DB network in eval mode
-// (input "x" (batch, 3, H, W) with a dynamic batch and a fixed H×W, see
-// exportSize; output "output", the probability map (batch, 1, H, W)); `paddle ocr predict --det-model DIR` runs it with
-// its DetResizeForTest / NormalizeImage preprocessing and DB post-process.
-// inference.yaml lists those steps in PaddleX's layout.
+// (input "x" (batch, 3, height, width), all three dynamic, height and width
+// multiples of 32 (see traceDynamic); output "output", the probability map
+// (batch, 1, height, width)); `paddle ocr predict --det-model DIR` runs it
+// with PP-OCR's DetResizeForTest / NormalizeImage preprocessing and DB
+// post-process. inference.yaml lists those steps in PaddleX's layout.
 
 // exportPreProcess is inference.yaml's PreProcess section.
 type exportPreProcess struct {
@@ -49,11 +48,7 @@ func (r *runner) Export(_ context.Context, env workflow.Env, dir string) error {
 	if _, err := workflow.LoadCheckpoint(env.Weights, model, nil); err != nil {
 		return err
 	}
-	h, w := r.exportSize()
-	spec := trace.InputSpec{Name: "x", Shape: []int{-1, 3, h, w}, DimNames: []string{"batch"}}
-	example := tensor.Rand(rand.New(rand.NewPCG(1, 1)), tensor.Float32, -1, 1, 2, 3, h, w)
-	g, err := trace.Func(model, []trace.InputSpec{spec}, []*tensor.Tensor{example}, []string{"output"},
-		func(xs []*ag.Var) []*ag.Var { return []*ag.Var{model.Forward(xs[0], false)} })
+	g, err := traceDynamic(model)
 	if err != nil {
 		return fmt.Errorf("export DB: %w", err)
 	}
@@ -71,32 +66,34 @@ func (r *runner) Export(_ context.Context, env workflow.Env, dir string) error {
 	return workflow.WriteExport(dir, g, inf, r.cfg)
 }
 
-// exportSize is the export's fixed input height and width: the Eval split's
-// DetResizeForTest image_shape, else 640×640. The height and width cannot be
-// dynamic yet: the tracer checks dynamic sizes with a probe one pixel larger,
-// which no stride-32 network with a feature pyramid carries through.
-func (r *runner) exportSize() (int, int) {
-	if r.eval != nil {
-		var o SimpleDataSetOpts
-		if r.eval.Dataset.Decode(&o) == nil {
-			for _, c := range o.Transforms {
-				var d DetResizeForTestOpts
-				if c.Name == "DetResizeForTest" && c.Decode(&d) == nil && len(d.ImageShape) == 2 && d.ImageShape[0]%32 == 0 && d.ImageShape[1]%32 == 0 {
-					return d.ImageShape[0], d.ImageShape[1]
-				}
-			}
+// evalResize is the Eval split's DetResizeForTest arguments, else
+// PaddleOCR's inference default (limit_side_len 960, limit_type max).
+func (r *runner) evalResize() map[string]any {
+	def := map[string]any{"limit_side_len": 960, "limit_type": "max"}
+	if r.eval == nil {
+		return def
+	}
+	var o SimpleDataSetOpts
+	if r.eval.Dataset.Decode(&o) != nil {
+		return def
+	}
+	for _, c := range o.Transforms {
+		var v map[string]any
+		if c.Name == "DetResizeForTest" && c.Decode(&v) == nil && len(v) > 0 {
+			return v
 		}
 	}
-	return 640, 640
+	return def
 }
 
-// exportOps lists the Eval split's image transforms (label steps left out),
-// or PaddleOCR's inference defaults when there is no Eval section.
+// exportOps lists the Eval split's image transforms (label steps left out;
+// a DetResizeForTest added when the split has none), or PaddleOCR's
+// inference defaults when there is no Eval section.
 func (r *runner) exportOps() []map[string]any {
-	h, w := r.exportSize()
+	resize := map[string]any{"DetResizeForTest": r.evalResize()}
 	ops := []map[string]any{
 		{"DecodeImage": map[string]any{"img_mode": "BGR", "channel_first": false}},
-		{"DetResizeForTest": map[string]any{"image_shape": []int{h, w}, "keep_ratio": false}},
+		resize,
 		{"NormalizeImage": map[string]any{"scale": "1./255.", "mean": []float64{0.485, 0.456, 0.406}, "std": []float64{0.229, 0.224, 0.225}, "order": "hwc"}},
 		{"ToCHWImage": nil},
 		{"KeepKeys": map[string]any{"keep_keys": []string{"image", "shape"}}},
@@ -109,13 +106,17 @@ func (r *runner) exportOps() []map[string]any {
 		return ops
 	}
 	var out []map[string]any
+	resized := false
 	for _, c := range o.Transforms {
 		switch c.Name {
 		case "DetLabelEncode", "MakeBorderMap", "MakeShrinkMap", "IaaAugment", "EastRandomCropData", "KeepKeys":
 			continue
-		case "DetResizeForTest": // the export's fixed input size
-			out = append(out, map[string]any{c.Name: map[string]any{"image_shape": []int{h, w}, "keep_ratio": false}})
-			continue
+		case "DetResizeForTest":
+			resized = true
+		case "NormalizeImage":
+			if !resized {
+				out, resized = append(out, resize), true
+			}
 		}
 		var v map[string]any
 		if c.Decode(&v) != nil {
