@@ -19,7 +19,7 @@ fi
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
 echo "fetch_tuxpaint_text: apt-get download tuxpaint-stamps-default -> $DIR" >&2
-(cd "$tmp" && apt-get download tuxpaint-stamps-default >/dev/null)
+(cd "$tmp" && { apt-get download -qq tuxpaint-stamps-default >/dev/null 2>&1 || { apt-get update -qq && apt-get download -qq tuxpaint-stamps-default >/dev/null; }; })
 deb="$(ls "$tmp"/tuxpaint-stamps-default_*.deb | head -n1)"
 rm -rf "$DIR.tmp" && mkdir -p "$DIR.tmp"
 dpkg-deb --fsys-tarfile "$deb" | tar -x -C "$DIR.tmp" --wildcards '*/stamps/*.txt'

