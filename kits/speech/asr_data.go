@@ -3,6 +3,7 @@ package speech
 import (
 	"bufio"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"hash/fnv"
 	"io/fs"
@@ -44,7 +45,7 @@ func tuxpaintItems(soundDir, textDir, lang string) ([]asrItem, int, error) {
 		txt := filepath.Join(textDir, strings.TrimSuffix(rel, suffix)+".txt")
 		text, err := stampText(txt, lang)
 		if err != nil {
-			if os.IsNotExist(err) {
+			if errors.Is(err, fs.ErrNotExist) {
 				skipped++
 				return nil
 			}
