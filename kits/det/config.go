@@ -164,12 +164,12 @@ type (
 	RandomFlipOpts struct {
 		Prob float64 `yaml:"prob"`
 	}
-	// RandomDistortOpts: brightness, contrast and saturation jitter.
+	// RandomDistortOpts: hue, brightness, contrast and saturation jitter.
 	RandomDistortOpts struct {
 		Brightness  []float64 `yaml:"brightness"` // [low, high, prob]
 		Contrast    []float64 `yaml:"contrast"`
 		Saturation  []float64 `yaml:"saturation"`
-		Hue         []float64 `yaml:"hue"` // accepted; not applied
+		Hue         []float64 `yaml:"hue"` // [low, high, prob]: YIQ rotation by delta·π radians
 		Count       int       `yaml:"count"`
 		RandomApply bool      `yaml:"random_apply"`
 	}
@@ -238,7 +238,8 @@ func Schema() *config.Schema {
 		Sections: map[string]any{
 			"use_gpu": (*bool)(nil), "use_xpu": (*bool)(nil), "log_iter": (*int)(nil), "save_dir": (*string)(nil),
 			"snapshot_epoch": (*int)(nil), "print_flops": (*bool)(nil), "find_unused_parameters": (*bool)(nil),
-			"use_ema": (*bool)(nil), "ema_decay": (*float64)(nil), "epoch": (*int)(nil), "max_iters": (*int)(nil),
+			"use_ema": (*bool)(nil), "ema_decay": (*float64)(nil), "ema_decay_type": (*string)(nil),
+			"cycle_epoch": (*int)(nil), "ema_filter_no_grad": (*bool)(nil), "epoch": (*int)(nil), "max_iters": (*int)(nil),
 			"metric": (*string)(nil), "num_classes": (*int)(nil), "weights": (*string)(nil), "pretrain_weights": (*string)(nil),
 			"worker_num": (*int)(nil), "draw_threshold": (*float64)(nil), "seed": (*uint64)(nil), "eval_interval": (*int)(nil),
 			"architecture": (*config.Component)(nil),

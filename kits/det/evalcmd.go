@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
 
 	"github.com/spf13/cobra"
 
@@ -22,6 +23,10 @@ type EvalOptions struct {
 	GT      string // --gt: COCO ground-truth json
 	DT      string // --dt: COCO results json
 	Weights string // --weights: a checkpoint to evaluate with -c
+	// Agnostic (--class-agnostic) scores every detection and ground truth
+	// as one category: localisation alone, class mistakes forgiven.
+	Agnostic bool
+	SaveDT   string // --save-dt: with -c, write the detections as a COCO results file
 }
 
 // NewCmdEval returns `paddle det eval`. It replaces the shared eval verb:
@@ -61,6 +66,8 @@ func NewCmdEval(f *cmdutil.Factory, k *kit.Kit, runF func(*EvalOptions) error) *
 	cmd.Flags().StringVar(&opts.GT, "gt", "", "COCO ground-truth json (images, annotations, categories)")
 	cmd.Flags().StringVar(&opts.DT, "dt", "", "COCO results json: a list of {image_id, category_id, bbox, score}")
 	cmd.Flags().StringVar(&opts.Weights, "weights", "", "checkpoint directory to evaluate (with -c)")
+	cmd.Flags().BoolVar(&opts.Agnostic, "class-agnostic", false, "score all categories as one (localisation without classification)")
+	cmd.Flags().StringVar(&opts.SaveDT, "save-dt", "", "with -c: also write the detections as a COCO results json")
 	cmdutil.SupportsFormats(cmd, "text", "json")
 	return cmd
 }
@@ -93,11 +100,43 @@ func evalRun(opts *EvalOptions) error {
 	if dropped > 0 {
 		slog.Warn("detections of categories not in the ground truth are ignored (as pycocotools)", "count", dropped, "file", opts.DT)
 	}
+	return score(opts, gt, dts, opts.DT)
+}
+
+// score evaluates dts against gt (class-agnostic when asked) and prints the report.
+func score(opts *EvalOptions, gt *coco.Dataset, dts []coco.Detection, what string) error {
+	if opts.Agnostic {
+		gt, dts = classAgnostic(gt, dts)
+	}
 	r, err := coco.Evaluate(gt, dts, coco.DefaultParams())
 	if err != nil {
-		return fmt.Errorf("%s: %w", opts.DT, err)
+		return fmt.Errorf("%s: %w", what, err)
 	}
 	return writeEval(opts.Factory.IOStreams.Out, opts.Factory.Settings.Format, gt, r)
+}
+
+// classAgnostic returns copies of gt and dts with every category merged
+// into one, "object" (id 1). Detections of categories gt does not know are
+// dropped first, as pycocotools would drop them.
+func classAgnostic(gt *coco.Dataset, dts []coco.Detection) (*coco.Dataset, []coco.Detection) {
+	known := map[int64]bool{}
+	for _, c := range gt.Categories {
+		known[c.ID] = true
+	}
+	g := &coco.Dataset{Images: gt.Images, Categories: []coco.Category{{ID: 1, Name: "object"}}}
+	g.Annotations = make([]coco.Annotation, len(gt.Annotations))
+	for i, a := range gt.Annotations {
+		a.CategoryID = 1
+		g.Annotations[i] = a
+	}
+	var d []coco.Detection
+	for _, x := range dts {
+		if known[x.CategoryID] {
+			x.CategoryID = 1
+			d = append(d, x)
+		}
+	}
+	return g, d
 }
 
 // categoryNames returns a unique display name per category (its name, or
@@ -155,9 +194,18 @@ func evalModelRun(ctx context.Context, opts *EvalOptions) error {
 	if err != nil {
 		return cmdutil.Usage(err)
 	}
-	gt, res, err := wr.(*runner).evalCOCO(ctx, workflow.Env{IO: opts.Factory.IOStreams, Config: cfg, Weights: opts.Weights})
+	gt, dts, err := wr.(*runner).evalCOCO(ctx, workflow.Env{IO: opts.Factory.IOStreams, Config: cfg, Weights: opts.Weights})
 	if err != nil {
 		return err
 	}
-	return writeEval(opts.Factory.IOStreams.Out, opts.Factory.Settings.Format, gt, res)
+	if opts.SaveDT != "" {
+		b, err := json.Marshal(dts)
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(opts.SaveDT, b, 0o644); err != nil {
+			return fmt.Errorf("--save-dt: %w", err)
+		}
+	}
+	return score(opts, gt, dts, opts.Weights)
 }

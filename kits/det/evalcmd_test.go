@@ -92,3 +92,36 @@ func TestEvalCommandErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestEvalClassAgnostic: two objects found at the right places with their
+// classes swapped score mAP 0, and 1 once every category is merged.
+func TestEvalClassAgnostic(t *testing.T) {
+	dir := t.TempDir()
+	gt, dt := filepath.Join(dir, "gt.json"), filepath.Join(dir, "dt.json")
+	if err := os.WriteFile(gt, []byte(`{"images":[{"id":1,"width":64,"height":64}],
+"categories":[{"id":1,"name":"a"},{"id":2,"name":"b"}],
+"annotations":[{"id":1,"image_id":1,"category_id":1,"bbox":[0,0,10,10],"area":100,"iscrowd":0},
+{"id":2,"image_id":1,"category_id":2,"bbox":[20,20,10,10],"area":100,"iscrowd":0}]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(dt, []byte(`[{"image_id":1,"category_id":2,"bbox":[0,0,10,10],"score":0.9},
+{"image_id":1,"category_id":1,"bbox":[20,20,10,10],"score":0.8}]`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		flag string
+		want float64
+	}{{"--class-agnostic=false", 0}, {"--class-agnostic", 1}} {
+		code, out, errOut := runPaddle(t, "det", "eval", "--gt", gt, "--dt", dt, "--format", "json", c.flag)
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, errOut)
+		}
+		var rep EvalReport
+		if err := json.Unmarshal([]byte(out), &rep); err != nil {
+			t.Fatalf("%v: %s", err, out)
+		}
+		if math.Abs(rep.Stats[0]-c.want) > 1e-12 {
+			t.Errorf("%s: mAP %v, want %v", c.flag, rep.Stats[0], c.want)
+		}
+	}
+}

@@ -30,6 +30,9 @@ type runner struct {
 	workers    int
 	numClasses int
 	drawThresh float64 // predict prints detections scored at least this
+	useEMA     bool    // use_ema: evaluate and save an average of the weights
+	emaDecay   float64 // ema_decay (default 0.9998)
+	emaType    string  // ema_decay_type: threshold (default) or exponential
 	backbone   LCNetOpts
 	neck       LCPANOpts
 	head       PicoHeadOpts
@@ -50,13 +53,14 @@ func build(cfg *config.Config) (workflow.Runner, error) {
 	if err := cfg.Validate(Schema()); err != nil {
 		return nil, err
 	}
-	r := &runner{cfg: cfg, drawThresh: 0.5, epochs: 1, logIter: 20, saveDir: "output/det", seed: 42, snapshot: 1}
+	r := &runner{cfg: cfg, drawThresh: 0.5, epochs: 1, logIter: 20, saveDir: "output/det", seed: 42, snapshot: 1, emaDecay: 0.9998}
 	scalars := []struct {
 		key string
 		v   any
 	}{{"epoch", &r.epochs}, {"max_iters", &r.maxIters}, {"log_iter", &r.logIter}, {"save_dir", &r.saveDir},
 		{"snapshot_epoch", &r.snapshot}, {"eval_interval", &r.evalEvery}, {"seed", &r.seed}, {"worker_num", &r.workers},
-		{"num_classes", &r.numClasses}, {"draw_threshold", &r.drawThresh}, {"LearningRate", &r.lr}, {"OptimizerBuilder", &r.opt},
+		{"num_classes", &r.numClasses}, {"draw_threshold", &r.drawThresh}, {"use_ema", &r.useEMA}, {"ema_decay", &r.emaDecay},
+		{"ema_decay_type", &r.emaType}, {"LearningRate", &r.lr}, {"OptimizerBuilder", &r.opt},
 		{"TrainReader", &r.train}, {"EvalReader", &r.eval}, {"TestReader", &r.test},
 		{"TrainDataset", &r.trainDS}, {"EvalDataset", &r.evalDS}, {"TestDataset", &r.testDS}}
 	for _, s := range scalars {
@@ -100,8 +104,14 @@ func build(cfg *config.Config) (workflow.Runner, error) {
 	if r.nms, err = withNMSDefaults(r.head.NMS); err != nil {
 		return nil, fmt.Errorf("%s: PicoHeadV2.%w", cfg.File, err)
 	}
-	if _, err := r.newModel(); err != nil { // fail early on bad model options
+	m, err := r.newModel()
+	if err != nil { // fail early on bad model options
 		return nil, fmt.Errorf("%s: %w", cfg.File, err)
+	}
+	if r.useEMA {
+		if _, err := newWeightEMA(m.Params(), r.emaDecay, r.emaType); err != nil {
+			return nil, fmt.Errorf("%s: %w", cfg.File, err)
+		}
 	}
 	return r, nil
 }
@@ -172,21 +182,28 @@ func (r *runner) loader(dsc config.Component, rd ReaderOpts, train bool) (*data.
 
 // cocoMetric gathers detections of the eval set and scores them as pycocotools.
 type cocoMetric struct {
-	gt   *coco.Dataset
-	ds   *Dataset
-	dets []coco.Detection
-	n    int
+	gt      *coco.Dataset
+	ds      *Dataset
+	dets    []coco.Detection
+	rawDets []coco.Detection // with EMA: the raw (not averaged) weights' detections
+	withRaw bool
+	n       int
 }
 
-func (m *cocoMetric) Reset() { m.dets, m.n = nil, 0 }
+func (m *cocoMetric) Reset() { m.dets, m.rawDets, m.n = nil, nil, 0 }
 
 func (m *cocoMetric) add(rec *Record, ds []Det) {
 	m.n++
+	m.dets = m.appendDets(m.dets, rec, ds)
+}
+
+func (m *cocoMetric) appendDets(to []coco.Detection, rec *Record, ds []Det) []coco.Detection {
 	for _, d := range ds {
 		b := d.Box
-		m.dets = append(m.dets, coco.Detection{ImageID: rec.ID, CategoryID: m.ds.CategoryIDs[d.Class],
+		to = append(to, coco.Detection{ImageID: rec.ID, CategoryID: m.ds.CategoryIDs[d.Class],
 			BBox: [4]float64{b[0], b[1], b[2] - b[0], b[3] - b[1]}, Score: d.Score})
 	}
+	return to
 }
 
 // Result returns bbox mAP (main), AP50, AP75, APs/m/l and AR@100.
@@ -199,6 +216,11 @@ func (m *cocoMetric) Result() metric.Report {
 	}
 	for i, k := range []string{"bbox_mAP", "AP50", "AP75", "APs", "APm", "APl", "AR1", "AR10", "AR100"} {
 		rep.Values[k] = res.Stats[i]
+	}
+	if m.withRaw { // EMA on: the raw weights' numbers, for comparison
+		if raw, err := coco.Evaluate(m.gt, m.rawDets, coco.DefaultParams()); err == nil {
+			rep.Values["raw_mAP"], rep.Values["raw_AP50"] = raw.Stats[0], raw.Stats[1]
+		}
 	}
 	return rep
 }
@@ -225,15 +247,29 @@ func (r *runner) predict(model *PicoDet, b Batch) [][]Det {
 
 func (r *runner) task(model *PicoDet, withTrain bool) (*workflow.Task[Batch], error) {
 	t := &workflow.Task[Batch]{Model: model, Seed: r.seed}
+	var ema *weightEMA
+	if withTrain && r.useEMA {
+		var err error
+		if ema, err = newWeightEMA(append(model.Params(), model.Buffers()...), r.emaDecay, r.emaType); err != nil {
+			return nil, fmt.Errorf("%s: %w", r.cfg.File, err)
+		}
+	}
 	if r.evalDS.Name != "" {
 		el, eds, err := r.loader(r.evalDS, r.eval, false)
 		if err != nil {
 			return nil, err
 		}
-		m := &cocoMetric{gt: eds.COCO(), ds: eds}
+		m := &cocoMetric{gt: eds.COCO(), ds: eds, withRaw: ema != nil}
 		t.Metric = m
 		t.EvalBatches = func(ctx context.Context) iter.Seq2[Batch, error] { return el.Epoch(ctx, 0) }
 		t.Evaluate = func(b Batch) error {
+			if ema != nil { // score the raw weights too, then leave the average in for the checkpoints
+				ema.useRaw()
+				for i, ds := range r.predict(model, b) {
+					m.rawDets = m.appendDets(m.rawDets, b.Recs[i], ds)
+				}
+				ema.useAverage()
+			}
 			for i, ds := range r.predict(model, b) {
 				m.add(b.Recs[i], ds)
 			}
@@ -256,6 +292,9 @@ func (r *runner) task(model *PicoDet, withTrain bool) (*workflow.Task[Batch], er
 	var parts LossParts
 	var nParts int
 	t.Loss = func(b Batch, info workflow.StepInfo) (*ag.Var, error) {
+		if ema != nil {
+			ema.useRaw() // an evaluation left the average in the model
+		}
 		s := b.X.Shape()
 		out := model.Run(ag.Const(b.X), true)
 		l, p := model.Head.Loss(out, model.Head.AnchorsFor(s[2], s[3]), b.Boxes, b.Classes, r.loss)
@@ -275,6 +314,9 @@ func (r *runner) task(model *PicoDet, withTrain bool) (*workflow.Task[Batch], er
 	}
 	if err := workflow.BuildOptimizer(t, r.cfg.File, oc, epochs, t.StepsPerEpoch); err != nil {
 		return nil, err
+	}
+	if ema != nil {
+		t.Optimizer = &emaOptimizer{Optimizer: t.Optimizer, ema: ema}
 	}
 	t.Schedule = workflow.Schedule{Epochs: r.epochs, MaxSteps: r.maxIters, LogEvery: r.logIter, EvalEvery: r.evalEvery, SaveEvery: r.snapshot}
 	return t, nil
@@ -316,8 +358,8 @@ func (r *runner) Eval(ctx context.Context, env workflow.Env) (metric.Report, err
 }
 
 // evalCOCO runs the checkpoint env.Weights over EvalDataset and returns the
-// ground truth and pycocotools' evaluation.
-func (r *runner) evalCOCO(ctx context.Context, env workflow.Env) (*coco.Dataset, *coco.Result, error) {
+// ground truth and the detections.
+func (r *runner) evalCOCO(ctx context.Context, env workflow.Env) (*coco.Dataset, []coco.Detection, error) {
 	if r.evalDS.Name == "" {
 		return nil, nil, fmt.Errorf("%s: EvalDataset is missing", r.cfg.File)
 	}
@@ -336,6 +378,5 @@ func (r *runner) evalCOCO(ctx context.Context, env workflow.Env) (*coco.Dataset,
 		return nil, nil, err
 	}
 	m := t.Metric.(*cocoMetric)
-	res, err := coco.Evaluate(m.gt, m.dets, coco.DefaultParams())
-	return m.gt, res, err
+	return m.gt, m.dets, nil
 }

@@ -91,13 +91,14 @@ func (p *pipeline) add(c config.Component) (sampleOp, error) {
 			return nil
 		}, nil
 	case "RandomDistort":
-		o := RandomDistortOpts{Brightness: []float64{0.6, 1.4, 0.5}, Contrast: []float64{0.6, 1.4, 0.5}, Saturation: []float64{0.5, 1.5, 0.5}}
+		o := RandomDistortOpts{Brightness: []float64{0.6, 1.4, 0.5}, Contrast: []float64{0.6, 1.4, 0.5}, Saturation: []float64{0.5, 1.5, 0.5},
+			Hue: []float64{-18, 18, 0.5}}
 		if err := c.Decode(&o); err != nil {
 			return nil, err
 		}
-		for _, v := range [][]float64{o.Brightness, o.Contrast, o.Saturation} {
+		for _, v := range [][]float64{o.Brightness, o.Contrast, o.Saturation, o.Hue} {
 			if len(v) != 3 {
-				return nil, c.Errorf("brightness, contrast and saturation are [low, high, prob], got %v", v)
+				return nil, c.Errorf("hue, brightness, contrast and saturation are [low, high, prob], got %v", v)
 			}
 		}
 		return func(s *Sample, r *rand.Rand) error { distort(s, o, r); return nil }, nil
@@ -219,10 +220,15 @@ func flipH(s *Sample) {
 
 func uniform(r *rand.Rand, lo, hi float64) float64 { return lo + (hi-lo)*r.Float64() }
 
-// distort applies brightness, contrast and saturation factors, each with its
-// probability, in a random order.
+// distort applies hue, brightness, contrast and saturation changes, each
+// with its probability, in a random order.
 func distort(s *Sample, o RandomDistortOpts, r *rand.Rand) {
 	steps := []func(){
+		func() {
+			if r.Float64() < o.Hue[2] {
+				s.Img = rotateHue(s.Img, uniform(r, o.Hue[0], o.Hue[1]))
+			}
+		},
 		func() {
 			if r.Float64() < o.Brightness[2] {
 				s.Img = data.AdjustBrightness(s.Img, uniform(r, o.Brightness[0], o.Brightness[1]))
@@ -242,6 +248,44 @@ func distort(s *Sample, o RandomDistortOpts, r *rand.Rand) {
 	for _, i := range r.Perm(len(steps)) {
 		steps[i]()
 	}
+}
+
+// rotateHue is PaddleDetection's RandomDistort hue step: the colours are
+// rotated in the YIQ plane by delta·π radians (so its default [-18, 18]
+// draws any hue rotation) and clipped to [0, 255].
+func rotateHue(m *data.Image, delta float64) *data.Image {
+	if m.C != 3 {
+		return m
+	}
+	u, w := math.Cos(delta*math.Pi), math.Sin(delta*math.Pi)
+	tyiq := [3][3]float64{{0.299, 0.587, 0.114}, {0.596, -0.274, -0.321}, {0.211, -0.523, 0.311}}
+	ityiq := [3][3]float64{{1, 0.956, 0.621}, {1, -0.272, -0.647}, {1, -1.107, 1.705}}
+	bt := [3][3]float64{{1, 0, 0}, {0, u, -w}, {0, w, u}}
+	mul := func(a, b [3][3]float64) (c [3][3]float64) {
+		for i := range 3 {
+			for j := range 3 {
+				for k := range 3 {
+					c[i][j] += a[i][k] * b[k][j]
+				}
+			}
+		}
+		return c
+	}
+	t := mul(mul(ityiq, bt), tyiq) // out = t · rgb (PaddleDetection: img · tᵀ)
+	var f [3][3]float32
+	for i := range 3 {
+		for j := range 3 {
+			f[i][j] = float32(t[i][j])
+		}
+	}
+	out := data.NewImage(m.H, m.W, 3)
+	for i := 0; i < len(m.Pix); i += 3 {
+		r, g, b := float32(m.Pix[i]), float32(m.Pix[i+1]), float32(m.Pix[i+2])
+		for c := range 3 {
+			out.Pix[i+c] = uint8(min(max(f[c][0]*r+f[c][1]*g+f[c][2]*b, 0), 255))
+		}
+	}
+	return out
 }
 
 // expand places the image at a random spot of a canvas up to ratio times
