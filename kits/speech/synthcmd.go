@@ -50,7 +50,9 @@ func newCmdSynth(f *cmdutil.Factory, runF func(*synthOptions) error) *cobra.Comm
 			"Everything depends only on --seed and the sizes, not on --workers; existing clips are kept,\n" +
 			"so an interrupted run resumes.\n\n" +
 			"espeak-ng and flite run as programs: $PADDLE_ESPEAK / $PADDLE_FLITE, else the copies\n" +
-			"scripts/fetch_espeak.sh puts under $PADDLE_CACHE/tools, else $PATH.",
+			"scripts/fetch_espeak.sh puts under $PADDLE_CACHE/tools, else $PATH. --engines festival\n" +
+			"adds Festival's ked voice (scripts/fetch_festival.sh, $PADDLE_FESTIVAL): alone it speaks\n" +
+			"every word clip (all in the train split), with the others a quarter of them.",
 		Example: "  scripts/fetch_espeak.sh\n" +
 			"  paddle speech synth --output data/kws --per-word 600\n" +
 			"  paddle speech synth --output data/yesno --words yes,no --per-word 100 --engines espeak-ng",
@@ -63,8 +65,8 @@ func newCmdSynth(f *cmdutil.Factory, runF func(*synthOptions) error) *cobra.Comm
 				return cmdutil.FlagErrorf("--per-word %d: want a positive number", opts.PerWord)
 			}
 			for _, e := range opts.Engines {
-				if e != "espeak-ng" && e != "flite" {
-					return cmdutil.FlagErrorf("--engines: unknown synthesiser %q (known: espeak-ng, flite)", e)
+				if e != "espeak-ng" && e != "flite" && e != "festival" {
+					return cmdutil.FlagErrorf("--engines: unknown synthesiser %q (known: espeak-ng, flite, festival)", e)
 				}
 			}
 			if runF != nil {
@@ -81,7 +83,7 @@ func newCmdSynth(f *cmdutil.Factory, runF func(*synthOptions) error) *cobra.Comm
 	fl.IntVar(&opts.Silence, "silence", 0, "background-only clips (_silence_; default --per-word/2)")
 	fl.Uint64Var(&opts.Seed, "seed", 1, "seed of the plan and every augmentation")
 	fl.IntVar(&opts.Workers, "workers", runtime.NumCPU(), "synthesiser processes run at once")
-	fl.StringSliceVar(&opts.Engines, "engines", nil, "synthesisers to use: espeak-ng, flite (default: those installed)")
+	fl.StringSliceVar(&opts.Engines, "engines", nil, "synthesisers to use: espeak-ng, flite, festival (default: espeak-ng and flite if installed; festival only when named)")
 	fl.IntVar(&opts.Rate, "rate", 16000, "sample rate of the clips")
 	fl.Float64Var(&opts.Seconds, "seconds", 1, "clip length in seconds")
 	fl.StringVar(&opts.DataDir, "noise-dir", "", "speech data cache with codec2/ and alsa/ (default $PADDLE_CACHE/data/speech)")
@@ -101,14 +103,18 @@ type synthSummary struct {
 
 func synthRun(ctx context.Context, opts *synthOptions) error {
 	eng := synth.FindEngines()
-	useE, useF := eng.Espeak != "", eng.Flite != ""
+	useE, useF, useFest := eng.Espeak != "", eng.Flite != "", false
 	if len(opts.Engines) > 0 {
-		useE, useF = slices.Contains(opts.Engines, "espeak-ng"), slices.Contains(opts.Engines, "flite")
-		if err := eng.Check(pick(useE, useF)); err != nil {
+		useE, useF, useFest = slices.Contains(opts.Engines, "espeak-ng"), slices.Contains(opts.Engines, "flite"), slices.Contains(opts.Engines, "festival")
+		voices := pick(useE, useF)
+		if useFest {
+			voices = append(voices, synth.Voice{Engine: "festival"})
+		}
+		if err := eng.Check(voices); err != nil {
 			return err
 		}
 	}
-	if !useE && !useF {
+	if !useE && !useF && !useFest {
 		return eng.Check([]synth.Voice{{Engine: "espeak-ng"}}) // the error with its hint
 	}
 	words := opts.Words
@@ -116,7 +122,7 @@ func synthRun(ctx context.Context, opts *synthOptions) error {
 		words = synth.Keywords
 	}
 	clips, err := synth.Plan(synth.PlanOptions{Words: words, PerWord: opts.PerWord, UnknownClips: opts.Unknown,
-		SilenceClips: opts.Silence, Seed: opts.Seed, Espeak: useE, Flite: useF})
+		SilenceClips: opts.Silence, Seed: opts.Seed, Espeak: useE, Flite: useF, Festival: useFest})
 	if err != nil {
 		return err
 	}

@@ -45,6 +45,24 @@ var EspeakVariants = []string{"", "m1", "m2", "m3", "m4", "m5", "m6", "m7", "f1"
 // ARCTIC recordings of real speakers).
 var FliteVoices = []string{"kal16", "awb", "rms", "slt"}
 
+// FestivalVoices are the Festival voices flite lacks that Debian packages:
+// ked (festvox-kdlpc16k, an American male diphone voice).
+var FestivalVoices = []string{"ked_diphone"}
+
+// FestivalSpace lists the Festival voice settings: voices × duration
+// stretches × mean F0 (the voice's own 105 Hz, and 85–160 Hz).
+func FestivalSpace() []Voice {
+	var out []Voice
+	for _, v := range FestivalVoices {
+		for _, st := range []float64{0.8, 1, 1.25} {
+			for _, f0 := range []float64{0, 85, 130, 160} {
+				out = append(out, Voice{Engine: "festival", Name: v, Speed: st, Pitch: f0})
+			}
+		}
+	}
+	return out
+}
+
 // VoiceSpace lists every voice setting: espeak accents × variants × speeds
 // × pitches, and flite voices × duration stretches × (own pitch, lower,
 // higher).
@@ -113,6 +131,11 @@ type PlanOptions struct {
 	SilenceClips  int      // clips of _silence_ (0: PerWord/2)
 	Seed          uint64
 	Espeak, Flite bool // which synthesisers to use
+	// Festival adds Festival's voices (FestivalSpace); alone it speaks every
+	// word clip, next to others FestivalShare of them (0: 0.25). Plans
+	// without it are unchanged.
+	Festival      bool
+	FestivalShare float64
 	// FliteShare is the fraction of word clips spoken by flite when both
 	// synthesisers are used (0: 0.25). flite has far fewer settings than
 	// espeak-ng, but its ARCTIC voices come from real speakers.
@@ -130,7 +153,17 @@ func Plan(o PlanOptions) ([]Clip, error) {
 		return nil, fmt.Errorf("synth plan: clips per word %d must be positive", o.PerWord)
 	}
 	espeak, flite := VoiceSpace(o.Espeak, false), VoiceSpace(false, o.Flite)
-	if len(espeak)+len(flite) == 0 {
+	var fest []Voice
+	festShare := 0.0
+	if o.Festival {
+		fest, festShare = FestivalSpace(), o.FestivalShare
+		if len(espeak)+len(flite) == 0 {
+			festShare = 1
+		} else if festShare <= 0 {
+			festShare = 0.25
+		}
+	}
+	if len(espeak)+len(flite)+len(fest) == 0 {
 		return nil, fmt.Errorf("synth plan: no synthesiser selected")
 	}
 	share := o.FliteShare
@@ -152,8 +185,10 @@ func Plan(o PlanOptions) ([]Clip, error) {
 	}
 	draw := func(label string, n int, text func(r *rand.Rand) string) {
 		r := rand.New(rand.NewPCG(o.Seed, hash(label)))
-		nf := int(float64(n)*share + 0.5)
-		for _, v := range append(cycle(espeak, n-nf, r), cycle(flite, nf, r)...) {
+		nfest := int(float64(n)*festShare + 0.5)
+		nf := int(float64(n-nfest)*share + 0.5)
+		voices := append(cycle(espeak, n-nfest-nf, r), cycle(flite, nf, r)...)
+		for _, v := range append(voices, cycle(fest, nfest, r)...) {
 			add(label, text(r), v, r)
 		}
 	}

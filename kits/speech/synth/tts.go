@@ -20,6 +20,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 
 	"paddle/core/audio"
 )
@@ -47,6 +48,9 @@ var ErrNoEngine = errors.New("synthesiser not found")
 type Engines struct {
 	Espeak string // path of espeak-ng (or its wrapper script); "" if absent
 	Flite  string // path of flite; "" if absent
+	// Festival is the path of festival (the wrapper scripts/fetch_festival.sh
+	// writes); "" if absent. Only used when a plan asks for it.
+	Festival string
 }
 
 // CacheDir is the paddle cache: $PADDLE_CACHE or ~/.cache/paddle.
@@ -77,7 +81,7 @@ func FindEngines() Engines {
 		}
 		return ""
 	}
-	return Engines{Espeak: find("PADDLE_ESPEAK", "espeak-ng"), Flite: find("PADDLE_FLITE", "flite")}
+	return Engines{Espeak: find("PADDLE_ESPEAK", "espeak-ng"), Flite: find("PADDLE_FLITE", "flite"), Festival: find("PADDLE_FESTIVAL", "festival")}
 }
 
 func isExec(p string) bool {
@@ -113,8 +117,14 @@ func (e Engines) path(engine string) (string, error) {
 				ErrNoEngine, filepath.Join(CacheDir(), "tools", "flite", "bin", "flite"))
 		}
 		return e.Flite, nil
+	case "festival":
+		if e.Festival == "" {
+			return "", fmt.Errorf("festival: %w (looked at $PADDLE_FESTIVAL, %s, $PATH)\nhint: run scripts/fetch_festival.sh",
+				ErrNoEngine, filepath.Join(CacheDir(), "tools", "festival", "bin", "festival"))
+		}
+		return e.Festival, nil
 	}
-	return "", fmt.Errorf("unknown synthesiser %q (known: espeak-ng, flite)", engine)
+	return "", fmt.Errorf("unknown synthesiser %q (known: espeak-ng, flite, festival)", engine)
 }
 
 // Say synthesises text with voice v and returns mono samples at the
@@ -153,6 +163,8 @@ func (e Engines) Say(ctx context.Context, text string, v Voice) (*audio.Audio, e
 			args = append(args, "--setf", "int_f0_target_mean="+strconv.FormatFloat(v.Pitch, 'g', -1, 64))
 		}
 		args = append(args, "-t", text, "-o", tmp)
+	case "festival":
+		args = festivalArgs(text, v, tmp)
 	}
 	cmd := exec.CommandContext(ctx, prog, args...)
 	var stderr bytes.Buffer
@@ -168,4 +180,20 @@ func (e Engines) Say(ctx context.Context, text string, v Voice) (*audio.Audio, e
 		return nil, fmt.Errorf("%s %q (%s): no samples (unknown voice?): %s", v.Engine, text, v, bytes.TrimSpace(stderr.Bytes()))
 	}
 	return a, nil
+}
+
+// festivalArgs is a festival batch run that selects voice_<Name>, stretches
+// durations by Speed, moves the mean F0 target to Pitch Hz (> 0; the
+// diphone voices' linear-regression intonation) and saves a RIFF file.
+func festivalArgs(text string, v Voice, out string) []string {
+	q := strings.NewReplacer(`\`, `\\`, `"`, `\"`)
+	args := []string{"-b", "(voice_" + v.Name + ")"}
+	if v.Speed > 0 {
+		args = append(args, "(Parameter.set 'Duration_Stretch "+strconv.FormatFloat(v.Speed, 'g', -1, 64)+")")
+	}
+	if v.Pitch > 0 {
+		args = append(args, "(set! int_lr_params '((target_f0_mean "+strconv.FormatFloat(v.Pitch, 'g', -1, 64)+
+			") (target_f0_std 15) (model_f0_mean 170) (model_f0_std 34)))")
+	}
+	return append(args, `(utt.save.wave (utt.synth (Utterance Text "`+q.Replace(text)+`")) "`+q.Replace(out)+`" 'riff)`)
 }
