@@ -1,22 +1,26 @@
 #!/usr/bin/env bash
 # ocr_rec_step.sh — a recognition training step (batch 64, 3x48x320, the CRNN of
 # configs/ocr/rec_crnn_en.yaml, Adam) in paddle next to PyTorch CPU running the same
-# architecture and step (Debian python3-torch), at the same thread counts. Each prints
-# one JSON line; the last line gives paddle's median over PyTorch's per thread count.
-# Numbers mean something only on an otherwise idle machine.
+# architecture and step (Debian python3-torch), at the same thread counts. Runs are
+# interleaved (paddle, PyTorch, paddle, ... for each thread count, RUNS times) so both
+# see the same load; each run prints one JSON line with its median step; the last lines
+# give, per thread count, the median over runs of each and paddle's over PyTorch's.
 #
 # Usage: scripts/bench/ocr_rec_step.sh [THREADS...]   (default: 1 2)
-# Env: SECONDS_PER (timed seconds per run, default 10), BATCH (64), WIDTH (320).
+# Env: RUNS (3), SECONDS_PER (timed seconds per run, default 10; 0: 3 steps after 2
+#      warm-up steps), BATCH (64), WIDTH (320).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-SECS="${SECONDS_PER:-10}"; BATCH="${BATCH:-64}"; WIDTH="${WIDTH:-320}"
+RUNS="${RUNS:-3}"; SECS="${SECONDS_PER:-10}"; BATCH="${BATCH:-64}"; WIDTH="${WIDTH:-320}"
 [ $# -gt 0 ] || set -- 1 2
 /usr/bin/python3 -c 'import torch' 2>/dev/null || { echo "ocr_rec_step: needs python3-torch (apt-get install python3-torch)" >&2; exit 1; }
 bin=$(mktemp -d)/ocr_rec_step
 go build -o "$bin" ./scripts/bench/ocr_rec_step
-for t in "$@"; do
-  p=$("$bin" -threads "$t" -seconds "$SECS" -batch "$BATCH" -width "$WIDTH")
-  q=$(/usr/bin/python3 scripts/bench/ocr_rec_step_torch.py --threads "$t" --seconds "$SECS" --batch "$BATCH" --width "$WIDTH")
-  echo "$p"; echo "$q"
-  /usr/bin/python3 -c 'import json,sys; p,q=(json.loads(s) for s in sys.argv[1:]); print(json.dumps({"threads": p["threads"], "paddle_over_torch": round(p["median_ms"]/q["median_ms"], 2)}))' "$p" "$q"
+log=$(mktemp)
+for _ in $(seq "$RUNS"); do
+  for t in "$@"; do
+    "$bin" -threads "$t" -seconds "$SECS" -batch "$BATCH" -width "$WIDTH" | tee -a "$log"
+    /usr/bin/python3 scripts/bench/ocr_rec_step_torch.py --threads "$t" --seconds "$SECS" --batch "$BATCH" --width "$WIDTH" | tee -a "$log"
+  done
 done
+/usr/bin/python3 scripts/bench/ocr_step_summary.py < "$log"
