@@ -142,6 +142,9 @@ func buildCls(cfg *config.Config) (workflow.Runner, error) {
 	if r.global.SampleRate <= 0 || r.global.ClipSeconds <= 0 {
 		return nil, fmt.Errorf("%s: Global.sample_rate and Global.clip_seconds must be positive", cfg.File)
 	}
+	if r.feat.CepstralSmoothing != 0 {
+		return nil, fmt.Errorf("%s: Feature.cepstral_smoothing is not supported by the audio classifier (keyword spotting only)", cfg.File)
+	}
 	if r.global.LabelFile == "" {
 		return nil, fmt.Errorf("%s: Global.label_file is required (one class per line; `paddle speech cls-data` writes labels.txt)", cfg.File)
 	}
