@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"sort"
 
 	"github.com/spf13/cobra"
 
@@ -27,6 +28,9 @@ type EvalOptions struct {
 	// as one category: localisation alone, class mistakes forgiven.
 	Agnostic bool
 	SaveDT   string // --save-dt: with -c, write the detections as a COCO results file
+	// AgnosticNMS (--agnostic-nms IOU) first drops, per image, every
+	// detection whose IoU with a higher-scored one of any class exceeds IOU.
+	AgnosticNMS float64
 }
 
 // NewCmdEval returns `paddle det eval`. It replaces the shared eval verb:
@@ -68,6 +72,7 @@ func NewCmdEval(f *cmdutil.Factory, k *kit.Kit, runF func(*EvalOptions) error) *
 	cmd.Flags().StringVar(&opts.Weights, "weights", "", "checkpoint directory to evaluate (with -c)")
 	cmd.Flags().BoolVar(&opts.Agnostic, "class-agnostic", false, "score all categories as one (localisation without classification)")
 	cmd.Flags().StringVar(&opts.SaveDT, "save-dt", "", "with -c: also write the detections as a COCO results json")
+	cmd.Flags().Float64Var(&opts.AgnosticNMS, "agnostic-nms", 0, "before scoring, suppress detections overlapping a higher-scored one of any class by IoU above this (0: off)")
 	cmdutil.SupportsFormats(cmd, "text", "json")
 	return cmd
 }
@@ -105,6 +110,9 @@ func evalRun(opts *EvalOptions) error {
 
 // score evaluates dts against gt (class-agnostic when asked) and prints the report.
 func score(opts *EvalOptions, gt *coco.Dataset, dts []coco.Detection, what string) error {
+	if opts.AgnosticNMS > 0 {
+		dts = agnosticNMS(dts, opts.AgnosticNMS)
+	}
 	if opts.Agnostic {
 		gt, dts = classAgnostic(gt, dts)
 	}
@@ -113,6 +121,33 @@ func score(opts *EvalOptions, gt *coco.Dataset, dts []coco.Detection, what strin
 		return fmt.Errorf("%s: %w", what, err)
 	}
 	return writeEval(opts.Factory.IOStreams.Out, opts.Factory.Settings.Format, gt, r)
+}
+
+// agnosticNMS runs greedy NMS over each image's detections regardless of
+// category (kept in the input's order within an image's score ties).
+func agnosticNMS(dts []coco.Detection, thresh float64) []coco.Detection {
+	byImage := map[int64][]int{}
+	var order []int64
+	for i, d := range dts {
+		if _, ok := byImage[d.ImageID]; !ok {
+			order = append(order, d.ImageID)
+		}
+		byImage[d.ImageID] = append(byImage[d.ImageID], i)
+	}
+	var out []coco.Detection
+	for _, id := range order {
+		idx := byImage[id]
+		sort.SliceStable(idx, func(a, b int) bool { return dts[idx[a]].Score > dts[idx[b]].Score })
+		ds := make([]Det, len(idx))
+		for k, i := range idx {
+			b := dts[i].BBox
+			ds[k] = Det{Class: k, Score: dts[i].Score, Box: [4]float64{b[0], b[1], b[0] + b[2], b[1] + b[3]}}
+		}
+		for _, d := range NMS(ds, thresh) {
+			out = append(out, dts[idx[d.Class]])
+		}
+	}
+	return out
 }
 
 // classAgnostic returns copies of gt and dts with every category merged

@@ -93,8 +93,16 @@ func TestEvalCommandErrors(t *testing.T) {
 	}
 }
 
-// TestEvalClassAgnostic: two objects found at the right places with their
-// classes swapped score mAP 0, and 1 once every category is merged.
+// TestEvalClassAgnostic: two objects, each found at its place with the
+// other's class, plus a near-duplicate (IoU 0.87) of the first with the
+// right class ranked between them. Worked by hand (101-point AP):
+//   - per class: a's only TP is the duplicate, matched at thresholds
+//     0.5-0.85 (8 of 10) and ranked first among a's detections: AP 0.8;
+//     b has only a false positive: 0. mAP 0.4.
+//   - agnostic: TP, FP (duplicate), TP: precision 1 up to recall 0.5 (51
+//     points), 2/3 after (50 points): (51 + 50·2/3)/101.
+//   - agnostic after --agnostic-nms 0.6 (duplicate dropped): 1.
+//   - per class after --agnostic-nms 0.6: a keeps only its false positive: 0.
 func TestEvalClassAgnostic(t *testing.T) {
 	dir := t.TempDir()
 	gt, dt := filepath.Join(dir, "gt.json"), filepath.Join(dir, "dt.json")
@@ -105,14 +113,20 @@ func TestEvalClassAgnostic(t *testing.T) {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(dt, []byte(`[{"image_id":1,"category_id":2,"bbox":[0,0,10,10],"score":0.9},
+{"image_id":1,"category_id":1,"bbox":[0,0,10,8.7],"score":0.85},
 {"image_id":1,"category_id":1,"bbox":[20,20,10,10],"score":0.8}]`), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	for _, c := range []struct {
-		flag string
-		want float64
-	}{{"--class-agnostic=false", 0}, {"--class-agnostic", 1}} {
-		code, out, errOut := runPaddle(t, "det", "eval", "--gt", gt, "--dt", dt, "--format", "json", c.flag)
+		agnostic, nms string
+		want          float64
+	}{
+		{"--class-agnostic=false", "0", 0.4},
+		{"--class-agnostic", "0", (51 + 50*2.0/3) / 101},
+		{"--class-agnostic", "0.6", 1},
+		{"--class-agnostic=false", "0.6", 0},
+	} {
+		code, out, errOut := runPaddle(t, "det", "eval", "--gt", gt, "--dt", dt, "--format", "json", c.agnostic, "--agnostic-nms", c.nms)
 		if code != 0 {
 			t.Fatalf("exit %d: %s", code, errOut)
 		}
@@ -121,7 +135,7 @@ func TestEvalClassAgnostic(t *testing.T) {
 			t.Fatalf("%v: %s", err, out)
 		}
 		if math.Abs(rep.Stats[0]-c.want) > 1e-12 {
-			t.Errorf("%s: mAP %v, want %v", c.flag, rep.Stats[0], c.want)
+			t.Errorf("%s --agnostic-nms %s: mAP %v, want %v", c.agnostic, c.nms, rep.Stats[0], c.want)
 		}
 	}
 }
