@@ -128,7 +128,7 @@ type KWSListOpts struct {
 // probability prob, a random stretch of a random file is added at an SNR
 // drawn uniformly from snr_db (signal power: the clip's mean power).
 type KWSNoiseOpts struct {
-	Dir      string     `yaml:"dir"`       // walked for audio files (WAV, Ogg Vorbis)
+	Dir      string     `yaml:"dir"`       // walked for audio files (WAV, Ogg Vorbis); a leading ~/ is the home folder
 	Exclude  string     `yaml:"exclude"`   // skip paths containing this (e.g. "_desc": Tux Paint's spoken descriptions)
 	MaxFiles int        `yaml:"max_files"` // an evenly spread subset of this many (0: all)
 	Prob     float64    `yaml:"prob"`

@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"math"
 	"math/rand/v2"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -26,7 +27,13 @@ type noiseBank struct {
 // files lists the bank's audio files, sorted, spread to max_files.
 func (b *noiseBank) files() ([]string, error) {
 	var out []string
-	err := filepath.WalkDir(b.o.Dir, func(p string, d fs.DirEntry, err error) error {
+	dir := b.o.Dir
+	if rest, ok := strings.CutPrefix(dir, "~/"); ok { // configs name the cache as ~/.cache/paddle/...
+		if home, err := os.UserHomeDir(); err == nil {
+			dir = filepath.Join(home, rest)
+		}
+	}
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err
 		}
@@ -39,10 +46,10 @@ func (b *noiseBank) files() ([]string, error) {
 		return nil
 	})
 	if err != nil {
-		return nil, fmt.Errorf("noise.dir: %w", err)
+		return nil, fmt.Errorf("noise.dir: %w\nhint: scripts/fetch_tuxpaint_sounds.sh fetches the Tux Paint sounds", err)
 	}
 	if len(out) == 0 {
-		return nil, fmt.Errorf("noise.dir %s: no audio files", b.o.Dir)
+		return nil, fmt.Errorf("noise.dir %s: no audio files", dir)
 	}
 	slices.Sort(out)
 	if n := b.o.MaxFiles; n > 0 && n < len(out) {
