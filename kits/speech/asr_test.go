@@ -128,10 +128,9 @@ decoding: {decoding_method: ctc_greedy_search}
 	}
 	// Measured on these 15 held-out clips (held-out voices, and names never
 	// trained on): CER 1.0 after the first epoch (it emits only blanks, as
-	// the untrained model does), 0.201 after the 24 epochs (WER 0.467;
-	// 0.338 with the earlier hand-written loop), 23 s on the shared 2
-	// cores. The ceiling is halfway between untrained and the first run.
-	const ceiling = 0.67
+	// the untrained model does), 0.201 after the 24 epochs (WER 0.467),
+	// 23 s on the shared 2 cores. The ceiling is halfway.
+	const ceiling = 0.60
 	cer := rep.Metrics["cer"]
 	t.Logf("held-out CER %.3f WER %.3f", cer, rep.Metrics["wer"])
 	if cer > ceiling || rep.Metrics["char_acc"] != round5(1-cer) {
