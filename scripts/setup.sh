@@ -83,6 +83,8 @@ bash scripts/fetch_fortunes.sh >/dev/null
 # espeak-ng and flite (Debian packages unpacked under $CACHE/tools, no root): the speech kit's
 # keyword-spotting synth speaks its training words with them.
 bash scripts/fetch_espeak.sh >/dev/null
+# Festival with its "ked" voice (a real speaker flite lacks): `speech synth --engines festival` (30 MB).
+bash scripts/fetch_festival.sh >/dev/null
 
 # Tux Paint's 7,858 real Ogg Vorbis recordings (stamp descriptions in 12 languages, sound effects):
 # core/audio/vorbis checks its decoder on them (~6 s, 192 MB).
