@@ -23,14 +23,15 @@ const MaxServeSeconds = 600
 // Serve is the kit's kit.Kit.Serve: `paddle serve speech --model DIR` serves
 // a keyword-spotting export (paddle speech export), `--weights DIR` a training
 // checkpoint (with the config.yaml saved in it, or -c); an audio classifier's
-// export or checkpoint is served by ClsPredictor (cls_serve.go) instead. A request body is one
+// export or checkpoint is served by ClsPredictor (cls_serve.go), a CTC
+// recogniser's by ASRPredictor (asr_serve.go: {"file", "text"}) instead. A request body is one
 // WAV file, answered with `speech kws`'s object {"file", "label", "score"[,
 // "start", "end"]}; "file" is the request's name (?name= or the multipart
 // file name), else "".
 func Serve(f *cmdutil.Factory, cmd *cobra.Command) func(context.Context) (serve.Predictor, error) {
 	var model, weights string
 	var hopMs float64
-	cmd.Flags().StringVar(&model, "model", "", "export directory (model.onnx + inference.yaml, from paddle speech export)")
+	cmd.Flags().StringVar(&model, "model", "", "export directory (model.onnx + inference.yaml, from paddle speech export): a keyword spotter, audio classifier or recogniser")
 	cmd.Flags().StringVar(&weights, "weights", "", "checkpoint directory (model.safetensors + config.yaml)")
 	cmd.Flags().Float64Var(&hopMs, "hop-ms", 100, "window hop for recordings longer than the model's window (ms)")
 	cmd.Example = "  paddle serve speech --model output/kws_dscnn/export --addr 127.0.0.1:8080\n" +
@@ -41,6 +42,10 @@ func Serve(f *cmdutil.Factory, cmd *cobra.Command) func(context.Context) (serve.
 		}
 		// an audio classifier (cls_serve.go) answers `speech cls`'s object
 		if p, ok, err := clsServePredictor(f, model, weights); ok || err != nil {
+			return p, err
+		}
+		// a CTC recogniser (asr_serve.go) answers `speech asr`'s object
+		if p, ok, err := asrServePredictor(f, model, weights); ok || err != nil {
 			return p, err
 		}
 		var s *spotter

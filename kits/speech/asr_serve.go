@@ -1,0 +1,121 @@
+package speech
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+
+	"gopkg.in/yaml.v3"
+
+	"paddle/core/audio"
+	"paddle/core/audio/vorbis"
+	"paddle/core/cli/cmdutil"
+	"paddle/core/config"
+	"paddle/core/serve"
+	"paddle/core/workflow"
+)
+
+// asrServePredictor is `paddle serve speech`'s predictor when the export
+// (model) or checkpoint (weights, its config from -c when given, else its
+// config.yaml) is a CTC recogniser; ok is false when it is not one, and the
+// caller tries the other models.
+func asrServePredictor(f *cmdutil.Factory, model, weights string) (p serve.Predictor, ok bool, err error) {
+	if model != "" {
+		if !isASRExport(model) {
+			return nil, false, nil
+		}
+		rec, err := loadExportRecognizer(model)
+		return &ASRPredictor{rec: rec}, true, err
+	}
+	var cfg *config.Config
+	if f.Settings.Config != "" {
+		cfg, err = f.LoadConfig()
+	} else {
+		cfg, err = config.Load(filepath.Join(weights, "config.yaml"), f.Settings.Overrides...)
+		err = cmdutil.Usage(err)
+	}
+	if err != nil {
+		return nil, true, err
+	}
+	if !isASRConfig(cfg) {
+		return nil, false, nil
+	}
+	r, err := buildASR(cfg)
+	if err != nil {
+		return nil, true, cmdutil.Usage(err)
+	}
+	rec, err := r.(*asrRunner).recognizerFor(workflow.Env{Weights: weights})
+	return &ASRPredictor{rec: rec, serial: true}, true, err
+}
+
+// isASRExport reports whether the export directory dir holds a recogniser
+// (its inference.yaml's PostProcess is CTCDecode).
+func isASRExport(dir string) bool {
+	b, err := os.ReadFile(filepath.Join(dir, workflow.ExportInferenceFile))
+	if err != nil {
+		return false
+	}
+	var v struct {
+		PostProcess struct {
+			Name string `yaml:"name"`
+		} `yaml:"PostProcess"`
+	}
+	return yaml.Unmarshal(b, &v) == nil && v.PostProcess.Name == "CTCDecode"
+}
+
+// ASRPredictor serves a CTC recogniser over HTTP (core/serve). It is safe for
+// concurrent use: an export's runtime predictor runs requests concurrently, a
+// checkpoint's Go model one at a time.
+type ASRPredictor struct {
+	rec    *recognizer
+	serial bool
+	mu     sync.Mutex
+}
+
+// Predict decodes the WAV or Ogg Vorbis file in in.Body (any rate and channel
+// count: resampled to the model's rate and averaged to mono, as `speech asr`
+// does) and transcribes it: `speech asr`'s object {"file", "text"}, "file"
+// being the request's name. An unreadable, empty or overlong recording is the
+// client's error (serve.BadInput).
+func (p *ASRPredictor) Predict(_ context.Context, in serve.Input) (any, error) {
+	var a *audio.Audio
+	var err error
+	if bytes.HasPrefix(in.Body, []byte("OggS")) {
+		var d *vorbis.Decoded
+		if d, err = vorbis.Decode(in.Body); err == nil {
+			a = &audio.Audio{Rate: d.Rate, Channels: d.Channels}
+		}
+	} else {
+		a, err = audio.DecodeWAV(bytes.NewReader(in.Body), "body")
+	}
+	if err != nil {
+		return nil, serve.BadInput(err)
+	}
+	if a.Len() == 0 {
+		return nil, serve.BadInput(fmt.Errorf("the recording has no samples"))
+	}
+	if d := a.Duration(); d > MaxServeSeconds {
+		return nil, serve.BadInput(fmt.Errorf("the recording is %.0f s long: the server takes at most %d s", d, MaxServeSeconds))
+	}
+	if rate := p.rec.feat.SampleRate; a.Rate != rate {
+		if a, err = a.Resample(rate); err != nil {
+			return nil, serve.BadInput(err)
+		}
+	}
+	fe, err := asrFeatures(a.Mono(), p.rec.feat)
+	if err != nil {
+		return nil, serve.BadInput(err)
+	}
+	if p.serial {
+		p.mu.Lock()
+		defer p.mu.Unlock()
+	}
+	texts, err := p.rec.decode([][][]float32{fe})
+	if err != nil {
+		return nil, err
+	}
+	return ASRResult{File: in.Name, Text: texts[0]}, nil
+}
