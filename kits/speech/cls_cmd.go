@@ -32,7 +32,7 @@ func newCmdCls(f *cmdutil.Factory, runF func(*clsOptions) error) *cobra.Command 
 			"training checkpoint): log-mel fbank over the whole file, windows of the model's length every\n" +
 			"half window (a shorter file is repeated to fill one), probabilities averaged over the\n" +
 			"windows. Prints one JSON line per file: {\"file\", \"label\", \"score\", \"topk\": [{\"label\",\n" +
-			"\"score\"}]}. Inputs: --input (repeatable) and arguments: WAV, Ogg Vorbis or raw files,\n" +
+			"\"score\"}]}. Inputs: --input (repeatable) and arguments: WAV or Ogg Vorbis files,\n" +
 			"folders, globs, - for paths on stdin.",
 		Example: "  paddle speech cls --model output/cls_langid/export --input x.wav --topk 5\n" +
 			"  find clips -name '*.ogg' | paddle speech cls --weights output/cls_langid/best -",
