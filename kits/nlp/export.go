@@ -12,6 +12,7 @@ import (
 	"paddle/core/config"
 	"paddle/core/graph/trace"
 	pio "paddle/core/io"
+	"paddle/core/metric"
 	"paddle/core/op"
 	"paddle/core/runtime"
 	"paddle/core/tensor"
@@ -172,7 +173,7 @@ func (s *textScorer) Classify(text string) (TextPrediction, error) {
 	if len(p) != len(s.labels) {
 		return TextPrediction{}, fmt.Errorf("the model gives %d scores for %d labels", len(p), len(s.labels))
 	}
-	c := argmax(p)
+	c := metric.Argmax(p)
 	return TextPrediction{Text: text, Label: s.labels[c], Score: math.Round(float64(p[c])*1e5) / 1e5}, nil
 }
 

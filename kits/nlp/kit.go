@@ -13,7 +13,6 @@
 //	textdata*.go  TSV/CSV/JSONL readers, label maps, word and char n-gram vocabularies, Brown genres
 //	textcls_config.go textcls.go  classification config schema, train / eval / predict
 //	textmodel*.go TextCNN, BoE, BiLSTM/BiGRU with attention pooling, Transformer encoder
-//	clsmetric.go  accuracy, micro/macro F1, per-class report
 //	export.go serve.go  classification export (model.onnx + inference.yaml), predict --model, serve
 //	conll.go brown.go   CoNLL reader; Brown corpus, universal POS tags, proper-name spans
 //	tag*.go       taggers: data, models (CRF from core/nn), runner, predict, export

@@ -200,7 +200,7 @@ func (r *textRunner) loaderFor(ex []Example, s *TextSplitOpts, minLen int) *data
 
 func (r *textRunner) task(model TextClassifier, withTrain bool) (*workflow.Task[TextBatch], error) {
 	t := &workflow.Task[TextBatch]{Model: model, Seed: r.global.Seed}
-	m := NewClassMetric(r.labels.Names)
+	m := metric.NewClassMetric(r.labels.Names)
 	t.Metric = m
 	t.Evaluate = func(b TextBatch) error {
 		var scores []float32

@@ -3,7 +3,6 @@ package nlp
 import (
 	"bufio"
 	"encoding/json"
-	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -70,46 +69,6 @@ func TestWordVocab(t *testing.T) {
 	}
 	if got := v.Encode("A b zz b", 3); len(got) != 3 || got[0] != 3 || got[1] != 2 || got[2] != UnkID {
 		t.Fatalf("Encode = %v", got)
-	}
-}
-
-// Worked example: truths 0 0 0 1 1 2, predictions 0 0 1 1 2 2.
-// Class 0: tp 2, predicted 2, actual 3 → F1 = 2·2/(2+3) = 0.8.
-// Class 1: tp 1, predicted 2, actual 2 → F1 = 2/4 = 0.5.
-// Class 2: tp 1, predicted 2, actual 1 → F1 = 2/3.
-// Macro-F1 = (0.8 + 0.5 + 2/3)/3 = 0.655556; accuracy 4/6.
-// A class never seen nor predicted scores 0 (scikit-learn, zero_division=0).
-func TestMacroF1WorkedExample(t *testing.T) {
-	m := NewClassMetric([]string{"a", "b", "c"})
-	truth, pred := []int{0, 0, 0, 1, 1, 2}, []int{0, 0, 1, 1, 2, 2}
-	scores := make([]float32, 3*len(pred))
-	for i, p := range pred {
-		scores[i*3+p] = 1
-	}
-	m.Update(scores, truth)
-	r := m.Result()
-	want := map[string]float64{"accuracy": 4.0 / 6, "macro_f1": (0.8 + 0.5 + 2.0/3) / 3, "f1_a": 0.8, "f1_b": 0.5, "f1_c": 2.0 / 3}
-	for k, w := range want {
-		if math.Abs(r.Values[k]-w) > 1e-12 {
-			t.Errorf("%s = %v, want %v", k, r.Values[k], w)
-		}
-	}
-	if r.Main != "macro_f1" || r.Count != 6 {
-		t.Errorf("report %+v", r)
-	}
-	m.Reset()
-	m.Add(0, 0)
-	m.Add(0, 0)
-	m.Add(1, 0)
-	// class 0: 2·2/(3+2) = 0.8; class 1: 0; class 2: absent → 0
-	if got := m.Result().Values["macro_f1"]; math.Abs(got-0.8/3) > 1e-12 {
-		t.Errorf("macro_f1 with an absent class = %v, want %v", got, 0.8/3)
-	}
-	// a NaN score is the prediction: a diverged model gets no credit
-	m.Reset()
-	m.Update([]float32{1, float32(math.NaN()), 0}, []int{0})
-	if m.Result().Values["accuracy"] != 0 {
-		t.Error("NaN scores scored as correct")
 	}
 }
 

@@ -2,7 +2,7 @@
 """Golden classification metrics for kits/nlp (ClassMetric) from scikit-learn.
 
 Run with Debian's python3 (python3-sklearn):
-    /usr/bin/python3 scripts/ref/nlp_clsmetric.py > kits/nlp/testdata/clsmetric_sklearn.json
+    /usr/bin/python3 scripts/ref/class_metric.py > core/metric/testdata/classes_sklearn.json
 Three cases of seeded random labels over 5 classes: all classes present; class 4
 never true; class 3 never predicted and class 4 neither true nor predicted.
 """

@@ -1,6 +1,4 @@
-package nlp
-
-import "paddle/core/metric"
+package metric
 
 // ClassMetric accumulates a confusion matrix and reports accuracy and
 // macro-F1 (the unweighted mean over classes of each class's F1, a class
@@ -34,14 +32,16 @@ func (m *ClassMetric) Add(truth, pred int) { m.Confusion[truth][pred]++ }
 // highest score, ties to the lower class.
 func (m *ClassMetric) Update(scores []float32, labels []int) {
 	for i, y := range labels {
-		m.Add(y, argmax(scores[i*m.Classes:(i+1)*m.Classes]))
+		m.Add(y, Argmax(scores[i*m.Classes:(i+1)*m.Classes]))
 	}
 }
 
-func argmax(v []float32) int {
+// Argmax returns the index of the highest score, ties to the lower index;
+// a NaN wins, so a diverged model scores nothing.
+func Argmax(v []float32) int {
 	best := 0
 	for i, x := range v {
-		if x > v[best] || (x != x && v[best] == v[best]) { // NaN wins: a diverged model scores nothing
+		if x > v[best] || (x != x && v[best] == v[best]) {
 			best = i
 		}
 	}
@@ -89,12 +89,12 @@ func (m *ClassMetric) F1() []float64 {
 	return f
 }
 
-// Result reports, as flat keys (metric.Report has no tables): accuracy;
+// Result reports, as flat keys (Report has no tables): accuracy;
 // micro_f1 (pooled counts: equal to accuracy for one label per text);
 // macro_precision, macro_recall, macro_f1 (main: unweighted means over the
 // classes) and weighted_f1 (weighted by support); and per class
 // precision_<label>, recall_<label>, f1_<label> and support_<label>.
-func (m *ClassMetric) Result() metric.Report {
+func (m *ClassMetric) Result() Report {
 	n, correct := 0, 0
 	for c := range m.Classes {
 		for o := range m.Classes {
@@ -102,7 +102,7 @@ func (m *ClassMetric) Result() metric.Report {
 		}
 		correct += m.Confusion[c][c]
 	}
-	r := metric.Report{Main: "macro_f1", Values: map[string]float64{}, Count: n}
+	r := Report{Main: "macro_f1", Values: map[string]float64{}, Count: n}
 	acc := 0.0
 	if n > 0 {
 		acc = float64(correct) / float64(n)
@@ -125,4 +125,28 @@ func (m *ClassMetric) Result() metric.Report {
 	r.Values["macro_precision"], r.Values["macro_recall"], r.Values["macro_f1"] = mp, mr, mf
 	r.Values["weighted_f1"] = wf
 	return r
+}
+
+// PresentMacroF1 is scikit-learn's f1_score(average="macro") with its
+// default labels: the mean F1 over the classes that occur as a label or a
+// prediction (Result's macro_f1 averages over every class instead). It
+// also returns which classes occur.
+func (m *ClassMetric) PresentMacroF1() (float64, []bool) {
+	present := make([]bool, m.Classes)
+	sum, n := 0.0, 0
+	for c, s := range m.PerClass() {
+		predicted := 0
+		for o := range m.Classes {
+			predicted += m.Confusion[o][c]
+		}
+		if s.Support+predicted > 0 {
+			present[c] = true
+			sum += s.F1
+			n++
+		}
+	}
+	if n == 0 {
+		return 0, present
+	}
+	return sum / float64(n), present
 }
