@@ -65,6 +65,9 @@ func LoadSystem(ctx context.Context, src Sources, p Profile) (*System, error) {
 		if s.Det, err = loadModel("detection", pick(src.Det, storeDet), src.Threads); err != nil {
 			return nil, err
 		}
+		if s.Profile, err = detExportPost(src.Det, s.Profile); err != nil {
+			return nil, err
+		}
 	}
 	if s.Rec, err = loadModel("recognition", pick(src.Rec, storeRec), src.Threads); err != nil {
 		return nil, err
