@@ -4,6 +4,9 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
 
 	"paddle/core/ag"
 	"paddle/core/config"
@@ -90,14 +93,16 @@ func (r *runner) Export(_ context.Context, env workflow.Env, dir string) error {
 	inf := &workflow.Inference{
 		Global:      workflow.InferenceGlobal{ModelName: "PicoDet"},
 		PreProcess:  map[string]any{"transform_ops": tops},
-		PostProcess: exportPostProcess{NMSOpts: r.nms, DrawThreshold: &r.drawThresh, LabelList: r.labelNames()},
+		PostProcess: exportPostProcess{NMSOpts: r.nms, DrawThreshold: &r.drawThresh, LabelList: r.labelNames(env.Weights)},
 	}
 	return workflow.WriteExport(dir, g, inf, r.cfg)
 }
 
 // labelNames returns the class names of TestDataset, EvalDataset or
-// TrainDataset, whichever can be read first; nil when none.
-func (r *runner) labelNames() []string {
+// TrainDataset, whichever can be read first, else those that training
+// saved beside the checkpoint weights (label_list.txt in its parent
+// folder); nil when none.
+func (r *runner) labelNames(weights string) []string {
 	for _, c := range []config.Component{r.testDS, r.evalDS, r.trainDS} {
 		if c.Name == "" {
 			continue
@@ -106,5 +111,20 @@ func (r *runner) labelNames() []string {
 			return ds.Classes
 		}
 	}
-	return nil
+	if weights == "" {
+		return nil
+	}
+	b, err := os.ReadFile(filepath.Join(filepath.Dir(filepath.Clean(weights)), labelListFile))
+	if err != nil {
+		return nil
+	}
+	names := strings.Split(strings.TrimRight(string(b), "\n"), "\n")
+	if len(names) != r.numClasses {
+		return nil
+	}
+	return names
 }
+
+// labelListFile holds the class names, one a line, in a training output
+// folder, so checkpoints name their classes when the data is not at hand.
+const labelListFile = "label_list.txt"

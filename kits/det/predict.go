@@ -63,7 +63,7 @@ func (r *runner) Predict(ctx context.Context, env workflow.Env, args []string) e
 	if err != nil {
 		return err
 	}
-	return predictFiles(ctx, env, args, p, r.labelNames(), r.drawThresh, func(b Batch) ([][]Det, error) { return r.predict(model, b), nil })
+	return predictFiles(ctx, env, args, p, r.labelNames(env.Weights), r.drawThresh, func(b Batch) ([][]Det, error) { return r.predict(model, b), nil })
 }
 
 // predictExport runs the export directory env.Model on core/runtime.

@@ -6,10 +6,14 @@ import (
 	"iter"
 	"log/slog"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
 
 	"paddle/core/ag"
 	"paddle/core/config"
 	"paddle/core/data"
+	pio "paddle/core/io"
 	"paddle/core/metric"
 	"paddle/core/metric/coco"
 	"paddle/core/nn"
@@ -340,6 +344,14 @@ func (r *runner) Train(ctx context.Context, env workflow.Env) error {
 	y, err := r.cfg.YAML()
 	if err != nil {
 		return err
+	}
+	if names := r.labelNames(""); names != nil {
+		if err := os.MkdirAll(env.Output, 0o755); err != nil {
+			return err
+		}
+		if err := pio.WriteFileAtomic(filepath.Join(env.Output, labelListFile), []byte(strings.Join(names, "\n")+"\n"), 0o644); err != nil {
+			return err
+		}
 	}
 	slog.Info("train", "arch", "PicoDet", "params", nn.NumParams(model), "steps/epoch", t.StepsPerEpoch, "output", env.Output)
 	return t.Train(ctx, env, y)

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"paddle/core/config"
@@ -89,5 +90,37 @@ func TestTrainSynth(t *testing.T) {
 		before.Stats[0], before.Stats[1], after.Stats[0], after.Stats[1], after.Stats[2], after.Stats[8])
 	if after.Stats[1] < 0.16 || after.Stats[0] < 0.09 {
 		t.Errorf("AP50 %.4f, mAP %.4f: below the floors", after.Stats[1], after.Stats[0])
+	}
+
+	// Training keeps the class names beside the checkpoints, so predict
+	// names classes even when the data set is gone.
+	want, err := os.ReadFile(filepath.Join(set, "label_list.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := os.ReadFile(filepath.Join(out, labelListFile)); err != nil || string(got) != string(want) {
+		t.Fatalf("%s = %q (%v), want %q", labelListFile, got, err, want)
+	}
+	img := filepath.Join(t.TempDir(), "a.jpg")
+	if b, err := os.ReadFile(filepath.Join(set, "images", "eval", "000000.jpg")); err != nil {
+		t.Fatal(err)
+	} else if err := os.WriteFile(img, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.RemoveAll(set); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, errOut := runPaddle(t, "det", "predict", "--weights", filepath.Join(out, "latest"), "-o", "draw_threshold=0", img)
+	if code != 0 {
+		t.Fatalf("predict without the data set: %s", errOut)
+	}
+	var pred struct {
+		Detections []struct{ Label string } `json:"detections"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &pred); err != nil || len(pred.Detections) == 0 {
+		t.Fatalf("predict: %v %q", err, stdout)
+	}
+	if l := pred.Detections[0].Label; !strings.Contains(string(want), l+"\n") {
+		t.Errorf("label %q is not a class name of %q", l, want)
 	}
 }
