@@ -136,11 +136,8 @@ func (r *runner) task(model nn.Layer, withTrain bool) (*workflow.Task[Batch], er
 	if err != nil {
 		return nil, err
 	}
-	t.TrainBatches = tl.EpochFrom
-	t.StepsPerEpoch = tl.Len()
-	t.BatchSize = r.loader.Train.Sampler.BatchSize
-	if t.StepsPerEpoch == 0 {
-		return nil, fmt.Errorf("%s: the training set gives no batch (batch_size %d)", r.cfg.File, t.BatchSize)
+	if err := workflow.TrainOn(t, tl, r.loader.Train.Sampler.BatchSize, r.cfg.File, "batch_size"); err != nil {
+		return nil, err
 	}
 	ce := nn.DefaultCrossEntropyOptions()
 	ce.LabelSmoothing = r.loss.Epsilon

@@ -287,11 +287,8 @@ func (r *runner) task(model *PicoDet, withTrain bool) (*workflow.Task[Batch], er
 	if err != nil {
 		return nil, err
 	}
-	t.TrainBatches = tl.EpochFrom
-	t.StepsPerEpoch = tl.Len()
-	t.BatchSize = max(r.train.BatchSize, 1)
-	if t.StepsPerEpoch == 0 {
-		return nil, fmt.Errorf("%s: the training set gives no batch (batch_size %d)", r.cfg.File, t.BatchSize)
+	if err := workflow.TrainOn(t, tl, r.train.BatchSize, r.cfg.File, "batch_size"); err != nil {
+		return nil, err
 	}
 	var parts LossParts
 	var nParts int

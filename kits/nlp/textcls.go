@@ -227,11 +227,8 @@ func (r *textRunner) task(model TextClassifier, withTrain bool) (*workflow.Task[
 		return nil, err
 	}
 	tl := r.loaderFor(r.train, r.loader.Train, model.MinLen())
-	t.TrainBatches = tl.EpochFrom
-	t.StepsPerEpoch = tl.Len()
-	t.BatchSize = r.loader.Train.Sampler.BatchSize
-	if t.StepsPerEpoch == 0 {
-		return nil, fmt.Errorf("%s: the training set gives no batch (batch_size %d)", r.cfg.File, t.BatchSize)
+	if err := workflow.TrainOn(t, tl, r.loader.Train.Sampler.BatchSize, r.cfg.File, "batch_size"); err != nil {
+		return nil, err
 	}
 	ce := nn.DefaultCrossEntropyOptions()
 	t.Loss = func(b TextBatch, _ workflow.StepInfo) (*ag.Var, error) {

@@ -5,6 +5,7 @@ import (
 	"paddle/core/audio/kaldi"
 	"paddle/core/config"
 	"paddle/core/optim"
+	"paddle/core/workflow"
 )
 
 // The keyword-spotting config: PaddleClas's layout (Global / Arch / Loss /
@@ -29,6 +30,14 @@ type KWSGlobal struct {
 	// (PaddleClas's key; the same Arch and classes). Empty: random init.
 	PretrainedModel string `yaml:"pretrained_model"`
 	Device          string `yaml:"device"` // accepted; --device decides
+}
+
+// schedule is the training loop's epochs and its log, eval and save intervals.
+func (g KWSGlobal) schedule() workflow.Schedule {
+	return workflow.Schedule{
+		Epochs: g.Epochs, MaxSteps: g.MaxSteps, LogEvery: g.PrintBatchStep,
+		EvalEvery: g.EvalInterval, SaveEvery: g.SaveInterval,
+	}
 }
 
 // FeatureOpts is the Feature section: Kaldi fbank plus normalisation.

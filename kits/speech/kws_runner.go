@@ -160,26 +160,18 @@ func (r *kwsRunner) task(model nn.Layer, withTrain bool) (*workflow.Task[KWSBatc
 	if err != nil {
 		return nil, err
 	}
-	t.TrainBatches = tl.EpochFrom
-	t.StepsPerEpoch = tl.Len()
-	t.BatchSize = r.loader.Train.Sampler.BatchSize
-	if t.StepsPerEpoch == 0 {
-		return nil, fmt.Errorf("%s: the training set gives no batch (batch_size %d)", r.cfg.File, t.BatchSize)
+	if err := workflow.TrainOn(t, tl, r.loader.Train.Sampler.BatchSize, r.cfg.File, "batch_size"); err != nil {
+		return nil, err
 	}
 	ce := nn.DefaultCrossEntropyOptions()
 	ce.LabelSmoothing = r.loss.Epsilon
 	t.Loss = func(b KWSBatch, _ workflow.StepInfo) (*ag.Var, error) {
 		return nn.CrossEntropy(model.Forward(ag.Const(b.X), true), b.Labels, ce)
 	}
-	var sched optim.Schedule
-	if t.Optimizer, sched, err = optim.Build(r.opt, model.Params(), r.global.Epochs, t.StepsPerEpoch); err != nil {
-		return nil, fmt.Errorf("%s: %w", r.cfg.File, err)
+	if err := workflow.BuildOptimizer(t, r.cfg.File, r.opt, r.global.Epochs, t.StepsPerEpoch); err != nil {
+		return nil, err
 	}
-	t.LR = func(step int, _ float64) float64 { return sched.LR(step) }
-	t.Schedule = workflow.Schedule{
-		Epochs: r.global.Epochs, MaxSteps: r.global.MaxSteps, LogEvery: r.global.PrintBatchStep,
-		EvalEvery: r.global.EvalInterval, SaveEvery: r.global.SaveInterval,
-	}
+	t.Schedule = r.global.schedule()
 	return t, nil
 }
 

@@ -277,11 +277,8 @@ func (r *runner) task(model *DBNet, withTrain bool) (*workflow.Task[Batch], erro
 	if err != nil {
 		return nil, err
 	}
-	t.TrainBatches = tl.EpochFrom
-	t.StepsPerEpoch = tl.Len()
-	t.BatchSize = max(r.train.Loader.BatchSizePerCard, 1)
-	if t.StepsPerEpoch == 0 {
-		return nil, fmt.Errorf("%s: the training set gives no batch (batch_size_per_card %d)", r.cfg.File, t.BatchSize)
+	if err := workflow.TrainOn(t, tl, r.train.Loader.BatchSizePerCard, r.cfg.File, "batch_size_per_card"); err != nil {
+		return nil, err
 	}
 	t.Loss = func(b Batch, _ workflow.StepInfo) (*ag.Var, error) {
 		loss, _ := r.loss.Loss(model.Forward(ag.Const(b.X), true), b.Labels)
