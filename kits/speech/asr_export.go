@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
-	"path/filepath"
 	"slices"
 
 	"paddle/core/ag"
@@ -12,7 +11,6 @@ import (
 	"paddle/core/config"
 	"paddle/core/graph"
 	"paddle/core/graph/trace"
-	"paddle/core/runtime"
 	"paddle/core/tensor"
 	"paddle/core/workflow"
 )
@@ -49,18 +47,8 @@ type asrPostProcess struct {
 }
 
 func asrInferenceSchema() *config.Schema {
-	return &config.Schema{
-		Sections: map[string]any{
-			"Global":      (*workflow.InferenceGlobal)(nil),
-			"PreProcess":  (*kwsPreProcess)(nil),
-			"PostProcess": (*asrPostProcess)(nil),
-			"Inputs":      (*[]workflow.InferenceInput)(nil),
-		},
-		Components: map[string]map[string]any{
-			"PreProcess.transform_ops.*": {"LoadAudio": (*asrLoadAudio)(nil), "KaldiFbank": (*FeatureOpts)(nil), "UtteranceCMVN": (*asrCMVN)(nil)},
-		},
-		Selector: "name",
-	}
+	return workflow.InferenceSchema((*kwsPreProcess)(nil), (*asrPostProcess)(nil),
+		map[string]any{"LoadAudio": (*asrLoadAudio)(nil), "KaldiFbank": (*FeatureOpts)(nil), "UtteranceCMVN": (*asrCMVN)(nil)}, "name")
 }
 
 // asrFbankOpts are the fbank options asrFeatures uses, in the Feature
@@ -120,22 +108,12 @@ func traceASR(model *asrModel, nMels int) (*graph.Graph, error) {
 // loadExportRecognizer reads an export directory for predict --model and
 // `speech asr --model`.
 func loadExportRecognizer(dir string) (*recognizer, error) {
-	p, cfg, err := workflow.ReadExport(dir, asrInferenceSchema(), runtime.Options{})
+	var post asrPostProcess
+	x, err := readAudioExport(dir, asrInferenceSchema(), &post)
 	if err != nil {
 		return nil, err
 	}
-	file := filepath.Join(dir, workflow.ExportInferenceFile)
-	var pre kwsPreProcess
-	var post asrPostProcess
-	var inputs []workflow.InferenceInput
-	for _, s := range []struct {
-		key string
-		v   any
-	}{{"PreProcess", &pre}, {"PostProcess", &post}, {"Inputs", &inputs}} {
-		if err := cfg.Decode(s.key, s.v); err != nil {
-			return nil, err
-		}
-	}
+	p, file, inputs, pre := x.predictor, x.file, x.inputs, x.pre
 	var feat ASRFeature
 	var fbank *FeatureOpts
 	cmvn := false

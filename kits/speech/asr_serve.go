@@ -1,17 +1,13 @@
 package speech
 
 import (
-	"bytes"
 	"context"
-	"fmt"
 	"os"
 	"path/filepath"
 	"sync"
 
 	"gopkg.in/yaml.v3"
 
-	"paddle/core/audio"
-	"paddle/core/audio/vorbis"
 	"paddle/core/cli/cmdutil"
 	"paddle/core/config"
 	"paddle/core/serve"
@@ -81,29 +77,9 @@ type ASRPredictor struct {
 // being the request's name. An unreadable, empty or overlong recording is the
 // client's error (serve.BadInput).
 func (p *ASRPredictor) Predict(_ context.Context, in serve.Input) (any, error) {
-	var a *audio.Audio
-	var err error
-	if bytes.HasPrefix(in.Body, []byte("OggS")) {
-		var d *vorbis.Decoded
-		if d, err = vorbis.Decode(in.Body); err == nil {
-			a = &audio.Audio{Rate: d.Rate, Channels: d.Channels}
-		}
-	} else {
-		a, err = audio.DecodeWAV(bytes.NewReader(in.Body), "body")
-	}
+	a, err := servedAudio(in.Body, p.rec.feat.SampleRate)
 	if err != nil {
-		return nil, serve.BadInput(err)
-	}
-	if a.Len() == 0 {
-		return nil, serve.BadInput(fmt.Errorf("the recording has no samples"))
-	}
-	if d := a.Duration(); d > MaxServeSeconds {
-		return nil, serve.BadInput(fmt.Errorf("the recording is %.0f s long: the server takes at most %d s", d, MaxServeSeconds))
-	}
-	if rate := p.rec.feat.SampleRate; a.Rate != rate {
-		if a, err = a.Resample(rate); err != nil {
-			return nil, serve.BadInput(err)
-		}
+		return nil, err
 	}
 	fe, err := asrFeatures(a.Mono(), p.rec.feat)
 	if err != nil {

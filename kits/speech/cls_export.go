@@ -13,7 +13,6 @@ import (
 	"paddle/core/config"
 	"paddle/core/graph/trace"
 	"paddle/core/nn"
-	"paddle/core/runtime"
 	"paddle/core/tensor"
 	"paddle/core/workflow"
 )
@@ -42,23 +41,8 @@ type clsPostProcess struct {
 	ShortClips string   `yaml:"short_clips"` // "repeat"
 }
 
-type clsPreProcess struct {
-	TransformOps []config.Component `yaml:"transform_ops"`
-}
-
 func clsInferenceSchema() *config.Schema {
-	return &config.Schema{
-		Sections: map[string]any{
-			"Global":      (*workflow.InferenceGlobal)(nil),
-			"PreProcess":  (*clsPreProcess)(nil),
-			"PostProcess": (*clsPostProcess)(nil),
-			"Inputs":      (*[]workflow.InferenceInput)(nil),
-		},
-		Components: map[string]map[string]any{
-			"PreProcess.transform_ops.*": {"LoadAudio": (*LoadAudioOpts)(nil), "KaldiFbank": (*FeatureOpts)(nil)},
-		},
-		Selector: "name",
-	}
+	return workflow.InferenceSchema((*kwsPreProcess)(nil), (*clsPostProcess)(nil), clipTransforms(), "name")
 }
 
 var _ workflow.Exporter = (*clsRunner)(nil)
@@ -108,45 +92,12 @@ func isClsExport(dir string) bool {
 
 // loadExportClassifier reads an export directory for predict --model.
 func loadExportClassifier(dir string) (*audioClassifier, error) {
-	p, cfg, err := workflow.ReadExport(dir, clsInferenceSchema(), runtime.Options{})
+	var post clsPostProcess
+	x, err := readClipExport(dir, clsInferenceSchema(), &post)
 	if err != nil {
 		return nil, err
 	}
-	file := filepath.Join(dir, workflow.ExportInferenceFile)
-	var pre clsPreProcess
-	var post clsPostProcess
-	var inputs []workflow.InferenceInput
-	for _, s := range []struct {
-		key string
-		v   any
-	}{{"PreProcess", &pre}, {"PostProcess", &post}, {"Inputs", &inputs}} {
-		if err := cfg.Decode(s.key, s.v); err != nil {
-			return nil, err
-		}
-	}
-	if len(inputs) != 1 || len(inputs[0].Shape) != 4 {
-		return nil, fmt.Errorf("%s: Inputs: want one feature input (batch, 1, T, F), got %v", file, inputs)
-	}
-	var load *LoadAudioOpts
-	var feat *FeatureOpts
-	for _, op := range pre.TransformOps {
-		switch op.Name {
-		case "LoadAudio":
-			load = &LoadAudioOpts{}
-			if err := op.Decode(load); err != nil {
-				return nil, err
-			}
-		case "KaldiFbank":
-			f := defaultFeature()
-			if err := op.Decode(&f); err != nil {
-				return nil, err
-			}
-			feat = &f
-		}
-	}
-	if load == nil || feat == nil || load.SampleRate <= 0 || load.ClipSeconds <= 0 {
-		return nil, fmt.Errorf("%s: PreProcess.transform_ops: want LoadAudio (sample_rate, clip_seconds) and KaldiFbank", file)
-	}
+	p, file, inputs, load, feat := x.predictor, x.file, x.inputs, x.load, x.feat
 	if len(post.LabelList) == 0 {
 		return nil, fmt.Errorf("%s: PostProcess.label_list is empty", file)
 	}

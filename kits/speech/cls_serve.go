@@ -1,14 +1,10 @@
 package speech
 
 import (
-	"bytes"
 	"context"
-	"fmt"
 	"path/filepath"
 	"sync"
 
-	"paddle/core/audio"
-	"paddle/core/audio/vorbis"
 	"paddle/core/cli/cmdutil"
 	"paddle/core/config"
 	"paddle/core/serve"
@@ -63,29 +59,9 @@ type ClsPredictor struct {
 // "topk"}. An unreadable, empty or overlong recording is the client's error
 // (serve.BadInput).
 func (p *ClsPredictor) Predict(_ context.Context, in serve.Input) (any, error) {
-	var a *audio.Audio
-	var err error
-	if bytes.HasPrefix(in.Body, []byte("OggS")) {
-		var d *vorbis.Decoded
-		if d, err = vorbis.Decode(in.Body); err == nil {
-			a = &audio.Audio{Rate: d.Rate, Channels: d.Channels}
-		}
-	} else {
-		a, err = audio.DecodeWAV(bytes.NewReader(in.Body), "body")
-	}
+	a, err := servedAudio(in.Body, p.c.z.rate)
 	if err != nil {
-		return nil, serve.BadInput(err)
-	}
-	if a.Len() == 0 {
-		return nil, serve.BadInput(fmt.Errorf("the recording has no samples"))
-	}
-	if d := a.Duration(); d > MaxServeSeconds {
-		return nil, serve.BadInput(fmt.Errorf("the recording is %.0f s long: the server takes at most %d s", d, MaxServeSeconds))
-	}
-	if a.Rate != p.c.z.rate {
-		if a, err = a.Resample(p.c.z.rate); err != nil {
-			return nil, serve.BadInput(err)
-		}
+		return nil, err
 	}
 	if p.serial {
 		p.mu.Lock()

@@ -41,18 +41,7 @@ type kwsPostProcess struct {
 }
 
 func kwsInferenceSchema() *config.Schema {
-	return &config.Schema{
-		Sections: map[string]any{
-			"Global":      (*workflow.InferenceGlobal)(nil),
-			"PreProcess":  (*kwsPreProcess)(nil),
-			"PostProcess": (*kwsPostProcess)(nil),
-			"Inputs":      (*[]workflow.InferenceInput)(nil),
-		},
-		Components: map[string]map[string]any{
-			"PreProcess.transform_ops.*": {"LoadAudio": (*LoadAudioOpts)(nil), "KaldiFbank": (*FeatureOpts)(nil)},
-		},
-		Selector: "name",
-	}
+	return workflow.InferenceSchema((*kwsPreProcess)(nil), (*kwsPostProcess)(nil), clipTransforms(), "name")
 }
 
 var _ workflow.Exporter = (*kwsRunner)(nil)
@@ -86,47 +75,81 @@ func (r *kwsRunner) Export(_ context.Context, env workflow.Env, dir string) erro
 	return workflow.WriteExport(dir, g, inf, r.cfg)
 }
 
-// loadExportSpotter reads an export directory for predict --model.
-func loadExportSpotter(dir string) (*spotter, error) {
-	p, cfg, err := workflow.ReadExport(dir, kwsInferenceSchema(), runtime.Options{})
+// clipTransforms are the PreProcess transforms of a clip classifier's export.
+func clipTransforms() map[string]any {
+	return map[string]any{"LoadAudio": (*LoadAudioOpts)(nil), "KaldiFbank": (*FeatureOpts)(nil)}
+}
+
+// audioExport is what an audio model's export directory holds: the
+// predictor, inference.yaml's path, its Inputs and PreProcess.
+type audioExport struct {
+	predictor *runtime.Predictor
+	file      string
+	inputs    []workflow.InferenceInput
+	pre       kwsPreProcess
+}
+
+// readAudioExport opens an export directory: the graph, and inference.yaml
+// checked against schema, its PostProcess decoded into post.
+func readAudioExport(dir string, schema *config.Schema, post any) (audioExport, error) {
+	p, cfg, err := workflow.ReadExport(dir, schema, runtime.Options{})
 	if err != nil {
-		return nil, err
+		return audioExport{}, err
 	}
-	file := filepath.Join(dir, workflow.ExportInferenceFile)
-	var pre kwsPreProcess
-	var post kwsPostProcess
-	var inputs []workflow.InferenceInput
-	for _, s := range []struct {
-		key string
-		v   any
-	}{{"PreProcess", &pre}, {"PostProcess", &post}, {"Inputs", &inputs}} {
-		if err := cfg.Decode(s.key, s.v); err != nil {
-			return nil, err
-		}
+	x := audioExport{predictor: p, file: filepath.Join(dir, workflow.ExportInferenceFile)}
+	if x.inputs, err = workflow.DecodeInference(cfg, &x.pre, post); err != nil {
+		return audioExport{}, err
 	}
-	if len(inputs) != 1 || len(inputs[0].Shape) != 4 {
-		return nil, fmt.Errorf("%s: Inputs: want one feature input (batch, 1, T, F), got %v", file, inputs)
+	return x, nil
+}
+
+// clipExport is the export of a clip classifier (keyword spotter or audio
+// classifier): one (batch, 1, T, F) feature input, LoadAudio and KaldiFbank.
+type clipExport struct {
+	audioExport
+	load *LoadAudioOpts
+	feat *FeatureOpts
+}
+
+// readClipExport reads a clip classifier's export directory.
+func readClipExport(dir string, schema *config.Schema, post any) (clipExport, error) {
+	a, err := readAudioExport(dir, schema, post)
+	if err != nil {
+		return clipExport{}, err
 	}
-	var load *LoadAudioOpts
-	var feat *FeatureOpts
-	for _, op := range pre.TransformOps {
+	x := clipExport{audioExport: a}
+	if len(x.inputs) != 1 || len(x.inputs[0].Shape) != 4 {
+		return x, fmt.Errorf("%s: Inputs: want one feature input (batch, 1, T, F), got %v", x.file, x.inputs)
+	}
+	for _, op := range x.pre.TransformOps {
 		switch op.Name {
 		case "LoadAudio":
-			load = &LoadAudioOpts{}
-			if err := op.Decode(load); err != nil {
-				return nil, err
+			x.load = &LoadAudioOpts{}
+			if err := op.Decode(x.load); err != nil {
+				return x, err
 			}
 		case "KaldiFbank":
 			f := defaultFeature()
 			if err := op.Decode(&f); err != nil {
-				return nil, err
+				return x, err
 			}
-			feat = &f
+			x.feat = &f
 		}
 	}
-	if load == nil || feat == nil || load.SampleRate <= 0 || load.ClipSeconds <= 0 {
-		return nil, fmt.Errorf("%s: PreProcess.transform_ops: want LoadAudio (sample_rate, clip_seconds) and KaldiFbank", file)
+	if x.load == nil || x.feat == nil || x.load.SampleRate <= 0 || x.load.ClipSeconds <= 0 {
+		return x, fmt.Errorf("%s: PreProcess.transform_ops: want LoadAudio (sample_rate, clip_seconds) and KaldiFbank", x.file)
 	}
+	return x, nil
+}
+
+// loadExportSpotter reads an export directory for predict --model.
+func loadExportSpotter(dir string) (*spotter, error) {
+	var post kwsPostProcess
+	x, err := readClipExport(dir, kwsInferenceSchema(), &post)
+	if err != nil {
+		return nil, err
+	}
+	p, file, inputs, load, feat := x.predictor, x.file, x.inputs, x.load, x.feat
 	if len(post.LabelList) == 0 {
 		return nil, fmt.Errorf("%s: PostProcess.label_list is empty", file)
 	}

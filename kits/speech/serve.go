@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"paddle/core/audio"
+	"paddle/core/audio/vorbis"
 	"paddle/core/cli/cmdutil"
 	"paddle/core/config"
 	"paddle/core/serve"
@@ -89,29 +90,49 @@ type KWSPredictor struct {
 	mu      sync.Mutex
 }
 
-// Predict decodes the WAV file in in.Body (any rate and channel count: it is
-// resampled to the model's rate and averaged to mono, as `speech kws` does) and
-// spots the keyword in it. An unreadable, empty or overlong recording is the
+// Predict decodes the WAV or Ogg Vorbis file in in.Body (any rate and
+// channel count: it is resampled to the model's rate and averaged to mono, as
+// `speech kws` does) and spots the keyword in it. An unreadable, empty or overlong recording is the
 // client's error (serve.BadInput).
 func (p *KWSPredictor) Predict(_ context.Context, in serve.Input) (any, error) {
-	a, err := audio.DecodeWAV(bytes.NewReader(in.Body), "body")
+	a, err := servedAudio(in.Body, p.spotter.z.rate)
 	if err != nil {
-		return nil, serve.BadInput(err)
-	}
-	if a.Len() == 0 {
-		return nil, serve.BadInput(fmt.Errorf("the WAV file has no samples"))
-	}
-	if d := a.Duration(); d > MaxServeSeconds {
-		return nil, serve.BadInput(fmt.Errorf("the recording is %.0f s long: the server takes at most %d s", d, MaxServeSeconds))
-	}
-	if a.Rate != p.spotter.z.rate {
-		if a, err = a.Resample(p.spotter.z.rate); err != nil {
-			return nil, serve.BadInput(err)
-		}
+		return nil, err
 	}
 	if p.serial {
 		p.mu.Lock()
 		defer p.mu.Unlock()
 	}
 	return p.spotter.spotSamples(in.Name, a.Mono())
+}
+
+// servedAudio decodes a request body, a WAV or Ogg Vorbis file, and
+// resamples it to rate. An unreadable, empty or overlong recording is the
+// client's error (serve.BadInput).
+func servedAudio(body []byte, rate int) (*audio.Audio, error) {
+	var a *audio.Audio
+	var err error
+	if bytes.HasPrefix(body, []byte("OggS")) {
+		var d *vorbis.Decoded
+		if d, err = vorbis.Decode(body); err == nil {
+			a = &audio.Audio{Rate: d.Rate, Channels: d.Channels}
+		}
+	} else {
+		a, err = audio.DecodeWAV(bytes.NewReader(body), "body")
+	}
+	if err != nil {
+		return nil, serve.BadInput(err)
+	}
+	if a.Len() == 0 {
+		return nil, serve.BadInput(fmt.Errorf("the recording has no samples"))
+	}
+	if d := a.Duration(); d > MaxServeSeconds {
+		return nil, serve.BadInput(fmt.Errorf("the recording is %.0f s long: the server takes at most %d s", d, MaxServeSeconds))
+	}
+	if a.Rate != rate {
+		if a, err = a.Resample(rate); err != nil {
+			return nil, serve.BadInput(err)
+		}
+	}
+	return a, nil
 }
