@@ -14,7 +14,6 @@ import (
 	"paddle/core/data"
 	"paddle/core/metric"
 	"paddle/core/nn"
-	"paddle/core/optim"
 	"paddle/core/workflow"
 )
 
@@ -88,15 +87,7 @@ func withCls(build func(*config.Config) (workflow.Runner, error)) func(*config.C
 
 // clsRunner is the audio classifier's workflow.Runner.
 type clsRunner struct {
-	cfg     *config.Config
-	global  KWSGlobal
-	feat    FeatureOpts
-	arch    config.Component
-	loss    KWSLossOpts
-	opt     optim.Config
-	loader  KWSDataLoader
-	topk    []int
-	classes []string
+	clipConfig
 }
 
 // buildCls decodes and validates an audio-classification config.
@@ -104,63 +95,15 @@ func buildCls(cfg *config.Config) (workflow.Runner, error) {
 	if err := cfg.Validate(clsSchema()); err != nil {
 		return nil, err
 	}
-	r := &clsRunner{cfg: cfg, feat: defaultFeature(), topk: []int{1, 5}}
-	r.global = KWSGlobal{Epochs: 1, Seed: 42, OutputDir: "./output/cls", PrintBatchStep: 50, SampleRate: 16000, ClipSeconds: 2}
-	for _, s := range []struct {
-		key string
-		v   any
-	}{{"Global", &r.global}, {"Arch", &r.arch}, {"Optimizer", &r.opt}, {"DataLoader", &r.loader}} {
-		if err := cfg.Decode(s.key, s.v); err != nil {
-			return nil, err
-		}
+	c, err := decodeClipConfig(cfg, KWSGlobal{Epochs: 1, Seed: 42, OutputDir: "./output/cls", PrintBatchStep: 50, SampleRate: 16000, ClipSeconds: 2},
+		"paddle speech cls-data --task langid --output DIR")
+	if err != nil {
+		return nil, err
 	}
-	for _, s := range []struct {
-		key string
-		v   any
-	}{{"Feature", &r.feat}, {"Loss", &r.loss}} {
-		if cfg.Has(s.key) {
-			if err := cfg.Decode(s.key, s.v); err != nil {
-				return nil, err
-			}
-		}
-	}
-	if cfg.Has("Metric") {
-		var m KWSMetricOpts
-		if err := cfg.Decode("Metric", &m); err != nil {
-			return nil, err
-		}
-		for _, c := range m.Eval {
-			var o KWSTopkAccOpts
-			if err := c.Decode(&o); err != nil {
-				return nil, err
-			}
-			if len(o.Topk) > 0 {
-				r.topk = o.Topk
-			}
-		}
-	}
-	if r.global.SampleRate <= 0 || r.global.ClipSeconds <= 0 {
-		return nil, fmt.Errorf("%s: Global.sample_rate and Global.clip_seconds must be positive", cfg.File)
-	}
-	if r.feat.CepstralSmoothing != 0 {
+	if c.feat.CepstralSmoothing != 0 {
 		return nil, fmt.Errorf("%s: Feature.cepstral_smoothing is not supported by the audio classifier (keyword spotting only)", cfg.File)
 	}
-	if r.global.LabelFile == "" {
-		return nil, fmt.Errorf("%s: Global.label_file is required (one class per line; `paddle speech cls-data` writes labels.txt)", cfg.File)
-	}
-	return r, nil
-}
-
-func (r *clsRunner) loadClasses() error {
-	if r.classes != nil {
-		return nil
-	}
-	c, err := readLabels(r.global.LabelFile)
-	if err != nil {
-		return fmt.Errorf("%s: Global.label_file: %w\nhint: run `paddle speech cls-data --task langid --output DIR` or set -o Global.label_file=DIR/labels.txt", r.cfg.File, err)
-	}
-	r.classes = c
-	return nil
+	return &clsRunner{c}, nil
 }
 
 func (r *clsRunner) newModel() (nn.Layer, error) {

@@ -17,8 +17,9 @@ import (
 	"paddle/kits/speech/synth"
 )
 
-// kwsRunner is the keyword spotter's workflow.Runner for one resolved config.
-type kwsRunner struct {
+// clipConfig is what the keyword spotter's and the audio classifier's
+// configs share (PaddleClas's layout plus Feature): both classify clips.
+type clipConfig struct {
 	cfg     *config.Config
 	global  KWSGlobal
 	feat    FeatureOpts
@@ -28,6 +29,73 @@ type kwsRunner struct {
 	loader  KWSDataLoader
 	topk    []int
 	classes []string
+	// labelsHint is the command that writes Global.label_file.
+	labelsHint string
+}
+
+// decodeClipConfig decodes a validated clip-classifier config over the
+// defaults in global.
+func decodeClipConfig(cfg *config.Config, global KWSGlobal, labelsHint string) (clipConfig, error) {
+	r := clipConfig{cfg: cfg, global: global, feat: defaultFeature(), topk: []int{1, 5}, labelsHint: labelsHint}
+	for _, s := range []struct {
+		key string
+		v   any
+	}{{"Global", &r.global}, {"Arch", &r.arch}, {"Optimizer", &r.opt}, {"DataLoader", &r.loader}} {
+		if err := cfg.Decode(s.key, s.v); err != nil {
+			return r, err
+		}
+	}
+	for _, s := range []struct {
+		key string
+		v   any
+	}{{"Feature", &r.feat}, {"Loss", &r.loss}} {
+		if cfg.Has(s.key) {
+			if err := cfg.Decode(s.key, s.v); err != nil {
+				return r, err
+			}
+		}
+	}
+	if cfg.Has("Metric") {
+		var m KWSMetricOpts
+		if err := cfg.Decode("Metric", &m); err != nil {
+			return r, err
+		}
+		for _, c := range m.Eval {
+			var o KWSTopkAccOpts
+			if err := c.Decode(&o); err != nil {
+				return r, err
+			}
+			if len(o.Topk) > 0 {
+				r.topk = o.Topk
+			}
+		}
+	}
+	if r.global.SampleRate <= 0 || r.global.ClipSeconds <= 0 {
+		return r, fmt.Errorf("%s: Global.sample_rate and Global.clip_seconds must be positive", cfg.File)
+	}
+	if r.global.LabelFile == "" {
+		return r, fmt.Errorf("%s: Global.label_file is required (one class per line; `%s` writes labels.txt)", cfg.File, labelsHint)
+	}
+	return r, nil
+}
+
+// loadClasses reads Global.label_file (not needed by predict --model,
+// whose inference.yaml lists the classes).
+func (r *clipConfig) loadClasses() error {
+	if r.classes != nil {
+		return nil
+	}
+	c, err := readLabels(r.global.LabelFile)
+	if err != nil {
+		return fmt.Errorf("%s: Global.label_file: %w\nhint: run `%s` or set -o Global.label_file=DIR/labels.txt", r.cfg.File, err, r.labelsHint)
+	}
+	r.classes = c
+	return nil
+}
+
+// kwsRunner is the keyword spotter's workflow.Runner for one resolved config.
+type kwsRunner struct {
+	clipConfig
 }
 
 // buildKWS decodes and validates a keyword-spotting config.
@@ -35,65 +103,15 @@ func buildKWS(cfg *config.Config) (workflow.Runner, error) {
 	if err := cfg.Validate(KWSSchema()); err != nil {
 		return nil, err
 	}
-	r := &kwsRunner{cfg: cfg, feat: defaultFeature(), topk: []int{1, 5}}
-	r.global = KWSGlobal{Epochs: 1, Seed: 42, OutputDir: "./output/kws", PrintBatchStep: 50, SampleRate: 16000, ClipSeconds: 1}
-	for _, s := range []struct {
-		key string
-		v   any
-	}{{"Global", &r.global}, {"Arch", &r.arch}, {"Optimizer", &r.opt}, {"DataLoader", &r.loader}} {
-		if err := cfg.Decode(s.key, s.v); err != nil {
-			return nil, err
-		}
+	c, err := decodeClipConfig(cfg, KWSGlobal{Epochs: 1, Seed: 42, OutputDir: "./output/kws", PrintBatchStep: 50, SampleRate: 16000, ClipSeconds: 1},
+		"paddle speech synth --output DIR")
+	if err != nil {
+		return nil, err
 	}
-	if cfg.Has("Feature") {
-		if err := cfg.Decode("Feature", &r.feat); err != nil {
-			return nil, err
-		}
-	}
-	if cfg.Has("Loss") {
-		if err := cfg.Decode("Loss", &r.loss); err != nil {
-			return nil, err
-		}
-	}
-	if cfg.Has("Metric") {
-		var m KWSMetricOpts
-		if err := cfg.Decode("Metric", &m); err != nil {
-			return nil, err
-		}
-		for _, c := range m.Eval {
-			var o KWSTopkAccOpts
-			if err := c.Decode(&o); err != nil {
-				return nil, err
-			}
-			if len(o.Topk) > 0 {
-				r.topk = o.Topk
-			}
-		}
-	}
-	if r.arch.Name == "" {
+	if c.arch.Name == "" {
 		return nil, fmt.Errorf("%s: Arch.name is required", cfg.File)
 	}
-	if r.global.SampleRate <= 0 || r.global.ClipSeconds <= 0 {
-		return nil, fmt.Errorf("%s: Global.sample_rate and Global.clip_seconds must be positive", cfg.File)
-	}
-	if r.global.LabelFile == "" {
-		return nil, fmt.Errorf("%s: Global.label_file is required (one class per line; `paddle speech synth` writes labels.txt)", cfg.File)
-	}
-	return r, nil
-}
-
-// loadClasses reads Global.label_file (not needed by predict --model,
-// whose inference.yaml lists the classes).
-func (r *kwsRunner) loadClasses() error {
-	if r.classes != nil {
-		return nil
-	}
-	c, err := readLabels(r.global.LabelFile)
-	if err != nil {
-		return fmt.Errorf("%s: Global.label_file: %w\nhint: run `paddle speech synth --output DIR` or set -o Global.label_file=DIR/labels.txt", r.cfg.File, err)
-	}
-	r.classes = c
-	return nil
+	return &kwsRunner{c}, nil
 }
 
 func (r *kwsRunner) newModel() (nn.Layer, error) {
