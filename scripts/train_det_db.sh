@@ -9,7 +9,9 @@
 #   validation fonts: Noto Sans/Serif CJK (regular, bold; their Latin glyphs), seen neither
 #         in training nor in the test pages: the post-process thresholds are chosen there
 #   text: windows of whole words (up to 25 characters) from the English fortune files,
-#         every 10th line kept for the test/validation pages only; 1-8 lines per page
+#         every 10th line kept for the test/validation pages only; 1-8 lines per page;
+#         training pages widen each line's word gaps by up to WORD_GAP space widths
+#         (test and validation pages keep the fonts' own spacing)
 #
 # Steps: render; train EPOCHS x 250 steps (one cosine schedule; the test pages are
 # evaluated with the config's post-process after every epoch: the learning curve);
@@ -17,7 +19,7 @@
 # evaluate the test pages once with that choice.
 #
 # Usage: scripts/train_det_db.sh [WORK_DIR]   (default: ${PADDLE_CACHE:-$HOME/.cache/paddle}/det_db)
-# Env: TRAIN_PAGES (default 2000), EVAL_PAGES (100), EPOCHS (5), THREADS (2),
+# Env: TRAIN_PAGES (default 2000), EVAL_PAGES (100), EPOCHS (5), THREADS (2), WORD_GAP (1),
 #      BOX_GRID ("0.4 0.45 0.5 0.55 0.6"),
 #      UNCLIP_GRID ("1.5 1.65 1.8"), EXTRA (more -o overrides),
 #      TRAIN (1; 0: only choose the thresholds and test the model already in WORK/out).
@@ -30,6 +32,7 @@ EPOCHS="${EPOCHS:-5}"
 BOX_GRID="${BOX_GRID:-0.4 0.45 0.5 0.55 0.6}"
 UNCLIP_GRID="${UNCLIP_GRID:-1.5 1.65 1.8}"
 THREADS="${THREADS:-2}"
+WORD_GAP="${WORD_GAP:-1}"
 mkdir -p "$WORK"
 
 need=()
@@ -57,7 +60,7 @@ fi
 D=/usr/share/fonts/truetype
 start=$(date +%s)
 [ -s "$WORK/train/det_gt.txt" ] || $P ocr synth --det --output "$WORK/train" --corpus "$WORK/corpus_train.txt" --charset en \
-  --max-len 25 --fonts "$D/dejavu,$D/freefont,go" --count "$TRAIN_PAGES" --seed 1 --threads "$THREADS"
+  --max-len 25 --fonts "$D/dejavu,$D/freefont,go" --count "$TRAIN_PAGES" --seed 1 --threads "$THREADS" --word-gap "$WORD_GAP"
 [ -s "$WORK/eval/det_gt.txt" ] || $P ocr synth --det --output "$WORK/eval" --corpus "$WORK/corpus_eval.txt" --charset en \
   --max-len 25 --fonts "$D/liberation2" --count "$EVAL_PAGES" --seed 2 --threads "$THREADS"
 [ -s "$WORK/val/det_gt.txt" ] || $P ocr synth --det --output "$WORK/val" --corpus "$WORK/corpus_eval.txt" --charset en \

@@ -26,6 +26,7 @@ type CmdOptions struct {
 	Det              bool
 	PageW, PageH     int
 	MaxLines         int
+	WordGap          float64
 	ImageFormat      string
 }
 
@@ -82,6 +83,7 @@ characters, characters outside --charset dropped) or random strings over
 	fl.IntVar(&o.PageW, "page-width", 640, "--det page width")
 	fl.IntVar(&o.PageH, "page-height", 640, "--det page height")
 	fl.IntVar(&o.MaxLines, "max-lines", 8, "--det: at most this many lines per page")
+	fl.Float64Var(&o.WordGap, "word-gap", 0, "--det: widen each line's word gaps by up to this many space widths (uniform per line)")
 	fl.StringVar(&o.ImageFormat, "image-format", "jpg", "jpg or png")
 	return cmd
 }
@@ -110,7 +112,7 @@ func (o *CmdOptions) Options() (Options, error) {
 	return Options{
 		Out: o.Output, Count: o.Count, Texts: texts, Fonts: fonts, Seed: o.Seed, Workers: o.Workers,
 		Format: o.ImageFormat, Line: LineOptions{MinSize: o.MinSize, MaxSize: o.MaxSize, Augment: aug},
-		Det: o.Det, Page: PageOptions{Width: o.PageW, Height: o.PageH, MaxLines: o.MaxLines},
+		Det: o.Det, Page: PageOptions{Width: o.PageW, Height: o.PageH, MaxLines: o.MaxLines, WordGap: o.WordGap},
 	}, nil
 }
 

@@ -11,6 +11,11 @@ import (
 type PageOptions struct {
 	Width, Height int // page size in pixels (default 640×640)
 	MaxLines      int // lines per page: 1..MaxLines (default 8)
+	// WordGap widens the gaps between a line's words by a uniform random
+	// 0..WordGap space widths (the same for all gaps of a line), so a
+	// detector learns that a line holds across wide word spacing. 0 keeps
+	// the font's spacing.
+	WordGap float64
 }
 
 // RenderPage renders several lines at random, non-overlapping places on one
@@ -40,7 +45,11 @@ func RenderPage(t *Texts, fonts []*Font, o PageOptions, lo LineOptions, r *rand.
 		if err != nil {
 			return nil, nil, err
 		}
-		m, err := renderMask(text, f, lo.size(r), r)
+		extra := 0.0
+		if o.WordGap > 0 {
+			extra = o.WordGap * r.Float64()
+		}
+		m, err := renderMaskSpaced(text, f, lo.size(r), extra, r)
 		if err != nil {
 			return nil, nil, err
 		}

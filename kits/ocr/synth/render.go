@@ -7,6 +7,7 @@ import (
 	"image/jpeg"
 	"math"
 	"math/rand/v2"
+	"strings"
 
 	"golang.org/x/image/font"
 	"golang.org/x/image/font/opentype"
@@ -60,6 +61,12 @@ type mask struct {
 
 // renderMask draws text with face f at size px, with random margins.
 func renderMask(text string, f *Font, size float64, r *rand.Rand) (*mask, error) {
+	return renderMaskSpaced(text, f, size, 0, r)
+}
+
+// renderMaskSpaced is renderMask with every space widened by extra space
+// widths (0: the font's own spacing, drawn as one string).
+func renderMaskSpaced(text string, f *Font, size, extra float64, r *rand.Rand) (*mask, error) {
 	face, err := opentype.NewFace(f.Font, &opentype.FaceOptions{Size: size, DPI: 72, Hinting: font.HintingNone})
 	if err != nil {
 		return nil, fmt.Errorf("font %s: %w", f.Name, err)
@@ -67,7 +74,20 @@ func renderMask(text string, f *Font, size float64, r *rand.Rand) (*mask, error)
 	defer face.Close()
 	m := face.Metrics()
 	asc, desc := m.Ascent.Ceil(), m.Descent.Ceil()
-	adv := font.MeasureString(face, text).Ceil()
+	words := []string{text}
+	var gap fixed.Int26_6
+	if extra > 0 {
+		words = strings.Split(text, " ")
+		gap = fixed.Int26_6(float64(font.MeasureString(face, " ")) * extra)
+	}
+	var advFixed fixed.Int26_6
+	for i, wd := range words {
+		if i > 0 {
+			advFixed += font.MeasureString(face, " ") + gap
+		}
+		advFixed += font.MeasureString(face, wd)
+	}
+	adv := advFixed.Ceil()
 	if adv <= 0 {
 		return nil, fmt.Errorf("font %s: %q has no width", f.Name, text)
 	}
@@ -76,7 +96,12 @@ func renderMask(text string, f *Font, size float64, r *rand.Rand) (*mask, error)
 	w, h := adv+padL+padR, asc+desc+padT+padB
 	dst := image.NewAlpha(image.Rect(0, 0, w, h))
 	d := font.Drawer{Dst: dst, Src: image.Opaque, Face: face, Dot: fixed.P(padL, padT+asc)}
-	d.DrawString(text)
+	for i, wd := range words {
+		if i > 0 {
+			d.Dot.X += font.MeasureString(face, " ") + gap
+		}
+		d.DrawString(wd)
+	}
 	x0, y0, x1, y1 := float64(padL), float64(padT), float64(padL+adv), float64(padT+asc+desc)
 	return &mask{w: w, h: h, pix: dst.Pix, box: [4]imgproc.Point{{X: x0, Y: y0}, {X: x1, Y: y0}, {X: x1, Y: y1}, {X: x0, Y: y1}}}, nil
 }

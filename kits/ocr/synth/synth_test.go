@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/json"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -213,5 +214,37 @@ func TestMarshalDetLabelPythonStyle(t *testing.T) {
 	}
 	if b, _ := MarshalDetLabel(nil); string(b) != "[]" {
 		t.Fatalf("empty: %s", b)
+	}
+}
+
+// A word gap of 2 space widths makes a two-gap line exactly 4 space widths
+// wider (same margins: same seed), and a gap of 0 draws the line as before.
+func TestRenderMaskWordGap(t *testing.T) {
+	fs, err := LoadFonts("go:GoMono")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := fs[0]
+	plain, err := renderMask("ab cd ef", f, 30, rand.New(rand.NewPCG(1, 2)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	zero, err := renderMaskSpaced("ab cd ef", f, 30, 0, rand.New(rand.NewPCG(1, 2)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	wide, err := renderMaskSpaced("ab cd ef", f, 30, 2, rand.New(rand.NewPCG(1, 2)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if zero.w != plain.w || string(zero.pix) != string(plain.pix) {
+		t.Error("word gap 0 draws differently from renderMask")
+	}
+	space := 30 * 0.6 // GoMono advances are 0.6 em
+	if d := float64(wide.w - plain.w); math.Abs(d-4*space) > 1 {
+		t.Errorf("width grew by %v px, want %v (4 space widths)", d, 4*space)
+	}
+	if d := wide.box[1].X - plain.box[1].X; math.Abs(d-4*space) > 1 {
+		t.Errorf("text box grew by %v px, want %v", d, 4*space)
 	}
 }
