@@ -154,16 +154,7 @@ func (r *recognizer) run(ctx context.Context, env workflow.Env, args []string) e
 		}
 		return out.Print(p)
 	})
-	if err == nil {
-		err = out.Close()
-	}
-	if err != nil {
-		return err
-	}
-	if failed > 0 {
-		return fmt.Errorf("%d of %d inputs failed", failed, len(inputs))
-	}
-	return nil
+	return out.Finish(failed, len(inputs), err)
 }
 
 var transcriptLine = regexp.MustCompile(`^\s*(?:<s>)?(.*?)(?:</s>)?\s*\(([^)]+)\)\s*$`)

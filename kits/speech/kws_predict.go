@@ -142,19 +142,11 @@ func (s *spotter) run(ctx context.Context, env workflow.Env, args []string) erro
 		}
 		return out.Print(p)
 	})
-	if err == nil {
-		err = out.Close()
-	}
-	if err != nil {
-		return err
-	}
+	err = out.Finish(failed, len(inputs), err)
 	if ctx.Err() != nil {
 		return cmdutil.ErrCanceled
 	}
-	if failed > 0 {
-		return fmt.Errorf("%d of %d inputs failed", failed, len(inputs))
-	}
-	return nil
+	return err
 }
 
 // Predict spots keywords in audio files with the checkpoint env.Weights, or

@@ -205,16 +205,7 @@ func (r *runner) Predict(ctx context.Context, env workflow.Env, args []string) e
 		}
 		return out.Print(p)
 	})
-	if err == nil {
-		err = out.Close()
-	}
-	if err != nil {
-		return err
-	}
-	if failed > 0 {
-		return fmt.Errorf("%d of %d inputs failed", failed, len(inputs))
-	}
-	return nil
+	return out.Finish(failed, len(inputs), err)
 }
 
 // shortest is x as the float64 with the shortest decimal form that rounds to
