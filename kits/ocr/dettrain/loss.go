@@ -2,7 +2,6 @@ package dettrain
 
 import (
 	"cmp"
-	"slices"
 
 	"paddle/core/ag"
 	"paddle/core/tensor"
@@ -138,8 +137,7 @@ func (l DBLoss) balancedBCE(p *ag.Var, y Labels) *ag.Var {
 	}
 	if neg = min(neg, len(negVals)); neg > 0 {
 		// keep the neg largest values of negative·loss; ties at the cut go in index order
-		slices.Sort(negVals)
-		cut := negVals[len(negVals)-neg]
+		cut := kthSmallest(negVals, len(negVals)-neg)
 		left := neg
 		for i := range g {
 			nv := (1 - g[i]) * m[i]
@@ -164,4 +162,48 @@ func (l DBLoss) balancedBCE(p *ag.Var, y Labels) *ag.Var {
 	}
 	total := sumAll(ag.Mul(bce, ag.Const(wt)))
 	return ag.MulScalar(total, 1/(float64(pos+neg)+l.Eps))
+}
+
+// kthSmallest returns the value that would stand at index k (0-based) if v
+// were sorted ascending, reordering v in place: quickselect with a
+// median-of-three pivot, O(len(v)) on average, where a sort would cost
+// O(n log n) on every training step's hard-negative cut. v holds no NaN.
+func kthSmallest(v []float32, k int) float32 {
+	lo, hi := 0, len(v)-1
+	for lo < hi {
+		mid := lo + (hi-lo)/2
+		if v[mid] < v[lo] {
+			v[mid], v[lo] = v[lo], v[mid]
+		}
+		if v[hi] < v[lo] {
+			v[hi], v[lo] = v[lo], v[hi]
+		}
+		if v[hi] < v[mid] {
+			v[hi], v[mid] = v[mid], v[hi]
+		}
+		pivot := v[mid]
+		i, j := lo, hi
+		for i <= j {
+			for v[i] < pivot {
+				i++
+			}
+			for pivot < v[j] {
+				j--
+			}
+			if i <= j {
+				v[i], v[j] = v[j], v[i]
+				i++
+				j--
+			}
+		}
+		switch {
+		case k <= j:
+			hi = j
+		case k >= i:
+			lo = i
+		default:
+			return v[k]
+		}
+	}
+	return v[k]
 }

@@ -18,6 +18,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"runtime/pprof"
 	"slices"
 	"time"
 
@@ -37,9 +38,22 @@ func main() {
 	size := flag.Int("size", 640, "image height and width (a multiple of 32)")
 	cfgPath := flag.String("c", "ocr/det_db_lcnet.yaml", "detection config (its Architecture, Loss and Optimizer)")
 	overrides := flag.String("o", "", "a config override such as Architecture.Neck.out_channels=96")
+	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the whole run to this file")
 	flag.Parse()
+	if *cpuprofile != "" {
+		f, err := os.Create(*cpuprofile)
+		if err == nil {
+			err = pprof.StartCPUProfile(f)
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "ocr_det_step:", err)
+			os.Exit(1)
+		}
+		defer pprof.StopCPUProfile()
+	}
 	if err := run(*cfgPath, *overrides, *threads, *batch, *size, *seconds); err != nil {
 		fmt.Fprintln(os.Stderr, "ocr_det_step:", err)
+		pprof.StopCPUProfile()
 		os.Exit(1)
 	}
 }
