@@ -49,6 +49,20 @@ func reluF[E fl](y, x []E, _ uparams) {
 	}
 }
 
+// reluB32 is reluB for float32 without a data-dependent branch: g's bits
+// masked by x > 0 (a NaN or non-positive x gives +0, as reluB does).
+func reluB32(dx, x, _, g []float32, _ uparams) {
+	g = g[:len(x)]
+	dx = dx[:len(x)]
+	for i, v := range x {
+		var m uint32
+		if v > 0 {
+			m = ^uint32(0)
+		}
+		dx[i] = math.Float32frombits(math.Float32bits(g[i]) & m)
+	}
+}
+
 // dx = g·(x > 0)
 func reluB[E fl](dx, x, _, g []E, _ uparams) {
 	for i, v := range x {

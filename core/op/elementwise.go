@@ -339,7 +339,7 @@ func init() {
 		func(c *VJPCtx) []*T { return []*T{Div(c.G(0), c.In[0])} }, uniform(0.5, 2, s34))
 	// relu runs on the fused float unary kernels of math.go (it is the hottest activation)
 	reluDef = defUnary("relu", "Relu", &unaryImpl{fwd32: reluF[float32], fwd64: reluF[float64],
-		bwd32: reluB[float32], bwd64: reluB[float64], ints: true}, sampleAwayFrom(-2, 2, 0.05, []float64{0}, s34))
+		bwd32: reluB32, bwd64: reluB[float64], ints: true}, sampleAwayFrom(-2, 2, 0.05, []float64{0}, s34))
 	greaterDef = compare("greater", "Greater", func(x, y float64) bool { return x > y })
 	greaterEqualDef = compare("greater_equal", "GreaterOrEqual", func(x, y float64) bool { return x >= y })
 	lessDef = compare("less", "Less", func(x, y float64) bool { return x < y })

@@ -254,6 +254,16 @@ func asPlanes(x *T) *T {
 // maxPool writes each window's maximum of x into y; with dx != nil it is the
 // backward instead: y holds dy and each dy goes to its window's first maximum.
 func maxPool[E float32 | float64](x, y, dx []E, planes int, g geom2) {
+	if g.KH == 2 && g.KW == 2 && g.SH == 2 && g.SW == 2 && g.DH == 1 && g.DW == 1 &&
+		g.PT == 0 && g.PL == 0 && 2*g.OH <= g.H && 2*g.OW <= g.W {
+		maxPool2x2(x, y, dx, planes, g)
+		return
+	}
+	maxPoolAny(x, y, dx, planes, g)
+}
+
+// maxPoolAny is maxPool for any window, stride, dilation and padding.
+func maxPoolAny[E float32 | float64](x, y, dx []E, planes int, g geom2) {
 	hw, ohw := g.H*g.W, g.OH*g.OW
 	parallel.For(planes, 1, func(lo, hi int) {
 		for p := lo; p < hi; p++ {
@@ -287,6 +297,47 @@ func maxPool[E float32 | float64](x, y, dx []E, planes int, g geom2) {
 						yp[oh*g.OW+ow] = m
 					} else if at >= 0 {
 						dx[p*hw+at] += yp[oh*g.OW+ow]
+					}
+				}
+			}
+		}
+	})
+}
+
+// maxPool2x2 is maxPool for 2×2 windows at stride 2 that all lie inside
+// the input (no padding or dilation), the common CNN down-sampling, without
+// the general loop's bounds tests. It scans each window in the same order
+// and keeps the same winner: the first maximum, or the last NaN.
+func maxPool2x2[E float32 | float64](x, y, dx []E, planes int, g geom2) {
+	hw, ohw, w := g.H*g.W, g.OH*g.OW, g.W
+	parallel.For(planes, 1, func(lo, hi int) {
+		for p := lo; p < hi; p++ {
+			xp, yp := x[p*hw:(p+1)*hw], y[p*ohw:(p+1)*ohw]
+			var dp []E
+			if dx != nil {
+				dp = dx[p*hw : (p+1)*hw]
+				clear(dp)
+			}
+			for oh := range g.OH {
+				r0 := xp[2*oh*w : (2*oh+1)*w]
+				r1 := xp[(2*oh+1)*w : (2*oh+2)*w]
+				yr := yp[oh*g.OW : (oh+1)*g.OW]
+				for ow := range yr {
+					c := 2 * ow
+					m, at := r0[c], 2*oh*w+c
+					if v := r0[c+1]; v > m || v != v {
+						m, at = v, 2*oh*w+c+1
+					}
+					if v := r1[c]; v > m || v != v {
+						m, at = v, (2*oh+1)*w+c
+					}
+					if v := r1[c+1]; v > m || v != v {
+						m, at = v, (2*oh+1)*w+c+1
+					}
+					if dp == nil {
+						yr[ow] = m
+					} else {
+						dp[at] += yr[ow]
 					}
 				}
 			}

@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"runtime/pprof"
 	"slices"
 	"time"
 
@@ -102,7 +103,20 @@ func crnn(r *rand.Rand) (func() *ag.Var, []nn.Param) {
 func main() {
 	threads := flag.Int("threads", 1, "kernel threads")
 	seconds := flag.Float64("seconds", 4, "minimum timed seconds per model")
+	only := flag.String("model", "", "time only this model (smallcnn_b64 or crnn_b32)")
+	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the run to this file")
 	flag.Parse()
+	if *cpuprofile != "" {
+		f, err := os.Create(*cpuprofile)
+		if err == nil {
+			err = pprof.StartCPUProfile(f)
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		defer pprof.StopCPUProfile()
+	}
 	b, _ := backend.Get("cpu")
 	if err := b.Activate(*threads); err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -115,6 +129,9 @@ func main() {
 		make func(*rand.Rand) (func() *ag.Var, []nn.Param)
 		adam bool
 	}{{"smallcnn_b64", smallCNN, false}, {"crnn_b32", crnn, true}} {
+		if *only != "" && m.name != *only {
+			continue
+		}
 		loss, params := m.make(r)
 		var opt optim.Optimizer
 		if m.adam {
