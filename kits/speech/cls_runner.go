@@ -3,7 +3,6 @@ package speech
 import (
 	"context"
 	"fmt"
-	"iter"
 	"log/slog"
 	"maps"
 	"math"
@@ -14,6 +13,7 @@ import (
 	"paddle/core/data"
 	"paddle/core/metric"
 	"paddle/core/nn"
+	"paddle/core/tensor"
 	"paddle/core/workflow"
 )
 
@@ -176,45 +176,10 @@ func (r *clsRunner) task(model nn.Layer, withTrain bool) (*workflow.Task[ClsBatc
 		ag.NoGrad(func() {
 			probs = ag.Softmax(model.Forward(ag.Const(b.X), false), -1).T.Contiguous().F32()
 		})
-		m.Update(clipMeans(probs, b.Owner, len(b.Paths), len(r.classes)), clsLabels(b))
+		m.Update(clipMeans(probs, b.Owner, len(b.Paths), len(r.classes)), intLabels(b.Labels))
 		return nil
 	}
-	if r.loader.Eval != nil {
-		el, err := r.loaderFor(r.loader.Eval, false)
-		if err != nil {
-			return nil, err
-		}
-		t.EvalBatches = func(ctx context.Context) iter.Seq2[ClsBatch, error] { return el.Epoch(ctx, 0) }
-	}
-	if !withTrain {
-		return t, nil
-	}
-	tl, err := r.loaderFor(r.loader.Train, true)
-	if err != nil {
-		return nil, err
-	}
-	if err := workflow.TrainOn(t, tl, r.loader.Train.Sampler.BatchSize, r.cfg.File, "batch_size"); err != nil {
-		return nil, err
-	}
-	ce := nn.DefaultCrossEntropyOptions()
-	ce.LabelSmoothing = r.loss.Epsilon
-	t.Loss = func(b ClsBatch, _ workflow.StepInfo) (*ag.Var, error) {
-		return nn.CrossEntropy(model.Forward(ag.Const(b.X), true), b.Labels, ce)
-	}
-	if err := workflow.BuildOptimizer(t, r.cfg.File, r.opt, r.global.Epochs, t.StepsPerEpoch); err != nil {
-		return nil, err
-	}
-	t.Schedule = r.global.schedule()
-	return t, nil
-}
-
-func clsLabels(b ClsBatch) []int {
-	v := b.Labels.I64()
-	out := make([]int, len(v))
-	for i, x := range v {
-		out[i] = int(x)
-	}
-	return out
+	return finishClipTask(&r.clipConfig, t, model, withTrain, r.loaderFor, func(b ClsBatch) (*tensor.Tensor, *tensor.Tensor) { return b.X, b.Labels })
 }
 
 // Train trains the model the config describes.

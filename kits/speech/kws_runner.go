@@ -13,6 +13,7 @@ import (
 	"paddle/core/metric"
 	"paddle/core/nn"
 	"paddle/core/optim"
+	"paddle/core/tensor"
 	"paddle/core/workflow"
 	"paddle/kits/speech/synth"
 )
@@ -93,6 +94,52 @@ func (r *clipConfig) loadClasses() error {
 	return nil
 }
 
+// finishClipTask completes a clip classifier's task: eval batches from
+// DataLoader.Eval and, for training, DataLoader.Train with cross-entropy
+// (label smoothing Loss.epsilon) on xy's inputs and labels, the optimizer
+// and the Global schedule.
+func finishClipTask[S, B any](c *clipConfig, t *workflow.Task[B], model nn.Layer, withTrain bool,
+	loaderFor func(*KWSSplit, bool) (*data.Loader[S, B], error), xy func(B) (*tensor.Tensor, *tensor.Tensor)) (*workflow.Task[B], error) {
+	if c.loader.Eval != nil {
+		el, err := loaderFor(c.loader.Eval, false)
+		if err != nil {
+			return nil, err
+		}
+		t.EvalBatches = func(ctx context.Context) iter.Seq2[B, error] { return el.Epoch(ctx, 0) }
+	}
+	if !withTrain {
+		return t, nil
+	}
+	tl, err := loaderFor(c.loader.Train, true)
+	if err != nil {
+		return nil, err
+	}
+	if err := workflow.TrainOn(t, tl, c.loader.Train.Sampler.BatchSize, c.cfg.File, "batch_size"); err != nil {
+		return nil, err
+	}
+	ce := nn.DefaultCrossEntropyOptions()
+	ce.LabelSmoothing = c.loss.Epsilon
+	t.Loss = func(b B, _ workflow.StepInfo) (*ag.Var, error) {
+		x, y := xy(b)
+		return nn.CrossEntropy(model.Forward(ag.Const(x), true), y, ce)
+	}
+	if err := workflow.BuildOptimizer(t, c.cfg.File, c.opt, c.global.Epochs, t.StepsPerEpoch); err != nil {
+		return nil, err
+	}
+	t.Schedule = c.global.schedule()
+	return t, nil
+}
+
+// intLabels returns an int64 label tensor's values as ints.
+func intLabels(labels *tensor.Tensor) []int {
+	v := labels.I64()
+	out := make([]int, len(v))
+	for i, x := range v {
+		out[i] = int(x)
+	}
+	return out
+}
+
 // kwsRunner is the keyword spotter's workflow.Runner for one resolved config.
 type kwsRunner struct {
 	clipConfig
@@ -161,45 +208,10 @@ func (r *kwsRunner) task(model nn.Layer, withTrain bool) (*workflow.Task[KWSBatc
 	t.Metric = m
 	t.Evaluate = func(b KWSBatch) error {
 		logits := model.Forward(ag.Const(b.X), false)
-		m.Update(logits.T.Contiguous().F32(), labels64(b))
+		m.Update(logits.T.Contiguous().F32(), intLabels(b.Labels))
 		return nil
 	}
-	if r.loader.Eval != nil {
-		el, err := r.loaderFor(r.loader.Eval, false)
-		if err != nil {
-			return nil, err
-		}
-		t.EvalBatches = func(ctx context.Context) iter.Seq2[KWSBatch, error] { return el.Epoch(ctx, 0) }
-	}
-	if !withTrain {
-		return t, nil
-	}
-	tl, err := r.loaderFor(r.loader.Train, true)
-	if err != nil {
-		return nil, err
-	}
-	if err := workflow.TrainOn(t, tl, r.loader.Train.Sampler.BatchSize, r.cfg.File, "batch_size"); err != nil {
-		return nil, err
-	}
-	ce := nn.DefaultCrossEntropyOptions()
-	ce.LabelSmoothing = r.loss.Epsilon
-	t.Loss = func(b KWSBatch, _ workflow.StepInfo) (*ag.Var, error) {
-		return nn.CrossEntropy(model.Forward(ag.Const(b.X), true), b.Labels, ce)
-	}
-	if err := workflow.BuildOptimizer(t, r.cfg.File, r.opt, r.global.Epochs, t.StepsPerEpoch); err != nil {
-		return nil, err
-	}
-	t.Schedule = r.global.schedule()
-	return t, nil
-}
-
-func labels64(b KWSBatch) []int {
-	v := b.Labels.I64()
-	out := make([]int, len(v))
-	for i, x := range v {
-		out[i] = int(x)
-	}
-	return out
+	return finishClipTask(&r.clipConfig, t, model, withTrain, r.loaderFor, func(b KWSBatch) (*tensor.Tensor, *tensor.Tensor) { return b.X, b.Labels })
 }
 
 // Train trains the model the config describes.
