@@ -2,14 +2,9 @@ package speech
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"sync"
 
-	"gopkg.in/yaml.v3"
-
 	"paddle/core/cli/cmdutil"
-	"paddle/core/config"
 	"paddle/core/serve"
 	"paddle/core/workflow"
 )
@@ -26,13 +21,7 @@ func asrServePredictor(f *cmdutil.Factory, model, weights string) (p serve.Predi
 		rec, err := loadExportRecognizer(model)
 		return &ASRPredictor{rec: rec}, true, err
 	}
-	var cfg *config.Config
-	if f.Settings.Config != "" {
-		cfg, err = f.LoadConfig()
-	} else {
-		cfg, err = config.Load(filepath.Join(weights, "config.yaml"), f.Settings.Overrides...)
-		err = cmdutil.Usage(err)
-	}
+	cfg, err := servedConfig(f, weights)
 	if err != nil {
 		return nil, true, err
 	}
@@ -50,16 +39,7 @@ func asrServePredictor(f *cmdutil.Factory, model, weights string) (p serve.Predi
 // isASRExport reports whether the export directory dir holds a recogniser
 // (its inference.yaml's PostProcess is CTCDecode).
 func isASRExport(dir string) bool {
-	b, err := os.ReadFile(filepath.Join(dir, workflow.ExportInferenceFile))
-	if err != nil {
-		return false
-	}
-	var v struct {
-		PostProcess struct {
-			Name string `yaml:"name"`
-		} `yaml:"PostProcess"`
-	}
-	return yaml.Unmarshal(b, &v) == nil && v.PostProcess.Name == "CTCDecode"
+	return exportPostProcess(dir) == "CTCDecode"
 }
 
 // ASRPredictor serves a CTC recogniser over HTTP (core/serve). It is safe for

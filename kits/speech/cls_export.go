@@ -4,10 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
-
-	"gopkg.in/yaml.v3"
 
 	"paddle/core/ag"
 	"paddle/core/config"
@@ -78,16 +74,7 @@ func (r *clsRunner) Export(_ context.Context, env workflow.Env, dir string) erro
 // isClsExport reports whether the export directory dir holds an audio
 // classifier (its inference.yaml's PostProcess is ClsPostProcess).
 func isClsExport(dir string) bool {
-	b, err := os.ReadFile(filepath.Join(dir, workflow.ExportInferenceFile))
-	if err != nil {
-		return false
-	}
-	var v struct {
-		PostProcess struct {
-			Name string `yaml:"name"`
-		} `yaml:"PostProcess"`
-	}
-	return yaml.Unmarshal(b, &v) == nil && v.PostProcess.Name == clsPostProcessName
+	return exportPostProcess(dir) == clsPostProcessName
 }
 
 // loadExportClassifier reads an export directory for predict --model.

@@ -2,11 +2,9 @@ package speech
 
 import (
 	"context"
-	"path/filepath"
 	"sync"
 
 	"paddle/core/cli/cmdutil"
-	"paddle/core/config"
 	"paddle/core/serve"
 	"paddle/core/workflow"
 )
@@ -23,13 +21,7 @@ func clsServePredictor(f *cmdutil.Factory, model, weights string) (p serve.Predi
 		c, err := loadExportClassifier(model)
 		return &ClsPredictor{c: c, TopK: 5}, true, err
 	}
-	var cfg *config.Config
-	if f.Settings.Config != "" {
-		cfg, err = f.LoadConfig()
-	} else {
-		cfg, err = config.Load(filepath.Join(weights, "config.yaml"), f.Settings.Overrides...)
-		err = cmdutil.Usage(err)
-	}
+	cfg, err := servedConfig(f, weights)
 	if err != nil {
 		return nil, true, err
 	}

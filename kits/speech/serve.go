@@ -9,6 +9,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"gopkg.in/yaml.v3"
+	"os"
 	"paddle/core/audio"
 	"paddle/core/audio/vorbis"
 	"paddle/core/cli/cmdutil"
@@ -55,13 +57,7 @@ func Serve(f *cmdutil.Factory, cmd *cobra.Command) func(context.Context) (serve.
 			s, err = loadExportSpotter(model)
 		} else {
 			var cfg *config.Config
-			if f.Settings.Config != "" {
-				cfg, err = f.LoadConfig()
-			} else {
-				cfg, err = config.Load(filepath.Join(weights, "config.yaml"), f.Settings.Overrides...)
-				err = cmdutil.Usage(err)
-			}
-			if err != nil {
+			if cfg, err = servedConfig(f, weights); err != nil {
 				return nil, err
 			}
 			var r workflow.Runner
@@ -135,4 +131,33 @@ func servedAudio(body []byte, rate int) (*audio.Audio, error) {
 		}
 	}
 	return a, nil
+}
+
+// servedConfig is the config of a checkpoint to serve: -c when given, else
+// the checkpoint's own config.yaml with the -o overrides.
+func servedConfig(f *cmdutil.Factory, weights string) (*config.Config, error) {
+	if f.Settings.Config != "" {
+		return f.LoadConfig()
+	}
+	cfg, err := config.Load(filepath.Join(weights, "config.yaml"), f.Settings.Overrides...)
+	return cfg, cmdutil.Usage(err)
+}
+
+// exportPostProcess returns the PostProcess name of the export directory
+// dir's inference.yaml ("" when it cannot be read), which tells the
+// spotter, classifier and recogniser exports apart.
+func exportPostProcess(dir string) string {
+	b, err := os.ReadFile(filepath.Join(dir, workflow.ExportInferenceFile))
+	if err != nil {
+		return ""
+	}
+	var v struct {
+		PostProcess struct {
+			Name string `yaml:"name"`
+		} `yaml:"PostProcess"`
+	}
+	if yaml.Unmarshal(b, &v) != nil {
+		return ""
+	}
+	return v.PostProcess.Name
 }
