@@ -24,7 +24,13 @@ type Options struct {
 	// (pasted cut-outs look sharper than most photos); default 0.3,
 	// negative for never.
 	Blur float64
-	Seed uint64
+	// Contrast, Saturation and Stretch are extra per-object jitters, all
+	// off (0) by default so data sets written without them stay as they
+	// were: contrast and saturation are scaled by 1±Contrast and
+	// 1±Saturation, and the width over the height by 1±Stretch. On-the-fly
+	// training sets use them for more object variety.
+	Contrast, Saturation, Stretch float64
+	Seed                          uint64
 }
 
 func (o Options) withDefaults() Options {
@@ -173,12 +179,24 @@ func place(st *Stamp, o Options, r *rand.Rand) *layer {
 	target := (o.MinScale + (o.MaxScale-o.MinScale)*r.Float64()) * float64(o.Size)
 	target = math.Min(target, 2*long) // upscale at most 2x: small stamps stay sharp
 	s := target / long
-	sw, sh := max(1, int(math.Round(float64(st.W)*s))), max(1, int(math.Round(float64(st.H)*s)))
+	sx, sy := s, s
+	if o.Stretch > 0 { // width over height by 1±Stretch: one side shrinks
+		a := 1 + o.Stretch*(2*r.Float64()-1)
+		sx, sy = s*min(a, 1), s*min(1/a, 1)
+	}
+	sw, sh := max(1, int(math.Round(float64(st.W)*sx))), max(1, int(math.Round(float64(st.H)*sy)))
 	src := resizeArea(st.Pix, st.W, st.H, 4, sw, sh)
 	theta := (2*r.Float64() - 1) * o.MaxRotate * math.Pi / 180
 	flip := r.IntN(2) == 1
 	bright := float32(1 + o.Brightness*(2*r.Float64()-1))
 	blur := r.Float64() < o.Blur
+	contrast, sat := float32(1), float32(1)
+	if o.Contrast > 0 {
+		contrast = float32(1 + o.Contrast*(2*r.Float64()-1))
+	}
+	if o.Saturation > 0 {
+		sat = float32(1 + o.Saturation*(2*r.Float64()-1))
+	}
 	cos, sin := math.Cos(theta), math.Sin(theta)
 	rw := int(math.Ceil(math.Abs(float64(sw)*cos)+math.Abs(float64(sh)*sin))) + 2
 	rh := int(math.Ceil(math.Abs(float64(sw)*sin)+math.Abs(float64(sh)*cos))) + 2
@@ -200,6 +218,9 @@ func place(st *Stamp, o Options, r *rand.Rand) *layer {
 			bilinear(src, sw, sh, u-0.5, v-0.5, &px)
 			i := y*rw + x
 			ly.alpha[i] = px[3]
+			if contrast != 1 || sat != 1 {
+				jitterColour(&px, contrast, sat)
+			}
 			for k := range 3 {
 				ly.rgb[i*3+k] = min(px[k]*bright, px[3])
 			}
@@ -213,6 +234,18 @@ func place(st *Stamp, o Options, r *rand.Rand) *layer {
 		ly.full += float64(a)
 	}
 	return ly
+}
+
+// jitterColour scales a premultiplied pixel's contrast about mid-grey and
+// its saturation about its luma (BT.601 weights), clipped to [0, alpha].
+func jitterColour(px *[4]float32, contrast, sat float32) {
+	a := px[3]
+	gray := 0.299*px[0] + 0.587*px[1] + 0.114*px[2]
+	for k := range 3 {
+		v := gray + (px[k]-gray)*sat
+		v = (v-0.5*a)*contrast + 0.5*a
+		px[k] = min(max(v, 0), a)
+	}
 }
 
 // blur3 is a 3×3 binomial blur ([1 2 1]/4 each way) with zero outside,

@@ -197,6 +197,24 @@ func NewLibrary(classes []string, stamps []*Stamp, bgs []*data.Image, bgNames []
 	return l, nil
 }
 
+// Validation returns a library for choosing settings without looking at
+// the eval split: its Train split is l's training objects and backgrounds
+// less a held-out share, and its Eval split is that share (EvalFraction of
+// each class's training objects and of the training backgrounds, picked by
+// the same fixed hash as NewLibrary). l's eval objects and backgrounds are
+// in neither.
+func (l *Library) Validation() (*Library, error) {
+	var stamps []*Stamp
+	for _, cs := range l.Stamps[Train] {
+		stamps = append(stamps, cs...)
+	}
+	v, err := NewLibrary(l.Classes, stamps, l.Backgrounds[Train], l.BgNames[Train])
+	if err != nil {
+		return nil, fmt.Errorf("validation split of the training objects: %w", err)
+	}
+	return v, nil
+}
+
 func keys(m map[string]bool) []string {
 	out := make([]string, 0, len(m))
 	for k := range m {
