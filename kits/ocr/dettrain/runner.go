@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"iter"
-	"log/slog"
 	"math/rand/v2"
 
 	"paddle/core/ag"
@@ -12,7 +11,6 @@ import (
 	"paddle/core/data"
 	"paddle/core/imgproc"
 	"paddle/core/metric"
-	"paddle/core/nn"
 	"paddle/core/optim"
 	"paddle/core/tensor"
 	"paddle/core/workflow"
@@ -284,7 +282,7 @@ func (r *runner) task(model *DBNet, withTrain bool) (*workflow.Task[Batch], erro
 		loss, _ := r.loss.Loss(model.Forward(ag.Const(b.X), true), b.Labels)
 		return loss, nil
 	}
-	if err := train.Optimize(t, r.cfg.File, r.opt, r.global.steps()); err != nil {
+	if err := train.Optimize(t, r.cfg.File, r.opt, r.global.Steps()); err != nil {
 		return nil, err
 	}
 	return t, nil
@@ -296,20 +294,8 @@ func (r *runner) Train(ctx context.Context, env workflow.Env) error {
 	if err != nil {
 		return err
 	}
-	if err := train.Pretrained(model, r.global.PretrainedModel); err != nil {
-		return err
-	}
-	t, err := r.task(model, true)
-	if err != nil {
-		return err
-	}
-	train.Defaults(&env, r.global.SaveModelDir, r.global.Checkpoints)
-	y, err := r.cfg.YAML()
-	if err != nil {
-		return err
-	}
-	slog.Info("train", "algorithm", "DB", "params", nn.NumParams(model), "steps/epoch", t.StepsPerEpoch, "output", env.Output)
-	return t.Train(ctx, env, y)
+	return train.Start(ctx, env, r.cfg, &r.global, model,
+		func(m *DBNet) (*workflow.Task[Batch], error) { return r.task(m, true) }, "algorithm", "DB")
 }
 
 // Eval evaluates the checkpoint env.Weights on the Eval split: precision, recall, hmean.

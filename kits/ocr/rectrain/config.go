@@ -10,38 +10,7 @@ import (
 // Loss / Optimizer / PostProcess / Metric / Train / Eval, components chosen by `name:`.
 
 // GlobalOpts is the Global section (PaddleOCR's keys; seed and max_steps are ours).
-type GlobalOpts struct {
-	EpochNum          int    `yaml:"epoch_num"`
-	PrintBatchStep    int    `yaml:"print_batch_step"` // log every N steps
-	SaveModelDir      string `yaml:"save_model_dir"`
-	SaveEpochStep     int    `yaml:"save_epoch_step"` // save epoch_<n> every N epochs
-	EvalBatchStep     any    `yaml:"eval_batch_step"` // [start, every N steps] or N; rounded to whole epochs
-	CharacterDictPath string `yaml:"character_dict_path"`
-	MaxTextLength     int    `yaml:"max_text_length"`
-	UseSpaceChar      bool   `yaml:"use_space_char"`
-	PretrainedModel   string `yaml:"pretrained_model"` // a checkpoint folder whose weights start the run
-	Checkpoints       string `yaml:"checkpoints"`      // a checkpoint folder to resume from (as --resume)
-	Seed              uint64 `yaml:"seed"`
-	MaxSteps          int    `yaml:"max_steps"` // stop after N optimizer steps (0: run every epoch)
-
-	// Accepted for compatibility with PaddleOCR files; they change nothing here.
-	UseGPU               bool   `yaml:"use_gpu"`
-	Distributed          bool   `yaml:"distributed"`
-	LogSmoothWindow      int    `yaml:"log_smooth_window"`
-	CalMetricDuringTrain bool   `yaml:"cal_metric_during_train"`
-	SaveInferenceDir     string `yaml:"save_inference_dir"`
-	UseVisualDL          bool   `yaml:"use_visualdl"`
-	InferImg             string `yaml:"infer_img"`
-	InferMode            bool   `yaml:"infer_mode"`
-	SaveResPath          string `yaml:"save_res_path"`
-	CharacterType        string `yaml:"character_type"`
-}
-
-// steps are the Global keys that shape the run.
-func (g *GlobalOpts) steps() train.Steps {
-	return train.Steps{EpochNum: g.EpochNum, MaxSteps: g.MaxSteps, PrintBatchStep: g.PrintBatchStep,
-		SaveEpochStep: g.SaveEpochStep, EvalBatchStep: g.EvalBatchStep}
-}
+type GlobalOpts = train.Global
 
 // ArchOpts is the Architecture section.
 type ArchOpts struct {

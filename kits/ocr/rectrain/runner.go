@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"iter"
-	"log/slog"
 	"math"
 	"math/rand/v2"
 
@@ -268,7 +267,7 @@ func (r *runner) task(model Recognizer, withTrain bool) (*workflow.Task[Batch], 
 	t.Loss = func(b Batch, _ workflow.StepInfo) (*ag.Var, error) {
 		return ctcLoss(model.Forward(ag.Const(b.X), true), b), nil
 	}
-	if err := train.Optimize(t, r.cfg.File, r.opt, r.global.steps()); err != nil {
+	if err := train.Optimize(t, r.cfg.File, r.opt, r.global.Steps()); err != nil {
 		return nil, err
 	}
 	return t, nil
@@ -280,21 +279,9 @@ func (r *runner) Train(ctx context.Context, env workflow.Env) error {
 	if err != nil {
 		return err
 	}
-	if err := train.Pretrained(model, r.global.PretrainedModel); err != nil {
-		return err
-	}
-	t, err := r.task(model, true)
-	if err != nil {
-		return err
-	}
-	train.Defaults(&env, r.global.SaveModelDir, r.global.Checkpoints)
-	y, err := r.cfg.YAML()
-	if err != nil {
-		return err
-	}
-	slog.Info("train", "algorithm", r.algorithm(), "params", nn.NumParams(model), "classes", r.dict.NumClasses(),
-		"steps/epoch", t.StepsPerEpoch, "output", env.Output)
-	return t.Train(ctx, env, y)
+	return train.Start(ctx, env, r.cfg, &r.global, model,
+		func(m Recognizer) (*workflow.Task[Batch], error) { return r.task(m, true) },
+		"algorithm", r.algorithm(), "classes", r.dict.NumClasses())
 }
 
 // Eval evaluates the checkpoint env.Weights on the Eval split. With Backbone
