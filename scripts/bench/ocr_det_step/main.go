@@ -13,22 +13,14 @@
 package main
 
 import (
-	"encoding/json"
 	"flag"
-	"fmt"
 	"math/rand/v2"
-	"os"
-	"runtime/pprof"
-	"slices"
-	"time"
 
 	"paddle/core/ag"
-	"paddle/core/backend"
-	_ "paddle/core/backend/cpu"
 	"paddle/core/config"
-	"paddle/core/optim"
 	"paddle/core/tensor"
 	"paddle/kits/ocr/dettrain"
+	"paddle/scripts/bench/internal/stepbench"
 )
 
 func main() {
@@ -40,32 +32,17 @@ func main() {
 	overrides := flag.String("o", "", "a config override such as Architecture.Neck.out_channels=96")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the whole run to this file")
 	flag.Parse()
-	if *cpuprofile != "" {
-		f, err := os.Create(*cpuprofile)
-		if err == nil {
-			err = pprof.StartCPUProfile(f)
-		}
-		if err != nil {
-			fmt.Fprintln(os.Stderr, "ocr_det_step:", err)
-			os.Exit(1)
-		}
-		defer pprof.StopCPUProfile()
+	stop, err := stepbench.Start(*threads, *cpuprofile)
+	if err == nil {
+		err = run(*cfgPath, *overrides, *threads, *batch, *size, *seconds)
+		stop()
 	}
-	if err := run(*cfgPath, *overrides, *threads, *batch, *size, *seconds); err != nil {
-		fmt.Fprintln(os.Stderr, "ocr_det_step:", err)
-		pprof.StopCPUProfile()
-		os.Exit(1)
+	if err != nil {
+		stepbench.Fail("ocr_det_step", err)
 	}
 }
 
 func run(cfgPath, override string, threads, batch, size int, seconds float64) error {
-	b, err := backend.Get("cpu")
-	if err != nil {
-		return err
-	}
-	if err := b.Activate(threads); err != nil {
-		return err
-	}
 	var ov []string
 	if override != "" {
 		ov = append(ov, override)
@@ -78,37 +55,18 @@ func run(cfgPath, override string, threads, batch, size int, seconds float64) er
 	if err != nil {
 		return err
 	}
-	var oc optim.Config
-	if err := cfg.Decode("Optimizer", &oc); err != nil {
-		return err
-	}
-	opt, _, err := optim.Build(oc, model.Params(), 1, 1000)
+	opt, err := stepbench.Optimizer(cfg, model.Params())
 	if err != nil {
 		return err
 	}
-	opt.SetLR(1e-3)
 	r := rand.New(rand.NewPCG(1, 2))
 	x := tensor.Rand(r, tensor.Float32, -2, 2, batch, 3, size, size)
 	y := dettrain.RandomLabels(r, batch, size, size, 8)
-	step := func() {
+	stepbench.Time(func() {
 		opt.ZeroGrad()
 		l, _ := loss.Loss(model.Forward(ag.Const(x), true), y)
 		l.Backward()
 		opt.Step()
-	}
-	for range 2 {
-		step()
-	}
-	var ms []float64
-	start := time.Now()
-	for time.Since(start).Seconds() < seconds || len(ms) < 3 {
-		t0 := time.Now()
-		step()
-		ms = append(ms, float64(time.Since(t0).Microseconds())/1000)
-	}
-	slices.Sort(ms)
-	out, _ := json.Marshal(map[string]any{"impl": "paddle", "threads": threads, "batch": batch, "size": size,
-		"median_ms": ms[len(ms)/2], "min_ms": ms[0], "steps": len(ms)})
-	fmt.Println(string(out))
+	}, 2, seconds, map[string]any{"impl": "paddle", "threads": threads, "batch": batch, "size": size})
 	return nil
 }

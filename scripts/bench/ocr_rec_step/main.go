@@ -11,21 +11,14 @@
 package main
 
 import (
-	"encoding/json"
 	"flag"
-	"fmt"
 	"math/rand/v2"
-	"os"
-	"slices"
-	"time"
 
 	"paddle/core/ag"
-	"paddle/core/backend"
-	_ "paddle/core/backend/cpu"
 	"paddle/core/config"
-	"paddle/core/optim"
 	"paddle/core/tensor"
 	"paddle/kits/ocr/rectrain"
+	"paddle/scripts/bench/internal/stepbench"
 )
 
 func main() {
@@ -35,21 +28,19 @@ func main() {
 	height := flag.Int("height", 48, "input height")
 	width := flag.Int("width", 320, "input width")
 	cfgPath := flag.String("c", "ocr/rec_crnn_en.yaml", "recognition config (its Architecture and Optimizer)")
+	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the whole run to this file")
 	flag.Parse()
-	if err := run(*cfgPath, *threads, *batch, *height, *width, *seconds); err != nil {
-		fmt.Fprintln(os.Stderr, "ocr_rec_step:", err)
-		os.Exit(1)
+	stop, err := stepbench.Start(*threads, *cpuprofile)
+	if err == nil {
+		err = run(*cfgPath, *threads, *batch, *height, *width, *seconds)
+		stop()
+	}
+	if err != nil {
+		stepbench.Fail("ocr_rec_step", err)
 	}
 }
 
 func run(cfgPath string, threads, batch, h, w int, seconds float64) error {
-	b, err := backend.Get("cpu")
-	if err != nil {
-		return err
-	}
-	if err := b.Activate(threads); err != nil {
-		return err
-	}
 	cfg, err := config.Load(cfgPath)
 	if err != nil {
 		return err
@@ -58,35 +49,17 @@ func run(cfgPath string, threads, batch, h, w int, seconds float64) error {
 	if err != nil {
 		return err
 	}
-	var oc optim.Config
-	if err := cfg.Decode("Optimizer", &oc); err != nil {
-		return err
-	}
-	opt, _, err := optim.Build(oc, model.Params(), 1, 1000)
+	opt, err := stepbench.Optimizer(cfg, model.Params())
 	if err != nil {
 		return err
 	}
-	opt.SetLR(1e-3)
 	r := rand.New(rand.NewPCG(1, 2))
 	x := tensor.Rand(r, tensor.Float32, -1, 1, batch, 3, h, w)
 	targets, lens := rectrain.RandomTargets(r, batch, 5, 20, k)
-	step := func() {
+	stepbench.Time(func() {
 		opt.ZeroGrad()
 		rectrain.CTCLoss(model.Forward(ag.Const(x), true), targets, lens).Backward()
 		opt.Step()
-	}
-	for range 2 {
-		step()
-	}
-	var ms []float64
-	start := time.Now()
-	for time.Since(start).Seconds() < seconds || len(ms) < 3 {
-		t0 := time.Now()
-		step()
-		ms = append(ms, float64(time.Since(t0).Microseconds())/1000)
-	}
-	slices.Sort(ms)
-	out, _ := json.Marshal(map[string]any{"impl": "paddle", "threads": threads, "batch": batch, "median_ms": ms[len(ms)/2], "min_ms": ms[0], "steps": len(ms)})
-	fmt.Println(string(out))
+	}, 2, seconds, map[string]any{"impl": "paddle", "threads": threads, "batch": batch})
 	return nil
 }

@@ -10,22 +10,15 @@
 package main
 
 import (
-	"encoding/json"
 	"flag"
-	"fmt"
 	"math/rand/v2"
-	"os"
-	"runtime/pprof"
-	"slices"
-	"time"
 
 	"paddle/core/ag"
-	"paddle/core/backend"
-	_ "paddle/core/backend/cpu"
 	"paddle/core/nn"
 	"paddle/core/op"
 	"paddle/core/optim"
 	"paddle/core/tensor"
+	"paddle/scripts/bench/internal/stepbench"
 )
 
 func must[T any](v T, err error) T {
@@ -106,22 +99,11 @@ func main() {
 	only := flag.String("model", "", "time only this model (smallcnn_b64 or crnn_b32)")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the run to this file")
 	flag.Parse()
-	if *cpuprofile != "" {
-		f, err := os.Create(*cpuprofile)
-		if err == nil {
-			err = pprof.StartCPUProfile(f)
-		}
-		if err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			os.Exit(1)
-		}
-		defer pprof.StopCPUProfile()
+	stop, err := stepbench.Start(*threads, *cpuprofile)
+	if err != nil {
+		stepbench.Fail("trainbench", err)
 	}
-	b, _ := backend.Get("cpu")
-	if err := b.Activate(*threads); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
+	defer stop()
 	_ = op.SGEMM
 	r := rand.New(rand.NewPCG(1, 2))
 	for _, m := range []struct {
@@ -139,23 +121,10 @@ func main() {
 		} else {
 			opt = must(optim.NewSGD(params, optim.SGDOptions{LR: 0.01, Momentum: 0.9}))
 		}
-		step := func() {
+		stepbench.Time(func() {
 			opt.ZeroGrad()
 			loss().Backward()
 			opt.Step()
-		}
-		for range 3 {
-			step()
-		}
-		var ms []float64
-		start := time.Now()
-		for time.Since(start).Seconds() < *seconds || len(ms) < 3 {
-			t0 := time.Now()
-			step()
-			ms = append(ms, float64(time.Since(t0).Microseconds())/1000)
-		}
-		slices.Sort(ms)
-		out, _ := json.Marshal(map[string]any{"model": m.name, "threads": *threads, "median_ms": ms[len(ms)/2], "min_ms": ms[0], "steps": len(ms)})
-		fmt.Println(string(out))
+		}, 3, *seconds, map[string]any{"model": m.name, "threads": *threads})
 	}
 }
