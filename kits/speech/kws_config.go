@@ -131,6 +131,13 @@ type KWSListOpts struct {
 	FreqWarp float64 `yaml:"freq_warp"`
 	// Noise mixes a stretch of a real recording into training clips.
 	Noise *KWSNoiseOpts `yaml:"noise"`
+	// TestWarps scores each evaluation clip under each of these mel-axis
+	// stretches (1: none) and TestCombine merges the answers without
+	// labels: "max" (default) keeps the warp whose top class is most
+	// probable (a VTLN-like speaker normalisation per clip), "mean"
+	// averages the class probabilities. Empty: off.
+	TestWarps   []float64 `yaml:"test_warps"`
+	TestCombine string    `yaml:"test_combine"`
 }
 
 // KWSNoiseOpts mix background recordings into training clips: with

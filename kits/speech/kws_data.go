@@ -224,6 +224,9 @@ type kwsDataset struct {
 	spec  *feature.SpecAugmentOptions
 	warp  float64    // max relative mel-axis stretch (training)
 	noise *noiseBank // background recordings mixed in (training); nil: none
+	// testWarps, when set (evaluation), gives each clip's features under
+	// each mel-axis warp: X is (len(testWarps), T, F) (kws_tta.go).
+	testWarps []float64
 }
 
 var _ data.RandDataset[KWSSample] = (*kwsDataset)(nil)
@@ -246,6 +249,10 @@ func (d *kwsDataset) GetRand(i int, r *rand.Rand) (KWSSample, bool, error) {
 
 func (d *kwsDataset) get(i int, r *rand.Rand) (KWSSample, bool, error) {
 	it := d.items[i]
+	if r == nil && len(d.testWarps) > 0 {
+		t, err := d.warped(it, uint64(i))
+		return KWSSample{Path: it.Path, Label: it.Label, X: t}, err == nil, err
+	}
 	if it.Seg != nil {
 		t, err := d.z.mfcFeatures(it.Path, it.Seg, 5)
 		return KWSSample{Path: it.Path, Label: it.Label, X: t}, err == nil, err

@@ -142,6 +142,12 @@ func inverseDCT(ceps [][]float64, nbins int) [][]float64 {
 // the rest filled with the utterance's quietest frame (lowest c0: its
 // background), then CMN when the featurizer does it.
 func (z featurizer) mfcFeatures(path string, seg *mfcSegment, padFrames int) (*tensor.Tensor, error) {
+	return z.mfcFeaturesWarped(path, seg, padFrames, 1)
+}
+
+// mfcFeaturesWarped is mfcFeatures with the mel axis stretched by warp
+// (then smoothed again to the file's cepstra, as audio features are).
+func (z featurizer) mfcFeaturesWarped(path string, seg *mfcSegment, padFrames int, warp float64) (*tensor.Tensor, error) {
 	if z.smooth <= 0 {
 		return nil, fmt.Errorf("%s: .mfc inputs need a model trained with Feature.cepstral_smoothing (e.g. 13)", path)
 	}
@@ -175,6 +181,10 @@ func (z featurizer) mfcFeatures(path string, seg *mfcSegment, padFrames int) (*t
 		} else {
 			rows[i] = append([]float64(nil), bg...)
 		}
+	}
+	if warp != 1 {
+		warpRows(rows, warp)
+		cepstralSmooth(rows, z.smooth)
 	}
 	if z.opts.SubtractMean {
 		subtractMean(rows)

@@ -143,6 +143,7 @@ func intLabels(labels *tensor.Tensor) []int {
 // kwsRunner is the keyword spotter's workflow.Runner for one resolved config.
 type kwsRunner struct {
 	clipConfig
+	combine string // how test-time warps' answers merge (kws_tta.go)
 }
 
 // buildKWS decodes and validates a keyword-spotting config.
@@ -158,7 +159,7 @@ func buildKWS(cfg *config.Config) (workflow.Runner, error) {
 	if c.arch.Name == "" {
 		return nil, fmt.Errorf("%s: Arch.name is required", cfg.File)
 	}
-	return &kwsRunner{c}, nil
+	return &kwsRunner{clipConfig: c}, nil
 }
 
 func (r *kwsRunner) newModel() (nn.Layer, error) {
@@ -196,6 +197,13 @@ func (r *kwsRunner) loaderFor(s *KWSSplit, train bool) (*data.Loader[KWSSample, 
 	if o.Noise != nil && train {
 		ds.noise = &noiseBank{o: *o.Noise, z: ds.z}
 	}
+	if !train && len(o.TestWarps) > 0 {
+		if err := checkTestWarps(o.TestWarps, o.TestCombine); err != nil {
+			return nil, s.Dataset.Errorf("%v", err)
+		}
+		ds.testWarps = o.TestWarps
+		r.combine = o.TestCombine
+	}
 	return data.NewLoader[KWSSample, KWSBatch](ds, data.LoaderOptions{
 		BatchSize: max(s.Sampler.BatchSize, 1), DropLast: s.Sampler.DropLast, Shuffle: s.Sampler.Shuffle,
 		Workers: s.Loader.NumWorkers, Seed: r.global.Seed,
@@ -207,6 +215,14 @@ func (r *kwsRunner) task(model nn.Layer, withTrain bool) (*workflow.Task[KWSBatc
 	m := newKWSMetric(r.classes, r.topk)
 	t.Metric = m
 	t.Evaluate = func(b KWSBatch) error {
+		if b.X.Shape()[1] > 1 { // test-time warps
+			p, err := scoreWarped(model, b.X, r.combine)
+			if err != nil {
+				return err
+			}
+			m.Update(p, intLabels(b.Labels))
+			return nil
+		}
 		logits := model.Forward(ag.Const(b.X), false)
 		m.Update(logits.T.Contiguous().F32(), intLabels(b.Labels))
 		return nil

@@ -3,7 +3,6 @@ package speech
 import (
 	_ "embed"
 	"fmt"
-	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -70,21 +69,10 @@ func readSource(dataDir, src string, rate int) ([]float32, error) {
 	return a.Mono(), nil
 }
 
-// CutWord cuts [start-pad, end+pad] out of x with 10 ms fades at both ends.
+// CutWord cuts [start-pad, end+pad] out of x with 10 ms fades at both ends
+// (synth.CutWord, which cuts the connected synthetic words the same way).
 func CutWord(x []float32, rate int, start, end, pad float64) []float32 {
-	lo := max(int(math.Round((start-pad)*float64(rate))), 0)
-	hi := min(int(math.Round((end+pad)*float64(rate))), len(x))
-	if hi <= lo {
-		return nil
-	}
-	w := append([]float32(nil), x[lo:hi]...)
-	fade := min(rate/100, len(w)/2)
-	for i := range fade {
-		g := float32(i) / float32(fade)
-		w[i] *= g
-		w[len(w)-1-i] *= g
-	}
-	return w
+	return synth.CutWord(x, rate, start, end, pad)
 }
 
 type realWordsOptions struct {

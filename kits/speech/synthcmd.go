@@ -29,6 +29,7 @@ type synthOptions struct {
 	Seconds   float64
 	DataDir   string
 	NoAugment bool
+	Connected float64
 }
 
 func newCmdSynth(f *cmdutil.Factory, runF func(*synthOptions) error) *cobra.Command {
@@ -52,7 +53,12 @@ func newCmdSynth(f *cmdutil.Factory, runF func(*synthOptions) error) *cobra.Comm
 			"espeak-ng and flite run as programs: $PADDLE_ESPEAK / $PADDLE_FLITE, else the copies\n" +
 			"scripts/fetch_espeak.sh puts under $PADDLE_CACHE/tools, else $PATH. --engines festival\n" +
 			"adds Festival's ked voice (scripts/fetch_festival.sh, $PADDLE_FESTIVAL): alone it speaks\n" +
-			"every word clip (all in the train split), with the others a quarter of them.",
+			"every word clip (all in the train split), with the others a quarter of them.\n\n" +
+			"--connected P cuts that share of each word class's clips out of spoken phrases (digit\n" +
+			"strings, or the word among 1-3 other words) at the synthesiser's own word times, padded by\n" +
+			"50 ms with 10 ms fades as `paddle speech realwords` cuts the real words: the word keeps the\n" +
+			"coarticulation with its neighbours. Only flite and Festival report word times, so those\n" +
+			"clips use their voices.",
 		Example: "  scripts/fetch_espeak.sh\n" +
 			"  paddle speech synth --output data/kws --per-word 600\n" +
 			"  paddle speech synth --output data/yesno --words yes,no --per-word 100 --engines espeak-ng",
@@ -63,6 +69,9 @@ func newCmdSynth(f *cmdutil.Factory, runF func(*synthOptions) error) *cobra.Comm
 			}
 			if opts.PerWord <= 0 {
 				return cmdutil.FlagErrorf("--per-word %d: want a positive number", opts.PerWord)
+			}
+			if opts.Connected < 0 || opts.Connected > 1 {
+				return cmdutil.FlagErrorf("--connected %g: want a share from 0 to 1", opts.Connected)
 			}
 			for _, e := range opts.Engines {
 				if e != "espeak-ng" && e != "flite" && e != "festival" {
@@ -87,6 +96,7 @@ func newCmdSynth(f *cmdutil.Factory, runF func(*synthOptions) error) *cobra.Comm
 	fl.IntVar(&opts.Rate, "rate", 16000, "sample rate of the clips")
 	fl.Float64Var(&opts.Seconds, "seconds", 1, "clip length in seconds")
 	fl.StringVar(&opts.DataDir, "noise-dir", "", "speech data cache with codec2/ and alsa/ (default $PADDLE_CACHE/data/speech)")
+	fl.Float64Var(&opts.Connected, "connected", 0, "share of word clips cut out of spoken phrases (flite and Festival voices)")
 	fl.BoolVar(&opts.NoAugment, "no-augment", false, "only trim, level and centre the words (no speed, reverb, noise, shift)")
 	return cmd
 }
@@ -122,7 +132,7 @@ func synthRun(ctx context.Context, opts *synthOptions) error {
 		words = synth.Keywords
 	}
 	clips, err := synth.Plan(synth.PlanOptions{Words: words, PerWord: opts.PerWord, UnknownClips: opts.Unknown,
-		SilenceClips: opts.Silence, Seed: opts.Seed, Espeak: useE, Flite: useF, Festival: useFest})
+		SilenceClips: opts.Silence, Seed: opts.Seed, Espeak: useE, Flite: useF, Festival: useFest, Connected: opts.Connected})
 	if err != nil {
 		return err
 	}

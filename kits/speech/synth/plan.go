@@ -5,6 +5,7 @@ import (
 	"hash/fnv"
 	"math/rand/v2"
 	"slices"
+	"strings"
 )
 
 // Keywords are the spoken commands of the keyword spotter: the digits,
@@ -118,6 +119,11 @@ type Clip struct {
 	Voice Voice  `json:"voice"`
 	Split string `json:"split"` // "train" or "val"
 	Seed  uint64 `json:"seed"`  // the clip's augmentation seed
+	// Phrase, when set, is the phrase spoken (words separated by spaces);
+	// the clip is its word number At, cut out at the synthesiser's word
+	// times (connected.go).
+	Phrase string `json:"phrase,omitempty"`
+	At     int    `json:"at,omitempty"`
 }
 
 // Name is the clip's file name: <label>/<split>_<index>.wav.
@@ -140,6 +146,11 @@ type PlanOptions struct {
 	// synthesisers are used (0: 0.25). flite has far fewer settings than
 	// espeak-ng, but its ARCTIC voices come from real speakers.
 	FliteShare float64
+	// Connected is the fraction of each word class's clips (keywords and
+	// _unknown_) cut out of a spoken phrase (Phrase) instead of spoken
+	// alone, by flite's and Festival's voices (the engines that report word
+	// times). 0 leaves plans as they were.
+	Connected float64
 }
 
 // Plan draws every clip: for each class, PerWord voices from the voice
@@ -175,6 +186,13 @@ func Plan(o PlanOptions) ([]Clip, error) {
 	case share <= 0:
 		share = 0.25
 	}
+	timed := append(append([]Voice(nil), flite...), fest...)
+	if o.Connected < 0 || o.Connected > 1 {
+		return nil, fmt.Errorf("synth plan: connected share %g: want 0 to 1", o.Connected)
+	}
+	if o.Connected > 0 && len(timed) == 0 {
+		return nil, fmt.Errorf("synth plan: connected clips need a synthesiser that reports word times (%s)", strings.Join(TimedEngines(), ", "))
+	}
 	var clips []Clip
 	add := func(label, text string, v Voice, r *rand.Rand) {
 		split := "train"
@@ -184,12 +202,26 @@ func Plan(o PlanOptions) ([]Clip, error) {
 		clips = append(clips, Clip{Index: len(clips), Label: label, Text: text, Voice: v, Split: split, Seed: r.Uint64()})
 	}
 	draw := func(label string, n int, text func(r *rand.Rand) string) {
+		nc := int(float64(n)*o.Connected + 0.5)
+		n -= nc
 		r := rand.New(rand.NewPCG(o.Seed, hash(label)))
 		nfest := int(float64(n)*festShare + 0.5)
 		nf := int(float64(n-nfest)*share + 0.5)
 		voices := append(cycle(espeak, n-nfest-nf, r), cycle(flite, nf, r)...)
 		for _, v := range append(voices, cycle(fest, nfest, r)...) {
 			add(label, text(r), v, r)
+		}
+		// connected clips draw from their own stream: the isolated ones
+		// above are those of a plan with fewer clips
+		rc := rand.New(rand.NewPCG(o.Seed, hash(label+"\x00connected")))
+		for _, v := range cycle(timed, nc, rc) {
+			w := text(rc)
+			for strings.Contains(w, " ") { // one word is cut out
+				w = text(rc)
+			}
+			words, at := Phrase(w, rc)
+			add(label, w, v, rc)
+			clips[len(clips)-1].Phrase, clips[len(clips)-1].At = strings.Join(words, " "), at
 		}
 	}
 	for _, w := range o.Words {

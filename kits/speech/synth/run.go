@@ -120,6 +120,14 @@ func makeClip(ctx context.Context, eng Engines, c Clip, path string, n int, o Op
 	var x []float32
 	if c.Label == Silence {
 		x = Background(n, o.Backgrounds, r)
+	} else if c.Phrase != "" {
+		w, err := connectedWord(ctx, eng, c, o.Rate)
+		if err != nil {
+			return err
+		}
+		if x, err = o.Augment.Apply(w, o.Rate, n, o.Noises, r); err != nil {
+			return err
+		}
 	} else {
 		a, err := eng.Say(ctx, c.Text, c.Voice)
 		if err != nil {

@@ -155,14 +155,7 @@ func (e Engines) Say(ctx context.Context, text string, v Voice) (*audio.Audio, e
 		}
 		args = append(args, "--", text)
 	case "flite":
-		args = []string{"-voice", v.Name}
-		if v.Speed > 0 {
-			args = append(args, "--setf", "duration_stretch="+strconv.FormatFloat(v.Speed, 'g', -1, 64))
-		}
-		if v.Pitch > 0 {
-			args = append(args, "--setf", "int_f0_target_mean="+strconv.FormatFloat(v.Pitch, 'g', -1, 64))
-		}
-		args = append(args, "-t", text, "-o", tmp)
+		args = append(fliteArgs(v), "-t", text, "-o", tmp)
 	case "festival":
 		args = festivalArgs(text, v, tmp)
 	}
@@ -182,11 +175,28 @@ func (e Engines) Say(ctx context.Context, text string, v Voice) (*audio.Audio, e
 	return a, nil
 }
 
+// fliteArgs are flite's voice options: voice, duration stretch (Speed),
+// mean F0 target (Pitch Hz, > 0).
+func fliteArgs(v Voice) []string {
+	args := []string{"-voice", v.Name}
+	if v.Speed > 0 {
+		args = append(args, "--setf", "duration_stretch="+strconv.FormatFloat(v.Speed, 'g', -1, 64))
+	}
+	if v.Pitch > 0 {
+		args = append(args, "--setf", "int_f0_target_mean="+strconv.FormatFloat(v.Pitch, 'g', -1, 64))
+	}
+	return args
+}
+
 // festivalArgs is a festival batch run that selects voice_<Name>, stretches
 // durations by Speed, moves the mean F0 target to Pitch Hz (> 0; the
 // diphone voices' linear-regression intonation) and saves a RIFF file.
 func festivalArgs(text string, v Voice, out string) []string {
-	q := strings.NewReplacer(`\`, `\\`, `"`, `\"`)
+	return append(festivalVoiceArgs(v), `(utt.save.wave (utt.synth (Utterance Text "`+festivalQuote(text)+`")) "`+festivalQuote(out)+`" 'riff)`)
+}
+
+// festivalVoiceArgs select and set up voice v.
+func festivalVoiceArgs(v Voice) []string {
 	args := []string{"-b", "(voice_" + v.Name + ")"}
 	if v.Speed > 0 {
 		args = append(args, "(Parameter.set 'Duration_Stretch "+strconv.FormatFloat(v.Speed, 'g', -1, 64)+")")
@@ -195,5 +205,10 @@ func festivalArgs(text string, v Voice, out string) []string {
 		args = append(args, "(set! int_lr_params '((target_f0_mean "+strconv.FormatFloat(v.Pitch, 'g', -1, 64)+
 			") (target_f0_std 15) (model_f0_mean 170) (model_f0_std 34)))")
 	}
-	return append(args, `(utt.save.wave (utt.synth (Utterance Text "`+q.Replace(text)+`")) "`+q.Replace(out)+`" 'riff)`)
+	return args
+}
+
+// festivalQuote escapes s for a Scheme string literal.
+func festivalQuote(s string) string {
+	return strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(s)
 }

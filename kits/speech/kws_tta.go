@@ -1,0 +1,128 @@
+package speech
+
+import (
+	"fmt"
+	"math"
+
+	"paddle/core/ag"
+	"paddle/core/nn"
+	"paddle/core/tensor"
+)
+
+// Test-time warps: a label-free speaker normalisation at evaluation. Each
+// clip is scored under a few mel-axis stretches (the freq_warp of training,
+// a stand-in for vocal-tract length) and the answers are merged without
+// looking at the label: "max" keeps the warp whose top class the model is
+// surest of (as VTLN picks a speaker's warp by likelihood), "mean" averages
+// the class probabilities over the warps.
+
+// checkTestWarps validates DataLoader.Eval.dataset.test_warps/test_combine.
+func checkTestWarps(warps []float64, combine string) error {
+	for _, w := range warps {
+		if w < 0.5 || w > 2 {
+			return fmt.Errorf("test_warps: %g is not a mel-axis stretch from 0.5 to 2", w)
+		}
+	}
+	if combine != "" && combine != "max" && combine != "mean" {
+		return fmt.Errorf("test_combine %q: want max or mean", combine)
+	}
+	return nil
+}
+
+// warped is item it's features under each test warp, (W, T, F); the
+// dither seed is the same for every warp.
+func (d *kwsDataset) warped(it kwsItem, seed uint64) (*tensor.Tensor, error) {
+	var x []float32
+	if it.Seg == nil {
+		a, err := d.z.load(it.Path)
+		if err != nil {
+			return nil, err
+		}
+		x = d.z.fit(a, 0)
+	}
+	var out *tensor.Tensor
+	for k, w := range d.testWarps {
+		var t *tensor.Tensor
+		var err error
+		if it.Seg != nil {
+			t, err = d.z.mfcFeaturesWarped(it.Path, it.Seg, 5, w)
+		} else {
+			t, err = d.z.featuresWarped(x, seed, w, nil, nil)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", it.Path, err)
+		}
+		s := t.Shape() // (1, T, F)
+		if out == nil {
+			out = tensor.New(tensor.Float32, len(d.testWarps), s[1], s[2])
+		}
+		copy(out.F32()[k*s[1]*s[2]:], t.F32())
+	}
+	return out, nil
+}
+
+// scoreWarped runs the model on a batch (N, W, T, F) of W warps per clip and
+// returns the merged class probabilities (N × K).
+func scoreWarped(model nn.Layer, x *tensor.Tensor, combine string) ([]float32, error) {
+	s := x.Shape()
+	n, w := s[0], s[1]
+	logits := model.Forward(ag.Const(x.Contiguous().Reshape(n*w, 1, s[2], s[3])), false)
+	l := logits.T.Contiguous().F32()
+	k := len(l) / (n * w)
+	if k*n*w != len(l) {
+		return nil, fmt.Errorf("test warps: %d logits for %d clips x %d warps", len(l), n, w)
+	}
+	out := make([]float32, 0, n*k)
+	for i := range n {
+		out = append(out, combineWarps(l[i*w*k:(i+1)*w*k], w, k, combine)...)
+	}
+	return out, nil
+}
+
+// combineWarps merges w rows of k logits into k probabilities: the softmax
+// row with the highest top probability ("max"), or the mean softmax row
+// ("mean").
+func combineWarps(logits []float32, w, k int, combine string) []float32 {
+	probs := make([][]float64, w)
+	best, bestP := 0, -1.0
+	for j := range w {
+		probs[j] = softmax64(logits[j*k : (j+1)*k])
+		top := 0.0
+		for _, p := range probs[j] {
+			top = math.Max(top, p)
+		}
+		if top > bestP {
+			best, bestP = j, top
+		}
+	}
+	out := make([]float32, k)
+	if combine == "mean" {
+		for _, p := range probs {
+			for c, v := range p {
+				out[c] += float32(v / float64(w))
+			}
+		}
+		return out
+	}
+	for c, v := range probs[best] {
+		out[c] = float32(v)
+	}
+	return out
+}
+
+func softmax64(l []float32) []float64 {
+	m := math.Inf(-1)
+	for _, v := range l {
+		m = math.Max(m, float64(v))
+	}
+	out := make([]float64, len(l))
+	var s float64
+	for i, v := range l {
+		out[i] = math.Exp(float64(v) - m)
+		s += out[i]
+	}
+	for i := range out {
+		out[i] /= s
+	}
+	return out
+}
