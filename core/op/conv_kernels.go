@@ -99,6 +99,9 @@ func convBackwardData[E float32 | float64](cs convShape, dy, w, b, dx []E) {
 		depthwiseBackwardData(cs, dy, w, b, dx)
 		return
 	}
+	if winogradBackwardData(cs, dy, w, b, dx) {
+		return
+	}
 	hw, ohw, k := g.H*g.W, g.OH*g.OW, cg*g.KH*g.KW
 	pw := g.isPointwise()
 	rows := g.tileRows(k)

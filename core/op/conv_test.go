@@ -310,3 +310,28 @@ func BenchmarkConv2D3x3(b *testing.B) { benchConv(b, 8, 64, 56, 64, 1) }
 
 // BenchmarkDepthwise3x3 is a MobileNet depthwise conv: 3x3, 128 channels, 56x56, batch 8.
 func BenchmarkDepthwise3x3(b *testing.B) { benchConv(b, 8, 128, 56, 128, 128) }
+
+// A pad wider than the input leaves some taps with no valid column at
+// all (a 1-wide row with left pad 2 under a 3-wide kernel): im2col and
+// col2im skip those taps instead of slicing out of range.
+func TestConvPadWiderThanInput(t *testing.T) {
+	r := rand.New(rand.NewPCG(25, 26))
+	for _, c := range []struct{ x, pads []int }{
+		{[]int{2, 3, 2, 1}, []int{1, 2, 2, 0}},
+		{[]int{1, 2, 1, 3}, []int{2, 0, 0, 2}},
+		{[]int{1, 2, 1, 1}, []int{2, 2, 2, 2}},
+	} {
+		x := tensor.Rand(r, tensor.Float64, -1, 1, c.x...)
+		w := tensor.Rand(r, tensor.Float64, -1, 1, 4, c.x[1], 3, 3)
+		got := op.Conv2D(x, w, nil, op.ConvParams{Pads: c.pads})
+		want := naiveConv(x, w, nil, []int{1, 1}, c.pads, []int{1, 1}, 1)
+		if d, ok := tensor.MaxDiff(got, want, 1e-12, 1e-12); !ok {
+			t.Errorf("conv2d x%v pads%v: differs from the definition by %g", c.x, c.pads, d)
+		}
+		gotT := op.ConvTranspose2D(got, w, nil, op.ConvParams{Pads: c.pads})
+		wantT := naiveConvT(got, w, nil, []int{1, 1}, c.pads, []int{1, 1}, []int{0, 0}, 1)
+		if d, ok := tensor.MaxDiff(gotT, wantT, 1e-12, 1e-12); !ok {
+			t.Errorf("conv_transpose2d pads%v: differs from the definition by %g", c.pads, d)
+		}
+	}
+}

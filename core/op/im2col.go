@@ -171,6 +171,9 @@ func im2col[E float32 | float64](x []E, c int, g geom2, oh0, oh1 int, col []E) {
 					src := xc[(oh*g.SH+offH)*g.W:]
 					clear(dst[:wlo])
 					clear(dst[whi:])
+					if wlo >= whi { // the tap reads only padding (a pad wider than the row)
+						continue
+					}
 					if g.SW == 1 {
 						copy(dst[wlo:whi], src[wlo+offW:whi+offW])
 						continue
@@ -198,6 +201,9 @@ func col2im[E float32 | float64](col []E, c int, g geom2, oh0, oh1 int, x []E) {
 				row := col[((ci*g.KH+kh)*g.KW+kw)*n:][:n]
 				offW := kw*g.DW - g.PL
 				wlo, whi := winRange(g.OW, g.SW, offW, g.W)
+				if wlo >= whi { // the tap reads only padding
+					continue
+				}
 				for oh := hlo; oh < hhi; oh++ {
 					src := row[(oh-oh0)*g.OW : (oh-oh0+1)*g.OW]
 					dst := xc[(oh*g.SH+offH)*g.W:]

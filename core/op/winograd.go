@@ -10,7 +10,10 @@ import (
 // reference kernel and the runtime's fused Conv2DEx). The kernel itself is
 // a backend's (core/backend/cpu/winograd.go installs Winograd3x3); without
 // one, or where the rule below says no, the im2col/GEMM path runs.
-// Gradients always run on im2col.
+// The input gradient of such a conv (conv_transpose2d with stride 1, which
+// conv2d's VJP calls) is itself a stride-1 3×3 conv of dy with the flipped,
+// transposed filter and pads 2-p, so it runs on the same kernel
+// (WinogradConv.Adjoint); the filter gradient runs on im2col.
 
 // WinogradConv is one 3×3, stride-1, undilated, groups = 1 float32 conv:
 // x (N, C, H, W) with w (OC, C, 3, 3), top/left pads PT/PL (the bottom and
@@ -21,6 +24,10 @@ type WinogradConv struct {
 	N, C, H, W, OC, PT, PL, OH, OW int
 	X, Wt, B, Y                    []float32
 	Ep                             *GemmEpilogue
+	// Adjoint: Wt is (C, OC, 3, 3) and the conv's filter is its flipped
+	// transpose, w[o][c][i][j] = Wt[c][o][2-i][2-j] — the input gradient
+	// of the stride-1 conv2d with weight Wt.
+	Adjoint bool
 }
 
 // Winograd3x3 runs p with Winograd's minimal filtering; nil when no
@@ -119,6 +126,35 @@ func winogradForward[E float32 | float64](cs convShape, x, w, b, y []E, ep *Gemm
 	Winograd3x3(&WinogradConv{
 		N: cs.n, C: cs.c, H: g.H, W: g.W, OC: cs.oc, PT: g.PT, PL: g.PL, OH: g.OH, OW: g.OW,
 		X: xf, Wt: any(w).([]float32), B: bf, Y: any(y).([]float32), Ep: ep,
+	})
+	return true
+}
+
+// winogradBackwardData runs convBackwardData (dx = convᵀ(dy, w) + b) through
+// Winograd3x3 as the stride-1 conv of dy with the flipped, transposed filter
+// and pads 2-PT, 2-PL when cs is eligible (3×3, stride 1, undilated, one
+// group, every pad at most 2) and the rule says so for that conv, reporting
+// whether it did. float64 never does.
+func winogradBackwardData[E float32 | float64](cs convShape, dy, w, b, dx []E) bool {
+	dyf, ok := any(dy).([]float32)
+	g := cs.g
+	if !ok || !winogradEligible(cs) || max(g.PT, g.PL, g.PB, g.PR) > 2 {
+		return false
+	}
+	// the conv that computes dx: input dy (OC channels, OH×OW), output
+	// dx (C channels, H×W)
+	ga := geom2{H: g.OH, W: g.OW, KH: 3, KW: 3, SH: 1, SW: 1, DH: 1, DW: 1,
+		PT: 2 - g.PT, PL: 2 - g.PL, PB: 2 - g.PB, PR: 2 - g.PR, OH: g.H, OW: g.W}
+	if !useWinograd(convShape{n: cs.n, c: cs.oc, oc: cs.c, groups: 1, g: ga}) {
+		return false
+	}
+	var bf []float32
+	if b != nil {
+		bf = any(b).([]float32)
+	}
+	Winograd3x3(&WinogradConv{
+		N: cs.n, C: cs.oc, H: ga.H, W: ga.W, OC: cs.c, PT: ga.PT, PL: ga.PL, OH: ga.OH, OW: ga.OW,
+		X: dyf, Wt: any(w).([]float32), B: bf, Y: any(dx).([]float32), Adjoint: true,
 	})
 	return true
 }

@@ -46,7 +46,7 @@ var wgPool sync.Pool // *[]float32 scratch for V and M
 // Winograd3x3 computes the conv p (see op.WinogradConv) with F(4×4, 3×3).
 // It runs on up to parallel.Threads() goroutines.
 func Winograd3x3(p *op.WinogradConv) {
-	u := wgFilterCached(p.Wt, p.OC, p.C)
+	u := wgFilterCached(p.Wt, p.OC, p.C, p.Adjoint)
 	g := wgGrid{tw: (p.OW + 3) / 4}
 	g.tiles = (p.OH + 3) / 4 * g.tw
 	// blocks run over the tiles of all images (a block may span images,

@@ -19,29 +19,37 @@ type wgEntry struct {
 	w, u []float32 // the weights it was made from, and U: (36, OC, C)
 }
 
+// wgKey is a weight buffer's address (the cache must not keep buffers
+// alive) and whether U is of its flipped transpose (op.WinogradConv.Adjoint).
+type wgKey struct {
+	addr    uintptr
+	adjoint bool
+}
+
 var wgCache struct {
 	sync.Mutex
-	m      map[uintptr]*wgEntry // by address: the cache must not keep buffers alive
-	floats int                  // total len(w)+len(u) over the entries
+	m      map[wgKey]*wgEntry
+	floats int // total len(w)+len(u) over the entries
 }
 
 // wgCacheFloats caps the cache (64 MiB); past it the cache starts over.
 const wgCacheFloats = 16 << 20
 
-// wgFilterCached returns U for w: (OC, C, 3, 3).
-func wgFilterCached(w []float32, oc, c int) []float32 {
+// wgFilterCached returns U for w: (OC, C, 3, 3), or, when adjoint, for the
+// flipped transpose of w: (C, OC, 3, 3).
+func wgFilterCached(w []float32, oc, c int, adjoint bool) []float32 {
 	w = w[:oc*c*9]
-	key := uintptr(unsafe.Pointer(&w[0]))
+	key := wgKey{uintptr(unsafe.Pointer(&w[0])), adjoint}
 	wgCache.Lock()
 	e := wgCache.m[key]
 	wgCache.Unlock()
 	if e != nil && len(e.w) == len(w) && bytes.Equal(f32Bytes(e.w), f32Bytes(w)) {
 		return e.u
 	}
-	e = &wgEntry{w: append([]float32(nil), w...), u: wgFilter(w, oc, c)}
+	e = &wgEntry{w: append([]float32(nil), w...), u: wgFilter(w, oc, c, adjoint)}
 	wgCache.Lock()
 	if wgCache.m == nil || wgCache.floats+len(e.w)+len(e.u) > wgCacheFloats {
-		wgCache.m, wgCache.floats = map[uintptr]*wgEntry{}, 0
+		wgCache.m, wgCache.floats = map[wgKey]*wgEntry{}, 0
 	}
 	if old := wgCache.m[key]; old != nil {
 		wgCache.floats -= len(old.w) + len(old.u)
@@ -67,12 +75,21 @@ var wgG = [6][3]float64{
 }
 
 // wgFilter computes U[ξ][o][c] = (G w[o][c] Gᵀ)[ξ] in float64, rounded
-// once to float32.
-func wgFilter(w []float32, oc, c int) []float32 {
+// once to float32; when adjoint, w is (C, OC, 3, 3) and the filter w[o][c]
+// is w[c][o] turned by 180°.
+func wgFilter(w []float32, oc, c int, adjoint bool) []float32 {
 	u := make([]float32, 36*oc*c)
 	parallel.For(oc*c, 256, func(lo, hi int) {
+		var flip [9]float32
 		for k := lo; k < hi; k++ {
 			g := w[k*9 : k*9+9 : k*9+9]
+			if adjoint {
+				src := w[(k%c*oc+k/c)*9:][:9]
+				for i, v := range src {
+					flip[8-i] = v
+				}
+				g = flip[:]
+			}
 			var t [6][3]float64 // G g
 			for i := range 6 {
 				for b := range 3 {
