@@ -10,12 +10,12 @@ Adam lr 1e-3 with gradient clip-norm 5, on a random batch (default 64 x
   /usr/bin/python3 scripts/bench/ocr_rec_step_torch.py --threads 2 --seconds 10
 """
 import argparse
-import json
-import time
 
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
+
+from steptime import time_steps
 
 
 class CRNN(nn.Module):
@@ -62,17 +62,7 @@ def main():
         torch.nn.utils.clip_grad_norm_(model.parameters(), 5)
         opt.step()
 
-    for _ in range(2):
-        step()
-    ms = []
-    start = time.perf_counter()
-    while time.perf_counter() - start < a.seconds or len(ms) < 3:
-        t0 = time.perf_counter()
-        step()
-        ms.append((time.perf_counter() - t0) * 1000)
-    ms.sort()
-    print(json.dumps({"impl": "torch " + torch.__version__, "threads": a.threads, "batch": a.batch,
-                      "median_ms": round(ms[len(ms) // 2], 3), "min_ms": round(ms[0], 3), "steps": len(ms)}))
+    time_steps(step, a.seconds, {"impl": "torch " + torch.__version__, "threads": a.threads, "batch": a.batch})
 
 
 if __name__ == "__main__":
