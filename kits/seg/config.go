@@ -199,8 +199,8 @@ func Schema() *config.Schema {
 			"export":        (*ExportOpts)(nil),
 		},
 		Components: map[string]map[string]any{
-			"train_dataset":         {"Dataset": (*DatasetOpts)(nil)},
-			"val_dataset":           {"Dataset": (*DatasetOpts)(nil)},
+			"train_dataset":         {"Dataset": (*DatasetOpts)(nil), "SynthDataset": (*SynthDatasetOpts)(nil)},
+			"val_dataset":           {"Dataset": (*DatasetOpts)(nil), "SynthDataset": (*SynthDatasetOpts)(nil)},
 			"*.transforms.*":        transformOptions(),
 			"model":                 {"PPLiteSeg": (*PPLiteSegOpts)(nil), "UNet": (*UNetOpts)(nil)},
 			"model.backbone":        {"STDC1": (*zoo.STDCOptions)(nil), "STDC2": (*zoo.STDCOptions)(nil), "STDCNet": (*zoo.STDCOptions)(nil)},

@@ -72,7 +72,7 @@ func build(cfg *config.Config) (workflow.Runner, error) {
 		if d.c.Name == "" {
 			continue
 		}
-		if err := d.c.Decode(d.dst); err != nil {
+		if err := decodeDatasetOpts(d.c, d.dst); err != nil {
 			return nil, err
 		}
 		if r.numClasses == 0 {
@@ -139,19 +139,29 @@ func (m *segMetric) Result() metric.Report {
 
 // loaderFor builds the loader of one split.
 func (r *runner) loaderFor(c config.Component, train bool) (*data.Loader[item, Batch], error) {
-	d, err := loadSplit(c, !train, r.numClasses, r.ignore)
-	if err != nil {
-		return nil, err
-	}
-	tr, err := buildTransforms(d.opts.Transforms)
-	if err != nil {
-		return nil, err
+	var ds data.RandDataset[item]
+	if c.Name == "SynthDataset" {
+		s, err := newSynthSet(c, r.numClasses)
+		if err != nil {
+			return nil, err
+		}
+		ds = s
+	} else {
+		d, err := loadSplit(c, !train, r.numClasses, r.ignore)
+		if err != nil {
+			return nil, err
+		}
+		tr, err := buildTransforms(d.opts.Transforms)
+		if err != nil {
+			return nil, err
+		}
+		ds = d.dataset(tr)
 	}
 	bs := 1 // evaluation: whole images, which may differ in size
 	if train {
 		bs = r.batchSize
 	}
-	return data.NewLoader[item, Batch](d.dataset(tr), data.LoaderOptions{
+	return data.NewLoader[item, Batch](ds, data.LoaderOptions{
 		BatchSize: bs, DropLast: train, Shuffle: train, Workers: r.workers, Seed: r.seed,
 	}, collate), nil
 }
