@@ -24,6 +24,14 @@ type Batch struct {
 
 // openDataset reads a TrainDataset/EvalDataset component.
 func openDataset(c config.Component) (*Dataset, error) {
+	if c.Name == "SynthDataSet" { // composited on the fly (see synthSource); only its classes here
+		names := synthClassNames()
+		ds := &Dataset{Classes: names}
+		for i := range names {
+			ds.CategoryIDs = append(ds.CategoryIDs, int64(i+1))
+		}
+		return ds, nil
+	}
 	var o DatasetOpts
 	if err := c.Decode(&o); err != nil {
 		return nil, err
@@ -52,7 +60,7 @@ func openDataset(c config.Component) (*Dataset, error) {
 	case "":
 		return nil, fmt.Errorf("%s: the dataset is missing", c.Path)
 	}
-	return nil, c.Errorf("dataset %s cannot be read (known: COCODataSet, VOCDataSet)", c.Name)
+	return nil, c.Errorf("dataset %s cannot be read (known: COCODataSet, VOCDataSet, SynthDataSet)", c.Name)
 }
 
 // detDataset serves a Dataset's records through a pipeline.

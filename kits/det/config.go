@@ -233,7 +233,8 @@ func transformOptions() map[string]any {
 
 // Schema is the det kit's config schema.
 func Schema() *config.Schema {
-	datasets := map[string]any{"COCODataSet": (*DatasetOpts)(nil), "VOCDataSet": (*DatasetOpts)(nil), "ImageFolder": (*DatasetOpts)(nil)}
+	datasets := map[string]any{"COCODataSet": (*DatasetOpts)(nil), "VOCDataSet": (*DatasetOpts)(nil), "ImageFolder": (*DatasetOpts)(nil),
+		"SynthDataSet": (*SynthDataSetOpts)(nil)}
 	return &config.Schema{
 		Sections: map[string]any{
 			"use_gpu": (*bool)(nil), "use_xpu": (*bool)(nil), "log_iter": (*int)(nil), "save_dir": (*string)(nil),

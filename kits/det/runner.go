@@ -177,7 +177,16 @@ func (r *runner) loader(dsc config.Component, rd ReaderOpts, train bool) (*data.
 	if err != nil {
 		return nil, nil, err
 	}
-	l := data.NewLoader[Sample, Batch](&detDataset{ds: ds, p: p}, data.LoaderOptions{
+	var src data.Dataset[Sample] = &detDataset{ds: ds, p: p}
+	if dsc.Name == "SynthDataSet" {
+		if !train {
+			return nil, nil, fmt.Errorf("%s: %s: SynthDataSet is for training only (evaluate on a set written by det synth)", r.cfg.File, dsc.Path)
+		}
+		if src, err = newSynthSource(dsc, p); err != nil {
+			return nil, nil, err
+		}
+	}
+	l := data.NewLoader[Sample, Batch](src, data.LoaderOptions{
 		BatchSize: max(rd.BatchSize, 1), DropLast: train && rd.DropLast, Shuffle: train && rd.Shuffle,
 		Workers: r.workers, Seed: r.seed,
 	}, p.collate)
