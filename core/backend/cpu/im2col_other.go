@@ -1,0 +1,6 @@
+//go:build !amd64 || purego
+
+package cpu
+
+// stride2Kernel: no vector stride-2 copy off amd64 (im2col's Go loop runs).
+func stride2Kernel() func(dst, src []float32) { return nil }

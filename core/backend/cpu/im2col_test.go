@@ -1,0 +1,107 @@
+package cpu
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"paddle/core/op"
+	"paddle/core/parallel"
+	"paddle/core/tensor"
+)
+
+// The vector stride-2 gather writes exactly dst[i] = src[2i] and touches
+// nothing past len(dst) (sentinels after dst and after the 2n-1 floats
+// of src it may read stay intact; a read past them would not show here,
+// but src is cut to exactly 2n-1 floats so the Go bounds check fires).
+func TestStride2Copy(t *testing.T) {
+	k := stride2Kernel()
+	if k == nil {
+		t.Skip("no vector stride-2 copy on this CPU")
+	}
+	r := rand.New(rand.NewPCG(31, 32))
+	for n := range 70 {
+		src := make([]float32, max(2*n-1, 0)+8)
+		for i := range src {
+			src[i] = r.Float32()
+		}
+		dst := make([]float32, n+20)
+		for i := range dst {
+			dst[i] = -7
+		}
+		k(dst[:n], src[:max(2*n-1, 0)])
+		for i := range dst {
+			want := float32(-7)
+			if i < n {
+				want = src[2*i]
+			}
+			if dst[i] != want {
+				t.Fatalf("n=%d: dst[%d] = %v, want %v", n, i, dst[i], want)
+			}
+		}
+	}
+}
+
+// Stride-2 convs give bitwise the same forward and input gradient with the
+// vector gather as with im2col's Go loop (the filter gradient up to the
+// order its per-worker parts are summed in), and match
+// the float64 reference: awkward sizes, pads, kernels, groups, batches,
+// 1/2/3 threads.
+func TestStride2Im2colMatches(t *testing.T) {
+	k := stride2Kernel()
+	if k == nil {
+		t.Skip("no vector stride-2 copy on this CPU")
+	}
+	defer func(old func(dst, src []float32)) { op.Stride2Copy32 = old }(op.Stride2Copy32)
+	defer parallel.SetThreads(parallel.Threads())
+	def := op.Lookup("conv2d")
+	r := rand.New(rand.NewPCG(33, 34))
+	cases := 0
+	for _, hw := range [][2]int{{1, 1}, {3, 7}, {7, 3}, {17, 33}, {33, 17}, {65, 9}} {
+		for _, kk := range []int{1, 3, 5} {
+			for _, groups := range []int{1, 3} {
+				c, oc := 3*groups, 2*groups+cases%5
+				oc -= oc % groups
+				pads := []int{cases % 3, (cases + 1) % 3, (cases + 2) % 3, cases % 2}
+				if hw[0]+pads[0]+pads[2] < kk || hw[1]+pads[1]+pads[3] < kk {
+					continue
+				}
+				parallel.SetThreads(1 + cases%3)
+				x := tensor.Rand(r, tensor.Float32, -1, 1, 1+cases%3, c, hw[0], hw[1])
+				w := tensor.Rand(r, tensor.Float32, -1, 1, oc, c/groups, kk, kk)
+				p := op.ConvParams{Strides: []int{1 + cases%2, 2}, Pads: pads, Groups: groups}
+				run := func() []*op.T {
+					y := op.Conv2D(x, w, nil, p)
+					dy := tensor.Rand(rand.New(rand.NewPCG(1, 1)), tensor.Float32, -1, 1, y.Shape()...)
+					return append([]*op.T{y}, def.VJP(&op.VJPCtx{In: []*op.T{x, w}, Out: []*op.T{y}, GradOut: []*op.T{dy}, Attrs: p.Attrs()})...)
+				}
+				op.Stride2Copy32 = k
+				got := run()
+				op.Stride2Copy32 = nil
+				want := run()
+				name := fmt.Sprintf("x%v w%v %+v", x.Shape(), w.Shape(), p)
+				// dw sums per-worker parts in the order they finish: equal
+				// up to rounding only
+				if d, ok := tensor.MaxDiff(got[2], want[2], 1e-5, 1e-5); !ok {
+					t.Fatalf("%s: dw differs from the Go loop's by %g", name, d)
+				}
+				for i := range 2 {
+					gv, wv := got[i].F32(), want[i].F32()
+					for j := range gv {
+						if math.Float32bits(gv[j]) != math.Float32bits(wv[j]) {
+							t.Fatalf("%s: result %d [%d] = %v, Go loop %v", name, i, j, gv[j], wv[j])
+						}
+					}
+				}
+				if e := convErr(t, got[0], x, w, nil, p); e > 1e-6 {
+					t.Errorf("%s: forward error %.3g against float64", name, e)
+				}
+				cases++
+			}
+		}
+	}
+	if cases < 20 {
+		t.Fatalf("only %d cases ran", cases)
+	}
+}
