@@ -160,3 +160,43 @@ func TestSynthDatasetErrors(t *testing.T) {
 		t.Errorf("num_classes 3: got %v", err)
 	}
 }
+
+// `seg train` and `seg eval` run on SynthDataset splits end to end (the
+// wiring; what training on them reaches is in docs/seg.md).
+func TestTrainOnSynthDataset(t *testing.T) {
+	synthLibsOrSkip(t)
+	dir := t.TempDir()
+	cfgPath := filepath.Join(dir, "c.yaml")
+	body := `batch_size: 2
+iters: 4
+seed: 3
+num_workers: 0
+train_dataset:
+  type: SynthDataset
+  num_classes: 9
+  holdout: true
+  length: 4
+  size: 48
+  transforms: [{type: RandomHorizontalFlip}, {type: Normalize}]
+val_dataset: {type: SynthDataset, num_classes: 9, split: val, length: 3, size: 48}
+optimizer: {type: AdamW, weight_decay: 0.01}
+lr_scheduler: {type: Constant, learning_rate: 0.001}
+loss: {types: [{type: CrossEntropyLoss}], coef: [1, 1, 1]}
+model:
+  type: PPLiteSeg
+  backbone: {type: STDC1, base: 8, layers: [1, 1, 1]}
+  arm_out_chs: [8, 8, 8]
+  seg_head_inter_chs: [8, 8, 8]
+  cm_out_ch: 8
+`
+	if err := os.WriteFile(cfgPath, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out")
+	if code, _, errOut := runPaddle(t, "seg", "train", "-c", cfgPath, "--output", out); code != 0 {
+		t.Fatalf("train: %s", errOut)
+	}
+	if e := evalOf(t, "-c", cfgPath, "--weights", filepath.Join(out, "latest")); e.Images != 3 || e.MIoU <= 0 {
+		t.Fatalf("eval on the val split: %+v, want 3 images and a positive mIoU", e)
+	}
+}
