@@ -42,7 +42,7 @@ func convForwardEx[E float32 | float64](cs convShape, x, w, b, y []E, ep *GemmEp
 		rows = g.tileRows(k)
 	}
 	nt := (g.OH + rows - 1) / rows
-	parallel.For(cs.n*cs.groups*nt, 1, func(lo, hi int) {
+	gemmFor(cs.n*cs.groups*nt, func(lo, hi int) {
 		var col []E
 		if !pw {
 			col = make([]E, k*rows*g.OW)
@@ -78,6 +78,22 @@ func convForwardEx[E float32 | float64](cs convShape, x, w, b, y []E, ep *GemmEp
 	})
 }
 
+// GemmLoop, when not nil, is called before a convolution's parallel loop
+// whose tasks goroutines each call SGEMM, and its result when the loop
+// ends; the backend's SGEMM then gives each call its share of the threads
+// (threads/tasks) instead of splitting it again over threads the loop's
+// other tasks already keep busy. core/backend/cpu installs one.
+var GemmLoop func(tasks int) (end func())
+
+// gemmFor is parallel.For over n tasks of grain 1 that call SGEMM,
+// announced to GemmLoop.
+func gemmFor(n int, f func(lo, hi int)) {
+	if parts := min(parallel.Threads(), n); parts > 1 && GemmLoop != nil {
+		defer GemmLoop(parts)()
+	}
+	parallel.For(n, 1, f)
+}
+
 // addPlaneBias adds b[o] to each of the len(b) planes of size plane in y.
 func addPlaneBias[E float32 | float64](y, b []E, plane int) {
 	for o, bv := range b {
@@ -105,7 +121,7 @@ func convBackwardData[E float32 | float64](cs convShape, dy, w, b, dx []E) {
 	hw, ohw, k := g.H*g.W, g.OH*g.OW, cg*g.KH*g.KW
 	pw := g.isPointwise()
 	rows := g.tileRows(k)
-	parallel.For(cs.n*cs.groups, 1, func(lo, hi int) {
+	gemmFor(cs.n*cs.groups, func(lo, hi int) {
 		var col []E
 		if !pw {
 			col = make([]E, k*rows*g.OW)
@@ -150,7 +166,7 @@ func convFilterGrad[E float32 | float64](cs convShape, x, dy, dw []E) {
 	nt := (g.OH + rows - 1) / rows
 	var mu sync.Mutex
 	clear(dw)
-	parallel.For(cs.n*nt, 1, func(lo, hi int) {
+	gemmFor(cs.n*nt, func(lo, hi int) {
 		whole := lo == 0 && hi == cs.n*nt
 		part := dw
 		if !whole {

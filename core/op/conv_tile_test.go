@@ -4,6 +4,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"paddle/core/parallel"
 	"paddle/core/tensor"
 )
 
@@ -50,5 +51,46 @@ func TestSGEMMIsUsedByConv(t *testing.T) {
 	want := Conv2D(x, w, nil, ConvParams{})
 	if calls != 1 || !tensor.AllClose(got, want, 0, 0) {
 		t.Errorf("installed GEMM called %d times (want 1); results equal: %v", calls, tensor.AllClose(got, want, 0, 0))
+	}
+}
+
+// The float32 im2col/GEMM loops announce their tasks to GemmLoop (so the
+// backend's SGEMM does not split each task's GEMM again) and end every
+// announcement; results do not change.
+func TestConvAnnouncesGemmLoop(t *testing.T) {
+	defer func(old int) { parallel.SetThreads(old) }(parallel.Threads())
+	defer func(old func(int) func()) { GemmLoop = old }(GemmLoop)
+	r := rand.New(rand.NewPCG(27, 28))
+	x := tensor.Rand(r, tensor.Float32, -1, 1, 5, 6, 9, 8)
+	w := tensor.Rand(r, tensor.Float32, -1, 1, 4, 6, 3, 3)
+	p := ConvParams{Strides: []int{2, 2}, Pads: []int{1, 1, 1, 1}}
+	run := func() []*T {
+		y := Conv2D(x, w, nil, p)
+		dy := tensor.Rand(rand.New(rand.NewPCG(1, 1)), tensor.Float32, -1, 1, y.Shape()...)
+		return append([]*T{y}, conv2dDef.VJP(&VJPCtx{In: []*T{x, w}, Out: []*T{y}, GradOut: []*T{dy}, Attrs: p.Attrs()})...)
+	}
+	parallel.SetThreads(1)
+	GemmLoop = nil
+	want := run()
+	for _, threads := range []int{1, 2, 3} {
+		parallel.SetThreads(threads)
+		var open, calls int
+		GemmLoop = func(tasks int) func() {
+			if tasks != threads {
+				t.Errorf("threads %d: announced %d tasks", threads, tasks)
+			}
+			open++
+			calls++
+			return func() { open-- }
+		}
+		got := run()
+		if threads == 1 && calls != 0 || threads > 1 && calls != 3 || open != 0 {
+			t.Errorf("threads %d: %d announcements (want 3 above 1 thread), %d not ended", threads, calls, open)
+		}
+		for i := range got {
+			if d, ok := tensor.MaxDiff(got[i], want[i], 1e-5, 1e-5); !ok {
+				t.Errorf("threads %d: result %d differs by %g", threads, i, d)
+			}
+		}
 	}
 }

@@ -105,3 +105,50 @@ func TestStride2Im2colMatches(t *testing.T) {
 		t.Fatalf("only %d cases ran", cases)
 	}
 }
+
+// While a conv loop's tasks run (op.GemmLoop), each SGEMM call takes its
+// share of the threads; the count returns to zero after the loop.
+func TestGemmLoopShare(t *testing.T) {
+	defer parallel.SetThreads(parallel.Threads())
+	parallel.SetThreads(4)
+	if n := gemmThreads(1); n != 4 {
+		t.Fatalf("alone: %d threads, want 4", n)
+	}
+	end := gemmLoop(2)
+	if n := gemmThreads(1); n != 2 {
+		t.Errorf("in a loop of 2 tasks: %d threads, want 2", n)
+	}
+	if n := gemmThreads(3); n != 1 {
+		t.Errorf("3 calls in a loop of 2: %d threads, want 1", n)
+	}
+	end()
+	if n := gemmThreads(1); n != 4 || loopTasks.Load() != 0 {
+		t.Errorf("after the loop: %d threads, %d tasks left", n, loopTasks.Load())
+	}
+}
+
+// sgemmHere (Winograd's GEMMs when its blocks are the parallel tasks) is
+// bitwise SGEMM.
+func TestSgemmHere(t *testing.T) {
+	defer parallel.SetThreads(parallel.Threads())
+	parallel.SetThreads(3)
+	r := rand.New(rand.NewPCG(35, 36))
+	for _, s := range [][3]int{{1, 1, 1}, {7, 33, 17}, {64, 113, 64}, {13, 65, 300}} {
+		m, n, k := s[0], s[1], s[2]
+		a, b := make([]float32, m*k), make([]float32, k*(n+3))
+		for i := range a {
+			a[i] = r.Float32() - 0.5
+		}
+		for i := range b {
+			b[i] = r.Float32() - 0.5
+		}
+		want, got := make([]float32, m*(n+1)), make([]float32, m*(n+1))
+		SGEMM(false, false, m, n, k, 1, a, k, b, n+3, 0, want, n+1)
+		sgemmHere(m, n, k, a, k, b, n+3, got, n+1)
+		for i := range got {
+			if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
+				t.Fatalf("%v: c[%d] = %v, SGEMM %v", s, i, got[i], want[i])
+			}
+		}
+	}
+}

@@ -11,6 +11,7 @@ import "paddle/core/op"
 func installKernels() {
 	op.SGEMM = SGEMM
 	op.SGEMMEx = opSGEMMEx
+	op.GemmLoop = gemmLoop
 	op.Stride2Copy32 = nil
 	if Kernel() != genericKernel.name {
 		op.Stride2Copy32 = stride2Kernel()

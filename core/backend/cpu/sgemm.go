@@ -144,7 +144,7 @@ func sgemm(transA, transB bool, m, n, k int, alpha float32, a []float32, lda int
 	// share the threads instead of multiplying them
 	calls := inflight.Add(1)
 	defer inflight.Add(-1)
-	threads := max(1, parallel.Threads()/int(calls))
+	threads := gemmThreads(calls)
 	tm, tn := g.split(threads)
 	if tm*tn == 1 {
 		g.region(0, m, 0, n)
@@ -204,6 +204,23 @@ func (g *gemm) tasks(tm, tn int) [][4]int {
 
 // inflight counts the SGEMM calls running now.
 var inflight atomic.Int64
+
+// loopTasks counts the tasks of the parallel loops (op.GemmLoop) running
+// now whose tasks call SGEMM: a call then takes threads/loopTasks threads
+// even while the other tasks are between their GEMMs.
+var loopTasks atomic.Int64
+
+// gemmThreads is how many threads a call gets when calls SGEMM calls
+// (itself included) run now.
+func gemmThreads(calls int64) int {
+	return max(1, parallel.Threads()/int(max(calls, loopTasks.Load())))
+}
+
+// gemmLoop is op.GemmLoop.
+func gemmLoop(tasks int) func() {
+	loopTasks.Add(int64(tasks))
+	return func() { loopTasks.Add(-int64(tasks)) }
+}
 
 // epilogue applies e to one tile.
 func (k *microKernel) epilogue(e *Epilogue, c []float32, ldc, i0, j0, rows, cols int) {

@@ -62,6 +62,10 @@ func Winograd3x3(p *op.WinogradConv) {
 		ep = *p.Ep
 		ep.RowBias = nil
 	}
+	// with a block per thread, each block's GEMMs stay on its goroutine: a
+	// GEMM that split itself again would only wait for the other blocks'
+	// threads (and leave spinning pool workers beside them)
+	serial := nb >= parallel.Threads()
 	parallel.For(nb, 1, func(lo, hi int) {
 		// V and M rows have 16 floats of padding for the vector
 		// transforms' last group of lanes
@@ -80,7 +84,11 @@ func Winograd3x3(p *op.WinogradConv) {
 			v, m := buf[:36*p.C*ld], buf[36*p.C*ld:36*(p.C+p.OC)*ld]
 			wgInputBlock(p, g, t0, t1, v, sc)
 			for xi := range 36 {
-				SGEMM(false, false, p.OC, nt, p.C, 1, u[xi*p.OC*p.C:], p.C, v[xi*p.C*ld:], ld, 0, m[xi*p.OC*ld:], ld)
+				if serial {
+					sgemmHere(p.OC, nt, p.C, u[xi*p.OC*p.C:], p.C, v[xi*p.C*ld:], ld, m[xi*p.OC*ld:], ld)
+				} else {
+					SGEMM(false, false, p.OC, nt, p.C, 1, u[xi*p.OC*p.C:], p.C, v[xi*p.C*ld:], ld, 0, m[xi*p.OC*ld:], ld)
+				}
 			}
 			wgOutputBlock(p, g, m, t0, t1, sc)
 			if hasEp {
@@ -309,4 +317,15 @@ func wgEpilogue(p *op.WinogradConv, g wgGrid, ep *op.GemmEpilogue, t0, t1 int) {
 			}
 		}
 	})
+}
+
+// sgemmHere is SGEMM (c = a·b, no transposes) on the calling goroutine only.
+func sgemmHere(m, n, k int, a []float32, lda int, b []float32, ldb int, c []float32, ldc int) {
+	checkGemm(false, false, m, n, k, len(a), lda, len(b), ldb, len(c), ldc)
+	if m == 0 || n == 0 || k == 0 {
+		scaleC(m, n, 0, c, ldc)
+		return
+	}
+	g := &gemm{m: m, n: n, k: k, alpha: 1, a: a, lda: lda, b: b, ldb: ldb, c: c, ldc: ldc, kern: active.Load()}
+	g.region(0, m, 0, n)
 }
