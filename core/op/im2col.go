@@ -138,12 +138,21 @@ func winRange(out, s, off, n int) (int, int) {
 // tiles whose slab fits, so memory stays bounded on large images (a 3x3
 // conv of 96 channels at 240x240 would otherwise need a 200 MB matrix) and
 // the slab stays in L2 (512 KiB, beside the GEMM's packed B block) between
-// its writing and the GEMM's packing: 1 Mi floats made a 32→64 3×3
-// stride-2 conv at 112² 12% slower (CPU time, 1 thread).
+// its writing and the GEMM's packing where K is short (colMinCols bounds
+// the tiles of long-K convs): 1 Mi floats made a 32→64 3×3 stride-2 conv at
+// 112² 3–12% slower (CPU time, 1 thread).
 var colBudget = 1 << 17 // a var so tests can force small tiles
 
+// colMinCols is the fewest columns (output pixels) a tile's GEMM gets when
+// the budget would allow fewer (long K): below that, packing the whole
+// filter matrix for each GEMM costs more than the slab's trip to L3.
+const colMinCols = 512
+
 // tileRows is the number of output rows per im2col tile for k = C·KH·KW.
-func (g geom2) tileRows(k int) int { return max(1, min(g.OH, colBudget/max(k*g.OW, 1))) }
+func (g geom2) tileRows(k int) int {
+	rows := max(colBudget/max(k*g.OW, 1), (colMinCols+g.OW-1)/g.OW)
+	return max(1, min(g.OH, rows))
+}
 
 // rowClip clips a tap's valid output rows [lo, hi) to the tile [oh0, oh1).
 func rowClip(lo, hi, oh0, oh1 int) (int, int) {

@@ -30,6 +30,8 @@ var shapes = map[string][6]int{
 	"conv3x3s2_32to64_112": {32, 64, 112, 3, 2, 1},
 	"dw3x3_128_56":         {128, 128, 56, 3, 1, 128},
 	"conv1x1_128to256_28":  {128, 256, 28, 1, 1, 1},
+	// a long-K, small-image case (K = 2304)
+	"conv3x3s2_256to512_28": {256, 512, 28, 3, 2, 1},
 }
 
 func cpuNow() time.Duration {
