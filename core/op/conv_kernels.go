@@ -86,9 +86,11 @@ func convForwardEx[E float32 | float64](cs convShape, x, w, b, y []E, ep *GemmEp
 var GemmLoop func(tasks int) (end func())
 
 // gemmFor is parallel.For over n tasks of grain 1 that call SGEMM,
-// announced to GemmLoop.
+// announced to GemmLoop when its equal chunks keep every thread busy to
+// the end (n a multiple of the threads, or at least 4 tasks per thread);
+// otherwise a thread whose chunk is done lends itself to the others' GEMMs.
 func gemmFor(n int, f func(lo, hi int)) {
-	if parts := min(parallel.Threads(), n); parts > 1 && GemmLoop != nil {
+	if parts := min(parallel.Threads(), n); parts > 1 && GemmLoop != nil && (n%parts == 0 || n >= 4*parts) {
 		defer GemmLoop(parts)()
 	}
 	parallel.For(n, 1, f)
