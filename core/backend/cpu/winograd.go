@@ -101,8 +101,10 @@ func Winograd3x3(p *op.WinogradConv) {
 
 // wgScratch is one worker's buffers for the tile transforms.
 type wgScratch struct {
-	in  []float32 // 24 planes of tw16+1: six input rows split by column mod 4
+	in  []float32 // 24 planes of tw16+16: six input rows split by column mod 4
 	out []float32 // 16 planes of tw16: a segment's 4×4 outputs by position
+	row []float32 // a zero-padded input row for wgRowPlanes: 4·(tw16+16)
+	tmp [64]float32
 	reg [36 * 16]float32
 	// vec: run the AVX-512 transforms (not when PADDLE_CPU_KERNELS=generic
 	// asks for the portable code)
@@ -111,8 +113,8 @@ type wgScratch struct {
 
 func newWgScratch(tw int) *wgScratch {
 	tw16 := wgUp16(tw)
-	return &wgScratch{in: make([]float32, 24*(tw16+1)), out: make([]float32, 16*tw16),
-		vec: wgVector && active.Load() != genericKernel}
+	return &wgScratch{in: make([]float32, 24*(tw16+16)), out: make([]float32, 16*tw16),
+		row: make([]float32, 4*(tw16+16)), vec: wgVector && active.Load() != genericKernel}
 }
 
 // wgUp16 rounds n up to a multiple of 16: the vector transforms run on
@@ -148,7 +150,8 @@ func wgInputBlock(p *op.WinogradConv, g wgGrid, t0, t1 int, v []float32, s *wgSc
 		x := p.X[ni*p.C*p.H*p.W : (ni+1)*p.C*p.H*p.W]
 		lds, groups := n+1, 0
 		if s.vec {
-			lds, groups = wgUp16(n)+1, wgUp16(n)/16
+			// planes of whole groups for the vector deinterleave
+			lds, groups = wgUp16(n)+16, wgUp16(n)/16
 		}
 		for c := range p.C {
 			xc := x[c*p.H*p.W : (c+1)*p.H*p.W]
@@ -157,6 +160,10 @@ func wgInputBlock(p *op.WinogradConv, g wgGrid, t0, t1 int, v []float32, s *wgSc
 				var row []float32
 				if ih >= 0 && ih < p.H {
 					row = xc[ih*p.W : (ih+1)*p.W]
+				}
+				if s.vec {
+					wgRowPlanes(s.in[i*4*lds:], lds, s.row, row, a*4-p.PL)
+					continue
 				}
 				for m := range 4 {
 					wgFillPlane(s.in[(i*4+m)*lds:(i*4+m)*lds+lds], row, a*4-p.PL+m)
@@ -267,12 +274,16 @@ func wgOutputBlock(p *op.WinogradConv, g wgGrid, m []float32, t0, t1 int, s *wgS
 			yc := y[oc*p.OH*p.OW : (oc+1)*p.OH*p.OW]
 			for i := range rows {
 				yr := yc[(r*4+i)*p.OW : (r*4+i+1)*p.OW]
+				k0 := 0
+				if s.vec { // the tiles whose 4 columns are all inside the row
+					k0 = min(n, (p.OW-a*4)/4)
+					wgPlanesRow(yr[a*4:], s.out[i*4*ldo:], ldo, k0, &s.tmp)
+				}
 				for j := range 4 {
 					ow := a*4 + j
 					kn := min(n, (p.OW-ow+3)/4)
-					src := s.out[(i*4+j)*ldo : (i*4+j)*ldo+kn]
-					for k, val := range src {
-						yr[ow+4*k] = val
+					for k := k0; k < kn; k++ {
+						yr[ow+4*k] = s.out[(i*4+j)*ldo+k]
 					}
 				}
 			}
