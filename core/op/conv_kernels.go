@@ -151,12 +151,16 @@ func convBackwardData[E float32 | float64](cs convShape, dy, w, b, dx []E) {
 }
 
 // convFilterGrad computes dw = Σ_n dy_g · im2col(x_g)ᵀ for each group, over
-// (image, row tile) tasks; workers sum into their own buffers first.
+// (image, row tile) tasks; workers sum into their own buffers first (of
+// dwᵀ when that has the fewer columns).
 func convFilterGrad[E float32 | float64](cs convShape, x, dy, dw []E) {
 	g := cs.g
 	cg, ocg := cs.c/cs.groups, cs.oc/cs.groups
 	if cg == 1 {
 		depthwiseFilterGrad(cs, x, dy, dw)
+		return
+	}
+	if winogradFilterGrad(cs, x, dy, dw) {
 		return
 	}
 	hw, ohw, k := g.H*g.W, g.OH*g.OW, cg*g.KH*g.KW
@@ -166,10 +170,15 @@ func convFilterGrad[E float32 | float64](cs convShape, x, dy, dw []E) {
 		rows = g.tileRows(k)
 	}
 	nt := (g.OH + rows - 1) / rows
+	// with more filter columns than output channels, each group's part
+	// holds dw_gᵀ = col · dy_gᵀ (k × ocg): the GEMM then transposes the
+	// ocg × cols tile of dy while packing, not the larger k × cols slab
+	// (for a 3×3 conv 64→64, 9× fewer floats through the transposes)
+	trans := k > ocg
 	var mu sync.Mutex
 	clear(dw)
 	gemmFor(cs.n*nt, func(lo, hi int) {
-		whole := lo == 0 && hi == cs.n*nt
+		whole := lo == 0 && hi == cs.n*nt && !trans
 		part := dw
 		if !whole {
 			part = make([]E, len(dw))
@@ -188,15 +197,32 @@ func convFilterGrad[E float32 | float64](cs convShape, x, dy, dw []E) {
 					im2col(src, cg, g, oh0, oh1, col)
 					src, ldb = col, cols
 				}
-				convGemm(false, true, ocg, k, cols, dy[(ni*cs.oc+gi*ocg)*ohw+oh0*g.OW:], ohw, src, ldb, 1, part[gi*ocg*k:], k)
+				dyg := dy[(ni*cs.oc+gi*ocg)*ohw+oh0*g.OW:]
+				if trans {
+					convGemm(false, true, k, ocg, cols, src, ldb, dyg, ohw, 1, part[gi*ocg*k:], ocg)
+					continue
+				}
+				convGemm(false, true, ocg, k, cols, dyg, ohw, src, ldb, 1, part[gi*ocg*k:], k)
 			}
 		}
-		if !whole {
-			mu.Lock()
+		if whole {
+			return
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if !trans {
 			for i, v := range part {
 				dw[i] += v
 			}
-			mu.Unlock()
+			return
+		}
+		for gi := range cs.groups {
+			pg, dg := part[gi*ocg*k:(gi+1)*ocg*k], dw[gi*ocg*k:(gi+1)*ocg*k]
+			for kk := range k {
+				for o, v := range pg[kk*ocg : (kk+1)*ocg] {
+					dg[o*k+kk] += v
+				}
+			}
 		}
 	})
 }

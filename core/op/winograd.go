@@ -13,7 +13,8 @@ import (
 // The input gradient of such a conv (conv_transpose2d with stride 1, which
 // conv2d's VJP calls) is itself a stride-1 3×3 conv of dy with the flipped,
 // transposed filter and pads 2-p, so it runs on the same kernel
-// (WinogradConv.Adjoint); the filter gradient runs on im2col.
+// (WinogradConv.Adjoint); and the filter gradient has its own form of the
+// transforms (Winograd3x3Filter). The same rule picks all three.
 
 // WinogradConv is one 3×3, stride-1, undilated, groups = 1 float32 conv:
 // x (N, C, H, W) with w (OC, C, 3, 3), top/left pads PT/PL (the bottom and
@@ -33,6 +34,11 @@ type WinogradConv struct {
 // Winograd3x3 runs p with Winograd's minimal filtering; nil when no
 // backend has installed one.
 var Winograd3x3 func(p *WinogradConv)
+
+// Winograd3x3Filter computes the filter gradient of the conv p by the same
+// transforms: p.Wt (OC, C, 3, 3) from p.X and the output gradient p.Y
+// (p.B, p.Ep and p.Adjoint unused); nil when no backend has installed one.
+var Winograd3x3Filter func(p *WinogradConv)
 
 // WinogradEnv is the environment variable that sets the Winograd mode at
 // start-up: "0" disables it, "1" forces it for every conv it can run
@@ -155,6 +161,22 @@ func winogradBackwardData[E float32 | float64](cs convShape, dy, w, b, dx []E) b
 	Winograd3x3(&WinogradConv{
 		N: cs.n, C: cs.oc, H: ga.H, W: ga.W, OC: cs.c, PT: ga.PT, PL: ga.PL, OH: ga.OH, OW: ga.OW,
 		X: dyf, Wt: any(w).([]float32), B: bf, Y: any(dx).([]float32), Adjoint: true,
+	})
+	return true
+}
+
+// winogradFilterGrad runs convFilterGrad through Winograd3x3Filter when
+// cs is eligible and the rule says so, reporting whether it did. float64
+// never does.
+func winogradFilterGrad[E float32 | float64](cs convShape, x, dy, dw []E) bool {
+	xf, ok := any(x).([]float32)
+	if !ok || Winograd3x3Filter == nil || !useWinograd(cs) {
+		return false
+	}
+	g := cs.g
+	Winograd3x3Filter(&WinogradConv{
+		N: cs.n, C: cs.c, H: g.H, W: g.W, OC: cs.oc, PT: g.PT, PL: g.PL, OH: g.OH, OW: g.OW,
+		X: xf, Y: any(dy).([]float32), Wt: any(dw).([]float32),
 	})
 	return true
 }

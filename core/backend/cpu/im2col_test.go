@@ -144,7 +144,7 @@ func TestSgemmHere(t *testing.T) {
 		}
 		want, got := make([]float32, m*(n+1)), make([]float32, m*(n+1))
 		SGEMM(false, false, m, n, k, 1, a, k, b, n+3, 0, want, n+1)
-		sgemmHere(m, n, k, a, k, b, n+3, got, n+1)
+		sgemmHere(false, m, n, k, a, k, b, n+3, 0, got, n+1)
 		for i := range got {
 			if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
 				t.Fatalf("%v: c[%d] = %v, SGEMM %v", s, i, got[i], want[i])

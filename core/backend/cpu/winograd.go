@@ -85,7 +85,7 @@ func Winograd3x3(p *op.WinogradConv) {
 			wgInputBlock(p, g, t0, t1, v, sc)
 			for xi := range 36 {
 				if serial {
-					sgemmHere(p.OC, nt, p.C, u[xi*p.OC*p.C:], p.C, v[xi*p.C*ld:], ld, m[xi*p.OC*ld:], ld)
+					sgemmHere(false, p.OC, nt, p.C, u[xi*p.OC*p.C:], p.C, v[xi*p.C*ld:], ld, 0, m[xi*p.OC*ld:], ld)
 				} else {
 					SGEMM(false, false, p.OC, nt, p.C, 1, u[xi*p.OC*p.C:], p.C, v[xi*p.C*ld:], ld, 0, m[xi*p.OC*ld:], ld)
 				}
@@ -330,13 +330,17 @@ func wgEpilogue(p *op.WinogradConv, g wgGrid, ep *op.GemmEpilogue, t0, t1 int) {
 	})
 }
 
-// sgemmHere is SGEMM (c = a·b, no transposes) on the calling goroutine only.
-func sgemmHere(m, n, k int, a []float32, lda int, b []float32, ldb int, c []float32, ldc int) {
-	checkGemm(false, false, m, n, k, len(a), lda, len(b), ldb, len(c), ldc)
-	if m == 0 || n == 0 || k == 0 {
-		scaleC(m, n, 0, c, ldc)
+// sgemmHere is SGEMM (alpha 1, no transposed A) on the calling goroutine
+// only.
+func sgemmHere(transB bool, m, n, k int, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
+	checkGemm(false, transB, m, n, k, len(a), lda, len(b), ldb, len(c), ldc)
+	if m == 0 || n == 0 {
 		return
 	}
-	g := &gemm{m: m, n: n, k: k, alpha: 1, a: a, lda: lda, b: b, ldb: ldb, c: c, ldc: ldc, kern: active.Load()}
+	if k == 0 {
+		scaleC(m, n, beta, c, ldc)
+		return
+	}
+	g := &gemm{transB: transB, m: m, n: n, k: k, alpha: 1, a: a, lda: lda, b: b, ldb: ldb, beta: beta, c: c, ldc: ldc, kern: active.Load()}
 	g.region(0, m, 0, n)
 }
