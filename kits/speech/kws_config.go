@@ -29,7 +29,11 @@ type KWSGlobal struct {
 	// PretrainedModel starts training from this checkpoint's weights
 	// (PaddleClas's key; the same Arch and classes). Empty: random init.
 	PretrainedModel string `yaml:"pretrained_model"`
-	Device          string `yaml:"device"` // accepted; --device decides
+	// AverageWith (keyword spotter) lists checkpoints whose weights are
+	// averaged with --weights' for eval, predict, kws and export
+	// (kws_average.go). Empty: --weights alone.
+	AverageWith []string `yaml:"average_with"`
+	Device      string   `yaml:"device"` // accepted; --device decides
 }
 
 // schedule is the training loop's epochs and its log, eval and save intervals.

@@ -52,7 +52,7 @@ func (r *kwsRunner) Export(_ context.Context, env workflow.Env, dir string) erro
 	if err != nil {
 		return err
 	}
-	if _, err := workflow.LoadCheckpoint(env.Weights, model, nil); err != nil {
+	if err := r.loadWeights(env.Weights, model); err != nil {
 		return err
 	}
 	z := r.featurizer()

@@ -168,7 +168,7 @@ func (r *kwsRunner) spotterFor(env workflow.Env) (*spotter, error) {
 	if err != nil {
 		return nil, err
 	}
-	if _, err := workflow.LoadCheckpoint(env.Weights, model, nil); err != nil {
+	if err := r.loadWeights(env.Weights, model); err != nil {
 		return nil, err
 	}
 	return &spotter{z: r.featurizer(), classes: r.classes, hop: r.global.SampleRate / 10, classify: modelClassifier(model)}, nil

@@ -266,7 +266,14 @@ func (r *kwsRunner) Eval(ctx context.Context, env workflow.Env) (metric.Report, 
 	if err != nil {
 		return metric.Report{}, err
 	}
-	return workflow.EvalCheckpoint(ctx, env.Weights, model, func() (*workflow.Task[KWSBatch], error) { return r.task(model, false) })
+	if err := r.loadWeights(env.Weights, model); err != nil {
+		return metric.Report{}, err
+	}
+	t, err := r.task(model, false)
+	if err != nil {
+		return metric.Report{}, err
+	}
+	return t.Eval(ctx)
 }
 
 // kwsMetric is top-k accuracy over all clips plus top-1 accuracy over the

@@ -16,20 +16,21 @@ import (
 
 // synthOptions are the inputs of `paddle speech synth`.
 type synthOptions struct {
-	Factory   *cmdutil.Factory
-	Output    string
-	Words     []string
-	PerWord   int
-	Unknown   int
-	Silence   int
-	Seed      uint64
-	Workers   int
-	Engines   []string
-	Rate      int
-	Seconds   float64
-	DataDir   string
-	NoAugment bool
-	Connected float64
+	Factory    *cmdutil.Factory
+	Output     string
+	Words      []string
+	PerWord    int
+	Unknown    int
+	Silence    int
+	Seed       uint64
+	Workers    int
+	Engines    []string
+	Rate       int
+	Seconds    float64
+	DataDir    string
+	NoAugment  bool
+	Connected  float64
+	ConnEspeak float64
 }
 
 func newCmdSynth(f *cmdutil.Factory, runF func(*synthOptions) error) *cobra.Command {
@@ -58,7 +59,8 @@ func newCmdSynth(f *cmdutil.Factory, runF func(*synthOptions) error) *cobra.Comm
 			"strings, or the word among 1-3 other words) at the synthesiser's own word times, padded by\n" +
 			"50 ms with 10 ms fades as `paddle speech realwords` cuts the real words: the word keeps the\n" +
 			"coarticulation with its neighbours. Only flite and Festival report word times, so those\n" +
-			"clips use their voices.",
+			"clips use their voices; --connected-espeak S gives that share of them to espeak-ng, whose\n" +
+			"word times come from aligning the words spoken alone to the phrase (DTW of log-mel frames).",
 		Example: "  scripts/fetch_espeak.sh\n" +
 			"  paddle speech synth --output data/kws --per-word 600\n" +
 			"  paddle speech synth --output data/yesno --words yes,no --per-word 100 --engines espeak-ng",
@@ -69,6 +71,9 @@ func newCmdSynth(f *cmdutil.Factory, runF func(*synthOptions) error) *cobra.Comm
 			}
 			if opts.PerWord <= 0 {
 				return cmdutil.FlagErrorf("--per-word %d: want a positive number", opts.PerWord)
+			}
+			if opts.ConnEspeak < 0 || opts.ConnEspeak > 1 {
+				return cmdutil.FlagErrorf("--connected-espeak %g: want a share from 0 to 1", opts.ConnEspeak)
 			}
 			if opts.Connected < 0 || opts.Connected > 1 {
 				return cmdutil.FlagErrorf("--connected %g: want a share from 0 to 1", opts.Connected)
@@ -97,6 +102,7 @@ func newCmdSynth(f *cmdutil.Factory, runF func(*synthOptions) error) *cobra.Comm
 	fl.Float64Var(&opts.Seconds, "seconds", 1, "clip length in seconds")
 	fl.StringVar(&opts.DataDir, "noise-dir", "", "speech data cache with codec2/ and alsa/ (default $PADDLE_CACHE/data/speech)")
 	fl.Float64Var(&opts.Connected, "connected", 0, "share of word clips cut out of spoken phrases (flite and Festival voices)")
+	fl.Float64Var(&opts.ConnEspeak, "connected-espeak", 0, "share of the connected clips spoken by espeak-ng (word times by alignment)")
 	fl.BoolVar(&opts.NoAugment, "no-augment", false, "only trim, level and centre the words (no speed, reverb, noise, shift)")
 	return cmd
 }
@@ -132,7 +138,7 @@ func synthRun(ctx context.Context, opts *synthOptions) error {
 		words = synth.Keywords
 	}
 	clips, err := synth.Plan(synth.PlanOptions{Words: words, PerWord: opts.PerWord, UnknownClips: opts.Unknown,
-		SilenceClips: opts.Silence, Seed: opts.Seed, Espeak: useE, Flite: useF, Festival: useFest, Connected: opts.Connected})
+		SilenceClips: opts.Silence, Seed: opts.Seed, Espeak: useE, Flite: useF, Festival: useFest, Connected: opts.Connected, ConnectedEspeak: opts.ConnEspeak})
 	if err != nil {
 		return err
 	}

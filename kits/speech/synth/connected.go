@@ -22,7 +22,8 @@ import (
 // speaks a whole phrase and cuts its word out at the synthesiser's own word
 // times, padded as `paddle speech realwords` pads the real words. Only
 // flite (-psdur: each segment's end time) and Festival (the Word relation's
-// word_start/word_end) report word times; espeak-ng's command line does not.
+// word_start/word_end) report word times; espeak-ng's command line does not,
+// so its words are found by alignment (align.go).
 
 // DigitWords are the words of a digit string: zero…nine and "oh".
 var DigitWords = []string{"zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "oh"}
@@ -252,7 +253,11 @@ func connectedWord(ctx context.Context, eng Engines, c Clip, rate int) ([]float3
 	if c.At < 0 || c.At >= len(words) {
 		return nil, fmt.Errorf("word index %d outside the phrase %q", c.At, c.Phrase)
 	}
-	a, spans, err := eng.SayWords(ctx, words, c.Voice)
+	say := eng.SayWords
+	if c.Voice.Engine == "espeak-ng" {
+		say = eng.SayWordsAligned
+	}
+	a, spans, err := say(ctx, words, c.Voice)
 	if err != nil {
 		return nil, err
 	}

@@ -2,6 +2,7 @@ package synth
 
 import (
 	"context"
+	"math"
 	"math/rand/v2"
 	"reflect"
 	"slices"
@@ -89,6 +90,23 @@ func TestPlanConnected(t *testing.T) {
 	if _, err := Plan(PlanOptions{Words: []string{"go"}, PerWord: 4, Espeak: true, Connected: 0.5}); err == nil {
 		t.Error("connected clips planned without a timed synthesiser")
 	}
+	c.ConnectedEspeak = 0.5
+	p, err = Plan(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ne := 0
+	for _, cl := range p {
+		if cl.Phrase != "" && cl.Voice.Engine == "espeak-ng" {
+			ne++
+		}
+	}
+	if ne != 30 { // half of the 20 connected clips of each of 3 classes
+		t.Errorf("%d connected espeak-ng clips, want 30", ne)
+	}
+	if _, err := Plan(PlanOptions{Words: []string{"go"}, PerWord: 4, Flite: true, Connected: 0.5, ConnectedEspeak: 0.5}); err == nil {
+		t.Error("an espeak-ng share planned without espeak-ng")
+	}
 }
 
 func TestPhrase(t *testing.T) {
@@ -155,5 +173,67 @@ func TestSayWordsFestival(t *testing.T) {
 		if s.End-s.Start < 0.05 || s.End > dur+0.01 || (i > 0 && s.Start < spans[i-1].End-1e-6) {
 			t.Errorf("word %q span %v (audio %.3f s)", words[i], s, dur)
 		}
+	}
+}
+
+// The alignment espeak-ng's connected clips use, checked against flite's
+// own word times: the word boundaries it finds in flite phrases are within
+// a few frames of flite's (the real words are cut with 50 ms padding).
+func TestAlignAgainstFlite(t *testing.T) {
+	e := FindEngines()
+	if e.Flite == "" {
+		t.Skip("flite not installed (scripts/fetch_espeak.sh)")
+	}
+	ctx := context.Background()
+	var sum float64
+	n := 0
+	for _, tc := range []struct {
+		v     Voice
+		words string
+	}{
+		{Voice{Engine: "flite", Name: "slt", Speed: 1}, "two nine three four zero"},
+		{Voice{Engine: "flite", Name: "awb", Speed: 1.25}, "four queen of clubs"},
+		{Voice{Engine: "flite", Name: "kal16", Speed: 0.8}, "go forward seven oh left"},
+	} {
+		words := strings.Fields(tc.words)
+		_, want, err := e.SayWords(ctx, words, tc.v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, got, err := e.SayWordsAligned(ctx, words, tc.v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := 1; i < len(words); i++ {
+			d := math.Abs(got[i].Start - want[i].Start)
+			sum += d
+			n++
+			if d > 0.1 {
+				t.Errorf("%s %q: word %q starts at %.3f s, flite says %.3f", tc.v, tc.words, words[i], got[i].Start, want[i].Start)
+			}
+		}
+	}
+	// measured: 0.032 s; splitting the phrase in proportion to the words'
+	// lengths alone is off by 0.117 s
+	if mean := sum / float64(n); mean > 0.05 {
+		t.Errorf("mean boundary error %.3f s over %d boundaries", mean, n)
+	} else {
+		t.Logf("mean boundary error %.3f s over %d boundaries", mean, n)
+	}
+}
+
+func TestSayWordsAlignedEspeak(t *testing.T) {
+	e := FindEngines()
+	if e.Espeak == "" {
+		t.Skip("espeak-ng not installed (scripts/fetch_espeak.sh)")
+	}
+	c := Clip{Text: "five", Phrase: "three five oh", At: 1, Voice: Voice{Engine: "espeak-ng", Name: "en-us+f3", Speed: 175, Pitch: 50}}
+	w, err := connectedWord(context.Background(), e, c, 8000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// "five" alone lasts about 0.4 s at 175 wpm; cut with 2 x 50 ms padding
+	if len(w) < 0.25*8000 || len(w) > 0.7*8000 {
+		t.Errorf("cut %d samples", len(w))
 	}
 }

@@ -151,6 +151,10 @@ type PlanOptions struct {
 	// alone, by flite's and Festival's voices (the engines that report word
 	// times). 0 leaves plans as they were.
 	Connected float64
+	// ConnectedEspeak is the fraction of the connected clips spoken by
+	// espeak-ng, whose word times come from aligning the words spoken alone
+	// to the phrase (align.go). 0 leaves plans as they were.
+	ConnectedEspeak float64
 }
 
 // Plan draws every clip: for each class, PerWord voices from the voice
@@ -190,7 +194,13 @@ func Plan(o PlanOptions) ([]Clip, error) {
 	if o.Connected < 0 || o.Connected > 1 {
 		return nil, fmt.Errorf("synth plan: connected share %g: want 0 to 1", o.Connected)
 	}
-	if o.Connected > 0 && len(timed) == 0 {
+	if o.ConnectedEspeak < 0 || o.ConnectedEspeak > 1 {
+		return nil, fmt.Errorf("synth plan: espeak-ng share of connected clips %g: want 0 to 1", o.ConnectedEspeak)
+	}
+	if o.ConnectedEspeak > 0 && len(espeak) == 0 {
+		return nil, fmt.Errorf("synth plan: an espeak-ng share of connected clips without espeak-ng")
+	}
+	if o.Connected > 0 && len(timed) == 0 && o.ConnectedEspeak < 1 {
 		return nil, fmt.Errorf("synth plan: connected clips need a synthesiser that reports word times (%s)", strings.Join(TimedEngines(), ", "))
 	}
 	var clips []Clip
@@ -214,7 +224,8 @@ func Plan(o PlanOptions) ([]Clip, error) {
 		// connected clips draw from their own stream: the isolated ones
 		// above are those of a plan with fewer clips
 		rc := rand.New(rand.NewPCG(o.Seed, hash(label+"\x00connected")))
-		for _, v := range cycle(timed, nc, rc) {
+		nce := int(float64(nc)*o.ConnectedEspeak + 0.5)
+		for _, v := range append(cycle(timed, nc-nce, rc), cycle(espeak, nce, rc)...) {
 			w := text(rc)
 			for strings.Contains(w, " ") { // one word is cut out
 				w = text(rc)
