@@ -167,6 +167,11 @@ func rowClip(lo, hi, oh0, oh1 int) (int, int) {
 // installs one.
 var Stride2Copy32 func(dst, src []float32)
 
+// Stride2Add32, when not nil, adds src[i] into dst[2i] for i < len(src),
+// touching only those elements of dst: col2im's scatter for stride-2
+// float32 convs (their input gradient), a backend's vector version.
+var Stride2Add32 func(dst, src []float32)
+
 // im2col unrolls output rows [oh0, oh1) of one image's c channels
 // x: (c, H, W) into col: (c*KH*KW, (oh1-oh0)*OW), zero where the window
 // reads padding.
@@ -219,6 +224,12 @@ func im2col[E float32 | float64](x []E, c int, g geom2, oh0, oh1 int, col []E) {
 // x: (c, H, W).
 func col2im[E float32 | float64](col []E, c int, g geom2, oh0, oh1 int, x []E) {
 	n := (oh1 - oh0) * g.OW
+	var s2 func(dst, src []E) // the vector stride-2 scatter, for float32
+	if g.SW == 2 {
+		if f, ok := any(Stride2Add32).(func(dst, src []E)); ok && f != nil {
+			s2 = f
+		}
+	}
 	for ci := range c {
 		xc := x[ci*g.H*g.W:]
 		for kh := range g.KH {
@@ -240,6 +251,10 @@ func col2im[E float32 | float64](col []E, c int, g geom2, oh0, oh1 int, x []E) {
 						for i, v := range src[wlo:whi] {
 							d[i] += v
 						}
+						continue
+					}
+					if s2 != nil {
+						s2(dst[wlo*2+offW:], src[wlo:whi])
 						continue
 					}
 					for ow := wlo; ow < whi; ow++ {

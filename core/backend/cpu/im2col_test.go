@@ -43,8 +43,43 @@ func TestStride2Copy(t *testing.T) {
 	}
 }
 
+// The vector stride-2 scatter-add adds into exactly the even elements
+// dst[2i], i < n, and leaves every other element bitwise alone (-0 too).
+func TestStride2Add(t *testing.T) {
+	k := stride2AddKernel()
+	if k == nil {
+		t.Skip("no vector stride-2 scatter on this CPU")
+	}
+	r := rand.New(rand.NewPCG(37, 38))
+	negZero := float32(math.Copysign(0, -1))
+	for n := range 70 {
+		src := make([]float32, n+5)
+		for i := range src {
+			src[i] = r.Float32() - 0.5
+		}
+		dst := make([]float32, 2*n+20)
+		want := make([]float32, len(dst))
+		for i := range dst {
+			dst[i] = r.Float32()
+			if i%2 == 1 {
+				dst[i] = negZero
+			}
+			want[i] = dst[i]
+		}
+		for i := range n {
+			want[2*i] += src[i]
+		}
+		k(dst[:max(2*n-1, 0)], src[:n])
+		for i := range dst {
+			if math.Float32bits(dst[i]) != math.Float32bits(want[i]) {
+				t.Fatalf("n=%d: dst[%d] = %v, want %v", n, i, dst[i], want[i])
+			}
+		}
+	}
+}
+
 // Stride-2 convs give bitwise the same forward and input gradient with the
-// vector gather as with im2col's Go loop (the filter gradient up to the
+// vector gather and scatter as with im2col's and col2im's Go loops (the filter gradient up to the
 // order its per-worker parts are summed in), and match
 // the float64 reference: awkward sizes, pads, kernels, groups, batches,
 // 1/2/3 threads.
@@ -53,7 +88,8 @@ func TestStride2Im2colMatches(t *testing.T) {
 	if k == nil {
 		t.Skip("no vector stride-2 copy on this CPU")
 	}
-	defer func(old func(dst, src []float32)) { op.Stride2Copy32 = old }(op.Stride2Copy32)
+	defer func(old, oldAdd func(dst, src []float32)) { op.Stride2Copy32, op.Stride2Add32 = old, oldAdd }(op.Stride2Copy32, op.Stride2Add32)
+	kAdd := stride2AddKernel()
 	defer parallel.SetThreads(parallel.Threads())
 	def := op.Lookup("conv2d")
 	r := rand.New(rand.NewPCG(33, 34))
@@ -76,9 +112,9 @@ func TestStride2Im2colMatches(t *testing.T) {
 					dy := tensor.Rand(rand.New(rand.NewPCG(1, 1)), tensor.Float32, -1, 1, y.Shape()...)
 					return append([]*op.T{y}, def.VJP(&op.VJPCtx{In: []*op.T{x, w}, Out: []*op.T{y}, GradOut: []*op.T{dy}, Attrs: p.Attrs()})...)
 				}
-				op.Stride2Copy32 = k
+				op.Stride2Copy32, op.Stride2Add32 = k, kAdd
 				got := run()
-				op.Stride2Copy32 = nil
+				op.Stride2Copy32, op.Stride2Add32 = nil, nil
 				want := run()
 				name := fmt.Sprintf("x%v w%v %+v", x.Shape(), w.Shape(), p)
 				// dw sums per-worker parts in the order they finish: equal

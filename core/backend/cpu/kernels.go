@@ -5,16 +5,16 @@ import "paddle/core/op"
 // installKernels routes the float32 GEMMs of matmul and the convolutions
 // (op.SGEMM, and op.SGEMMEx with its fused epilogue) to this package's
 // blocked, assembly-backed SGEMM, and installs the vector depthwise conv2d,
-// conv_transpose2d and conv2d_filter_grad, im2col's stride-2 row gather
-// (im2col_amd64.s) and the vector hardswish and hardsigmoid (act_amd64.go)
+// conv_transpose2d and conv2d_filter_grad, im2col's stride-2 row gather and
+// col2im's scatter (im2col_amd64.s) and the vector hardswish and hardsigmoid (act_amd64.go)
 // where the CPU has them, unless PADDLE_CPU_KERNELS=generic.
 func installKernels() {
 	op.SGEMM = SGEMM
 	op.SGEMMEx = opSGEMMEx
 	op.GemmLoop = gemmLoop
-	op.Stride2Copy32 = nil
+	op.Stride2Copy32, op.Stride2Add32 = nil, nil
 	if Kernel() != genericKernel.name {
-		op.Stride2Copy32 = stride2Kernel()
+		op.Stride2Copy32, op.Stride2Add32 = stride2Kernel(), stride2AddKernel()
 		if k := depthwiseKernel(); k != nil {
 			op.SetKernel("conv2d", k)
 		}
