@@ -64,10 +64,17 @@ func Winograd3x3Filter(p *op.WinogradConv) {
 	var mu sync.Mutex
 	sum := make([]float32, 36*p.OC*p.C)
 	parallel.For(nb, 1, func(lo, hi int) {
+		// V, DY and U from the forward's pool; Mw sums from zero
 		ld := tb + 16
-		v := make([]float32, 36*p.C*ld)
-		dyt := make([]float32, 36*p.OC*ld)
-		u := make([]float32, 16*p.OC*ld)
+		nv, nd, nu := 36*p.C*ld, 36*p.OC*ld, 16*p.OC*ld
+		bp, _ := wgPool.Get().(*[]float32)
+		if bp == nil || cap(*bp) < nv+nd+nu {
+			s := make([]float32, nv+nd+nu)
+			bp = &s
+		}
+		defer wgPool.Put(bp)
+		buf := (*bp)[:nv+nd+nu]
+		v, dyt, u := buf[:nv], buf[nv:nv+nd], buf[nv+nd:]
 		mw := make([]float32, 36*p.OC*p.C)
 		sc := newWgScratch(g.tw)
 		gemm := func(transB bool, m, n, k int, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
