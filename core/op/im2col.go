@@ -160,12 +160,12 @@ func rowClip(lo, hi, oh0, oh1 int) (int, int) {
 	return lo, max(hi, lo)
 }
 
-// Stride2Copy32, when not nil, sets dst[i] = src[2i] for i < len(dst),
-// reading only src[:2·len(dst)-1]: a backend's vector version of the
-// gather that im2col runs for each row of a stride-2 float32 conv (the
-// scalar loop took a third of such a conv's forward). core/backend/cpu
-// installs one.
-var Stride2Copy32 func(dst, src []float32)
+// Stride2Rows32, when not nil, sets dst[r·ldd + i] = src[r·lds + 2i] for
+// r < rows, i < n, reading only src[r·lds .. r·lds+2n-2]: a backend's
+// vector version of the gather that im2col runs for the rows of one tap of
+// a stride-2 float32 conv (the scalar loop took a third of such a conv's
+// forward). core/backend/cpu installs one.
+var Stride2Rows32 func(dst []float32, ldd int, src []float32, lds, n, rows int)
 
 // Stride2Add32, when not nil, adds src[i] into dst[2i] for i < len(src),
 // touching only those elements of dst: col2im's scatter for stride-2
@@ -177,9 +177,9 @@ var Stride2Add32 func(dst, src []float32)
 // reads padding.
 func im2col[E float32 | float64](x []E, c int, g geom2, oh0, oh1 int, col []E) {
 	n := (oh1 - oh0) * g.OW
-	var s2 func(dst, src []E) // the vector stride-2 gather, for float32
+	var s2 func(dst []E, ldd int, src []E, lds, n, rows int) // the vector stride-2 gather, for float32
 	if g.SW == 2 {
-		if f, ok := any(Stride2Copy32).(func(dst, src []E)); ok && f != nil {
+		if f, ok := any(Stride2Rows32).(func(dst []E, ldd int, src []E, lds, n, rows int)); ok && f != nil {
 			s2 = f
 		}
 	}
@@ -195,6 +195,20 @@ func im2col[E float32 | float64](x []E, c int, g geom2, oh0, oh1 int, col []E) {
 				wlo, whi := winRange(g.OW, g.SW, offW, g.W)
 				clear(row[:(hlo-oh0)*g.OW])
 				clear(row[(hhi-oh0)*g.OW:])
+				if s2 != nil && wlo < whi && hlo < hhi {
+					// all rows of the tap in one call, then the padding columns
+					s2(row[(hlo-oh0)*g.OW+wlo:], g.OW, xc[(hlo*g.SH+offH)*g.W+wlo*2+offW:], g.SH*g.W, whi-wlo, hhi-hlo)
+					for oh := hlo; oh < hhi; oh++ {
+						dst := row[(oh-oh0)*g.OW : (oh-oh0+1)*g.OW]
+						for i := range wlo {
+							dst[i] = 0
+						}
+						for i := whi; i < len(dst); i++ {
+							dst[i] = 0
+						}
+					}
+					continue
+				}
 				for oh := hlo; oh < hhi; oh++ {
 					dst := row[(oh-oh0)*g.OW : (oh-oh0+1)*g.OW]
 					src := xc[(oh*g.SH+offH)*g.W:]
@@ -205,10 +219,6 @@ func im2col[E float32 | float64](x []E, c int, g geom2, oh0, oh1 int, col []E) {
 					}
 					if g.SW == 1 {
 						copy(dst[wlo:whi], src[wlo+offW:whi+offW])
-						continue
-					}
-					if s2 != nil {
-						s2(dst[wlo:whi], src[wlo*2+offW:])
 						continue
 					}
 					for ow := wlo; ow < whi; ow++ {

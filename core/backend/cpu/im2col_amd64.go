@@ -8,19 +8,28 @@ import (
 	"golang.org/x/sys/cpu"
 )
 
-// stride2AVX512: see im2col_amd64.s.
+// stride2RowsAVX512: see im2col_amd64.s.
 //
 //go:noescape
-func stride2AVX512(dst, src *float32, n int)
+func stride2RowsAVX512(dst *float32, ldd int, src *float32, lds, n, rows int)
 
-// stride2Copy is op.Stride2Copy32 on AVX-512: dst[i] = src[2i].
-func stride2Copy(dst, src []float32) {
-	n := len(dst)
-	if n == 0 {
+// stride2Rows is op.Stride2Rows32 on AVX-512: dst[r*ldd+i] = src[r*lds+2i].
+func stride2Rows(dst []float32, ldd int, src []float32, lds, n, rows int) {
+	if n <= 0 || rows <= 0 {
 		return
 	}
-	_ = src[2*n-2]
-	stride2AVX512(unsafe.SliceData(dst), unsafe.SliceData(src), n)
+	_ = dst[(rows-1)*ldd+n-1]
+	_ = src[(rows-1)*lds+2*n-2]
+	stride2RowsAVX512(unsafe.SliceData(dst), ldd, unsafe.SliceData(src), lds, n, rows)
+}
+
+// stride2RowsKernel returns the vector stride-2 row gather, or nil
+// without AVX-512.
+func stride2RowsKernel() func(dst []float32, ldd int, src []float32, lds, n, rows int) {
+	if !cpu.X86.HasAVX512F {
+		return nil
+	}
+	return stride2Rows
 }
 
 // stride2AddAVX512: see im2col_amd64.s.
@@ -45,12 +54,4 @@ func stride2AddKernel() func(dst, src []float32) {
 		return nil
 	}
 	return stride2Add
-}
-
-// stride2Kernel returns the vector stride-2 copy, or nil without AVX-512.
-func stride2Kernel() func(dst, src []float32) {
-	if !cpu.X86.HasAVX512F {
-		return nil
-	}
-	return stride2Copy
 }

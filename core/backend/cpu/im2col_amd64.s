@@ -5,7 +5,7 @@
 // Strided row copies for im2col and col2im (im2col_amd64.go). Hand-written.
 
 // stride2idx holds 0, 2, …, 30: VPERMT2PS picks the even lanes of two
-// 16-lane vectors.
+// 16-lane vectors (stride2RowsAVX512).
 DATA stride2idx<>+0(SB)/4, $0
 DATA stride2idx<>+4(SB)/4, $2
 DATA stride2idx<>+8(SB)/4, $4
@@ -23,65 +23,6 @@ DATA stride2idx<>+52(SB)/4, $26
 DATA stride2idx<>+56(SB)/4, $28
 DATA stride2idx<>+60(SB)/4, $30
 GLOBL stride2idx<>(SB), RODATA|NOPTR, $64
-
-// func stride2AVX512(dst, src *float32, n int)
-// dst[i] = src[2i] for i < n (n ≥ 0); reads only src[0 .. 2n-2] (masked
-// loads on the last group), writes only dst[0 .. n-1].
-TEXT ·stride2AVX512(SB), NOSPLIT, $0-24
-	MOVQ dst+0(FP), DI
-	MOVQ src+8(FP), SI
-	MOVQ n+16(FP), CX
-	VMOVDQU32 stride2idx<>(SB), Z0
-
-loop:
-	// a full group of 16 needs src[0..31]; the last one may have only 31
-	CMPQ CX, $17
-	JLT  tail
-	VMOVUPS   (SI), Z1
-	VMOVUPS   64(SI), Z2
-	VPERMT2PS Z2, Z0, Z1
-	VMOVUPS   Z1, (DI)
-	ADDQ      $128, SI
-	ADDQ      $64, DI
-	SUBQ      $16, CX
-	JMP       loop
-
-tail:
-	// 0 ≤ CX ≤ 16 outputs left, reading 2·CX-1 floats
-	TESTQ CX, CX
-	JZ    done
-	MOVL  $1, AX
-	SHLL  CX, AX
-	DECL  AX
-	KMOVW AX, K1                // store lanes < CX
-	LEAQ  -1(CX)(CX*1), DX      // floats to read, 1..31
-	MOVL  $0xffff, AX
-	MOVL  $0, BX
-	CMPQ  DX, $16
-	JGE   two
-	MOVQ  DX, CX
-	MOVL  $1, AX
-	SHLL  CX, AX
-	DECL  AX                    // first vector: lanes < DX
-	JMP   load
-
-two:
-	LEAQ -16(DX), CX
-	MOVL $1, BX
-	SHLL CX, BX
-	DECL BX                     // second vector: lanes < DX-16
-
-load:
-	KMOVW     AX, K2
-	KMOVW     BX, K3
-	VMOVUPS.Z (SI), K2, Z1
-	VMOVUPS.Z 64(SI), K3, Z2
-	VPERMT2PS Z2, Z0, Z1
-	VMOVUPS   Z1, K1, (DI)
-
-done:
-	VZEROUPPER
-	RET
 
 // stride2exp spreads 16 lanes over the even lanes of two vectors (lane
 // 16 of the table pair is a zero vector's): 0, 16, 1, 16, …, 7, 16 then
@@ -196,5 +137,84 @@ aload:
 	VMOVUPS   Z3, K3, 64(DI)
 
 adone:
+	VZEROUPPER
+	RET
+
+// func stride2RowsAVX512(dst *float32, ldd int, src *float32, lds, n, rows int)
+// dst[r*ldd + i] = src[r*lds + 2i] for r < rows, i < n (n ≥ 1): the
+// stride2AVX512 copy row after row, reading only src[r*lds .. r*lds+2n-2].
+TEXT ·stride2RowsAVX512(SB), NOSPLIT, $0-48
+	MOVQ      dst+0(FP), DI
+	MOVQ      ldd+8(FP), R8
+	MOVQ      src+16(FP), SI
+	MOVQ      lds+24(FP), R9
+	MOVQ      n+32(FP), R10
+	MOVQ      rows+40(FP), R11
+	SHLQ      $2, R8
+	SHLQ      $2, R9
+	VMOVDQU32 stride2idx<>(SB), Z0
+
+	// G = (n-1)/16 full groups, then a tail of r = n-16G in 1..16
+	LEAQ -1(R10), R12
+	SHRQ $4, R12
+	MOVQ R12, CX
+	SHLQ $4, CX
+	SUBQ CX, R10                // r
+	MOVQ R10, CX
+	MOVL $1, AX
+	SHLL CX, AX
+	DECL AX
+	KMOVW AX, K1                // store lanes < r
+	LEAQ -1(R10)(R10*1), DX     // floats to read, 1..31
+	MOVL $0xffff, AX
+	MOVL $0, BX
+	CMPQ DX, $16
+	JGE  rtwo
+	MOVQ DX, CX
+	MOVL $1, AX
+	SHLL CX, AX
+	DECL AX
+	JMP  rmasks
+
+rtwo:
+	LEAQ -16(DX), CX
+	MOVL $1, BX
+	SHLL CX, BX
+	DECL BX
+
+rmasks:
+	KMOVW AX, K2
+	KMOVW BX, K3
+	TESTQ R11, R11
+	JZ    rdone
+
+rrow:
+	MOVQ SI, AX
+	MOVQ DI, BX
+	MOVQ R12, CX
+
+rgroup:
+	TESTQ     CX, CX
+	JZ        rtail
+	VMOVUPS   (AX), Z1
+	VMOVUPS   64(AX), Z2
+	VPERMT2PS Z2, Z0, Z1
+	VMOVUPS   Z1, (BX)
+	ADDQ      $128, AX
+	ADDQ      $64, BX
+	DECQ      CX
+	JMP       rgroup
+
+rtail:
+	VMOVUPS.Z (AX), K2, Z1
+	VMOVUPS.Z 64(AX), K3, Z2
+	VPERMT2PS Z2, Z0, Z1
+	VMOVUPS   Z1, K1, (BX)
+	ADDQ      R9, SI
+	ADDQ      R8, DI
+	DECQ      R11
+	JNZ       rrow
+
+rdone:
 	VZEROUPPER
 	RET

@@ -2,8 +2,8 @@
 
 package cpu
 
-// stride2Kernel: no vector stride-2 copy off amd64 (im2col's Go loop runs).
-func stride2Kernel() func(dst, src []float32) { return nil }
-
 // stride2AddKernel: none off amd64 (col2im's Go loop runs).
 func stride2AddKernel() func(dst, src []float32) { return nil }
+
+// stride2RowsKernel: none off amd64 (im2col's Go loop runs).
+func stride2RowsKernel() func(dst []float32, ldd int, src []float32, lds, n, rows int) { return nil }

@@ -11,33 +11,36 @@ import (
 	"paddle/core/tensor"
 )
 
-// The vector stride-2 gather writes exactly dst[i] = src[2i] and touches
-// nothing past len(dst) (sentinels after dst and after the 2n-1 floats
-// of src it may read stay intact; a read past them would not show here,
-// but src is cut to exactly 2n-1 floats so the Go bounds check fires).
-func TestStride2Copy(t *testing.T) {
-	k := stride2Kernel()
+// The vector stride-2 row gather writes exactly dst[r·ldd+i] = src[r·lds+2i]
+// and touches nothing else (sentinels between and after the rows stay
+// intact; src is cut to exactly what it may read, so the Go bounds check
+// fires on a read past it).
+func TestStride2Rows(t *testing.T) {
+	k := stride2RowsKernel()
 	if k == nil {
-		t.Skip("no vector stride-2 copy on this CPU")
+		t.Skip("no vector stride-2 gather on this CPU")
 	}
 	r := rand.New(rand.NewPCG(31, 32))
-	for n := range 70 {
-		src := make([]float32, max(2*n-1, 0)+8)
-		for i := range src {
-			src[i] = r.Float32()
-		}
-		dst := make([]float32, n+20)
-		for i := range dst {
-			dst[i] = -7
-		}
-		k(dst[:n], src[:max(2*n-1, 0)])
-		for i := range dst {
-			want := float32(-7)
-			if i < n {
-				want = src[2*i]
+	for n := 1; n < 70; n++ {
+		for _, rows := range []int{1, 2, 5} {
+			ldd, lds := n+3, 2*n+7
+			src := make([]float32, (rows-1)*lds+2*n-1)
+			for i := range src {
+				src[i] = r.Float32()
 			}
-			if dst[i] != want {
-				t.Fatalf("n=%d: dst[%d] = %v, want %v", n, i, dst[i], want)
+			dst := make([]float32, (rows-1)*ldd+n+20)
+			for i := range dst {
+				dst[i] = -7
+			}
+			k(dst, ldd, src, lds, n, rows)
+			for i := range dst {
+				want := float32(-7)
+				if rr, c := i/ldd, i%ldd; rr < rows && c < n {
+					want = src[rr*lds+2*c]
+				}
+				if dst[i] != want {
+					t.Fatalf("n=%d rows=%d: dst[%d] = %v, want %v", n, rows, i, dst[i], want)
+				}
 			}
 		}
 	}
@@ -84,11 +87,13 @@ func TestStride2Add(t *testing.T) {
 // the float64 reference: awkward sizes, pads, kernels, groups, batches,
 // 1/2/3 threads.
 func TestStride2Im2colMatches(t *testing.T) {
-	k := stride2Kernel()
+	k := stride2RowsKernel()
 	if k == nil {
-		t.Skip("no vector stride-2 copy on this CPU")
+		t.Skip("no vector stride-2 gather on this CPU")
 	}
-	defer func(old, oldAdd func(dst, src []float32)) { op.Stride2Copy32, op.Stride2Add32 = old, oldAdd }(op.Stride2Copy32, op.Stride2Add32)
+	defer func(old func([]float32, int, []float32, int, int, int), oldAdd func(dst, src []float32)) {
+		op.Stride2Rows32, op.Stride2Add32 = old, oldAdd
+	}(op.Stride2Rows32, op.Stride2Add32)
 	kAdd := stride2AddKernel()
 	defer parallel.SetThreads(parallel.Threads())
 	def := op.Lookup("conv2d")
@@ -112,9 +117,9 @@ func TestStride2Im2colMatches(t *testing.T) {
 					dy := tensor.Rand(rand.New(rand.NewPCG(1, 1)), tensor.Float32, -1, 1, y.Shape()...)
 					return append([]*op.T{y}, def.VJP(&op.VJPCtx{In: []*op.T{x, w}, Out: []*op.T{y}, GradOut: []*op.T{dy}, Attrs: p.Attrs()})...)
 				}
-				op.Stride2Copy32, op.Stride2Add32 = k, kAdd
+				op.Stride2Rows32, op.Stride2Add32 = k, kAdd
 				got := run()
-				op.Stride2Copy32, op.Stride2Add32 = nil, nil
+				op.Stride2Rows32, op.Stride2Add32 = nil, nil
 				want := run()
 				name := fmt.Sprintf("x%v w%v %+v", x.Shape(), w.Shape(), p)
 				// dw sums per-worker parts in the order they finish: equal

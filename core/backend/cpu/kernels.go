@@ -12,9 +12,9 @@ func installKernels() {
 	op.SGEMM = SGEMM
 	op.SGEMMEx = opSGEMMEx
 	op.GemmLoop = gemmLoop
-	op.Stride2Copy32, op.Stride2Add32 = nil, nil
+	op.Stride2Rows32, op.Stride2Add32 = nil, nil
 	if Kernel() != genericKernel.name {
-		op.Stride2Copy32, op.Stride2Add32 = stride2Kernel(), stride2AddKernel()
+		op.Stride2Rows32, op.Stride2Add32 = stride2RowsKernel(), stride2AddKernel()
 		if k := depthwiseKernel(); k != nil {
 			op.SetKernel("conv2d", k)
 		}
