@@ -32,6 +32,8 @@ var shapes = map[string][6]int{
 	"conv1x1_128to256_28":  {128, 256, 28, 1, 1, 1},
 	// a long-K, small-image case (K = 2304)
 	"conv3x3s2_256to512_28": {256, 512, 28, 3, 2, 1},
+	// many channels on Winograd (64 tiles per image)
+	"conv3x3_256to256_32": {256, 256, 32, 3, 1, 1},
 }
 
 func cpuNow() time.Duration {
