@@ -26,6 +26,13 @@ import (
 
 func init() { op.Winograd3x3Filter = Winograd3x3Filter }
 
+// wgFilterMinTiles: blocks of at least this many tiles even past
+// wgBlockFloats, since the tiles are the filter GEMMs' inner dimension and
+// each block reloads the OC×C sums (with 256 channels the budget alone
+// gave 23-tile blocks: fwd+bwd 8% slower). A var so tests can force tiny
+// blocks.
+var wgFilterMinTiles = 64
+
 // wgAA is A⊗A: wgAA[ξ1·6+ξ2][i·4+j] = A[ξ1][i]·A[ξ2][j], A = (Aᵀ)ᵀ of
 // wgOutputTile.
 var wgAA = func() []float32 {
@@ -57,10 +64,7 @@ func Winograd3x3Filter(p *op.WinogradConv) {
 	g.tiles = (p.OH + 3) / 4 * g.tw
 	total := p.N * g.tiles
 	threads := parallel.Threads()
-	// at least 64 tiles a block even past wgBlockFloats: the GEMMs' inner
-	// dimension is the tiles, and each block reloads the OC×C sums (with
-	// 256 channels the budget alone gave 23 tiles: fwd+bwd 8% slower)
-	tb := max(64, wgBlockFloats/(36*(p.C+p.OC)+16*p.OC))
+	tb := max(wgFilterMinTiles, wgBlockFloats/(36*(p.C+p.OC)+16*p.OC))
 	tb = min(tb, max(16, (total+threads-1)/threads), total)
 	nb := (total + tb - 1) / tb
 	serial := nb >= threads

@@ -44,6 +44,7 @@ func filterDiff(got, ref, x, dy *tensor.Tensor, a op.Attrs) float64 {
 func TestWinogradFilterGradMatchesReference(t *testing.T) {
 	defer op.SetWinogradMode(op.SetWinogradMode(op.WinogradOn))
 	defer func(old int) { wgBlockFloats = old }(wgBlockFloats)
+	defer func(old int) { wgFilterMinTiles = old }(wgFilterMinTiles)
 	defer parallel.SetThreads(parallel.Threads())
 	defer func(old bool) { wgVector = old }(wgVector)
 	vector := wgVector
@@ -70,9 +71,9 @@ func TestWinogradFilterGradMatchesReference(t *testing.T) {
 				a := op.Attrs{"pads": pads, "kernel_shape": []int{3, 3}}
 				parallel.SetThreads(1 + cases%3)
 				wgVector = vector && cases%4 != 1
-				wgBlockFloats = 1 << 19
+				wgBlockFloats, wgFilterMinTiles = 1<<19, 64
 				if cases%3 == 1 {
-					wgBlockFloats = 36*(c+oc)*3 + 16*oc*3 // blocks of 3 tiles
+					wgBlockFloats, wgFilterMinTiles = 36*(c+oc)*3+16*oc*3, 1 // blocks of 3 tiles
 				}
 				name := fmt.Sprintf("x%v dy%v pads%v", x.Shape(), dy.Shape(), pads)
 				ew := filterErr(op.Conv2DFilterGrad(x, dy, a), x, dy, a)
