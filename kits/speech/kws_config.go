@@ -137,9 +137,9 @@ type KWSListOpts struct {
 	Noise *KWSNoiseOpts `yaml:"noise"`
 	// TestWarps scores each evaluation clip under each of these mel-axis
 	// stretches (1: none) and TestCombine merges the answers without
-	// labels: "max" (default) keeps the warp whose top class is most
-	// probable (a VTLN-like speaker normalisation per clip), "mean"
-	// averages the class probabilities. Empty: off.
+	// labels: "mean" (default) averages the class probabilities, "max"
+	// keeps the warp whose top class is most probable (a VTLN-like
+	// speaker normalisation per clip). Empty test_warps: off.
 	TestWarps   []float64 `yaml:"test_warps"`
 	TestCombine string    `yaml:"test_combine"`
 }

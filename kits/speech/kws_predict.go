@@ -35,6 +35,10 @@ type spotter struct {
 	classes  []string
 	hop      int // window hop in samples for long files
 	classify classifyFunc
+	// warps, when set, scores each window under these mel-axis stretches,
+	// merged by combine (kws_tta.go).
+	warps   []float64
+	combine string
 }
 
 // windows cuts x into the model's windows: one centred window when x fits,
@@ -76,16 +80,7 @@ func (s *spotter) spotSamples(file string, x []float32) (KWSPrediction, error) {
 	const batch = 32
 	for lo := 0; lo < len(clips); lo += batch {
 		hi := min(lo+batch, len(clips))
-		var feats []*tensor.Tensor
-		for i := lo; i < hi; i++ {
-			t, err := s.z.features(clips[i], uint64(i), nil, nil)
-			if err != nil {
-				return KWSPrediction{}, err
-			}
-			feats = append(feats, t)
-		}
-		xb := stack(feats)
-		probs, err := s.classify(xb)
+		probs, err := s.score(clips[lo:hi], lo)
 		if err != nil {
 			return KWSPrediction{}, err
 		}
@@ -107,6 +102,45 @@ func (s *spotter) spotSamples(file string, x []float32) (KWSPrediction, error) {
 		p.Start, p.End = &st, &en
 	}
 	return p, nil
+}
+
+// score classifies windows (the first is window number first of its file:
+// the dither seed), under each test warp when there are some.
+func (s *spotter) score(clips [][]float32, first int) ([]float32, error) {
+	warps := s.warps
+	if len(warps) == 0 {
+		warps = []float64{1}
+	}
+	var feats []*tensor.Tensor
+	for i, c := range clips {
+		for _, w := range warps {
+			t, err := s.z.featuresWarped(c, uint64(first+i), w, nil, nil)
+			if err != nil {
+				return nil, err
+			}
+			feats = append(feats, t)
+		}
+	}
+	probs, err := s.classify(stack(feats))
+	if err != nil || len(s.warps) == 0 {
+		return probs, err
+	}
+	k := len(s.classes)
+	if len(probs) != len(feats)*k {
+		return nil, fmt.Errorf("model gave %d scores for %d windows of %d classes", len(probs), len(feats), k)
+	}
+	out := make([]float32, 0, len(clips)*k)
+	for i := range clips {
+		rows := make([][]float64, len(warps))
+		for j := range warps {
+			rows[j] = make([]float64, k)
+			for c, v := range probs[(i*len(warps)+j)*k : (i*len(warps)+j+1)*k] {
+				rows[j][c] = float64(v)
+			}
+		}
+		out = append(out, combineProbs(rows, s.combine)...)
+	}
+	return out, nil
 }
 
 func stack(ts []*tensor.Tensor) *tensor.Tensor {

@@ -12,9 +12,9 @@ import (
 // Test-time warps: a label-free speaker normalisation at evaluation. Each
 // clip is scored under a few mel-axis stretches (the freq_warp of training,
 // a stand-in for vocal-tract length) and the answers are merged without
-// looking at the label: "max" keeps the warp whose top class the model is
-// surest of (as VTLN picks a speaker's warp by likelihood), "mean" averages
-// the class probabilities over the warps.
+// looking at the label: "mean" (the default) averages the class
+// probabilities over the warps, "max" keeps the warp whose top class the
+// model is surest of (as VTLN picks a speaker's warp by likelihood).
 
 // checkTestWarps validates DataLoader.Eval.dataset.test_warps/test_combine.
 func checkTestWarps(warps []float64, combine string) error {
@@ -79,30 +79,37 @@ func scoreWarped(model nn.Layer, x *tensor.Tensor, combine string) ([]float32, e
 	return out, nil
 }
 
-// combineWarps merges w rows of k logits into k probabilities: the softmax
-// row with the highest top probability ("max"), or the mean softmax row
-// ("mean").
+// combineWarps merges w rows of k logits into k probabilities: the mean
+// softmax row ("mean", ""), or the softmax row with the highest top
+// probability ("max").
 func combineWarps(logits []float32, w, k int, combine string) []float32 {
 	probs := make([][]float64, w)
-	best, bestP := 0, -1.0
 	for j := range w {
 		probs[j] = softmax64(logits[j*k : (j+1)*k])
-		top := 0.0
-		for _, p := range probs[j] {
-			top = math.Max(top, p)
-		}
-		if top > bestP {
-			best, bestP = j, top
-		}
 	}
+	return combineProbs(probs, combine)
+}
+
+// combineProbs merges rows of class probabilities (one per warp) as
+// combineWarps does.
+func combineProbs(probs [][]float64, combine string) []float32 {
+	k := len(probs[0])
 	out := make([]float32, k)
-	if combine == "mean" {
+	if combine != "max" {
 		for _, p := range probs {
 			for c, v := range p {
-				out[c] += float32(v / float64(w))
+				out[c] += float32(v / float64(len(probs)))
 			}
 		}
 		return out
+	}
+	best, bestP := 0, -1.0
+	for j, p := range probs {
+		for _, v := range p {
+			if v > bestP {
+				best, bestP = j, v
+			}
+		}
 	}
 	for c, v := range probs[best] {
 		out[c] = float32(v)

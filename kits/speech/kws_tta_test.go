@@ -7,18 +7,19 @@ import (
 	"testing"
 
 	"paddle/core/audio"
+	"paddle/core/tensor"
 	"paddle/kits/speech/synth"
 )
 
 // combineWarps on a worked example: softmax of [0 ln3] is [1/4 3/4], of
 // [ln4 0] is [4/5 1/5] (the surer one), so "max" keeps [0.8 0.2] and
-// "mean" gives [(0.25+0.8)/2 (0.75+0.2)/2].
+// "mean" (the default) gives [(0.25+0.8)/2 (0.75+0.2)/2].
 func TestCombineWarps(t *testing.T) {
 	l := []float32{0, float32(math.Log(3)), float32(math.Log(4)), 0}
 	for _, tt := range []struct {
 		mode string
 		want []float64
-	}{{"max", []float64{0.8, 0.2}}, {"", []float64{0.8, 0.2}}, {"mean", []float64{0.525, 0.475}}} {
+	}{{"max", []float64{0.8, 0.2}}, {"", []float64{0.525, 0.475}}, {"mean", []float64{0.525, 0.475}}} {
 		got := combineWarps(l, 2, 2, tt.mode)
 		for c, w := range tt.want {
 			if math.Abs(float64(got[c])-w) > 1e-6 {
@@ -101,5 +102,45 @@ func TestWarpedFeatures(t *testing.T) {
 				t.Fatalf("%s: warp 1 differs from the plain features at %d", it.Path, j)
 			}
 		}
+	}
+}
+
+// kws --warps: the spotter scores every window under each warp and merges
+// the answers; warps [1] is the plain spotter.
+func TestSpotterWarps(t *testing.T) {
+	f := defaultFeature()
+	f.NumMelBins = 20
+	z := newFeaturizer(KWSGlobal{SampleRate: 8000, ClipSeconds: 1}, f)
+	var rows int
+	// a stand-in model: class 0's logit is the first feature value
+	classify := func(x *tensor.Tensor) ([]float32, error) {
+		n := x.Shape()[0]
+		rows += n
+		per := x.Len() / n
+		out := make([]float32, 0, 2*n)
+		for i := range n {
+			p := softmax64([]float32{x.F32()[i*per], 0})
+			out = append(out, float32(p[0]), float32(p[1]))
+		}
+		return out, nil
+	}
+	s := &spotter{z: z, classes: []string{"yes", synth.Unknown}, hop: 800, classify: classify}
+	x := make([]float32, 4000)
+	for i := range x {
+		x[i] = float32(0.2 * math.Sin(float64(i)*0.21))
+	}
+	plain, err := s.spotSamples("a", x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.warps, s.combine = []float64{1}, "mean"
+	one, err := s.spotSamples("a", x)
+	if err != nil || one.Label != plain.Label || math.Abs(one.Score-plain.Score) > 1e-5 {
+		t.Errorf("warps [1]: %+v, plain %+v (%v)", one, plain, err)
+	}
+	rows = 0
+	s.warps = []float64{0.9, 1, 1.1}
+	if _, err := s.spotSamples("a", x); err != nil || rows != 3 {
+		t.Errorf("3 warps of one window ran %d rows (%v)", rows, err)
 	}
 }

@@ -20,6 +20,8 @@ type kwsOptions struct {
 	HopMs   float64
 	RawRate int    // --raw-sample-rate for .raw/.pcm inputs
 	RawEnc  string // --raw-encoding
+	Warps   []float64
+	Combine string
 }
 
 func newCmdKWS(f *cmdutil.Factory, runF func(*kwsOptions) error) *cobra.Command {
@@ -33,7 +35,11 @@ func newCmdKWS(f *cmdutil.Factory, runF func(*kwsOptions) error) *cobra.Command 
 			"window (with start/end in seconds), or by its best window when no window's top class is a\n" +
 			"keyword. Prints one JSON line per file: {\"file\", \"label\", \"score\"[, \"start\", \"end\"]}.\n" +
 			"Inputs: --input (repeatable) and arguments: WAV or raw PCM files, folders, globs, - for\n" +
-			"paths on stdin.",
+			"paths on stdin.\n\n" +
+			"--warps 0.85,0.9,...,1.15 scores each window under those mel-axis stretches (a label-free\n" +
+			"speaker normalisation) merged by --warp-combine: mean (average the class probabilities) or\n" +
+			"max (keep the stretch whose top class is most probable); eval's\n" +
+			"DataLoader.Eval.dataset.test_warps/test_combine are the same.",
 		Example: "  paddle speech kws --model output/kws_dscnn/export --input yes.wav\n" +
 			"  find clips -name '*.wav' | paddle speech kws --weights output/kws_dscnn/best -",
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -43,6 +49,9 @@ func newCmdKWS(f *cmdutil.Factory, runF func(*kwsOptions) error) *cobra.Command 
 			}
 			if (opts.Weights == "") == (opts.Model == "") {
 				return cmdutil.FlagErrorf("give one of --model (an export) and --weights (a checkpoint)")
+			}
+			if err := checkTestWarps(opts.Warps, opts.Combine); err != nil {
+				return cmdutil.FlagErrorf("--warps/--warp-combine: %v", err)
 			}
 			if runF != nil {
 				return runF(opts)
@@ -56,6 +65,8 @@ func newCmdKWS(f *cmdutil.Factory, runF func(*kwsOptions) error) *cobra.Command 
 	cmd.Flags().Float64Var(&opts.HopMs, "hop-ms", 100, "window hop for files longer than the window (ms)")
 	cmd.Flags().IntVar(&opts.RawRate, "raw-sample-rate", 0, "sample rate of .raw/.pcm inputs")
 	cmd.Flags().StringVar(&opts.RawEnc, "raw-encoding", "s16le", "sample encoding of .raw/.pcm inputs: s16le, s16be, s24le, s32le, u8, s8, f32le, f64le, alaw, ulaw")
+	cmd.Flags().Float64SliceVar(&opts.Warps, "warps", nil, "score each window under these mel-axis stretches (e.g. 0.85,0.9,0.95,1,1.05,1.1,1.15)")
+	cmd.Flags().StringVar(&opts.Combine, "warp-combine", "mean", "how --warps' answers merge: mean or max")
 	cmdutil.SupportsFormats(cmd, "jsonl", "json", "text")
 	return cmd
 }
@@ -90,5 +101,6 @@ func kwsRun(ctx context.Context, opts *kwsOptions) error {
 	if opts.HopMs > 0 {
 		s.hop = max(int(opts.HopMs*float64(s.z.rate)/1000), 1)
 	}
+	s.warps, s.combine = opts.Warps, opts.Combine
 	return s.run(ctx, env, opts.Inputs)
 }
