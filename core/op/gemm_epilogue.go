@@ -13,6 +13,8 @@ const (
 	GemmActNone GemmAct = iota
 	// GemmActHardSwish is x·min(max(x+3, 0), 6)/6, as Hardswish.
 	GemmActHardSwish
+	// GemmActRelu is max(x, 0), as Relu (a NaN stays NaN, -0 becomes +0).
+	GemmActRelu
 )
 
 // GemmEpilogue is elementwise work that SGEMMEx applies to every element
@@ -58,8 +60,11 @@ func (e *GemmEpilogue) Apply(c []float32, ldc, m, n int) {
 				row[j] += bv
 			}
 		}
-		if e.Act == GemmActHardSwish {
+		switch e.Act {
+		case GemmActHardSwish:
 			hardswish32(row, row)
+		case GemmActRelu:
+			reluF(row, row, uparams{})
 		}
 		if e.Affine {
 			for j, v := range row {

@@ -162,7 +162,14 @@ func init() {
 	})
 	globalAvgPoolDef = define(&Def{
 		Name: "global_avg_pool", ONNX: "GlobalAveragePool", Arity: 1, Infer: globalInfer,
-		Ref: func(out, in []*T, _ Attrs) { out[0].CopyFrom(Mean(in[0], spatialAxes(in[0].Rank()), true)) },
+		Ref: func(out, in []*T, _ Attrs) {
+			x := in[0]
+			if x.DType() == tensor.Float32 && x.IsContiguous() && out[0].IsContiguous() && x.Len() > 0 {
+				globalAvgPool32(out[0].F32(), x.F32(), x.Dim(0)*x.Dim(1))
+				return
+			}
+			out[0].CopyFrom(Mean(x, spatialAxes(x.Rank()), true))
+		},
 		// every pixel gets dy / (H·W)
 		VJP: func(c *VJPCtx) []*T {
 			n := float64(c.In[0].Len() / max(c.Out[0].Len(), 1))
@@ -440,6 +447,39 @@ func adaptivePool[E float32 | float64](x, y []E, planes, h, w, oh, ow int, back 
 					yp[i*ow+j] = s / div
 				}
 			}
+		}
+	})
+}
+
+// globalAvgPool32 sets y[p] to the mean of plane p of x (planes equal
+// planes), as mean does it: the plane's float64 sum rounded to float32, then
+// divided by the plane's size in float32. Eight float64 partial sums per
+// plane break the chain of dependent adds (the sum differs from a
+// sequential one only in float64 rounding); planes are split over the
+// threads when there is enough work.
+func globalAvgPool32(y, x []float32, planes int) {
+	hw := len(x) / planes
+	n := float32(hw)
+	parallel.For(planes, max(1, (1<<15)/hw), func(lo, hi int) {
+		for p := lo; p < hi; p++ {
+			xp := x[p*hw : (p+1)*hw]
+			var s0, s1, s2, s3, s4, s5, s6, s7 float64
+			i := 0
+			for ; i+8 <= len(xp); i += 8 {
+				v := xp[i : i+8 : i+8]
+				s0 += float64(v[0])
+				s1 += float64(v[1])
+				s2 += float64(v[2])
+				s3 += float64(v[3])
+				s4 += float64(v[4])
+				s5 += float64(v[5])
+				s6 += float64(v[6])
+				s7 += float64(v[7])
+			}
+			for ; i < len(xp); i++ {
+				s0 += float64(xp[i])
+			}
+			y[p] = float32((s0+s1)+(s2+s3)+((s4+s5)+(s6+s7))) / n
 		}
 	})
 }

@@ -16,6 +16,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"time"
 
 	"paddle/core/graph"
 	"paddle/core/onnx"
@@ -39,6 +40,10 @@ type Options struct {
 	// before the passes run (so, e.g., an If on a sample-rate input is
 	// inlined) and are no longer inputs of Run.
 	Fixed map[string]*tensor.Tensor
+	// Trace, when set, is called after each executed node with the node and
+	// the wall time its kernel took (for per-op profiles; folded nodes and
+	// If branches' inner nodes are not reported).
+	Trace func(n *graph.Node, outs []*tensor.Tensor, d time.Duration)
 }
 
 // Predictor is a loaded model, ready for concurrent Run calls.
@@ -53,6 +58,7 @@ type Predictor struct {
 	outIDs   []int
 	outNames []string
 	producer map[int]int // value id -> index of the step that makes it
+	trace    func(n *graph.Node, outs []*tensor.Tensor, d time.Duration)
 
 	arenas arenaPool // idle call arenas, see arena.go
 	mu     sync.Mutex
@@ -94,7 +100,7 @@ func New(g *graph.Graph, opts Options) (*Predictor, error) {
 	if err := g.Sort(); err != nil {
 		return nil, err
 	}
-	p := &Predictor{g: g, id: map[*graph.Value]int{}, plans: map[string]*list.Element{}, lru: list.New()}
+	p := &Predictor{g: g, id: map[*graph.Value]int{}, plans: map[string]*list.Element{}, lru: list.New(), trace: opts.Trace}
 	idOf := func(v *graph.Value) int {
 		if i, ok := p.id[v]; ok {
 			return i
@@ -395,7 +401,13 @@ func (p *Predictor) exec(st *step, pl *plan, i int, vals []*tensor.Tensor, ar *a
 	for j, m := range metas {
 		outs[j] = ar.alloc(m.DType, m.Shape, !overwrites[n.Op.Name])
 	}
-	op.Run(n.Op, outs, args, attrs)
+	if p.trace != nil {
+		t0 := time.Now()
+		op.Run(n.Op, outs, args, attrs)
+		p.trace(n, outs, time.Since(t0))
+	} else {
+		op.Run(n.Op, outs, args, attrs)
+	}
 	for j, id := range st.out {
 		vals[id] = outs[j]
 	}

@@ -138,6 +138,8 @@ func applyEpilogueAVX512(c []float32, ep *op.GemmEpilogue) {
 	case op.GemmActNone:
 	case op.GemmActHardSwish:
 		e.Act = ActHardSwish6
+	case op.GemmActRelu:
+		e.Act = ActRelu
 	default:
 		ep.Apply(c, len(c), 1, len(c))
 		return

@@ -39,6 +39,8 @@ func opSGEMMEx(transA, transB bool, m, n, k int, alpha float32, a []float32, lda
 	case op.GemmActNone:
 	case op.GemmActHardSwish:
 		e.Act = ActHardSwish6
+	case op.GemmActRelu:
+		e.Act = ActRelu
 	default: // not one of ours: the unfused steps
 		SGEMM(transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 		ep.Apply(c, ldc, m, n)

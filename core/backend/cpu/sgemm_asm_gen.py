@@ -475,7 +475,9 @@ def epilogue(name):
     emit(f"\tJZ {name}_done")
     acts = {
         0: [],
-        1: ["VMAXPS Z5, {x}, {x}"],
+        # max(0, x) keeps a NaN x and turns -0 into -0; adding +0 makes
+        # that +0: bitwise Go's max(x, 0) (epilogue.go's act)
+        1: ["VMAXPS {x}, Z5, {x}", "VADDPS Z5, {x}, {x}"],
         2: ["VMAXPS Z6, {x}, {x}", "VMINPS Z7, {x}, {x}"],
         3: ["VMULPS Z6, {x}, {x}", "VADDPS Z7, {x}, {x}", "VMAXPS Z5, {x}, {x}", "VMINPS Z8, {x}, {x}"],
         4: ["VMULPS Z6, {x}, {t}", "VADDPS Z7, {t}, {t}", "VMAXPS Z5, {t}, {t}", "VMINPS Z8, {t}, {t}", "VMULPS {t}, {x}, {x}"],

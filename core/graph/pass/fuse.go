@@ -158,6 +158,10 @@ func fuseGemm(g *graph.Graph, n *graph.Node, uses map[*graph.Value]int, prod map
 
 var conv2dActDef, gemmDef *op.Def
 
+// epilogueActs are the conv2d_act activations that op.GemmEpilogue applies
+// bitwise as their ops do.
+var epilogueActs = map[string]op.GemmAct{"hardswish": op.GemmActHardSwish, "relu": op.GemmActRelu}
+
 func init() {
 	conv := op.Lookup("conv2d")
 	conv2dActDef = op.Define(&op.Def{
@@ -173,15 +177,15 @@ func init() {
 		},
 		Ref: func(out, in []*op.T, a op.Attrs) {
 			scale, shift := a.Float("scale", 1), a.Float("shift", 0)
-			// float32 hardswish: the activation and scale/shift run in the
-			// GEMM's epilogue (op.SGEMMEx), bitwise the steps below
-			if out[0].DType() == tensor.Float32 && a.Str("act", "") == "hardswish" {
+			// float32 hardswish and relu: the activation and scale/shift run
+			// in the GEMM's epilogue (op.SGEMMEx), bitwise the steps below
+			if act, ok := epilogueActs[a.Str("act", "")]; ok && out[0].DType() == tensor.Float32 {
 				affine := scale != 1 || shift != 0
-				if op.Conv2DEx(out, in, a, op.GemmActHardSwish, affine, float32(scale), float32(shift)) {
+				if op.Conv2DEx(out, in, a, act, affine, float32(scale), float32(shift)) {
 					return
 				}
 				op.Run(conv, out, in, a) // depthwise: then one pass for both
-				op.ApplyEpilogue(out[0].F32(), &op.GemmEpilogue{Act: op.GemmActHardSwish, Affine: affine, Scale: float32(scale), Shift: float32(shift)})
+				op.ApplyEpilogue(out[0].F32(), &op.GemmEpilogue{Act: act, Affine: affine, Scale: float32(scale), Shift: float32(shift)})
 				return
 			}
 			op.Run(conv, out, in, a)

@@ -1,0 +1,223 @@
+package cpu
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"paddle/core/graph"
+	"paddle/core/io"
+	"paddle/core/parallel"
+	"paddle/core/runtime"
+	"paddle/core/tensor"
+)
+
+// The PP-OCRv4 models on this backend's kernels against ONNX Runtime 1.30:
+// the goldens of core/runtime (scripts/ref/ppocrv4_golden.sh), whose own
+// test runs core/op's portable kernels. Same inputs, same 1e-4 bound.
+
+func ppocrDir(tb testing.TB) string {
+	tb.Helper()
+	dir := os.Getenv("PPOCRV4_DIR")
+	if dir == "" {
+		base := os.Getenv("PADDLE_CACHE")
+		if base == "" {
+			home, _ := os.UserHomeDir()
+			base = filepath.Join(home, ".cache", "paddle")
+		}
+		dir = filepath.Join(base, "npm", "ocr-models-1.4.2", "package", "assets")
+	}
+	if _, err := os.Stat(filepath.Join(dir, "ch_PP-OCRv4_det_infer.onnx")); err != nil {
+		tb.Skipf("PP-OCRv4 models not found in %s: run scripts/fetch_ppocrv4.sh", dir)
+	}
+	return dir
+}
+
+// ppocrTextInput is the golden script's "text" input (core/runtime's textInput).
+func ppocrTextInput(shape ...int) *tensor.Tensor {
+	n, c, h, w := shape[0], shape[1], shape[2], shape[3]
+	mean, std := []float64{0.485, 0.456, 0.406}, []float64{0.229, 0.224, 0.225}
+	v := make([]float32, 0, n*c*h*w)
+	for range n {
+		for k := range c {
+			for y := range h {
+				for x := range w {
+					p := 0.95
+					if (y/8)%3 == 1 && x%6 < 3 && x*8 > w && x*8 < 7*w {
+						p = 0.1
+					}
+					v = append(v, float32((p-mean[k])/std[k]))
+				}
+			}
+		}
+	}
+	return tensor.FromSlice(v, shape...)
+}
+
+// ppocrNoiseInput is the golden script's "noise" input: element i is
+// ((i*7919) mod 1000)/500 - 1.
+func ppocrNoiseInput(shape ...int) *tensor.Tensor {
+	v := make([]float32, tensor.Shape(shape).NumElements())
+	for i := range v {
+		v[i] = float32(float64((i*7919)%1000)/500.0 - 1.0)
+	}
+	return tensor.FromSlice(v, shape...)
+}
+
+func TestPPOCRv4MatchesORTOnCPUBackend(t *testing.T) {
+	dir := ppocrDir(t)
+	defer parallel.SetThreads(parallel.Threads())
+	cases := []struct {
+		model, golden string
+		shape         []int
+	}{
+		{"ch_PP-OCRv4_det_infer.onnx", "det_1x3x96x128", []int{1, 3, 96, 128}},
+		{"ch_PP-OCRv4_det_infer.onnx", "det_1x3x160x160", []int{1, 3, 160, 160}},
+		{"ch_PP-OCRv4_rec_infer.onnx", "rec_2x3x48x64", []int{2, 3, 48, 64}},
+		{"ch_ppocr_mobile_v2.0_cls_infer.onnx", "cls_2x3x48x192", []int{2, 3, 48, 192}},
+	}
+	for _, threads := range []int{1, 2} {
+		if err := (host{}).Activate(threads); err != nil {
+			t.Fatal(err)
+		}
+		preds := map[string]*runtime.Predictor{}
+		for _, c := range cases {
+			p := preds[c.model]
+			if p == nil {
+				var err error
+				if p, err = runtime.Load(filepath.Join(dir, c.model), runtime.Options{}); err != nil {
+					t.Fatal(err)
+				}
+				preds[c.model] = p
+			}
+			want, err := io.ReadNpy(filepath.Join("..", "..", "runtime", "testdata", "ppocrv4_"+c.golden+".npy"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			x := ppocrNoiseInput(c.shape...)
+			if strings.HasPrefix(c.golden, "det") {
+				x = ppocrTextInput(c.shape...)
+			}
+			for run := range 2 { // the second run takes recycled buffers
+				out, err := p.Run(map[string]*tensor.Tensor{"x": x})
+				if err != nil {
+					t.Fatalf("%s: %v", c.golden, err)
+				}
+				got := out[p.OutputNames()[0]]
+				if !got.Shape().Equal(want.Shape()) {
+					t.Fatalf("%s: shape %v, ORT %v", c.golden, got.Shape(), want.Shape())
+				}
+				d, _ := tensor.MaxDiff(got, want, 0, 0)
+				if run == 0 {
+					t.Logf("%s, %d threads: max abs error vs ORT %.3g", c.golden, threads, d)
+				}
+				if d > 1e-4 {
+					t.Errorf("%s, %d threads, run %d: max abs error %.3g > 1e-4", c.golden, threads, run, d)
+				}
+			}
+		}
+	}
+}
+
+// benchTrace returns Load options that, with PADDLE_BENCH_TRACE set, sum
+// the wall time of each node, and a report that logs the nodes by total time
+// (op, output shape, ms per call).
+func benchTrace() (runtime.Options, func(*testing.B)) {
+	if os.Getenv("PADDLE_BENCH_TRACE") == "" {
+		return runtime.Options{}, func(*testing.B) {}
+	}
+	type row struct {
+		label string
+		d     time.Duration
+		calls int
+	}
+	rows := map[*graph.Node]*row{}
+	var order []*graph.Node
+	opts := runtime.Options{Trace: func(n *graph.Node, outs []*tensor.Tensor, d time.Duration) {
+		r := rows[n]
+		if r == nil {
+			r = &row{label: fmt.Sprintf("%s %v %v g%v %v", n.Op.Name, n.In[0].Meta.Shape, outs[0].Shape(), n.Attrs["group"], n.Attrs["act"])}
+			rows[n] = r
+			order = append(order, n)
+		}
+		r.d += d
+		r.calls++
+	}}
+	return opts, func(b *testing.B) {
+		byOp := map[string]time.Duration{}
+		var total time.Duration
+		for _, n := range order {
+			byOp[n.Op.Name] += rows[n].d
+			total += rows[n].d
+		}
+		sort.Slice(order, func(i, j int) bool { return rows[order[i]].d > rows[order[j]].d })
+		var sb strings.Builder
+		fmt.Fprintf(&sb, "%d nodes, %.3f ms per call in kernels\n", len(order), total.Seconds()*1e3/float64(rows[order[0]].calls))
+		for _, n := range order[:min(40, len(order))] {
+			r := rows[n]
+			fmt.Fprintf(&sb, "%8.3f ms  %s\n", r.d.Seconds()*1e3/float64(r.calls), r.label)
+		}
+		ops := make([]string, 0, len(byOp))
+		for k := range byOp {
+			ops = append(ops, k)
+		}
+		sort.Slice(ops, func(i, j int) bool { return byOp[ops[i]] > byOp[ops[j]] })
+		for _, k := range ops {
+			fmt.Fprintf(&sb, "%8.3f ms  all %s\n", byOp[k].Seconds()*1e3/float64(rows[order[0]].calls), k)
+		}
+		b.Log(sb.String())
+	}
+}
+
+// BenchmarkPPOCRv4 runs the PP-OCRv4 models of docs/BENCHMARKS.md on this
+// backend, for profiles (-cpuprofile): PADDLE_BENCH_THREADS sets the
+// threads (default 1), PADDLE_BENCH_CASE picks one case by name prefix.
+func BenchmarkPPOCRv4(b *testing.B) {
+	dir := ppocrDir(b)
+	threads := 1
+	if t, err := strconv.Atoi(os.Getenv("PADDLE_BENCH_THREADS")); err == nil {
+		threads = t
+	}
+	defer parallel.SetThreads(parallel.Threads())
+	if err := (host{}).Activate(threads); err != nil {
+		b.Fatal(err)
+	}
+	for _, c := range []struct{ name, model string }{
+		{"det_1x3x640x640", "ch_PP-OCRv4_det_infer.onnx"},
+		{"det_1x3x960x960", "ch_PP-OCRv4_det_infer.onnx"},
+		{"rec_6x3x48x320", "ch_PP-OCRv4_rec_infer.onnx"},
+		{"cls_6x3x48x192", "ch_ppocr_mobile_v2.0_cls_infer.onnx"},
+	} {
+		if !strings.HasPrefix(c.name, os.Getenv("PADDLE_BENCH_CASE")) {
+			continue
+		}
+		b.Run(c.name, func(b *testing.B) {
+			opts, report := benchTrace()
+			defer report(b)
+			p, err := runtime.Load(filepath.Join(dir, c.model), opts)
+			if err != nil {
+				b.Fatal(err)
+			}
+			var shape []int
+			for _, d := range strings.Split(strings.SplitN(c.name, "_", 2)[1], "x") {
+				n, _ := strconv.Atoi(d)
+				shape = append(shape, n)
+			}
+			in := map[string]*tensor.Tensor{"x": ppocrNoiseInput(shape...)}
+			if _, err := p.Run(in); err != nil { // warm-up (and the shape plan)
+				b.Fatal(err)
+			}
+			b.ResetTimer()
+			for range b.N {
+				if _, err := p.Run(in); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
