@@ -1,14 +1,19 @@
 package cpu
 
-import "paddle/core/op"
+import (
+	"paddle/core/op"
+	"paddle/core/parallel"
+)
 
-// installKernels routes the float32 GEMMs of matmul and the convolutions
+// installKernels makes parallel.For run on the persistent workers
+// (pool.go), routes the float32 GEMMs of matmul and the convolutions
 // (op.SGEMM, and op.SGEMMEx with its fused epilogue) to this package's
 // blocked, assembly-backed SGEMM, and installs the vector depthwise conv2d,
 // conv_transpose2d and conv2d_filter_grad, im2col's stride-2 row gather and
 // col2im's scatter (im2col_amd64.s) and the vector hardswish and hardsigmoid (act_amd64.go)
 // where the CPU has them, unless PADDLE_CPU_KERNELS=generic.
 func installKernels() {
+	parallel.SetRunner(runParts)
 	op.SGEMM = SGEMM
 	op.SGEMMEx = opSGEMMEx
 	op.GemmLoop = gemmLoop

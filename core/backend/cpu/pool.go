@@ -5,6 +5,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"paddle/core/parallel"
 )
 
 // A persistent pool of worker goroutines for SGEMM. Starting a goroutine on
@@ -113,4 +115,31 @@ func (g *group) wait() {
 			runtime.Gosched()
 		}
 	}
+}
+
+// runParts is parallel.For's runner (parallel.SetRunner) on this pool: the
+// caller and up to parts-1 claimed workers (fresh goroutines where none is
+// idle) take parts from a shared counter, so a worker that is slow to get
+// a core leaves its part to the others instead of making them wait.
+func runParts(parts int, f func(i int)) {
+	var next atomic.Int64
+	work := func() {
+		for {
+			i := int(next.Add(1)) - 1
+			if i >= parts {
+				return
+			}
+			f(i)
+		}
+	}
+	var grp group
+	ws := claimWorkers(parts-1, parallel.Threads())
+	for _, w := range ws {
+		grp.goOn(w, work)
+	}
+	for range parts - 1 - len(ws) {
+		grp.goNew(work)
+	}
+	work()
+	grp.wait()
 }
