@@ -311,6 +311,13 @@ func maxPoolAny[E float32 | float64](x, y, dx []E, planes int, g geom2) {
 	})
 }
 
+// MaxPool2x2Rows32, when not nil, sets dst[i] to the max of r0[2i],
+// r0[2i+1], r1[2i], r1[2i+1] for i < len(dst), bitwise as maxPool2x2's
+// loop (taken in that order, a later value replaces the max when greater
+// or a NaN): one output row of the float32 forward. A backend installs a
+// vector one (core/backend/cpu).
+var MaxPool2x2Rows32 func(dst, r0, r1 []float32)
+
 // maxPool2x2 is maxPool for 2×2 windows at stride 2 that all lie inside
 // the input (no padding or dilation), the common CNN down-sampling, without
 // the general loop's bounds tests. It scans each window in the same order
@@ -329,6 +336,10 @@ func maxPool2x2[E float32 | float64](x, y, dx []E, planes int, g geom2) {
 				r0 := xp[2*oh*w : (2*oh+1)*w]
 				r1 := xp[(2*oh+1)*w : (2*oh+2)*w]
 				yr := yp[oh*g.OW : (oh+1)*g.OW]
+				if f, ok := any(MaxPool2x2Rows32).(func(dst, r0, r1 []E)); ok && f != nil && dp == nil {
+					f(yr, r0, r1)
+					continue
+				}
 				for ow := range yr {
 					c := 2 * ow
 					m, at := r0[c], 2*oh*w+c

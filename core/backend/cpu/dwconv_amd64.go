@@ -123,7 +123,17 @@ func depthwiseConv2D(out, in []*op.T, a op.Attrs) bool {
 			dst := yv[p*oh*ow : (p+1)*oh*ow]
 			if sw == 1 {
 				for r := range oh {
-					dwConvRowAVX512(&dst[r*ow], &pad[r*sh*wp], wp, ow, unsafe.SliceData(wk), kh, kw, bias, 0)
+					// only the kernel rows over the input: planes of a few
+					// rows (a 5×5 kernel on 2 or 3 rows) are mostly padding
+					a0, a1 := max(0, pt-r*sh), min(kh, h+pt-r*sh)
+					d := dst[r*ow : (r+1)*ow]
+					if a1 <= a0 {
+						for i := range d {
+							d[i] = bias
+						}
+						continue
+					}
+					dwConvRowAVX512(&d[0], &pad[(r*sh+a0)*wp], wp, ow, &wk[a0*kw], a1-a0, kw, bias, 0)
 				}
 				continue
 			}

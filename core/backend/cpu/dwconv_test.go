@@ -40,6 +40,12 @@ func TestDepthwiseKernel(t *testing.T) {
 		{1, 3, 12, 40, 5, 5, []int{2, 2}, true, []int{1, 2}},
 		{1, 2, 9, 9, 4, 2, []int{1, 1, 2, 0}, true, []int{2, 2}},
 		{1, 1, 6, 6, 1, 1, nil, false, []int{2, 2}},
+		// planes shorter than the kernel (cls's 5×5 on 2-3 rows), rows
+		// wholly in the padding (bias only)
+		{2, 3, 2, 96, 5, 5, []int{2, 2}, true, nil},
+		{1, 2, 3, 40, 5, 5, []int{2, 2}, false, []int{2, 1}},
+		{1, 2, 1, 20, 3, 3, []int{3, 1, 3, 1}, true, nil},
+		{1, 2, 1, 20, 3, 3, []int{3, 1, 3, 1}, false, []int{2, 1}},
 	}
 	for _, cs := range cases {
 		name := fmt.Sprintf("%+v", cs)

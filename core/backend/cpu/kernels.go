@@ -10,16 +10,17 @@ import (
 // (op.SGEMM, and op.SGEMMEx with its fused epilogue) to this package's
 // blocked, assembly-backed SGEMM, and installs the vector depthwise conv2d,
 // conv_transpose2d and conv2d_filter_grad, im2col's stride-2 row gather and
-// col2im's scatter (im2col_amd64.s) and the vector hardswish and hardsigmoid (act_amd64.go)
+// col2im's scatter (im2col_amd64.s), 2×2 max pooling (maxpool_amd64.s) and the vector hardswish and hardsigmoid (act_amd64.go)
 // where the CPU has them, unless PADDLE_CPU_KERNELS=generic.
 func installKernels() {
 	parallel.SetRunner(runParts)
 	op.SGEMM = SGEMM
 	op.SGEMMEx = opSGEMMEx
 	op.GemmLoop = gemmLoop
-	op.Stride2Rows32, op.Stride2Add32 = nil, nil
+	op.Stride2Rows32, op.Stride2Add32, op.MaxPool2x2Rows32 = nil, nil, nil
 	if Kernel() != genericKernel.name {
 		op.Stride2Rows32, op.Stride2Add32 = stride2RowsKernel(), stride2AddKernel()
+		op.MaxPool2x2Rows32 = maxPool2x2Kernel()
 		if k := depthwiseKernel(); k != nil {
 			op.SetKernel("conv2d", k)
 		}

@@ -141,7 +141,7 @@ func benchTrace() (runtime.Options, func(*testing.B)) {
 	opts := runtime.Options{Trace: func(n *graph.Node, outs []*tensor.Tensor, d time.Duration) {
 		r := rows[n]
 		if r == nil {
-			r = &row{label: fmt.Sprintf("%s %v %v g%v %v", n.Op.Name, n.In[0].Meta.Shape, outs[0].Shape(), n.Attrs["group"], n.Attrs["act"])}
+			r = &row{label: fmt.Sprintf("%s w%v s%v %v g%v %v", n.Op.Name, wShape(n), n.Attrs["strides"], outs[0].Shape(), n.Attrs["groups"], n.Attrs["act"])}
 			rows[n] = r
 			order = append(order, n)
 		}
@@ -220,4 +220,12 @@ func BenchmarkPPOCRv4(b *testing.B) {
 			}
 		})
 	}
+}
+
+// wShape is the shape of n's second input when it is a constant (a conv's weight).
+func wShape(n *graph.Node) tensor.Shape {
+	if len(n.In) > 1 && n.In[1].Const != nil {
+		return n.In[1].Const.Shape()
+	}
+	return nil
 }
