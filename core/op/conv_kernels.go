@@ -113,6 +113,9 @@ func addPlaneBias[E float32 | float64](y, b []E, plane int) {
 func convBackwardData[E float32 | float64](cs convShape, dy, w, b, dx []E) {
 	g := cs.g
 	cg, ocg := cs.c/cs.groups, cs.oc/cs.groups
+	if convTransposeBlocks(cs, dy, w, b, dx) {
+		return
+	}
 	if cg == 1 {
 		depthwiseBackwardData(cs, dy, w, b, dx)
 		return
@@ -148,6 +151,63 @@ func convBackwardData[E float32 | float64](cs convShape, dy, w, b, dx []E) {
 			}
 		}
 	})
+}
+
+// convTransposeBlocks is convBackwardData when the windows do not overlap
+// (kernel = stride, no pads, unit dilation, dx exactly OH·KH × OW·KW, as in
+// the 2×2 stride-2 transposed convs of a DB head): each element of dx is
+// one kernel tap of one dy pixel, so a tile's columns col = w_gᵀ · dy_g are
+// written into dx (plus the bias) instead of accumulated, and the (image,
+// group, row tile) tasks are independent: they run in parallel even for one
+// image and one group. It reports false, doing nothing, for other shapes,
+// for 1×1 kernels (a GEMM straight into dx) and for depthwise groups (one
+// channel per group and more than one group).
+func convTransposeBlocks[E float32 | float64](cs convShape, dy, w, b, dx []E) bool {
+	g := cs.g
+	cg, ocg := cs.c/cs.groups, cs.oc/cs.groups
+	if g.KH != g.SH || g.KW != g.SW || g.DH != 1 || g.DW != 1 || g.PT != 0 || g.PL != 0 || g.PB != 0 || g.PR != 0 ||
+		g.H != g.OH*g.KH || g.W != g.OW*g.KW || (cg == 1 && cs.groups > 1) || g.KH*g.KW == 1 {
+		return false
+	}
+	hw, ohw, kk := g.H*g.W, g.OH*g.OW, g.KH*g.KW
+	k := cg * kk
+	// row tiles of at most 64 Ki column floats, at least two per thread
+	// when an image has the rows for it
+	rows := max(1, min((1<<16)/(k*g.OW), g.OH))
+	if jobs := cs.n * cs.groups; jobs < 2*parallel.Threads() {
+		rows = max(1, min(rows, g.OH*jobs/(2*parallel.Threads())))
+	}
+	nt := (g.OH + rows - 1) / rows
+	gemmFor(cs.n*cs.groups*nt, func(lo, hi int) {
+		col := make([]E, k*rows*g.OW)
+		for t := lo; t < hi; t++ {
+			ni, gi, ti := t/nt/cs.groups, t/nt%cs.groups, t%nt
+			oh0, oh1 := ti*rows, min((ti+1)*rows, g.OH)
+			cols := (oh1 - oh0) * g.OW
+			dyg := dy[(ni*cs.oc+gi*ocg)*ohw+oh0*g.OW:]
+			convGemm(true, false, k, cols, ocg, w[gi*ocg*k:], k, dyg, ohw, 0, col, cols)
+			for c := range cg {
+				var bias E // added even when zero: -0 becomes +0 as in the accumulating path
+				if b != nil {
+					bias = b[gi*cg+c]
+				}
+				plane := dx[(ni*cs.c+gi*cg+c)*hw : (ni*cs.c+gi*cg+c+1)*hw]
+				for oh := oh0; oh < oh1; oh++ {
+					for kh := range g.KH {
+						out := plane[(oh*g.KH+kh)*g.W : (oh*g.KH+kh+1)*g.W]
+						for kw := range g.KW {
+							src := col[((c*g.KH+kh)*g.KW+kw)*cols+(oh-oh0)*g.OW:]
+							src = src[:g.OW]
+							for ow, v := range src {
+								out[ow*g.KW+kw] = v + bias
+							}
+						}
+					}
+				}
+			}
+		}
+	})
+	return true
 }
 
 // convFilterGrad computes dw = Σ_n dy_g · im2col(x_g)ᵀ for each group, over

@@ -151,6 +151,15 @@ func TestConvTranspose2DMatchesDefinition(t *testing.T) {
 		{"depthwise stride2", 1, 5, 4, 6, 1, 4, 4, op.ConvParams{Groups: 5, Strides: []int{2, 2}, Pads: []int{1, 1, 1, 1}}},
 		{"pointwise", 2, 3, 3, 4, 4, 1, 1, op.ConvParams{}},
 		{"2x2 stride2", 1, 3, 3, 3, 2, 2, 2, op.ConvParams{Strides: []int{2, 2}}},
+		// kernel = stride (no overlap): one output channel from many, row
+		// tiles of a larger image, groups, unequal sides; output padding
+		// falls back to the accumulating path
+		{"2x2 stride2 to one channel", 2, 24, 9, 7, 1, 2, 2, op.ConvParams{Strides: []int{2, 2}}},
+		{"2x2 stride2 tiles", 1, 8, 40, 33, 3, 2, 2, op.ConvParams{Strides: []int{2, 2}}},
+		{"3x3 stride3 groups2", 2, 4, 5, 4, 3, 3, 3, op.ConvParams{Groups: 2, Strides: []int{3, 3}}},
+		{"2x1 stride2x1", 1, 3, 6, 5, 2, 2, 1, op.ConvParams{Strides: []int{2, 1}}},
+		{"2x2 stride2 outpad", 1, 3, 4, 4, 2, 2, 2, op.ConvParams{Strides: []int{2, 2}, OutputPadding: []int{1, 1}}},
+		{"depthwise 2x2 stride2", 1, 3, 4, 4, 1, 2, 2, op.ConvParams{Groups: 3, Strides: []int{2, 2}}},
 	}
 	for _, tc := range cases {
 		for _, dt := range []tensor.DType{tensor.Float32, tensor.Float64} {
