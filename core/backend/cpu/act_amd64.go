@@ -58,6 +58,26 @@ func hardswishVec() func(y, x []float32) {
 	return nil
 }
 
+// sigmoidAVX512: see act_amd64.s.
+//
+//go:noescape
+func sigmoidAVX512(y, x *float32, n int)
+
+// sigmoidKernel is sigmoid's float32 kernel on AVX-512 (a vector exp; within
+// a few ulp of the float64 reference the op's loop rounds).
+func sigmoidKernel(out, in []*op.T, _ op.Attrs) bool {
+	x, y, ok := f32Pair(out, in)
+	if !ok {
+		return false
+	}
+	parallel.For(len(x), actGrain, func(lo, hi int) {
+		if lo < hi {
+			sigmoidAVX512(&y[lo], &x[lo], hi-lo)
+		}
+	})
+	return true
+}
+
 // hardsigmoidVec is the vector hardsigmoid on this CPU, nil without AVX-512.
 func hardsigmoidVec() func(y, x []float32, alpha, beta float32) {
 	if !cpu.X86.HasAVX512F || !cpu.X86.HasBMI2 {
@@ -85,6 +105,8 @@ func actKernels() {
 	if cpu.X86.HasAVX512F && cpu.X86.HasBMI2 {
 		op.SetKernel("softmax", softmaxLast)
 		op.ApplyEpilogue = applyEpilogueAVX512
+		op.SetKernel("relu", reluAVX512)
+		op.SetKernel("sigmoid", sigmoidKernel)
 	}
 	if f := hardsigmoidVec(); f != nil {
 		op.SetKernel("hardsigmoid", func(out, in []*op.T, a op.Attrs) bool {
@@ -147,13 +169,34 @@ func applyEpilogueAVX512(c []float32, ep *op.GemmEpilogue) {
 	if ep.RowBias != nil {
 		panic("cpu: ApplyEpilogue with a row bias")
 	}
-	parallel.For(len(c), actGrain, func(lo, hi int) {
-		part := c[lo:hi]
-		if rows := len(part) / 32; rows > 0 {
-			epilogueTileAVX512(&e, part, 32, 0, 0, rows, 32)
+	parallel.For(len(c), actGrain, func(lo, hi int) { epilogueFlat(&e, c[lo:hi]) })
+}
+
+// epilogueFlat applies e (no biases) to every element of part: rows of 32,
+// then the rest as one masked row.
+func epilogueFlat(e *Epilogue, part []float32) {
+	if rows := len(part) / 32; rows > 0 {
+		epilogueTileAVX512(e, part, 32, 0, 0, rows, 32)
+	}
+	if rest := len(part) % 32; rest > 0 {
+		epilogueTileAVX512(e, part[len(part)-rest:], 32, 0, 0, 1, rest)
+	}
+}
+
+// reluAVX512 is relu's float32 kernel on the epilogue's vector relu
+// (bitwise Go's max(v, 0), as the op's loop): each chunk of x is copied to
+// y (unless in place), then rectified in place while in cache.
+func reluAVX512(out, in []*op.T, _ op.Attrs) bool {
+	x, y, ok := f32Pair(out, in)
+	if !ok {
+		return false
+	}
+	e := Epilogue{Act: ActRelu}
+	parallel.For(len(x), actGrain, func(lo, hi int) {
+		if lo < hi && &y[lo] != &x[lo] {
+			copy(y[lo:hi], x[lo:hi])
 		}
-		if rest := len(part) % 32; rest > 0 {
-			epilogueTileAVX512(&e, part[len(part)-rest:], 32, 0, 0, 1, rest)
-		}
+		epilogueFlat(&e, y[lo:hi])
 	})
+	return true
 }

@@ -224,3 +224,80 @@ ex512done:
 	VMOVSD X16, ret+32(FP)
 	VZEROUPPER
 	RET
+
+// func sigmoidAVX512(y, x *float32, n int)
+// y[i] = 1/(1+e) for x[i] ≥ 0, e/(1+e) otherwise, with e = exp(-|x[i]|)
+// (so no exp overflows; -|x| clamped at -104, where e/(1+e) rounds to 0)
+// by expShiftSumAVX512's exp (degree-7 Taylor polynomial after the ln2
+// range reduction, VSCALEFPS); NaN stays NaN. Within a few ulp of the
+// float64 sigmoid rounded to float32.
+TEXT ·sigmoidAVX512(SB), NOSPLIT, $0-24
+	MOVQ y+0(FP), DI
+	MOVQ x+8(FP), SI
+	MOVQ n+16(FP), CX
+	MOVL $0xc2d00000, AX // -104
+	VPBROADCASTD AX, Z2
+	MOVL $0x3fb8aa3b, AX // log2 e
+	VPBROADCASTD AX, Z3
+	MOVL $0x3f317200, AX // ln2 hi
+	VPBROADCASTD AX, Z4
+	MOVL $0x35bfbe8e, AX // ln2 lo
+	VPBROADCASTD AX, Z5
+	MOVL $0x39500d01, AX // 1/5040
+	VPBROADCASTD AX, Z20
+	MOVL $0x3ab60b61, AX // 1/720
+	VPBROADCASTD AX, Z21
+	MOVL $0x3c088889, AX // 1/120
+	VPBROADCASTD AX, Z22
+	MOVL $0x3d2aaaab, AX // 1/24
+	VPBROADCASTD AX, Z23
+	MOVL $0x3e2aaaab, AX // 1/6
+	VPBROADCASTD AX, Z24
+	MOVL $0x3f000000, AX // 1/2
+	VPBROADCASTD AX, Z25
+	MOVL $0x3f800000, AX // 1
+	VPBROADCASTD AX, Z26
+	MOVL $0x80000000, AX // sign bit
+	VPBROADCASTD AX, Z27
+	VPXORD Z28, Z28, Z28 // 0
+
+sg512loop:
+	TESTQ CX, CX
+	JZ    sg512done
+	MOVQ  $16, BX
+	CMPQ  CX, BX
+	CMOVQLT CX, BX
+	MOVL  $1, AX
+	SHLXL BX, AX, AX
+	DECL  AX
+	KMOVW AX, K1
+	VMOVUPS.Z (SI), K1, Z1     // x
+	VPORD   Z27, Z1, Z0        // t = -|x| (a NaN stays NaN)
+	VMAXPS  Z0, Z2, Z0         // max(-104, t); NaN stays
+	VMULPS  Z3, Z0, Z6
+	VRNDSCALEPS $0, Z6, Z6     // n = round(t·log2 e)
+	VFNMADD231PS Z4, Z6, Z0    // r = t - n·ln2hi
+	VFNMADD231PS Z5, Z6, Z0    // r -= n·ln2lo
+	VMOVAPS Z20, Z7
+	VFMADD213PS Z21, Z0, Z7    // p = p·r + c
+	VFMADD213PS Z22, Z0, Z7
+	VFMADD213PS Z23, Z0, Z7
+	VFMADD213PS Z24, Z0, Z7
+	VFMADD213PS Z25, Z0, Z7
+	VFMADD213PS Z26, Z0, Z7
+	VFMADD213PS Z26, Z0, Z7
+	VSCALEFPS Z6, Z7, Z7       // e = p·2^n
+	VADDPS  Z26, Z7, Z8        // 1 + e
+	VDIVPS  Z8, Z26, Z9        // s = 1/(1+e)
+	VMULPS  Z9, Z7, Z10        // e/(1+e)
+	VCMPPS  $0x1d, Z28, Z1, K2 // x ≥ 0 (false for NaN)
+	VMOVAPS Z9, K2, Z10
+	VMOVUPS Z10, K1, (DI)
+	LEAQ    (SI)(BX*4), SI
+	LEAQ    (DI)(BX*4), DI
+	SUBQ    BX, CX
+	JMP     sg512loop
+
+sg512done:
+	VZEROUPPER
+	RET

@@ -104,15 +104,19 @@ func depthwiseConv2D(out, in []*op.T, a op.Attrs) bool {
 		for p := lo; p < hi; p++ {
 			ch := p % c
 			src := xv[p*h*wd : (p+1)*h*wd]
-			for i := range h {
-				row := pad[(i+pt)*wp : (i+pt+1)*wp]
-				if sw == 1 {
-					copy(row[pl:pl+wd], src[i*wd:(i+1)*wd])
-					continue
+			if sw == 1 {
+				for i := range h {
+					copy(pad[(i+pt)*wp+pl:(i+pt)*wp+pl+wd], src[i*wd:(i+1)*wd])
 				}
-				for j, v := range src[i*wd : (i+1)*wd] {
-					q := j + pl
-					row[q/2+q%2*we] = v
+			} else {
+				// column q = j+pl of a padded row goes to q/2 of its even
+				// half when q is even, to we+q/2 when odd: two stride-2
+				// gathers over all rows (j0 is the first column of each)
+				for _, j0 := range [2]int{pl % 2, 1 - pl%2} {
+					if cnt := (wd - j0 + 1) / 2; cnt > 0 {
+						q := j0 + pl
+						stride2Rows(pad[pt*wp+q/2+q%2*we:], wp, src[j0:], wd, cnt, h)
+					}
 				}
 			}
 			var bias float32
