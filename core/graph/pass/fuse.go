@@ -12,6 +12,7 @@ import (
 // Fuse merges, where the intermediate has no other reader:
 //
 //	conv2d(x, w) + b (a constant (1, C, 1, 1) or (C, 1, 1))  → conv2d(x, w, b)
+//	  (conv_transpose2d likewise)
 //	conv2d → relu | relu6 | clip | hardswish | hardsigmoid | sigmoid  → conv2d_act
 //	matmul(a, B) + c (B a constant matrix, c a constant of length N)  → gemm
 //	conv2d_act · s, then + c (scalar constants)  → conv2d_act {scale=s shift=c}
@@ -56,13 +57,15 @@ func fuseConvBias(g *graph.Graph, n *graph.Node, uses map[*graph.Value]int, prod
 		return false
 	}
 	conv := single(n, 0, uses, prod, "conv2d")
+	if conv == nil {
+		conv = single(n, 0, uses, prod, "conv_transpose2d")
+	}
 	b := n.In[1]
 	if conv == nil || len(conv.In) != 2 || b.Const == nil || conv.In[1].Const == nil || b.Const.DType() != conv.In[1].Const.DType() {
 		return false
 	}
-	oc := conv.In[1].Const.Dim(0)
-	s := b.Const.Shape()
-	if b.Const.Len() != oc || !(s.Equal(tensor.Shape{1, oc, 1, 1}) || s.Equal(tensor.Shape{oc, 1, 1})) {
+	oc := convOutChannels(conv)
+	if channelConst(b, oc) == nil {
 		return false
 	}
 	bias := &graph.Value{Name: b.Name + "/bias", Const: b.Const.Contiguous().Reshape(oc), Param: b.Param}

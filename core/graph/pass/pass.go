@@ -6,7 +6,7 @@
 //	shapes.go     FoldShapes: resolve shape arithmetic when the input shapes are static
 //	dce.go        DCE: drop nodes whose outputs nothing reads
 //	identity.go   Identity: drop no-ops (same-dtype casts, identity transposes, x+0, x·1, ...)
-//	conv_bn.go    ConvBN: fold an inference batch_norm into the conv2d before it
+//	conv_bn.go    ConvBN: fold an inference batch_norm into the conv2d / conv_transpose2d before it
 //	conv_affine.go ConvAffine: fold a scalar scale/shift of a conv2d's output into it
 //	hardswish.go  Hardswish: x·clip(x+3, 0, 6)/6 spelled in four nodes → hardswish
 //	fuse.go       Fuse: conv2d+bias, conv2d+activation(+scale/shift) (conv2d_act), matmul+bias (gemm)
