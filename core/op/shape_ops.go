@@ -288,18 +288,28 @@ func bufsOf[E tensor.Elem](ts []*T) [][]E {
 }
 
 func interleaveOf[E tensor.Elem](whole []E, parts [][]E, chunks []int, outer int, join bool) {
-	off := 0
-	for o := range outer {
-		for i, p := range parts {
-			c := chunks[i]
-			if join {
-				copy(whole[off:off+c], p[o*c:(o+1)*c])
-			} else {
-				copy(p[o*c:(o+1)*c], whole[off:off+c])
+	// large copies are cut into equal ranges of whole, one per thread, each
+	// copying the pieces of the segments that fall in it
+	parallel.For(len(whole), 1<<16, func(lo, hi int) {
+		off := 0
+		for o := range outer {
+			for i, p := range parts {
+				c := chunks[i]
+				if a, b := max(off, lo), min(off+c, hi); a < b {
+					src := p[o*c+a-off : o*c+b-off]
+					if join {
+						copy(whole[a:b], src)
+					} else {
+						copy(src, whole[a:b])
+					}
+				}
+				off += c
+				if off >= hi {
+					return
+				}
 			}
-			off += c
 		}
-	}
+	})
 }
 
 // gatherRows sets row i of dst to row rows[i] of src (rows of w elements);

@@ -132,14 +132,44 @@ func runParts(parts int, f func(i int)) {
 			f(i)
 		}
 	}
+	fanOut(parts, work)
+}
+
+// fanOut runs work on the caller and n-1 claimed workers (fresh goroutines
+// where none is idle) and waits for all of them.
+func fanOut(n int, work func()) {
+	if m := busyMeter; m != nil {
+		outer := m.depth.Add(1) == 1
+		defer m.depth.Add(-1)
+		if outer {
+			inner := work
+			work = func() {
+				t := time.Now()
+				inner()
+				m.busy.Add(int64(time.Since(t)))
+			}
+			t0 := time.Now()
+			defer func() { m.wall.Add(int64(time.Since(t0))) }()
+		}
+	}
 	var grp group
-	ws := claimWorkers(parts-1, parallel.Threads())
+	ws := claimWorkers(n-1, parallel.Threads())
 	for _, w := range ws {
 		grp.goOn(w, work)
 	}
-	for range parts - 1 - len(ws) {
+	for range n - 1 - len(ws) {
 		grp.goNew(work)
 	}
 	work()
 	grp.wait()
 }
+
+// meter sums, over the outermost parallel regions (fanOut calls not nested
+// in another), their wall time and the time their participants spent in
+// work: busy/wall is how many threads a region kept busy on average.
+type meter struct {
+	depth, wall, busy atomic.Int64
+}
+
+// busyMeter, when set (tests, before any kernel runs), meters fanOut.
+var busyMeter *meter

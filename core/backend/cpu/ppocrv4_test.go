@@ -136,12 +136,18 @@ func benchTrace() (runtime.Options, func(*testing.B)) {
 		return runtime.Options{}, func(*testing.B) {}
 	}
 	type row struct {
-		label string
-		d     time.Duration
-		calls int
+		label   string
+		d, busy time.Duration
+		calls   int
 	}
 	rows := map[*graph.Node]*row{}
 	var order []*graph.Node
+	// with a busy meter: a node's busy thread-time is its time outside
+	// parallel regions plus its regions' participants' work time
+	var lastWall, lastBusy int64
+	if busyMeter != nil {
+		lastWall, lastBusy = busyMeter.wall.Load(), busyMeter.busy.Load()
+	}
 	opts := runtime.Options{Trace: func(n *graph.Node, outs []*tensor.Tensor, d time.Duration) {
 		r := rows[n]
 		if r == nil {
@@ -151,20 +157,36 @@ func benchTrace() (runtime.Options, func(*testing.B)) {
 		}
 		r.d += d
 		r.calls++
+		if busyMeter != nil {
+			w, b := busyMeter.wall.Load(), busyMeter.busy.Load()
+			r.busy += d - time.Duration(w-lastWall) + time.Duration(b-lastBusy)
+			lastWall, lastBusy = w, b
+		}
 	}}
 	return opts, func(b *testing.B) {
 		byOp := map[string]time.Duration{}
-		var total time.Duration
+		var total, busy time.Duration
 		for _, n := range order {
 			byOp[n.Op.Name] += rows[n].d
 			total += rows[n].d
+			busy += rows[n].busy
 		}
-		sort.Slice(order, func(i, j int) bool { return rows[order[i]].d > rows[order[j]].d })
+		// with a busy meter, rank by idle thread-time (threads·time - busy)
+		th := time.Duration(parallel.Threads())
+		key := func(r *row) time.Duration { return r.d }
+		if busyMeter != nil {
+			key = func(r *row) time.Duration { return th*r.d - r.busy }
+		}
+		sort.Slice(order, func(i, j int) bool { return key(rows[order[i]]) > key(rows[order[j]]) })
 		var sb strings.Builder
-		fmt.Fprintf(&sb, "%d nodes, %.3f ms per call in kernels\n", len(order), total.Seconds()*1e3/float64(rows[order[0]].calls))
+		calls := float64(rows[order[0]].calls)
+		fmt.Fprintf(&sb, "%d nodes, %.3f ms per call in kernels\n", len(order), total.Seconds()*1e3/calls)
+		if busyMeter != nil {
+			fmt.Fprintf(&sb, "busy threads on average %.2f of %d (busy thread-time %.3f ms per call)\n", busy.Seconds()/total.Seconds(), th, busy.Seconds()*1e3/calls)
+		}
 		for _, n := range order[:min(40, len(order))] {
 			r := rows[n]
-			fmt.Fprintf(&sb, "%8.3f ms  %s\n", r.d.Seconds()*1e3/float64(r.calls), r.label)
+			fmt.Fprintf(&sb, "%8.3f ms  busy %.2f  %s\n", r.d.Seconds()*1e3/calls, r.busy.Seconds()/r.d.Seconds(), r.label)
 		}
 		ops := make([]string, 0, len(byOp))
 		for k := range byOp {
@@ -180,7 +202,11 @@ func benchTrace() (runtime.Options, func(*testing.B)) {
 
 // BenchmarkPPOCRv4 runs the PP-OCRv4 models of docs/BENCHMARKS.md on this
 // backend, for profiles (-cpuprofile): PADDLE_BENCH_THREADS sets the
-// threads (default 1), PADDLE_BENCH_CASE picks one case by name prefix.
+// threads (default 1), PADDLE_BENCH_CASE picks one case by name prefix,
+// PADDLE_BENCH_TRACE logs per-node times, and PADDLE_BENCH_BUSY with it how
+// many threads each node kept busy on average (from the parallel regions'
+// work time, so it does not count spinning workers; a loaded machine
+// stretches work and wall alike).
 func BenchmarkPPOCRv4(b *testing.B) {
 	dir := ppocrDir(b)
 	threads := 1
@@ -190,6 +216,10 @@ func BenchmarkPPOCRv4(b *testing.B) {
 	defer parallel.SetThreads(parallel.Threads())
 	if err := (host{}).Activate(threads); err != nil {
 		b.Fatal(err)
+	}
+	if os.Getenv("PADDLE_BENCH_BUSY") != "" { // with PADDLE_BENCH_TRACE: threads kept busy per node
+		busyMeter = &meter{}
+		defer func() { busyMeter = nil }()
 	}
 	for _, c := range []struct{ name, model string }{
 		{"det_1x3x640x640", "ch_PP-OCRv4_det_infer.onnx"},

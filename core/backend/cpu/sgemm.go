@@ -161,16 +161,7 @@ func sgemm(transA, transB bool, m, n, k int, alpha float32, a []float32, lda int
 			g.region(tasks[t][0], tasks[t][1], tasks[t][2], tasks[t][3])
 		}
 	}
-	var grp group
-	ws := claimWorkers(tm*tn-1, parallel.Threads())
-	for _, w := range ws {
-		grp.goOn(w, work)
-	}
-	for range tm*tn - 1 - len(ws) {
-		grp.goNew(work)
-	}
-	work()
-	grp.wait()
+	fanOut(tm*tn, work)
 }
 
 // tasks cuts C into the tm×tn worker blocks, each cut again in two along
