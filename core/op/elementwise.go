@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 
+	"paddle/core/parallel"
 	"paddle/core/tensor"
 )
 
@@ -290,7 +291,11 @@ func init() {
 	})
 	powDef = define(&Def{
 		Name: "pow", ONNX: "Pow", Arity: 2, Infer: broadcastInfer,
-		Ref: binKernel(math.Pow),
+		Ref: func(out, in []*T, a Attrs) {
+			if !square32(out[0], in[0], in[1]) {
+				powRef(out, in, a)
+			}
+		},
 		// d(a^b) = g*b*a^(b-1), g*a^b*ln(a)
 		VJP: func(c *VJPCtx) []*T {
 			g, a, b := c.G(0), c.In[0], c.In[1]
@@ -365,4 +370,25 @@ func init() {
 		// resolve; TestCastGradientDTypes covers float32 ↔ float64 and ints.
 		Sample: withAttrs(uniform(-2, 2, tensor.Shape{3, 4}), Attrs{"dtype": "float64"}),
 	})
+}
+
+var powRef = binKernel(math.Pow)
+
+// square32 computes y = x² for a float32 pow whose exponent is one element
+// equal to 2 (the layer norms of exported transformers), as x·x: the
+// product of two float32 values is exact in float64, so rounding it once
+// to float32 is bitwise what math.Pow's float64 result rounds to. It
+// reports false, writing nothing, for anything else.
+func square32(y, x, e *T) bool {
+	if y.DType() != tensor.Float32 || x.DType() != tensor.Float32 || e.DType() != tensor.Float32 || e.Len() != 1 ||
+		!x.Shape().Equal(y.Shape()) || !x.IsContiguous() || !y.IsContiguous() || e.Contiguous().F32()[0] != 2 {
+		return false
+	}
+	xv, yv := x.F32(), y.F32()
+	parallel.For(len(xv), 1<<14, func(lo, hi int) {
+		for i, v := range xv[lo:hi] {
+			yv[lo+i] = v * v
+		}
+	})
+	return true
 }
