@@ -462,6 +462,11 @@ func adaptivePool[E float32 | float64](x, y []E, planes, h, w, oh, ow int, back 
 	})
 }
 
+// SumF32To64, when not nil, returns the sum of x with every element widened
+// to float64 (in any order): global_avg_pool's plane sums. A backend
+// installs a vector one (core/backend/cpu).
+var SumF32To64 func(x []float32) float64
+
 // globalAvgPool32 sets y[p] to the mean of plane p of x (planes equal
 // planes), as mean does it: the plane's float64 sum rounded to float32, then
 // divided by the plane's size in float32. Eight float64 partial sums per
@@ -472,6 +477,12 @@ func globalAvgPool32(y, x []float32, planes int) {
 	hw := len(x) / planes
 	n := float32(hw)
 	parallel.For(planes, max(1, (1<<15)/hw), func(lo, hi int) {
+		if f := SumF32To64; f != nil {
+			for p := lo; p < hi; p++ {
+				y[p] = float32(f(x[p*hw:(p+1)*hw])) / n
+			}
+			return
+		}
 		for p := lo; p < hi; p++ {
 			xp := x[p*hw : (p+1)*hw]
 			var s0, s1, s2, s3, s4, s5, s6, s7 float64

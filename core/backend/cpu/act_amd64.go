@@ -78,6 +78,24 @@ func sigmoidKernel(out, in []*op.T, _ op.Attrs) bool {
 	return true
 }
 
+// sumF64AVX512: see act_amd64.s.
+//
+//go:noescape
+func sumF64AVX512(x *float32, n int) float64
+
+// sumF64 is op.SumF32To64 on AVX-512: blocks of 32 in assembly, the rest in Go.
+func sumF64(x []float32) float64 {
+	v := len(x) &^ 31
+	s := 0.0
+	if v > 0 {
+		s = sumF64AVX512(unsafe.SliceData(x), v)
+	}
+	for _, e := range x[v:] {
+		s += float64(e)
+	}
+	return s
+}
+
 // hardsigmoidVec is the vector hardsigmoid on this CPU, nil without AVX-512.
 func hardsigmoidVec() func(y, x []float32, alpha, beta float32) {
 	if !cpu.X86.HasAVX512F || !cpu.X86.HasBMI2 {
@@ -107,6 +125,7 @@ func actKernels() {
 		op.ApplyEpilogue = applyEpilogueAVX512
 		op.SetKernel("relu", reluAVX512)
 		op.SetKernel("sigmoid", sigmoidKernel)
+		op.SumF32To64 = sumF64
 	}
 	if f := hardsigmoidVec(); f != nil {
 		op.SetKernel("hardsigmoid", func(out, in []*op.T, a op.Attrs) bool {

@@ -301,3 +301,43 @@ sg512loop:
 sg512done:
 	VZEROUPPER
 	RET
+
+// func sumF64AVX512(x *float32, n int) float64
+// Σ x[i] for i < n (n a multiple of 32), each element widened to float64
+// and summed in four 8-lane float64 accumulators, then reduced.
+TEXT ·sumF64AVX512(SB), NOSPLIT, $0-24
+	MOVQ   x+0(FP), SI
+	MOVQ   n+8(FP), CX
+	VPXORQ Z0, Z0, Z0
+	VPXORQ Z1, Z1, Z1
+	VPXORQ Z2, Z2, Z2
+	VPXORQ Z3, Z3, Z3
+
+sum64loop:
+	CMPQ          CX, $32
+	JLT           sum64done
+	VCVTPS2PD     (SI), Z4
+	VCVTPS2PD     32(SI), Z5
+	VCVTPS2PD     64(SI), Z6
+	VCVTPS2PD     96(SI), Z7
+	VADDPD        Z4, Z0, Z0
+	VADDPD        Z5, Z1, Z1
+	VADDPD        Z6, Z2, Z2
+	VADDPD        Z7, Z3, Z3
+	ADDQ          $128, SI
+	SUBQ          $32, CX
+	JMP           sum64loop
+
+sum64done:
+	VADDPD        Z1, Z0, Z0
+	VADDPD        Z3, Z2, Z2
+	VADDPD        Z2, Z0, Z0
+	VEXTRACTF64X4 $1, Z0, Y1
+	VADDPD        Y1, Y0, Y0
+	VEXTRACTF64X2 $1, Y0, X1
+	VADDPD        X1, X0, X0
+	VPERMILPD     $1, X0, X1
+	VADDSD        X1, X0, X0
+	VMOVSD        X0, ret+16(FP)
+	VZEROUPPER
+	RET

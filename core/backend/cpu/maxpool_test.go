@@ -76,3 +76,44 @@ func TestMaxPool2dWithVectorRows(t *testing.T) {
 		}
 	}
 }
+
+// The vector float64 sum of float32 values agrees with a sequential
+// float64 sum (orders differ: within 1e-13 relative of the absolute sum)
+// at lengths around the 32-element blocks, and global_avg_pool with it
+// installed is within one float32 ulp of the portable kernel.
+func TestSumF64AndGlobalAvgPool(t *testing.T) {
+	defer parallel.SetThreads(parallel.Threads())
+	defer installKernels()
+	installKernels()
+	if op.SumF32To64 == nil {
+		t.Skip("no vector sum on this CPU/build")
+	}
+	r := rand.New(rand.NewPCG(45, 46))
+	for _, n := range []int{0, 1, 31, 32, 33, 63, 64, 65, 192, 288, 1000} {
+		x := make([]float32, n)
+		want, abs := 0.0, 0.0
+		for i := range x {
+			x[i] = float32(r.NormFloat64() * 100)
+			want += float64(x[i])
+			abs += math.Abs(float64(x[i]))
+		}
+		if got := op.SumF32To64(x); math.Abs(got-want) > 1e-13*abs {
+			t.Fatalf("n=%d: sum %v, want %v", n, got, want)
+		}
+	}
+	gap := op.Lookup("global_avg_pool")
+	for _, th := range []int{1, 2} {
+		parallel.SetThreads(th)
+		x := tensor.Rand(r, tensor.Float32, -1, 1, 6, 40, 3, 97)
+		got := op.Call(gap, nil, x)[0].F32()
+		saved := op.SumF32To64
+		op.SumF32To64 = nil
+		want := op.Call(gap, nil, x)[0].F32()
+		op.SumF32To64 = saved
+		for i := range want {
+			if d := math.Float32bits(got[i]) - math.Float32bits(want[i]); d+1 > 2 {
+				t.Fatalf("%d threads: plane %d = %v, portable kernel %v", th, i, got[i], want[i])
+			}
+		}
+	}
+}
