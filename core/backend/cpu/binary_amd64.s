@@ -1,0 +1,198 @@
+//go:build amd64 && !purego
+
+#include "textflag.h"
+
+// Float32 elementwise add and mul rows (binary_amd64.go). Hand-written.
+// o[i] = a[i] op b[i] (or op s): one IEEE operation per element with a as
+// the first operand, as the Go loops compute it. 64 elements per step,
+// then masked vectors of up to 16.
+
+// func addVVAVX512(o, a, b *float32, n int)
+TEXT ·addVVAVX512(SB), NOSPLIT, $0-32
+	MOVQ o+0(FP), DI
+	MOVQ a+8(FP), SI
+	MOVQ b+16(FP), DX
+	MOVQ n+24(FP), CX
+addVVAVX512_main:
+	CMPQ CX, $64
+	JLT addVVAVX512_tail
+	VMOVUPS 0(SI), Z4
+	VMOVUPS 64(SI), Z5
+	VMOVUPS 128(SI), Z6
+	VMOVUPS 192(SI), Z7
+	VADDPS 0(DX), Z4, Z4
+	VADDPS 64(DX), Z5, Z5
+	VADDPS 128(DX), Z6, Z6
+	VADDPS 192(DX), Z7, Z7
+	VMOVUPS Z4, 0(DI)
+	VMOVUPS Z5, 64(DI)
+	VMOVUPS Z6, 128(DI)
+	VMOVUPS Z7, 192(DI)
+	ADDQ $256, SI
+	ADDQ $256, DI
+	ADDQ $256, DX
+	SUBQ $64, CX
+	JMP addVVAVX512_main
+addVVAVX512_tail:
+	TESTQ CX, CX
+	JZ addVVAVX512_done
+	MOVQ $16, BX
+	CMPQ CX, BX
+	CMOVQLT CX, BX
+	MOVL $1, AX
+	SHLXL BX, AX, AX
+	DECL AX
+	KMOVW AX, K1
+	VMOVUPS.Z (SI), K1, Z4
+	VMOVUPS.Z (DX), K1, Z5
+	VADDPS Z5, Z4, Z4
+	LEAQ (DX)(BX*4), DX
+	VMOVUPS Z4, K1, (DI)
+	LEAQ (SI)(BX*4), SI
+	LEAQ (DI)(BX*4), DI
+	SUBQ BX, CX
+	JMP addVVAVX512_tail
+addVVAVX512_done:
+	VZEROUPPER
+	RET
+
+// func mulVVAVX512(o, a, b *float32, n int)
+TEXT ·mulVVAVX512(SB), NOSPLIT, $0-32
+	MOVQ o+0(FP), DI
+	MOVQ a+8(FP), SI
+	MOVQ b+16(FP), DX
+	MOVQ n+24(FP), CX
+mulVVAVX512_main:
+	CMPQ CX, $64
+	JLT mulVVAVX512_tail
+	VMOVUPS 0(SI), Z4
+	VMOVUPS 64(SI), Z5
+	VMOVUPS 128(SI), Z6
+	VMOVUPS 192(SI), Z7
+	VMULPS 0(DX), Z4, Z4
+	VMULPS 64(DX), Z5, Z5
+	VMULPS 128(DX), Z6, Z6
+	VMULPS 192(DX), Z7, Z7
+	VMOVUPS Z4, 0(DI)
+	VMOVUPS Z5, 64(DI)
+	VMOVUPS Z6, 128(DI)
+	VMOVUPS Z7, 192(DI)
+	ADDQ $256, SI
+	ADDQ $256, DI
+	ADDQ $256, DX
+	SUBQ $64, CX
+	JMP mulVVAVX512_main
+mulVVAVX512_tail:
+	TESTQ CX, CX
+	JZ mulVVAVX512_done
+	MOVQ $16, BX
+	CMPQ CX, BX
+	CMOVQLT CX, BX
+	MOVL $1, AX
+	SHLXL BX, AX, AX
+	DECL AX
+	KMOVW AX, K1
+	VMOVUPS.Z (SI), K1, Z4
+	VMOVUPS.Z (DX), K1, Z5
+	VMULPS Z5, Z4, Z4
+	LEAQ (DX)(BX*4), DX
+	VMOVUPS Z4, K1, (DI)
+	LEAQ (SI)(BX*4), SI
+	LEAQ (DI)(BX*4), DI
+	SUBQ BX, CX
+	JMP mulVVAVX512_tail
+mulVVAVX512_done:
+	VZEROUPPER
+	RET
+
+// func addVSAVX512(o, a *float32, n int, s float32)
+TEXT ·addVSAVX512(SB), NOSPLIT, $0-28
+	MOVQ o+0(FP), DI
+	MOVQ a+8(FP), SI
+	MOVQ n+16(FP), CX
+	VBROADCASTSS s+24(FP), Z2
+addVSAVX512_main:
+	CMPQ CX, $64
+	JLT addVSAVX512_tail
+	VMOVUPS 0(SI), Z4
+	VMOVUPS 64(SI), Z5
+	VMOVUPS 128(SI), Z6
+	VMOVUPS 192(SI), Z7
+	VADDPS Z2, Z4, Z4
+	VADDPS Z2, Z5, Z5
+	VADDPS Z2, Z6, Z6
+	VADDPS Z2, Z7, Z7
+	VMOVUPS Z4, 0(DI)
+	VMOVUPS Z5, 64(DI)
+	VMOVUPS Z6, 128(DI)
+	VMOVUPS Z7, 192(DI)
+	ADDQ $256, SI
+	ADDQ $256, DI
+	SUBQ $64, CX
+	JMP addVSAVX512_main
+addVSAVX512_tail:
+	TESTQ CX, CX
+	JZ addVSAVX512_done
+	MOVQ $16, BX
+	CMPQ CX, BX
+	CMOVQLT CX, BX
+	MOVL $1, AX
+	SHLXL BX, AX, AX
+	DECL AX
+	KMOVW AX, K1
+	VMOVUPS.Z (SI), K1, Z4
+	VADDPS Z2, Z4, Z4
+	VMOVUPS Z4, K1, (DI)
+	LEAQ (SI)(BX*4), SI
+	LEAQ (DI)(BX*4), DI
+	SUBQ BX, CX
+	JMP addVSAVX512_tail
+addVSAVX512_done:
+	VZEROUPPER
+	RET
+
+// func mulVSAVX512(o, a *float32, n int, s float32)
+TEXT ·mulVSAVX512(SB), NOSPLIT, $0-28
+	MOVQ o+0(FP), DI
+	MOVQ a+8(FP), SI
+	MOVQ n+16(FP), CX
+	VBROADCASTSS s+24(FP), Z2
+mulVSAVX512_main:
+	CMPQ CX, $64
+	JLT mulVSAVX512_tail
+	VMOVUPS 0(SI), Z4
+	VMOVUPS 64(SI), Z5
+	VMOVUPS 128(SI), Z6
+	VMOVUPS 192(SI), Z7
+	VMULPS Z2, Z4, Z4
+	VMULPS Z2, Z5, Z5
+	VMULPS Z2, Z6, Z6
+	VMULPS Z2, Z7, Z7
+	VMOVUPS Z4, 0(DI)
+	VMOVUPS Z5, 64(DI)
+	VMOVUPS Z6, 128(DI)
+	VMOVUPS Z7, 192(DI)
+	ADDQ $256, SI
+	ADDQ $256, DI
+	SUBQ $64, CX
+	JMP mulVSAVX512_main
+mulVSAVX512_tail:
+	TESTQ CX, CX
+	JZ mulVSAVX512_done
+	MOVQ $16, BX
+	CMPQ CX, BX
+	CMOVQLT CX, BX
+	MOVL $1, AX
+	SHLXL BX, AX, AX
+	DECL AX
+	KMOVW AX, K1
+	VMOVUPS.Z (SI), K1, Z4
+	VMULPS Z2, Z4, Z4
+	VMOVUPS Z4, K1, (DI)
+	LEAQ (SI)(BX*4), SI
+	LEAQ (DI)(BX*4), DI
+	SUBQ BX, CX
+	JMP mulVSAVX512_tail
+mulVSAVX512_done:
+	VZEROUPPER
+	RET
