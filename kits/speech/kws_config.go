@@ -33,7 +33,11 @@ type KWSGlobal struct {
 	// averaged with --weights' for eval, predict, kws and export
 	// (kws_average.go). Empty: --weights alone.
 	AverageWith []string `yaml:"average_with"`
-	Device      string   `yaml:"device"` // accepted; --device decides
+	// Ensemble (keyword spotter, eval) lists checkpoints whose class
+	// probabilities are averaged with --weights' (kws_group.go). Empty:
+	// --weights alone.
+	Ensemble []string `yaml:"ensemble"`
+	Device   string   `yaml:"device"` // accepted; --device decides
 }
 
 // schedule is the training loop's epochs and its log, eval and save intervals.
@@ -139,9 +143,14 @@ type KWSListOpts struct {
 	// stretches (1: none) and TestCombine merges the answers without
 	// labels: "mean" (default) averages the class probabilities, "max"
 	// keeps the warp whose top class is most probable (a VTLN-like
-	// speaker normalisation per clip). Empty test_warps: off.
+	// speaker normalisation per clip), "group" keeps one warp per group
+	// of clips from TestGroups (per-speaker VTLN, kws_group.go). Empty
+	// test_warps: off.
 	TestWarps   []float64 `yaml:"test_warps"`
 	TestCombine string    `yaml:"test_combine"`
+	// TestGroups is a file of `<path> <group>` lines (the path as the list
+	// writes it) giving each eval clip's speaker for test_combine: group.
+	TestGroups string `yaml:"test_groups"`
 }
 
 // KWSNoiseOpts mix background recordings into training clips: with

@@ -21,6 +21,10 @@ type kwsItem struct {
 	Path  string
 	Label int
 	Seg   *mfcSegment // a word of a Sphinx .mfc file (kws_mfc.go); nil for audio
+	// Key is the path as the list writes it (with a .mfc word's @start-end);
+	// Group is its test_groups group (kws_group.go), -1 when there are none.
+	Key   string
+	Group int
 }
 
 // readLabels reads a class list (one name per line, blank lines skipped).
@@ -68,6 +72,7 @@ func readKWSList(list, dataDir string, classes []string) ([]kwsItem, error) {
 			return nil, fmt.Errorf("%s:%d: want \"<wav> <class>\", got %q", list, ln, line)
 		}
 		path, label := strings.TrimSpace(line[:cut]), line[cut+1:]
+		raw := path
 		path, seg, err := parseMFCPath(path)
 		if err != nil {
 			return nil, fmt.Errorf("%s:%d: %w", list, ln, err)
@@ -79,7 +84,7 @@ func readKWSList(list, dataDir string, classes []string) ([]kwsItem, error) {
 		if !filepath.IsAbs(path) {
 			path = filepath.Join(dataDir, path)
 		}
-		out = append(out, kwsItem{Path: path, Label: c, Seg: seg})
+		out = append(out, kwsItem{Path: path, Label: c, Seg: seg, Key: raw, Group: -1})
 	}
 	if err := sc.Err(); err != nil {
 		return nil, fmt.Errorf("%s: %w", list, err)
@@ -106,6 +111,7 @@ func spread(items []kwsItem, n int) []kwsItem {
 type KWSSample struct {
 	Path  string
 	Label int
+	Group int // the clip's test_groups group (-1: none)
 	X     *tensor.Tensor
 }
 
@@ -236,6 +242,7 @@ func (d *kwsDataset) Len() int { return len(d.items) }
 // Get is the clip without augmentation (dither seeded by the index).
 func (d *kwsDataset) Get(i int) (KWSSample, error) {
 	s, _, err := d.get(i, nil)
+	s.Group = d.items[i].Group
 	return s, err
 }
 
@@ -244,7 +251,9 @@ func (d *kwsDataset) GetRand(i int, r *rand.Rand) (KWSSample, bool, error) {
 	if !d.train {
 		r = nil
 	}
-	return d.get(i, r)
+	s, ok, err := d.get(i, r)
+	s.Group = d.items[i].Group
+	return s, ok, err
 }
 
 func (d *kwsDataset) get(i int, r *rand.Rand) (KWSSample, bool, error) {
@@ -291,6 +300,7 @@ type KWSBatch struct {
 	X      *tensor.Tensor
 	Labels *tensor.Tensor
 	Paths  []string
+	Groups []int // each clip's test_groups group (-1: none)
 }
 
 func collateKWS(ss []KWSSample) (KWSBatch, error) {
@@ -299,14 +309,14 @@ func collateKWS(ss []KWSSample) (KWSBatch, error) {
 	x := tensor.New(tensor.Float32, append([]int{len(ss)}, s0...)...)
 	y := tensor.New(tensor.Int64, len(ss))
 	xv, yv := x.F32(), y.I64()
-	paths := make([]string, len(ss))
+	paths, groups := make([]string, len(ss)), make([]int, len(ss))
 	for i, s := range ss {
 		if !s.X.Shape().Equal(s0) {
 			return KWSBatch{}, fmt.Errorf("%s: features %v differ from %v in the same batch", s.Path, s.X.Shape(), s0)
 		}
 		copy(xv[i*per:], s.X.F32())
 		yv[i] = int64(s.Label)
-		paths[i] = s.Path
+		paths[i], groups[i] = s.Path, s.Group
 	}
-	return KWSBatch{X: x, Labels: y, Paths: paths}, nil
+	return KWSBatch{X: x, Labels: y, Paths: paths, Groups: groups}, nil
 }

@@ -144,6 +144,11 @@ func intLabels(labels *tensor.Tensor) []int {
 type kwsRunner struct {
 	clipConfig
 	combine string // how test-time warps' answers merge (kws_tta.go)
+	// groups names the eval clips' test_groups groups (combine "group").
+	groups []string
+	warps  []float64
+	// ensemble are the Global.ensemble models (eval; kws_group.go).
+	ensemble []nn.Layer
 }
 
 // buildKWS decodes and validates a keyword-spotting config.
@@ -202,7 +207,19 @@ func (r *kwsRunner) loaderFor(s *KWSSplit, train bool) (*data.Loader[KWSSample, 
 			return nil, s.Dataset.Errorf("%v", err)
 		}
 		ds.testWarps = o.TestWarps
-		r.combine = o.TestCombine
+		r.combine, r.warps = o.TestCombine, o.TestWarps
+		if o.TestCombine == "group" {
+			if o.TestGroups == "" {
+				return nil, s.Dataset.Errorf("test_combine: group needs test_groups (a file of `<path> <group>` lines)")
+			}
+			g, err := assignGroups(ds.items, o.TestGroups)
+			if err != nil {
+				return nil, s.Dataset.Errorf("%v", err)
+			}
+			r.groups = g
+		}
+	} else if !train && o.TestCombine == "group" {
+		return nil, s.Dataset.Errorf("test_combine: group needs test_warps")
 	}
 	return data.NewLoader[KWSSample, KWSBatch](ds, data.LoaderOptions{
 		BatchSize: max(s.Sampler.BatchSize, 1), DropLast: s.Sampler.DropLast, Shuffle: s.Sampler.Shuffle,
@@ -214,20 +231,35 @@ func (r *kwsRunner) task(model nn.Layer, withTrain bool) (*workflow.Task[KWSBatc
 	t := &workflow.Task[KWSBatch]{Model: model, Seed: r.global.Seed}
 	m := newKWSMetric(r.classes, r.topk)
 	t.Metric = m
+	gm := &groupWarpMetric{inner: m}
 	t.Evaluate = func(b KWSBatch) error {
-		if b.X.Shape()[1] > 1 { // test-time warps
-			p, err := scoreWarped(model, b.X, r.combine)
-			if err != nil {
-				return err
-			}
-			m.Update(p, intLabels(b.Labels))
+		if b.X.Shape()[1] == 1 && len(r.ensemble) == 0 && r.combine != "group" {
+			logits := model.Forward(ag.Const(b.X), false)
+			m.Update(logits.T.Contiguous().F32(), intLabels(b.Labels))
 			return nil
 		}
-		logits := model.Forward(ag.Const(b.X), false)
-		m.Update(logits.T.Contiguous().F32(), intLabels(b.Labels))
+		// test-time warps and/or an ensemble (kws_tta.go, kws_group.go)
+		p, err := clipProbs(append([]nn.Layer{model}, r.ensemble...), b.X)
+		if err != nil {
+			return err
+		}
+		if r.combine == "group" {
+			gm.add(p, intLabels(b.Labels), b.Groups)
+			return nil
+		}
+		var scores []float32
+		for _, rows := range p {
+			scores = append(scores, combineProbs(rows, r.combine)...)
+		}
+		m.Update(scores, intLabels(b.Labels))
 		return nil
 	}
-	return finishClipTask(&r.clipConfig, t, model, withTrain, r.loaderFor, func(b KWSBatch) (*tensor.Tensor, *tensor.Tensor) { return b.X, b.Labels })
+	t, err := finishClipTask(&r.clipConfig, t, model, withTrain, r.loaderFor, func(b KWSBatch) (*tensor.Tensor, *tensor.Tensor) { return b.X, b.Labels })
+	if err == nil && r.combine == "group" {
+		gm.names, gm.warps = r.groups, r.warps
+		t.Metric = gm
+	}
+	return t, err
 }
 
 // Train trains the model the config describes.
@@ -267,6 +299,9 @@ func (r *kwsRunner) Eval(ctx context.Context, env workflow.Env) (metric.Report, 
 		return metric.Report{}, err
 	}
 	if err := r.loadWeights(env.Weights, model); err != nil {
+		return metric.Report{}, err
+	}
+	if r.ensemble, err = r.loadEnsemble(); err != nil {
 		return metric.Report{}, err
 	}
 	t, err := r.task(model, false)

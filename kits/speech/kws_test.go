@@ -26,7 +26,7 @@ func TestReadKWSList(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []kwsItem{{filepath.Join(dir, "yes/1.wav"), 0, nil}, {"/abs/2 b.wav", 1, nil}}
+	want := []kwsItem{{Path: filepath.Join(dir, "yes/1.wav"), Key: "yes/1.wav", Group: -1}, {Path: "/abs/2 b.wav", Label: 1, Key: "/abs/2 b.wav", Group: -1}}
 	if len(items) != 2 || items[0] != want[0] || items[1] != want[1] {
 		t.Errorf("items = %v, want %v", items, want)
 	}

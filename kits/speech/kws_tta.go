@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"math"
 
-	"paddle/core/ag"
-	"paddle/core/nn"
 	"paddle/core/tensor"
 )
 
@@ -23,8 +21,8 @@ func checkTestWarps(warps []float64, combine string) error {
 			return fmt.Errorf("test_warps: %g is not a mel-axis stretch from 0.5 to 2", w)
 		}
 	}
-	if combine != "" && combine != "max" && combine != "mean" {
-		return fmt.Errorf("test_combine %q: want max or mean", combine)
+	if combine != "" && combine != "max" && combine != "mean" && combine != "group" {
+		return fmt.Errorf("test_combine %q: want max, mean or group", combine)
 	}
 	return nil
 }
@@ -57,24 +55,6 @@ func (d *kwsDataset) warped(it kwsItem, seed uint64) (*tensor.Tensor, error) {
 			out = tensor.New(tensor.Float32, len(d.testWarps), s[1], s[2])
 		}
 		copy(out.F32()[k*s[1]*s[2]:], t.F32())
-	}
-	return out, nil
-}
-
-// scoreWarped runs the model on a batch (N, W, T, F) of W warps per clip and
-// returns the merged class probabilities (N × K).
-func scoreWarped(model nn.Layer, x *tensor.Tensor, combine string) ([]float32, error) {
-	s := x.Shape()
-	n, w := s[0], s[1]
-	logits := model.Forward(ag.Const(x.Contiguous().Reshape(n*w, 1, s[2], s[3])), false)
-	l := logits.T.Contiguous().F32()
-	k := len(l) / (n * w)
-	if k*n*w != len(l) {
-		return nil, fmt.Errorf("test warps: %d logits for %d clips x %d warps", len(l), n, w)
-	}
-	out := make([]float32, 0, n*k)
-	for i := range n {
-		out = append(out, combineWarps(l[i*w*k:(i+1)*w*k], w, k, combine)...)
 	}
 	return out, nil
 }
