@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -132,17 +133,23 @@ func TestRealWordsTable(t *testing.T) {
 		t.Fatal(err)
 	}
 	kw := 0
+	speakers := map[string]int{} // keywords per speakers.tsv group
 	for _, w := range words {
 		{
 			for _, k := range synth.Keywords {
 				if k == w.Word {
 					kw++
+					speakers[realSpeaker(w.Source)]++
 				}
 			}
 		}
 	}
 	if len(words) != 159 || kw != 132 {
 		t.Errorf("%d words, %d keywords; want 159 and 132 (25 in audio, 107 in TIDIGITS .mfc)", len(words), kw)
+	}
+	want := map[string]int{"man": 52, "woman": 55, "cards": 7, "alsa": 6, "numbers": 6, "dhd.2934z": 5, "goforward": 1}
+	if fmt.Sprint(speakers) != fmt.Sprint(want) {
+		t.Errorf("keywords per speaker %v, want %v", speakers, want)
 	}
 }
 

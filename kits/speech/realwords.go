@@ -132,7 +132,7 @@ func realWordsRun(opts *realWordsOptions) error {
 		kw[w] = true
 	}
 	cache := map[string][]float32{}
-	var all, kws, mfc strings.Builder
+	var all, kws, mfc, groups strings.Builder
 	nKW, nMFC := 0, 0
 	for i, w := range words {
 		if strings.HasSuffix(w.Source, ".mfc") { // features only: listed, not cut
@@ -145,6 +145,7 @@ func realWordsRun(opts *realWordsOptions) error {
 				label = synth.Unknown
 			}
 			fmt.Fprintf(&mfc, "%s@%.2f-%.2f\t%s\n", p, w.Start, w.End, label)
+			fmt.Fprintf(&groups, "%s@%.2f-%.2f\t%s\n", p, w.Start, w.End, realSpeaker(w.Source))
 			nMFC++
 			continue
 		}
@@ -172,16 +173,35 @@ func realWordsRun(opts *realWordsOptions) error {
 			return err
 		}
 		fmt.Fprintf(&all, "%s\t%s\n", name, label)
+		fmt.Fprintf(&groups, "%s\t%s\n", name, realSpeaker(w.Source))
 		if kw[w.Word] {
 			fmt.Fprintf(&kws, "%s\t%s\n", name, label)
 			nKW++
 		}
 	}
-	for f, s := range map[string]string{"real.list": all.String(), "real_keywords.list": kws.String(), "tidigits_mfc.list": mfc.String()} {
+	for f, s := range map[string]string{"real.list": all.String(), "real_keywords.list": kws.String(), "tidigits_mfc.list": mfc.String(), "speakers.tsv": groups.String()} {
 		if err := os.WriteFile(filepath.Join(opts.Output, f), []byte(s), 0o644); err != nil {
 			return err
 		}
 	}
 	_, err = fmt.Fprintf(opts.Factory.IOStreams.Out, "{\"output\":%q,\"audio_words\":%d,\"audio_keywords\":%d,\"tidigits_mfc_words\":%d}\n", opts.Output, len(words)-nMFC, nKW, nMFC)
 	return err
+}
+
+// realSpeaker is the speaker group of a real word's source recording, for
+// eval's test_groups (speakers.tsv): the TIDIGITS speaker (man, woman:
+// the .mfc name's first field), "cards" for the five cards recordings (one
+// session), "alsa" for alsa-utils' channel names (one speaker), else the
+// recording's own name (goforward, numbers, dhd.2934z).
+func realSpeaker(source string) string {
+	base := filepath.Base(source)
+	switch {
+	case strings.HasSuffix(source, ".mfc"):
+		return strings.SplitN(base, ".", 2)[0]
+	case strings.HasPrefix(source, "pocketsphinx/cards/"):
+		return "cards"
+	case strings.HasPrefix(source, "alsa/"):
+		return "alsa"
+	}
+	return strings.TrimSuffix(base, filepath.Ext(base))
 }
