@@ -49,6 +49,13 @@ var ApplyEpilogue = func(c []float32, ep *GemmEpilogue) {
 	parallel.For(len(c), 1<<14, func(lo, hi int) { ep.Apply(c[lo:hi], hi-lo, 1, hi-lo) })
 }
 
+// DepthwiseEx, when not nil, runs conv2d (out, in, a: conv2d's) when it is
+// a depthwise convolution its backend kernel takes, with ep (RowBias nil)
+// applied to each output plane while in cache, bitwise conv2d followed by
+// ApplyEpilogue; it reports false, writing nothing, otherwise. The cpu
+// backend installs one; conv2d_act uses it for depthwise convolutions.
+var DepthwiseEx func(out, in []*T, a Attrs, ep *GemmEpilogue) bool
+
 // Apply runs e on the m×n matrix c (leading dimension ldc) in a scalar loop:
 // the reference for SGEMMEx's fused epilogues.
 func (e *GemmEpilogue) Apply(c []float32, ldc, m, n int) {

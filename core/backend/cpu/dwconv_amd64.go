@@ -37,6 +37,39 @@ func depthwiseKernel() op.Kernel {
 // and a row is two calls (even taps on the even half, odd taps on the odd
 // half). Other calls return false (the reference kernels run).
 func depthwiseConv2D(out, in []*op.T, a op.Attrs) bool {
+	return depthwiseConv2DEx(out, in, a, nil)
+}
+
+// depthwiseExKernel returns op.DepthwiseEx's kernel, nil when depthwiseKernel is.
+func depthwiseExKernel() func(out, in []*op.T, a op.Attrs, ep *op.GemmEpilogue) bool {
+	if depthwiseKernel() == nil {
+		return nil
+	}
+	return depthwiseEx
+}
+
+// depthwiseEx is op.DepthwiseEx: depthwiseConv2D with the epilogue (no
+// row bias) applied to each output plane right after it is computed, while
+// it is in cache, instead of a second pass over the whole output.
+func depthwiseEx(out, in []*op.T, a op.Attrs, ep *op.GemmEpilogue) bool {
+	e := Epilogue{Affine: ep.Affine, Scale: ep.Scale, Shift: ep.Shift}
+	switch ep.Act {
+	case op.GemmActNone:
+	case op.GemmActHardSwish:
+		e.Act = ActHardSwish6
+	case op.GemmActRelu:
+		e.Act = ActRelu
+	default:
+		return false
+	}
+	if ep.RowBias != nil || out[0].DType() != tensor.Float32 {
+		return false
+	}
+	return depthwiseConv2DEx(out, in, a, &e)
+}
+
+// depthwiseConv2DEx is depthwiseConv2D, then ep (nil: none) on each plane.
+func depthwiseConv2DEx(out, in []*op.T, a op.Attrs, ep *Epilogue) bool {
 	x, w := in[0], in[1]
 	if x.DType() != tensor.Float32 || len(in) > 3 {
 		return false
@@ -139,6 +172,9 @@ func depthwiseConv2D(out, in []*op.T, a op.Attrs) bool {
 					}
 					dwConvRowAVX512(&d[0], &pad[(r*sh+a0)*wp], wp, ow, &wk[a0*kw], a1-a0, kw, bias, 0)
 				}
+				if ep != nil {
+					epilogueFlat(ep, dst)
+				}
 				continue
 			}
 			ke, ko := (kw+1)/2, kw/2
@@ -157,6 +193,9 @@ func depthwiseConv2D(out, in []*op.T, a op.Attrs) bool {
 				if ko > 0 {
 					dwConvRowAVX512(d, &s[we], wp, ow, unsafe.SliceData(wOdd), kh, ko, 0, 1)
 				}
+			}
+			if ep != nil {
+				epilogueFlat(ep, dst)
 			}
 		}
 	})

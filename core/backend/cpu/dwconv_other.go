@@ -12,3 +12,6 @@ func depthwiseTransposeKernel() op.Kernel { return nil }
 
 // depthwiseFilterGradKernel: no vector depthwise kernel in this build.
 func depthwiseFilterGradKernel() op.Kernel { return nil }
+
+// depthwiseExKernel: no vector depthwise kernel in this build.
+func depthwiseExKernel() func(out, in []*op.T, a op.Attrs, ep *op.GemmEpilogue) bool { return nil }

@@ -18,12 +18,14 @@ func installKernels() {
 	op.SGEMMEx = opSGEMMEx
 	op.GemmLoop = gemmLoop
 	op.Stride2Rows32, op.Stride2Add32, op.MaxPool2x2Rows32, op.SumF32To64, op.VecRow32 = nil, nil, nil, nil, nil
+	op.DepthwiseEx = nil
 	if Kernel() != genericKernel.name {
 		op.Stride2Rows32, op.Stride2Add32 = stride2RowsKernel(), stride2AddKernel()
 		op.MaxPool2x2Rows32 = maxPool2x2Kernel()
 		op.VecRow32 = vecRowKernel()
 		if k := depthwiseKernel(); k != nil {
 			op.SetKernel("conv2d", k)
+			op.DepthwiseEx = depthwiseExKernel()
 		}
 		if k := depthwiseTransposeKernel(); k != nil {
 			op.SetKernel("conv_transpose2d", k)

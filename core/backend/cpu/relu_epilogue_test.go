@@ -177,3 +177,58 @@ func TestSigmoidKernel(t *testing.T) {
 	}
 	t.Logf("max relative error %.3g", worst)
 }
+
+// Depthwise conv2d_act with the epilogue applied per plane in the kernel
+// (op.DepthwiseEx) is bitwise conv2d, the activation op and the unfused
+// scale and shift: relu and hardswish, with and without the affine step,
+// stride 1 and 2, at 1 and 2 threads.
+func TestDepthwiseExBitwise(t *testing.T) {
+	defer parallel.SetThreads(parallel.Threads())
+	defer installKernels()
+	r := rand.New(rand.NewPCG(51, 52))
+	act, conv := op.Lookup("conv2d_act"), op.Lookup("conv2d")
+	for _, th := range []int{1, 2} {
+		if err := (host{}).Activate(th); err != nil {
+			t.Fatal(err)
+		}
+		if op.DepthwiseEx == nil {
+			t.Skip("no vector depthwise kernel on this CPU/build")
+		}
+		calls := 0
+		saved := op.DepthwiseEx
+		op.DepthwiseEx = func(out, in []*op.T, a op.Attrs, ep *op.GemmEpilogue) bool {
+			calls++
+			return saved(out, in, a, ep)
+		}
+		for _, name := range []string{"relu", "hardswish"} {
+			for _, affine := range []bool{false, true} {
+				for _, st := range []int{1, 2} {
+					x := tensor.Rand(r, tensor.Float32, -4, 4, 2, 6, 11, 37)
+					w := tensor.Rand(r, tensor.Float32, -1, 1, 6, 1, 5, 5)
+					b := tensor.Rand(r, tensor.Float32, -1, 1, 6)
+					a := op.Attrs{"pads": []int{2, 2, 2, 2}, "groups": 6, "strides": []int{st, st}}
+					want := op.Call(op.Lookup(name), nil, op.Call(conv, a, x, w, b)[0])[0]
+					fa := op.Attrs{"pads": []int{2, 2, 2, 2}, "groups": 6, "strides": []int{st, st}, "act": name}
+					scale, shift := float32(1), float32(0)
+					if affine {
+						scale, shift = 0.37, -0.21
+						fa["scale"], fa["shift"] = float64(scale), float64(shift)
+						for i, v := range want.F32() {
+							want.F32()[i] = float32(v*scale) + shift
+						}
+					}
+					got := op.Call(act, fa, x, w, b)[0]
+					for i, wv := range want.F32() {
+						if g := got.F32()[i]; !sameBits(g, wv) {
+							t.Fatalf("%s affine %v stride %d, %d threads: [%d] = %v, want %v", name, affine, st, th, i, g, wv)
+						}
+					}
+				}
+			}
+		}
+		op.DepthwiseEx = saved
+		if calls == 0 {
+			t.Fatal("conv2d_act did not call op.DepthwiseEx")
+		}
+	}
+}

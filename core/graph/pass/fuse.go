@@ -187,8 +187,14 @@ func init() {
 				if op.Conv2DEx(out, in, a, act, affine, float32(scale), float32(shift)) {
 					return
 				}
-				op.Run(conv, out, in, a) // depthwise: then one pass for both
-				op.ApplyEpilogue(out[0].F32(), &op.GemmEpilogue{Act: act, Affine: affine, Scale: float32(scale), Shift: float32(shift)})
+				// depthwise: the epilogue per plane in the backend's kernel, or
+				// one pass for both after the convolution
+				ep := &op.GemmEpilogue{Act: act, Affine: affine, Scale: float32(scale), Shift: float32(shift)}
+				if op.DepthwiseEx != nil && op.DepthwiseEx(out, in, a, ep) {
+					return
+				}
+				op.Run(conv, out, in, a)
+				op.ApplyEpilogue(out[0].F32(), ep)
 				return
 			}
 			op.Run(conv, out, in, a)
