@@ -42,7 +42,8 @@ type Options struct {
 	Fixed map[string]*tensor.Tensor
 	// Trace, when set, is called after each executed node with the node and
 	// the wall time its kernel took (for per-op profiles; folded nodes and
-	// If branches' inner nodes are not reported).
+	// If branches' inner nodes are not reported). Concurrent Run calls call
+	// it concurrently.
 	Trace func(n *graph.Node, outs []*tensor.Tensor, d time.Duration)
 }
 
