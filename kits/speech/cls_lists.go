@@ -1,7 +1,6 @@
 package speech
 
 import (
-	"bufio"
 	"fmt"
 	"hash/fnv"
 	"io/fs"
@@ -197,41 +196,24 @@ type clsItem struct {
 // last field; # comments and blank lines skipped), paths relative to dataDir
 // (default: the list's folder).
 func readClsList(list, dataDir string, classes []string) ([]clsItem, error) {
-	f, err := os.Open(list)
-	if err != nil {
-		return nil, fmt.Errorf("list file: %w", err)
-	}
-	defer f.Close()
 	if dataDir == "" {
 		dataDir = filepath.Dir(list)
 	}
-	index := map[string]int{}
-	for i, c := range classes {
-		index[c] = i
-	}
+	classOf := classIndexer(classes)
 	var out []clsItem
-	sc := bufio.NewScanner(f)
-	for ln := 1; sc.Scan(); ln++ {
-		line := strings.TrimSpace(sc.Text())
-		if line == "" || strings.HasPrefix(line, "#") {
-			continue
-		}
-		cut := strings.LastIndexAny(line, " \t")
-		if cut < 0 {
-			return nil, fmt.Errorf("%s:%d: want \"<audio> <class>\", got %q", list, ln, line)
-		}
-		path, label := strings.TrimSpace(line[:cut]), line[cut+1:]
-		c, ok := index[label]
-		if !ok {
-			return nil, fmt.Errorf("%s:%d: class %q is not in the label list (%d classes: %s ...)", list, ln, label, len(classes), strings.Join(classes[:min(5, len(classes))], ", "))
+	err := eachPair(list, "<audio> <class>", func(path, label string) error {
+		c, err := classOf(label)
+		if err != nil {
+			return err
 		}
 		if !filepath.IsAbs(path) {
 			path = filepath.Join(dataDir, path)
 		}
 		out = append(out, clsItem{Path: path, Label: c})
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("%s: %w", list, err)
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("list file: %w", err)
 	}
 	if len(out) == 0 {
 		return nil, fmt.Errorf("%s: no clips", list)

@@ -1,7 +1,6 @@
 package speech
 
 import (
-	"bufio"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -48,46 +47,29 @@ func readLabels(path string) ([]string, error) {
 // readKWSList reads `<wav> <class>` lines (tab or spaces; the class is the
 // last field), paths relative to dataDir (default: the list's folder).
 func readKWSList(list, dataDir string, classes []string) ([]kwsItem, error) {
-	f, err := os.Open(list)
-	if err != nil {
-		return nil, fmt.Errorf("list file: %w", err)
-	}
-	defer f.Close()
 	if dataDir == "" {
 		dataDir = filepath.Dir(list)
 	}
-	index := map[string]int{}
-	for i, c := range classes {
-		index[c] = i
-	}
+	classOf := classIndexer(classes)
 	var out []kwsItem
-	sc := bufio.NewScanner(f)
-	for ln := 1; sc.Scan(); ln++ {
-		line := strings.TrimSpace(sc.Text())
-		if line == "" || strings.HasPrefix(line, "#") {
-			continue
-		}
-		cut := strings.LastIndexAny(line, " \t")
-		if cut < 0 {
-			return nil, fmt.Errorf("%s:%d: want \"<wav> <class>\", got %q", list, ln, line)
-		}
-		path, label := strings.TrimSpace(line[:cut]), line[cut+1:]
+	err := eachPair(list, "<wav> <class>", func(path, label string) error {
 		raw := path
 		path, seg, err := parseMFCPath(path)
 		if err != nil {
-			return nil, fmt.Errorf("%s:%d: %w", list, ln, err)
+			return err
 		}
-		c, ok := index[label]
-		if !ok {
-			return nil, fmt.Errorf("%s:%d: class %q is not in the label list (%d classes: %s ...)", list, ln, label, len(classes), strings.Join(classes[:min(5, len(classes))], ", "))
+		c, err := classOf(label)
+		if err != nil {
+			return err
 		}
 		if !filepath.IsAbs(path) {
 			path = filepath.Join(dataDir, path)
 		}
 		out = append(out, kwsItem{Path: path, Label: c, Seg: seg, Key: raw, Group: -1})
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("%s: %w", list, err)
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("list file: %w", err)
 	}
 	if len(out) == 0 {
 		return nil, fmt.Errorf("%s: no clips", list)

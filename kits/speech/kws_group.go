@@ -1,13 +1,10 @@
 package speech
 
 import (
-	"bufio"
 	"fmt"
 	"log/slog"
 	"math"
-	"os"
 	"sort"
-	"strings"
 
 	"paddle/core/ag"
 	"paddle/core/metric"
@@ -35,26 +32,13 @@ import (
 
 // readGroups reads a test_groups file into path → group.
 func readGroups(path string) (map[string]string, error) {
-	f, err := os.Open(path)
+	out := map[string]string{}
+	err := eachPair(path, "<path> <group>", func(clip, group string) error {
+		out[clip] = group
+		return nil
+	})
 	if err != nil {
 		return nil, fmt.Errorf("test_groups: %w", err)
-	}
-	defer f.Close()
-	out := map[string]string{}
-	sc := bufio.NewScanner(f)
-	for ln := 1; sc.Scan(); ln++ {
-		line := strings.TrimSpace(sc.Text())
-		if line == "" || strings.HasPrefix(line, "#") {
-			continue
-		}
-		cut := strings.LastIndexAny(line, " \t")
-		if cut < 0 {
-			return nil, fmt.Errorf("test_groups %s:%d: want \"<path> <group>\", got %q", path, ln, line)
-		}
-		out[strings.TrimSpace(line[:cut])] = line[cut+1:]
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("test_groups %s: %w", path, err)
 	}
 	return out, nil
 }
