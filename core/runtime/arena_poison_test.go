@@ -3,6 +3,7 @@ package runtime
 import (
 	"testing"
 
+	"paddle/core/runtime/ppocrtest"
 	"paddle/core/tensor"
 )
 
@@ -11,14 +12,14 @@ import (
 // output NaN (the golden check fails on NaN). Two sizes per model, so the
 // second call runs on recycled buffers.
 func TestPPOCRv4PoisonedArena(t *testing.T) {
-	dir := ppocrDir(t)
+	dir := ppocrtest.Dir(t)
 	poisonArena = true
 	defer func() { poisonArena = false }()
-	comparePPOCR(t, dir, nil, []ppocrCase{
-		{"ch_PP-OCRv4_det_infer.onnx", "det_1x3x160x160", []int{1, 3, 160, 160}},
-		{"ch_PP-OCRv4_det_infer.onnx", "det_1x3x96x128", []int{1, 3, 96, 128}},
-		{"ch_PP-OCRv4_rec_infer.onnx", "rec_2x3x48x64", []int{2, 3, 48, 64}},
-		{"ch_ppocr_mobile_v2.0_cls_infer.onnx", "cls_2x3x48x192", []int{2, 3, 48, 192}},
+	comparePPOCR(t, dir, nil, []ppocrtest.Case{
+		{Model: "ch_PP-OCRv4_det_infer.onnx", Golden: "det_1x3x160x160", Shape: []int{1, 3, 160, 160}},
+		{Model: "ch_PP-OCRv4_det_infer.onnx", Golden: "det_1x3x96x128", Shape: []int{1, 3, 96, 128}},
+		{Model: "ch_PP-OCRv4_rec_infer.onnx", Golden: "rec_2x3x48x64", Shape: []int{2, 3, 48, 64}},
+		{Model: "ch_ppocr_mobile_v2.0_cls_infer.onnx", Golden: "cls_2x3x48x192", Shape: []int{2, 3, 48, 192}},
 	})
 }
 

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"paddle/core/parallel"
+	"paddle/core/runtime/ppocrtest"
 	"paddle/core/tensor"
 )
 
@@ -15,14 +16,7 @@ import (
 // docs/BENCHMARKS.md (scripts/bench_ppocrv4.sh runs it next to ONNX Runtime).
 // PADDLE_BENCH_THREADS sets the kernel threads (default: all cores).
 func BenchmarkPPOCRv4(b *testing.B) {
-	dir := os.Getenv("PPOCRV4_DIR")
-	if dir == "" {
-		home, _ := os.UserHomeDir()
-		dir = filepath.Join(home, ".cache", "paddle", "npm", "ocr-models-1.4.2", "package", "assets")
-	}
-	if _, err := os.Stat(filepath.Join(dir, "ch_PP-OCRv4_det_infer.onnx")); err != nil {
-		b.Skip("PP-OCRv4 models not found: run scripts/fetch_ppocrv4.sh")
-	}
+	dir := ppocrtest.Dir(b)
 	if t, err := strconv.Atoi(os.Getenv("PADDLE_BENCH_THREADS")); err == nil {
 		old := parallel.Threads()
 		parallel.SetThreads(t)

@@ -11,9 +11,9 @@ import (
 	"time"
 
 	"paddle/core/graph"
-	"paddle/core/io"
 	"paddle/core/parallel"
 	"paddle/core/runtime"
+	"paddle/core/runtime/ppocrtest"
 	"paddle/core/tensor"
 )
 
@@ -21,66 +21,9 @@ import (
 // the goldens of core/runtime (scripts/ref/ppocrv4_golden.sh), whose own
 // test runs core/op's portable kernels. Same inputs, same 1e-4 bound.
 
-func ppocrDir(tb testing.TB) string {
-	tb.Helper()
-	dir := os.Getenv("PPOCRV4_DIR")
-	if dir == "" {
-		base := os.Getenv("PADDLE_CACHE")
-		if base == "" {
-			home, _ := os.UserHomeDir()
-			base = filepath.Join(home, ".cache", "paddle")
-		}
-		dir = filepath.Join(base, "npm", "ocr-models-1.4.2", "package", "assets")
-	}
-	if _, err := os.Stat(filepath.Join(dir, "ch_PP-OCRv4_det_infer.onnx")); err != nil {
-		tb.Skipf("PP-OCRv4 models not found in %s: run scripts/fetch_ppocrv4.sh", dir)
-	}
-	return dir
-}
-
-// ppocrTextInput is the golden script's "text" input (core/runtime's textInput).
-func ppocrTextInput(shape ...int) *tensor.Tensor {
-	n, c, h, w := shape[0], shape[1], shape[2], shape[3]
-	mean, std := []float64{0.485, 0.456, 0.406}, []float64{0.229, 0.224, 0.225}
-	v := make([]float32, 0, n*c*h*w)
-	for range n {
-		for k := range c {
-			for y := range h {
-				for x := range w {
-					p := 0.95
-					if (y/8)%3 == 1 && x%6 < 3 && x*8 > w && x*8 < 7*w {
-						p = 0.1
-					}
-					v = append(v, float32((p-mean[k])/std[k]))
-				}
-			}
-		}
-	}
-	return tensor.FromSlice(v, shape...)
-}
-
-// ppocrNoiseInput is the golden script's "noise" input: element i is
-// ((i*7919) mod 1000)/500 - 1.
-func ppocrNoiseInput(shape ...int) *tensor.Tensor {
-	v := make([]float32, tensor.Shape(shape).NumElements())
-	for i := range v {
-		v[i] = float32(float64((i*7919)%1000)/500.0 - 1.0)
-	}
-	return tensor.FromSlice(v, shape...)
-}
-
 func TestPPOCRv4MatchesORTOnCPUBackend(t *testing.T) {
-	dir := ppocrDir(t)
+	dir := ppocrtest.Dir(t)
 	defer parallel.SetThreads(parallel.Threads())
-	cases := []struct {
-		model, golden string
-		shape         []int
-	}{
-		{"ch_PP-OCRv4_det_infer.onnx", "det_1x3x96x128", []int{1, 3, 96, 128}},
-		{"ch_PP-OCRv4_det_infer.onnx", "det_1x3x160x160", []int{1, 3, 160, 160}},
-		{"ch_PP-OCRv4_rec_infer.onnx", "rec_2x3x48x64", []int{2, 3, 48, 64}},
-		{"ch_ppocr_mobile_v2.0_cls_infer.onnx", "cls_2x3x48x192", []int{2, 3, 48, 192}},
-	}
 	// recycled buffers an op is trusted to overwrite hold NaN (the second
 	// run of each case takes them)
 	runtime.PoisonArena(true)
@@ -90,38 +33,35 @@ func TestPPOCRv4MatchesORTOnCPUBackend(t *testing.T) {
 			t.Fatal(err)
 		}
 		preds := map[string]*runtime.Predictor{}
-		for _, c := range cases {
-			p := preds[c.model]
+		for _, c := range ppocrtest.Cases {
+			p := preds[c.Model]
 			if p == nil {
 				var err error
-				if p, err = runtime.Load(filepath.Join(dir, c.model), runtime.Options{}); err != nil {
+				if p, err = runtime.Load(filepath.Join(dir, c.Model), runtime.Options{}); err != nil {
 					t.Fatal(err)
 				}
-				preds[c.model] = p
+				preds[c.Model] = p
 			}
-			want, err := io.ReadNpy(filepath.Join("..", "..", "runtime", "testdata", "ppocrv4_"+c.golden+".npy"))
+			want, err := c.Want()
 			if err != nil {
 				t.Fatal(err)
 			}
-			x := ppocrNoiseInput(c.shape...)
-			if strings.HasPrefix(c.golden, "det") {
-				x = ppocrTextInput(c.shape...)
-			}
+			x := c.Input()
 			for run := range 2 { // the second run takes recycled buffers
 				out, err := p.Run(map[string]*tensor.Tensor{"x": x})
 				if err != nil {
-					t.Fatalf("%s: %v", c.golden, err)
+					t.Fatalf("%s: %v", c.Golden, err)
 				}
 				got := out[p.OutputNames()[0]]
 				if !got.Shape().Equal(want.Shape()) {
-					t.Fatalf("%s: shape %v, ORT %v", c.golden, got.Shape(), want.Shape())
+					t.Fatalf("%s: shape %v, ORT %v", c.Golden, got.Shape(), want.Shape())
 				}
 				d, _ := tensor.MaxDiff(got, want, 0, 0)
 				if run == 0 {
-					t.Logf("%s, %d threads: max abs error vs ORT %.3g", c.golden, threads, d)
+					t.Logf("%s, %d threads: max abs error vs ORT %.3g", c.Golden, threads, d)
 				}
 				if d > 1e-4 {
-					t.Errorf("%s, %d threads, run %d: max abs error %.3g > 1e-4", c.golden, threads, run, d)
+					t.Errorf("%s, %d threads, run %d: max abs error %.3g > 1e-4", c.Golden, threads, run, d)
 				}
 			}
 		}
@@ -208,7 +148,7 @@ func benchTrace() (runtime.Options, func(*testing.B)) {
 // work time, so it does not count spinning workers; a loaded machine
 // stretches work and wall alike).
 func BenchmarkPPOCRv4(b *testing.B) {
-	dir := ppocrDir(b)
+	dir := ppocrtest.Dir(b)
 	threads := 1
 	if t, err := strconv.Atoi(os.Getenv("PADDLE_BENCH_THREADS")); err == nil {
 		threads = t
@@ -242,7 +182,7 @@ func BenchmarkPPOCRv4(b *testing.B) {
 				n, _ := strconv.Atoi(d)
 				shape = append(shape, n)
 			}
-			in := map[string]*tensor.Tensor{"x": ppocrNoiseInput(shape...)}
+			in := map[string]*tensor.Tensor{"x": ppocrtest.NoiseInput(shape...)}
 			if _, err := p.Run(in); err != nil { // warm-up (and the shape plan)
 				b.Fatal(err)
 			}
