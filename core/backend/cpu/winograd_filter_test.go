@@ -2,7 +2,6 @@ package cpu
 
 import (
 	"fmt"
-	"math"
 	"math/rand/v2"
 	"testing"
 
@@ -23,19 +22,7 @@ func filterErr(got, x, dy *tensor.Tensor, a op.Attrs) float64 {
 func filterDiff(got, ref, x, dy *tensor.Tensor, a op.Attrs) float64 {
 	x64, dy64 := x.Cast(tensor.Float64), dy.Cast(tensor.Float64)
 	scale := op.Conv2DFilterGrad(op.Abs(x64), op.Abs(dy64), a).Float64s()
-	g, rv := got.Float64s(), ref.Float64s()
-	floor := 0.0
-	for _, v := range scale {
-		floor += v / float64(len(scale))
-	}
-	worst := 0.0
-	for i := range rv {
-		e := math.Abs(g[i]-rv[i]) / max(scale[i], floor, 1e-30)
-		if !(e <= worst) {
-			worst = e
-		}
-	}
-	return worst
+	return normErr(got.Float64s(), ref.Float64s(), scale)
 }
 
 // The filter gradient of a stride-1 3×3 conv on Winograd against the

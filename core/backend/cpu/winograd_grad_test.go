@@ -2,7 +2,6 @@ package cpu
 
 import (
 	"fmt"
-	"math"
 	"math/rand/v2"
 	"testing"
 
@@ -23,19 +22,7 @@ func convTErr(got, x, w, b *tensor.Tensor, p op.ConvParams) float64 {
 	}
 	ref := op.ConvTranspose2D(x64, w64, b64, p).Float64s()
 	scale := op.ConvTranspose2D(op.Abs(x64), op.Abs(w64), babs, p).Float64s()
-	g := got.Float64s()
-	floor := 0.0
-	for _, v := range scale {
-		floor += v / float64(len(scale))
-	}
-	worst := 0.0
-	for i := range ref {
-		e := math.Abs(g[i]-ref[i]) / max(scale[i], floor, 1e-30)
-		if !(e <= worst) { // NaN too
-			worst = e
-		}
-	}
-	return worst
+	return normErr(got.Float64s(), ref, scale)
 }
 
 // The input gradient of a stride-1 3×3 conv (conv_transpose2d) on Winograd

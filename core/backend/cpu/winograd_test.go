@@ -31,16 +31,20 @@ func convErr(t *testing.T, got *tensor.Tensor, x, w, b *tensor.Tensor, p op.Conv
 	}
 	ref := op.Conv2D(x64, w64, b64, p).Float64s()
 	scale := op.Conv2D(op.Abs(x64), op.Abs(w64), babs, p).Float64s()
-	g := got.Float64s()
-	// outputs whose window reads mostly padding have a tiny Σ|x|·|w| but
-	// share their tile's rounding: floor the scale at its mean
+	return normErr(got.Float64s(), ref, scale)
+}
+
+// normErr is the maximum of |got-ref| / scale over the elements (NaN counts
+// as infinite); outputs whose window reads mostly padding have a tiny scale
+// but share their tile's rounding, so the scale is floored at its mean.
+func normErr(got, ref, scale []float64) float64 {
 	floor := 0.0
 	for _, v := range scale {
 		floor += v / float64(len(scale))
 	}
 	worst := 0.0
 	for i := range ref {
-		e := math.Abs(g[i]-ref[i]) / max(scale[i], floor, 1e-30)
+		e := math.Abs(got[i]-ref[i]) / max(scale[i], floor, 1e-30)
 		if !(e <= worst) { // NaN too
 			worst = e
 		}
