@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 
 	"github.com/spf13/cobra"
 
@@ -133,19 +132,23 @@ func featuresRun(ctx context.Context, opts *featuresOptions) error {
 	if err != nil {
 		return cmdutil.Usage(err)
 	}
-	// two inputs with the same stem would write the same file: the later one fails
-	var mu sync.Mutex
-	claimed := map[string]string{}
-	work := func(_ context.Context, in workflow.Input) (featuresResult, error) {
-		stem := strings.TrimSuffix(filepath.Base(in.Path), filepath.Ext(in.Path))
-		out := filepath.Join(opts.Output, stem+"."+opts.Kind+".npy")
-		mu.Lock()
-		prev, dup := claimed[out]
-		if !dup {
-			claimed[out] = in.Path
+	// two inputs with the same stem would write the same file: the first in
+	// input order owns it, decided before the parallel work so the outcome
+	// does not depend on scheduling
+	outPath := func(in string) string {
+		return filepath.Join(opts.Output, strings.TrimSuffix(filepath.Base(in), filepath.Ext(in))+"."+opts.Kind+".npy")
+	}
+	owner := map[string]string{}
+	for _, in := range inputs {
+		if in.Err == nil {
+			if _, ok := owner[outPath(in.Path)]; !ok {
+				owner[outPath(in.Path)] = in.Path
+			}
 		}
-		mu.Unlock()
-		if dup {
+	}
+	work := func(_ context.Context, in workflow.Input) (featuresResult, error) {
+		out := outPath(in.Path)
+		if prev := owner[out]; prev != in.Path {
 			return featuresResult{}, fmt.Errorf("%s: output %s is already written for %s (same file stem)", in.Path, out, prev)
 		}
 		return computeFile(in.Path, out, raw, opts)
