@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # fetch_det_data.sh — the real photos `paddle det synth` composites (core/synth), idempotently:
-#   stamps:      Tux Paint photo cut-outs (Debian tuxpaint-stamps-default, GPL-2), 8 class folders,
+#   stamps:      Tux Paint photo cut-outs (Debian tuxpaint-stamps-default, GPL-2), all PNG stamps
+#                (the 8 class folders plus the others that pretraining sets use, synth.PretrainClasses),
 #                into $CACHE/data/tuxpaint/usr/share/tuxpaint/stamps/...
 #   backgrounds: real photos from python3-skimage (CC0 / public domain), opencv-doc's samples (BSD-3)
 #                and mate-backgrounds' nature photos (GPL-2+), into $CACHE/data/backgrounds/<package>/
@@ -9,7 +10,7 @@
 set -euo pipefail
 CACHE="${PADDLE_CACHE:-$HOME/.cache/paddle}"
 DATA="$CACHE/data"
-done_mark="$DATA/.det_data_v3"
+done_mark="$DATA/.det_data_v4"
 if [ -f "$done_mark" ]; then
   echo "det data: already in $DATA" >&2
   exit 0
@@ -22,12 +23,10 @@ get() { # package: download its .deb into $tmp (apt-get update once if the index
   (cd "$tmp" && { apt-get download -qq "$1" >/dev/null 2>&1 || { apt-get update -qq && apt-get download -qq "$1"; }; })
 }
 
-echo "det data: tuxpaint-stamps-default (161 MB download, ~12 MB kept)" >&2
+echo "det data: tuxpaint-stamps-default (161 MB download, ~25 MB kept)" >&2
 get tuxpaint-stamps-default
 S=./usr/share/tuxpaint/stamps
-dpkg-deb --fsys-tarfile "$tmp"/tuxpaint-stamps-default_*.deb | tar -x -C "$DATA/tuxpaint" --wildcards \
-  "$S/animals/mammals/*.png" "$S/animals/birds/*.png" "$S/animals/insects/*.png" "$S/animals/fish/*.png" \
-  "$S/food/fruit/*.png" "$S/food/vegetables/*.png" "$S/plants/flowers/*.png" "$S/vehicles/*.png"
+dpkg-deb --fsys-tarfile "$tmp"/tuxpaint-stamps-default_*.deb | tar -x -C "$DATA/tuxpaint" --wildcards "$S/*.png"
 
 # Photos only; images whose subject is one of the classes (fruits, butterfly, squirrel, ladybird,
 # cat, chick, baboon, graffiti animals, flowers) are left out so unlabelled objects of a class never

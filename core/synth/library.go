@@ -66,6 +66,43 @@ var DefaultClasses = []Class{
 	{"vehicle", []string{"vehicles"}},
 }
 
+// PretrainClasses are DefaultClasses (first, in the same order) plus 14
+// classes from the other photo folders of tuxpaint-stamps-default: a wider
+// set to pretrain backbones on before fine-tuning on DefaultClasses, as
+// PaddleDetection pretrains on ImageNet or Objects365 (none can be had
+// here). Drawn glyphs (alphabets, maths, shapes) are left out. Its Train
+// split holds exactly DefaultClasses' training objects and backgrounds
+// (the split hashes names per class), so pretraining on it never shows an
+// eval object or background of DefaultClasses.
+var PretrainClasses = append(slices.Clone(DefaultClasses), []Class{
+	{"other-animal", []string{"animals/amphibians", "animals/lizards", "animals/marsupials", "animals/shellfish"}},
+	{"clothes", []string{"clothes"}},
+	{"food-other", []string{"food/nuts", "food/spices"}},
+	{"music", []string{"hobbies"}},
+	{"household", []string{"household"}},
+	{"misc", []string{"medical", "military", "people", "naturalforces"}},
+	{"plant-other", []string{"plants/mushrooms", "plants/trees"}},
+	{"seasonal", []string{"seasonal"}},
+	{"space", []string{"space"}},
+	{"sports", []string{"sports"}},
+	{"chess", []string{"symbols/chess"}},
+	{"coin", []string{"symbols/money"}},
+	{"roadsign", []string{"town/roadsigns"}},
+	{"flag", []string{"town/flags", "town/monuments"}},
+}...)
+
+// ClassSet returns the classes a config names: "default" (or "") for
+// DefaultClasses, "pretrain" for PretrainClasses.
+func ClassSet(name string) ([]Class, error) {
+	switch name {
+	case "", "default":
+		return DefaultClasses, nil
+	case "pretrain":
+		return PretrainClasses, nil
+	}
+	return nil, fmt.Errorf("class set %q: want default or pretrain", name)
+}
+
 // skipStamps are files under the class folders that are not objects of the class.
 var skipStamps = map[string]bool{"7spoke256": true}
 

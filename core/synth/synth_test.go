@@ -316,3 +316,45 @@ func TestRealData(t *testing.T) {
 		}
 	}
 }
+
+// TestPretrainSplit checks the promise of PretrainClasses: its first classes
+// split exactly as DefaultClasses do, so pretraining on its Train split never
+// sees an eval object or background, and every extra class has objects.
+func TestPretrainSplit(t *testing.T) {
+	stamps, bgs := DefaultPaths()
+	files, _ := BackgroundFiles(bgs)
+	if _, err := os.Stat(filepath.Join(stamps, "seasonal")); err != nil || len(files) < 2 {
+		t.Skipf("no pretraining stamps or backgrounds in the cache (%s, %s): run scripts/fetch_det_data.sh", stamps, bgs)
+	}
+	def, err := LoadLibrary(stamps, DefaultClasses, files)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pre, err := LoadLibrary(stamps, PretrainClasses, files)
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := func(ss []*Stamp) []string {
+		var out []string
+		for _, s := range ss {
+			out = append(out, s.Name)
+		}
+		return out
+	}
+	for s := range 2 {
+		for c := range DefaultClasses {
+			if a, b := names(def.Stamps[s][c]), names(pre.Stamps[s][c]); !slices.Equal(a, b) {
+				t.Errorf("%s %s: default %v, pretrain %v", Split(s), def.Classes[c], a, b)
+			}
+		}
+		if !slices.Equal(def.BgNames[s], pre.BgNames[s]) {
+			t.Errorf("%s backgrounds differ", Split(s))
+		}
+	}
+	for c := len(DefaultClasses); c < len(PretrainClasses); c++ {
+		t.Logf("%-12s train %2d eval %2d", pre.Classes[c], len(pre.Stamps[Train][c]), len(pre.Stamps[Eval][c]))
+	}
+	if _, err := ClassSet("imagenet"); err == nil {
+		t.Error(`ClassSet("imagenet"): want an error`)
+	}
+}

@@ -3,6 +3,7 @@ package workflow
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	pio "paddle/core/io"
 	"paddle/core/metric"
@@ -79,4 +80,33 @@ func EvalCheckpoint[B any](ctx context.Context, dir string, model nn.Module, tas
 		return metric.Report{}, fmt.Errorf("no eval data: the config has no eval split")
 	}
 	return t.Eval(ctx)
+}
+
+// LoadPretrained starts m from the weights of checkpoint dir the way
+// PaddleDetection's pretrain_weights and PaddleSeg's pretrained do: every
+// parameter or buffer whose name and shape match is copied, and the rest
+// keep their initial values (a head trained for other classes, layers the
+// checkpoint lacks). It returns the names left as they were, sorted, so
+// callers can log them. A checkpoint that matches nothing is an error: it
+// is another model's.
+func LoadPretrained(dir string, m nn.Module) (skipped []string, err error) {
+	c, err := pio.LoadCheckpoint(dir)
+	if err != nil {
+		return nil, err
+	}
+	loaded := 0
+	for _, p := range append(m.Params(), nn.Buffers(m)...) {
+		t, ok := c.Model[p.Name]
+		if !ok || !t.Shape().Equal(p.V.T.Shape()) {
+			skipped = append(skipped, p.Name)
+			continue
+		}
+		p.V.T.CopyFrom(t.Cast(p.V.T.DType()))
+		loaded++
+	}
+	if loaded == 0 {
+		return nil, fmt.Errorf("pretrained weights %s: no tensor matches the model by name and shape", dir)
+	}
+	slices.Sort(skipped)
+	return skipped, nil
 }
