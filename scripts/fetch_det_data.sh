@@ -6,9 +6,9 @@
 #   backgrounds: real photos from python3-skimage (CC0 / public domain), opencv-doc's samples (BSD-3)
 #                and mate-backgrounds' nature photos (GPL-2+), into $CACHE/data/backgrounds/<package>/
 # Only the needed files are extracted from the .deb files (apt-get download + dpkg-deb); nothing is
-# installed and nothing is written into the repository. CACHE is ${PADDLE_CACHE:-$HOME/.cache/paddle}.
+# installed and nothing is written into the repository. CACHE is ${PADDLE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/paddle}.
 set -euo pipefail
-CACHE="${PADDLE_CACHE:-$HOME/.cache/paddle}"
+CACHE="${PADDLE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/paddle}"
 DATA="$CACHE/data"
 done_mark="$DATA/.det_data_v4"
 if [ -f "$done_mark" ]; then

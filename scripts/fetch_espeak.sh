@@ -2,8 +2,8 @@
 # fetch_espeak.sh: put espeak-ng (and flite) into the paddle cache without a
 # root install, for `paddle speech synth`.
 #
-#   ${PADDLE_CACHE:-$HOME/.cache/paddle}/tools/espeak-ng/   usr/bin/espeak-ng, usr/lib/..., espeak-ng-data
-#   ${PADDLE_CACHE:-$HOME/.cache/paddle}/tools/flite/       usr/bin/flite, usr/lib/... (voices are libraries)
+#   ${PADDLE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/paddle}/tools/espeak-ng/   usr/bin/espeak-ng, usr/lib/..., espeak-ng-data
+#   ${PADDLE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/paddle}/tools/flite/       usr/bin/flite, usr/lib/... (voices are libraries)
 #
 # Each package is fetched with `apt-get download` and unpacked with
 # `dpkg-deb -x`; a wrapper script bin/espeak-ng (bin/flite) sets
@@ -12,7 +12,7 @@
 # Idempotent: a tool whose wrapper exists is skipped.
 set -euo pipefail
 
-CACHE="${PADDLE_CACHE:-$HOME/.cache/paddle}"
+CACHE="${PADDLE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/paddle}"
 TOOLS="$CACHE/tools"
 ARCH="$(dpkg --print-architecture)"
 MULTI="$(dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null || echo x86_64-linux-gnu)"

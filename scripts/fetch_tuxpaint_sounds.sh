@@ -3,12 +3,12 @@
 # descriptions of Debian's tuxpaint-stamps-default (real recordings, many
 # languages), for the Ogg Vorbis decoder's tests (core/audio/vorbis) and the
 # speech kit. Only the *.ogg files are kept, with their package paths, in
-#   ${PADDLE_CACHE:-$HOME/.cache/paddle}/data/tuxpaint-sounds
+#   ${PADDLE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/paddle}/data/tuxpaint-sounds
 # Uses the ordinary apt client (`apt-get download`, no install).
 # Idempotent: nothing is fetched when the folder already holds .ogg files.
 # Prints the folder.
 set -euo pipefail
-CACHE="${PADDLE_CACHE:-$HOME/.cache/paddle}"
+CACHE="${PADDLE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/paddle}"
 DIR="$CACHE/data/tuxpaint-sounds"
 have() { [[ -f "$DIR/.complete" ]] && [[ -n "$(find "$DIR" -name '*.ogg' -print -quit 2>/dev/null)" ]]; }
 if have; then

@@ -6,11 +6,11 @@
 # used as real training and test speech by the speech kit's recogniser
 # (`paddle speech asr-data`). Only the *.txt files are kept, with their
 # package paths, in
-#   ${PADDLE_CACHE:-$HOME/.cache/paddle}/data/tuxpaint-text
+#   ${PADDLE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/paddle}/data/tuxpaint-text
 # Uses the ordinary apt client (`apt-get download`, no install).
 # Idempotent: nothing is fetched when the folder is complete. Prints the folder.
 set -euo pipefail
-CACHE="${PADDLE_CACHE:-$HOME/.cache/paddle}"
+CACHE="${PADDLE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/paddle}"
 DIR="$CACHE/data/tuxpaint-text"
 if [[ -f "$DIR/.complete" ]] && [[ -n "$(find "$DIR" -name '*.txt' -print -quit 2>/dev/null)" ]]; then
   echo "$DIR"

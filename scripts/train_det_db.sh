@@ -18,14 +18,14 @@
 # choose box_thresh x unclip_ratio on the validation pages (grid BOX_GRID x UNCLIP_GRID);
 # evaluate the test pages once with that choice.
 #
-# Usage: scripts/train_det_db.sh [WORK_DIR]   (default: ${PADDLE_CACHE:-$HOME/.cache/paddle}/det_db)
+# Usage: scripts/train_det_db.sh [WORK_DIR]   (default: ${PADDLE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/paddle}/det_db)
 # Env: TRAIN_PAGES (default 2000), EVAL_PAGES (100), EPOCHS (5), THREADS (2), WORD_GAP (1),
 #      BOX_GRID ("0.4 0.45 0.5 0.55 0.6"),
 #      UNCLIP_GRID ("1.5 1.65 1.8"), EXTRA (more -o overrides),
 #      TRAIN (1; 0: only choose the thresholds and test the model already in WORK/out).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-WORK="${1:-${PADDLE_CACHE:-$HOME/.cache/paddle}/det_db}"
+WORK="${1:-${PADDLE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/paddle}/det_db}"
 TRAIN_PAGES="${TRAIN_PAGES:-2000}"
 EVAL_PAGES="${EVAL_PAGES:-100}"
 EPOCHS="${EPOCHS:-5}"

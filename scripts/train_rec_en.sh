@@ -8,12 +8,12 @@
 #   text: windows of whole words (1–12 characters) from the English fortune files,
 #         every 10th line kept for the eval set only
 #
-# Usage: scripts/train_rec_en.sh [WORK_DIR]   (default: ${PADDLE_CACHE:-$HOME/.cache/paddle}/rec_en)
+# Usage: scripts/train_rec_en.sh [WORK_DIR]   (default: ${PADDLE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/paddle}/rec_en)
 # Env: TRAIN_LINES (default 100000), EVAL_LINES (1000), THREADS (2), CONFIG (ocr/rec_crnn_en.yaml),
 #      EXTRA (more -o overrides).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-WORK="${1:-${PADDLE_CACHE:-$HOME/.cache/paddle}/rec_en}"
+WORK="${1:-${PADDLE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/paddle}/rec_en}"
 TRAIN_LINES="${TRAIN_LINES:-100000}"
 EVAL_LINES="${EVAL_LINES:-1000}"
 THREADS="${THREADS:-2}"

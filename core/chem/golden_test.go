@@ -14,6 +14,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"paddle/core/hub"
 )
 
 var update = flag.Bool("update", false, "write the list of disagreements with RDKit to testdata/rdkit_disagreements.txt")
@@ -48,13 +50,7 @@ func rdkitDataDir() string {
 	if d := os.Getenv("RDKIT_DATA"); d != "" {
 		cands = append(cands, d)
 	}
-	cache := os.Getenv("PADDLE_CACHE")
-	if cache == "" {
-		if h, err := os.UserHomeDir(); err == nil {
-			cache = filepath.Join(h, ".cache", "paddle")
-		}
-	}
-	cands = append(cands, filepath.Join(cache, "data", "rdkit-data", "usr", "share", "RDKit"), "/usr/share/RDKit")
+	cands = append(cands, filepath.Join(hub.CacheDir(), "data", "rdkit-data", "usr", "share", "RDKit"), "/usr/share/RDKit")
 	for _, d := range cands {
 		if _, err := os.Stat(filepath.Join(d, "Data", "NCI", "first_5K.smi")); err == nil {
 			return d

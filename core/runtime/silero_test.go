@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"paddle/core/hub"
 	"paddle/core/io"
 	"paddle/core/onnx"
 	"paddle/core/runtime/ortcheck"
@@ -18,12 +19,7 @@ import (
 
 func sileroDir(t *testing.T) string {
 	t.Helper()
-	base := os.Getenv("PADDLE_CACHE")
-	if base == "" {
-		home, _ := os.UserHomeDir()
-		base = filepath.Join(home, ".cache", "paddle")
-	}
-	dir := filepath.Join(base, "npm", "silero-vad-1.0.3", "package", "weights")
+	dir := filepath.Join(hub.CacheDir(), "npm", "silero-vad-1.0.3", "package", "weights")
 	if _, err := os.Stat(filepath.Join(dir, "silero_vad.onnx")); err != nil {
 		t.Skipf("Silero VAD models not found in %s: run scripts/ref/silero_golden.sh", dir)
 	}

@@ -8,6 +8,8 @@ import (
 	"runtime"
 	"sync"
 	"testing"
+
+	"paddle/core/hub"
 )
 
 // Golden data: scripts/ref/tokenizer_golden.mjs runs the Hugging Face
@@ -83,12 +85,7 @@ var sentencesOnce = sync.OnceValue(func() []string {
 func assetsDir(t testing.TB) string {
 	d := os.Getenv("PADDLE_NLP_ASSETS")
 	if d == "" {
-		base := os.Getenv("PADDLE_CACHE")
-		if base == "" {
-			home, _ := os.UserHomeDir()
-			base = filepath.Join(home, ".cache", "paddle")
-		}
-		d = filepath.Join(base, "npm", "nlp-tokenizers")
+		d = filepath.Join(hub.CacheDir(), "npm", "nlp-tokenizers")
 	}
 	nm := filepath.Join(d, "node_modules")
 	if _, err := os.Stat(nm); err != nil {

@@ -6,7 +6,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 ROUNDS="${1:-3}"; RUNS=10
-M="${PADDLE_CACHE:-$HOME/.cache/paddle}/npm/ocr-models-1.4.2/package/assets"
+M="${PADDLE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/paddle}/npm/ocr-models-1.4.2/package/assets"
 T="$(mktemp -d)"; trap 'rm -rf "$T"' EXIT
 cases="det_640:ch_PP-OCRv4_det_infer.onnx:1,3,640,640 det_960:ch_PP-OCRv4_det_infer.onnx:1,3,960,960 rec_b1_320:ch_PP-OCRv4_rec_infer.onnx:1,3,48,320 rec_b6_320:ch_PP-OCRv4_rec_infer.onnx:6,3,48,320 cls_b6_192:ch_ppocr_mobile_v2.0_cls_infer.onnx:6,3,48,192"
 for c in $cases; do

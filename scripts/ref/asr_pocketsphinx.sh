@@ -9,7 +9,7 @@
 #   apt-get install -y pocketsphinx pocketsphinx-en-us
 #   scripts/ref/asr_pocketsphinx.sh > docs/... (prints a TSV of hypotheses, then the rates)
 set -euo pipefail
-D="${PADDLE_CACHE:-$HOME/.cache/paddle}/data/speech/pocketsphinx"
+D="${PADDLE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/paddle}/data/speech/pocketsphinx"
 P=/usr/share/pocketsphinx/model/en-us
 TMP="$(mktemp -d)"; trap 'rm -rf "$TMP"' EXIT
 for set in librivox:transcription cards:cards.transcription; do

@@ -14,7 +14,7 @@
 # loop, and only the words the general-LM decode agrees with are kept
 # (see NUMBERS below).
 set -euo pipefail
-D="${PADDLE_CACHE:-$HOME/.cache/paddle}/data/speech"
+D="${PADDLE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/paddle}/data/speech"
 P=/usr/share/pocketsphinx/model/en-us
 OUT="$(cd "$(dirname "$0")/../.." && pwd)/kits/speech/real_words.tsv"
 TMP="$(mktemp -d)"; trap 'rm -rf "$TMP"' EXIT

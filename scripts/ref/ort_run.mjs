@@ -11,7 +11,7 @@
 // dtype and dims, run time) goes to stdout.
 //
 // onnxruntime-node is looked up in $ORT_NODE_DIR, then in
-// ${PADDLE_CACHE:-$HOME/.cache/paddle}/npm/ortnode-1.30.0, then /work/cache/ortnode;
+// ${PADDLE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/paddle}/npm/ortnode-1.30.0, then /work/cache/ortnode;
 // scripts/ref/setup_ort.sh installs it.
 import fs from 'node:fs';
 import os from 'node:os';

@@ -12,7 +12,7 @@
 set -euo pipefail
 HERE="$(cd "$(dirname "$0")" && pwd)"
 ROOT="$(cd "$HERE/../.." && pwd)"
-ASSETS="${PPOCRV4_DIR:-${PADDLE_CACHE:-$HOME/.cache/paddle}/npm/ocr-models-1.4.2/package/assets}"
+ASSETS="${PPOCRV4_DIR:-${PADDLE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/paddle}/npm/ocr-models-1.4.2/package/assets}"
 OUT="$ROOT/core/runtime/testdata"
 TMP="$(mktemp -d)"
 trap 'rm -rf "$TMP"' EXIT

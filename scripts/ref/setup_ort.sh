@@ -2,13 +2,13 @@
 # setup_ort.sh [DIR] — install onnxruntime-node 1.30.0 (the ONNX Runtime reference
 # used by scripts/ref/ort_run.mjs) into DIR, idempotently.
 #
-# DIR defaults to $ORT_NODE_DIR, else ${PADDLE_CACHE:-$HOME/.cache/paddle}/npm/ortnode-1.30.0.
+# DIR defaults to $ORT_NODE_DIR, else ${PADDLE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/paddle}/npm/ortnode-1.30.0.
 # `npm install --ignore-scripts`: the package's install script (which would download
 # GPU binaries) is skipped; the Linux x64 CPU binary ships inside the package.
 set -euo pipefail
 
 VERSION=1.30.0
-DIR="${1:-${ORT_NODE_DIR:-${PADDLE_CACHE:-$HOME/.cache/paddle}/npm/ortnode-$VERSION}}"
+DIR="${1:-${ORT_NODE_DIR:-${PADDLE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/paddle}/npm/ortnode-$VERSION}}"
 PKG="$DIR/node_modules/onnxruntime-node"
 
 installed() {

@@ -11,7 +11,7 @@
 set -euo pipefail
 HERE="$(cd "$(dirname "$0")" && pwd)"
 ROOT="$(cd "$HERE/../.." && pwd)"
-CACHE="${PADDLE_CACHE:-$HOME/.cache/paddle}/npm"
+CACHE="${PADDLE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/paddle}/npm"
 PKG="$CACHE/silero-vad-1.0.3/package"
 OUT="$ROOT/core/runtime/testdata"
 TMP="$(mktemp -d)"

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"paddle/core/audio"
+	"paddle/core/hub"
 	pio "paddle/core/io"
 	"paddle/core/tensor"
 )
@@ -83,12 +84,7 @@ func TestMelFilterbankVsTorchaudio(t *testing.T) {
 
 func librivox(t *testing.T) []float64 {
 	t.Helper()
-	home, _ := os.UserHomeDir()
-	cache := os.Getenv("PADDLE_CACHE")
-	if cache == "" {
-		cache = filepath.Join(home, ".cache", "paddle")
-	}
-	p := filepath.Join(cache, "data", "speech", "pocketsphinx", "librivox", "sense_and_sensibility_01_austen_64kb-0880.wav")
+	p := filepath.Join(hub.CacheDir(), "data", "speech", "pocketsphinx", "librivox", "sense_and_sensibility_01_austen_64kb-0880.wav")
 	a, err := audio.ReadWAV(p)
 	if err != nil {
 		t.Skipf("%v (run scripts/setup.sh to fetch the speech recordings)", err)

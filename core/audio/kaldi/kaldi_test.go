@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"paddle/core/audio"
+	"paddle/core/hub"
 	pio "paddle/core/io"
 	"paddle/core/tensor"
 )
@@ -104,12 +105,7 @@ func loadRef(t *testing.T) (*refMeta, map[string]*tensor.Tensor) {
 
 // speechDir is where scripts/setup.sh puts the real recordings.
 func speechDir() string {
-	c := os.Getenv("PADDLE_CACHE")
-	if c == "" {
-		home, _ := os.UserHomeDir()
-		c = filepath.Join(home, ".cache", "paddle")
-	}
-	return filepath.Join(c, "data", "speech")
+	return filepath.Join(hub.CacheDir(), "data", "speech")
 }
 
 // loadClip returns the clip's int16-valued samples, or skips when the

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 
+	"paddle/core/hub"
 	"paddle/core/runtime"
 	"paddle/core/tensor"
 )
@@ -19,18 +20,10 @@ var SileroModels = []string{"silero_vad.onnx", "silero_vad_16k_op15.onnx", "sile
 var ErrNoModel = errors.New("silero VAD model not found")
 
 // DefaultModelPath returns the cached silero_vad.onnx:
-// ${PADDLE_CACHE:-~/.cache/paddle}/npm/silero-vad-1.0.3/package/weights
+// npm/silero-vad-1.0.3/package/weights under hub.CacheDir()
 // (scripts/setup.sh puts it there), or an error wrapping ErrNoModel.
 func DefaultModelPath() (string, error) {
-	base := os.Getenv("PADDLE_CACHE")
-	if base == "" {
-		home, err := os.UserHomeDir()
-		if err != nil {
-			return "", fmt.Errorf("%w: %v", ErrNoModel, err)
-		}
-		base = filepath.Join(home, ".cache", "paddle")
-	}
-	p := filepath.Join(base, "npm", "silero-vad-1.0.3", "package", "weights", "silero_vad.onnx")
+	p := filepath.Join(hub.CacheDir(), "npm", "silero-vad-1.0.3", "package", "weights", "silero_vad.onnx")
 	if _, err := os.Stat(p); err != nil {
 		return "", fmt.Errorf("%w: %s (run scripts/setup.sh or give --model)", ErrNoModel, p)
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"paddle/core/audio"
+	"paddle/core/hub"
 )
 
 // refCase is one recording of testdata/silero_ref.json
@@ -57,13 +58,7 @@ func loadRefs(t *testing.T) []refCase {
 	return refs
 }
 
-func cacheDir() string {
-	if d := os.Getenv("PADDLE_CACHE"); d != "" {
-		return d
-	}
-	home, _ := os.UserHomeDir()
-	return filepath.Join(home, ".cache", "paddle")
-}
+func cacheDir() string { return hub.CacheDir() }
 
 func modelPath(t *testing.T, name string) string {
 	t.Helper()

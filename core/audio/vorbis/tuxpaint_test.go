@@ -10,16 +10,13 @@ import (
 	"path/filepath"
 	"sort"
 	"testing"
+
+	"paddle/core/hub"
 )
 
 // tuxpaintDir is where scripts/fetch_tuxpaint_sounds.sh puts the sounds.
 func tuxpaintDir() string {
-	cache := os.Getenv("PADDLE_CACHE")
-	if cache == "" {
-		home, _ := os.UserHomeDir()
-		cache = filepath.Join(home, ".cache", "paddle")
-	}
-	return filepath.Join(cache, "data", "tuxpaint-sounds")
+	return filepath.Join(hub.CacheDir(), "data", "tuxpaint-sounds")
 }
 
 type fileStats struct {

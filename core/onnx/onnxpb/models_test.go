@@ -12,6 +12,8 @@ import (
 	"path/filepath"
 	"reflect"
 	"testing"
+
+	"paddle/core/hub"
 )
 
 // ppocrDir returns the directory holding the PP-OCRv4 models fetched by
@@ -23,15 +25,7 @@ func ppocrDir(t *testing.T) string {
 	if d := os.Getenv("PADDLE_MODELS_DIR"); d != "" {
 		dirs = append(dirs, d, filepath.Join(d, "package", "assets"))
 	}
-	cache := os.Getenv("PADDLE_CACHE")
-	if cache == "" {
-		if home, err := os.UserHomeDir(); err == nil {
-			cache = filepath.Join(home, ".cache", "paddle")
-		}
-	}
-	if cache != "" {
-		dirs = append(dirs, filepath.Join(cache, "npm", "ocr-models-1.4.2", "package", "assets"))
-	}
+	dirs = append(dirs, filepath.Join(hub.CacheDir(), "npm", "ocr-models-1.4.2", "package", "assets"))
 	for _, d := range dirs {
 		if _, err := os.Stat(filepath.Join(d, "ch_PP-OCRv4_rec_infer.onnx")); err == nil {
 			return d

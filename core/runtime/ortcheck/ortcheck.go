@@ -12,6 +12,7 @@ import (
 	goruntime "runtime"
 	"testing"
 
+	"paddle/core/hub"
 	"paddle/core/io"
 	"paddle/core/tensor"
 )
@@ -23,7 +24,7 @@ const NotInstalled = "ONNX Runtime not installed (scripts/ref/setup_ort.sh): exp
 // Runner returns the node command and the absolute path of
 // scripts/ref/ort_run.mjs when ONNX Runtime is installed, else "", "".
 // onnxruntime-node is looked up in $ORT_NODE_DIR, else in
-// ${PADDLE_CACHE:-$HOME/.cache/paddle}/npm/ortnode-1.30.0.
+// npm/ortnode-1.30.0 under hub.CacheDir().
 func Runner() (node, script string) {
 	node, err := exec.LookPath("node")
 	if err != nil {
@@ -31,12 +32,7 @@ func Runner() (node, script string) {
 	}
 	dir := os.Getenv("ORT_NODE_DIR")
 	if dir == "" {
-		cache := os.Getenv("PADDLE_CACHE")
-		if cache == "" {
-			home, _ := os.UserHomeDir()
-			cache = filepath.Join(home, ".cache", "paddle")
-		}
-		dir = filepath.Join(cache, "npm", "ortnode-1.30.0")
+		dir = filepath.Join(hub.CacheDir(), "npm", "ortnode-1.30.0")
 	}
 	if _, err := os.Stat(filepath.Join(dir, "node_modules", "onnxruntime-node")); err != nil {
 		return "", ""

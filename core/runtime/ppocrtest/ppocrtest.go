@@ -11,23 +11,19 @@ import (
 	"strings"
 	"testing"
 
+	"paddle/core/hub"
 	"paddle/core/io"
 	"paddle/core/tensor"
 )
 
 // Dir is the folder of the PP-OCRv4 ONNX files (PPOCRV4_DIR, else the npm
-// package under ${PADDLE_CACHE:-~/.cache/paddle}); tb is skipped when the
+// package under hub.CacheDir()); tb is skipped when the
 // models are not there.
 func Dir(tb testing.TB) string {
 	tb.Helper()
 	dir := os.Getenv("PPOCRV4_DIR")
 	if dir == "" {
-		base := os.Getenv("PADDLE_CACHE")
-		if base == "" {
-			home, _ := os.UserHomeDir()
-			base = filepath.Join(home, ".cache", "paddle")
-		}
-		dir = filepath.Join(base, "npm", "ocr-models-1.4.2", "package", "assets")
+		dir = filepath.Join(hub.CacheDir(), "npm", "ocr-models-1.4.2", "package", "assets")
 	}
 	if _, err := os.Stat(filepath.Join(dir, "ch_PP-OCRv4_det_infer.onnx")); err != nil {
 		tb.Skipf("PP-OCRv4 models not found in %s: run scripts/fetch_ppocrv4.sh", dir)
