@@ -105,18 +105,27 @@ type PPLiteSegOpts struct {
 	CMChs           int              `yaml:"cm_out_ch"`          // SPPM width (default 128)
 	CMBins          []int            `yaml:"cm_bin_sizes"`       // default [1, 2, 4]
 	NumClasses      int              `yaml:"num_classes"`        // default: train_dataset.num_classes
-	Pretrained      any              `yaml:"pretrained"`         // accepted, must be null
+	Pretrained      string           `yaml:"pretrained"`         // whole-model checkpoint folder to start training from (null: none)
+}
+
+// BackboneOpts configure the STDC backbone of PPLiteSeg (zoo.STDCOptions)
+// plus PaddleSeg's `pretrained`: a checkpoint folder to take the backbone's
+// weights from when training starts, either a whole model's (its tensors
+// named backbone.*) or a backbone's alone.
+type BackboneOpts struct {
+	zoo.STDCOptions `yaml:",inline"`
+	Pretrained      string `yaml:"pretrained"`
 }
 
 // UNetOpts configure U-Net (Ronneberger et al. 2015), PaddleSeg's layout: a
 // double 3x3 ConvBN per level, 4 max-pool downsamplings, bilinear (or
 // transposed-conv) upsampling with skip concatenation.
 type UNetOpts struct {
-	NumClasses   int  `yaml:"num_classes"`
-	BaseChannels int  `yaml:"base_channels"` // default 64 (PaddleSeg's)
-	UseDeconv    bool `yaml:"use_deconv"`
-	InChannels   int  `yaml:"in_channels"` // default 3
-	Pretrained   any  `yaml:"pretrained"`
+	NumClasses   int    `yaml:"num_classes"`
+	BaseChannels int    `yaml:"base_channels"` // default 64 (PaddleSeg's)
+	UseDeconv    bool   `yaml:"use_deconv"`
+	InChannels   int    `yaml:"in_channels"` // default 3
+	Pretrained   string `yaml:"pretrained"`  // whole-model checkpoint folder to start training from (null: none)
 }
 
 // Transform option types (PaddleSeg names).
@@ -203,7 +212,7 @@ func Schema() *config.Schema {
 			"val_dataset":           {"Dataset": (*DatasetOpts)(nil), "SynthDataset": (*SynthDatasetOpts)(nil)},
 			"*.transforms.*":        transformOptions(),
 			"model":                 {"PPLiteSeg": (*PPLiteSegOpts)(nil), "UNet": (*UNetOpts)(nil)},
-			"model.backbone":        {"STDC1": (*zoo.STDCOptions)(nil), "STDC2": (*zoo.STDCOptions)(nil), "STDCNet": (*zoo.STDCOptions)(nil)},
+			"model.backbone":        {"STDC1": (*BackboneOpts)(nil), "STDC2": (*BackboneOpts)(nil), "STDCNet": (*BackboneOpts)(nil)},
 			"loss.types.*":          lossOptions(),
 			"loss.types.*.losses.*": lossOptions(),
 		},

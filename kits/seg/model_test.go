@@ -14,7 +14,13 @@ import (
 
 func tinyPPLiteSeg(t *testing.T, classes int) *PPLiteSeg {
 	t.Helper()
-	r := rand.New(rand.NewPCG(1, 2))
+	return tinyPPLiteSegSeed(t, classes, 1)
+}
+
+// tinyPPLiteSegSeed is tinyPPLiteSeg with weights drawn from seed.
+func tinyPPLiteSegSeed(t *testing.T, classes int, seed uint64) *PPLiteSeg {
+	t.Helper()
+	r := rand.New(rand.NewPCG(seed, 2))
 	bb, err := zoo.NewSTDCNet(zoo.STDCOptions{Base: 16, Layers: []int{1, 1, 1}}, r)
 	if err != nil {
 		t.Fatal(err)

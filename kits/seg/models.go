@@ -34,9 +34,6 @@ func buildModel(c config.Component, numClasses int, r *rand.Rand) (Model, error)
 		if o.NumClasses == 0 {
 			o.NumClasses = numClasses
 		}
-		if o.Pretrained != nil {
-			return nil, c.Errorf("pretrained weights are not supported (set pretrained: null)")
-		}
 		bb, err := buildBackbone(o.Backbone, r)
 		if err != nil {
 			return nil, err
@@ -49,9 +46,6 @@ func buildModel(c config.Component, numClasses int, r *rand.Rand) (Model, error)
 		}
 		if o.NumClasses == 0 {
 			o.NumClasses = numClasses
-		}
-		if o.Pretrained != nil {
-			return nil, c.Errorf("pretrained weights are not supported (set pretrained: null)")
 		}
 		return newUNet(o, r)
 	}
@@ -68,10 +62,11 @@ func buildBackbone(c config.Component, r *rand.Rand) (*zoo.STDCNet, error) {
 	default:
 		return nil, c.Errorf("unknown backbone %q (known: STDC1, STDC2, STDCNet)", c.Name)
 	}
-	if err := c.Decode(&o); err != nil {
+	b := BackboneOpts{STDCOptions: o}
+	if err := c.Decode(&b); err != nil {
 		return nil, err
 	}
-	bb, err := zoo.NewSTDCNet(o, r)
+	bb, err := zoo.NewSTDCNet(b.STDCOptions, r)
 	if err != nil {
 		return nil, c.Errorf("%v", err)
 	}

@@ -288,6 +288,13 @@ func (r *runner) Train(ctx context.Context, env workflow.Env) error {
 	if err != nil {
 		return err
 	}
+	if env.Resume == "" {
+		if err := r.loadPretrained(model); err != nil {
+			return err
+		}
+	} else if bb, whole, err := r.pretrainedSources(); err == nil && bb+whole != "" {
+		slog.Info("resuming: model.pretrained / model.backbone.pretrained are not loaded", "resume", env.Resume)
+	}
 	t, _, err := r.task(model, true)
 	if err != nil {
 		return err

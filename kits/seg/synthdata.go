@@ -31,7 +31,8 @@ import (
 //
 // val and eval are fixed sets (composite i is the same every epoch).
 type SynthDatasetOpts struct {
-	NumClasses  int                `yaml:"num_classes"` // background + the compositor's classes
+	NumClasses  int                `yaml:"num_classes"` // background + the class set's classes
+	ClassSet    string             `yaml:"class_set"`   // default (8 classes) | pretrain (22: the 8 first, then 14 more)
 	Mode        string             `yaml:"mode"`        // train | val (accepted for PaddleSeg's layout)
 	IgnoreIndex *int               `yaml:"ignore_index"`
 	Split       string             `yaml:"split"`   // train (default) | val | eval
@@ -47,11 +48,12 @@ type SynthDatasetOpts struct {
 	Transforms  []config.Component `yaml:"transforms"`
 }
 
-// libraries caches loaded compositor libraries by stamp and background
-// folder, so train and val splits of one run load the photos once.
+// libraries caches loaded compositor libraries by class set, stamp and
+// background folder, so train and val splits of one run load the photos
+// once.
 var libraries struct {
 	sync.Mutex
-	m map[[2]string]*synthLibs
+	m map[[3]string]*synthLibs
 }
 
 // synthLibs are the compositor's library and the one carved from its
@@ -60,7 +62,16 @@ type synthLibs struct {
 	full, carved *synth.Library
 }
 
-func loadSynthLibs(stamps, bgs string) (*synthLibs, error) {
+// loadSynthLibs loads the libraries of a class set (synth.ClassSet's
+// names: "" or "default", "pretrain").
+func loadSynthLibs(classSet, stamps, bgs string) (*synthLibs, error) {
+	classes, err := synth.ClassSet(classSet)
+	if err != nil {
+		return nil, err
+	}
+	if classSet == "" {
+		classSet = "default"
+	}
 	def, defBg := synth.DefaultPaths()
 	if stamps == "" {
 		stamps = def
@@ -70,7 +81,7 @@ func loadSynthLibs(stamps, bgs string) (*synthLibs, error) {
 	}
 	libraries.Lock()
 	defer libraries.Unlock()
-	key := [2]string{stamps, bgs}
+	key := [3]string{classSet, stamps, bgs}
 	if l := libraries.m[key]; l != nil {
 		return l, nil
 	}
@@ -78,7 +89,7 @@ func loadSynthLibs(stamps, bgs string) (*synthLibs, error) {
 	if err != nil {
 		return nil, err
 	}
-	full, err := synth.LoadLibrary(stamps, synth.DefaultClasses, files)
+	full, err := synth.LoadLibrary(stamps, classes, files)
 	if err != nil {
 		return nil, err
 	}
@@ -91,7 +102,7 @@ func loadSynthLibs(stamps, bgs string) (*synthLibs, error) {
 		return nil, fmt.Errorf("carving a validation split from the training objects: %w", err)
 	}
 	if libraries.m == nil {
-		libraries.m = map[[2]string]*synthLibs{}
+		libraries.m = map[[3]string]*synthLibs{}
 	}
 	l := &synthLibs{full: full, carved: carved}
 	libraries.m[key] = l
@@ -115,12 +126,12 @@ func newSynthSet(c config.Component, numClasses int) (*synthSet, error) {
 	if err != nil {
 		return nil, err
 	}
-	libs, err := loadSynthLibs(o.Stamps, o.Backgrounds)
+	libs, err := loadSynthLibs(o.ClassSet, o.Stamps, o.Backgrounds)
 	if err != nil {
 		return nil, c.Errorf("SynthDataset: %v", err)
 	}
 	if want := len(libs.full.Classes) + 1; numClasses != want {
-		return nil, c.Errorf("SynthDataset: num_classes is %d but the compositor has %d classes plus background", numClasses, want-1)
+		return nil, c.Errorf("SynthDataset: num_classes is %d but class_set %s has %d classes plus background", numClasses, classSetName(o.ClassSet), want-1)
 	}
 	s := &synthSet{n: o.Length, jpegQ: o.JPEGQuality,
 		opts: synth.Options{Size: o.Size, MinObjects: o.MinObjects, MaxObjects: o.MaxObjects, Seed: o.Seed}}
@@ -148,6 +159,8 @@ func decodeSynthOpts(c config.Component) (SynthDatasetOpts, error) {
 		return o, err
 	}
 	switch {
+	case o.ClassSet != "" && o.ClassSet != "default" && o.ClassSet != "pretrain":
+		return o, c.Errorf("SynthDataset: class_set %q: want default (the 8 classes) or pretrain (22 classes)", o.ClassSet)
 	case o.Split != "train" && o.Split != "val" && o.Split != "eval":
 		return o, c.Errorf("SynthDataset: split %q: want train, val or eval", o.Split)
 	case o.Holdout && o.Split != "train":
@@ -159,7 +172,19 @@ func decodeSynthOpts(c config.Component) (SynthDatasetOpts, error) {
 	case o.JPEGQuality > 100:
 		return o, c.Errorf("SynthDataset: jpeg_quality %d: want 1..100, or -1 for none", o.JPEGQuality)
 	}
+	if classes, _ := synth.ClassSet(o.ClassSet); o.NumClasses != len(classes)+1 {
+		return o, c.Errorf("SynthDataset: num_classes is %d but class_set %s has %d classes plus background (num_classes %d)",
+			o.NumClasses, classSetName(o.ClassSet), len(classes), len(classes)+1)
+	}
 	return o, nil
+}
+
+// classSetName is the class set's name for messages.
+func classSetName(s string) string {
+	if s == "" {
+		return "default"
+	}
+	return s
 }
 
 // Len returns the composites per epoch.

@@ -37,7 +37,7 @@ func synthComponent(t *testing.T, body string) config.Component {
 // synthLibsOrSkip loads the compositor's photos, skipping when absent.
 func synthLibsOrSkip(t *testing.T) *synthLibs {
 	t.Helper()
-	l, err := loadSynthLibs("", "")
+	l, err := loadSynthLibs("", "", "")
 	if err != nil {
 		t.Skipf("compositor photos not found (%v): run scripts/fetch_det_data.sh", err)
 	}
@@ -149,6 +149,8 @@ func TestSynthDatasetErrors(t *testing.T) {
 		{"  split: val\n  holdout: true\n", "holdout applies to split train only"},
 		{"  size: 16\n", "size ≥ 32"},
 		{"  min_objects: 3\n  max_objects: 2\n", "min_objects 3 max_objects 2"},
+		{"  class_set: imagenet\n", `class_set "imagenet": want default (the 8 classes) or pretrain`},
+		{"  class_set: pretrain\n", "num_classes is 9 but class_set pretrain has 22 classes plus background (num_classes 23)"},
 	} {
 		_, err := decodeSynthOpts(synthComponent(t, tc.body))
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
@@ -156,7 +158,7 @@ func TestSynthDatasetErrors(t *testing.T) {
 		}
 	}
 	synthLibsOrSkip(t)
-	if _, err := newSynthSet(synthComponent(t, ""), 3); err == nil || !strings.Contains(err.Error(), "num_classes is 3 but the compositor has 8 classes") {
+	if _, err := newSynthSet(synthComponent(t, ""), 3); err == nil || !strings.Contains(err.Error(), "num_classes is 3 but class_set default has 8 classes") {
 		t.Errorf("num_classes 3: got %v", err)
 	}
 }

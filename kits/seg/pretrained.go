@@ -1,0 +1,138 @@
+package seg
+
+import (
+	"fmt"
+	"log/slog"
+	"strings"
+
+	pio "paddle/core/io"
+	"paddle/core/nn"
+	"paddle/core/workflow"
+)
+
+// PaddleSeg's `model.pretrained` (a whole-model checkpoint folder) and
+// `model.backbone.pretrained` (backbone weights) start training from
+// earlier weights: every tensor that matches by name and shape is copied
+// (workflow.LoadPretrained), the rest keep their initial values, so a
+// model pretrained for other classes gives everything but its classifiers.
+// They act only when training starts, never on --resume (the checkpoint
+// holds everything) nor in eval, predict or export.
+
+// backbonePrefix is the name prefix of PPLiteSeg's backbone tensors.
+const backbonePrefix = "backbone."
+
+// pretrainedSources returns the folders model.backbone.pretrained and
+// model.pretrained name ("" when null).
+func (r *runner) pretrainedSources() (backbone, whole string, err error) {
+	switch r.model.Name {
+	case "PPLiteSeg":
+		var o PPLiteSegOpts
+		if err := r.model.Decode(&o); err != nil {
+			return "", "", err
+		}
+		var b BackboneOpts
+		if o.Backbone.Name != "" {
+			if err := o.Backbone.Decode(&b); err != nil {
+				return "", "", err
+			}
+		}
+		backbone, whole = b.Pretrained, o.Pretrained
+	case "UNet":
+		var o UNetOpts
+		if err := r.model.Decode(&o); err != nil {
+			return "", "", err
+		}
+		whole = o.Pretrained
+	}
+	for _, s := range []struct{ key, dir string }{{"model.backbone.pretrained", backbone}, {"model.pretrained", whole}} {
+		if strings.Contains(s.dir, "://") {
+			return "", "", fmt.Errorf("%s: %s: %q: only a local checkpoint folder can be loaded (nothing is downloaded)", r.cfg.File, s.key, s.dir)
+		}
+	}
+	return backbone, whole, nil
+}
+
+// loadPretrained loads model.backbone.pretrained, then model.pretrained
+// (which wins where both give a tensor, as in PaddleSeg, where the whole
+// model's weights are loaded after the backbone's) into m.
+func (r *runner) loadPretrained(m Model) error {
+	bb, whole, err := r.pretrainedSources()
+	if err != nil {
+		return err
+	}
+	if bb != "" {
+		if err := loadBackbone(bb, m); err != nil {
+			return fmt.Errorf("%s: model.backbone.pretrained: %w", r.cfg.File, err)
+		}
+	}
+	if whole != "" {
+		skipped, err := workflow.LoadPretrained(whole, m)
+		if err != nil {
+			return fmt.Errorf("%s: model.pretrained: %w", r.cfg.File, err)
+		}
+		logLoaded("model.pretrained", whole, m, skipped)
+	}
+	return nil
+}
+
+// loadBackbone loads backbone weights from dir into m's backbone: from a
+// whole-model checkpoint (tensors named backbone.*) the tensors under that
+// prefix, else the checkpoint's tensors as the backbone's own names.
+func loadBackbone(dir string, m Model) error {
+	pl, ok := m.(*PPLiteSeg)
+	if !ok {
+		return fmt.Errorf("model %T has no backbone", m)
+	}
+	c, err := pio.LoadCheckpoint(dir)
+	if err != nil {
+		return err
+	}
+	var into nn.Module = pl.Backbone
+	for name := range c.Model {
+		if strings.HasPrefix(name, backbonePrefix) {
+			into = prefixView{pl, backbonePrefix}
+			break
+		}
+	}
+	skipped, err := workflow.LoadPretrained(dir, into)
+	if err != nil {
+		return err
+	}
+	logLoaded("model.backbone.pretrained", dir, into, skipped)
+	return nil
+}
+
+// logLoaded logs how many tensors of m a pretrained folder gave.
+func logLoaded(key, dir string, m nn.Module, skipped []string) {
+	total := len(m.Params()) + len(nn.Buffers(m))
+	shown := skipped
+	if len(shown) > 8 {
+		shown = shown[:8]
+	}
+	args := []any{"key", key, "dir", dir, "loaded", total - len(skipped), "skipped", len(skipped), "first_skipped", strings.Join(shown, ",")}
+	if len(skipped) > total/2 {
+		slog.Warn("pretrained weights: most tensors did not match by name and shape (another model's checkpoint?)", args...)
+		return
+	}
+	slog.Info("pretrained weights", args...)
+}
+
+// prefixView is the part of a model whose tensor names start with prefix
+// (full names kept), so LoadPretrained fills only that part.
+type prefixView struct {
+	m      Model
+	prefix string
+}
+
+func (v prefixView) filter(ps []nn.Param) []nn.Param {
+	var out []nn.Param
+	for _, p := range ps {
+		if strings.HasPrefix(p.Name, v.prefix) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+func (v prefixView) Params() []nn.Param  { return v.filter(v.m.Params()) }
+func (v prefixView) Buffers() []nn.Param { return v.filter(v.m.Buffers()) }
