@@ -25,7 +25,10 @@ type Batch struct {
 // openDataset reads a TrainDataset/EvalDataset component.
 func openDataset(c config.Component) (*Dataset, error) {
 	if c.Name == "SynthDataSet" { // composited on the fly (see synthSource); only its classes here
-		names := synthClassNames()
+		names, err := synthClassNames(c)
+		if err != nil {
+			return nil, err
+		}
 		ds := &Dataset{Classes: names}
 		for i := range names {
 			ds.CategoryIDs = append(ds.CategoryIDs, int64(i+1))

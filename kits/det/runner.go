@@ -34,6 +34,7 @@ type runner struct {
 	workers    int
 	numClasses int
 	drawThresh float64 // predict prints detections scored at least this
+	pretrain   string  // pretrain_weights: a checkpoint folder to start training from
 	useEMA     bool    // use_ema: evaluate and save an average of the weights
 	emaDecay   float64 // ema_decay (default 0.9998)
 	emaType    string  // ema_decay_type: threshold (default) or exponential
@@ -64,7 +65,7 @@ func build(cfg *config.Config) (workflow.Runner, error) {
 	}{{"epoch", &r.epochs}, {"max_iters", &r.maxIters}, {"log_iter", &r.logIter}, {"save_dir", &r.saveDir},
 		{"snapshot_epoch", &r.snapshot}, {"eval_interval", &r.evalEvery}, {"seed", &r.seed}, {"worker_num", &r.workers},
 		{"num_classes", &r.numClasses}, {"draw_threshold", &r.drawThresh}, {"use_ema", &r.useEMA}, {"ema_decay", &r.emaDecay},
-		{"ema_decay_type", &r.emaType}, {"LearningRate", &r.lr}, {"OptimizerBuilder", &r.opt},
+		{"ema_decay_type", &r.emaType}, {"pretrain_weights", &r.pretrain}, {"LearningRate", &r.lr}, {"OptimizerBuilder", &r.opt},
 		{"TrainReader", &r.train}, {"EvalReader", &r.eval}, {"TestReader", &r.test},
 		{"TrainDataset", &r.trainDS}, {"EvalDataset", &r.evalDS}, {"TestDataset", &r.testDS}}
 	for _, s := range scalars {
@@ -340,7 +341,12 @@ func (r *runner) Train(ctx context.Context, env workflow.Env) error {
 	if err != nil {
 		return err
 	}
-	t, err := r.task(model, true)
+	if env.Resume == "" { // a resumed run has its own weights
+		if err := r.loadPretrained(model); err != nil {
+			return err
+		}
+	}
+	t, err := r.task(model, true) // after loading: the EMA starts from the loaded weights
 	if err != nil {
 		return err
 	}
@@ -361,6 +367,28 @@ func (r *runner) Train(ctx context.Context, env workflow.Env) error {
 	}
 	slog.Info("train", "arch", "PicoDet", "params", nn.NumParams(model), "steps/epoch", t.StepsPerEpoch, "output", env.Output)
 	return t.Train(ctx, env, y)
+}
+
+// loadPretrained starts model from pretrain_weights, when the config sets
+// it, as PaddleDetection does: every tensor whose name and shape match is
+// copied; the others (a class head for another number of classes) keep
+// their initial values and are logged. Only training reads it (not eval or
+// predict, whose checkpoints hold all weights), and only when not resuming.
+func (r *runner) loadPretrained(model *PicoDet) error {
+	if r.pretrain == "" {
+		return nil
+	}
+	bad := func(err error) error { return &config.Error{File: r.cfg.File, Path: "pretrain_weights", Err: err} }
+	if _, err := os.Stat(filepath.Join(r.pretrain, pio.ModelFile)); err != nil {
+		return bad(fmt.Errorf("%s is not a checkpoint folder (no %s): %w", r.pretrain, pio.ModelFile, err))
+	}
+	skipped, err := workflow.LoadPretrained(r.pretrain, model)
+	if err != nil {
+		return bad(err)
+	}
+	total := len(model.Params()) + len(model.Buffers())
+	slog.Info("pretrain_weights", "from", r.pretrain, "loaded", total-len(skipped), "of", total, "skipped", strings.Join(skipped, ","))
+	return nil
 }
 
 // Eval evaluates the checkpoint env.Weights on EvalDataset (COCO bbox mAP).

@@ -24,7 +24,14 @@ type SynthDataSetOpts struct {
 	// validation share (synth.Library.Validation), for choosing settings
 	// on a validation set (the Eval split of that library, written with
 	// synth.Write) without looking at the eval objects.
-	Validation   bool    `yaml:"validation"`
+	Validation bool `yaml:"validation"`
+	// ClassSet names the classes (synth.ClassSet): "default" (or empty)
+	// for the 8 evaluated classes, "pretrain" for those 8 followed by 14
+	// more Tux Paint photo folders (22 classes), to pretrain a detector
+	// whose weights a fine-tuning config then loads with pretrain_weights.
+	// Its training split of the first 8 classes is the default one, so
+	// pretraining never sees an eval object or background.
+	ClassSet     string  `yaml:"class_set"`
 	Size         int     `yaml:"size"`
 	MinObjects   int     `yaml:"min_objects"`
 	MaxObjects   int     `yaml:"max_objects"`
@@ -51,20 +58,39 @@ func (o SynthDataSetOpts) options() synth.Options {
 		Contrast: o.Contrast, Saturation: o.Saturation, Stretch: o.Stretch, Blur: o.Blur}
 }
 
-// synthClassNames are the compositor's class names (the data set's classes).
-func synthClassNames() []string {
-	out := make([]string, len(synth.DefaultClasses))
-	for i, c := range synth.DefaultClasses {
-		out[i] = c.Name
+// synthClasses returns the classes of a SynthDataSet component's class_set,
+// with an error naming the component's key.
+func synthClasses(c config.Component, o SynthDataSetOpts) ([]synth.Class, error) {
+	cs, err := synth.ClassSet(o.ClassSet)
+	if err != nil {
+		return nil, c.Errorf("class_set: %w", err)
 	}
-	return out
+	return cs, nil
 }
 
-// libraries caches loaded stamp libraries by folder pair: loading decodes
-// a few hundred PNGs and the photos (~2 s).
-var libraries sync.Map // [2]string -> *synth.Library
+// synthClassNames are the class names of a SynthDataSet component (the
+// data set's classes).
+func synthClassNames(c config.Component) ([]string, error) {
+	var o SynthDataSetOpts
+	if err := c.Decode(&o); err != nil {
+		return nil, err
+	}
+	cs, err := synthClasses(c, o)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]string, len(cs))
+	for i, c := range cs {
+		out[i] = c.Name
+	}
+	return out, nil
+}
 
-func loadSynthLibrary(o SynthDataSetOpts) (*synth.Library, error) {
+// libraries caches loaded stamp libraries by folder pair and class set:
+// loading decodes a few hundred PNGs and the photos (~2 s).
+var libraries sync.Map // [3]string -> *synth.Library
+
+func loadSynthLibrary(o SynthDataSetOpts, classes []synth.Class) (*synth.Library, error) {
 	stamps, bgDir := synth.DefaultPaths()
 	if o.StampsDir != "" {
 		stamps = o.StampsDir
@@ -72,7 +98,10 @@ func loadSynthLibrary(o SynthDataSetOpts) (*synth.Library, error) {
 	if o.BackgroundsDir != "" {
 		bgDir = o.BackgroundsDir
 	}
-	key := [2]string{filepath.Clean(stamps), filepath.Clean(bgDir)}
+	key := [3]string{filepath.Clean(stamps), filepath.Clean(bgDir), o.ClassSet}
+	if key[2] == "" {
+		key[2] = "default"
+	}
 	if l, ok := libraries.Load(key); ok {
 		return l.(*synth.Library), nil
 	}
@@ -80,7 +109,7 @@ func loadSynthLibrary(o SynthDataSetOpts) (*synth.Library, error) {
 	if err != nil {
 		return nil, err
 	}
-	l, err := synth.LoadLibrary(stamps, synth.DefaultClasses, bgs)
+	l, err := synth.LoadLibrary(stamps, classes, bgs)
 	if err != nil {
 		return nil, err
 	}
@@ -105,7 +134,11 @@ func newSynthSource(c config.Component, p *pipeline) (*synthSource, error) {
 	if p.mosaic != nil {
 		return nil, c.Errorf("Mosaic is not supported with SynthDataSet")
 	}
-	lib, err := loadSynthLibrary(o)
+	classes, err := synthClasses(c, o)
+	if err != nil {
+		return nil, err
+	}
+	lib, err := loadSynthLibrary(o, classes)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", c.Path, err)
 	}
