@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -17,7 +18,10 @@ func synthComponent(t *testing.T, body string) config.Component {
 	t.Helper()
 	dir := t.TempDir()
 	p := filepath.Join(dir, "c.yaml")
-	if err := os.WriteFile(p, []byte("model: {type: UNet}\ntrain_dataset:\n  type: SynthDataset\n  num_classes: 9\n"+body), 0o644); err != nil {
+	if !strings.Contains(body, "num_classes:") {
+		body = "  num_classes: 9\n" + body
+	}
+	if err := os.WriteFile(p, []byte("model: {type: UNet}\ntrain_dataset:\n  type: SynthDataset\n"+body), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	cfg, err := config.Load(p)
@@ -200,5 +204,56 @@ model:
 	}
 	if e := evalOf(t, "-c", cfgPath, "--weights", filepath.Join(out, "latest")); e.Images != 3 || e.MIoU <= 0 {
 		t.Fatalf("eval on the val split: %+v, want 3 images and a positive mIoU", e)
+	}
+}
+
+// class_set: pretrain has the 8 classes first, then 14 more; its training
+// and carved validation objects of the 8 classes are exactly the default
+// set's, so pretraining with holdout: true never shows a validation (or
+// eval) object of the 8 classes.
+func TestSynthDatasetPretrainClassSet(t *testing.T) {
+	def := synthLibsOrSkip(t)
+	pre, err := loadSynthLibs("pretrain", "", "")
+	if err != nil {
+		t.Skipf("pretraining stamps not found (%v): run scripts/fetch_det_data.sh", err)
+	}
+	if len(pre.full.Classes) != 22 {
+		t.Fatalf("pretrain classes: %d, want 22", len(pre.full.Classes))
+	}
+	names := func(l *synth.Library, s synth.Split, c int) []string {
+		var out []string
+		for _, st := range l.Stamps[s][c] {
+			out = append(out, st.Name)
+		}
+		return out
+	}
+	for c := range def.full.Classes {
+		for _, l := range []struct {
+			what     string
+			def, pre *synth.Library
+		}{{"full", def.full, pre.full}, {"carved", def.carved, pre.carved}} {
+			for s := range 2 {
+				a, b := names(l.def, synth.Split(s), c), names(l.pre, synth.Split(s), c)
+				if !slices.Equal(a, b) {
+					t.Errorf("%s %s %s: default %v, pretrain %v", l.what, synth.Split(s), def.full.Classes[c], a, b)
+				}
+			}
+		}
+	}
+	if !slices.Equal(def.carved.BgNames[synth.Eval], pre.carved.BgNames[synth.Eval]) {
+		t.Error("carved validation photos differ between the class sets")
+	}
+	s, err := newSynthSet(synthComponent(t, "  class_set: pretrain\n  num_classes: 23\n  size: 48\n  length: 1\n"), 23)
+	if err != nil {
+		t.Fatal(err)
+	}
+	it, _, err := s.GetRand(0, data.SampleRand(1, 0, 0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range it.Lab.Pix {
+		if v > 22 && v != 255 {
+			t.Fatalf("label %d outside 0..22", v)
+		}
 	}
 }
