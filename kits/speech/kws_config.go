@@ -37,7 +37,12 @@ type KWSGlobal struct {
 	// probabilities are averaged with --weights' (kws_group.go). Empty:
 	// --weights alone.
 	Ensemble []string `yaml:"ensemble"`
-	Device   string   `yaml:"device"` // accepted; --device decides
+	// SaveProbs (keyword spotter, eval) writes every eval clip's class
+	// probabilities under each test warp (averaged over the ensemble) to
+	// this file, one JSON line per clip in list order (kws_group.go), for
+	// offline analysis such as choosing ensemble members. Empty: off.
+	SaveProbs string `yaml:"save_probs"`
+	Device    string `yaml:"device"` // accepted; --device decides
 }
 
 // schedule is the training loop's epochs and its log, eval and save intervals.
@@ -199,6 +204,7 @@ func KWSSchema() *config.Schema {
 			"Optimizer":  (*optim.Config)(nil),
 			"DataLoader": (*KWSDataLoader)(nil),
 			"Metric":     (*KWSMetricOpts)(nil),
+			"Infer":      (*KWSInferOpts)(nil),
 		},
 		Components: map[string]map[string]any{
 			"Arch":                 archOptions(),

@@ -9,6 +9,7 @@ import (
 	"paddle/core/ag"
 	"paddle/core/config"
 	"paddle/core/graph/trace"
+	"paddle/core/nn"
 	"paddle/core/runtime"
 	"paddle/core/tensor"
 	"paddle/core/workflow"
@@ -38,6 +39,10 @@ type kwsPostProcess struct {
 	Name        string   `yaml:"name"`
 	LabelList   []string `yaml:"label_list"`
 	WindowHopMs float64  `yaml:"window_hop_ms"`
+	// TestWarps and TestCombine are the checkpoint's Infer setting
+	// (kws_infer.go), which predict --model and kws --model apply.
+	TestWarps   []float64 `yaml:"test_warps,omitempty"`
+	TestCombine string    `yaml:"test_combine,omitempty"`
 }
 
 func kwsInferenceSchema() *config.Schema {
@@ -55,12 +60,20 @@ func (r *kwsRunner) Export(_ context.Context, env workflow.Env, dir string) erro
 	if err := r.loadWeights(env.Weights, model); err != nil {
 		return err
 	}
+	ens, err := r.loadEnsemble()
+	if err != nil {
+		return err
+	}
+	models := kwsEnsemble(append([]nn.Layer{model}, ens...))
+	if err := checkTestWarps(r.infer.TestWarps, r.infer.TestCombine); err != nil {
+		return fmt.Errorf("%s: Infer: %w", r.cfg.File, err)
+	}
 	z := r.featurizer()
 	t, f := z.frames(), r.feat.NumMelBins
 	spec := trace.InputSpec{Name: "x", Shape: []int{-1, 1, t, f}, DimNames: []string{"batch"}}
 	example := tensor.Rand(rand.New(rand.NewPCG(1, 1)), tensor.Float32, -1, 1, 2, 1, t, f) // batch > 1: see trace's doc
-	g, err := trace.Func(model, []trace.InputSpec{spec}, []*tensor.Tensor{example}, []string{"output"},
-		func(xs []*ag.Var) []*ag.Var { return []*ag.Var{ag.Softmax(model.Forward(xs[0], false), -1)} })
+	g, err := trace.Func(models, []trace.InputSpec{spec}, []*tensor.Tensor{example}, []string{"output"},
+		func(xs []*ag.Var) []*ag.Var { return []*ag.Var{models.probs(xs[0])} })
 	if err != nil {
 		return fmt.Errorf("export %s: %w", r.arch.Name, err)
 	}
@@ -70,9 +83,53 @@ func (r *kwsRunner) Export(_ context.Context, env workflow.Env, dir string) erro
 			map[string]any{"LoadAudio": LoadAudioOpts{SampleRate: r.global.SampleRate, ClipSeconds: r.global.ClipSeconds}},
 			map[string]any{"KaldiFbank": r.feat},
 		}},
-		PostProcess: kwsPostProcess{Name: "KWSPostProcess", LabelList: r.classes, WindowHopMs: 100},
+		PostProcess: kwsPostProcess{Name: "KWSPostProcess", LabelList: r.classes, WindowHopMs: 100,
+			TestWarps: r.infer.TestWarps, TestCombine: r.infer.TestCombine},
 	}
 	return workflow.WriteExport(dir, g, inf, r.cfg)
+}
+
+// kwsEnsemble is --weights' model and the Global.ensemble models as one
+// module for export: its output is their mean softmax row. Parameters are
+// named m0.<name>, m1.<name>, ... (one model: its own names).
+type kwsEnsemble []nn.Layer
+
+func (e kwsEnsemble) parts() []any {
+	var out []any
+	for i, m := range e {
+		out = append(out, fmt.Sprintf("m%d", i), m)
+	}
+	return out
+}
+
+// Params are every model's parameters.
+func (e kwsEnsemble) Params() []nn.Param {
+	if len(e) == 1 {
+		return e[0].Params()
+	}
+	p := e.parts()
+	return nn.Collect(p[0].(string), p[1], p[2:]...)
+}
+
+// Buffers are every model's buffers (batch-norm statistics).
+func (e kwsEnsemble) Buffers() []nn.Param {
+	if len(e) == 1 {
+		return nn.Buffers(e[0])
+	}
+	p := e.parts()
+	return nn.CollectBuffers(p[0].(string), p[1], p[2:]...)
+}
+
+// probs is the mean of the models' softmax rows.
+func (e kwsEnsemble) probs(x *ag.Var) *ag.Var {
+	p := ag.Softmax(e[0].Forward(x, false), -1)
+	for _, m := range e[1:] {
+		p = ag.Add(p, ag.Softmax(m.Forward(x, false), -1))
+	}
+	if len(e) == 1 {
+		return p
+	}
+	return ag.MulScalar(p, 1/float64(len(e)))
 }
 
 // clipTransforms are the PreProcess transforms of a clip classifier's export.
@@ -162,7 +219,11 @@ func loadExportSpotter(dir string) (*spotter, error) {
 		hop = 100
 	}
 	name, out := inputs[0].Name, p.OutputNames()[0]
+	if err := checkTestWarps(post.TestWarps, post.TestCombine); err != nil {
+		return nil, fmt.Errorf("%s: PostProcess: %w", file, err)
+	}
 	return &spotter{z: z, classes: post.LabelList, hop: max(int(hop*float64(load.SampleRate)/1000), 1),
+		warps: post.TestWarps, combine: post.TestCombine,
 		classify: func(x *tensor.Tensor) ([]float32, error) {
 			res, err := p.Run(map[string]*tensor.Tensor{name: x})
 			if err != nil {

@@ -6,7 +6,6 @@ import (
 	"log/slog"
 	"math"
 
-	"paddle/core/ag"
 	"paddle/core/audio"
 	"paddle/core/cli/cmdutil"
 	"paddle/core/nn"
@@ -36,9 +35,11 @@ type spotter struct {
 	hop      int // window hop in samples for long files
 	classify classifyFunc
 	// warps, when set, scores each window under these mel-axis stretches,
-	// merged by combine (kws_tta.go).
-	warps   []float64
-	combine string
+	// merged by combine (kws_tta.go): mean, max, or group — one warp per
+	// speaker, speakerOf naming each input's (kws_infer.go).
+	warps     []float64
+	combine   string
+	speakerOf func(path string) (string, error)
 }
 
 // windows cuts x into the model's windows: one centred window when x fits,
@@ -71,42 +72,86 @@ func (s *spotter) spot(path string) (KWSPrediction, error) {
 	return s.spotSamples(path, x)
 }
 
-// spotSamples classifies the mono samples x (at the model's rate) of file.
+// spotSamples classifies the mono samples x (at the model's rate) of file,
+// the test warps' answers merged per window by mean or max.
 func (s *spotter) spotSamples(file string, x []float32) (KWSPrediction, error) {
-	clips, starts := s.windows(x)
-	k := len(s.classes)
-	bestW, bestC, bestKW := -1, -1, false
-	var bestP float32
-	const batch = 32
-	for lo := 0; lo < len(clips); lo += batch {
-		hi := min(lo+batch, len(clips))
-		probs, err := s.score(clips[lo:hi], lo)
-		if err != nil {
-			return KWSPrediction{}, err
-		}
-		if len(probs) != (hi-lo)*k {
-			return KWSPrediction{}, fmt.Errorf("model gave %d scores for %d windows of %d classes", len(probs), hi-lo, k)
-		}
-		for w := range hi - lo {
-			row := probs[w*k : (w+1)*k]
-			c := argmax(row)
-			kw := isKeyword(s.classes[c])
-			if bestW < 0 || (kw && !bestKW) || (kw == bestKW && row[c] > bestP) {
-				bestW, bestC, bestKW, bestP = lo+w, c, kw, row[c]
-			}
+	rows, starts, err := s.windowProbs(x)
+	if err != nil {
+		return KWSPrediction{}, err
+	}
+	merged := make([][]float64, len(rows))
+	for w, r := range rows {
+		merged[w] = r[0]
+		if len(s.warps) > 0 {
+			merged[w] = float64s(combineProbs(r, s.combine))
 		}
 	}
-	p := KWSPrediction{File: file, Label: s.classes[bestC], Score: math.Round(float64(bestP)*1e5) / 1e5}
+	p, _ := s.decide(file, merged, starts)
+	return p, nil
+}
+
+// spotEachWarp classifies file once under each test warp: the answers and
+// their unrounded scores, by warp.
+func (s *spotter) spotEachWarp(file string) ([]KWSPrediction, []float64, error) {
+	x, err := s.z.load(file)
+	if err != nil {
+		return nil, nil, err
+	}
+	rows, starts, err := s.windowProbs(x)
+	if err != nil {
+		return nil, nil, err
+	}
+	preds, scores := make([]KWSPrediction, len(rows[0])), make([]float64, len(rows[0]))
+	one := make([][]float64, len(rows))
+	for j := range rows[0] {
+		for w := range rows {
+			one[w] = rows[w][j]
+		}
+		preds[j], scores[j] = s.decide(file, one, starts)
+	}
+	return preds, scores, nil
+}
+
+// decide picks the answer over a file's windows (rows: each window's class
+// probabilities); it also returns the unrounded score.
+func (s *spotter) decide(file string, rows [][]float64, starts []int) (KWSPrediction, float64) {
+	bestW, bestC, bestKW := -1, -1, false
+	var bestP float64
+	for w, row := range rows {
+		c := argmax64(row)
+		kw := isKeyword(s.classes[c])
+		if bestW < 0 || (kw && !bestKW) || (kw == bestKW && row[c] > bestP) {
+			bestW, bestC, bestKW, bestP = w, c, kw, row[c]
+		}
+	}
+	p := KWSPrediction{File: file, Label: s.classes[bestC], Score: math.Round(bestP*1e5) / 1e5}
 	if at := starts[bestW]; at >= 0 {
 		st, en := round3(float64(at)/float64(s.z.rate)), round3(float64(at+s.z.samples)/float64(s.z.rate))
 		p.Start, p.End = &st, &en
 	}
-	return p, nil
+	return p, bestP
+}
+
+// windowProbs cuts x into windows and scores each under each test warp
+// (one row without warps): [window][warp][class].
+func (s *spotter) windowProbs(x []float32) ([][][]float64, []int, error) {
+	clips, starts := s.windows(x)
+	var rows [][][]float64
+	const batch = 32
+	for lo := 0; lo < len(clips); lo += batch {
+		hi := min(lo+batch, len(clips))
+		p, err := s.score(clips[lo:hi], lo)
+		if err != nil {
+			return nil, nil, err
+		}
+		rows = append(rows, p...)
+	}
+	return rows, starts, nil
 }
 
 // score classifies windows (the first is window number first of its file:
-// the dither seed), under each test warp when there are some.
-func (s *spotter) score(clips [][]float32, first int) ([]float32, error) {
+// the dither seed) under each test warp: [window][warp][class].
+func (s *spotter) score(clips [][]float32, first int) ([][][]float64, error) {
 	warps := s.warps
 	if len(warps) == 0 {
 		warps = []float64{1}
@@ -122,25 +167,39 @@ func (s *spotter) score(clips [][]float32, first int) ([]float32, error) {
 		}
 	}
 	probs, err := s.classify(stack(feats))
-	if err != nil || len(s.warps) == 0 {
-		return probs, err
+	if err != nil {
+		return nil, err
 	}
 	k := len(s.classes)
 	if len(probs) != len(feats)*k {
 		return nil, fmt.Errorf("model gave %d scores for %d windows of %d classes", len(probs), len(feats), k)
 	}
-	out := make([]float32, 0, len(clips)*k)
+	out := make([][][]float64, len(clips))
 	for i := range clips {
-		rows := make([][]float64, len(warps))
+		out[i] = make([][]float64, len(warps))
 		for j := range warps {
-			rows[j] = make([]float64, k)
-			for c, v := range probs[(i*len(warps)+j)*k : (i*len(warps)+j+1)*k] {
-				rows[j][c] = float64(v)
-			}
+			out[i][j] = float64s(probs[(i*len(warps)+j)*k : (i*len(warps)+j+1)*k])
 		}
-		out = append(out, combineProbs(rows, s.combine)...)
 	}
 	return out, nil
+}
+
+func float64s(v []float32) []float64 {
+	out := make([]float64, len(v))
+	for i, x := range v {
+		out[i] = float64(x)
+	}
+	return out
+}
+
+func argmax64(v []float64) int {
+	best := 0
+	for i, x := range v {
+		if x > v[best] {
+			best = i
+		}
+	}
+	return best
 }
 
 func stack(ts []*tensor.Tensor) *tensor.Tensor {
@@ -166,6 +225,9 @@ func (s *spotter) run(ctx context.Context, env workflow.Env, args []string) erro
 		}
 		return fmt.Sprintf("%s\t%s\t%.5f\n", p.File, p.Label, p.Score)
 	})
+	if s.combine == "group" && len(s.warps) > 0 {
+		return s.runGroups(ctx, inputs, out)
+	}
 	failed, err := workflow.RunOrdered(ctx, inputs, 1, func(_ context.Context, in workflow.Input) (KWSPrediction, error) {
 		return s.spot(in.Path)
 	}, func(res workflow.Result[KWSPrediction]) error {
@@ -193,27 +255,33 @@ func (r *kwsRunner) Predict(ctx context.Context, env workflow.Env, args []string
 	return s.run(ctx, env, args)
 }
 
-// spotterFor loads the checkpoint or export env names.
+// spotterFor loads the checkpoint or export env names, with the Infer
+// section's test-time setting over the export's and, for a checkpoint,
+// Global.ensemble (an export has its ensemble inside).
 func (r *kwsRunner) spotterFor(env workflow.Env) (*spotter, error) {
-	if env.Model != "" {
-		return loadExportSpotter(env.Model)
+	var s *spotter
+	if env.Model != "" { // an export holds its ensemble already
+		var err error
+		if s, err = loadExportSpotter(env.Model); err != nil {
+			return nil, err
+		}
+	} else {
+		model, err := r.newModel()
+		if err != nil {
+			return nil, err
+		}
+		if err := r.loadWeights(env.Weights, model); err != nil {
+			return nil, err
+		}
+		ens, err := r.loadEnsemble()
+		if err != nil {
+			return nil, err
+		}
+		s = &spotter{z: r.featurizer(), classes: r.classes, hop: r.global.SampleRate / 10,
+			classify: modelsClassifier(append([]nn.Layer{model}, ens...))}
 	}
-	model, err := r.newModel()
-	if err != nil {
-		return nil, err
+	if err := r.infer.apply(s); err != nil {
+		return nil, fmt.Errorf("%s: %w", r.cfg.File, err)
 	}
-	if err := r.loadWeights(env.Weights, model); err != nil {
-		return nil, err
-	}
-	return &spotter{z: r.featurizer(), classes: r.classes, hop: r.global.SampleRate / 10, classify: modelClassifier(model)}, nil
-}
-
-func modelClassifier(model nn.Layer) classifyFunc {
-	return func(x *tensor.Tensor) ([]float32, error) {
-		var probs []float32
-		ag.NoGrad(func() {
-			probs = ag.Softmax(model.Forward(ag.Const(x), false), -1).T.Contiguous().F32()
-		})
-		return probs, nil
-	}
+	return s, nil
 }

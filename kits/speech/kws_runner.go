@@ -149,6 +149,10 @@ type kwsRunner struct {
 	warps  []float64
 	// ensemble are the Global.ensemble models (eval; kws_group.go).
 	ensemble []nn.Layer
+	// infer is the Infer section: predict's test-time setting (kws_infer.go).
+	infer KWSInferOpts
+	// saved collects the eval clips' probabilities for Global.save_probs.
+	saved *probDump
 }
 
 // buildKWS decodes and validates a keyword-spotting config.
@@ -164,7 +168,13 @@ func buildKWS(cfg *config.Config) (workflow.Runner, error) {
 	if c.arch.Name == "" {
 		return nil, fmt.Errorf("%s: Arch.name is required", cfg.File)
 	}
-	return &kwsRunner{clipConfig: c}, nil
+	k := &kwsRunner{clipConfig: c}
+	if cfg.Has("Infer") {
+		if err := cfg.Decode("Infer", &k.infer); err != nil {
+			return nil, err
+		}
+	}
+	return k, nil
 }
 
 func (r *kwsRunner) newModel() (nn.Layer, error) {
@@ -233,7 +243,7 @@ func (r *kwsRunner) task(model nn.Layer, withTrain bool) (*workflow.Task[KWSBatc
 	t.Metric = m
 	gm := &groupWarpMetric{inner: m}
 	t.Evaluate = func(b KWSBatch) error {
-		if b.X.Shape()[1] == 1 && len(r.ensemble) == 0 && r.combine != "group" {
+		if b.X.Shape()[1] == 1 && len(r.ensemble) == 0 && r.combine != "group" && r.saved == nil {
 			logits := model.Forward(ag.Const(b.X), false)
 			m.Update(logits.T.Contiguous().F32(), intLabels(b.Labels))
 			return nil
@@ -243,6 +253,7 @@ func (r *kwsRunner) task(model nn.Layer, withTrain bool) (*workflow.Task[KWSBatc
 		if err != nil {
 			return err
 		}
+		r.saved.add(p, b.Paths, intLabels(b.Labels), b.Groups)
 		if r.combine == "group" {
 			gm.add(p, intLabels(b.Labels), b.Groups)
 			return nil
@@ -304,11 +315,18 @@ func (r *kwsRunner) Eval(ctx context.Context, env workflow.Env) (metric.Report, 
 	if r.ensemble, err = r.loadEnsemble(); err != nil {
 		return metric.Report{}, err
 	}
+	if r.global.SaveProbs != "" {
+		r.saved = &probDump{}
+	}
 	t, err := r.task(model, false)
 	if err != nil {
 		return metric.Report{}, err
 	}
-	return t.Eval(ctx)
+	rep, err := t.Eval(ctx)
+	if err == nil && r.saved != nil {
+		err = r.saved.write(r.global.SaveProbs, r.warps, r.groups)
+	}
+	return rep, err
 }
 
 // kwsMetric is top-k accuracy over all clips plus top-1 accuracy over the

@@ -22,6 +22,13 @@ type kwsOptions struct {
 	RawEnc  string // --raw-encoding
 	Warps   []float64
 	Combine string
+	// Speakers is a `<path> <speaker>` file and SpeakerPerFolder takes each
+	// input's folder as its speaker, for --warp-combine group.
+	Speakers         string
+	SpeakerPerFolder bool
+	// setWarps and setCombine say the flags were given (else the
+	// checkpoint's Infer section or the export's PostProcess decides).
+	setWarps, setCombine bool
 }
 
 func newCmdKWS(f *cmdutil.Factory, runF func(*kwsOptions) error) *cobra.Command {
@@ -37,11 +44,19 @@ func newCmdKWS(f *cmdutil.Factory, runF func(*kwsOptions) error) *cobra.Command 
 			"Inputs: --input (repeatable) and arguments: WAV or raw PCM files, folders, globs, - for\n" +
 			"paths on stdin.\n\n" +
 			"--warps 0.85,0.9,...,1.15 scores each window under those mel-axis stretches (a label-free\n" +
-			"speaker normalisation) merged by --warp-combine: mean (average the class probabilities) or\n" +
-			"max (keep the stretch whose top class is most probable); eval's\n" +
-			"DataLoader.Eval.dataset.test_warps/test_combine are the same.",
+			"speaker normalisation) merged by --warp-combine: mean (average the class probabilities),\n" +
+			"max (keep the stretch whose top class is most probable), or group (one stretch per speaker,\n" +
+			"the one under which the sum of log scores of the speaker's files is largest; needs\n" +
+			"--speakers FILE with `<path> <speaker>` lines, as `paddle speech realwords` writes in\n" +
+			"speakers.tsv, or --speaker-per-folder). eval's DataLoader.Eval.dataset.test_warps/\n" +
+			"test_combine/test_groups are the same. Without these flags the checkpoint's Infer section\n" +
+			"(or the export's PostProcess) decides. With --weights, -o Global.ensemble=[DIR,...] averages\n" +
+			"those checkpoints' class probabilities with --weights' and -o Global.average_with=[DIR,...]\n" +
+			"their weights.",
 		Example: "  paddle speech kws --model output/kws_dscnn/export --input yes.wav\n" +
-			"  find clips -name '*.wav' | paddle speech kws --weights output/kws_dscnn/best -",
+			"  find clips -name '*.wav' | paddle speech kws --weights output/kws_dscnn/best -\n" +
+			"  paddle speech kws --weights out/H --warps 0.8,0.85,0.9,0.95,1,1.05,1.1,1.15,1.2 \\\n" +
+			"      --warp-combine group --speakers speakers.tsv -o Global.ensemble=[out/G2] clips/",
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Inputs = append(opts.Inputs, args...)
 			if len(opts.Inputs) == 0 {
@@ -53,6 +68,10 @@ func newCmdKWS(f *cmdutil.Factory, runF func(*kwsOptions) error) *cobra.Command 
 			if err := checkTestWarps(opts.Warps, opts.Combine); err != nil {
 				return cmdutil.FlagErrorf("--warps/--warp-combine: %v", err)
 			}
+			if opts.Speakers != "" && opts.SpeakerPerFolder {
+				return cmdutil.FlagErrorf("give one of --speakers and --speaker-per-folder")
+			}
+			opts.setWarps, opts.setCombine = cmd.Flags().Changed("warps"), cmd.Flags().Changed("warp-combine")
 			if runF != nil {
 				return runF(opts)
 			}
@@ -66,7 +85,9 @@ func newCmdKWS(f *cmdutil.Factory, runF func(*kwsOptions) error) *cobra.Command 
 	cmd.Flags().IntVar(&opts.RawRate, "raw-sample-rate", 0, "sample rate of .raw/.pcm inputs")
 	cmd.Flags().StringVar(&opts.RawEnc, "raw-encoding", "s16le", "sample encoding of .raw/.pcm inputs: s16le, s16be, s24le, s32le, u8, s8, f32le, f64le, alaw, ulaw")
 	cmd.Flags().Float64SliceVar(&opts.Warps, "warps", nil, "score each window under these mel-axis stretches (e.g. 0.85,0.9,0.95,1,1.05,1.1,1.15)")
-	cmd.Flags().StringVar(&opts.Combine, "warp-combine", "mean", "how --warps' answers merge: mean or max")
+	cmd.Flags().StringVar(&opts.Combine, "warp-combine", "mean", "how --warps' answers merge: mean, max, or group (one warp per speaker)")
+	cmd.Flags().StringVar(&opts.Speakers, "speakers", "", "file of `<path> <speaker>` lines for --warp-combine group")
+	cmd.Flags().BoolVar(&opts.SpeakerPerFolder, "speaker-per-folder", false, "for --warp-combine group: each input's folder is its speaker")
 	cmdutil.SupportsFormats(cmd, "jsonl", "json", "text")
 	return cmd
 }
@@ -101,6 +122,22 @@ func kwsRun(ctx context.Context, opts *kwsOptions) error {
 	if opts.HopMs > 0 {
 		s.hop = max(int(opts.HopMs*float64(s.z.rate)/1000), 1)
 	}
-	s.warps, s.combine = opts.Warps, opts.Combine
+	if opts.setWarps {
+		s.warps = opts.Warps
+	}
+	if opts.setCombine {
+		s.combine = opts.Combine
+	}
+	switch {
+	case opts.Speakers != "":
+		if s.speakerOf, err = fileSpeakers(opts.Speakers); err != nil {
+			return cmdutil.FlagErrorf("--speakers: %v", err)
+		}
+	case opts.SpeakerPerFolder:
+		s.speakerOf = folderSpeaker
+	}
+	if s.combine == "group" && len(s.warps) == 0 {
+		return cmdutil.FlagErrorf("--warp-combine group needs --warps")
+	}
 	return s.run(ctx, env, opts.Inputs)
 }
