@@ -205,6 +205,21 @@ model:
 	if e := evalOf(t, "-c", cfgPath, "--weights", filepath.Join(out, "latest")); e.Images != 3 || e.MIoU <= 0 {
 		t.Fatalf("eval on the val split: %+v, want 3 images and a positive mIoU", e)
 	}
+	// a second run starts from the first (model.pretrained, same classes:
+	// every tensor loads); resuming it does not load them again
+	out2 := filepath.Join(dir, "out2")
+	code, _, errOut := runPaddle(t, "seg", "train", "-c", cfgPath, "-o", "model.pretrained="+filepath.Join(out, "latest"), "-o", "iters=2", "--output", out2)
+	if code != 0 || !strings.Contains(errOut, "pretrained weights") || !strings.Contains(errOut, "skipped=0") {
+		t.Fatalf("train from pretrained: exit %d, log:\n%s", code, errOut)
+	}
+	code, _, errOut = runPaddle(t, "seg", "train", "-c", cfgPath, "-o", "model.pretrained="+filepath.Join(out, "latest"), "--resume", filepath.Join(out2, "latest"), "--output", out2)
+	if code != 0 || strings.Contains(errOut, "msg=\"pretrained weights\"") || !strings.Contains(errOut, "resuming: model.pretrained") {
+		t.Fatalf("resume: exit %d, log:\n%s", code, errOut)
+	}
+	code, _, errOut = runPaddle(t, "seg", "train", "-c", cfgPath, "-o", "model.pretrained="+filepath.Join(dir, "none"), "--output", out2)
+	if code == 0 || !strings.Contains(errOut, "c.yaml: model.pretrained:") {
+		t.Fatalf("missing pretrained folder: exit %d, log:\n%s", code, errOut)
+	}
 }
 
 // class_set: pretrain has the 8 classes first, then 14 more; its training
