@@ -142,6 +142,9 @@ func (s *spotter) runGroups(ctx context.Context, inputs []workflow.Input, out *w
 	groups, index := make([]int, len(inputs)), map[string]int{}
 	var names []string
 	for i, in := range inputs {
+		if in.Err != nil {
+			continue
+		}
 		sp, err := s.speakerOf(in.Path)
 		if err != nil {
 			return cmdutil.Usage(err)
@@ -161,6 +164,10 @@ func (s *spotter) runGroups(ctx context.Context, inputs []workflow.Input, out *w
 	for i, in := range inputs {
 		if ctx.Err() != nil {
 			return cmdutil.ErrCanceled
+		}
+		if in.Err != nil {
+			errs[i] = in.Err
+			continue
 		}
 		p, sc, err := s.spotEachWarp(in.Path)
 		if err != nil {

@@ -11,8 +11,8 @@ import (
 	"paddle/core/audio"
 	"paddle/core/config"
 	"paddle/core/nn"
-	"paddle/core/tensor"
 	"paddle/core/workflow"
+	"paddle/kits/speech/synth"
 )
 
 // inferFixture is two small random TCN checkpoints of one config and three
@@ -220,6 +220,32 @@ func TestKWSEnsembleAndGroups(t *testing.T) {
 	}
 }
 
+// kws takes a word of a Sphinx .mfc file (<file>.mfc@<start>-<end>, as
+// realwords lists the TIDIGITS words) and answers as the model does on
+// that word's features.
+func TestKWSMFCInput(t *testing.T) {
+	mfc := filepath.Join(synth.CacheDir(), "data", "speech", "pocketsphinx", "tidigits", "man.ah.2934za.mfc")
+	if _, err := os.Stat(mfc); err != nil {
+		t.Skip("pocketsphinx TIDIGITS .mfc files absent (scripts/setup.sh fetches them)")
+	}
+	f := newInferFixture(t)
+	word := mfc + "@0.47-0.87"
+	feat, err := f.z.mfcFeatures(mfc, &mfcSegment{0.47, 0.87}, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := feat.Shape()
+	var l []float32
+	ag.NoGrad(func() {
+		l = f.models[0].Forward(ag.Const(feat.Reshape(1, s[0], s[1], s[2])), false).T.Contiguous().F32()
+	})
+	out, err := runSpeech(t, "speech", "kws", "--weights", f.ckA, word)
+	if err != nil {
+		t.Fatal("kws failed")
+	}
+	checkAnswers(t, "kws .mfc word", readPredictions(t, out), []string{word}, [][]float64{softmax64(l)}, 1e-5)
+}
+
 // The Infer section reaches the spotter; kws flags override it.
 func TestInferApply(t *testing.T) {
 	s := &spotter{warps: []float64{0.9, 1.1}, combine: "max"}
@@ -235,5 +261,4 @@ func TestInferApply(t *testing.T) {
 	if sp, _ := folderSpeaker("d/e/f.wav"); sp != "d/e" {
 		t.Errorf("folder speaker %q", sp)
 	}
-	_ = tensor.Float32
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"math"
+	"os"
 
 	"paddle/core/audio"
 	"paddle/core/cli/cmdutil"
@@ -61,15 +62,23 @@ func (s *spotter) windows(x []float32) (clips [][]float32, starts []int) {
 	}
 }
 
-// spot classifies one file. Over several windows, the answer is the
+// spot classifies one file (or one word of a Sphinx .mfc file,
+// <file>.mfc@<start>-<end>). Over several windows, the answer is the
 // keyword window with the highest score if some window's best class is a
 // keyword, else the highest-scoring window's class.
 func (s *spotter) spot(path string) (KWSPrediction, error) {
-	x, err := s.z.load(path)
+	if _, seg, _ := parseMFCPath(path); seg == nil {
+		x, err := s.z.load(path)
+		if err != nil {
+			return KWSPrediction{}, err
+		}
+		return s.spotSamples(path, x)
+	}
+	rows, starts, err := s.fileProbs(path)
 	if err != nil {
 		return KWSPrediction{}, err
 	}
-	return s.spotSamples(path, x)
+	return s.merged(path, rows, starts), nil
 }
 
 // spotSamples classifies the mono samples x (at the model's rate) of file,
@@ -79,6 +88,12 @@ func (s *spotter) spotSamples(file string, x []float32) (KWSPrediction, error) {
 	if err != nil {
 		return KWSPrediction{}, err
 	}
+	return s.merged(file, rows, starts), nil
+}
+
+// merged decides file from its windows' rows under the test warps merged
+// by mean or max (no warps: the one row).
+func (s *spotter) merged(file string, rows [][][]float64, starts []int) KWSPrediction {
 	merged := make([][]float64, len(rows))
 	for w, r := range rows {
 		merged[w] = r[0]
@@ -87,17 +102,13 @@ func (s *spotter) spotSamples(file string, x []float32) (KWSPrediction, error) {
 		}
 	}
 	p, _ := s.decide(file, merged, starts)
-	return p, nil
+	return p
 }
 
 // spotEachWarp classifies file once under each test warp: the answers and
 // their unrounded scores, by warp.
 func (s *spotter) spotEachWarp(file string) ([]KWSPrediction, []float64, error) {
-	x, err := s.z.load(file)
-	if err != nil {
-		return nil, nil, err
-	}
-	rows, starts, err := s.windowProbs(x)
+	rows, starts, err := s.fileProbs(file)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -130,6 +141,36 @@ func (s *spotter) decide(file string, rows [][]float64, starts []int) (KWSPredic
 		p.Start, p.End = &st, &en
 	}
 	return p, bestP
+}
+
+// fileProbs scores an audio file's windows, or a .mfc word, under each
+// test warp: [window][warp][class].
+func (s *spotter) fileProbs(path string) ([][][]float64, []int, error) {
+	file, seg, err := parseMFCPath(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	if seg == nil {
+		x, err := s.z.load(path)
+		if err != nil {
+			return nil, nil, err
+		}
+		return s.windowProbs(x)
+	}
+	warps := s.warps
+	if len(warps) == 0 {
+		warps = []float64{1}
+	}
+	var feats []*tensor.Tensor
+	for _, w := range warps {
+		t, err := s.z.mfcFeaturesWarped(file, seg, 5, w)
+		if err != nil {
+			return nil, nil, err
+		}
+		feats = append(feats, t)
+	}
+	p, err := s.probsOf(feats, 1, len(warps))
+	return p, []int{-1}, err
 }
 
 // windowProbs cuts x into windows and scores each under each test warp
@@ -166,6 +207,13 @@ func (s *spotter) score(clips [][]float32, first int) ([][][]float64, error) {
 			feats = append(feats, t)
 		}
 	}
+	return s.probsOf(feats, len(clips), len(warps))
+}
+
+// probsOf classifies n windows' features under w warps each (window-major)
+// into [window][warp][class].
+func (s *spotter) probsOf(feats []*tensor.Tensor, n, w int) ([][][]float64, error) {
+	warps := make([]struct{}, w)
 	probs, err := s.classify(stack(feats))
 	if err != nil {
 		return nil, err
@@ -174,8 +222,8 @@ func (s *spotter) score(clips [][]float32, first int) ([][][]float64, error) {
 	if len(probs) != len(feats)*k {
 		return nil, fmt.Errorf("model gave %d scores for %d windows of %d classes", len(probs), len(feats), k)
 	}
-	out := make([][][]float64, len(clips))
-	for i := range clips {
+	out := make([][][]float64, n)
+	for i := range n {
 		out[i] = make([][]float64, len(warps))
 		for j := range warps {
 			out[i][j] = float64s(probs[(i*len(warps)+j)*k : (i*len(warps)+j+1)*k])
@@ -218,6 +266,13 @@ func (s *spotter) run(ctx context.Context, env workflow.Env, args []string) erro
 	inputs, err := workflow.ExpandInputs(args, env.IO.In, audio.Exts)
 	if err != nil {
 		return cmdutil.Usage(err)
+	}
+	for i, in := range inputs { // a word of a Sphinx .mfc file: <file>.mfc@<start>-<end>
+		if file, seg, err := parseMFCPath(in.Path); in.Err != nil && seg != nil && err == nil {
+			if _, err := os.Stat(file); err == nil {
+				inputs[i].Err = nil
+			}
+		}
 	}
 	out := workflow.NewPrinter(env.IO.Out, env.Format, func(p KWSPrediction) string {
 		if p.Error != "" {
