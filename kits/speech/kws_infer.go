@@ -67,7 +67,9 @@ func (o KWSInferOpts) apply(s *spotter) error {
 }
 
 // fileSpeakers reads a `<path> <speaker>` file into a lookup by path as
-// written, cleaned, or absolute (relative paths: from the current folder).
+// written, cleaned, or absolute; a relative path is taken from the current
+// folder and from the file's own folder (as realwords' speakers.tsv and
+// list files write them).
 func fileSpeakers(file string) (func(string) (string, error), error) {
 	g, err := readGroups(file)
 	if err != nil {
@@ -78,6 +80,13 @@ func fileSpeakers(file string) (func(string) (string, error), error) {
 		m[k], m[filepath.Clean(k)] = v, v
 		if a, err := filepath.Abs(k); err == nil {
 			m[a] = v
+		}
+		if !filepath.IsAbs(k) { // relative to the file's folder too, as list files are
+			if a, err := filepath.Abs(filepath.Join(filepath.Dir(file), k)); err == nil {
+				if _, taken := m[a]; !taken {
+					m[a] = v
+				}
+			}
 		}
 	}
 	return func(path string) (string, error) {

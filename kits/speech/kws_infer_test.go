@@ -258,6 +258,22 @@ func TestInferApply(t *testing.T) {
 	if err := (KWSInferOpts{TestGroups: "x", GroupByFolder: true}).apply(s); err == nil {
 		t.Error("test_groups and group_by_folder together accepted")
 	}
+	dir := t.TempDir()
+	spk := filepath.Join(dir, "speakers.tsv")
+	os.WriteFile(spk, []byte("four/a.wav\tcards\nb.mfc@0.10-0.50 man\n"), 0o644)
+	of, err := fileSpeakers(spk)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for path, want := range map[string]string{"four/a.wav": "cards", "./four/a.wav": "cards", filepath.Join(dir, "four", "a.wav"): "cards",
+		filepath.Join(dir, "b.mfc@0.10-0.50"): "man"} {
+		if got, err := of(path); got != want || err != nil {
+			t.Errorf("speaker of %s = %q %v, want %s", path, got, err, want)
+		}
+	}
+	if _, err := of(filepath.Join(dir, "c.wav")); err == nil || !strings.Contains(err.Error(), "no speaker for") {
+		t.Errorf("unknown input: %v", err)
+	}
 	if sp, _ := folderSpeaker("d/e/f.wav"); sp != "d/e" {
 		t.Errorf("folder speaker %q", sp)
 	}
