@@ -213,20 +213,19 @@ func (s *spotter) score(clips [][]float32, first int) ([][][]float64, error) {
 // probsOf classifies n windows' features under w warps each (window-major)
 // into [window][warp][class].
 func (s *spotter) probsOf(feats []*tensor.Tensor, n, w int) ([][][]float64, error) {
-	warps := make([]struct{}, w)
 	probs, err := s.classify(stack(feats))
 	if err != nil {
 		return nil, err
 	}
 	k := len(s.classes)
-	if len(probs) != len(feats)*k {
-		return nil, fmt.Errorf("model gave %d scores for %d windows of %d classes", len(probs), len(feats), k)
+	if len(feats) != n*w || len(probs) != len(feats)*k {
+		return nil, fmt.Errorf("model gave %d scores for %d windows x %d warps of %d classes", len(probs), n, w, k)
 	}
 	out := make([][][]float64, n)
 	for i := range n {
-		out[i] = make([][]float64, len(warps))
-		for j := range warps {
-			out[i][j] = float64s(probs[(i*len(warps)+j)*k : (i*len(warps)+j+1)*k])
+		out[i] = make([][]float64, w)
+		for j := range w {
+			out[i][j] = float64s(probs[(i*w+j)*k : (i*w+j+1)*k])
 		}
 	}
 	return out, nil
