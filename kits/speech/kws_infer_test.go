@@ -122,7 +122,7 @@ func checkAnswers(t *testing.T, what string, got []KWSPrediction, clips []string
 		t.Fatalf("%s: %d answers for %d clips", what, len(got), len(clips))
 	}
 	for i, p := range got {
-		c := argmax64(rows[i])
+		c := argmax(rows[i])
 		if p.File != clips[i] || p.Label != inferClasses[c] || math.Abs(p.Score-rows[i][c]) > tol {
 			t.Errorf("%s: %s answered %s %.5f, want %s %.5f", what, clips[i], p.Label, p.Score, inferClasses[c], rows[i][c])
 		}
@@ -140,7 +140,7 @@ func TestKWSEnsembleAndGroups(t *testing.T) {
 	differ := false
 	for i := range both {
 		mean[i] = both[i][0]
-		c := argmax64(mean[i])
+		c := argmax(mean[i])
 		differ = differ || math.Abs(mean[i][c]-alone[i][0][c]) > 1e-3
 	}
 	if !differ {

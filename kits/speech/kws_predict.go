@@ -129,7 +129,7 @@ func (s *spotter) decide(file string, rows [][]float64, starts []int) (KWSPredic
 	bestW, bestC, bestKW := -1, -1, false
 	var bestP float64
 	for w, row := range rows {
-		c := argmax64(row)
+		c := argmax(row)
 		kw := isKeyword(s.classes[c])
 		if bestW < 0 || (kw && !bestKW) || (kw == bestKW && row[c] > bestP) {
 			bestW, bestC, bestKW, bestP = w, c, kw, row[c]
@@ -237,16 +237,6 @@ func float64s(v []float32) []float64 {
 		out[i] = float64(x)
 	}
 	return out
-}
-
-func argmax64(v []float64) int {
-	best := 0
-	for i, x := range v {
-		if x > v[best] {
-			best = i
-		}
-	}
-	return best
 }
 
 func stack(ts []*tensor.Tensor) *tensor.Tensor {

@@ -369,7 +369,8 @@ func (m *kwsMetric) Result() metric.Report {
 	return r
 }
 
-func argmax(v []float32) int {
+// argmax is the index of v's largest value (the first of ties).
+func argmax[T float32 | float64](v []T) int {
 	best := 0
 	for i, x := range v {
 		if x > v[best] {
