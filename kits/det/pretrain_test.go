@@ -192,3 +192,30 @@ func TestSynthPretrainClassSet(t *testing.T) {
 		t.Error("40 images without an object of the 14 extra classes")
 	}
 }
+
+// TestShippedConfigsBuild: every config under configs/det loads and builds
+// (schema, model options), the pretraining and fine-tuning ones included.
+func TestShippedConfigsBuild(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join("..", "..", "configs", "det", "*.yaml"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no configs: %v", err)
+	}
+	for _, f := range files {
+		c, err := config.Load(f)
+		if err != nil {
+			t.Errorf("%s: %v", f, err)
+			continue
+		}
+		r, err := build(c)
+		if err != nil {
+			t.Errorf("%s: %v", f, err)
+			continue
+		}
+		if strings.Contains(f, "pretrain_stamps") && r.(*runner).numClasses != 22 {
+			t.Errorf("%s: num_classes %d, want 22", f, r.(*runner).numClasses)
+		}
+		if strings.Contains(f, "finetune") && r.(*runner).pretrain == "" {
+			t.Errorf("%s: no pretrain_weights", f)
+		}
+	}
+}
