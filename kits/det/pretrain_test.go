@@ -219,3 +219,28 @@ func TestShippedConfigsBuild(t *testing.T) {
 		}
 	}
 }
+
+// TestPretrainNotOnResume: --resume continues from its own checkpoint and
+// does not read pretrain_weights (here a folder that does not exist, which
+// without --resume is an error).
+func TestPretrainNotOnResume(t *testing.T) {
+	stamps, bgs := fakePhotos(t)
+	set := filepath.Join(t.TempDir(), "set")
+	if code, _, errOut := runPaddle(t, "det", "synth", "--output", set, "--train", "8", "--eval", "2", "--size", "64", "--seed", "2",
+		"--stamps", stamps, "--backgrounds", bgs); code != 0 {
+		t.Fatal(errOut)
+	}
+	cfg := tinyConfig(t, set, tinyOpts{size: 64, epochs: 2, lightAug: true})
+	out := filepath.Join(t.TempDir(), "out")
+	if code, _, errOut := runPaddle(t, "det", "train", "-c", cfg, "-o", "epoch=1", "--output", out); code != 0 {
+		t.Fatalf("train: %s", errOut)
+	}
+	missing := "pretrain_weights=" + filepath.Join(t.TempDir(), "nope")
+	code, _, errOut := runPaddle(t, "det", "train", "-c", cfg, "-o", missing, "--resume", filepath.Join(out, "latest"), "--output", out)
+	if code != 0 {
+		t.Errorf("resume with a missing pretrain_weights: exit %d, stderr %q; want it ignored", code, errOut)
+	}
+	if code, _, _ := runPaddle(t, "det", "train", "-c", cfg, "-o", missing, "--output", t.TempDir()); code != 2 {
+		t.Errorf("train with a missing pretrain_weights: exit %d, want 2", code)
+	}
+}
