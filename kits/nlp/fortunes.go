@@ -11,6 +11,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"paddle/core/hub"
 )
 
 // Language identification data: the Debian fortune-cookie packages that
@@ -177,10 +179,5 @@ func FortunesSplit(root string, langs []string, maxPerLang int, seed uint64) (tr
 
 // defaultFortunesDir is where scripts/fetch_fortunes.sh puts the files.
 func defaultFortunesDir() string {
-	cache := os.Getenv("PADDLE_CACHE")
-	if cache == "" {
-		home, _ := os.UserHomeDir()
-		cache = filepath.Join(home, ".cache", "paddle")
-	}
-	return filepath.Join(cache, "data", "fortunes")
+	return filepath.Join(hub.CacheDir(), "data", "fortunes")
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"paddle/core/cli/cmdutil"
+	"paddle/core/hub"
 	pio "paddle/core/io"
 )
 
@@ -136,12 +137,7 @@ func WriteTSV(path string, ex []Example, labels []string) error {
 
 // defaultSpamDir is where scripts/fetch_spam.sh unpacks the corpus.
 func defaultSpamDir() string {
-	cache := os.Getenv("PADDLE_CACHE")
-	if cache == "" {
-		home, _ := os.UserHomeDir()
-		cache = filepath.Join(home, ".cache", "paddle")
-	}
-	return filepath.Join(cache, "npm", "spam-assassin-0.2.3", "package", "data")
+	return filepath.Join(hub.CacheDir(), "npm", "spam-assassin-0.2.3", "package", "data")
 }
 
 type datasetOptions struct {

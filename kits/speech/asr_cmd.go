@@ -14,6 +14,7 @@ import (
 	"paddle/core/audio"
 	"paddle/core/cli/cmdutil"
 	"paddle/core/config"
+	"paddle/core/hub"
 	"paddle/core/workflow"
 	"paddle/kits/speech/synth"
 )
@@ -35,7 +36,7 @@ func newCmdASRSynth(f *cmdutil.Factory) *cobra.Command {
 				return cmdutil.FlagErrorf("--output is required")
 			}
 			if brown == "" {
-				brown = filepath.Join(synth.CacheDir(), "data", "brown")
+				brown = filepath.Join(hub.CacheDir(), "data", "brown")
 			}
 			sents, err := synth.ReadBrownSentences(brown, minW, maxW)
 			if err != nil {

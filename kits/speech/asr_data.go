@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"paddle/core/cli/cmdutil"
+	"paddle/core/hub"
 	"paddle/kits/speech/synth"
 )
 
@@ -158,7 +159,7 @@ func newCmdASRData(f *cmdutil.Factory) *cobra.Command {
 			if out == "" {
 				return cmdutil.FlagErrorf("--output is required")
 			}
-			cache := filepath.Join(synth.CacheDir(), "data")
+			cache := filepath.Join(hub.CacheDir(), "data")
 			if sounds == "" {
 				sounds = filepath.Join(cache, "tuxpaint-sounds", "usr", "share", "tuxpaint", "stamps")
 			}

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"paddle/core/hub"
 	"paddle/kits/speech/synth"
 )
 
@@ -53,7 +54,7 @@ func TestASRText(t *testing.T) {
 // The real evaluation set: 5 LibriVox sentences and 5 card names with
 // their transcripts.
 func TestRealASRItems(t *testing.T) {
-	dir := filepath.Join(synth.CacheDir(), "data", "speech", "pocketsphinx")
+	dir := filepath.Join(hub.CacheDir(), "data", "speech", "pocketsphinx")
 	if _, err := os.Stat(filepath.Join(dir, "cards")); err != nil {
 		t.Skip("pocketsphinx-testdata not in the cache (scripts/setup.sh)")
 	}

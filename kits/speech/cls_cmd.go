@@ -10,8 +10,8 @@ import (
 
 	"paddle/core/cli/cmdutil"
 	"paddle/core/config"
+	"paddle/core/hub"
 	"paddle/core/workflow"
-	"paddle/kits/speech/synth"
 )
 
 // clsOptions are the inputs of `paddle speech cls`.
@@ -96,7 +96,7 @@ func clsRun(ctx context.Context, opts *clsOptions) error {
 
 // defaultTuxpaintStamps is where scripts/fetch_tuxpaint_sounds.sh puts the stamps.
 func defaultTuxpaintStamps() string {
-	return filepath.Join(synth.CacheDir(), "data", "tuxpaint-sounds", "usr", "share", "tuxpaint", "stamps")
+	return filepath.Join(hub.CacheDir(), "data", "tuxpaint-sounds", "usr", "share", "tuxpaint", "stamps")
 }
 
 func newCmdClsData(f *cmdutil.Factory) *cobra.Command {

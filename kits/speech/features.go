@@ -140,10 +140,8 @@ func featuresRun(ctx context.Context, opts *featuresOptions) error {
 	}
 	owner := map[string]string{}
 	for _, in := range inputs {
-		if in.Err == nil {
-			if _, ok := owner[outPath(in.Path)]; !ok {
-				owner[outPath(in.Path)] = in.Path
-			}
+		if out := outPath(in.Path); in.Err == nil && owner[out] == "" {
+			owner[out] = in.Path
 		}
 	}
 	work := func(_ context.Context, in workflow.Input) (featuresResult, error) {

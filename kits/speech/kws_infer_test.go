@@ -10,9 +10,9 @@ import (
 	"paddle/core/ag"
 	"paddle/core/audio"
 	"paddle/core/config"
+	"paddle/core/hub"
 	"paddle/core/nn"
 	"paddle/core/workflow"
-	"paddle/kits/speech/synth"
 )
 
 // inferFixture is two small random TCN checkpoints of one config and three
@@ -224,7 +224,7 @@ func TestKWSEnsembleAndGroups(t *testing.T) {
 // realwords lists the TIDIGITS words) and answers as the model does on
 // that word's features.
 func TestKWSMFCInput(t *testing.T) {
-	mfc := filepath.Join(synth.CacheDir(), "data", "speech", "pocketsphinx", "tidigits", "man.ah.2934za.mfc")
+	mfc := filepath.Join(hub.CacheDir(), "data", "speech", "pocketsphinx", "tidigits", "man.ah.2934za.mfc")
 	if _, err := os.Stat(mfc); err != nil {
 		t.Skip("pocketsphinx TIDIGITS .mfc files absent (scripts/setup.sh fetches them)")
 	}

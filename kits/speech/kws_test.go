@@ -15,6 +15,7 @@ import (
 	"paddle/core/cli/iostreams"
 	"paddle/core/cli/root"
 	"paddle/core/config"
+	"paddle/core/hub"
 	"paddle/core/tensor"
 	"paddle/kits/speech/synth"
 )
@@ -324,7 +325,7 @@ func TestCepstralSmoothing(t *testing.T) {
 }
 
 func TestSphinxMFC(t *testing.T) {
-	p := filepath.Join(synth.CacheDir(), "data", "speech", "pocketsphinx", "tidigits", "man.ah.2934za.mfc")
+	p := filepath.Join(hub.CacheDir(), "data", "speech", "pocketsphinx", "tidigits", "man.ah.2934za.mfc")
 	if _, err := os.Stat(p); err != nil {
 		t.Skip("pocketsphinx-testdata not in the cache (scripts/setup.sh)")
 	}

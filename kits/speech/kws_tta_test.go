@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"paddle/core/audio"
+	"paddle/core/hub"
 	"paddle/core/tensor"
 	"paddle/kits/speech/synth"
 )
@@ -51,7 +52,7 @@ func TestWarpedFeatures(t *testing.T) {
 		t.Fatal(err)
 	}
 	items := []kwsItem{{Path: wav}}
-	mfc := filepath.Join(synth.CacheDir(), "data", "speech", "pocketsphinx", "tidigits", "man.ah.2934za.mfc")
+	mfc := filepath.Join(hub.CacheDir(), "data", "speech", "pocketsphinx", "tidigits", "man.ah.2934za.mfc")
 	if _, err := os.Stat(mfc); err == nil {
 		items = append(items, kwsItem{Path: mfc, Seg: &mfcSegment{0.47, 0.87}})
 	}

@@ -39,7 +39,8 @@ const letterLead = 0.05
 // realLettersRun writes the letter spotter's real test set: KLettres'
 // spoken English letter names (scripts/fetch_klettres.sh), resampled to
 // opts.Rate, cut from the first to the last speech segment Silero VAD finds
-// (letterVAD, letterLead) and padded by opts.PadMs with 10 ms fades as realwords cuts its words, into DIR/<letter>/real_<speaker>_<letter>.wav
+// (letterVAD, letterLead) and padded by opts.PadMs with 10 ms fades as
+// realwords cuts its words, into DIR/<letter>/real_<speaker>_<letter>.wav
 // with DIR/real.list (= DIR/real_keywords.list: every clip is a letter)
 // and DIR/speakers.tsv (the alphabet each clip comes from).
 func realLettersRun(opts *realWordsOptions) error {
@@ -86,9 +87,11 @@ func realLettersRun(opts *realWordsOptions) error {
 			if len(segs) == 0 {
 				return fmt.Errorf("%s: no speech found", src)
 			}
-			x, err := audio.Resample(a.Mono(), a.Rate, opts.Rate)
-			if err != nil {
-				return fmt.Errorf("%s: %w", src, err)
+			x := x16 // the VAD's input is the clip already at the default rate
+			if opts.Rate != 16000 {
+				if x, err = audio.Resample(a.Mono(), a.Rate, opts.Rate); err != nil {
+					return fmt.Errorf("%s: %w", src, err)
+				}
 			}
 			start, end := float64(segs[0].Start)/16000-letterLead, float64(segs[len(segs)-1].End)/16000
 			clip := synth.CutWord(x, opts.Rate, start, end, opts.PadMs/1000)

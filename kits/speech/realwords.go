@@ -12,6 +12,7 @@ import (
 
 	"paddle/core/audio"
 	"paddle/core/cli/cmdutil"
+	"paddle/core/hub"
 	"paddle/kits/speech/synth"
 )
 
@@ -101,28 +102,28 @@ func newCmdRealWords(f *cmdutil.Factory, runF func(*realWordsOptions) error) *co
 			"as Sphinx MFCC files: their words go to DIR/tidigits_mfc.list as <file>.mfc@<start>-<end>\n" +
 			"for a model trained with Feature.cepstral_smoothing (configs/speech/kws_mdtc_8k.yaml).\n\n" +
 			"--set letters writes the letter spotter's real set instead: KLettres' English letter names\n" +
-			"(en and en_GB alphabets, two speakers, 52 clips; scripts/fetch_klettres.sh), silence trimmed\n" +
-			"and padded the same way, as DIR/<letter>/real_<speaker>_<letter>.wav with DIR/real.list,\n" +
+			"(en and en_GB alphabets, two speakers, 52 clips; scripts/fetch_klettres.sh), cut at Silero VAD's\n" +
+			"speech segments and padded the same way, as DIR/<letter>/real_<speaker>_<letter>.wav with DIR/real.list,\n" +
 			"DIR/real_keywords.list and DIR/speakers.tsv (configs/speech/kws_letters.yaml).",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if opts.Output == "" {
 				return cmdutil.FlagErrorf("--output is required")
 			}
+			if opts.Set != "commands" && opts.Set != "letters" {
+				return cmdutil.FlagErrorf("--set %q: want commands or letters", opts.Set)
+			}
 			if runF != nil {
 				return runF(opts)
 			}
-			switch opts.Set {
-			case "commands":
-				return realWordsRun(opts)
-			case "letters":
+			if opts.Set == "letters" {
 				return realLettersRun(opts)
 			}
-			return cmdutil.FlagErrorf("--set %q: want commands or letters", opts.Set)
+			return realWordsRun(opts)
 		},
 	}
 	cmd.Flags().StringVar(&opts.Output, "output", "", "output folder")
-	cmd.Flags().StringVar(&opts.DataDir, "data-dir", "", "speech data cache (default $PADDLE_CACHE/data/speech)")
+	cmd.Flags().StringVar(&opts.DataDir, "data-dir", "", "data folder (default: the cache's data/speech; data/klettres with --set letters)")
 	cmd.Flags().Float64Var(&opts.PadMs, "pad-ms", 50, "padding around each word (ms)")
 	cmd.Flags().IntVar(&opts.Rate, "rate", 16000, "sample rate of the clips")
 	cmd.Flags().StringVar(&opts.Set, "set", "commands", "commands: the command words and digits; letters: KLettres' spoken letter names (scripts/fetch_klettres.sh) for the letter spotter")
@@ -137,7 +138,7 @@ func realWordsRun(opts *realWordsOptions) error {
 	}
 	dir := opts.DataDir
 	if dir == "" {
-		dir = filepath.Join(synth.CacheDir(), "data", "speech")
+		dir = filepath.Join(hub.CacheDir(), "data", "speech")
 	}
 	kw := map[string]bool{}
 	for _, w := range synth.Keywords {

@@ -11,6 +11,7 @@ import (
 
 	"paddle/core/cli/cmdutil"
 	"paddle/core/cli/iostreams"
+	"paddle/core/hub"
 )
 
 func runVAD(t *testing.T, stdin, format string, args ...string) (string, string, error) {
@@ -28,13 +29,7 @@ func runVAD(t *testing.T, stdin, format string, args ...string) (string, string,
 	return out.String(), errOut.String(), err
 }
 
-func cacheBase() string {
-	if base := os.Getenv("PADDLE_CACHE"); base != "" {
-		return base
-	}
-	home, _ := os.UserHomeDir()
-	return filepath.Join(home, ".cache", "paddle")
-}
+func cacheBase() string { return hub.CacheDir() }
 
 // speechData returns a cached speech recording or skips.
 func speechData(t *testing.T, rel string) string {

@@ -14,6 +14,7 @@ import (
 	"sync"
 
 	"paddle/core/audio"
+	"paddle/core/hub"
 )
 
 // Options configure Run.
@@ -218,7 +219,7 @@ func mapValues(m map[string]*bufio.Writer) []*bufio.Writer {
 // skipped; dataDir "" means $PADDLE_CACHE/data/speech.
 func LoadNoises(dataDir string, rate int) (noises, backgrounds [][]float32, err error) {
 	if dataDir == "" {
-		dataDir = filepath.Join(CacheDir(), "data", "speech")
+		dataDir = filepath.Join(hub.CacheDir(), "data", "speech")
 	}
 	type src struct {
 		path   string

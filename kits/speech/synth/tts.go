@@ -23,6 +23,7 @@ import (
 	"strings"
 
 	"paddle/core/audio"
+	"paddle/core/hub"
 )
 
 // Voice is one synthesiser setting: an engine with its voice name and
@@ -53,18 +54,6 @@ type Engines struct {
 	Festival string
 }
 
-// CacheDir is the paddle cache: $PADDLE_CACHE or ~/.cache/paddle.
-func CacheDir() string {
-	if d := os.Getenv("PADDLE_CACHE"); d != "" {
-		return d
-	}
-	home, err := os.UserHomeDir()
-	if err != nil {
-		return ".cache/paddle"
-	}
-	return filepath.Join(home, ".cache", "paddle")
-}
-
 // FindEngines looks for espeak-ng and flite: $PADDLE_ESPEAK / $PADDLE_FLITE,
 // then the wrappers scripts/fetch_espeak.sh puts in the cache
 // (tools/espeak-ng/bin, tools/flite/bin), then $PATH.
@@ -73,7 +62,7 @@ func FindEngines() Engines {
 		if p := os.Getenv(env); p != "" {
 			return p
 		}
-		if p := filepath.Join(CacheDir(), "tools", name, "bin", name); isExec(p) {
+		if p := filepath.Join(hub.CacheDir(), "tools", name, "bin", name); isExec(p) {
 			return p
 		}
 		if p, err := exec.LookPath(name); err == nil {
@@ -108,19 +97,19 @@ func (e Engines) path(engine string) (string, error) {
 	case "espeak-ng":
 		if e.Espeak == "" {
 			return "", fmt.Errorf("espeak-ng: %w (looked at $PADDLE_ESPEAK, %s, $PATH)\nhint: run scripts/fetch_espeak.sh",
-				ErrNoEngine, filepath.Join(CacheDir(), "tools", "espeak-ng", "bin", "espeak-ng"))
+				ErrNoEngine, filepath.Join(hub.CacheDir(), "tools", "espeak-ng", "bin", "espeak-ng"))
 		}
 		return e.Espeak, nil
 	case "flite":
 		if e.Flite == "" {
 			return "", fmt.Errorf("flite: %w (looked at $PADDLE_FLITE, %s, $PATH)\nhint: run scripts/fetch_espeak.sh, or use espeak-ng voices only",
-				ErrNoEngine, filepath.Join(CacheDir(), "tools", "flite", "bin", "flite"))
+				ErrNoEngine, filepath.Join(hub.CacheDir(), "tools", "flite", "bin", "flite"))
 		}
 		return e.Flite, nil
 	case "festival":
 		if e.Festival == "" {
 			return "", fmt.Errorf("festival: %w (looked at $PADDLE_FESTIVAL, %s, $PATH)\nhint: run scripts/fetch_festival.sh",
-				ErrNoEngine, filepath.Join(CacheDir(), "tools", "festival", "bin", "festival"))
+				ErrNoEngine, filepath.Join(hub.CacheDir(), "tools", "festival", "bin", "festival"))
 		}
 		return e.Festival, nil
 	}
