@@ -3,7 +3,9 @@ package workflow
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"slices"
+	"strings"
 
 	pio "paddle/core/io"
 	"paddle/core/metric"
@@ -109,4 +111,22 @@ func LoadPretrained(dir string, m nn.Module) (skipped []string, err error) {
 	}
 	slices.Sort(skipped)
 	return skipped, nil
+}
+
+// LogPretrained logs what LoadPretrained gave m from dir under the config
+// key that named it: loaded and skipped counts and the first skipped
+// names, as a warning when most tensors were skipped (a foreign checkpoint
+// can match a few tensors by chance).
+func LogPretrained(key, dir string, m nn.Module, skipped []string) {
+	total := len(m.Params()) + len(nn.Buffers(m))
+	shown := skipped
+	if len(shown) > 8 {
+		shown = shown[:8]
+	}
+	args := []any{"key", key, "dir", dir, "loaded", total - len(skipped), "skipped", len(skipped), "first_skipped", strings.Join(shown, ",")}
+	if len(skipped) > total/2 {
+		slog.Warn("pretrained weights: most tensors did not match by name and shape (another model's checkpoint?)", args...)
+		return
+	}
+	slog.Info("pretrained weights", args...)
 }

@@ -379,15 +379,11 @@ func (r *runner) loadPretrained(model *PicoDet) error {
 		return nil
 	}
 	bad := func(err error) error { return &config.Error{File: r.cfg.File, Path: "pretrain_weights", Err: err} }
-	if _, err := os.Stat(filepath.Join(r.pretrain, pio.ModelFile)); err != nil {
-		return bad(fmt.Errorf("%s is not a checkpoint folder (no %s): %w", r.pretrain, pio.ModelFile, err))
-	}
 	skipped, err := workflow.LoadPretrained(r.pretrain, model)
 	if err != nil {
 		return bad(err)
 	}
-	total := len(model.Params()) + len(model.Buffers())
-	slog.Info("pretrain_weights", "from", r.pretrain, "loaded", total-len(skipped), "of", total, "skipped", strings.Join(skipped, ","))
+	workflow.LogPretrained("pretrain_weights", r.pretrain, model, skipped)
 	return nil
 }
 

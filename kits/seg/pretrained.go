@@ -2,7 +2,6 @@ package seg
 
 import (
 	"fmt"
-	"log/slog"
 	"strings"
 
 	pio "paddle/core/io"
@@ -70,7 +69,7 @@ func (r *runner) loadPretrained(m Model) error {
 		if err != nil {
 			return fmt.Errorf("%s: model.pretrained: %w", r.cfg.File, err)
 		}
-		logLoaded("model.pretrained", whole, m, skipped)
+		workflow.LogPretrained("model.pretrained", whole, m, skipped)
 	}
 	return nil
 }
@@ -98,23 +97,8 @@ func loadBackbone(dir string, m Model) error {
 	if err != nil {
 		return err
 	}
-	logLoaded("model.backbone.pretrained", dir, into, skipped)
+	workflow.LogPretrained("model.backbone.pretrained", dir, into, skipped)
 	return nil
-}
-
-// logLoaded logs how many tensors of m a pretrained folder gave.
-func logLoaded(key, dir string, m nn.Module, skipped []string) {
-	total := len(m.Params()) + len(nn.Buffers(m))
-	shown := skipped
-	if len(shown) > 8 {
-		shown = shown[:8]
-	}
-	args := []any{"key", key, "dir", dir, "loaded", total - len(skipped), "skipped", len(skipped), "first_skipped", strings.Join(shown, ",")}
-	if len(skipped) > total/2 {
-		slog.Warn("pretrained weights: most tensors did not match by name and shape (another model's checkpoint?)", args...)
-		return
-	}
-	slog.Info("pretrained weights", args...)
 }
 
 // prefixView is the part of a model whose tensor names start with prefix
