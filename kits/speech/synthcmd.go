@@ -31,6 +31,8 @@ type synthOptions struct {
 	NoAugment  bool
 	Connected  float64
 	ConnEspeak float64
+	Recorded   []string
+	RecShare   float64
 }
 
 func newCmdSynth(f *cmdutil.Factory, runF func(*synthOptions) error) *cobra.Command {
@@ -60,10 +62,18 @@ func newCmdSynth(f *cmdutil.Factory, runF func(*synthOptions) error) *cobra.Comm
 			"50 ms with 10 ms fades as `paddle speech realwords` cuts the real words: the word keeps the\n" +
 			"coarticulation with its neighbours. Only flite and Festival report word times, so those\n" +
 			"clips use their voices; --connected-espeak S gives that share of them to espeak-ng, whose\n" +
-			"word times come from aligning the words spoken alone to the phrase (DTW of log-mel frames).",
+			"word times come from aligning the words spoken alone to the phrase (DTW of log-mel frames).\n\n" +
+			"--recorded DIR adds a real speaker: DIR holds one recording per word, named by the word\n" +
+			"(zero.wav, oh.wav; scripts/fetch_asterisk.sh lays out one). Each clip of a word the speaker\n" +
+			"recorded is that recording at speed 0.9-1.1 (sox `speed`), then augmented like the\n" +
+			"synthesised ones; all in the train split. Without --engines the recorded speakers speak\n" +
+			"every clip (words they did not record are an error); with --engines, --recorded-share of\n" +
+			"the clips of the words they recorded.",
 		Example: "  scripts/fetch_espeak.sh\n" +
 			"  paddle speech synth --output data/kws --per-word 600\n" +
-			"  paddle speech synth --output data/yesno --words yes,no --per-word 100 --engines espeak-ng",
+			"  paddle speech synth --output data/yesno --words yes,no --per-word 100 --engines espeak-ng\n" +
+			"  paddle speech synth --output data/allison --recorded \"$(scripts/fetch_asterisk.sh)\" \\\n" +
+			"      --words zero,one,two,three,four,five,six,seven,eight,nine,oh --per-word 150 --rate 8000",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if opts.Output == "" {
@@ -82,6 +92,9 @@ func newCmdSynth(f *cmdutil.Factory, runF func(*synthOptions) error) *cobra.Comm
 				if e != "espeak-ng" && e != "flite" && e != "festival" {
 					return cmdutil.FlagErrorf("--engines: unknown synthesiser %q (known: espeak-ng, flite, festival)", e)
 				}
+			}
+			if opts.RecShare < 0 || opts.RecShare > 1 {
+				return cmdutil.FlagErrorf("--recorded-share %g: want a share from 0 to 1", opts.RecShare)
 			}
 			if runF != nil {
 				return runF(opts)
@@ -103,6 +116,8 @@ func newCmdSynth(f *cmdutil.Factory, runF func(*synthOptions) error) *cobra.Comm
 	fl.StringVar(&opts.DataDir, "noise-dir", "", "speech data cache with codec2/ and alsa/ (default $PADDLE_CACHE/data/speech)")
 	fl.Float64Var(&opts.Connected, "connected", 0, "share of word clips cut out of spoken phrases (flite and Festival voices)")
 	fl.Float64Var(&opts.ConnEspeak, "connected-espeak", 0, "share of the connected clips spoken by espeak-ng (word times by alignment)")
+	fl.StringSliceVar(&opts.Recorded, "recorded", nil, "folders of real recorded speakers, one <word>.wav or .ogg per word")
+	fl.Float64Var(&opts.RecShare, "recorded-share", 0.25, "share of a recorded word's clips the recorded speakers speak next to --engines")
 	fl.BoolVar(&opts.NoAugment, "no-augment", false, "only trim, level and centre the words (no speed, reverb, noise, shift)")
 	return cmd
 }
@@ -118,8 +133,19 @@ type synthSummary struct {
 }
 
 func synthRun(ctx context.Context, opts *synthOptions) error {
+	var speakers []synth.Speaker
+	for _, dir := range opts.Recorded {
+		s, err := synth.LoadSpeaker(dir)
+		if err != nil {
+			return err
+		}
+		speakers = append(speakers, s)
+	}
 	eng := synth.FindEngines()
 	useE, useF, useFest := eng.Espeak != "", eng.Flite != "", false
+	if len(speakers) > 0 && len(opts.Engines) == 0 {
+		useE, useF = false, false // the recorded speakers alone
+	}
 	if len(opts.Engines) > 0 {
 		useE, useF, useFest = slices.Contains(opts.Engines, "espeak-ng"), slices.Contains(opts.Engines, "flite"), slices.Contains(opts.Engines, "festival")
 		voices := pick(useE, useF)
@@ -130,7 +156,7 @@ func synthRun(ctx context.Context, opts *synthOptions) error {
 			return err
 		}
 	}
-	if !useE && !useF && !useFest {
+	if !useE && !useF && !useFest && len(speakers) == 0 {
 		return eng.Check([]synth.Voice{{Engine: "espeak-ng"}}) // the error with its hint
 	}
 	words := opts.Words
@@ -138,7 +164,8 @@ func synthRun(ctx context.Context, opts *synthOptions) error {
 		words = synth.Keywords
 	}
 	clips, err := synth.Plan(synth.PlanOptions{Words: words, PerWord: opts.PerWord, UnknownClips: opts.Unknown,
-		SilenceClips: opts.Silence, Seed: opts.Seed, Espeak: useE, Flite: useF, Festival: useFest, Connected: opts.Connected, ConnectedEspeak: opts.ConnEspeak})
+		SilenceClips: opts.Silence, Seed: opts.Seed, Espeak: useE, Flite: useF, Festival: useFest, Connected: opts.Connected, ConnectedEspeak: opts.ConnEspeak,
+		Recorded: speakers, RecordedShare: opts.RecShare})
 	if err != nil {
 		return err
 	}

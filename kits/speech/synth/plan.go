@@ -155,6 +155,13 @@ type PlanOptions struct {
 	// espeak-ng, whose word times come from aligning the words spoken alone
 	// to the phrase (align.go). 0 leaves plans as they were.
 	ConnectedEspeak float64
+	// Recorded are real speakers whose recorded words are used like a
+	// voice (RecordedEngine, at each of RecordedSpeeds), in the train split.
+	// Alone they speak every clip of the words they recorded (an _unknown_
+	// clip: one of UnknownWords they recorded); next to synthesisers
+	// RecordedShare of those (0: 0.25). Plans without them are unchanged.
+	Recorded      []Speaker
+	RecordedShare float64
 }
 
 // Plan draws every clip: for each class, PerWord voices from the voice
@@ -178,7 +185,19 @@ func Plan(o PlanOptions) ([]Clip, error) {
 			festShare = 0.25
 		}
 	}
-	if len(espeak)+len(flite)+len(fest) == 0 {
+	recShare := 0.0
+	if len(o.Recorded) > 0 {
+		recShare = o.RecordedShare
+		if len(espeak)+len(flite)+len(fest) == 0 {
+			recShare = 1
+		} else if recShare <= 0 {
+			recShare = 0.25
+		}
+		if recShare > 1 {
+			return nil, fmt.Errorf("synth plan: recorded share %g: want 0 to 1", recShare)
+		}
+	}
+	if len(espeak)+len(flite)+len(fest)+len(o.Recorded) == 0 {
 		return nil, fmt.Errorf("synth plan: no synthesiser selected")
 	}
 	share := o.FliteShare
@@ -211,7 +230,31 @@ func Plan(o PlanOptions) ([]Clip, error) {
 		}
 		clips = append(clips, Clip{Index: len(clips), Label: label, Text: text, Voice: v, Split: split, Seed: r.Uint64()})
 	}
-	draw := func(label string, n int, text func(r *rand.Rand) string) {
+	draw := func(label string, n int, candidates []string, text func(r *rand.Rand) string) error {
+		// recorded clips draw from their own stream, before the synthesised
+		// ones: without recorded speakers the plan is unchanged
+		var recVoices []Voice
+		recWords := map[string][]string{}
+		for _, s := range o.Recorded {
+			if ws := s.has(candidates); len(ws) > 0 {
+				recWords[s.Dir] = ws
+				for _, sp := range RecordedSpeeds {
+					recVoices = append(recVoices, Voice{Engine: RecordedEngine, Name: s.Dir, Speed: sp})
+				}
+			}
+		}
+		if len(recVoices) > 0 {
+			nrec := int(float64(n)*recShare + 0.5)
+			n -= nrec
+			rr := rand.New(rand.NewPCG(o.Seed, hash(label+"\x00recorded")))
+			for _, v := range cycle(recVoices, nrec, rr) {
+				ws := recWords[v.Name]
+				add(label, ws[rr.IntN(len(ws))], v, rr)
+			}
+		}
+		if n > 0 && len(espeak)+len(flite)+len(fest) == 0 {
+			return fmt.Errorf("synth plan: no recorded speaker said %q (%s) and no synthesiser is selected", label, strings.Join(candidates, ", "))
+		}
 		nc := int(float64(n)*o.Connected + 0.5)
 		n -= nc
 		r := rand.New(rand.NewPCG(o.Seed, hash(label)))
@@ -234,11 +277,16 @@ func Plan(o PlanOptions) ([]Clip, error) {
 			add(label, w, v, rc)
 			clips[len(clips)-1].Phrase, clips[len(clips)-1].At = strings.Join(words, " "), at
 		}
+		return nil
 	}
 	for _, w := range o.Words {
-		draw(w, o.PerWord, func(*rand.Rand) string { return w })
+		if err := draw(w, o.PerWord, []string{w}, func(*rand.Rand) string { return w }); err != nil {
+			return nil, err
+		}
 	}
-	draw(Unknown, cmpOr(o.UnknownClips, o.PerWord), func(r *rand.Rand) string { return UnknownWords[r.IntN(len(UnknownWords))] })
+	if err := draw(Unknown, cmpOr(o.UnknownClips, o.PerWord), UnknownWords, func(r *rand.Rand) string { return UnknownWords[r.IntN(len(UnknownWords))] }); err != nil {
+		return nil, err
+	}
 	n := cmpOr(o.SilenceClips, max(o.PerWord/2, 1))
 	r := rand.New(rand.NewPCG(o.Seed, hash(Silence)))
 	for i := range n {

@@ -94,6 +94,8 @@ func (e Engines) Check(voices []Voice) error {
 
 func (e Engines) path(engine string) (string, error) {
 	switch engine {
+	case RecordedEngine:
+		return "", nil // no program: the recordings are read by sayRecorded
 	case "espeak-ng":
 		if e.Espeak == "" {
 			return "", fmt.Errorf("espeak-ng: %w (looked at $PADDLE_ESPEAK, %s, $PATH)\nhint: run scripts/fetch_espeak.sh",
@@ -113,12 +115,16 @@ func (e Engines) path(engine string) (string, error) {
 		}
 		return e.Festival, nil
 	}
-	return "", fmt.Errorf("unknown synthesiser %q (known: espeak-ng, flite, festival)", engine)
+	return "", fmt.Errorf("unknown synthesiser %q (known: espeak-ng, flite, festival, %s)", engine, RecordedEngine)
 }
 
 // Say synthesises text with voice v and returns mono samples at the
-// engine's rate (espeak-ng 22050 Hz, flite 16000 Hz for its 16 kHz voices).
+// engine's rate (espeak-ng 22050 Hz, flite 16000 Hz for its 16 kHz voices);
+// a recorded voice returns its recording of the word.
 func (e Engines) Say(ctx context.Context, text string, v Voice) (*audio.Audio, error) {
+	if v.Engine == RecordedEngine {
+		return sayRecorded(text, v)
+	}
 	prog, err := e.path(v.Engine)
 	if err != nil {
 		return nil, err
