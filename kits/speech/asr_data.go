@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"unicode"
 
 	"github.com/spf13/cobra"
 
@@ -64,6 +65,74 @@ func tuxpaintItems(soundDir, textDir, lang string) ([]asrItem, int, error) {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
 	return out, skipped, nil
+}
+
+// asteriskItems lists the recorded Asterisk prompts under dir (prompts/<name>.wav,
+// scripts/fetch_asterisk.sh) with their transcripts from dir/core-sounds-en.txt
+// ("<name>: <text>" lines; ";" comments). Single digits are spelled out as the
+// speaker reads them ("press 1" → "press one"); texts with symbols she reads
+// as words ("#", "*") or that are not speech ("[tones]", "<beep>"), texts that
+// do not normalise to a–z, apostrophe and space, and prompts without a
+// recording are skipped. It returns them sorted by path and the number
+// skipped.
+func asteriskItems(dir string) ([]asrItem, int, error) {
+	f, err := os.Open(filepath.Join(dir, "core-sounds-en.txt"))
+	if err != nil {
+		return nil, 0, err
+	}
+	defer f.Close()
+	var out []asrItem
+	skipped := 0
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 64*1024), 1024*1024)
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		name, text, ok := strings.Cut(line, ":")
+		if line == "" || strings.HasPrefix(line, ";") || !ok {
+			continue
+		}
+		path := filepath.Join(dir, "prompts", filepath.FromSlash(strings.TrimSpace(name))+".wav")
+		if strings.ContainsFunc(text, func(r rune) bool {
+			return !unicode.IsLetter(r) && !unicode.IsDigit(r) && !unicode.IsSpace(r) && !strings.ContainsRune(".,?!;:'\"-", r)
+		}) {
+			skipped++
+			continue
+		}
+		if _, err := os.Stat(path); err != nil {
+			skipped++
+			continue
+		}
+		if text = synth.NormalizeText(foldAccents(spellDigits(text))); text == "" {
+			skipped++
+			continue
+		}
+		out = append(out, asrItem{Path: path, Text: text})
+	}
+	if err := sc.Err(); err != nil {
+		return nil, 0, err
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
+	return out, skipped, nil
+}
+
+// spellDigits spells each single digit that stands alone as a word ("press
+// 1, 2 or 3" → "press one, two or three"); longer numbers and digits inside
+// words ("3D") are left as they are.
+func spellDigits(s string) string {
+	names := [...]string{"zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine"}
+	isDigit := func(i int) bool { return i >= 0 && i < len(s) && s[i] >= '0' && s[i] <= '9' }
+	isWord := func(i int) bool {
+		return i >= 0 && i < len(s) && (isDigit(i) || s[i] >= 'a' && s[i] <= 'z' || s[i] >= 'A' && s[i] <= 'Z' || s[i] >= 0x80)
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if isDigit(i) && !isWord(i-1) && !isWord(i+1) {
+			b.WriteString(names[s[i]-'0'])
+			continue
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
 }
 
 // stampText returns a stamp description's text in lang from its .txt file:
@@ -144,7 +213,7 @@ func writeManifest(path string, items []asrItem) error {
 
 // newCmdASRData is `paddle speech asr-data --output DIR`.
 func newCmdASRData(f *cmdutil.Factory) *cobra.Command {
-	var out, sounds, texts, psDir string
+	var out, sounds, texts, psDir, asterisk string
 	var langs []string
 	var testPct int
 	cmd := &cobra.Command{
@@ -153,7 +222,10 @@ func newCmdASRData(f *cmdutil.Factory) *cobra.Command {
 		Long: "Writes DIR/real.list (pocketsphinx-testdata's 5 LibriVox sentences and 5 \"cards\"\n" +
 			"utterances) and, per language, DIR/tuxpaint_<lang>_train.list and _test.list: the spoken\n" +
 			"Tux Paint stamp descriptions with their transcripts (accents folded to a-z; texts with\n" +
-			"digits or other letters skipped), split by transcript so that no sentence is in both.\n" +
+			"digits or other letters skipped), split by transcript so that no sentence is in both,\n" +
+			"and DIR/asterisk_en.list: the Asterisk prompts of one real US English speaker with their\n" +
+			"transcripts (scripts/fetch_asterisk.sh; training data only, no test speaker is hers), when\n" +
+			"that folder is there or --asterisk names it.\n" +
 			"Lines are <absolute path><TAB><text>. Prints a JSON summary.",
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if out == "" {
@@ -186,6 +258,21 @@ func newCmdASRData(f *cmdutil.Factory) *cobra.Command {
 				return err
 			}
 			summary["real"] = len(real)
+			if asterisk == "" {
+				if _, err := os.Stat(filepath.Join(cache, "asterisk", "core-sounds-en.txt")); err == nil {
+					asterisk = filepath.Join(cache, "asterisk")
+				}
+			}
+			if asterisk != "" {
+				items, skipped, err := asteriskItems(asterisk)
+				if err != nil {
+					return fmt.Errorf("%w\nhint: run scripts/fetch_asterisk.sh", err)
+				}
+				if err := writeManifest(filepath.Join(out, "asterisk_en.list"), items); err != nil {
+					return err
+				}
+				summary["asterisk"] = map[string]int{"train": len(items), "skipped": skipped}
+			}
 			for _, lang := range langs {
 				items, skipped, err := tuxpaintItems(sounds, texts, lang)
 				if err != nil {
@@ -213,6 +300,7 @@ func newCmdASRData(f *cmdutil.Factory) *cobra.Command {
 	cmd.Flags().IntVar(&testPct, "test-percent", 15, "percent of the transcripts held out")
 	cmd.Flags().StringVar(&sounds, "sounds", "", "stamps folder with the .ogg files (default from scripts/fetch_tuxpaint_sounds.sh)")
 	cmd.Flags().StringVar(&texts, "texts", "", "stamps folder with the .txt files (default from scripts/fetch_tuxpaint_text.sh)")
+	cmd.Flags().StringVar(&asterisk, "asterisk", "", "Asterisk prompts folder with prompts/ and core-sounds-en.txt (default from scripts/fetch_asterisk.sh, if fetched)")
 	cmd.Flags().StringVar(&psDir, "pocketsphinx", "", "pocketsphinx-testdata folder (default $PADDLE_CACHE/data/speech/pocketsphinx)")
 	return cmd
 }

@@ -74,3 +74,55 @@ func TestTuxpaintItems(t *testing.T) {
 		t.Errorf("split %d / %d", len(train), len(test))
 	}
 }
+
+func TestSpellDigits(t *testing.T) {
+	for in, want := range map[string]string{
+		"press 1, 2 or 3":   "press one, two or three",
+		"3D audio enabled":  "3D audio enabled",
+		"extension 162":     "extension 162",
+		"9 to decrease":     "nine to decrease",
+		"option 0.":         "option zero.",
+		"no digits at all.": "no digits at all.",
+	} {
+		if got := spellDigits(in); got != want {
+			t.Errorf("spellDigits(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestAsteriskItems(t *testing.T) {
+	dir := t.TempDir()
+	txt := "; Core Asterisk Sounds in English\n\n" +
+		"auth-thankyou: Thank you.\n" +
+		"conf-usermenu: Please press 1 to mute or unmute yourself.\n" +
+		"dictate/pause: Paused.\n" +
+		"beep: [this is a simple beep tone]\n" +
+		"confbridge-join: <beep ascending>\n" +
+		"demo-enterkeywords: Separated by * and then press the pound key.\n" +
+		"conf-adminmenu-162: Press 162 now.\n" +
+		"no-recording: This prompt has no file.\n"
+	if err := os.WriteFile(filepath.Join(dir, "core-sounds-en.txt"), []byte(txt), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range []string{"auth-thankyou", "conf-usermenu", "dictate/pause", "beep", "confbridge-join", "demo-enterkeywords", "conf-adminmenu-162"} {
+		p := filepath.Join(dir, "prompts", filepath.FromSlash(n)+".wav")
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		os.WriteFile(p, nil, 0o644)
+	}
+	items, skipped, err := asteriskItems(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, it := range items {
+		rel, _ := filepath.Rel(filepath.Join(dir, "prompts"), it.Path)
+		got = append(got, filepath.ToSlash(rel)+"="+it.Text)
+	}
+	want := []string{"auth-thankyou.wav=thank you", "conf-usermenu.wav=please press one to mute or unmute yourself", "dictate/pause.wav=paused"}
+	if strings.Join(got, "|") != strings.Join(want, "|") || skipped != 5 {
+		t.Errorf("items %q, skipped %d; want %q, 5 skipped", got, skipped, want)
+	}
+	if _, _, err := asteriskItems(t.TempDir()); err == nil {
+		t.Error("a folder without core-sounds-en.txt gave no error")
+	}
+}
