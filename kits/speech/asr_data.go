@@ -119,7 +119,6 @@ func asteriskItems(dir string) ([]asrItem, int, error) {
 // 1, 2 or 3" → "press one, two or three"); longer numbers and digits inside
 // words ("3D") are left as they are.
 func spellDigits(s string) string {
-	names := [...]string{"zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine"}
 	isDigit := func(i int) bool { return i >= 0 && i < len(s) && s[i] >= '0' && s[i] <= '9' }
 	isWord := func(i int) bool {
 		return i >= 0 && i < len(s) && (isDigit(i) || s[i] >= 'a' && s[i] <= 'z' || s[i] >= 'A' && s[i] <= 'Z' || s[i] >= 0x80)
@@ -127,7 +126,7 @@ func spellDigits(s string) string {
 	var b strings.Builder
 	for i := 0; i < len(s); i++ {
 		if isDigit(i) && !isWord(i-1) && !isWord(i+1) {
-			b.WriteString(names[s[i]-'0'])
+			b.WriteString(synth.DigitWords[s[i]-'0'])
 			continue
 		}
 		b.WriteByte(s[i])

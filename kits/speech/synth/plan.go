@@ -185,10 +185,11 @@ func Plan(o PlanOptions) ([]Clip, error) {
 			festShare = 0.25
 		}
 	}
+	synthesised := len(espeak) + len(flite) + len(fest) // voice settings of the synthesisers
 	recShare := 0.0
 	if len(o.Recorded) > 0 {
 		recShare = o.RecordedShare
-		if len(espeak)+len(flite)+len(fest) == 0 {
+		if synthesised == 0 {
 			recShare = 1
 		} else if recShare <= 0 {
 			recShare = 0.25
@@ -197,7 +198,7 @@ func Plan(o PlanOptions) ([]Clip, error) {
 			return nil, fmt.Errorf("synth plan: recorded share %g: want 0 to 1", recShare)
 		}
 	}
-	if len(espeak)+len(flite)+len(fest)+len(o.Recorded) == 0 {
+	if synthesised+len(o.Recorded) == 0 {
 		return nil, fmt.Errorf("synth plan: no synthesiser selected")
 	}
 	share := o.FliteShare
@@ -252,7 +253,7 @@ func Plan(o PlanOptions) ([]Clip, error) {
 				add(label, ws[rr.IntN(len(ws))], v, rr)
 			}
 		}
-		if n > 0 && len(espeak)+len(flite)+len(fest) == 0 {
+		if n > 0 && synthesised == 0 {
 			return fmt.Errorf("synth plan: no recorded speaker said %q (%s) and no synthesiser is selected", label, strings.Join(candidates, ", "))
 		}
 		nc := int(float64(n)*o.Connected + 0.5)
