@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"paddle/core/ag"
-	"paddle/core/config"
 	"paddle/core/nn"
 	"paddle/core/tensor"
 )
@@ -118,15 +117,7 @@ func TestTestGroupsConfig(t *testing.T) {
 		{[]string{"DataLoader.Eval.dataset.test_warps=[0.9,1]", "DataLoader.Eval.dataset.test_groups=" + g}, "no group for clip d.wav"},
 	} {
 		o := append([]string{"Global.label_file=" + labels, "DataLoader.Eval.dataset.list_file=" + list, "DataLoader.Eval.dataset.test_combine=group"}, tt.o...)
-		cfg, err := config.Load("../../configs/speech/kws_mdtc_8k_conn.yaml", o...)
-		if err != nil {
-			t.Fatal(err)
-		}
-		r, err := buildKWS(cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		k := r.(*kwsRunner)
+		k, _ := loadKWSRunner(t, "../../configs/speech/kws_mdtc_8k_conn.yaml", o...)
 		if err := k.loadClasses(); err != nil {
 			t.Fatal(err)
 		}
@@ -134,15 +125,8 @@ func TestTestGroupsConfig(t *testing.T) {
 			t.Errorf("%v: error %v, want %q", tt.o, err, tt.want)
 		}
 	}
-	cfg, err := config.Load("../../configs/speech/kws_mdtc_8k_conn.yaml", "Global.label_file="+labels, "Global.ensemble=["+dir+"]")
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := buildKWS(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := r.(*kwsRunner).loadEnsemble(); err == nil || !strings.Contains(err.Error(), "Global.ensemble") {
+	k, _ := loadKWSRunner(t, "../../configs/speech/kws_mdtc_8k_conn.yaml", "Global.label_file="+labels, "Global.ensemble=["+dir+"]")
+	if _, err := k.loadEnsemble(); err == nil || !strings.Contains(err.Error(), "Global.ensemble") {
 		t.Errorf("ensemble of a non-checkpoint: %v", err)
 	}
 }

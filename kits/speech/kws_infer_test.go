@@ -9,7 +9,6 @@ import (
 
 	"paddle/core/ag"
 	"paddle/core/audio"
-	"paddle/core/config"
 	"paddle/core/hub"
 	"paddle/core/nn"
 	"paddle/core/workflow"
@@ -33,15 +32,7 @@ func newInferFixture(t *testing.T) inferFixture {
 	}
 	var f inferFixture
 	for i, seed := range []string{"1", "2"} {
-		cfg, err := config.Load("../../configs/speech/kws_mdtc_8k.yaml", "Global.label_file="+labels, "Global.seed="+seed, "Arch.channels=8")
-		if err != nil {
-			t.Fatal(err)
-		}
-		r, err := buildKWS(cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		k := r.(*kwsRunner)
+		k, cfg := loadKWSRunner(t, "../../configs/speech/kws_mdtc_8k.yaml", "Global.label_file="+labels, "Global.seed="+seed, "Arch.channels=8")
 		m, err := k.newModel()
 		if err != nil {
 			t.Fatal(err)

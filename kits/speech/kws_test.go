@@ -154,6 +154,21 @@ func TestRealWordsTable(t *testing.T) {
 	}
 }
 
+// loadKWSRunner loads a keyword-spotting config with overrides and builds its
+// runner, failing the test on any error.
+func loadKWSRunner(t *testing.T, path string, overrides ...string) (*kwsRunner, *config.Config) {
+	t.Helper()
+	cfg, err := config.Load(path, overrides...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := buildKWS(cfg)
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	return r.(*kwsRunner), cfg
+}
+
 func TestConfigsBuild(t *testing.T) {
 	files, _ := filepath.Glob("../../configs/speech/*.yaml")
 	if len(files) == 0 {
@@ -163,15 +178,7 @@ func TestConfigsBuild(t *testing.T) {
 		if strings.HasPrefix(filepath.Base(f), "asr_") || strings.HasPrefix(filepath.Base(f), "cls_") {
 			continue // ASR configs: TestASRConfigsBuild; classification: TestClsConfigsBuild
 		}
-		cfg, err := config.Load(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		r, err := buildKWS(cfg)
-		if err != nil {
-			t.Fatalf("%s: %v", f, err)
-		}
-		kr := r.(*kwsRunner)
+		kr, _ := loadKWSRunner(t, f)
 		kr.classes = synth.Classes(synth.Keywords)
 		if _, err := kr.newModel(); err != nil {
 			t.Errorf("%s: %v", f, err)

@@ -21,7 +21,6 @@ import (
 	"paddle/core/audio"
 	"paddle/core/cli/cmdutil"
 	"paddle/core/cli/iostreams"
-	"paddle/core/config"
 	"paddle/core/serve"
 	"paddle/core/workflow"
 )
@@ -37,15 +36,8 @@ func TestServeKWS(t *testing.T) {
 	if err := os.WriteFile(labels, []byte("yes\nno\n_unknown_\n_silence_\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	cfg, err := config.Load("../../configs/speech/kws_dscnn.yaml", "Global.label_file="+labels, "Arch.channels=16", "Arch.blocks=2")
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := buildKWS(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	model, err := r.(*kwsRunner).newModel()
+	k, cfg := loadKWSRunner(t, "../../configs/speech/kws_dscnn.yaml", "Global.label_file="+labels, "Arch.channels=16", "Arch.blocks=2")
+	model, err := k.newModel()
 	if err != nil {
 		t.Fatal(err)
 	}
