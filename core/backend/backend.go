@@ -1,7 +1,9 @@
 // Package backend is the device boundary: a Backend owns the kernels of a
-// device. Kernels are installed into the op registry by name (op.SetKernel);
-// ops without a fast kernel fall back to their reference implementation,
-// which runs on the host. `cpu` is the first backend; a GPU backend
+// device and hands them to core/op as one value, an op.Kernels (the
+// contract: fast kernels of whole ops by name, plus the GEMM, convolution
+// and vector paths core/op's own kernels call). Ops without a fast kernel
+// fall back to their reference implementation, which runs on the host.
+// `cpu` is the first backend; another (an ISA, int8 kernels, a GPU)
 // implements the same interface and registers itself the same way.
 package backend
 
@@ -11,6 +13,8 @@ import (
 	"sort"
 	"strings"
 	"sync"
+
+	"paddle/core/op"
 )
 
 // Backend is one device kind.
@@ -19,8 +23,9 @@ type Backend interface {
 	Name() string
 	// Description says what it is and what it runs on, for `paddle version`.
 	Description() string
-	// Activate installs the backend's kernels with the given thread count.
-	Activate(threads int) error
+	// Kernels returns the backend's kernel set, set up for the given
+	// thread count; Activate hands it to core/op.
+	Kernels(threads int) (*op.Kernels, error)
 	// Missing returns the ops of the list that this backend cannot run.
 	Missing(ops []string) []string
 }
@@ -63,6 +68,16 @@ func Get(device string) (Backend, error) {
 		return nil, fmt.Errorf("device %q: no such backend (available: %s)", device, strings.Join(List(), ", "))
 	}
 	return b, nil
+}
+
+// Activate makes b the backend core/op runs on, with threads threads.
+func Activate(b Backend, threads int) error {
+	k, err := b.Kernels(threads)
+	if err != nil {
+		return fmt.Errorf("device %q: %w", b.Name(), err)
+	}
+	op.Use(k)
+	return nil
 }
 
 // CheckOps returns an error naming the ops that b cannot run, before any work starts.

@@ -82,17 +82,10 @@ func binRows[E fl](code int, o, a, b []E, so, sa, sb tensor.Shape) {
 	})
 }
 
-// VecRow32, when not nil, computes one float32 row of add (code '+') or
-// mul ('*') bitwise as the Go loops below, a the first operand of each
-// element's operation and b a row (sb = 1) or one value repeated (sb = 0),
-// reporting false for what it leaves to them. A backend installs a vector
-// one (core/backend/cpu).
-var VecRow32 func(code byte, o, a, b []float32, sb int) bool
-
 // binRow computes one row; sa and sb are 1 (contiguous) or 0 (repeated), not both 0
 // unless the row has one element.
 func binRow[E fl](code int, o, a, b []E, sa, sb int) {
-	if f := VecRow32; f != nil && sa == 1 && (code == binAdd || code == binMul) {
+	if f := Active().VecRow32; f != nil && sa == 1 && (code == binAdd || code == binMul) {
 		if o32, ok := any(o).([]float32); ok {
 			c := byte('+')
 			if code == binMul {

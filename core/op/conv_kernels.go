@@ -78,20 +78,13 @@ func convForwardEx[E float32 | float64](cs convShape, x, w, b, y []E, ep *GemmEp
 	})
 }
 
-// GemmLoop, when not nil, is called before a convolution's parallel loop
-// whose tasks goroutines each call SGEMM, and its result when the loop
-// ends; the backend's SGEMM then gives each call its share of the threads
-// (threads/tasks) instead of splitting it again over threads the loop's
-// other tasks already keep busy. core/backend/cpu installs one.
-var GemmLoop func(tasks int) (end func())
-
 // gemmFor is parallel.For over n tasks of grain 1 that call SGEMM,
-// announced to GemmLoop when its equal chunks keep every thread busy to
+// announced to the backend's GemmLoop when its equal chunks keep every thread busy to
 // the end (n a multiple of the threads, or at least 4 tasks per thread);
 // otherwise a thread whose chunk is done lends itself to the others' GEMMs.
 func gemmFor(n int, f func(lo, hi int)) {
-	if parts := min(parallel.Threads(), n); parts > 1 && GemmLoop != nil && (n%parts == 0 || n >= 4*parts) {
-		defer GemmLoop(parts)()
+	if parts := min(parallel.Threads(), n); parts > 1 && Active().GemmLoop != nil && (n%parts == 0 || n >= 4*parts) {
+		defer Active().GemmLoop(parts)()
 	}
 	parallel.For(n, 1, f)
 }

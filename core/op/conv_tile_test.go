@@ -34,16 +34,18 @@ func TestConvTilesMatchWholeImage(t *testing.T) {
 	}
 }
 
-// A GEMM installed as SGEMM is the one the float32 conv kernels call.
+// The active kernel set's SGEMM is the one the float32 conv kernels call.
 func TestSGEMMIsUsedByConv(t *testing.T) {
 	calls := 0
-	old := SGEMM
-	SGEMM = func(ta, tb bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
+	old := Active()
+	k := *old
+	k.SGEMM = func(ta, tb bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
 		calls++
-		SGEMM = old // the second conv runs on the original
-		old(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+		Use(old) // the second conv runs on the original
+		SGEMM(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 	}
-	defer func() { SGEMM = old }()
+	Use(&k)
+	defer Use(old)
 	r := rand.New(rand.NewPCG(23, 24))
 	x := tensor.Rand(r, tensor.Float32, -1, 1, 1, 3, 5, 5)
 	w := tensor.Rand(r, tensor.Float32, -1, 1, 2, 3, 3, 3)
@@ -54,13 +56,14 @@ func TestSGEMMIsUsedByConv(t *testing.T) {
 	}
 }
 
-// The float32 im2col/GEMM loops announce their tasks to GemmLoop (so the
-// backend's SGEMM does not split each task's GEMM again) when the tasks
-// fill the threads evenly, and end every announcement; results do not
+// The float32 im2col/GEMM loops announce their tasks to the kernel set's
+// GemmLoop (so the backend's SGEMM does not split each task's GEMM again)
+// when the tasks fill the threads evenly, and end every announcement; results do not
 // change.
 func TestConvAnnouncesGemmLoop(t *testing.T) {
 	defer func(old int) { parallel.SetThreads(old) }(parallel.Threads())
-	defer func(old func(int) func()) { GemmLoop = old }(GemmLoop)
+	k := *Active()
+	defer Use(Use(&k))
 	r := rand.New(rand.NewPCG(27, 28))
 	x := tensor.Rand(r, tensor.Float32, -1, 1, 6, 6, 9, 8) // 6 tasks in each loop
 	w := tensor.Rand(r, tensor.Float32, -1, 1, 4, 6, 3, 3)
@@ -71,12 +74,12 @@ func TestConvAnnouncesGemmLoop(t *testing.T) {
 		return append([]*T{y}, conv2dDef.VJP(&VJPCtx{In: []*T{x, w}, Out: []*T{y}, GradOut: []*T{dy}, Attrs: p.Attrs()})...)
 	}
 	parallel.SetThreads(1)
-	GemmLoop = nil
+	k.GemmLoop = nil
 	want := run()
 	for _, threads := range []int{1, 2, 3, 4} { // 4: 6 tasks leave threads idle, no announcement
 		parallel.SetThreads(threads)
 		var open, calls int
-		GemmLoop = func(tasks int) func() {
+		k.GemmLoop = func(tasks int) func() {
 			if tasks != threads {
 				t.Errorf("threads %d: announced %d tasks", threads, tasks)
 			}

@@ -1,7 +1,6 @@
 package op
 
 import (
-	"paddle/core/parallel"
 	"paddle/core/tensor"
 )
 
@@ -27,34 +26,6 @@ type GemmEpilogue struct {
 	Affine       bool
 	Scale, Shift float32
 }
-
-// SGEMMEx is SGEMM followed by the epilogue ep (nil: none), bitwise equal
-// to SGEMM and then ep's steps one by one. The default is exactly that; a
-// backend replaces it with one that applies ep to each tile of C while it
-// is in cache (core/backend/cpu). The convolutions of conv2d_act call it.
-var SGEMMEx = sgemmExRef
-
-func sgemmExRef(transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int, ep *GemmEpilogue) {
-	SGEMM(transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
-	if ep != nil {
-		ep.Apply(c, ldc, m, n)
-	}
-}
-
-// ApplyEpilogue runs ep, whose RowBias must be nil, on every element of c
-// in place, bitwise as ep.Apply: the activation and scale/shift of
-// conv2d_act after a convolution that does not go through SGEMMEx
-// (depthwise ones). A backend replaces it with a vector version.
-var ApplyEpilogue = func(c []float32, ep *GemmEpilogue) {
-	parallel.For(len(c), 1<<14, func(lo, hi int) { ep.Apply(c[lo:hi], hi-lo, 1, hi-lo) })
-}
-
-// DepthwiseEx, when not nil, runs conv2d (out, in, a: conv2d's) when it is
-// a depthwise convolution its backend kernel takes, with ep (RowBias nil)
-// applied to each output plane while in cache, bitwise conv2d followed by
-// ApplyEpilogue; it reports false, writing nothing, otherwise. The cpu
-// backend installs one; conv2d_act uses it for depthwise convolutions.
-var DepthwiseEx func(out, in []*T, a Attrs, ep *GemmEpilogue) bool
 
 // Apply runs e on the m×n matrix c (leading dimension ldc) in a scalar loop:
 // the reference for SGEMMEx's fused epilogues.

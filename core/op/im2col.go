@@ -160,18 +160,6 @@ func rowClip(lo, hi, oh0, oh1 int) (int, int) {
 	return lo, max(hi, lo)
 }
 
-// Stride2Rows32, when not nil, sets dst[r·ldd + i] = src[r·lds + 2i] for
-// r < rows, i < n, reading only src[r·lds .. r·lds+2n-2]: a backend's
-// vector version of the gather that im2col runs for the rows of one tap of
-// a stride-2 float32 conv (the scalar loop took a third of such a conv's
-// forward). core/backend/cpu installs one.
-var Stride2Rows32 func(dst []float32, ldd int, src []float32, lds, n, rows int)
-
-// Stride2Add32, when not nil, adds src[i] into dst[2i] for i < len(src),
-// touching only those elements of dst: col2im's scatter for stride-2
-// float32 convs (their input gradient), a backend's vector version.
-var Stride2Add32 func(dst, src []float32)
-
 // im2col unrolls output rows [oh0, oh1) of one image's c channels
 // x: (c, H, W) into col: (c*KH*KW, (oh1-oh0)*OW), zero where the window
 // reads padding.
@@ -179,7 +167,7 @@ func im2col[E float32 | float64](x []E, c int, g geom2, oh0, oh1 int, col []E) {
 	n := (oh1 - oh0) * g.OW
 	var s2 func(dst []E, ldd int, src []E, lds, n, rows int) // the vector stride-2 gather, for float32
 	if g.SW == 2 {
-		if f, ok := any(Stride2Rows32).(func(dst []E, ldd int, src []E, lds, n, rows int)); ok && f != nil {
+		if f, ok := any(Active().Stride2Rows32).(func(dst []E, ldd int, src []E, lds, n, rows int)); ok && f != nil {
 			s2 = f
 		}
 	}
@@ -236,7 +224,7 @@ func col2im[E float32 | float64](col []E, c int, g geom2, oh0, oh1 int, x []E) {
 	n := (oh1 - oh0) * g.OW
 	var s2 func(dst, src []E) // the vector stride-2 scatter, for float32
 	if g.SW == 2 {
-		if f, ok := any(Stride2Add32).(func(dst, src []E)); ok && f != nil {
+		if f, ok := any(Active().Stride2Add32).(func(dst, src []E)); ok && f != nil {
 			s2 = f
 		}
 	}

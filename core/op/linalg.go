@@ -11,14 +11,6 @@ import (
 	"paddle/core/tensor"
 )
 
-// SGEMM computes the row-major float32 product c = alpha·op(a)·op(b) + beta·c,
-// where op(a) is m×k (a is k×m with leading dimension lda when transA) and
-// op(b) is k×n (n×k when transB); c is m×n with leading dimension ldc. When
-// beta is 0, c is not read. matmul and the convolutions call it for float32;
-// a backend replaces it with a faster kernel when activated (core/backend/cpu).
-// The default is gonum's Sgemm. float64 products always use gonum's Dgemm.
-var SGEMM = gonumSGEMM
-
 func gonumSGEMM(transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
 	tA, tB := blas.NoTrans, blas.NoTrans
 	if transA {

@@ -129,17 +129,6 @@ func All() []*Def {
 // does not handle these dtypes/attributes, and the reference kernel runs instead.
 type Kernel func(out, in []*T, a Attrs) bool
 
-var kernels sync.Map // op name -> Kernel
-
-// SetKernel installs a fast kernel for the named op (nil removes it). Backends call it.
-func SetKernel(name string, k Kernel) {
-	if k == nil {
-		kernels.Delete(name)
-		return
-	}
-	kernels.Store(name, k)
-}
-
 // Infer runs d's shape inference on the inputs' metas.
 func (d *Def) InferMeta(in []Meta, a Attrs) ([]Meta, error) {
 	if d.Arity >= 0 && len(in) != d.Arity {
@@ -172,9 +161,10 @@ func Call(d *Def, a Attrs, in ...*T) []*T {
 }
 
 // Run executes d into preallocated outputs (contiguous inputs), using the
-// installed fast kernel when it accepts the call and the reference otherwise.
+// active backend's kernel (Kernels.Ops) when it accepts the call and the
+// reference otherwise.
 func Run(d *Def, out, in []*T, a Attrs) {
-	if k, ok := kernels.Load(d.Name); ok && k.(Kernel)(out, in, a) {
+	if k := Active().Ops[d.Name]; k != nil && k(out, in, a) {
 		return
 	}
 	d.Ref(out, in, a)

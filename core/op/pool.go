@@ -311,13 +311,6 @@ func maxPoolAny[E float32 | float64](x, y, dx []E, planes int, g geom2) {
 	})
 }
 
-// MaxPool2x2Rows32, when not nil, sets dst[i] to the max of r0[2i],
-// r0[2i+1], r1[2i], r1[2i+1] for i < len(dst), bitwise as maxPool2x2's
-// loop (taken in that order, a later value replaces the max when greater
-// or a NaN): one output row of the float32 forward. A backend installs a
-// vector one (core/backend/cpu).
-var MaxPool2x2Rows32 func(dst, r0, r1 []float32)
-
 // maxPool2x2 is maxPool for 2×2 windows at stride 2 that all lie inside
 // the input (no padding or dilation), the common CNN down-sampling, without
 // the general loop's bounds tests. It scans each window in the same order
@@ -336,7 +329,7 @@ func maxPool2x2[E float32 | float64](x, y, dx []E, planes int, g geom2) {
 				r0 := xp[2*oh*w : (2*oh+1)*w]
 				r1 := xp[(2*oh+1)*w : (2*oh+2)*w]
 				yr := yp[oh*g.OW : (oh+1)*g.OW]
-				if f, ok := any(MaxPool2x2Rows32).(func(dst, r0, r1 []E)); ok && f != nil && dp == nil {
+				if f, ok := any(Active().MaxPool2x2Rows32).(func(dst, r0, r1 []E)); ok && f != nil && dp == nil {
 					f(yr, r0, r1)
 					continue
 				}
@@ -462,11 +455,6 @@ func adaptivePool[E float32 | float64](x, y []E, planes, h, w, oh, ow int, back 
 	})
 }
 
-// SumF32To64, when not nil, returns the sum of x with every element widened
-// to float64 (in any order): global_avg_pool's plane sums. A backend
-// installs a vector one (core/backend/cpu).
-var SumF32To64 func(x []float32) float64
-
 // globalAvgPool32 sets y[p] to the mean of plane p of x (planes equal
 // planes), as mean does it: the plane's float64 sum rounded to float32, then
 // divided by the plane's size in float32. Eight float64 partial sums per
@@ -477,7 +465,7 @@ func globalAvgPool32(y, x []float32, planes int) {
 	hw := len(x) / planes
 	n := float32(hw)
 	parallel.For(planes, max(1, (1<<15)/hw), func(lo, hi int) {
-		if f := SumF32To64; f != nil {
+		if f := Active().SumF32To64; f != nil {
 			for p := lo; p < hi; p++ {
 				y[p] = float32(f(x[p*hw:(p+1)*hw])) / n
 			}

@@ -31,15 +31,6 @@ type WinogradConv struct {
 	Adjoint bool
 }
 
-// Winograd3x3 runs p with Winograd's minimal filtering; nil when no
-// backend has installed one.
-var Winograd3x3 func(p *WinogradConv)
-
-// Winograd3x3Filter computes the filter gradient of the conv p by the same
-// transforms: p.Wt (OC, C, 3, 3) from p.X and the output gradient p.Y
-// (p.B, p.Ep and p.Adjoint unused); nil when no backend has installed one.
-var Winograd3x3Filter func(p *WinogradConv)
-
 // WinogradEnv is the environment variable that sets the Winograd mode at
 // start-up: "0" disables it, "1" forces it for every conv it can run
 // (tests), unset or "auto" uses the size rule.
@@ -97,7 +88,7 @@ func winogradEligible(cs convShape) bool {
 // 0.60|0.83; N=4 16→16 16² 1.24|0.81): a small image's tile rows fill few
 // of the transforms' 16 lanes, so the rule counts tiles per image.
 func useWinograd(cs convShape) bool {
-	if Winograd3x3 == nil || !winogradEligible(cs) {
+	if Active().Winograd3x3 == nil || !winogradEligible(cs) {
 		return false
 	}
 	switch winogradMode.Load() {
@@ -129,7 +120,7 @@ func winogradForward[E float32 | float64](cs convShape, x, w, b, y []E, ep *Gemm
 	if b != nil {
 		bf = any(b).([]float32)
 	}
-	Winograd3x3(&WinogradConv{
+	Active().Winograd3x3(&WinogradConv{
 		N: cs.n, C: cs.c, H: g.H, W: g.W, OC: cs.oc, PT: g.PT, PL: g.PL, OH: g.OH, OW: g.OW,
 		X: xf, Wt: any(w).([]float32), B: bf, Y: any(y).([]float32), Ep: ep,
 	})
@@ -158,7 +149,7 @@ func winogradBackwardData[E float32 | float64](cs convShape, dy, w, b, dx []E) b
 	if b != nil {
 		bf = any(b).([]float32)
 	}
-	Winograd3x3(&WinogradConv{
+	Active().Winograd3x3(&WinogradConv{
 		N: cs.n, C: cs.oc, H: ga.H, W: ga.W, OC: cs.c, PT: ga.PT, PL: ga.PL, OH: ga.OH, OW: ga.OW,
 		X: dyf, Wt: any(w).([]float32), B: bf, Y: any(dx).([]float32), Adjoint: true,
 	})
@@ -170,11 +161,11 @@ func winogradBackwardData[E float32 | float64](cs convShape, dy, w, b, dx []E) b
 // never does.
 func winogradFilterGrad[E float32 | float64](cs convShape, x, dy, dw []E) bool {
 	xf, ok := any(x).([]float32)
-	if !ok || Winograd3x3Filter == nil || !useWinograd(cs) {
+	if !ok || Active().Winograd3x3Filter == nil || !useWinograd(cs) {
 		return false
 	}
 	g := cs.g
-	Winograd3x3Filter(&WinogradConv{
+	Active().Winograd3x3Filter(&WinogradConv{
 		N: cs.n, C: cs.c, H: g.H, W: g.W, OC: cs.oc, PT: g.PT, PL: g.PL, OH: g.OH, OW: g.OW,
 		X: xf, Y: any(dy).([]float32), Wt: any(dw).([]float32),
 	})

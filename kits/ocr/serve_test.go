@@ -190,7 +190,7 @@ func TestServeLoad(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := b.Activate(parallel.Threads()); err != nil {
+	if err := backend.Activate(b, parallel.Threads()); err != nil {
 		t.Fatal(err)
 	}
 	const (

@@ -108,10 +108,10 @@ func hardsigmoidVec() func(y, x []float32, alpha, beta float32) {
 	}
 }
 
-// actKernels installs the vector activation kernels this CPU supports.
-func actKernels() {
+// actKernels adds to k the vector activation kernels this CPU supports.
+func actKernels(k *op.Kernels) {
 	if f := hardswishVec(); f != nil {
-		op.SetKernel("hardswish", func(out, in []*op.T, _ op.Attrs) bool {
+		k.SetOp("hardswish", func(out, in []*op.T, _ op.Attrs) bool {
 			x, y, ok := f32Pair(out, in)
 			if !ok {
 				return false
@@ -121,14 +121,14 @@ func actKernels() {
 		})
 	}
 	if cpu.X86.HasAVX512F && cpu.X86.HasBMI2 {
-		op.SetKernel("softmax", softmaxLast)
-		op.ApplyEpilogue = applyEpilogueAVX512
-		op.SetKernel("relu", reluAVX512)
-		op.SetKernel("sigmoid", sigmoidKernel)
-		op.SumF32To64 = sumF64
+		k.SetOp("softmax", softmaxLast)
+		k.ApplyEpilogue = applyEpilogueAVX512
+		k.SetOp("relu", reluAVX512)
+		k.SetOp("sigmoid", sigmoidKernel)
+		k.SumF32To64 = sumF64
 	}
 	if f := hardsigmoidVec(); f != nil {
-		op.SetKernel("hardsigmoid", func(out, in []*op.T, a op.Attrs) bool {
+		k.SetOp("hardsigmoid", func(out, in []*op.T, a op.Attrs) bool {
 			x, y, ok := f32Pair(out, in)
 			if !ok {
 				return false

@@ -65,7 +65,7 @@ func TestBinaryOpsWithVecRows(t *testing.T) {
 	defer parallel.SetThreads(parallel.Threads())
 	defer installKernels()
 	installKernels()
-	if op.VecRow32 == nil {
+	if op.Active().VecRow32 == nil {
 		t.Skip("no vector rows on this CPU/build")
 	}
 	r := rand.New(rand.NewPCG(49, 50))
@@ -80,10 +80,10 @@ func TestBinaryOpsWithVecRows(t *testing.T) {
 		}{{"mul", x, s}, {"add", x, y}, {"mul", x, y}, {"add", x, s}} {
 			def := op.Lookup(c.name)
 			got := op.Call(def, nil, c.a, c.b)[0].F32()
-			saved := op.VecRow32
-			op.VecRow32 = nil
+			saved := op.Active().VecRow32
+			op.Active().VecRow32 = nil
 			want := op.Call(def, nil, c.a, c.b)[0].F32()
-			op.VecRow32 = saved
+			op.Active().VecRow32 = saved
 			for i := range want {
 				if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
 					t.Fatalf("%s %v %v, %d threads: [%d] = %v, want %v", c.name, c.a.Shape(), c.b.Shape(), th, i, got[i], want[i])

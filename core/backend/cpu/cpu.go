@@ -12,7 +12,7 @@
 //	epilogue.go       SGEMMEx: bias and activation fused into the last write of C
 //	pool.go           persistent spinning worker goroutines
 //	dwconv_amd64.go   AVX-512 depthwise conv2d, its input and filter gradients
-//	kernels.go        what Activate installs into core/op
+//	kernels.go        the kernel set (op.Kernels) this backend gives core/op
 package cpu
 
 import (
@@ -22,6 +22,7 @@ import (
 	"golang.org/x/sys/cpu"
 
 	"paddle/core/backend"
+	"paddle/core/op"
 	"paddle/core/parallel"
 )
 
@@ -35,11 +36,17 @@ func (host) Description() string {
 	return fmt.Sprintf("pure Go on %s/%s (%s; sgemm kernel %s)", runtime.GOOS, runtime.GOARCH, Features(), Kernel())
 }
 
-func (host) Activate(threads int) error {
+// Kernels sets the thread count, starts the worker pool and returns the
+// kernel set of the active level.
+func (host) Kernels(threads int) (*op.Kernels, error) {
 	parallel.SetThreads(threads)
-	installKernels()
-	return nil
+	parallel.SetRunner(runParts)
+	return kernelSet(), nil
 }
+
+// Activate makes this backend the one core/op runs on, with threads
+// threads (backend.Activate on the cpu backend).
+func (h host) Activate(threads int) error { return backend.Activate(h, threads) }
 
 func (host) Missing([]string) []string { return nil }
 

@@ -92,8 +92,8 @@ func TestStride2Im2colMatches(t *testing.T) {
 		t.Skip("no vector stride-2 gather on this CPU")
 	}
 	defer func(old func([]float32, int, []float32, int, int, int), oldAdd func(dst, src []float32)) {
-		op.Stride2Rows32, op.Stride2Add32 = old, oldAdd
-	}(op.Stride2Rows32, op.Stride2Add32)
+		op.Active().Stride2Rows32, op.Active().Stride2Add32 = old, oldAdd
+	}(op.Active().Stride2Rows32, op.Active().Stride2Add32)
 	kAdd := stride2AddKernel()
 	defer parallel.SetThreads(parallel.Threads())
 	def := op.Lookup("conv2d")
@@ -117,9 +117,9 @@ func TestStride2Im2colMatches(t *testing.T) {
 					dy := tensor.Rand(rand.New(rand.NewPCG(1, 1)), tensor.Float32, -1, 1, y.Shape()...)
 					return append([]*op.T{y}, def.VJP(&op.VJPCtx{In: []*op.T{x, w}, Out: []*op.T{y}, GradOut: []*op.T{dy}, Attrs: p.Attrs()})...)
 				}
-				op.Stride2Rows32, op.Stride2Add32 = k, kAdd
+				op.Active().Stride2Rows32, op.Active().Stride2Add32 = k, kAdd
 				got := run()
-				op.Stride2Rows32, op.Stride2Add32 = nil, nil
+				op.Active().Stride2Rows32, op.Active().Stride2Add32 = nil, nil
 				want := run()
 				name := fmt.Sprintf("x%v w%v %+v", x.Shape(), w.Shape(), p)
 				// dw sums per-worker parts in the order they finish: equal
@@ -147,7 +147,7 @@ func TestStride2Im2colMatches(t *testing.T) {
 	}
 }
 
-// While a conv loop's tasks run (op.GemmLoop), each SGEMM call takes its
+// While a conv loop's tasks run (the kernel set's GemmLoop), each SGEMM call takes its
 // share of the threads; the count returns to zero after the loop.
 func TestGemmLoopShare(t *testing.T) {
 	defer parallel.SetThreads(parallel.Threads())

@@ -5,36 +5,49 @@ import (
 	"paddle/core/parallel"
 )
 
+func init() {
+	// Linked in but not yet activated, the backend lends core/op only its
+	// Winograd 3×3 convolutions (as it always has); Activate installs the
+	// whole set.
+	op.Use(&op.Kernels{Name: "cpu (not activated)", Winograd3x3: Winograd3x3, Winograd3x3Filter: Winograd3x3Filter})
+}
+
 // installKernels makes parallel.For run on the persistent workers
-// (pool.go), routes the float32 GEMMs of matmul and the convolutions
-// (op.SGEMM, and op.SGEMMEx with its fused epilogue) to this package's
-// blocked, assembly-backed SGEMM, and installs the vector depthwise conv2d,
-// conv_transpose2d and conv2d_filter_grad, im2col's stride-2 row gather and
-// col2im's scatter (im2col_amd64.s), 2×2 max pooling (maxpool_amd64.s) and the vector hardswish and hardsigmoid (act_amd64.go)
-// where the CPU has them, unless PADDLE_CPU_KERNELS=generic.
+// (pool.go) and makes kernelSet's kernels the ones core/op runs.
 func installKernels() {
 	parallel.SetRunner(runParts)
-	op.SGEMM = SGEMM
-	op.SGEMMEx = opSGEMMEx
-	op.GemmLoop = gemmLoop
-	op.Stride2Rows32, op.Stride2Add32, op.MaxPool2x2Rows32, op.SumF32To64, op.VecRow32 = nil, nil, nil, nil, nil
-	op.DepthwiseEx = nil
-	if Kernel() != genericKernel.name {
-		op.Stride2Rows32, op.Stride2Add32 = stride2RowsKernel(), stride2AddKernel()
-		op.MaxPool2x2Rows32 = maxPool2x2Kernel()
-		op.VecRow32 = vecRowKernel()
-		if k := depthwiseKernel(); k != nil {
-			op.SetKernel("conv2d", k)
-			op.DepthwiseEx = depthwiseExKernel()
-		}
-		if k := depthwiseTransposeKernel(); k != nil {
-			op.SetKernel("conv_transpose2d", k)
-		}
-		if k := depthwiseFilterGradKernel(); k != nil {
-			op.SetKernel("conv2d_filter_grad", k)
-		}
-		actKernels()
+	op.Use(kernelSet())
+}
+
+// kernelSet is the backend's contract with core/op at the active level:
+// the float32 GEMMs of matmul and the convolutions (SGEMM, and SGEMMEx
+// with its fused epilogue) on this package's blocked, assembly-backed
+// SGEMM, the Winograd 3×3 convolutions, and, unless the level is generic,
+// the vector depthwise conv2d, conv_transpose2d and conv2d_filter_grad,
+// im2col's stride-2 row gather and col2im's scatter (im2col_amd64.s), 2×2
+// max pooling (maxpool_amd64.s), the broadcast binaries and the vector
+// activations (act_amd64.go) where the CPU has them.
+func kernelSet() *op.Kernels {
+	k := &op.Kernels{Name: "cpu " + Kernel(), SGEMM: SGEMM, SGEMMEx: opSGEMMEx, GemmLoop: gemmLoop,
+		Winograd3x3: Winograd3x3, Winograd3x3Filter: Winograd3x3Filter}
+	if Kernel() == genericKernel.name {
+		return k
 	}
+	k.Stride2Rows32, k.Stride2Add32 = stride2RowsKernel(), stride2AddKernel()
+	k.MaxPool2x2Rows32 = maxPool2x2Kernel()
+	k.VecRow32 = vecRowKernel()
+	if dw := depthwiseKernel(); dw != nil {
+		k.SetOp("conv2d", dw)
+		k.DepthwiseEx = depthwiseExKernel()
+	}
+	if dw := depthwiseTransposeKernel(); dw != nil {
+		k.SetOp("conv_transpose2d", dw)
+	}
+	if dw := depthwiseFilterGradKernel(); dw != nil {
+		k.SetOp("conv2d_filter_grad", dw)
+	}
+	actKernels(k)
+	return k
 }
 
 // opSGEMMEx is op.SGEMMEx on SGEMMEx: the epilogue runs per tile of C.

@@ -19,11 +19,11 @@ func TestActivateRoutesMatMulAndConv(t *testing.T) {
 	if err := (host{}).Activate(1); err != nil {
 		t.Fatal(err)
 	}
-	if reflect.ValueOf(op.SGEMM).Pointer() != reflect.ValueOf(SGEMM).Pointer() {
-		t.Fatal("Activate did not install SGEMM as op.SGEMM")
+	if reflect.ValueOf(op.Active().SGEMM).Pointer() != reflect.ValueOf(SGEMM).Pointer() {
+		t.Fatal("Activate did not install SGEMM as the kernel set's SGEMM")
 	}
 	calls := 0
-	op.SGEMM = func(ta, tb bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
+	op.Active().SGEMM = func(ta, tb bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
 		calls++ // Activate(1): one goroutine
 		SGEMM(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 	}

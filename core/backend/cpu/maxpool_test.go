@@ -50,7 +50,7 @@ func TestMaxPool2dWithVectorRows(t *testing.T) {
 	defer parallel.SetThreads(parallel.Threads())
 	defer installKernels()
 	installKernels()
-	if op.MaxPool2x2Rows32 == nil {
+	if op.Active().MaxPool2x2Rows32 == nil {
 		t.Skip("no vector max pooling on this CPU/build")
 	}
 	r := rand.New(rand.NewPCG(43, 44))
@@ -64,10 +64,10 @@ func TestMaxPool2dWithVectorRows(t *testing.T) {
 				x.F32()[i] = v + poolValues[r.IntN(len(poolValues))] + float32(r.IntN(4))
 			}
 			got := op.Call(def, a, x)[0]
-			saved := op.MaxPool2x2Rows32
-			op.MaxPool2x2Rows32 = nil
+			saved := op.Active().MaxPool2x2Rows32
+			op.Active().MaxPool2x2Rows32 = nil
 			want := op.Call(def, a, x)[0]
-			op.MaxPool2x2Rows32 = saved
+			op.Active().MaxPool2x2Rows32 = saved
 			for i, w := range want.F32() {
 				if g := got.F32()[i]; math.Float32bits(g) != math.Float32bits(w) {
 					t.Fatalf("%v, %d threads: [%d] = %v, want %v", s, th, i, g, w)
@@ -85,7 +85,7 @@ func TestSumF64AndGlobalAvgPool(t *testing.T) {
 	defer parallel.SetThreads(parallel.Threads())
 	defer installKernels()
 	installKernels()
-	if op.SumF32To64 == nil {
+	if op.Active().SumF32To64 == nil {
 		t.Skip("no vector sum on this CPU/build")
 	}
 	r := rand.New(rand.NewPCG(45, 46))
@@ -97,7 +97,7 @@ func TestSumF64AndGlobalAvgPool(t *testing.T) {
 			want += float64(x[i])
 			abs += math.Abs(float64(x[i]))
 		}
-		if got := op.SumF32To64(x); math.Abs(got-want) > 1e-13*abs {
+		if got := op.Active().SumF32To64(x); math.Abs(got-want) > 1e-13*abs {
 			t.Fatalf("n=%d: sum %v, want %v", n, got, want)
 		}
 	}
@@ -106,10 +106,10 @@ func TestSumF64AndGlobalAvgPool(t *testing.T) {
 		parallel.SetThreads(th)
 		x := tensor.Rand(r, tensor.Float32, -1, 1, 6, 40, 3, 97)
 		got := op.Call(gap, nil, x)[0].F32()
-		saved := op.SumF32To64
-		op.SumF32To64 = nil
+		saved := op.Active().SumF32To64
+		op.Active().SumF32To64 = nil
 		want := op.Call(gap, nil, x)[0].F32()
-		op.SumF32To64 = saved
+		op.Active().SumF32To64 = saved
 		for i := range want {
 			if d := math.Float32bits(got[i]) - math.Float32bits(want[i]); d+1 > 2 {
 				t.Fatalf("%d threads: plane %d = %v, portable kernel %v", th, i, got[i], want[i])

@@ -179,7 +179,7 @@ func TestSigmoidKernel(t *testing.T) {
 }
 
 // Depthwise conv2d_act with the epilogue applied per plane in the kernel
-// (op.DepthwiseEx) is bitwise conv2d, the activation op and the unfused
+// (op.Active().DepthwiseEx) is bitwise conv2d, the activation op and the unfused
 // scale and shift: relu and hardswish, with and without the affine step,
 // stride 1 and 2, at 1 and 2 threads.
 func TestDepthwiseExBitwise(t *testing.T) {
@@ -191,12 +191,12 @@ func TestDepthwiseExBitwise(t *testing.T) {
 		if err := (host{}).Activate(th); err != nil {
 			t.Fatal(err)
 		}
-		if op.DepthwiseEx == nil {
+		if op.Active().DepthwiseEx == nil {
 			t.Skip("no vector depthwise kernel on this CPU/build")
 		}
 		calls := 0
-		saved := op.DepthwiseEx
-		op.DepthwiseEx = func(out, in []*op.T, a op.Attrs, ep *op.GemmEpilogue) bool {
+		saved := op.Active().DepthwiseEx
+		op.Active().DepthwiseEx = func(out, in []*op.T, a op.Attrs, ep *op.GemmEpilogue) bool {
 			calls++
 			return saved(out, in, a, ep)
 		}
@@ -226,9 +226,9 @@ func TestDepthwiseExBitwise(t *testing.T) {
 				}
 			}
 		}
-		op.DepthwiseEx = saved
+		op.Active().DepthwiseEx = saved
 		if calls == 0 {
-			t.Fatal("conv2d_act did not call op.DepthwiseEx")
+			t.Fatal("conv2d_act did not call op.Active().DepthwiseEx")
 		}
 	}
 }

@@ -34,8 +34,6 @@ import (
 // The same 3×3 convolution's rounding is larger than im2col's: about 4e-6
 // of Σ|x|·|w| at most in the tests, against 3e-7 (winograd_test.go).
 
-func init() { op.Winograd3x3 = Winograd3x3 }
-
 // wgBlockFloats caps 36·(C+OC)·T, the floats of one block's V and M: about
 // 2 MiB, so a block's transformed input is still in L2/L3 when its GEMMs
 // read it. A var so tests can force tiny blocks.

@@ -24,8 +24,6 @@ import (
 // dy tiles split by position (wgDyPlanes). The 36 GEMMs do a quarter of
 // the direct method's multiply-adds; Gᵀ Mw G (in float64) gives dw.
 
-func init() { op.Winograd3x3Filter = Winograd3x3Filter }
-
 // wgFilterMinTiles: blocks of at least this many tiles even past
 // wgBlockFloats, since the tiles are the filter GEMMs' inner dimension and
 // each block reloads the OC×C sums (with 256 channels the budget alone

@@ -142,14 +142,14 @@ func TestWinogradAdjointVJP(t *testing.T) {
 func TestWinogradAdjointDispatch(t *testing.T) {
 	defer op.SetWinogradMode(op.SetWinogradMode(op.WinogradAuto))
 	calls := 0
-	old := op.Winograd3x3
-	op.Winograd3x3 = func(p *op.WinogradConv) {
+	old := op.Active().Winograd3x3
+	op.Active().Winograd3x3 = func(p *op.WinogradConv) {
 		if p.Adjoint {
 			calls++
 		}
 		old(p)
 	}
-	defer func() { op.Winograd3x3 = old }()
+	defer func() { op.Active().Winograd3x3 = old }()
 	r := rand.New(rand.NewPCG(25, 26))
 	for _, c := range []struct {
 		dy, w []int

@@ -192,9 +192,9 @@ func TestWinogradFilterCacheSeesNewWeights(t *testing.T) {
 func TestWinogradDispatch(t *testing.T) {
 	defer op.SetWinogradMode(op.SetWinogradMode(op.WinogradAuto))
 	calls := 0
-	old := op.Winograd3x3
-	op.Winograd3x3 = func(p *op.WinogradConv) { calls++; old(p) }
-	defer func() { op.Winograd3x3 = old }()
+	old := op.Active().Winograd3x3
+	op.Active().Winograd3x3 = func(p *op.WinogradConv) { calls++; old(p) }
+	defer func() { op.Active().Winograd3x3 = old }()
 	r := rand.New(rand.NewPCG(11, 12))
 	for _, c := range []struct {
 		x, w []int

@@ -122,7 +122,7 @@ func prepare(cmd *cobra.Command, f *cmdutil.Factory, v *viper.Viper) error {
 	if err != nil {
 		return cmdutil.FlagErrorf("--device: %v", err)
 	}
-	return b.Activate(s.Threads)
+	return backend.Activate(b, s.Threads)
 }
 
 // userConfigFile returns $PADDLE_CONFIG or <user config dir>/paddle/config.yaml when it exists.

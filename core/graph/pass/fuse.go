@@ -190,7 +190,7 @@ func init() {
 				// depthwise: the epilogue per plane in the backend's kernel, or
 				// one pass for both after the convolution
 				ep := &op.GemmEpilogue{Act: act, Affine: affine, Scale: float32(scale), Shift: float32(shift)}
-				if op.DepthwiseEx != nil && op.DepthwiseEx(out, in, a, ep) {
+				if dw := op.Active().DepthwiseEx; dw != nil && dw(out, in, a, ep) {
 					return
 				}
 				op.Run(conv, out, in, a)

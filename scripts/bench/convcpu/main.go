@@ -57,7 +57,7 @@ func main() {
 	}
 	b, err := backend.Get("cpu")
 	if err == nil {
-		err = b.Activate(*threads)
+		err = backend.Activate(b, *threads)
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "convcpu:", err)

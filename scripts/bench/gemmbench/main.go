@@ -25,7 +25,7 @@ func main() {
 		if err != nil {
 			return err
 		}
-		return b.Activate(f.Settings.Threads)
+		return backend.Activate(b, f.Settings.Threads)
 	}
 	_ = cpu.Kernel // the cpu backend registers itself on import
 	if err := root.Execute(); err != nil {

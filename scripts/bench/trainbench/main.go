@@ -15,7 +15,6 @@ import (
 
 	"paddle/core/ag"
 	"paddle/core/nn"
-	"paddle/core/op"
 	"paddle/core/optim"
 	"paddle/core/tensor"
 	"paddle/scripts/bench/internal/stepbench"
@@ -104,7 +103,6 @@ func main() {
 		stepbench.Fail("trainbench", err)
 	}
 	defer stop()
-	_ = op.SGEMM
 	r := rand.New(rand.NewPCG(1, 2))
 	for _, m := range []struct {
 		name string

@@ -26,7 +26,7 @@ func Start(threads int, cpuprofile string) (stop func(), err error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := b.Activate(threads); err != nil {
+	if err := backend.Activate(b, threads); err != nil {
 		return nil, err
 	}
 	if cpuprofile == "" {

@@ -1,0 +1,133 @@
+package op
+
+import (
+	"sync/atomic"
+
+	"paddle/core/parallel"
+)
+
+// Kernels is the backend contract: everything a backend can give core/op
+// to run faster, as one value. A backend builds a Kernels and Use makes it
+// the active set; core/op reads the active set on every call, so a second
+// backend (another ISA, int8 kernels, a GPU) plugs in by building its own
+// Kernels, without touching this package.
+//
+// Every field is optional. A nil field, or a kernel that reports false,
+// means "no fast path here": core/op runs its own reference code, which is
+// always correct and host-only.
+type Kernels struct {
+	// Name says which backend and level built the set ("cpu avx512"), for messages.
+	Name string
+
+	// Ops holds fast kernels of whole ops by op name (the Def's Name).
+	Ops map[string]Kernel
+
+	// SGEMM computes the row-major float32 product c = alpha·op(a)·op(b) + beta·c
+	// (see the package function SGEMM for the contract); nil: gonum's Sgemm.
+	SGEMM func(transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int)
+	// SGEMMEx is SGEMM followed by the epilogue ep (nil: none), bitwise equal
+	// to SGEMM and then ep's steps one by one; nil: exactly those steps.
+	SGEMMEx func(transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int, ep *GemmEpilogue)
+	// GemmLoop is called before a convolution's parallel loop whose tasks
+	// goroutines each call SGEMM, and its result when the loop ends; the
+	// backend's SGEMM then gives each call its share of the threads
+	// (threads/tasks) instead of splitting it again.
+	GemmLoop func(tasks int) (end func())
+	// ApplyEpilogue runs ep (RowBias nil) on every element of c in place,
+	// bitwise as ep.Apply; nil: a parallel scalar loop.
+	ApplyEpilogue func(c []float32, ep *GemmEpilogue)
+	// DepthwiseEx runs conv2d (out, in, a: conv2d's) when it is a depthwise
+	// convolution it takes, with ep (RowBias nil) applied to each output
+	// plane while in cache, bitwise conv2d followed by ApplyEpilogue; it
+	// reports false, writing nothing, otherwise.
+	DepthwiseEx func(out, in []*T, a Attrs, ep *GemmEpilogue) bool
+	// Winograd3x3 runs p with Winograd's minimal filtering.
+	Winograd3x3 func(p *WinogradConv)
+	// Winograd3x3Filter computes the filter gradient of the conv p by the
+	// same transforms: p.Wt (OC, C, 3, 3) from p.X and the output gradient
+	// p.Y (p.B, p.Ep and p.Adjoint unused).
+	Winograd3x3Filter func(p *WinogradConv)
+	// Stride2Rows32 sets dst[r·ldd + i] = src[r·lds + 2i] for r < rows,
+	// i < n, reading only src[r·lds .. r·lds+2n-2]: the gather that im2col
+	// runs for the rows of one tap of a stride-2 float32 conv.
+	Stride2Rows32 func(dst []float32, ldd int, src []float32, lds, n, rows int)
+	// Stride2Add32 adds src[i] into dst[2i] for i < len(src), touching only
+	// those elements of dst: col2im's scatter for stride-2 float32 convs.
+	Stride2Add32 func(dst, src []float32)
+	// MaxPool2x2Rows32 sets dst[i] to the max of r0[2i], r0[2i+1], r1[2i],
+	// r1[2i+1] for i < len(dst), bitwise as maxPool2x2's loop (taken in that
+	// order, a later value replaces the max when greater or a NaN).
+	MaxPool2x2Rows32 func(dst, r0, r1 []float32)
+	// SumF32To64 returns the sum of x with every element widened to float64
+	// (in any order): global_avg_pool's plane sums.
+	SumF32To64 func(x []float32) float64
+	// VecRow32 computes one float32 row of add (code '+') or mul ('*')
+	// bitwise as core/op's loops, a the first operand of each element's
+	// operation and b a row (sb = 1) or one value repeated (sb = 0),
+	// reporting false for what it leaves to them.
+	VecRow32 func(code byte, o, a, b []float32, sb int) bool
+}
+
+// SetOp installs k as the fast kernel of the op named name.
+func (k *Kernels) SetOp(name string, kern Kernel) {
+	if k.Ops == nil {
+		k.Ops = map[string]Kernel{}
+	}
+	k.Ops[name] = kern
+}
+
+var active atomic.Pointer[Kernels]
+
+func init() { active.Store(&Kernels{Name: "reference"}) }
+
+// Use makes k the kernel set core/op runs on (nil: the reference kernels
+// alone) and returns the set it replaces, so a test can restore it.
+func Use(k *Kernels) (previous *Kernels) {
+	if k == nil {
+		k = &Kernels{Name: "reference"}
+	}
+	return active.Swap(k)
+}
+
+// Active returns the kernel set in use; it is never nil.
+func Active() *Kernels { return active.Load() }
+
+// SGEMM computes the row-major float32 product c = alpha·op(a)·op(b) + beta·c,
+// where op(a) is m×k (a is k×m with leading dimension lda when transA) and
+// op(b) is k×n (n×k when transB); c is m×n with leading dimension ldc. When
+// beta is 0, c is not read. matmul and the convolutions call it for float32;
+// it runs the active backend's kernel, or gonum's Sgemm when there is none.
+// float64 products always use gonum's Dgemm.
+func SGEMM(transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
+	if f := Active().SGEMM; f != nil {
+		f(transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+		return
+	}
+	gonumSGEMM(transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+}
+
+// SGEMMEx is SGEMM followed by the epilogue ep (nil: none), bitwise equal
+// to SGEMM and then ep's steps one by one; the active backend may apply ep
+// to each tile of C while it is in cache. The convolutions of conv2d_act call it.
+func SGEMMEx(transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int, ep *GemmEpilogue) {
+	if f := Active().SGEMMEx; f != nil {
+		f(transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, ep)
+		return
+	}
+	SGEMM(transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+	if ep != nil {
+		ep.Apply(c, ldc, m, n)
+	}
+}
+
+// ApplyEpilogue runs ep, whose RowBias must be nil, on every element of c
+// in place, bitwise as ep.Apply: the activation and scale/shift of
+// conv2d_act after a convolution that does not go through SGEMMEx
+// (depthwise ones).
+func ApplyEpilogue(c []float32, ep *GemmEpilogue) {
+	if f := Active().ApplyEpilogue; f != nil {
+		f(c, ep)
+		return
+	}
+	parallel.For(len(c), 1<<14, func(lo, hi int) { ep.Apply(c[lo:hi], hi-lo, 1, hi-lo) })
+}
