@@ -18,8 +18,8 @@
 //
 // Composites whose ONNX twin is one op (nn.LSTM, nn.GRU) apply that op while
 // tracing (see ag.Trace), so recurrent models keep a dynamic sequence length;
-// softmax and layer_norm are primitives already. This package imports
-// core/onnx for the twins' op definitions (onnx_lstm, onnx_gru).
+// softmax and layer_norm are primitives already (the twins, onnx_lstm and
+// onnx_gru, are core/op primitives like every other op).
 package trace
 
 import (
@@ -28,7 +28,6 @@ import (
 	"paddle/core/ag"
 	"paddle/core/graph"
 	"paddle/core/nn"
-	_ "paddle/core/onnx" // registers onnx_lstm and onnx_gru, the twins of nn.LSTM and nn.GRU
 	"paddle/core/op"
 	"paddle/core/tensor"
 )
