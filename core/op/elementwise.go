@@ -251,7 +251,7 @@ var (
 
 func init() {
 	addDef = define(&Def{
-		Name: "add", ONNX: "Add", Arity: 2, Infer: broadcastInfer,
+		Name: "add", Overwrites: true, ONNX: "Add", Arity: 2, Infer: broadcastInfer,
 		Ref: fastBinary(binAdd, binKernelInt(func(x, y float64) float64 { return x + y }, func(x, y int64) int64 { return x + y })),
 		VJP: func(c *VJPCtx) []*T {
 			g := c.G(0)
@@ -260,7 +260,7 @@ func init() {
 		Sample: uniform(-1, 1, s34, s4),
 	})
 	subDef = define(&Def{
-		Name: "sub", ONNX: "Sub", Arity: 2, Infer: broadcastInfer,
+		Name: "sub", Overwrites: true, ONNX: "Sub", Arity: 2, Infer: broadcastInfer,
 		Ref: fastBinary(binSub, binKernelInt(func(x, y float64) float64 { return x - y }, func(x, y int64) int64 { return x - y })),
 		VJP: func(c *VJPCtx) []*T {
 			g := c.G(0)
@@ -269,7 +269,7 @@ func init() {
 		Sample: uniform(-1, 1, s31, s34),
 	})
 	mulDef = define(&Def{
-		Name: "mul", ONNX: "Mul", Arity: 2, Infer: broadcastInfer,
+		Name: "mul", Overwrites: true, ONNX: "Mul", Arity: 2, Infer: broadcastInfer,
 		Ref: fastBinary(binMul, binKernelInt(func(x, y float64) float64 { return x * y }, func(x, y int64) int64 { return x * y })),
 		VJP: func(c *VJPCtx) []*T {
 			g := c.G(0)
@@ -278,7 +278,7 @@ func init() {
 		Sample: uniform(-1, 1, s34, s4),
 	})
 	divDef = define(&Def{
-		Name: "div", ONNX: "Div", Arity: 2, Infer: broadcastInfer,
+		Name: "div", Overwrites: true, ONNX: "Div", Arity: 2, Infer: broadcastInfer,
 		Ref: fastBinary(binDiv, binKernelInt(func(x, y float64) float64 { return x / y }, intDiv)),
 		// d(a/b) = g/b, -g*a/b²
 		VJP: func(c *VJPCtx) []*T {
@@ -344,7 +344,7 @@ func init() {
 		func(c *VJPCtx) []*T { return []*T{Div(c.G(0), c.In[0])} }, uniform(0.5, 2, s34))
 	// relu runs on the fused float unary kernels of math.go (it is the hottest activation)
 	reluDef = defUnary("relu", "Relu", &unaryImpl{fwd32: reluF[float32], fwd64: reluF[float64],
-		bwd32: reluB32, bwd64: reluB[float64], ints: true}, sampleAwayFrom(-2, 2, 0.05, []float64{0}, s34))
+		bwd32: reluB32, bwd64: reluB[float64], ints: true}, sampleAwayFrom(-2, 2, 0.05, []float64{0}, s34)).fusable(GemmActRelu).overwrites()
 	greaterDef = compare("greater", "Greater", func(x, y float64) bool { return x > y })
 	greaterEqualDef = compare("greater_equal", "GreaterOrEqual", func(x, y float64) bool { return x >= y })
 	lessDef = compare("less", "Less", func(x, y float64) bool { return x < y })

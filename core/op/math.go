@@ -386,7 +386,7 @@ func init() {
 		bwd32: cosB[float32], bwd64: cosB[float64]}, uniform(-3, 3, s34))
 	clipDef = defUnary("clip", "Clip", &unaryImpl{fwd32: clipF[float32], fwd64: clipF[float64],
 		bwd32: clipB[float32], bwd64: clipB[float64], params: clipParams, ints: true},
-		withAttrs(sampleAwayFrom(-2, 2, 0.05, []float64{-0.5, 1}, s34), Attrs{"min": -0.5, "max": 1.0}))
+		withAttrs(sampleAwayFrom(-2, 2, 0.05, []float64{-0.5, 1}, s34), Attrs{"min": -0.5, "max": 1.0})).fusable(GemmActNone).overwrites()
 
 	unaryGradDef = define(&Def{
 		Name: "unary_grad", Arity: 3,

@@ -86,7 +86,7 @@ func normGradInfer(nParams int) func(in []Meta, _ Attrs) ([]Meta, error) {
 
 func init() {
 	batchNormDef = define(&Def{
-		Name: "batch_norm", ONNX: "BatchNormalization", Arity: 5,
+		Name: "batch_norm", Overwrites: true, ONNX: "BatchNormalization", Arity: 5,
 		Infer: func(in []Meta, _ Attrs) ([]Meta, error) {
 			if err := checkNormInputs(in, 2, chanCount); err != nil {
 				return nil, err

@@ -45,6 +45,34 @@ type Def struct {
 	NoGrad []int
 	// Sample makes small random float64 inputs for the table-driven gradient check.
 	Sample func(r *rand.Rand) ([]*T, Attrs)
+
+	// Overwrites says that its float32 kernels write every output element,
+	// so an output buffer needs no clearing first (core/runtime recycles
+	// buffers; every other op gets a zeroed one, as Ref expects).
+	Overwrites bool
+	// Epilogue, when not nil, marks an elementwise activation that a
+	// convolution can apply as it writes its output (conv2d_act, which
+	// core/graph/pass fuses).
+	Epilogue *Epilogue
+}
+
+// Epilogue says how an activation fuses into the op before it.
+type Epilogue struct {
+	// Gemm is the SGEMMEx epilogue that applies the activation bitwise as
+	// its kernel does (GemmActNone: the activation runs after the GEMM).
+	Gemm GemmAct
+}
+
+// fusable marks d as an activation conv2d_act can fuse (see Def.Epilogue).
+func (d *Def) fusable(g GemmAct) *Def {
+	d.Epilogue = &Epilogue{Gemm: g}
+	return d
+}
+
+// overwrites sets d.Overwrites.
+func (d *Def) overwrites() *Def {
+	d.Overwrites = true
+	return d
 }
 
 // VJPCtx is what a backward rule sees: the forward inputs and outputs, the
@@ -94,10 +122,6 @@ func define(d *Def) *Def {
 	return d
 }
 
-// Define registers d from outside this package (fused optimizer updates,
-// custom losses such as CTC) and returns it. It panics on a duplicate name.
-// Call it from an init function, like the Defs in this package.
-func Define(d *Def) *Def { return define(d) }
 
 // Lookup returns the Def named name, or nil.
 func Lookup(name string) *Def {

@@ -102,7 +102,7 @@ func poolGradInfer(in []Meta, _ Attrs) ([]Meta, error) {
 
 func init() {
 	maxPool2dDef = define(&Def{
-		Name: "max_pool2d", ONNX: "MaxPool", Arity: 1, Infer: poolInfer,
+		Name: "max_pool2d", Overwrites: true, ONNX: "MaxPool", Arity: 1, Infer: poolInfer,
 		Ref: func(out, in []*T, a Attrs) {
 			g, _ := poolGeom(in[0].Shape(), a)
 			planes := in[0].Dim(0) * in[0].Dim(1)
@@ -161,7 +161,7 @@ func init() {
 		},
 	})
 	globalAvgPoolDef = define(&Def{
-		Name: "global_avg_pool", ONNX: "GlobalAveragePool", Arity: 1, Infer: globalInfer,
+		Name: "global_avg_pool", Overwrites: true, ONNX: "GlobalAveragePool", Arity: 1, Infer: globalInfer,
 		Ref: func(out, in []*T, _ Attrs) {
 			x := in[0]
 			if x.DType() == tensor.Float32 && x.IsContiguous() && out[0].IsContiguous() && x.Len() > 0 {

@@ -16,7 +16,7 @@ import (
 
 func init() {
 	concatDef = define(&Def{
-		Name: "concat", ONNX: "Concat", Arity: -1, Infer: concatInfer,
+		Name: "concat", Overwrites: true, ONNX: "Concat", Arity: -1, Infer: concatInfer,
 		Ref: func(out, in []*T, a Attrs) {
 			axis, _ := tensor.NormAxis(a.Int("axis", 0), out[0].Rank())
 			outer, chunks := splitChunks(out[0].Shape(), in, axis)

@@ -29,26 +29,12 @@ type arena struct {
 	used  map[*float32]bool // the buffers this call used, by data pointer
 }
 
-// overwrites lists the ops whose float32 kernels write every output
-// element (elementwise maps, convolutions with beta = 0 GEMMs or
-// bias-initialised rows), so a recycled buffer needs no clearing for them.
-// Every other op gets a zeroed buffer, as op.Def.Ref expects.
-var overwrites = map[string]bool{
-	"add": true, "sub": true, "mul": true, "div": true,
-	"relu": true, "sigmoid": true, "hardswish": true, "hardsigmoid": true, "clip": true,
-	"conv2d": true, "conv2d_act": true,
-	// every output pixel or element computed (forward kernels): the
-	// transposed conv's paths clear, bias-fill or write dx whole
-	"conv_transpose2d": true, "batch_norm": true, "concat": true, "resize": true,
-	"max_pool2d": true, "global_avg_pool": true,
-}
-
 // poisonArena (tests only) fills the buffers handed out without clearing
-// with NaN, so an op in overwrites that leaves an element unwritten shows.
+// with NaN, so an op marked op.Def.Overwrites that leaves an element unwritten shows.
 var poisonArena bool
 
 // PoisonArena is a debugging aid for kernels (a backend's tests): while on,
-// every recycled buffer that Run hands to an op listed as writing all its
+// every recycled buffer that Run hands to an op marked as writing all its
 // output elements is filled with NaN first, so a kernel that skips one
 // shows as NaN in the outputs. Not safe while Run calls are in flight.
 func PoisonArena(on bool) { poisonArena = on }

@@ -8,7 +8,7 @@ import (
 )
 
 // The PP-OCRv4 golden comparison with every uncleared arena buffer full of
-// NaN: an op listed in overwrites that skipped an element would turn the
+// NaN: an op marked op.Def.Overwrites that skipped an element would turn the
 // output NaN (the golden check fails on NaN). Two sizes per model, so the
 // second call runs on recycled buffers.
 func TestPPOCRv4PoisonedArena(t *testing.T) {

@@ -400,7 +400,7 @@ func (p *Predictor) exec(st *step, pl *plan, i int, vals []*tensor.Tensor, ar *a
 	}
 	outs := make([]*tensor.Tensor, len(metas))
 	for j, m := range metas {
-		outs[j] = ar.alloc(m.DType, m.Shape, !overwrites[n.Op.Name])
+		outs[j] = ar.alloc(m.DType, m.Shape, !n.Op.Overwrites)
 	}
 	if p.trace != nil {
 		t0 := time.Now()

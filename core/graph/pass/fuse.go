@@ -1,12 +1,8 @@
 package pass
 
 import (
-	"fmt"
-
 	"paddle/core/graph"
 	"paddle/core/op"
-	"paddle/core/parallel"
-	"paddle/core/tensor"
 )
 
 // Fuse merges, where the intermediate has no other reader:
@@ -75,11 +71,8 @@ func fuseConvBias(g *graph.Graph, n *graph.Node, uses map[*graph.Value]int, prod
 	return true
 }
 
-// fusible activations and their attributes.
-var fusedActs = map[string]bool{"relu": true, "relu6": true, "clip": true, "hardswish": true, "hardsigmoid": true, "sigmoid": true}
-
 func fuseConvAct(g *graph.Graph, n *graph.Node, uses map[*graph.Value]int, prod map[*graph.Value]*graph.Node) bool {
-	if !fusedActs[n.Op.Name] || len(n.AttrIn) > 0 {
+	if n.Op.Epilogue == nil || len(n.AttrIn) > 0 {
 		return false
 	}
 	conv := single(n, 0, uses, prod, "conv2d")
@@ -159,88 +152,4 @@ func fuseGemm(g *graph.Graph, n *graph.Node, uses map[*graph.Value]int, prod map
 	return true
 }
 
-var conv2dActDef, gemmDef *op.Def
-
-// epilogueActs are the conv2d_act activations that op.GemmEpilogue applies
-// bitwise as their ops do.
-var epilogueActs = map[string]op.GemmAct{"hardswish": op.GemmActHardSwish, "relu": op.GemmActRelu}
-
-func init() {
-	conv := op.Lookup("conv2d")
-	conv2dActDef = op.Define(&op.Def{
-		Name: "conv2d_act", Arity: -1,
-		// y = act(conv2d(x, w, b))·scale + shift; attrs: conv2d's, act (op
-		// name), act_attrs, scale (default 1), shift (default 0)
-		Infer: func(in []op.Meta, a op.Attrs) ([]op.Meta, error) {
-			act := op.Lookup(a.Str("act", ""))
-			if act == nil || !fusedActs[act.Name] {
-				return nil, fmt.Errorf("act %q is not a fusible activation", a.Str("act", ""))
-			}
-			return conv.InferMeta(in, a)
-		},
-		Ref: func(out, in []*op.T, a op.Attrs) {
-			scale, shift := a.Float("scale", 1), a.Float("shift", 0)
-			// float32 hardswish and relu: the activation and scale/shift run
-			// in the GEMM's epilogue (op.SGEMMEx), bitwise the steps below
-			if act, ok := epilogueActs[a.Str("act", "")]; ok && out[0].DType() == tensor.Float32 {
-				affine := scale != 1 || shift != 0
-				if op.Conv2DEx(out, in, a, act, affine, float32(scale), float32(shift)) {
-					return
-				}
-				// depthwise: the epilogue per plane in the backend's kernel, or
-				// one pass for both after the convolution
-				ep := &op.GemmEpilogue{Act: act, Affine: affine, Scale: float32(scale), Shift: float32(shift)}
-				if dw := op.Active().DepthwiseEx; dw != nil && dw(out, in, a, ep) {
-					return
-				}
-				op.Run(conv, out, in, a)
-				op.ApplyEpilogue(out[0].F32(), ep)
-				return
-			}
-			op.Run(conv, out, in, a)
-			aa, _ := a["act_attrs"].(op.Attrs)
-			op.Run(op.Lookup(a.Str("act", "")), out, out, aa) // elementwise: in place is safe
-			if scale == 1 && shift == 0 {
-				return
-			}
-			switch out[0].DType() {
-			case tensor.Float32:
-				affine(out[0].F32(), float32(scale), float32(shift))
-			case tensor.Float64:
-				affine(out[0].F64(), scale, shift)
-			default:
-				panic(fmt.Sprintf("conv2d_act: scale/shift on %v", out[0].DType()))
-			}
-		},
-	})
-	mm, add := op.Lookup("matmul"), op.Lookup("add")
-	gemmDef = op.Define(&op.Def{
-		Name: "gemm", Arity: 3,
-		// y = matmul(a, b) + c, c broadcast over the rows; attrs: matmul's
-		Infer: func(in []op.Meta, a op.Attrs) ([]op.Meta, error) {
-			out, err := mm.InferMeta(in[:2], a)
-			if err != nil {
-				return nil, err
-			}
-			s := out[0].Shape
-			if in[2].DType != out[0].DType || len(in[2].Shape) != 1 || len(s) == 0 || in[2].Shape[0] != s[len(s)-1] {
-				return nil, fmt.Errorf("bias %v %v does not match the product's rows %v", in[2].DType, in[2].Shape, s)
-			}
-			return out, nil
-		},
-		Ref: func(out, in []*op.T, a op.Attrs) {
-			op.Run(mm, out, in[:2], a)
-			op.Run(add, out, []*op.T{out[0], in[2]}, nil) // elementwise: in place is safe
-		},
-	})
-}
-
-// affine sets y = y·scale + shift in place, rounding after the product as
-// the unfused mul and add do (the conversion forbids a fused multiply-add).
-func affine[E float32 | float64](y []E, scale, shift E) {
-	parallel.For(len(y), 1<<14, func(lo, hi int) {
-		for i, v := range y[lo:hi] {
-			y[lo+i] = E(v*scale) + shift
-		}
-	})
-}
+var conv2dActDef, gemmDef = op.Lookup("conv2d_act"), op.Lookup("gemm")

@@ -1,0 +1,90 @@
+package op
+
+import (
+	"fmt"
+
+	"paddle/core/parallel"
+	"paddle/core/tensor"
+)
+
+// Fused primitives that core/graph/pass writes into imported and traced
+// graphs: conv2d_act (a convolution with its activation, and a scale and
+// shift, in the epilogue) and gemm (matmul plus a row bias).
+
+func init() {
+	define(&Def{
+		Name: "conv2d_act", Overwrites: true, Arity: -1,
+		// y = act(conv2d(x, w, b))·scale + shift; attrs: conv2d's, act (op
+		// name), act_attrs, scale (default 1), shift (default 0)
+		Infer: func(in []Meta, a Attrs) ([]Meta, error) {
+			act := Lookup(a.Str("act", ""))
+			if act == nil || act.Epilogue == nil {
+				return nil, fmt.Errorf("act %q is not a fusible activation", a.Str("act", ""))
+			}
+			return conv2dDef.InferMeta(in, a)
+		},
+		Ref: func(out, in []*T, a Attrs) {
+			scale, shift := a.Float("scale", 1), a.Float("shift", 0)
+			// float32 hardswish and relu: the activation and scale/shift run
+			// in the GEMM's epilogue (SGEMMEx), bitwise the steps below
+			if act := Lookup(a.Str("act", "")).Epilogue.Gemm; act != GemmActNone && out[0].DType() == tensor.Float32 {
+				affine := scale != 1 || shift != 0
+				if Conv2DEx(out, in, a, act, affine, float32(scale), float32(shift)) {
+					return
+				}
+				// depthwise: the epilogue per plane in the backend's kernel, or
+				// one pass for both after the convolution
+				ep := &GemmEpilogue{Act: act, Affine: affine, Scale: float32(scale), Shift: float32(shift)}
+				if dw := Active().DepthwiseEx; dw != nil && dw(out, in, a, ep) {
+					return
+				}
+				Run(conv2dDef, out, in, a)
+				ApplyEpilogue(out[0].F32(), ep)
+				return
+			}
+			Run(conv2dDef, out, in, a)
+			aa, _ := a["act_attrs"].(Attrs)
+			Run(Lookup(a.Str("act", "")), out, out, aa) // elementwise: in place is safe
+			if scale == 1 && shift == 0 {
+				return
+			}
+			switch out[0].DType() {
+			case tensor.Float32:
+				affine(out[0].F32(), float32(scale), float32(shift))
+			case tensor.Float64:
+				affine(out[0].F64(), scale, shift)
+			default:
+				panic(fmt.Sprintf("conv2d_act: scale/shift on %v", out[0].DType()))
+			}
+		},
+	})
+	define(&Def{
+		Name: "gemm", Arity: 3,
+		// y = matmul(a, b) + c, c broadcast over the rows; attrs: matmul's
+		Infer: func(in []Meta, a Attrs) ([]Meta, error) {
+			out, err := matmulDef.InferMeta(in[:2], a)
+			if err != nil {
+				return nil, err
+			}
+			s := out[0].Shape
+			if in[2].DType != out[0].DType || len(in[2].Shape) != 1 || len(s) == 0 || in[2].Shape[0] != s[len(s)-1] {
+				return nil, fmt.Errorf("bias %v %v does not match the product's rows %v", in[2].DType, in[2].Shape, s)
+			}
+			return out, nil
+		},
+		Ref: func(out, in []*T, a Attrs) {
+			Run(matmulDef, out, in[:2], a)
+			Run(addDef, out, []*T{out[0], in[2]}, nil) // elementwise: in place is safe
+		},
+	})
+}
+
+// affine sets y = y·scale + shift in place, rounding after the product as
+// the unfused mul and add do (the conversion forbids a fused multiply-add).
+func affine[E float32 | float64](y []E, scale, shift E) {
+	parallel.For(len(y), 1<<14, func(lo, hi int) {
+		for i, v := range y[lo:hi] {
+			y[lo+i] = E(v*scale) + shift
+		}
+	})
+}
