@@ -122,7 +122,6 @@ func define(d *Def) *Def {
 	return d
 }
 
-
 // Lookup returns the Def named name, or nil.
 func Lookup(name string) *Def {
 	mu.RLock()
