@@ -15,7 +15,14 @@ NumPy (Debian python3-numpy), the layout of paddle.framework.io.save as of Paddl
   reduces to (tuple, ((name, ndarray),)), a LoDTensor to (eval, ("data", {"data": ndarray}))
   (_pickle_save's reduce_varbase and reduce_LoDTensor).
 
-Values are arange-based so the Go test computes what it expects. Run from the repository root:
+Values are arange-based so the Go test computes what it expects. It also writes
+core/zoo/testdata/pplcnet_x0_25.pdparams: a PaddleClas PPLCNet (scale 0.25, class_expand 64,
+10 classes) under PaddleClas's own parameter names, written from the structure of
+ppcls/arch/backbone/model_zoo/pp_lcnet.py (conv1, blocks2..blocks6 of DepthwiseSeparable with
+dw_conv / se.conv1 / se.conv2 / pw_conv, last_conv, fc; BatchNorm's _mean/_variance; Linear
+weights stored (in, out)). Each tensor holds pattern(project name) (see lcnet_pattern), which
+core/zoo's test also computes, so a wrong name map loads the wrong pattern. Run from the
+repository root:
     /usr/bin/python3 scripts/ref/pdparams_ref.py
 """
 import builtins
@@ -126,6 +133,72 @@ def main():
            "lod": LoDTensor(np.arange(3, dtype=np.int32)), "epoch": 5}
     dump("nested.pdparams", obj, 2)
     dump("evil.pdparams", {"w": Evil()}, 2)
+    write_lcnet()
+
+
+def make_divisible(v, divisor=8):
+    n = max(divisor, int(v + divisor / 2) // divisor * divisor)
+    return n + divisor if n < 0.9 * v else n
+
+
+LCNET = {  # PaddleClas NET_CONFIG: k, in, out, stride, se
+    "blocks2": [[3, 16, 32, 1, False]],
+    "blocks3": [[3, 32, 64, 2, False], [3, 64, 64, 1, False]],
+    "blocks4": [[3, 64, 128, 2, False], [3, 128, 128, 1, False]],
+    "blocks5": [[3, 128, 256, 2, False]] + [[5, 256, 256, 1, False]] * 5,
+    "blocks6": [[5, 256, 512, 2, True], [5, 512, 512, 1, True]],
+}
+
+
+def lcnet_pattern(name, shape):
+    """The value both sides give the tensor the project calls name (in the project's layout)."""
+    off = 0.11 * sum(name.encode())
+    v = 0.5 * np.sin(0.37 * np.arange(int(np.prod(shape)), dtype=np.float64) + off)
+    if name.endswith("running_var"):
+        v = 1 + np.abs(v)
+    return v.astype(np.float32).reshape(shape)
+
+
+def lcnet_pdparams(scale=0.25, class_expand=64, class_num=10):
+    """(project name, Paddle name, project shape, transposed) for every tensor Paddle saves."""
+    out = []
+
+    def convbn(proj, pd, cin, cout, k, groups):
+        out.append((proj + ".conv.weight", pd + ".conv.weight", (cout, cin // groups, k, k), False))
+        for a, b in (("weight", "weight"), ("bias", "bias"), ("running_mean", "_mean"), ("running_var", "_variance")):
+            out.append((proj + ".bn." + a, pd + ".bn." + b, (cout,), False))
+
+    ch = lambda c: make_divisible(c * scale)
+    convbn("stem", "conv1", 3, ch(16), 3, 1)
+    i = 0
+    for stage in ("blocks2", "blocks3", "blocks4", "blocks5", "blocks6"):
+        for j, (k, cin, cout, _, se) in enumerate(LCNET[stage]):
+            proj, pd = "blocks.%d" % i, "%s.%d" % (stage, j)
+            convbn(proj + ".dw", pd + ".dw_conv", ch(cin), ch(cin), k, ch(cin))
+            if se:
+                c = ch(cin)
+                out.append((proj + ".se.down.weight", pd + ".se.conv1.weight", (c // 4, c, 1, 1), False))
+                out.append((proj + ".se.down.bias", pd + ".se.conv1.bias", (c // 4,), False))
+                out.append((proj + ".se.up.weight", pd + ".se.conv2.weight", (c, c // 4, 1, 1), False))
+                out.append((proj + ".se.up.bias", pd + ".se.conv2.bias", (c,), False))
+            convbn(proj + ".pw", pd + ".pw_conv", ch(cin), ch(cout), 1, 1)
+            i += 1
+    out.append(("last_conv.weight", "last_conv.weight", (class_expand, ch(512), 1, 1), False))
+    out.append(("fc.weight", "fc.weight", (class_num, class_expand), True))
+    out.append(("fc.bias", "fc.bias", (class_num,), False))
+    return out
+
+
+def write_lcnet():
+    sd, names = {}, {}
+    for n, (proj, pd, shape, transposed) in enumerate(lcnet_pdparams()):
+        v = lcnet_pattern(proj, shape)
+        sd[pd] = np.ascontiguousarray(v.T) if transposed else v
+        names[pd] = "param_%d" % n
+    sd["StructuredToParameterName@@"] = names
+    os.makedirs("core/zoo/testdata", exist_ok=True)
+    with open("core/zoo/testdata/pplcnet_x0_25.pdparams", "wb") as f:
+        pickle.Pickler(f, 4).dump(sd)
 
 
 def build_saved_state_dict_opt(opt):
