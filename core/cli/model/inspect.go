@@ -96,6 +96,9 @@ func parseShapes(specs []string) (map[string]tensor.Shape, error) {
 
 // Inspect builds the report for an ONNX file and input shapes.
 func Inspect(path string, shapes map[string]tensor.Shape) (*Report, error) {
+	if err := runtime.PaddleFileError(path); err != nil {
+		return nil, err
+	}
 	m, err := onnxpb.ReadFile(path)
 	if err != nil {
 		return nil, err
