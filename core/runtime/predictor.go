@@ -79,6 +79,9 @@ type step struct {
 
 // Load reads an ONNX model and prepares it for Run.
 func Load(path string, opts Options) (*Predictor, error) {
+	if err := PaddleFileError(path); err != nil {
+		return nil, err
+	}
 	g, err := onnx.ReadFile(path)
 	if err != nil {
 		return nil, err

@@ -46,8 +46,13 @@ func SaveCheckpoint(dir string, m nn.Module, opt optim.Optimizer, st State, conf
 }
 
 // LoadCheckpoint restores model (and optimizer when given) from dir and returns its state.
+// dir may also be a PaddlePaddle .pdparams file (for a PaddleNamer model):
+// then only the model is loaded and the state is zero.
 func LoadCheckpoint(dir string, m nn.Module, opt optim.Optimizer) (State, error) {
 	var st State
+	if IsPaddleWeights(dir) { // weights only: no optimizer state or counters
+		return st, loadPaddleModel(dir, m)
+	}
 	c, err := pio.LoadCheckpoint(dir)
 	if err != nil {
 		return st, err
@@ -84,7 +89,8 @@ func EvalCheckpoint[B any](ctx context.Context, dir string, model nn.Module, tas
 	return t.Eval(ctx)
 }
 
-// LoadPretrained starts m from the weights of checkpoint dir the way
+// LoadPretrained starts m from the weights of checkpoint dir (or of a
+// PaddlePaddle .pdparams file, for a model that is a PaddleNamer) the way
 // PaddleDetection's pretrain_weights and PaddleSeg's pretrained do: every
 // parameter or buffer whose name and shape match is copied, and the rest
 // keep their initial values (a head trained for other classes, layers the
@@ -92,6 +98,9 @@ func EvalCheckpoint[B any](ctx context.Context, dir string, model nn.Module, tas
 // callers can log them. A checkpoint that matches nothing is an error: it
 // is another model's.
 func LoadPretrained(dir string, m nn.Module) (skipped []string, err error) {
+	if IsPaddleWeights(dir) {
+		return loadPaddlePretrained(dir, m)
+	}
 	c, err := pio.LoadCheckpoint(dir)
 	if err != nil {
 		return nil, err

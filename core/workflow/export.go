@@ -104,16 +104,32 @@ func WriteExport(dir string, g *graph.Graph, inf *Inference, cfg *config.Config)
 	return nil
 }
 
+// ExportFiles returns the model and inference-config paths of export
+// directory dir: model.onnx and inference.yaml as `paddle <kit> export`
+// writes them, or, where those are absent, inference.onnx and
+// inference.yml as PaddleX exports converted by paddle2onnx name them.
+func ExportFiles(dir string) (model, inference string) {
+	pick := func(names ...string) string {
+		for _, n := range names {
+			if fi, err := os.Stat(filepath.Join(dir, n)); err == nil && !fi.IsDir() {
+				return filepath.Join(dir, n)
+			}
+		}
+		return filepath.Join(dir, names[0])
+	}
+	return pick(ExportModelFile, "inference.onnx"), pick(ExportInferenceFile, "inference.yml")
+}
+
 // ReadExport loads an export directory for `predict --model`: model.onnx
 // in a runtime Predictor (default passes) and inference.yaml as a config
 // checked against schema (the kit's PreProcess/PostProcess types, with
 // Inputs as []InferenceInput), so the kit decodes its sections strictly.
 func ReadExport(dir string, schema *config.Schema, opts runtime.Options) (*runtime.Predictor, *config.Config, error) {
-	file := filepath.Join(dir, ExportInferenceFile)
+	model, file := ExportFiles(dir)
 	b, err := os.ReadFile(file)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
-			return nil, nil, fmt.Errorf("--model %s: no %s: want an export directory (paddle <kit> export)", dir, ExportInferenceFile)
+			return nil, nil, fmt.Errorf("--model %s: no %s (or inference.yml): want an export directory (paddle <kit> export, or PaddleX's paddle2onnx folder)", dir, ExportInferenceFile)
 		}
 		return nil, nil, err
 	}
@@ -125,7 +141,7 @@ func ReadExport(dir string, schema *config.Schema, opts runtime.Options) (*runti
 		return nil, nil, err
 	}
 	cfg.Schema = schema
-	p, err := runtime.Load(filepath.Join(dir, ExportModelFile), opts)
+	p, err := runtime.Load(model, opts)
 	if err != nil {
 		return nil, nil, fmt.Errorf("--model %s: %w", dir, err)
 	}

@@ -8,4 +8,5 @@
 //	convbn.go   ConvBN: conv + batch norm + activation, the unit of every backbone
 //	resnet.go   ResNet (BasicBlock, Bottleneck)
 //	pplcnet.go  PPLCNet (DepthwiseSeparable, SEModule)
+//	paddle_names.go  maps to PaddleClas parameter names, for loading .pdparams
 package zoo

@@ -57,6 +57,8 @@ func run(cmd *cobra.Command, opts *Options) error {
 	var err error
 	if opts.Factory.Settings.Config != "" {
 		cfg, err = opts.Factory.LoadConfig()
+	} else if workflow.IsPaddleWeights(opts.Weights) {
+		return cmdutil.FlagErrorf("--weights %s: a PaddlePaddle .pdparams holds no config: give the model's -c config.yaml", opts.Weights)
 	} else {
 		cfg, err = config.Load(opts.Weights+"/config.yaml", opts.Factory.Settings.Overrides...)
 		err = cmdutil.Usage(err)

@@ -33,11 +33,12 @@ type inspectOptions struct {
 func newCmdInspect(f *cmdutil.Factory) *cobra.Command {
 	opts := inspectOptions{}
 	cmd := &cobra.Command{
-		Use:   "inspect FILE.onnx [--shape NAME=1x3x640x640 ...]",
+		Use:   "inspect FILE.onnx|FILE.pdparams [--shape NAME=1x3x640x640 ...]",
 		Short: "Print a model's inputs, outputs, op histogram, parameter count and FLOPs",
 		Long: "Prints the inputs and outputs with their shapes (dynamic dimensions by name), the ONNX op\n" +
 			"histogram, the number of parameters and, for the input shapes given with --shape (or fully\n" +
-			"static inputs), the FLOPs of one run (a multiply-add counts 2).",
+			"static inputs), the FLOPs of one run (a multiply-add counts 2). For PaddlePaddle weights\n" +
+			"(.pdparams, .pdopt) it lists each tensor's name, dtype, shape and Paddle parameter name.",
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Out, opts.Model, opts.Format = f.IOStreams.Out, args[0], f.Settings.Format
@@ -95,6 +96,9 @@ func parseShapes(specs []string) (map[string]tensor.Shape, error) {
 
 // Inspect builds the report for an ONNX file and input shapes.
 func Inspect(path string, shapes map[string]tensor.Shape) (*Report, error) {
+	if err := runtime.PaddleFileError(path); err != nil {
+		return nil, err
+	}
 	m, err := onnxpb.ReadFile(path)
 	if err != nil {
 		return nil, err
@@ -188,6 +192,9 @@ func dimStrings(v *graph.Value) []string {
 }
 
 func inspectRun(opts inspectOptions) error {
+	if isPaddleWeights(opts.Model) {
+		return inspectWeights(opts)
+	}
 	if opts.IR {
 		p, err := runtime.Load(opts.Model, runtime.Options{Passes: passList(opts.Passes)})
 		if err != nil {

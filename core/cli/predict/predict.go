@@ -40,7 +40,7 @@ func NewCmdPredict(f *cmdutil.Factory, k *kit.Kit, runF func(*Options) error) *c
 			return run(cmd, opts)
 		},
 	}
-	cmd.Flags().StringVar(&opts.Weights, "weights", "", "checkpoint directory (model.safetensors + config.yaml)")
+	cmd.Flags().StringVar(&opts.Weights, "weights", "", "checkpoint directory (model.safetensors + config.yaml), or a PaddlePaddle .pdparams with -c")
 	cmd.Flags().StringVar(&opts.Model, "model", "", "export directory (model.onnx + inference.yaml, from paddle "+k.Name+" export)")
 	cmd.Flags().StringVar(&opts.Output, "output", "", "output directory for files the kit writes")
 	cmdutil.SupportsFormats(cmd, "jsonl", "json", "text")
@@ -57,6 +57,8 @@ func run(cmd *cobra.Command, opts *Options) error {
 	}
 	if opts.Factory.Settings.Config != "" {
 		cfg, err = opts.Factory.LoadConfig()
+	} else if workflow.IsPaddleWeights(dir) {
+		return cmdutil.FlagErrorf("--weights %s: a PaddlePaddle .pdparams holds no config: give the model's -c config.yaml", dir)
 	} else {
 		cfg, err = config.Load(dir+"/config.yaml", opts.Factory.Settings.Overrides...)
 		err = cmdutil.Usage(err)

@@ -1,0 +1,25 @@
+package runtime
+
+import (
+	"strings"
+	"testing"
+)
+
+// A PaddlePaddle file given as a model fails with an error naming the file
+// and its format, before any ONNX decoding.
+func TestLoadNamesPaddleFormats(t *testing.T) {
+	for path, want := range map[string]string{
+		"m/inference.pdmodel":   "ProgramDesc",
+		"m/inference.pdiparams": "ProgramDesc",
+		"m/inference.json":      "PIR",
+		"w/best.pdparams":       "weights hold no program",
+	} {
+		_, err := Load(path, Options{})
+		if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), path) {
+			t.Errorf("Load(%s) = %v, want an error naming the file and %q", path, err, want)
+		}
+	}
+	if PaddleFileError("m/model.onnx") != nil {
+		t.Error("model.onnx taken for a PaddlePaddle file")
+	}
+}

@@ -1,0 +1,212 @@
+#!/usr/bin/python3
+"""Write core/io/pdparams/testdata/: .pdparams/.pdopt files laid out as paddle.save writes them.
+
+PaddlePaddle cannot be installed here, so this script reproduces, with Python's own pickle and
+NumPy (Debian python3-numpy), the layout of paddle.framework.io.save as of Paddle 2.0-3.0:
+
+- a state dict becomes a plain dict {structured name: numpy array} plus the entry
+  "StructuredToParameterName@@": {structured name: parameter name} (_build_saved_state_dict);
+- with protocol 2 or 3, an array of more than (2**30 - 1) // itemsize elements is flattened and
+  cut into pieces "<key>@@.0", "<key>@@.1", ... of at most that many elements, the key removed,
+  and "UnpackBigParamInfor@@": {key: {"OriginShape": shape, "slices": [piece names]}} added
+  (_unpack_saved_dict). Real split arrays are gigabytes; the fixture lowers the limit to 8
+  elements (SPLIT) so the same layout fits in a few hundred bytes;
+- the dict is written by pickle.Pickler(f, protocol); a Tensor inside a non-state-dict object
+  reduces to (tuple, ((name, ndarray),)), a LoDTensor to (eval, ("data", {"data": ndarray}))
+  (_pickle_save's reduce_varbase and reduce_LoDTensor).
+
+Values are arange-based so the Go test computes what it expects. It also writes
+core/zoo/testdata/pplcnet_x0_25.pdparams: a PaddleClas PPLCNet (scale 0.25, class_expand 64,
+10 classes) under PaddleClas's own parameter names, written from the structure of
+ppcls/arch/backbone/model_zoo/pp_lcnet.py (conv1, blocks2..blocks6 of DepthwiseSeparable with
+dw_conv / se.conv1 / se.conv2 / pw_conv, last_conv, fc; BatchNorm's _mean/_variance; Linear
+weights stored (in, out)). Each tensor holds pattern(project name) (see lcnet_pattern), which
+core/zoo's test also computes, so a wrong name map loads the wrong pattern. Run from the
+repository root:
+    /usr/bin/python3 scripts/ref/pdparams_ref.py
+"""
+import builtins
+import math
+import os
+import pickle
+
+import numpy as np
+
+OUT = "core/io/pdparams/testdata"
+SPLIT = 8  # stands in for (2**30 - 1) // itemsize
+
+
+def state_dict():
+    """A small layer state dict in Paddle's naming (conv + bn + linear)."""
+    return {
+        "conv.weight": np.arange(2 * 1 * 3 * 3, dtype=np.float32).reshape(2, 1, 3, 3) / 10,
+        "bn._mean": np.array([0.5, -0.5], dtype=np.float32),
+        "bn._variance": np.array([1.0, 2.0], dtype=np.float32),
+        "fc.weight": np.asfortranarray(np.arange(12, dtype=np.float32).reshape(3, 4)),
+        "fc.bias": np.arange(4, dtype=np.float64),
+        "steps": np.array(7, dtype=np.int64),
+        "mask": np.array([True, False, True]),
+        "half": np.array([1.5, -2.0], dtype=np.float16),
+    }
+
+
+def build_saved_state_dict(sd):
+    """paddle.framework.io._build_saved_state_dict: arrays + the name table."""
+    names = {
+        "conv.weight": "conv2d_0.w_0", "bn._mean": "batch_norm_0.w_1",
+        "bn._variance": "batch_norm_0.w_2", "fc.weight": "linear_0.w_0", "fc.bias": "linear_0.b_0",
+        "steps": "create_parameter_0.w_0", "mask": "create_parameter_1.w_0", "half": "create_parameter_2.w_0",
+    }
+    out = dict(sd)
+    out["StructuredToParameterName@@"] = {k: names[k] for k in sd}
+    return out
+
+
+def unpack_saved_dict(obj, protocol, limit):
+    """paddle.framework.io._unpack_saved_dict with the element limit as a parameter."""
+    if not 1 < protocol < 4:
+        return obj
+    info, parts = {}, {}
+    for key, value in obj.items():
+        if isinstance(value, np.ndarray) and value.size > limit:
+            info[key] = {"OriginShape": value.shape, "slices": []}
+            flat = value.flatten()
+            for i in range(int(math.ceil(value.size * 1.0 / limit))):
+                name = key + "@@." + str(i)
+                info[key]["slices"].append(name)
+                parts[name] = flat[i * limit:(i + 1) * limit]
+    if info:
+        for key, value in info.items():
+            obj.pop(key)
+            for part in value["slices"]:
+                obj[part] = parts[part]
+        obj["UnpackBigParamInfor@@"] = info
+    return obj
+
+
+class VarBase:
+    """Stands in for a Paddle Tensor: it reduces as _pickle_save's reduce_varbase does."""
+
+    def __init__(self, name, data):
+        self.name, self.data = name, data
+
+    def __reduce__(self):
+        return (tuple, ((self.name, self.data),))
+
+
+class LoDTensor:
+    """Stands in for a LoDTensor: it reduces as _pickle_save's reduce_LoDTensor does."""
+
+    def __init__(self, data):
+        self.data = data
+
+    def __reduce__(self):
+        return (builtins.eval, ("data", {"data": self.data}))
+
+
+class Evil:
+    """A pickle that would run a shell command: the reader must refuse it."""
+
+    def __reduce__(self):
+        return (os.system, ("echo pwned",))
+
+
+def dump(path, obj, protocol):
+    with open(os.path.join(OUT, path), "wb") as f:
+        pickle.Pickler(f, protocol).dump(obj)
+
+
+def main():
+    os.makedirs(OUT, exist_ok=True)
+    for protocol in (2, 3, 4):
+        obj = unpack_saved_dict(build_saved_state_dict(state_dict()), protocol, SPLIT)
+        dump("layer_p%d.pdparams" % protocol, obj, protocol)
+    # An optimizer state (AdamW-like) as paddle.save(opt.state_dict()) writes it.
+    opt = {
+        "linear_0.w_0_moment1_0": np.full((3, 4), 0.25, dtype=np.float32),
+        "linear_0.w_0_beta1_pow_acc_0": np.array([0.81], dtype=np.float32),
+        "LR_Scheduler": {"last_epoch": 3, "last_lr": 0.001},
+    }
+    dump("adam.pdopt", build_saved_state_dict_opt(opt), 4)
+    # A non-state-dict object: Tensors inside reduce to (name, ndarray) tuples, LoDTensors by eval.
+    obj = {"model": {"w": VarBase("linear_1.w_0", np.ones((2, 2), dtype=np.float32))},
+           "lod": LoDTensor(np.arange(3, dtype=np.int32)), "epoch": 5}
+    dump("nested.pdparams", obj, 2)
+    dump("evil.pdparams", {"w": Evil()}, 2)
+    write_lcnet()
+
+
+def make_divisible(v, divisor=8):
+    n = max(divisor, int(v + divisor / 2) // divisor * divisor)
+    return n + divisor if n < 0.9 * v else n
+
+
+LCNET = {  # PaddleClas NET_CONFIG: k, in, out, stride, se
+    "blocks2": [[3, 16, 32, 1, False]],
+    "blocks3": [[3, 32, 64, 2, False], [3, 64, 64, 1, False]],
+    "blocks4": [[3, 64, 128, 2, False], [3, 128, 128, 1, False]],
+    "blocks5": [[3, 128, 256, 2, False]] + [[5, 256, 256, 1, False]] * 5,
+    "blocks6": [[5, 256, 512, 2, True], [5, 512, 512, 1, True]],
+}
+
+
+def lcnet_pattern(name, shape):
+    """The value both sides give the tensor the project calls name (in the project's layout)."""
+    off = 0.11 * sum(name.encode())
+    v = 0.5 * np.sin(0.37 * np.arange(int(np.prod(shape)), dtype=np.float64) + off)
+    if name.endswith("running_var"):
+        v = 1 + np.abs(v)
+    return v.astype(np.float32).reshape(shape)
+
+
+def lcnet_pdparams(scale=0.25, class_expand=64, class_num=10):
+    """(project name, Paddle name, project shape, transposed) for every tensor Paddle saves."""
+    out = []
+
+    def convbn(proj, pd, cin, cout, k, groups):
+        out.append((proj + ".conv.weight", pd + ".conv.weight", (cout, cin // groups, k, k), False))
+        for a, b in (("weight", "weight"), ("bias", "bias"), ("running_mean", "_mean"), ("running_var", "_variance")):
+            out.append((proj + ".bn." + a, pd + ".bn." + b, (cout,), False))
+
+    ch = lambda c: make_divisible(c * scale)
+    convbn("stem", "conv1", 3, ch(16), 3, 1)
+    i = 0
+    for stage in ("blocks2", "blocks3", "blocks4", "blocks5", "blocks6"):
+        for j, (k, cin, cout, _, se) in enumerate(LCNET[stage]):
+            proj, pd = "blocks.%d" % i, "%s.%d" % (stage, j)
+            convbn(proj + ".dw", pd + ".dw_conv", ch(cin), ch(cin), k, ch(cin))
+            if se:
+                c = ch(cin)
+                out.append((proj + ".se.down.weight", pd + ".se.conv1.weight", (c // 4, c, 1, 1), False))
+                out.append((proj + ".se.down.bias", pd + ".se.conv1.bias", (c // 4,), False))
+                out.append((proj + ".se.up.weight", pd + ".se.conv2.weight", (c, c // 4, 1, 1), False))
+                out.append((proj + ".se.up.bias", pd + ".se.conv2.bias", (c,), False))
+            convbn(proj + ".pw", pd + ".pw_conv", ch(cin), ch(cout), 1, 1)
+            i += 1
+    out.append(("last_conv.weight", "last_conv.weight", (class_expand, ch(512), 1, 1), False))
+    out.append(("fc.weight", "fc.weight", (class_num, class_expand), True))
+    out.append(("fc.bias", "fc.bias", (class_num,), False))
+    return out
+
+
+def write_lcnet():
+    sd, names = {}, {}
+    for n, (proj, pd, shape, transposed) in enumerate(lcnet_pdparams()):
+        v = lcnet_pattern(proj, shape)
+        sd[pd] = np.ascontiguousarray(v.T) if transposed else v
+        names[pd] = "param_%d" % n
+    sd["StructuredToParameterName@@"] = names
+    os.makedirs("core/zoo/testdata", exist_ok=True)
+    with open("core/zoo/testdata/pplcnet_x0_25.pdparams", "wb") as f:
+        pickle.Pickler(f, 4).dump(sd)
+
+
+def build_saved_state_dict_opt(opt):
+    """An optimizer's accumulators are named by their variable names, so the table maps each to itself."""
+    out = dict(opt)
+    out["StructuredToParameterName@@"] = {k: k for k, v in opt.items() if isinstance(v, np.ndarray)}
+    return out
+
+
+if __name__ == "__main__":
+    main()
