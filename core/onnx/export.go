@@ -8,6 +8,7 @@ import (
 
 	"paddle/core/graph"
 	"paddle/core/onnx/onnxpb"
+	"paddle/core/op"
 	"paddle/core/tensor"
 )
 
@@ -38,11 +39,7 @@ func Export(g *graph.Graph) (*onnxpb.Model, error) {
 // body writes g's nodes and outputs.
 func (e *exporter) body(g *graph.Graph) error {
 	for _, n := range g.Nodes {
-		f := exporters[n.Op.Name]
-		if n.Op == graph.IfOp {
-			f = exportIf
-		}
-		if f == nil {
+		if n.Op != graph.IfOp && n.Op.Export == nil {
 			return fmt.Errorf("onnx export: node %s: no ONNX form", n.Label())
 		}
 		in := make([]string, len(n.In))
@@ -53,7 +50,13 @@ func (e *exporter) body(g *graph.Graph) error {
 		for i, v := range n.Out {
 			out[i] = e.name(v)
 		}
-		if err := f(e, n, in, out); err != nil {
+		var err error
+		if n.Op == graph.IfOp {
+			err = exportIf(e, n, in, out)
+		} else {
+			err = n.Op.Export(nodeWriter{e: e, n: n, op: n.Op, attrs: n.Attrs, in: inMetas(n)}, in, out)
+		}
+		if err != nil {
 			return fmt.Errorf("onnx export: node %s: %w", n.Label(), err)
 		}
 	}
@@ -177,56 +180,90 @@ func (e *exporter) node(opType string, in, out []string, attrs ...*onnxpb.Attrib
 	e.g.Node = append(e.g.Node, &onnxpb.Node{Name: e.fresh("n_" + opType), OpType: opType, Input: in, Output: out, Attribute: attrs})
 }
 
-// attrInput is the ONNX input carrying attribute attr of n: an initializer
-// made by conv from the attribute value, the shape-valued input itself, or
-// "" when neither is present.
-func (e *exporter) attrInput(n *graph.Node, attr string, conv func(v any) *tensor.Tensor) string {
-	for _, a := range n.AttrIn {
-		if a.Attr == attr {
-			return e.name(a.V)
+// nodeWriter is the op.ONNXWriter of one node (or, through Sub, of another
+// op written in its place): op, attrs and in may differ from n's.
+type nodeWriter struct {
+	e     *exporter
+	n     *graph.Node
+	op    *op.Def
+	attrs op.Attrs
+	in    []op.Meta
+	sub   bool // a Sub writer: no attribute comes from a run-time value
+}
+
+func inMetas(n *graph.Node) []op.Meta {
+	m := make([]op.Meta, len(n.In))
+	for i, v := range n.In {
+		m[i] = v.Meta
+	}
+	return m
+}
+
+func (w nodeWriter) Op() *op.Def           { return w.op }
+func (w nodeWriter) Attrs() op.Attrs       { return w.attrs }
+func (w nodeWriter) In(i int) op.Meta      { return w.in[i] }
+func (w nodeWriter) Out(i int) op.Meta     { return w.n.Out[i].Meta }
+func (w nodeWriter) Fresh(h string) string { return w.e.fresh(h) }
+
+func (w nodeWriter) Const(hint string, t *tensor.Tensor) string { return w.e.konst(hint, t) }
+
+func (w nodeWriter) RuntimeAttrs() []op.RuntimeAttr {
+	if w.sub {
+		return nil
+	}
+	var r []op.RuntimeAttr
+	for _, a := range w.n.AttrIn {
+		r = append(r, op.RuntimeAttr{Attr: a.Attr, Kind: a.Kind})
+	}
+	return r
+}
+
+func (w nodeWriter) Node(opType string, in, out []string, attrs ...op.ONNXAttr) {
+	at := make([]*onnxpb.Attribute, len(attrs))
+	for i, a := range attrs {
+		at[i] = attribute(a)
+	}
+	w.e.node(opType, in, out, at...)
+}
+
+func (w nodeWriter) AttrInput(attr string, conv func(v any) *tensor.Tensor) string {
+	if !w.sub {
+		for _, a := range w.n.AttrIn {
+			if a.Attr == attr {
+				return w.e.name(a.V)
+			}
 		}
 	}
-	if v, ok := n.Attrs[attr]; ok && v != nil {
-		return e.konst(n.Out[0].Name+"/"+attr, conv(v))
+	if v, ok := w.attrs[attr]; ok && v != nil {
+		return w.e.konst(w.n.Out[0].Name+"/"+attr, conv(v))
 	}
 	return ""
 }
 
-func aInt(name string, v int) *onnxpb.Attribute {
-	return &onnxpb.Attribute{Name: name, Type: onnxpb.AttrInt, I: int64(v)}
+func (w nodeWriter) Sub(d *op.Def, a op.Attrs, in ...op.Meta) op.ONNXWriter {
+	return nodeWriter{e: w.e, n: w.n, op: d, attrs: a, in: in, sub: true}
 }
 
-func aBool(name string, v bool) *onnxpb.Attribute {
-	if v {
-		return aInt(name, 1)
+// attribute converts an op.ONNXAttr to its protobuf form.
+func attribute(a op.ONNXAttr) *onnxpb.Attribute {
+	p := &onnxpb.Attribute{Name: a.Name}
+	switch v := a.Value.(type) {
+	case int64:
+		p.Type, p.I = onnxpb.AttrInt, v
+	case tensor.DType:
+		p.Type, p.I = onnxpb.AttrInt, int64(ONNXType(v))
+	case float32:
+		p.Type, p.F = onnxpb.AttrFloat, v
+	case []int64:
+		p.Type, p.Ints = onnxpb.AttrInts, v
+	case string:
+		p.Type, p.S = onnxpb.AttrString, []byte(v)
+	case *tensor.Tensor:
+		p.Type, p.T = onnxpb.AttrTensor, TensorProto(a.Name, v)
+	default:
+		panic(fmt.Sprintf("onnx export: attribute %s of type %T", a.Name, a.Value))
 	}
-	return aInt(name, 0)
-}
-
-func aInts(name string, v []int) *onnxpb.Attribute {
-	a := &onnxpb.Attribute{Name: name, Type: onnxpb.AttrInts, Ints: make([]int64, len(v))}
-	for i, x := range v {
-		a.Ints[i] = int64(x)
-	}
-	return a
-}
-
-func aFloat(name string, v float64) *onnxpb.Attribute {
-	return &onnxpb.Attribute{Name: name, Type: onnxpb.AttrFloat, F: float32(v)}
-}
-
-func aString(name, v string) *onnxpb.Attribute {
-	return &onnxpb.Attribute{Name: name, Type: onnxpb.AttrString, S: []byte(v)}
-}
-
-// int64s makes a 1-D int64 tensor of an []int attribute value.
-func int64s(v any) *tensor.Tensor {
-	iv, _ := v.([]int)
-	out := make([]int64, len(iv))
-	for i, x := range iv {
-		out[i] = int64(x)
-	}
-	return tensor.FromSlice(out, len(out))
+	return p
 }
 
 // valueInfo describes a graph input or output.

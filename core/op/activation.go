@@ -338,32 +338,32 @@ var (
 
 func init() {
 	sigmoidDef = defUnary("sigmoid", "Sigmoid", &unaryImpl{fwd32: sigmoidF[float32], fwd64: sigmoidF[float64],
-		bwd32: sigmoidB[float32], bwd64: sigmoidB[float64]}, uniform(-3, 3, s34)).fusable(GemmActNone).overwrites()
+		bwd32: sigmoidB[float32], bwd64: sigmoidB[float64]}, uniform(-3, 3, s34)).exports(exportTwin).fusable(GemmActNone).overwrites()
 	tanhDef = defUnary("tanh", "Tanh", &unaryImpl{fwd32: tanhF[float32], fwd64: tanhF[float64],
-		bwd32: tanhB[float32], bwd64: tanhB[float64]}, uniform(-2, 2, s34))
+		bwd32: tanhB[float32], bwd64: tanhB[float64]}, uniform(-2, 2, s34)).exports(exportTwin)
 	relu6Def = defUnary("relu6", "", &unaryImpl{fwd32: relu6F[float32], fwd64: relu6F[float64],
-		bwd32: relu6B[float32], bwd64: relu6B[float64]}, sampleAwayFrom(-2, 8, 0.05, []float64{0, 6}, s34)).fusable(GemmActNone)
+		bwd32: relu6B[float32], bwd64: relu6B[float64]}, sampleAwayFrom(-2, 8, 0.05, []float64{0, 6}, s34)).exports(exportRelu6).fusable(GemmActNone)
 	leakyReluDef = defUnary("leaky_relu", "LeakyRelu", &unaryImpl{fwd32: leakyReluF[float32], fwd64: leakyReluF[float64],
 		bwd32: leakyReluB[float32], bwd64: leakyReluB[float64],
 		params: func(a Attrs) uparams { return uparams{a: a.Float("alpha", 0.01)} }},
-		withAttrs(sampleAwayFrom(-2, 2, 0.05, []float64{0}, s34), Attrs{"alpha": 0.1}))
+		withAttrs(sampleAwayFrom(-2, 2, 0.05, []float64{0}, s34), Attrs{"alpha": 0.1})).exports(copyAttrs(floatAttr("alpha", 0.01)))
 	eluDef = defUnary("elu", "Elu", &unaryImpl{fwd32: eluF[float32], fwd64: eluF[float64],
 		bwd32: eluB[float32], bwd64: eluB[float64],
 		params: func(a Attrs) uparams { return uparams{a: a.Float("alpha", 1)} }},
-		withAttrs(sampleAwayFrom(-2, 2, 0.05, []float64{0}, s34), Attrs{"alpha": 0.7}))
+		withAttrs(sampleAwayFrom(-2, 2, 0.05, []float64{0}, s34), Attrs{"alpha": 0.7})).exports(copyAttrs(floatAttr("alpha", 1)))
 	hardswishDef = defUnary("hardswish", "HardSwish", &unaryImpl{fwd32: hardswishF[float32], fwd64: hardswishF[float64],
-		bwd32: hardswishB[float32], bwd64: hardswishB[float64]}, sampleAwayFrom(-5, 5, 0.05, []float64{-3, 3}, s34)).fusable(GemmActHardSwish).overwrites()
+		bwd32: hardswishB[float32], bwd64: hardswishB[float64]}, sampleAwayFrom(-5, 5, 0.05, []float64{-3, 3}, s34)).exports(exportTwin).fusable(GemmActHardSwish).overwrites()
 	hardsigmoidDef = defUnary("hardsigmoid", "HardSigmoid", &unaryImpl{fwd32: hardsigmoidF[float32], fwd64: hardsigmoidF[float64],
 		bwd32: hardsigmoidB[float32], bwd64: hardsigmoidB[float64],
 		params: func(a Attrs) uparams { return uparams{a.Float("alpha", 0.2), a.Float("beta", 0.5)} }},
-		sampleAwayFrom(-4, 4, 0.05, []float64{-2.5, 2.5}, s34)).fusable(GemmActNone).overwrites()
+		sampleAwayFrom(-4, 4, 0.05, []float64{-2.5, 2.5}, s34)).exports(copyAttrs(hardsigmoidAttrs)).fusable(GemmActNone).overwrites()
 	softplusDef = defUnary("softplus", "Softplus", &unaryImpl{fwd32: softplusF[float32], fwd64: softplusF[float64],
 		bwd32: softplusB[float32], bwd64: softplusB[float64],
 		params: func(a Attrs) uparams { return uparams{a.Float("beta", 1), a.Float("threshold", 20)} }},
-		withAttrs(sampleAwayFrom(-3, 3, 0.05, []float64{2}, s34), Attrs{"beta": 2.0, "threshold": 4.0}))
+		withAttrs(sampleAwayFrom(-3, 3, 0.05, []float64{2}, s34), Attrs{"beta": 2.0, "threshold": 4.0})).exports(exportTwin)
 	siluDef = defUnary("silu", "", &unaryImpl{fwd32: siluF[float32], fwd64: siluF[float64],
-		bwd32: siluB[float32], bwd64: siluB[float64]}, uniform(-3, 3, s34))
+		bwd32: siluB[float32], bwd64: siluB[float64]}, uniform(-3, 3, s34)).exports(exportSilu)
 	geluDef = defUnary("gelu", "Gelu", &unaryImpl{fwd32: geluF[float32], fwd64: geluF[float64],
-		bwd32: geluB[float32], bwd64: geluB[float64], params: geluParams, check: geluCheck}, uniform(-3, 3, s34))
+		bwd32: geluB[float32], bwd64: geluB[float64], params: geluParams, check: geluCheck}, uniform(-3, 3, s34)).exports(exportGelu)
 	// the tanh approximation of gelu is gradient-checked in activation_test.go
 }

@@ -211,10 +211,10 @@ func Cumsum(x *T, axis int, exclusive, reverse bool) *T {
 var argmaxDef, argminDef, topkDef, cumsumDef *Def
 
 func defineAxisOps() {
-	argmaxDef = define(&Def{Name: "argmax", ONNX: "ArgMax", Arity: 1, Infer: argInfer, Ref: argRef(false), NoGrad: []int{0}})
-	argminDef = define(&Def{Name: "argmin", ONNX: "ArgMin", Arity: 1, Infer: argInfer, Ref: argRef(true), NoGrad: []int{0}})
+	argmaxDef = define(&Def{Name: "argmax", Export: exportArg, ONNX: "ArgMax", Arity: 1, Infer: argInfer, Ref: argRef(false), NoGrad: []int{0}})
+	argminDef = define(&Def{Name: "argmin", Export: exportArg, ONNX: "ArgMin", Arity: 1, Infer: argInfer, Ref: argRef(true), NoGrad: []int{0}})
 	topkDef = define(&Def{
-		Name: "topk", ONNX: "TopK", Arity: 1,
+		Name: "topk", Export: exportTopK, ONNX: "TopK", Arity: 1,
 		Infer: func(in []Meta, a Attrs) ([]Meta, error) {
 			ax, err := numericAxisInfer(in, a, -1)
 			if err != nil {
@@ -250,7 +250,7 @@ func defineAxisOps() {
 		},
 	})
 	cumsumDef = define(&Def{
-		Name: "cumsum", ONNX: "CumSum", Arity: 1,
+		Name: "cumsum", Export: exportCumSum, ONNX: "CumSum", Arity: 1,
 		Infer: func(in []Meta, a Attrs) ([]Meta, error) {
 			if _, err := numericAxisInfer(in, a, 0); err != nil {
 				return nil, err

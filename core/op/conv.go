@@ -157,7 +157,7 @@ func vjpAttrs(a Attrs, g geom2) Attrs {
 
 func init() {
 	conv2dDef = define(&Def{
-		Name: "conv2d", Overwrites: true, ONNX: "Conv", Arity: -1,
+		Name: "conv2d", Export: exportConv, Overwrites: true, ONNX: "Conv", Arity: -1,
 		Infer: func(in []Meta, a Attrs) ([]Meta, error) {
 			if _, err := checkConvInputs(in, a, false); err != nil {
 				return nil, err
@@ -192,7 +192,7 @@ func init() {
 		},
 	})
 	convTranspose2dDef = define(&Def{
-		Name: "conv_transpose2d", Overwrites: true, ONNX: "ConvTranspose", Arity: -1,
+		Name: "conv_transpose2d", Export: exportConv, Overwrites: true, ONNX: "ConvTranspose", Arity: -1,
 		Infer: func(in []Meta, a Attrs) ([]Meta, error) {
 			groups, err := checkConvInputs(in, a, true)
 			if err != nil {

@@ -251,7 +251,7 @@ var (
 
 func init() {
 	addDef = define(&Def{
-		Name: "add", Overwrites: true, ONNX: "Add", Arity: 2, Infer: broadcastInfer,
+		Name: "add", Export: exportTwin, Overwrites: true, ONNX: "Add", Arity: 2, Infer: broadcastInfer,
 		Ref: fastBinary(binAdd, binKernelInt(func(x, y float64) float64 { return x + y }, func(x, y int64) int64 { return x + y })),
 		VJP: func(c *VJPCtx) []*T {
 			g := c.G(0)
@@ -260,7 +260,7 @@ func init() {
 		Sample: uniform(-1, 1, s34, s4),
 	})
 	subDef = define(&Def{
-		Name: "sub", Overwrites: true, ONNX: "Sub", Arity: 2, Infer: broadcastInfer,
+		Name: "sub", Export: exportTwin, Overwrites: true, ONNX: "Sub", Arity: 2, Infer: broadcastInfer,
 		Ref: fastBinary(binSub, binKernelInt(func(x, y float64) float64 { return x - y }, func(x, y int64) int64 { return x - y })),
 		VJP: func(c *VJPCtx) []*T {
 			g := c.G(0)
@@ -269,7 +269,7 @@ func init() {
 		Sample: uniform(-1, 1, s31, s34),
 	})
 	mulDef = define(&Def{
-		Name: "mul", Overwrites: true, ONNX: "Mul", Arity: 2, Infer: broadcastInfer,
+		Name: "mul", Export: exportTwin, Overwrites: true, ONNX: "Mul", Arity: 2, Infer: broadcastInfer,
 		Ref: fastBinary(binMul, binKernelInt(func(x, y float64) float64 { return x * y }, func(x, y int64) int64 { return x * y })),
 		VJP: func(c *VJPCtx) []*T {
 			g := c.G(0)
@@ -278,7 +278,7 @@ func init() {
 		Sample: uniform(-1, 1, s34, s4),
 	})
 	divDef = define(&Def{
-		Name: "div", Overwrites: true, ONNX: "Div", Arity: 2, Infer: broadcastInfer,
+		Name: "div", Export: exportTwin, Overwrites: true, ONNX: "Div", Arity: 2, Infer: broadcastInfer,
 		Ref: fastBinary(binDiv, binKernelInt(func(x, y float64) float64 { return x / y }, intDiv)),
 		// d(a/b) = g/b, -g*a/b²
 		VJP: func(c *VJPCtx) []*T {
@@ -290,7 +290,7 @@ func init() {
 		Sample: sampleAwayFrom(-2, 2, 0.5, []float64{0}, s34, s4),
 	})
 	powDef = define(&Def{
-		Name: "pow", ONNX: "Pow", Arity: 2, Infer: broadcastInfer,
+		Name: "pow", Export: exportTwin, ONNX: "Pow", Arity: 2, Infer: broadcastInfer,
 		Ref: func(out, in []*T, a Attrs) {
 			if !square32(out[0], in[0], in[1]) {
 				powRef(out, in, a)
@@ -306,7 +306,7 @@ func init() {
 		Sample: uniform(0.5, 2, s34, s4),
 	})
 	maximumDef = define(&Def{
-		Name: "maximum", ONNX: "Max", Arity: 2, Infer: broadcastInfer,
+		Name: "maximum", Export: exportTwin, ONNX: "Max", Arity: 2, Infer: broadcastInfer,
 		Ref: binKernelInt(math.Max, func(x, y int64) int64 { return max(x, y) }),
 		VJP: func(c *VJPCtx) []*T {
 			g, a, b := c.G(0), c.In[0], c.In[1]
@@ -316,7 +316,7 @@ func init() {
 		Sample: uniform(-1, 1, s34, s34),
 	})
 	minimumDef = define(&Def{
-		Name: "minimum", ONNX: "Min", Arity: 2, Infer: broadcastInfer,
+		Name: "minimum", Export: exportTwin, ONNX: "Min", Arity: 2, Infer: broadcastInfer,
 		Ref: binKernelInt(math.Min, func(x, y int64) int64 { return min(x, y) }),
 		VJP: func(c *VJPCtx) []*T {
 			g, a, b := c.G(0), c.In[0], c.In[1]
@@ -326,7 +326,7 @@ func init() {
 		Sample: uniform(-1, 1, s34, s34),
 	})
 	negDef = unary("neg", "Neg", func(x float64) float64 { return -x },
-		func(c *VJPCtx) []*T { return []*T{Neg(c.G(0))} }, uniform(-1, 1, s34))
+		func(c *VJPCtx) []*T { return []*T{Neg(c.G(0))} }, uniform(-1, 1, s34)).exports(exportTwin)
 	negFloat := negDef.Ref
 	negDef.Ref = func(out, in []*T, a Attrs) {
 		if in[0].DType() != tensor.Int64 {
@@ -339,19 +339,19 @@ func init() {
 		}
 	}
 	expDef = unary("exp", "Exp", math.Exp,
-		func(c *VJPCtx) []*T { return []*T{Mul(c.G(0), c.Out[0])} }, uniform(-1, 1, s34))
+		func(c *VJPCtx) []*T { return []*T{Mul(c.G(0), c.Out[0])} }, uniform(-1, 1, s34)).exports(exportTwin)
 	logDef = unary("log", "Log", math.Log,
-		func(c *VJPCtx) []*T { return []*T{Div(c.G(0), c.In[0])} }, uniform(0.5, 2, s34))
+		func(c *VJPCtx) []*T { return []*T{Div(c.G(0), c.In[0])} }, uniform(0.5, 2, s34)).exports(exportTwin)
 	// relu runs on the fused float unary kernels of math.go (it is the hottest activation)
 	reluDef = defUnary("relu", "Relu", &unaryImpl{fwd32: reluF[float32], fwd64: reluF[float64],
-		bwd32: reluB32, bwd64: reluB[float64], ints: true}, sampleAwayFrom(-2, 2, 0.05, []float64{0}, s34)).fusable(GemmActRelu).overwrites()
-	greaterDef = compare("greater", "Greater", func(x, y float64) bool { return x > y })
-	greaterEqualDef = compare("greater_equal", "GreaterOrEqual", func(x, y float64) bool { return x >= y })
-	lessDef = compare("less", "Less", func(x, y float64) bool { return x < y })
-	lessEqualDef = compare("less_equal", "LessOrEqual", func(x, y float64) bool { return x <= y })
-	equalDef = compare("equal", "Equal", func(x, y float64) bool { return x == y })
+		bwd32: reluB32, bwd64: reluB[float64], ints: true}, sampleAwayFrom(-2, 2, 0.05, []float64{0}, s34)).exports(exportTwin).fusable(GemmActRelu).overwrites()
+	greaterDef = compare("greater", "Greater", func(x, y float64) bool { return x > y }).exports(exportTwin)
+	greaterEqualDef = compare("greater_equal", "GreaterOrEqual", func(x, y float64) bool { return x >= y }).exports(exportTwin)
+	lessDef = compare("less", "Less", func(x, y float64) bool { return x < y }).exports(exportTwin)
+	lessEqualDef = compare("less_equal", "LessOrEqual", func(x, y float64) bool { return x <= y }).exports(exportTwin)
+	equalDef = compare("equal", "Equal", func(x, y float64) bool { return x == y }).exports(exportTwin)
 	castDef = define(&Def{
-		Name: "cast", ONNX: "Cast", Arity: 1,
+		Name: "cast", Export: copyAttrs(castAttrs), ONNX: "Cast", Arity: 1,
 		Infer: func(in []Meta, a Attrs) ([]Meta, error) {
 			d, err := tensor.ParseDType(a.Str("dtype", ""))
 			if err != nil {

@@ -13,7 +13,7 @@ import (
 
 func init() {
 	define(&Def{
-		Name: "conv2d_act", Overwrites: true, Arity: -1,
+		Name: "conv2d_act", Export: exportConvAct, Overwrites: true, Arity: -1,
 		// y = act(conv2d(x, w, b))·scale + shift; attrs: conv2d's, act (op
 		// name), act_attrs, scale (default 1), shift (default 0)
 		Infer: func(in []Meta, a Attrs) ([]Meta, error) {
@@ -59,7 +59,7 @@ func init() {
 		},
 	})
 	define(&Def{
-		Name: "gemm", Arity: 3,
+		Name: "gemm", Export: exportGemm, Arity: 3,
 		// y = matmul(a, b) + c, c broadcast over the rows; attrs: matmul's
 		Infer: func(in []Meta, a Attrs) ([]Meta, error) {
 			out, err := matmulDef.InferMeta(in[:2], a)

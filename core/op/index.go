@@ -18,7 +18,7 @@ import (
 
 func init() {
 	gatherDef = define(&Def{
-		Name: "gather", ONNX: "Gather", Arity: 2, NoGrad: []int{1},
+		Name: "gather", Export: copyAttrs(intAttr("axis", 0)), ONNX: "Gather", Arity: 2, NoGrad: []int{1},
 		// x: (A..., K, B...), idx: (I...) → (A..., I..., B...)
 		Infer: func(in []Meta, a Attrs) ([]Meta, error) {
 			if err := wantIndex(in[1], "indices"); err != nil {
@@ -60,7 +60,7 @@ func init() {
 		},
 	})
 	gatherElementsDef = define(&Def{
-		Name: "gather_elements", ONNX: "GatherElements", Arity: 2, NoGrad: []int{1},
+		Name: "gather_elements", Export: copyAttrs(intAttr("axis", 0)), ONNX: "GatherElements", Arity: 2, NoGrad: []int{1},
 		Infer: func(in []Meta, a Attrs) ([]Meta, error) {
 			if _, err := elementsAxis(in[0], in[1], in[1], a); err != nil {
 				return nil, err
@@ -144,7 +144,7 @@ func init() {
 		Sample: segmentSample,
 	})
 	embeddingDef = define(&Def{
-		Name: "embedding", Arity: 2, NoGrad: []int{0},
+		Name: "embedding", Export: exportEmbedding, Arity: 2, NoGrad: []int{0},
 		// ids: (I...), weight: (V, D) → (I..., D)
 		Infer: func(in []Meta, a Attrs) ([]Meta, error) {
 			if err := wantIndex(in[0], "ids"); err != nil {
@@ -185,7 +185,7 @@ func init() {
 		},
 	})
 	oneHotDef = define(&Def{
-		Name: "one_hot", Arity: 1, NoGrad: []int{0},
+		Name: "one_hot", Export: exportOneHot, Arity: 1, NoGrad: []int{0},
 		Infer: func(in []Meta, a Attrs) ([]Meta, error) {
 			if err := wantIndex(in[0], "indices"); err != nil {
 				return nil, err
@@ -214,7 +214,7 @@ func init() {
 		},
 	})
 	shapeDef = define(&Def{
-		Name: "shape", ONNX: "Shape", Arity: 1, NoGrad: []int{0},
+		Name: "shape", Export: copyAttrs(shapeAttrs), ONNX: "Shape", Arity: 1, NoGrad: []int{0},
 		Infer: func(in []Meta, a Attrs) ([]Meta, error) {
 			lo, hi := shapeRange(len(in[0].Shape), a)
 			return []Meta{{tensor.Int64, tensor.Shape{hi - lo}}}, nil
@@ -229,7 +229,7 @@ func init() {
 	// ONNX ConstantOfShape and Range take tensors, but output shapes here come
 	// from attributes only: the importer folds those (constant) inputs into attrs.
 	constantOfShapeDef = define(&Def{
-		Name: "constant_of_shape", ONNX: "ConstantOfShape", Arity: 0,
+		Name: "constant_of_shape", Export: exportConstantOfShape, ONNX: "ConstantOfShape", Arity: 0,
 		Infer: func(_ []Meta, a Attrs) ([]Meta, error) {
 			d, err := tensor.ParseDType(a.Str("dtype", "float32"))
 			if err != nil {
@@ -246,7 +246,7 @@ func init() {
 		Ref: func(out, _ []*T, a Attrs) { out[0].Fill(a.Float("value", 0)) },
 	})
 	rangeDef = define(&Def{
-		Name: "range", ONNX: "Range", Arity: 0,
+		Name: "range", Export: exportRange, ONNX: "Range", Arity: 0,
 		Infer: func(_ []Meta, a Attrs) ([]Meta, error) {
 			d, err := tensor.ParseDType(a.Str("dtype", "int64"))
 			if err != nil {

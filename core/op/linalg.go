@@ -46,7 +46,7 @@ func matmulDims(a, b tensor.Shape, ta, tb bool) (m, k, n int, batch tensor.Shape
 
 func init() {
 	matmulDef = define(&Def{
-		Name: "matmul", ONNX: "MatMul", Arity: 2,
+		Name: "matmul", Export: exportMatMul, ONNX: "MatMul", Arity: 2,
 		Infer: func(in []Meta, a Attrs) ([]Meta, error) {
 			if in[0].DType != in[1].DType || !in[0].DType.IsFloat() {
 				return nil, fmt.Errorf("want two float inputs of one dtype, got %v and %v", in[0].DType, in[1].DType)

@@ -362,31 +362,31 @@ var (
 
 func init() {
 	sqrtDef = defUnary("sqrt", "Sqrt", &unaryImpl{fwd32: sqrtF[float32], fwd64: sqrtF[float64],
-		bwd32: sqrtB[float32], bwd64: sqrtB[float64]}, uniform(0.5, 2, s34))
+		bwd32: sqrtB[float32], bwd64: sqrtB[float64]}, uniform(0.5, 2, s34)).exports(exportTwin)
 	rsqrtDef = defUnary("rsqrt", "", &unaryImpl{fwd32: rsqrtF[float32], fwd64: rsqrtF[float64],
-		bwd32: rsqrtB[float32], bwd64: rsqrtB[float64]}, uniform(0.5, 2, s34))
+		bwd32: rsqrtB[float32], bwd64: rsqrtB[float64]}, uniform(0.5, 2, s34)).exports(exportRsqrt)
 	absDef = defUnary("abs", "Abs", &unaryImpl{fwd32: absF[float32], fwd64: absF[float64],
-		bwd32: absB[float32], bwd64: absB[float64], ints: true}, sampleAwayFrom(-2, 2, 0.05, []float64{0}, s34))
+		bwd32: absB[float32], bwd64: absB[float64], ints: true}, sampleAwayFrom(-2, 2, 0.05, []float64{0}, s34)).exports(exportTwin)
 	signDef = defUnary("sign", "Sign", &unaryImpl{fwd32: signF[float32], fwd64: signF[float64], ints: true},
-		sampleAwayFrom(-2, 2, 0.05, []float64{0}, s34))
+		sampleAwayFrom(-2, 2, 0.05, []float64{0}, s34)).exports(exportTwin)
 	reciprocalDef = defUnary("reciprocal", "Reciprocal", &unaryImpl{fwd32: reciprocalF[float32], fwd64: reciprocalF[float64],
-		bwd32: reciprocalB[float32], bwd64: reciprocalB[float64]}, sampleAwayFrom(-2, 2, 0.5, []float64{0}, s34))
+		bwd32: reciprocalB[float32], bwd64: reciprocalB[float64]}, sampleAwayFrom(-2, 2, 0.5, []float64{0}, s34)).exports(exportTwin)
 	kinks := []float64{-2, -1.5, -1, -0.5, 0, 0.5, 1, 1.5, 2}
 	floorDef = defUnary("floor", "Floor", &unaryImpl{fwd32: floorF[float32], fwd64: floorF[float64], ints: true},
-		sampleAwayFrom(-2, 2, 0.05, kinks, s34))
+		sampleAwayFrom(-2, 2, 0.05, kinks, s34)).exports(exportTwin)
 	ceilDef = defUnary("ceil", "Ceil", &unaryImpl{fwd32: ceilF[float32], fwd64: ceilF[float64], ints: true},
-		sampleAwayFrom(-2, 2, 0.05, kinks, s34))
+		sampleAwayFrom(-2, 2, 0.05, kinks, s34)).exports(exportTwin)
 	roundDef = defUnary("round", "Round", &unaryImpl{fwd32: roundF[float32], fwd64: roundF[float64], ints: true},
-		sampleAwayFrom(-2, 2, 0.05, kinks, s34))
+		sampleAwayFrom(-2, 2, 0.05, kinks, s34)).exports(exportTwin)
 	erfDef = defUnary("erf", "Erf", &unaryImpl{fwd32: erfF[float32], fwd64: erfF[float64],
-		bwd32: erfB[float32], bwd64: erfB[float64]}, uniform(-2, 2, s34))
+		bwd32: erfB[float32], bwd64: erfB[float64]}, uniform(-2, 2, s34)).exports(exportTwin)
 	sinDef = defUnary("sin", "Sin", &unaryImpl{fwd32: sinF[float32], fwd64: sinF[float64],
-		bwd32: sinB[float32], bwd64: sinB[float64]}, uniform(-3, 3, s34))
+		bwd32: sinB[float32], bwd64: sinB[float64]}, uniform(-3, 3, s34)).exports(exportTwin)
 	cosDef = defUnary("cos", "Cos", &unaryImpl{fwd32: cosF[float32], fwd64: cosF[float64],
-		bwd32: cosB[float32], bwd64: cosB[float64]}, uniform(-3, 3, s34))
+		bwd32: cosB[float32], bwd64: cosB[float64]}, uniform(-3, 3, s34)).exports(exportTwin)
 	clipDef = defUnary("clip", "Clip", &unaryImpl{fwd32: clipF[float32], fwd64: clipF[float64],
 		bwd32: clipB[float32], bwd64: clipB[float64], params: clipParams, ints: true},
-		withAttrs(sampleAwayFrom(-2, 2, 0.05, []float64{-0.5, 1}, s34), Attrs{"min": -0.5, "max": 1.0})).fusable(GemmActNone).overwrites()
+		withAttrs(sampleAwayFrom(-2, 2, 0.05, []float64{-0.5, 1}, s34), Attrs{"min": -0.5, "max": 1.0})).exports(exportClip).fusable(GemmActNone).overwrites()
 
 	unaryGradDef = define(&Def{
 		Name: "unary_grad", Arity: 3,

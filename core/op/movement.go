@@ -11,7 +11,7 @@ import (
 
 func init() {
 	reshapeDef = define(&Def{
-		Name: "reshape", ONNX: "Reshape", Arity: 1,
+		Name: "reshape", Export: exportReshape, ONNX: "Reshape", Arity: 1,
 		Infer: func(in []Meta, a Attrs) ([]Meta, error) {
 			s, err := tensor.InferReshape(a.Ints("shape", nil), in[0].Shape.NumElements())
 			if err != nil {
@@ -26,7 +26,7 @@ func init() {
 		},
 	})
 	transposeDef = define(&Def{
-		Name: "transpose", ONNX: "Transpose", Arity: 1,
+		Name: "transpose", Export: copyAttrs(transposeAttrs), ONNX: "Transpose", Arity: 1,
 		Infer: func(in []Meta, a Attrs) ([]Meta, error) {
 			perm := permOrReverse(a, len(in[0].Shape))
 			if len(perm) != len(in[0].Shape) {
@@ -58,7 +58,7 @@ func init() {
 		},
 	})
 	broadcastToDef = define(&Def{
-		Name: "broadcast_to", ONNX: "Expand", Arity: 1,
+		Name: "broadcast_to", Export: inputsFrom("Expand", "shape"), ONNX: "Expand", Arity: 1,
 		Infer: func(in []Meta, a Attrs) ([]Meta, error) {
 			want := tensor.Shape(a.Ints("shape", nil))
 			s, err := tensor.BroadcastShapes(in[0].Shape, want)

@@ -86,7 +86,7 @@ func normGradInfer(nParams int) func(in []Meta, _ Attrs) ([]Meta, error) {
 
 func init() {
 	batchNormDef = define(&Def{
-		Name: "batch_norm", Overwrites: true, ONNX: "BatchNormalization", Arity: 5,
+		Name: "batch_norm", Export: copyAttrs(floatAttr("epsilon", 1e-5)), Overwrites: true, ONNX: "BatchNormalization", Arity: 5,
 		Infer: func(in []Meta, _ Attrs) ([]Meta, error) {
 			if err := checkNormInputs(in, 2, chanCount); err != nil {
 				return nil, err
@@ -147,7 +147,7 @@ func init() {
 		Name: "batch_norm_train_grad", Arity: 5, Infer: normGradInfer(2), Ref: batchNormTrainGradRef,
 	})
 	layerNormDef = define(&Def{
-		Name: "layer_norm", ONNX: "LayerNormalization", Arity: 3,
+		Name: "layer_norm", Export: copyAttrs(layerNormAttrs), ONNX: "LayerNormalization", Arity: 3,
 		Infer: func(in []Meta, a Attrs) ([]Meta, error) {
 			ax, err := layerAxis(a, len(in[0].Shape))
 			if err != nil {
@@ -196,7 +196,7 @@ func init() {
 		Ref: func(out, in []*T, a Attrs) { rowNormGradRef(out, in, groupRows(in[0], a.Int("groups", 1)), a) },
 	})
 	instanceNormDef = define(&Def{
-		Name: "instance_norm", ONNX: "InstanceNormalization", Arity: 3,
+		Name: "instance_norm", Export: copyAttrs(floatAttr("epsilon", 1e-5)), ONNX: "InstanceNormalization", Arity: 3,
 		Infer: func(in []Meta, _ Attrs) ([]Meta, error) {
 			if err := checkNormInputs(in, 3, chanCount); err != nil {
 				return nil, err

@@ -46,6 +46,10 @@ type Def struct {
 	// Sample makes small random float64 inputs for the table-driven gradient check.
 	Sample func(r *rand.Rand) ([]*T, Attrs)
 
+	// Export writes the op's ONNX form (nil: it has none, and exporting a
+	// graph that holds it is an error naming the node).
+	Export ExportRule
+
 	// Overwrites says that its float32 kernels write every output element,
 	// so an output buffer needs no clearing first (core/runtime recycles
 	// buffers; every other op gets a zeroed one, as Ref expects).

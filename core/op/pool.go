@@ -102,7 +102,7 @@ func poolGradInfer(in []Meta, _ Attrs) ([]Meta, error) {
 
 func init() {
 	maxPool2dDef = define(&Def{
-		Name: "max_pool2d", Overwrites: true, ONNX: "MaxPool", Arity: 1, Infer: poolInfer,
+		Name: "max_pool2d", Export: exportPool, Overwrites: true, ONNX: "MaxPool", Arity: 1, Infer: poolInfer,
 		Ref: func(out, in []*T, a Attrs) {
 			g, _ := poolGeom(in[0].Shape(), a)
 			planes := in[0].Dim(0) * in[0].Dim(1)
@@ -132,7 +132,7 @@ func init() {
 		},
 	})
 	avgPool2dDef = define(&Def{
-		Name: "avg_pool2d", ONNX: "AveragePool", Arity: 1, Infer: poolInfer,
+		Name: "avg_pool2d", Export: exportPool, ONNX: "AveragePool", Arity: 1, Infer: poolInfer,
 		Ref: func(out, in []*T, a Attrs) {
 			g, _ := poolGeom(in[0].Shape(), a)
 			planes, incl := in[0].Dim(0)*in[0].Dim(1), boolAttr(a, "count_include_pad")
@@ -161,7 +161,7 @@ func init() {
 		},
 	})
 	globalAvgPoolDef = define(&Def{
-		Name: "global_avg_pool", Overwrites: true, ONNX: "GlobalAveragePool", Arity: 1, Infer: globalInfer,
+		Name: "global_avg_pool", Export: exportTwin, Overwrites: true, ONNX: "GlobalAveragePool", Arity: 1, Infer: globalInfer,
 		Ref: func(out, in []*T, _ Attrs) {
 			x := in[0]
 			if x.DType() == tensor.Float32 && x.IsContiguous() && out[0].IsContiguous() && x.Len() > 0 {
@@ -178,7 +178,7 @@ func init() {
 		Sample: uniform(-1, 1, tensor.Shape{2, 3, 4, 5}),
 	})
 	globalMaxPoolDef = define(&Def{
-		Name: "global_max_pool", ONNX: "GlobalMaxPool", Arity: 1, Infer: globalInfer,
+		Name: "global_max_pool", Export: exportTwin, ONNX: "GlobalMaxPool", Arity: 1, Infer: globalInfer,
 		Ref: func(out, in []*T, _ Attrs) {
 			x := asPlanes(in[0])
 			g, _ := makeGeom(1, x.Dim(3), 1, x.Dim(3), nil, false)
@@ -198,7 +198,7 @@ func init() {
 		Sample: func(r *rand.Rand) ([]*T, Attrs) { return []*T{distinctSample(r, 2, 3, 4, 5)}, nil },
 	})
 	adaptiveAvgPool2dDef = define(&Def{
-		Name: "adaptive_avg_pool2d", Arity: 1,
+		Name: "adaptive_avg_pool2d", Export: exportAdaptiveAvgPool, Arity: 1,
 		Infer: func(in []Meta, a Attrs) ([]Meta, error) {
 			x := in[0]
 			o := a.Ints("output_size", nil)

@@ -99,7 +99,7 @@ func keptShape(s tensor.Shape, a Attrs) tensor.Shape {
 
 func init() {
 	sumDef = define(&Def{
-		Name: "sum", ONNX: "ReduceSum", Arity: 1, Infer: reduceInfer, Ref: sumRef,
+		Name: "sum", Export: exportReduce, ONNX: "ReduceSum", Arity: 1, Infer: reduceInfer, Ref: sumRef,
 		// every input element gets the gradient of the sum it fed
 		VJP: func(c *VJPCtx) []*T {
 			s := c.In[0].Shape()
@@ -110,7 +110,7 @@ func init() {
 		},
 	})
 	meanDef = define(&Def{
-		Name: "mean", ONNX: "ReduceMean", Arity: 1, Infer: reduceInfer,
+		Name: "mean", Export: exportReduce, ONNX: "ReduceMean", Arity: 1, Infer: reduceInfer,
 		Ref: func(out, in []*T, a Attrs) {
 			sumRef(out, in, a)
 			n := float64(in[0].Len()) / float64(max(out[0].Len(), 1))

@@ -281,13 +281,13 @@ func init() {
 			return []*T{tensor.Rand(r, tensor.Float64, 0.5, 1.5, 2, 3, 4)}, Attrs{"axes": axes, "keepdims": keep}
 		}
 	}
-	maxDef = define(&Def{Name: "max", ONNX: "ReduceMax", Arity: 1, Infer: reduceMoreInfer(false),
+	maxDef = define(&Def{Name: "max", Export: exportReduce, ONNX: "ReduceMax", Arity: 1, Infer: reduceMoreInfer(false),
 		Ref: reduceMoreRef(redMax), VJP: extremeVJP, Sample: sample(false, 0, 2)})
-	minDef = define(&Def{Name: "min", ONNX: "ReduceMin", Arity: 1, Infer: reduceMoreInfer(false),
+	minDef = define(&Def{Name: "min", Export: exportReduce, ONNX: "ReduceMin", Arity: 1, Infer: reduceMoreInfer(false),
 		Ref: reduceMoreRef(redMin), VJP: extremeVJP, Sample: sample(true, 1)})
-	prodDef = define(&Def{Name: "prod", ONNX: "ReduceProd", Arity: 1, Infer: reduceMoreInfer(true),
+	prodDef = define(&Def{Name: "prod", Export: exportReduce, ONNX: "ReduceProd", Arity: 1, Infer: reduceMoreInfer(true),
 		Ref: reduceMoreRef(redProd), VJP: prodVJP, Sample: sample(false, 0, 2)})
-	reduceL2Def = define(&Def{Name: "reduce_l2", ONNX: "ReduceL2", Arity: 1, Infer: reduceMoreInfer(true),
+	reduceL2Def = define(&Def{Name: "reduce_l2", Export: exportReduce, ONNX: "ReduceL2", Arity: 1, Infer: reduceMoreInfer(true),
 		Ref: reduceMoreRef(redL2), VJP: l2VJP, Sample: sample(true, 1, 2)})
 	defineAxisOps()
 }

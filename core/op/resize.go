@@ -178,7 +178,7 @@ func (p resizePlan) axis(in, out int, scale float64) axisTable {
 
 func init() {
 	resizeDef = define(&Def{
-		Name: "resize", Overwrites: true, ONNX: "Resize", Arity: 1,
+		Name: "resize", Export: exportResize, Overwrites: true, ONNX: "Resize", Arity: 1,
 		Infer: func(in []Meta, a Attrs) ([]Meta, error) {
 			if !in[0].DType.IsFloat() {
 				return nil, fmt.Errorf("want a float x, got %v", in[0].DType)

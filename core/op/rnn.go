@@ -19,8 +19,8 @@ import (
 // "present" (letters B S H C: bias, sequence_lens, initial_h, initial_c).
 
 var (
-	_ = define(&Def{Name: "onnx_lstm", Arity: -1, Infer: rnnInfer(4, 3), Ref: rnnRef(true)})
-	_ = define(&Def{Name: "onnx_gru", Arity: -1, Infer: rnnInfer(3, 2), Ref: rnnRef(false)})
+	_ = define(&Def{Name: "onnx_lstm", Export: exportRNN("LSTM"), Arity: -1, Infer: rnnInfer(4, 3), Ref: rnnRef(true)})
+	_ = define(&Def{Name: "onnx_gru", Export: exportRNN("GRU"), Arity: -1, Infer: rnnInfer(3, 2), Ref: rnnRef(false)})
 )
 
 // rnnDims are the sizes of one call: T steps, B batch, I inputs, H hidden, D directions.

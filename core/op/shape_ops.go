@@ -16,7 +16,7 @@ import (
 
 func init() {
 	concatDef = define(&Def{
-		Name: "concat", Overwrites: true, ONNX: "Concat", Arity: -1, Infer: concatInfer,
+		Name: "concat", Export: copyAttrs(intAttr("axis", 0)), Overwrites: true, ONNX: "Concat", Arity: -1, Infer: concatInfer,
 		Ref: func(out, in []*T, a Attrs) {
 			axis, _ := tensor.NormAxis(a.Int("axis", 0), out[0].Rank())
 			outer, chunks := splitChunks(out[0].Shape(), in, axis)
@@ -36,7 +36,7 @@ func init() {
 		},
 	})
 	splitDef = define(&Def{
-		Name: "split", ONNX: "Split", Arity: 1, Infer: splitInfer,
+		Name: "split", Export: exportSplit, ONNX: "Split", Arity: 1, Infer: splitInfer,
 		Ref: func(out, in []*T, a Attrs) {
 			axis, _ := tensor.NormAxis(a.Int("axis", 0), in[0].Rank())
 			outer, chunks := splitChunks(in[0].Shape(), out, axis)
@@ -54,7 +54,7 @@ func init() {
 		},
 	})
 	sliceDef = define(&Def{
-		Name: "slice", ONNX: "Slice", Arity: 1,
+		Name: "slice", Export: inputsFrom("Slice", "starts", "ends", "axes", "steps"), ONNX: "Slice", Arity: 1,
 		Infer: func(in []Meta, a Attrs) ([]Meta, error) {
 			s, _, err := sliceCoords(in[0].Shape, a)
 			if err != nil {
@@ -75,7 +75,7 @@ func init() {
 		},
 	})
 	padDef = define(&Def{
-		Name: "pad", ONNX: "Pad", Arity: 1,
+		Name: "pad", Export: exportPad, ONNX: "Pad", Arity: 1,
 		Infer: func(in []Meta, a Attrs) ([]Meta, error) {
 			s, _, err := padCoords(in[0].Shape, a)
 			if err != nil {
@@ -108,17 +108,17 @@ func init() {
 		},
 	})
 	squeezeDef = define(&Def{
-		Name: "squeeze", ONNX: "Squeeze", Arity: 1, Infer: squeezeInfer,
+		Name: "squeeze", Export: inputsFrom("Squeeze", "axes"), ONNX: "Squeeze", Arity: 1, Infer: squeezeInfer,
 		Ref: reshapeCopy, VJP: reshapeBack,
 		Sample: func(r *rand.Rand) ([]*T, Attrs) { return []*T{rnd(r, 1, 3, 1, 2)}, Attrs{"axes": []int{-2}} },
 	})
 	unsqueezeDef = define(&Def{
-		Name: "unsqueeze", ONNX: "Unsqueeze", Arity: 1, Infer: unsqueezeInfer,
+		Name: "unsqueeze", Export: inputsFrom("Unsqueeze", "axes"), ONNX: "Unsqueeze", Arity: 1, Infer: unsqueezeInfer,
 		Ref: reshapeCopy, VJP: reshapeBack,
 		Sample: func(r *rand.Rand) ([]*T, Attrs) { return []*T{rnd(r, 3, 2)}, Attrs{"axes": []int{0, -1}} },
 	})
 	flattenDef = define(&Def{
-		Name: "flatten", ONNX: "Flatten", Arity: 1,
+		Name: "flatten", Export: copyAttrs(intAttr("axis", 1)), ONNX: "Flatten", Arity: 1,
 		Infer: func(in []Meta, a Attrs) ([]Meta, error) {
 			s := in[0].Shape
 			axis := a.Int("axis", 1)
@@ -134,7 +134,7 @@ func init() {
 		Sample: func(r *rand.Rand) ([]*T, Attrs) { return []*T{rnd(r, 2, 3, 2)}, Attrs{"axis": -1} },
 	})
 	tileDef = define(&Def{
-		Name: "tile", ONNX: "Tile", Arity: 1,
+		Name: "tile", Export: inputsFrom("Tile", "repeats"), ONNX: "Tile", Arity: 1,
 		Infer: func(in []Meta, a Attrs) ([]Meta, error) {
 			reps := a.Ints("repeats", nil)
 			if len(reps) != len(in[0].Shape) {

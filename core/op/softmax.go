@@ -173,9 +173,9 @@ func init() {
 			return []*T{SoftmaxGrad(c.Out[0], c.G(0), c.Attrs.Int("axis", -1), log)}
 		}
 	}
-	softmaxDef = define(&Def{Name: "softmax", ONNX: "Softmax", Arity: 1, Infer: axisInfer,
+	softmaxDef = define(&Def{Name: "softmax", Export: copyAttrs(intAttr("axis", -1)), ONNX: "Softmax", Arity: 1, Infer: axisInfer,
 		Ref: softmaxRef(false), VJP: vjp(false), Sample: sample})
-	logSoftmaxDef = define(&Def{Name: "log_softmax", ONNX: "LogSoftmax", Arity: 1, Infer: axisInfer,
+	logSoftmaxDef = define(&Def{Name: "log_softmax", Export: copyAttrs(intAttr("axis", -1)), ONNX: "LogSoftmax", Arity: 1, Infer: axisInfer,
 		Ref: softmaxRef(true), VJP: vjp(true), Sample: sample})
 	softmaxGradDef = define(&Def{
 		Name: "softmax_grad", Arity: 2,

@@ -109,7 +109,7 @@ func logical2(name, onnx string, f func(x, y bool) bool) *Def {
 
 func defineWhereLogical() {
 	whereDef = define(&Def{
-		Name: "where", ONNX: "Where", Arity: 3, Infer: whereInfer, Ref: whereRef, NoGrad: []int{0},
+		Name: "where", Export: exportTwin, ONNX: "Where", Arity: 3, Infer: whereInfer, Ref: whereRef, NoGrad: []int{0},
 		// the gradient goes to whichever input was picked
 		VJP: func(c *VJPCtx) []*T {
 			g, cond, a, b := c.G(0), c.In[0], c.In[1], c.In[2]
@@ -126,7 +126,7 @@ func defineWhereLogical() {
 		},
 	})
 	logicalNotDef = define(&Def{
-		Name: "logical_not", ONNX: "Not", Arity: 1, Infer: boolInfer, NoGrad: []int{0},
+		Name: "logical_not", Export: exportTwin, ONNX: "Not", Arity: 1, Infer: boolInfer, NoGrad: []int{0},
 		Ref: func(out, in []*T, _ Attrs) {
 			o := out[0].Bools()
 			for i, v := range in[0].Bools() {
@@ -134,6 +134,6 @@ func defineWhereLogical() {
 			}
 		},
 	})
-	logicalAndDef = logical2("logical_and", "And", func(x, y bool) bool { return x && y })
-	logicalOrDef = logical2("logical_or", "Or", func(x, y bool) bool { return x || y })
+	logicalAndDef = logical2("logical_and", "And", func(x, y bool) bool { return x && y }).exports(exportTwin)
+	logicalOrDef = logical2("logical_or", "Or", func(x, y bool) bool { return x || y }).exports(exportTwin)
 }
