@@ -42,6 +42,7 @@ type PredictOptions struct {
 // NewCmdPredict returns `paddle ocr predict`; runF replaces the run step in tests.
 func NewCmdPredict(f *cmdutil.Factory, runF func(*PredictOptions) error) *cobra.Command {
 	opts := &PredictOptions{Factory: f}
+	var maxPixels func() error
 	cmd := &cobra.Command{
 		Use:   "predict [PATH... | -]",
 		Short: "Detect and recognise text with PP-OCRv4 in images, folders, globs, PDFs or paths from stdin",
@@ -66,6 +67,9 @@ func NewCmdPredict(f *cmdutil.Factory, runF func(*PredictOptions) error) *cobra.
 			if opts.Workers < 1 || opts.Batch < 1 {
 				return cmdutil.FlagErrorf("--workers and --batch must be at least 1")
 			}
+			if err := maxPixels(); err != nil {
+				return err
+			}
 			if runF != nil {
 				return runF(opts)
 			}
@@ -85,6 +89,7 @@ func NewCmdPredict(f *cmdutil.Factory, runF func(*PredictOptions) error) *cobra.
 	fl.StringVar(&opts.RecModel, "rec-model", "", "recognition model: .onnx file or export folder")
 	fl.StringVar(&opts.ClsModel, "cls-model", "", "angle classifier: .onnx file or export folder")
 	fl.StringVar(&opts.RecDict, "rec-dict", "", "recognition dictionary, one character per line (a space class is appended)")
+	maxPixels = cmdutil.MaxPixelsFlag(cmd, data.DefaultMaxPixels)
 	cmdutil.SupportsFormats(cmd, "text", "jsonl", "json")
 	return cmd
 }

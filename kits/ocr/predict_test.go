@@ -109,6 +109,35 @@ func TestPredictJSONL(t *testing.T) {
 	}
 }
 
+// An image whose header declares more than --max-pixels is refused before
+// it is decoded, and the inputs around it are answered (issue 24).
+func TestPredictMaxPixels(t *testing.T) {
+	a := filepath.Join("testdata", "images", "line.png") // 300×48
+	huge := filepath.Join("..", "..", "core", "data", "testdata", "huge_100000x100000.png")
+	out, errOut, err := runPredict(t, "jsonl", "", a, huge, a)
+	if !errors.Is(err, cmdutil.ErrSilent) {
+		t.Errorf("err = %v, want ErrSilent (exit 1)", err)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if len(lines) != 3 || !strings.Contains(lines[0], `"text":"ab"`) || !strings.Contains(lines[2], `"text":"ab"`) {
+		t.Fatalf("output %q: want the two good inputs answered around the huge one", out)
+	}
+	if !strings.Contains(lines[1], huge) || !strings.Contains(lines[1], "more than the limit of 100000000") {
+		t.Errorf("huge input: %s", lines[1])
+	}
+	if !strings.Contains(errOut, "--max-pixels") {
+		t.Errorf("stderr %q does not name the flag", errOut)
+	}
+	// the flag sets the limit: 300×48 = 14400 pixels
+	out, _, err = runPredict(t, "jsonl", "", "--max-pixels", "14399", a)
+	if !errors.Is(err, cmdutil.ErrSilent) || !strings.Contains(out, "more than the limit of 14399") {
+		t.Errorf("--max-pixels 14399: %q %v", out, err)
+	}
+	if _, _, err := runPredict(t, "jsonl", "", "--max-pixels", "14400", a); err != nil {
+		t.Errorf("--max-pixels 14400: %v", err)
+	}
+}
+
 func TestPredictTextAndJSON(t *testing.T) {
 	a, b := filepath.Join("testdata", "images", "line.png"), filepath.Join("testdata", "images", "tiny.png")
 	out, _, err := runPredict(t, "text", "", a)
@@ -154,7 +183,7 @@ func TestPredictDrawAndPDF(t *testing.T) {
 }
 
 func TestPredictFlags(t *testing.T) {
-	for _, args := range [][]string{{}, {"--profile", "v9", "x.png"}, {"--batch", "0", "x.png"}} {
+	for _, args := range [][]string{{}, {"--profile", "v9", "x.png"}, {"--batch", "0", "x.png"}, {"--max-pixels", "0", "x.png"}} {
 		_, _, err := runPredict(t, "text", "", args...)
 		var fe *cmdutil.FlagError
 		if !errors.As(err, &fe) {
