@@ -12,6 +12,7 @@ import (
 
 	"paddle/core/cli/cmdutil"
 	"paddle/core/cli/iostreams"
+	"paddle/core/data"
 	"paddle/core/tensor"
 )
 
@@ -177,8 +178,39 @@ func TestPredictDrawAndPDF(t *testing.T) {
 	if !errors.Is(err, cmdutil.ErrSilent) || !strings.Contains(errOut, "pdftoppm") {
 		t.Errorf("pdf without pdftoppm: %q %v", errOut, err)
 	}
-	if got := drawName("a/doc.pdf#page=2"); got != "doc_page2.png" {
+	if got := drawName("doc", "a/doc.pdf#page=2"); got != "doc_page2.png" {
 		t.Errorf("drawName %q", got)
+	}
+}
+
+// Two inputs of the same base name get two drawings, each of its own input
+// (issue 24: the second overwrote the first).
+func TestPredictDrawSameBaseName(t *testing.T) {
+	src, draw := t.TempDir(), t.TempDir()
+	var paths []string
+	for _, c := range []struct{ dir, img string }{{"a", "line.png"}, {"b", "sample_en.png"}} {
+		b, err := os.ReadFile(filepath.Join("testdata", "images", c.img))
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := filepath.Join(src, c.dir, "same.png")
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		os.WriteFile(p, b, 0o644)
+		paths = append(paths, p)
+	}
+	if _, errOut, err := runPredict(t, "jsonl", strings.Join(paths, "\n")+"\n", "--draw", draw, "-"); err != nil {
+		t.Fatalf("%v: %s", err, errOut)
+	}
+	for i, name := range []string{"same.png", "same_2.png"} {
+		want, _ := data.DecodeFile(paths[i], data.RGB)
+		got, err := data.DecodeFile(filepath.Join(draw, name), data.RGB)
+		// a drawing is the page and its text side by side
+		if err != nil || want == nil || got.W != 2*want.W || got.H != want.H {
+			t.Errorf("%s: %v, want the %d×%d drawing of %s", name, err, 2*want.W, want.H, paths[i])
+		}
+	}
+	if ents, _ := os.ReadDir(draw); len(ents) != 2 {
+		t.Errorf("draw folder holds %d files, want 2", len(ents))
 	}
 }
 
