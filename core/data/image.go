@@ -8,7 +8,9 @@ import (
 	"image/gif"
 	"image/jpeg"
 	"image/png"
+	stdio "io"
 	"os"
+	"sync/atomic"
 
 	"golang.org/x/image/bmp"
 	"golang.org/x/image/tiff"
@@ -97,32 +99,77 @@ func Format(data []byte) string {
 	return ""
 }
 
+// DefaultMaxPixels is MaxPixels until SetMaxPixels changes it: 100
+// megapixels (a 10000×10000 image, an A4 page scanned at 1200 dpi), about
+// 700 MB while decoding. Pillow refuses images twice its 89-megapixel
+// warning limit for the same reason: a few hundred compressed bytes can
+// declare gigapixels.
+const DefaultMaxPixels = 100_000_000
+
+var maxPixels atomic.Int64
+
+func init() { maxPixels.Store(DefaultMaxPixels) }
+
+// MaxPixels is the largest width × height Decode accepts.
+func MaxPixels() int64 { return maxPixels.Load() }
+
+// SetMaxPixels sets the largest width × height Decode accepts (the
+// --max-pixels flag of predict and serve); n must be positive.
+func SetMaxPixels(n int64) {
+	if n <= 0 {
+		panic(fmt.Sprintf("data: SetMaxPixels(%d): the limit must be positive", n))
+	}
+	maxPixels.Store(n)
+}
+
+// TooLargeError is Decode's error for an image whose header declares more
+// than MaxPixels pixels.
+type TooLargeError struct {
+	Width, Height int
+	Limit         int64
+}
+
+func (e *TooLargeError) Error() string {
+	return fmt.Sprintf("image is %d×%d = %d pixels, more than the limit of %d (raise it with --max-pixels)",
+		e.Width, e.Height, int64(e.Width)*int64(e.Height), e.Limit)
+}
+
+// codec reads one image format's header and pixels.
+type codec struct {
+	config func(stdio.Reader) (image.Config, error)
+	decode func(stdio.Reader) (image.Image, error)
+}
+
+// codecs maps Format's names to their decoders.
+var codecs = map[string]codec{
+	"png":  {png.DecodeConfig, png.Decode},
+	"jpeg": {jpeg.DecodeConfig, jpeg.Decode},
+	"gif":  {gif.DecodeConfig, gif.Decode},
+	"bmp":  {bmp.DecodeConfig, bmp.Decode},
+	"tiff": {tiff.DecodeConfig, tiff.Decode},
+	"webp": {webp.DecodeConfig, webp.Decode},
+}
+
 // Decode decodes a PNG, JPEG, GIF (first frame), BMP, TIFF or WebP image
 // into the given color mode, as OpenCV's imread/imdecode would: alpha is
 // dropped (colours kept un-premultiplied), a JPEG's EXIF orientation is
 // applied, JPEG colour follows libjpeg and PNG gray follows libpng.
+//
+// The header is read first: an image of more than MaxPixels pixels is a
+// *TooLargeError before anything of its size is allocated.
 func Decode(data []byte, mode ColorMode) (*Image, error) {
-	var (
-		img image.Image
-		err error
-		r   = bytes.NewReader(data)
-	)
-	switch f := Format(data); f {
-	case "png":
-		img, err = png.Decode(r)
-	case "jpeg":
-		img, err = jpeg.Decode(r)
-	case "gif":
-		img, err = gif.Decode(r)
-	case "bmp":
-		img, err = bmp.Decode(r)
-	case "tiff":
-		img, err = tiff.Decode(r)
-	case "webp":
-		img, err = webp.Decode(r)
-	default:
+	codec, ok := codecs[Format(data)]
+	if !ok {
 		return nil, fmt.Errorf("unknown image format (want PNG, JPEG, GIF, BMP, TIFF or WebP)")
 	}
+	cfg, err := codec.config(bytes.NewReader(data))
+	if err != nil {
+		return nil, fmt.Errorf("decode %s header: %w", Format(data), err)
+	}
+	if limit := MaxPixels(); int64(cfg.Width)*int64(cfg.Height) > limit {
+		return nil, &TooLargeError{Width: cfg.Width, Height: cfg.Height, Limit: limit}
+	}
+	img, err := codec.decode(bytes.NewReader(data))
 	if err != nil {
 		return nil, fmt.Errorf("decode %s: %w", Format(data), err)
 	}

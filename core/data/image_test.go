@@ -2,6 +2,7 @@ package data
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"image"
 	"image/color"
@@ -11,6 +12,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"path/filepath"
+	"runtime"
+	"strings"
 	"testing"
 
 	"golang.org/x/image/bmp"
@@ -411,5 +414,41 @@ func TestRandomTransforms(t *testing.T) {
 	RandomRotate{Degrees: 10, Fill: 0}.Apply(c, rand.New(rand.NewPCG(3, 3)))
 	if c.W != 30 || c.H != 20 {
 		t.Errorf("RandomRotate changed the size to %dx%d", c.W, c.H)
+	}
+}
+
+func TestDecodeRefusesTooManyPixelsBeforeAllocating(t *testing.T) {
+	// issue 24's reproduction: 352 bytes whose header declares 100000×100000 RGB
+	path := filepath.Join("testdata", "huge_100000x100000.png")
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	_, err := DecodeFile(path, RGB)
+	runtime.ReadMemStats(&after)
+	var tl *TooLargeError
+	if !errors.As(err, &tl) || tl.Width != 100000 || tl.Height != 100000 || tl.Limit != DefaultMaxPixels {
+		t.Fatalf("huge PNG: err = %v, want a TooLargeError for 100000×100000 at the default limit", err)
+	}
+	for _, want := range []string{path, "100000×100000", "--max-pixels", "100000000"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q does not mention %q", err, want)
+		}
+	}
+	if got := after.TotalAlloc - before.TotalAlloc; got > 8<<20 {
+		t.Errorf("refusing the huge PNG allocated %d bytes, want < 8 MiB", got)
+	}
+}
+
+func TestSetMaxPixels(t *testing.T) {
+	defer SetMaxPixels(MaxPixels())
+	var b bytes.Buffer
+	png.Encode(&b, img3(20, 30).ToStd())
+	SetMaxPixels(600)
+	if _, err := Decode(b.Bytes(), RGB); err != nil {
+		t.Fatalf("20×30 at a limit of 600 pixels: %v", err)
+	}
+	SetMaxPixels(599)
+	var tl *TooLargeError
+	if _, err := Decode(b.Bytes(), RGB); !errors.As(err, &tl) || tl.Limit != 599 {
+		t.Fatalf("20×30 at a limit of 599 pixels: err = %v, want a TooLargeError", err)
 	}
 }

@@ -184,8 +184,7 @@ func TestEnsureOfflineAndPresent(t *testing.T) {
 func TestManifestMatchesCache(t *testing.T) {
 	dir := os.Getenv("PADDLE_MODELS_DIR")
 	if dir == "" {
-		home, _ := os.UserHomeDir()
-		dir = filepath.Join(home, ".cache", "paddle", "npm", "ocr-models-1.4.2", "package", "assets")
+		dir = filepath.Join(CacheDir(), "npm", "ocr-models-1.4.2", "package", "assets")
 	}
 	if _, err := os.Stat(filepath.Join(dir, ppocrv4.Files[0].Name)); err != nil {
 		if _, err2 := os.Stat(filepath.Join(dir, "package", "assets", ppocrv4.Files[0].Name)); err2 != nil {

@@ -30,6 +30,7 @@ func writeAtomic(path string, perm os.FileMode, fill func(w stdio.Writer) error)
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	tmp := f.Name()
+	fsStep()
 	defer func() {
 		if err != nil {
 			f.Close()
@@ -43,23 +44,31 @@ func writeAtomic(path string, perm os.FileMode, fill func(w stdio.Writer) error)
 	if err = bw.Flush(); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
+	fsStep()
 	if err = f.Chmod(perm); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	if err = f.Sync(); err != nil {
 		return fmt.Errorf("write %s: sync: %w", path, err)
 	}
+	fsStep()
 	if err = f.Close(); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	if err = os.Rename(tmp, path); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
-	// Make the rename itself durable. Some filesystems cannot sync a
-	// directory; the data is already safe, so that is not an error.
-	if d, derr := os.Open(dir); derr == nil {
+	fsStep()
+	syncDir(dir)
+	return nil
+}
+
+// syncDir makes renames and removals in dir durable. Some filesystems
+// cannot sync a directory; the data is already safe, so that is not an error.
+func syncDir(dir string) {
+	if d, err := os.Open(dir); err == nil {
 		d.Sync()
 		d.Close()
 	}
-	return nil
+	fsStep()
 }

@@ -46,55 +46,192 @@ func (c *Checkpoint) DecodeState(v any) error {
 	return nil
 }
 
-// SaveCheckpoint writes a checkpoint directory (created if needed): model and
-// optimizer tensors as safetensors, state marshalled to state.yaml, and the
-// resolved config as config.yaml. Each file is written atomically; state.yaml
-// is written last, so a directory with a state.yaml holds a complete
-// checkpoint even if an earlier save into it was interrupted. A nil optimizer
-// or configYAML skips that file (and removes a stale one).
+// SaveCheckpoint writes a checkpoint directory: model and optimizer tensors
+// as safetensors, state marshalled to state.yaml, and the resolved config as
+// config.yaml (a nil optimizer or configYAML leaves that file out).
+//
+// It never changes dir in place, so a crash at any point leaves a complete
+// checkpoint for ResolveCheckpoint to find. The files go into a sibling
+// temporary folder (".<name>.tmp-*"), each synced, then the folder is synced;
+// the old dir is renamed to ".<name>.prev", the new folder to dir, and only
+// then is the previous one removed. Temporary folders left by an earlier
+// crash are removed first.
 func SaveCheckpoint(dir string, model, optimizer map[string]*tensor.Tensor, state any, configYAML []byte) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("checkpoint: %w", err)
-	}
-	// An interrupted overwrite must not leave an old state.yaml next to new weights.
-	if err := removeIfExists(filepath.Join(dir, StateFile)); err != nil {
-		return fmt.Errorf("checkpoint: %w", err)
-	}
-	if err := WriteSafetensors(filepath.Join(dir, ModelFile), model, nil); err != nil {
-		return fmt.Errorf("checkpoint: %w", err)
-	}
-	if err := writeOrRemove(filepath.Join(dir, OptimizerFile), optimizer != nil, func(p string) error {
-		return WriteSafetensors(p, optimizer, nil)
-	}); err != nil {
-		return fmt.Errorf("checkpoint: %w", err)
-	}
-	if err := writeOrRemove(filepath.Join(dir, ConfigFile), configYAML != nil, func(p string) error {
-		return WriteFileAtomic(p, configYAML, 0o644)
-	}); err != nil {
-		return fmt.Errorf("checkpoint: %w", err)
+	dir = filepath.Clean(dir)
+	parent, base := filepath.Split(dir)
+	if parent == "" {
+		parent = "."
 	}
 	st, err := yaml.Marshal(state)
 	if err != nil {
 		return fmt.Errorf("checkpoint: marshal state: %w", err)
 	}
-	if err := WriteFileAtomic(filepath.Join(dir, StateFile), st, 0o644); err != nil {
+	if err := os.MkdirAll(parent, 0o755); err != nil {
 		return fmt.Errorf("checkpoint: %w", err)
 	}
+	if err := removeStale(parent, base); err != nil {
+		return fmt.Errorf("checkpoint %s: remove an interrupted save: %w", dir, err)
+	}
+	tmp, err := os.MkdirTemp(parent, "."+base+tmpInfix)
+	if err != nil {
+		return fmt.Errorf("checkpoint: %w", err)
+	}
+	fsStep()
+	if err := writeCheckpointFiles(tmp, model, optimizer, st, configYAML); err != nil {
+		os.RemoveAll(tmp)
+		return fmt.Errorf("checkpoint %s: %w", dir, err)
+	}
+	if err := os.Chmod(tmp, 0o755); err != nil { // MkdirTemp makes it 0700
+		os.RemoveAll(tmp)
+		return fmt.Errorf("checkpoint: %w", err)
+	}
+	syncDir(tmp)
+	if err := swapIn(tmp, dir, PrevDir(dir)); err != nil {
+		os.RemoveAll(tmp)
+		return fmt.Errorf("checkpoint %s: %w", dir, err)
+	}
 	return nil
 }
 
-func writeOrRemove(path string, write bool, f func(string) error) error {
-	if write {
-		return f(path)
-	}
-	return removeIfExists(path)
+// tmpInfix marks the temporary folder a save writes before its swap.
+const tmpInfix = ".tmp-"
+
+// PrevDir is where SaveCheckpoint keeps the checkpoint dir replaces until the
+// new one is in place: ".<name>.prev" beside it.
+func PrevDir(dir string) string {
+	parent, base := filepath.Split(filepath.Clean(dir))
+	return filepath.Join(parent, "."+base+".prev")
 }
 
-func removeIfExists(path string) error {
-	if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+// writeCheckpointFiles writes the files of a checkpoint into the empty folder dir.
+func writeCheckpointFiles(dir string, model, optimizer map[string]*tensor.Tensor, state, configYAML []byte) error {
+	if err := WriteSafetensors(filepath.Join(dir, ModelFile), model, nil); err != nil {
 		return err
 	}
+	if optimizer != nil {
+		if err := WriteSafetensors(filepath.Join(dir, OptimizerFile), optimizer, nil); err != nil {
+			return err
+		}
+	}
+	if configYAML != nil {
+		if err := WriteFileAtomic(filepath.Join(dir, ConfigFile), configYAML, 0o644); err != nil {
+			return err
+		}
+	}
+	return WriteFileAtomic(filepath.Join(dir, StateFile), state, 0o644)
+}
+
+// swapIn puts the complete folder tmp in place of dir. A complete dir is
+// kept as prev until tmp is in place; an incomplete one (an interrupted save
+// of an older paddle, which overwrote in place) is dropped, and prev kept.
+func swapIn(tmp, dir, prev string) error {
+	parent := filepath.Dir(dir)
+	_, statErr := os.Stat(dir)
+	switch {
+	case statErr == nil && Complete(dir):
+		if err := os.RemoveAll(prev); err != nil {
+			return err
+		}
+		fsStep()
+		if err := os.Rename(dir, prev); err != nil {
+			return err
+		}
+		fsStep()
+	case statErr == nil:
+		if err := os.RemoveAll(dir); err != nil {
+			return err
+		}
+		fsStep()
+	case !errors.Is(statErr, fs.ErrNotExist):
+		return statErr
+	}
+	if err := os.Rename(tmp, dir); err != nil {
+		return err
+	}
+	fsStep()
+	syncDir(parent)
+	if err := os.RemoveAll(prev); err != nil {
+		return err
+	}
+	fsStep()
+	syncDir(parent)
 	return nil
+}
+
+// removeStale removes the temporary folders an interrupted save of
+// parent/base left behind.
+func removeStale(parent, base string) error {
+	entries, err := os.ReadDir(parent)
+	if err != nil {
+		return err
+	}
+	removed := false
+	for _, e := range entries {
+		if strings.HasPrefix(e.Name(), "."+base+tmpInfix) {
+			if err := os.RemoveAll(filepath.Join(parent, e.Name())); err != nil {
+				return err
+			}
+			removed = true
+		}
+	}
+	if removed {
+		fsStep()
+	}
+	return nil
+}
+
+// RemoveStale removes what interrupted saves of dir left beside it: their
+// temporary folders, and the previous checkpoint once dir is complete.
+func RemoveStale(dir string) error {
+	dir = filepath.Clean(dir)
+	parent, base := filepath.Split(dir)
+	if parent == "" {
+		parent = "."
+	}
+	if err := removeStale(parent, base); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	if Complete(dir) {
+		return os.RemoveAll(PrevDir(dir))
+	}
+	return nil
+}
+
+// Complete reports whether dir holds a checkpoint a save finished: its
+// model and its state.
+func Complete(dir string) bool {
+	for _, f := range []string{ModelFile, StateFile} {
+		if st, err := os.Stat(filepath.Join(dir, f)); err != nil || !st.Mode().IsRegular() {
+			return false
+		}
+	}
+	return true
+}
+
+// ResolveCheckpoint returns the complete checkpoint to resume dir from:
+// dir itself, or, when a save into dir was interrupted, the previous
+// checkpoint SaveCheckpoint kept (fallback is then true, for the caller to
+// say so). It is an error when neither is complete; the message says what
+// is missing.
+func ResolveCheckpoint(dir string) (use string, fallback bool, err error) {
+	dir = filepath.Clean(dir)
+	if Complete(dir) {
+		return dir, false, nil
+	}
+	if prev := PrevDir(dir); Complete(prev) {
+		return prev, true, nil
+	}
+	if _, err := os.Stat(dir); err != nil {
+		return "", false, fmt.Errorf("checkpoint %s: %w", dir, err)
+	}
+	var missing []string
+	for _, f := range []string{ModelFile, StateFile} {
+		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+			missing = append(missing, f)
+		}
+	}
+	return "", false, fmt.Errorf("checkpoint %s is incomplete (no %s: a save into it was interrupted, or it is not a training checkpoint), and there is no complete previous checkpoint %s to resume from",
+		dir, strings.Join(missing, " or "), PrevDir(dir))
 }
 
 // LoadCheckpoint reads a checkpoint directory. model.safetensors is required;

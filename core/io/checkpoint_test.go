@@ -145,3 +145,67 @@ func TestWriteFileAtomic(t *testing.T) {
 		t.Error("write into a missing directory: no error")
 	}
 }
+
+// A save replaces the folder whole, removes temporary folders of earlier
+// interrupted saves and keeps no previous copy once it is done.
+func TestSaveCheckpointSwapsAndCleansUp(t *testing.T) {
+	out := t.TempDir()
+	dir := filepath.Join(out, "latest")
+	stale := filepath.Join(out, ".latest.tmp-123")
+	os.MkdirAll(stale, 0o755)
+	os.WriteFile(filepath.Join(stale, ModelFile), []byte("half"), 0o644)
+	model := map[string]*tensor.Tensor{"w": tensor.Full(tensor.Float32, 1, 3)}
+	for step := 1; step <= 2; step++ {
+		model["w"] = tensor.Full(tensor.Float32, float64(step), 3)
+		if err := SaveCheckpoint(dir, model, nil, trainState{Step: int64(step)}, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ents, _ := os.ReadDir(out)
+	if len(ents) != 1 || ents[0].Name() != "latest" {
+		t.Errorf("output folder holds %v, want only latest", ents)
+	}
+	if st, err := os.Stat(dir); err != nil || st.Mode().Perm() != 0o755 {
+		t.Errorf("checkpoint folder: %v %v, want mode 0755", st, err)
+	}
+	c, err := LoadCheckpoint(dir)
+	if err != nil || c.Model["w"].F32()[0] != 2 || !strings.Contains(string(c.State), "step: 2") {
+		t.Fatalf("latest after two saves: %v", err)
+	}
+}
+
+// ResolveCheckpoint takes a complete folder, falls back to the previous one
+// a save kept, and otherwise says what is missing.
+func TestResolveCheckpoint(t *testing.T) {
+	out := t.TempDir()
+	dir := filepath.Join(out, "latest")
+	model := map[string]*tensor.Tensor{"w": tensor.Full(tensor.Float32, 1, 3)}
+	if err := SaveCheckpoint(dir, model, nil, trainState{Step: 5}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if use, fb, err := ResolveCheckpoint(dir + "/"); err != nil || use != dir || fb {
+		t.Errorf("complete: %q %v %v", use, fb, err)
+	}
+	// an interrupted in-place save (as before issue 24): weights without state
+	os.Remove(filepath.Join(dir, StateFile))
+	_, _, err := ResolveCheckpoint(dir)
+	if err == nil || !strings.Contains(err.Error(), "incomplete") || !strings.Contains(err.Error(), StateFile) || !strings.Contains(err.Error(), dir) {
+		t.Errorf("incomplete: err = %v, want it to name the folder and %s", err, StateFile)
+	}
+	// killed between the two renames of a swap: only the previous one is there
+	os.Rename(dir, PrevDir(dir))
+	if use, fb, err := ResolveCheckpoint(dir); err == nil || fb {
+		t.Errorf("incomplete previous: %q %v %v, want an error", use, fb, err)
+	}
+	os.RemoveAll(PrevDir(dir))
+	if err := SaveCheckpoint(dir, model, nil, trainState{Step: 5}, nil); err != nil {
+		t.Fatal(err)
+	}
+	os.Rename(dir, PrevDir(dir))
+	if use, fb, err := ResolveCheckpoint(dir); err != nil || use != PrevDir(dir) || !fb {
+		t.Errorf("previous only: %q %v %v, want the previous one", use, fb, err)
+	}
+	if _, _, err := ResolveCheckpoint(filepath.Join(out, "none")); err == nil || !strings.Contains(err.Error(), "none") {
+		t.Errorf("missing: %v", err)
+	}
+}

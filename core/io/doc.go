@@ -8,7 +8,8 @@
 //	safetensors.go  the safetensors format (Hugging Face): read, write, header-only inspect
 //	npy.go          NumPy .npy (read v1/v2/v3, write v1)
 //	ndarray.go      DecodeArray: raw NumPy array bytes (from other containers) to a tensor
-//	checkpoint.go   SaveCheckpoint / LoadCheckpoint / CheckNames
+//	checkpoint.go   SaveCheckpoint (temp folder + fsync + rename swap) / ResolveCheckpoint / LoadCheckpoint / CheckNames
+//	fault.go        the fault-injection hook (kill at the Nth filesystem step) the crash tests use
 //
 // Every writer is atomic: a reader never sees a half-written file, and a crash
 // leaves the previous file in place.

@@ -69,6 +69,9 @@ type Options struct {
 const (
 	DefaultMaxBody = 20 << 20
 	DefaultTimeout = 30 * time.Second
+	// DefaultMaxPixels is the served --max-pixels: 40 megapixels (6300×6300),
+	// lower than predict's, since several requests decode at once.
+	DefaultMaxPixels = 40_000_000
 )
 
 func (o Options) withDefaults() Options {

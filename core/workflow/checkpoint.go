@@ -73,6 +73,27 @@ func LoadCheckpoint(dir string, m nn.Module, opt optim.Optimizer) (State, error)
 	return st, nil
 }
 
+// ResumeCheckpoint is LoadCheckpoint for --resume: dir must be a complete
+// checkpoint (weights and state.yaml). When a save into dir was interrupted
+// it resumes from the previous complete checkpoint the save kept, and says
+// so; when there is none it is an error, never a silent start from step 0.
+// It returns the folder it read.
+func ResumeCheckpoint(dir string, m nn.Module, opt optim.Optimizer) (State, string, error) {
+	use, fallback, err := pio.ResolveCheckpoint(dir)
+	if err != nil {
+		return State{}, "", fmt.Errorf("--resume: %w", err)
+	}
+	if fallback {
+		slog.Warn("the checkpoint's last save was interrupted; resuming from the previous complete checkpoint",
+			"checkpoint", dir, "from", use)
+	}
+	if err := pio.RemoveStale(dir); err != nil {
+		return State{}, "", fmt.Errorf("--resume: %w", err)
+	}
+	st, err := LoadCheckpoint(use, m, opt)
+	return st, use, err
+}
+
 // EvalCheckpoint loads the weights of checkpoint dir into model, builds the
 // task that evaluates it and runs Eval: what every kit's eval verb does.
 func EvalCheckpoint[B any](ctx context.Context, dir string, model nn.Module, task func() (*Task[B], error)) (metric.Report, error) {

@@ -34,10 +34,11 @@ func (t *Task[B]) Train(ctx context.Context, env Env, configYAML []byte) (err er
 	sch.AccumSteps = cmpOr(sch.AccumSteps, 1)
 	st := State{Seed: t.Seed, BestMetric: -1}
 	if env.Resume != "" {
-		if st, err = LoadCheckpoint(env.Resume, t.Model, t.Optimizer); err != nil {
+		var from string
+		if st, from, err = ResumeCheckpoint(env.Resume, t.Model, t.Optimizer); err != nil {
 			return err
 		}
-		slog.Info("resumed", "from", env.Resume, "epoch", st.Epoch, "batch", st.Batch, "step", st.Step)
+		slog.Info("resumed", "from", from, "epoch", st.Epoch, "batch", st.Batch, "step", st.Step)
 	}
 	save := func(name string) error {
 		dir := filepath.Join(env.Output, name)

@@ -183,8 +183,10 @@ func TestPredictJSONL(t *testing.T) {
 	}
 	bad := filepath.Join(dir, "broken.png")
 	os.WriteFile(bad, []byte("not a png"), 0o644)
+	// a few hundred bytes declaring 100000×100000 pixels: refused from its header (issue 24)
+	huge := filepath.Join("..", "..", "core", "data", "testdata", "huge_100000x100000.png")
 	code, stdout, errOut := paddle(t, "clas", "predict", "--weights", filepath.Join(dir, "out", "best"),
-		list[0].Path, bad, list[1].Path)
+		list[0].Path, bad, huge, list[1].Path)
 	if code != cmdutil.ExitFailure {
 		t.Fatalf("exit %d, want 1 (one input failed):\n%s", code, errOut)
 	}
@@ -197,8 +199,14 @@ func TestPredictJSONL(t *testing.T) {
 		}
 		lines = append(lines, p)
 	}
-	if len(lines) != 3 || lines[0].Image != list[0].Path || lines[1].Error == "" || lines[2].Image != list[1].Path {
+	if len(lines) != 4 || lines[0].Image != list[0].Path || lines[1].Error == "" || lines[3].Image != list[1].Path || len(lines[3].TopK) != 5 {
 		t.Fatalf("predictions: %+v", lines)
+	}
+	if lines[2].Image != huge || !strings.Contains(lines[2].Error, "more than the limit of 100000000") {
+		t.Fatalf("huge image: %+v, want an error naming the pixel limit", lines[2])
+	}
+	if strings.Contains(errOut, "goroutine ") {
+		t.Fatalf("a stack trace reached the user:\n%s", errOut)
 	}
 	if len(lines[0].TopK) != 5 || lines[0].TopK[0].Score < lines[0].TopK[1].Score {
 		t.Fatalf("topk: %+v", lines[0].TopK)

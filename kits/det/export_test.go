@@ -219,7 +219,8 @@ func TestExportMatchesForward(t *testing.T) {
 		if a.ClassID != b.ClassID || a.Label != b.Label || a.BBox != b.BBox || a.Score-b.Score > 2e-5 || b.Score-a.Score > 2e-5 {
 			t.Errorf("%s: --weights %+v, --model %+v", imgs[i], a, b)
 		}
-		if _, err := os.Stat(filepath.Join(draw, drawName(imgs[i]))); err != nil {
+		base := filepath.Base(imgs[i])
+		if _, err := os.Stat(filepath.Join(draw, strings.TrimSuffix(base, filepath.Ext(base))+".png")); err != nil {
 			t.Error(err)
 		}
 	}

@@ -121,6 +121,7 @@ func predictFiles(ctx context.Context, env workflow.Env, args []string, p *pipel
 	if err != nil {
 		return cmdutil.Usage(err)
 	}
+	stems := workflow.OutputStems(inputs)
 	if env.Output != "" {
 		if err := os.MkdirAll(env.Output, 0o755); err != nil {
 			return err
@@ -155,7 +156,7 @@ func predictFiles(ctx context.Context, env workflow.Env, args []string, p *pipel
 				BBox: [4]int{int(math.Round(d.Box[0])), int(math.Round(d.Box[1])), int(math.Round(d.Box[2])), int(math.Round(d.Box[3]))}})
 		}
 		if env.Output != "" {
-			if err := drawFile(in.Path, filepath.Join(env.Output, drawName(in.Path)), res); err != nil {
+			if err := drawFile(in.Path, filepath.Join(env.Output, stems[in.Path]+".png"), res); err != nil {
 				return nil, err
 			}
 		}
@@ -172,12 +173,6 @@ func predictFiles(ctx context.Context, env workflow.Env, args []string, p *pipel
 		return out.Print(pr)
 	})
 	return out.Finish(failed, len(inputs), err)
-}
-
-// drawName is the drawing's file name: the input's base name as .png.
-func drawName(path string) string {
-	base := filepath.Base(path)
-	return strings.TrimSuffix(base, filepath.Ext(base)) + ".png"
 }
 
 // predictionLine is the text form: one line per detection.

@@ -42,6 +42,7 @@ type PredictOptions struct {
 // NewCmdPredict returns `paddle ocr predict`; runF replaces the run step in tests.
 func NewCmdPredict(f *cmdutil.Factory, runF func(*PredictOptions) error) *cobra.Command {
 	opts := &PredictOptions{Factory: f}
+	var maxPixels func() error
 	cmd := &cobra.Command{
 		Use:   "predict [PATH... | -]",
 		Short: "Detect and recognise text with PP-OCRv4 in images, folders, globs, PDFs or paths from stdin",
@@ -66,6 +67,9 @@ func NewCmdPredict(f *cmdutil.Factory, runF func(*PredictOptions) error) *cobra.
 			if opts.Workers < 1 || opts.Batch < 1 {
 				return cmdutil.FlagErrorf("--workers and --batch must be at least 1")
 			}
+			if err := maxPixels(); err != nil {
+				return err
+			}
 			if runF != nil {
 				return runF(opts)
 			}
@@ -85,6 +89,7 @@ func NewCmdPredict(f *cmdutil.Factory, runF func(*PredictOptions) error) *cobra.
 	fl.StringVar(&opts.RecModel, "rec-model", "", "recognition model: .onnx file or export folder")
 	fl.StringVar(&opts.ClsModel, "cls-model", "", "angle classifier: .onnx file or export folder")
 	fl.StringVar(&opts.RecDict, "rec-dict", "", "recognition dictionary, one character per line (a space class is appended)")
+	maxPixels = cmdutil.MaxPixelsFlag(cmd, data.DefaultMaxPixels)
 	cmdutil.SupportsFormats(cmd, "text", "jsonl", "json")
 	return cmd
 }
@@ -161,6 +166,7 @@ func predictRun(ctx context.Context, opts *PredictOptions) error {
 			fmt.Fprintf(f.IOStreams.ErrOut, "paddle: warning: %s\n", warn)
 		}
 	}
+	stems := workflow.OutputStems(inputs)
 	w := &writer{out: f.IOStreams.Out, errOut: f.IOStreams.ErrOut, format: format, many: len(inputs) > 1}
 	work := func(ctx context.Context, in workflow.Input) (item, error) {
 		pages, err := readPages(ctx, in.Path)
@@ -169,7 +175,11 @@ func predictRun(ctx context.Context, opts *PredictOptions) error {
 		}
 		var it item
 		for _, pg := range pages {
-			out, err := recognisePage(sys, pg, opts.Det, drawer, opts.Draw)
+			draw := ""
+			if drawer != nil {
+				draw = filepath.Join(opts.Draw, drawName(stems[in.Path], pg.name))
+			}
+			out, err := recognisePage(sys, pg, opts.Det, drawer, draw)
 			if err != nil {
 				it.errs = append(it.errs, fmt.Errorf("%s: %w", pg.name, err))
 				it.outs = append(it.outs, ErrorOutput{Image: pg.name, Error: err.Error()})
@@ -218,8 +228,9 @@ func predictRun(ctx context.Context, opts *PredictOptions) error {
 	return nil
 }
 
-// recognisePage runs the system on one page and builds its output object.
-func recognisePage(sys *System, pg page, det bool, drawer *Drawer, drawDir string) (Output, error) {
+// recognisePage runs the system on one page and builds its output object;
+// with a drawer it writes the annotated page to drawPath.
+func recognisePage(sys *System, pg page, det bool, drawer *Drawer, drawPath string) (Output, error) {
 	start := time.Now()
 	out := Output{Image: pg.name, Width: pg.img.W, Height: pg.img.H, Results: []LineOutput{}}
 	var res []Result
@@ -248,23 +259,21 @@ func recognisePage(sys *System, pg page, det bool, drawer *Drawer, drawDir strin
 	}
 	out.Ms = math.Round(float64(time.Since(start).Microseconds())/100) / 10
 	if drawer != nil && det {
-		if err := drawer.Save(filepath.Join(drawDir, drawName(pg.name)), pg.img, res); err != nil {
+		if err := drawer.Save(drawPath, pg.img, res); err != nil {
 			return out, fmt.Errorf("--draw: %w", err)
 		}
 	}
 	return out, nil
 }
 
-// drawName is the annotated image's file name for an output name ("a/b.jpg" ->
-// "b.png", "doc.pdf#page=2" -> "doc_page2.png").
-func drawName(name string) string {
-	base := filepath.Base(name)
-	if i := strings.Index(base, "#page="); i >= 0 {
-		base = strings.TrimSuffix(base[:i], filepath.Ext(base[:i])) + "_page" + base[i+6:]
-	} else {
-		base = strings.TrimSuffix(base, filepath.Ext(base))
+// drawName is the annotated image's file name for the input's unique stem
+// (workflow.OutputStems) and a page's output name: "b.png" for an image,
+// "doc_page2.png" for page 2 of a PDF ("doc.pdf#page=2").
+func drawName(stem, name string) string {
+	if i := strings.LastIndex(name, "#page="); i >= 0 {
+		return stem + "_page" + name[i+6:] + ".png"
 	}
-	return base + ".png"
+	return stem + ".png"
 }
 
 // readPages decodes an image file (BGR), or renders a PDF's pages with pdftoppm.

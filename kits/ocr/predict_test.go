@@ -12,6 +12,7 @@ import (
 
 	"paddle/core/cli/cmdutil"
 	"paddle/core/cli/iostreams"
+	"paddle/core/data"
 	"paddle/core/tensor"
 )
 
@@ -109,6 +110,35 @@ func TestPredictJSONL(t *testing.T) {
 	}
 }
 
+// An image whose header declares more than --max-pixels is refused before
+// it is decoded, and the inputs around it are answered (issue 24).
+func TestPredictMaxPixels(t *testing.T) {
+	a := filepath.Join("testdata", "images", "line.png") // 300×48
+	huge := filepath.Join("..", "..", "core", "data", "testdata", "huge_100000x100000.png")
+	out, errOut, err := runPredict(t, "jsonl", "", a, huge, a)
+	if !errors.Is(err, cmdutil.ErrSilent) {
+		t.Errorf("err = %v, want ErrSilent (exit 1)", err)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if len(lines) != 3 || !strings.Contains(lines[0], `"text":"ab"`) || !strings.Contains(lines[2], `"text":"ab"`) {
+		t.Fatalf("output %q: want the two good inputs answered around the huge one", out)
+	}
+	if !strings.Contains(lines[1], huge) || !strings.Contains(lines[1], "more than the limit of 100000000") {
+		t.Errorf("huge input: %s", lines[1])
+	}
+	if !strings.Contains(errOut, "--max-pixels") {
+		t.Errorf("stderr %q does not name the flag", errOut)
+	}
+	// the flag sets the limit: 300×48 = 14400 pixels
+	out, _, err = runPredict(t, "jsonl", "", "--max-pixels", "14399", a)
+	if !errors.Is(err, cmdutil.ErrSilent) || !strings.Contains(out, "more than the limit of 14399") {
+		t.Errorf("--max-pixels 14399: %q %v", out, err)
+	}
+	if _, _, err := runPredict(t, "jsonl", "", "--max-pixels", "14400", a); err != nil {
+		t.Errorf("--max-pixels 14400: %v", err)
+	}
+}
+
 func TestPredictTextAndJSON(t *testing.T) {
 	a, b := filepath.Join("testdata", "images", "line.png"), filepath.Join("testdata", "images", "tiny.png")
 	out, _, err := runPredict(t, "text", "", a)
@@ -148,13 +178,44 @@ func TestPredictDrawAndPDF(t *testing.T) {
 	if !errors.Is(err, cmdutil.ErrSilent) || !strings.Contains(errOut, "pdftoppm") {
 		t.Errorf("pdf without pdftoppm: %q %v", errOut, err)
 	}
-	if got := drawName("a/doc.pdf#page=2"); got != "doc_page2.png" {
+	if got := drawName("doc", "a/doc.pdf#page=2"); got != "doc_page2.png" {
 		t.Errorf("drawName %q", got)
 	}
 }
 
+// Two inputs of the same base name get two drawings, each of its own input
+// (issue 24: the second overwrote the first).
+func TestPredictDrawSameBaseName(t *testing.T) {
+	src, draw := t.TempDir(), t.TempDir()
+	var paths []string
+	for _, c := range []struct{ dir, img string }{{"a", "line.png"}, {"b", "sample_en.png"}} {
+		b, err := os.ReadFile(filepath.Join("testdata", "images", c.img))
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := filepath.Join(src, c.dir, "same.png")
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		os.WriteFile(p, b, 0o644)
+		paths = append(paths, p)
+	}
+	if _, errOut, err := runPredict(t, "jsonl", strings.Join(paths, "\n")+"\n", "--draw", draw, "-"); err != nil {
+		t.Fatalf("%v: %s", err, errOut)
+	}
+	for i, name := range []string{"same.png", "same_2.png"} {
+		want, _ := data.DecodeFile(paths[i], data.RGB)
+		got, err := data.DecodeFile(filepath.Join(draw, name), data.RGB)
+		// a drawing is the page and its text side by side
+		if err != nil || want == nil || got.W != 2*want.W || got.H != want.H {
+			t.Errorf("%s: %v, want the %d×%d drawing of %s", name, err, 2*want.W, want.H, paths[i])
+		}
+	}
+	if ents, _ := os.ReadDir(draw); len(ents) != 2 {
+		t.Errorf("draw folder holds %d files, want 2", len(ents))
+	}
+}
+
 func TestPredictFlags(t *testing.T) {
-	for _, args := range [][]string{{}, {"--profile", "v9", "x.png"}, {"--batch", "0", "x.png"}} {
+	for _, args := range [][]string{{}, {"--profile", "v9", "x.png"}, {"--batch", "0", "x.png"}, {"--max-pixels", "0", "x.png"}} {
 		_, _, err := runPredict(t, "text", "", args...)
 		var fe *cmdutil.FlagError
 		if !errors.As(err, &fe) {

@@ -23,8 +23,7 @@ func storeDir() string {
 	if d := os.Getenv("PADDLE_MODELS_DIR"); d != "" {
 		dirs = append(dirs, d, filepath.Join(d, "package", "assets"))
 	}
-	home, _ := os.UserHomeDir()
-	dirs = append(dirs, filepath.Join(home, ".cache", "paddle", "npm", "ocr-models-1.4.2", "package", "assets"))
+	dirs = append(dirs, filepath.Join(hub.CacheDir(), "npm", "ocr-models-1.4.2", "package", "assets"))
 	for _, d := range dirs {
 		if fileExists(filepath.Join(d, storeDet)) && fileExists(filepath.Join(d, storeDict)) {
 			return d

@@ -1,10 +1,8 @@
 package ocr
 
 import (
-	"bytes"
 	"context"
 	"fmt"
-	"image"
 
 	"github.com/spf13/cobra"
 
@@ -17,10 +15,6 @@ import (
 // serveFlags are the predict flags that choose and tune the models; `paddle serve
 // ocr` takes them with the same meaning and defaults.
 var serveFlags = []string{"det", "cls", "profile", "batch", "offline", "det-model", "rec-model", "cls-model", "rec-dict"}
-
-// MaxServePixels bounds the decoded size of a served image (width × height), so a
-// small compressed body cannot make the server allocate gigabytes.
-const MaxServePixels = 40_000_000
 
 // Serve is the kit's kit.Kit.Serve: it gives `paddle serve ocr` predict's model
 // flags and returns the loader of the one System all requests share.
@@ -69,11 +63,9 @@ type Predictor struct {
 }
 
 // Predict decodes the image in in.Body (as BGR, like predict) and recognises it;
-// Output.Image is in.Name. An unreadable or oversized image is a serve.BadInput.
+// Output.Image is in.Name. An unreadable image, or one of more pixels than
+// `paddle serve --max-pixels` (checked from its header), is a serve.BadInput.
 func (p *Predictor) Predict(_ context.Context, in serve.Input) (any, error) {
-	if cfg, _, err := image.DecodeConfig(bytes.NewReader(in.Body)); err == nil && cfg.Width*cfg.Height > MaxServePixels {
-		return nil, serve.BadInput(fmt.Errorf("image is %d×%d pixels, more than the %d the server accepts", cfg.Width, cfg.Height, MaxServePixels))
-	}
 	m, err := data.Decode(in.Body, data.BGR)
 	if err != nil {
 		return nil, serve.BadInput(fmt.Errorf("image: %w", err))

@@ -30,6 +30,7 @@ import (
 	_ "paddle/core/backend/all" // the cpu backend, as in the binary
 	"paddle/core/cli/cmdutil"
 	"paddle/core/cli/iostreams"
+	"paddle/core/data"
 	"paddle/core/parallel"
 	"paddle/core/serve"
 )
@@ -104,6 +105,8 @@ func TestServePredictor(t *testing.T) {
 		})
 	}
 	h := serve.New("ocr", &Predictor{System: sys, Det: true}, serve.Options{})
+	defer data.SetMaxPixels(data.MaxPixels())
+	data.SetMaxPixels(serve.DefaultMaxPixels) // what `paddle serve` sets by default
 	for _, tt := range []struct {
 		name    string
 		body    []byte
@@ -111,7 +114,7 @@ func TestServePredictor(t *testing.T) {
 	}{
 		{"not an image", []byte("hello"), "image: unknown image format"},
 		{"truncated png", img[:200], "image: decode png"},
-		{"too many pixels", pngHeader(10000, 5000), "10000×5000 pixels, more than the 40000000"},
+		{"too many pixels", pngHeader(10000, 5000), "10000×5000 = 50000000 pixels, more than the limit of 40000000"},
 	} {
 		rec := httptest.NewRecorder()
 		h.ServeHTTP(rec, httptest.NewRequest("POST", "/v1/ocr", bytes.NewReader(tt.body)))

@@ -86,6 +86,7 @@ func (r *runner) predictFiles(ctx context.Context, env workflow.Env, args []stri
 	if outDir == "" {
 		outDir = filepath.Join(r.outputDir, "predict")
 	}
+	stems := workflow.OutputStems(inputs)
 	out := workflow.NewPrinter(env.IO.Out, env.Format, predictionLine)
 	failed, err := workflow.RunOrdered(ctx, inputs, 1, func(_ context.Context, in workflow.Input) (Prediction, error) {
 		img, err := data.DecodeFile(in.Path, data.RGB)
@@ -104,7 +105,7 @@ func (r *runner) predictFiles(ctx context.Context, env workflow.Env, args []stri
 			logits = op.Resize(logits, op.ResizeParams{Mode: "linear", CoordMode: "half_pixel", Sizes: []int{img.H, img.W}})
 		}
 		pred := argmax(logits)[0]
-		return r.writePrediction(outDir, in.Path, img, pred, logits.Dim(1), labels)
+		return r.writePrediction(outDir, stems[in.Path], img, pred, logits.Dim(1), labels)
 	}, func(res workflow.Result[Prediction]) error {
 		p := res.Value
 		p.Image = res.Input.Path
@@ -117,7 +118,9 @@ func (r *runner) predictFiles(ctx context.Context, env workflow.Env, args []stri
 	return out.Finish(failed, len(inputs), err)
 }
 
-func (r *runner) writePrediction(dir, path string, img *data.Image, pred []uint8, classes int, labels []string) (Prediction, error) {
+// writePrediction writes the label map (and with --draw the overlay) of one
+// input under dir as <stem>.png (workflow.OutputStems: unique per input).
+func (r *runner) writePrediction(dir, stem string, img *data.Image, pred []uint8, classes int, labels []string) (Prediction, error) {
 	p := Prediction{Width: img.W, Height: img.H, ClassPixels: map[string]int{}}
 	counts := make([]int, classes)
 	for _, v := range pred {
@@ -133,7 +136,6 @@ func (r *runner) writePrediction(dir, path string, img *data.Image, pred []uint8
 		}
 		p.ClassPixels[name] = n
 	}
-	stem := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
 	pal := colorMap(max(classes, 1))
 	lm := &image.Paletted{Pix: pred, Stride: img.W, Rect: image.Rect(0, 0, img.W, img.H), Palette: pal}
 	p.LabelMap = filepath.Join(dir, "pseudo_color_prediction", stem+".png")

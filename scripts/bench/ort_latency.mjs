@@ -1,12 +1,9 @@
 // ort_latency.mjs MODEL.onnx INPUT.npy THREADS RUNS — ONNX Runtime (onnxruntime-node) latency of
 // one model on one float32 .npy input, the way ../shared/bench measured it (sequential, graph
 // optimisation "all", 2 warm-up runs). Prints {"median_ms": x, "min_ms": y}.
-import { createRequire } from 'module';
 import fs from 'fs';
-import path from 'path';
-const require = createRequire(import.meta.url);
-const dir = process.env.ORT_NODE_DIR || path.join(process.env.PADDLE_CACHE || path.join(process.env.HOME, '.cache/paddle'), 'npm/ortnode-1.30.0');
-const ort = require(path.join(dir, 'node_modules/onnxruntime-node'));
+import { loadOrt } from '../lib/cache.mjs';
+const ort = loadOrt();
 const [model, npy, threads, runs] = process.argv.slice(2);
 
 function readNpy(p) { // float32 C-order only

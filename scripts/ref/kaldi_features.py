@@ -5,7 +5,7 @@ Run with Debian's python (python3-torchaudio, python3-torch, python3-numpy):
 
     /usr/bin/python3 scripts/ref/kaldi_features.py [CACHE]
 
-CACHE defaults to ${PADDLE_CACHE:-~/.cache/paddle}; scripts/setup.sh puts the real recordings
+CACHE defaults to ${PADDLE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/paddle}; scripts/setup.sh puts the real recordings
 there (data/speech/...). The 44.1 kHz clip is core/audio/testdata/cards001_44k.wav, made with
 `sox -D pocketsphinx/cards/001.wav -r 44100 -b 16 cards001_44k.wav` (no native 44.1 kHz WAV is
 reachable here).
@@ -38,11 +38,12 @@ import torchaudio
 import torchaudio.compliance.kaldi as K
 import torchaudio.functional as F
 
+from paddle_cache import cache_dir
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 OUT = os.path.join(ROOT, "core", "audio", "testdata")
 
-CACHE = sys.argv[1] if len(sys.argv) > 1 else os.environ.get(
-    "PADDLE_CACHE", os.path.expanduser("~/.cache/paddle"))
+CACHE = sys.argv[1] if len(sys.argv) > 1 else cache_dir()
 SPEECH = os.path.join(CACHE, "data", "speech")
 
 # name -> (path relative to CACHE/data/speech or "testdata:<file>", format, rate)

@@ -35,6 +35,8 @@ import sys
 import tempfile
 import zlib
 
+from paddle_cache import cache_dir
+
 import cv2
 import numpy as np
 import pyclipper
@@ -353,7 +355,7 @@ CASES = [
 
 
 def default_models():
-    cache = os.environ.get("PADDLE_CACHE", os.path.expanduser("~/.cache/paddle"))
+    cache = cache_dir()
     for d in (os.path.join(cache, "models", "ppocrv4"),
               os.path.join(cache, "npm", "ocr-models-1.4.2", "package", "assets")):
         if os.path.exists(os.path.join(d, DET)):

@@ -6,7 +6,7 @@ Run with Debian's python3 (apt-get install -y python3-onnx libonnx-testdata; onn
     /usr/bin/python3 scripts/ref/onnxpb_golden.py [MODELS_DIR]
 
 MODELS_DIR holds the PP-OCRv4 .onnx files (scripts/fetch_ppocrv4.sh; default
-${PADDLE_CACHE:-~/.cache/paddle}/npm/ocr-models-1.4.2/package/assets). Writes, under
+${PADDLE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/paddle}/npm/ocr-models-1.4.2/package/assets). Writes, under
 core/onnx/onnxpb/testdata/:
 
   external/model.onnx, external/weights.bin
@@ -34,6 +34,8 @@ import sys
 import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
+
+from paddle_cache import cache_dir
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 OUT = os.path.join(HERE, '..', '..', 'core', 'onnx', 'onnxpb', 'testdata')
@@ -161,7 +163,7 @@ def testdata():
 
 
 def main():
-    cache = os.environ.get('PADDLE_CACHE', os.path.expanduser('~/.cache/paddle'))
+    cache = cache_dir()
     models_dir = sys.argv[1] if len(sys.argv) > 1 else os.path.join(cache, 'npm', 'ocr-models-1.4.2', 'package', 'assets')
     os.makedirs(OUT, exist_ok=True)
     external_model()

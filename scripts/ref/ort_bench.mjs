@@ -6,19 +6,9 @@
 //
 // Prints {"model", "threads", "shape", "median_ms", "min_ms"} after one warm-up run.
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { createRequire } from 'node:module';
+import { loadOrt } from '../lib/cache.mjs';
 
-function loadOrt() {
-  const cache = process.env.PADDLE_CACHE || path.join(os.homedir(), '.cache', 'paddle');
-  for (const dir of [process.env.ORT_NODE_DIR, path.join(cache, 'npm', 'ortnode-1.30.0')].filter(Boolean)) {
-    if (fs.existsSync(path.join(dir, 'node_modules', 'onnxruntime-node'))) {
-      return createRequire(path.join(dir, 'package.json'))('onnxruntime-node');
-    }
-  }
-  throw new Error('onnxruntime-node not found; run scripts/ref/setup_ort.sh');
-}
 
 const [model, name, shape, threads, n] = process.argv.slice(2);
 if (!n) {

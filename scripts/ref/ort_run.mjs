@@ -11,12 +11,12 @@
 // dtype and dims, run time) goes to stdout.
 //
 // onnxruntime-node is looked up in $ORT_NODE_DIR, then in
-// ${PADDLE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/paddle}/npm/ortnode-1.30.0, then /work/cache/ortnode;
-// scripts/ref/setup_ort.sh installs it.
+// ${PADDLE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/paddle}/npm/ortnode-1.30.0 (scripts/lib/cache.mjs,
+// the same lookup as core/hub.CacheDir); scripts/ref/setup_ort.sh installs it.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { createRequire } from 'node:module';
+import { loadOrt } from '../lib/cache.mjs';
 
 // --- .npy (format versions 1.0, 2.0 and 3.0; C order only) ---
 
@@ -99,16 +99,6 @@ export function writeNpy(file, type, dims, data) {
 
 // --- onnxruntime-node ---
 
-function loadOrt() {
-  const cache = process.env.PADDLE_CACHE || path.join(os.homedir(), '.cache', 'paddle');
-  const dirs = [process.env.ORT_NODE_DIR, path.join(cache, 'npm', 'ortnode-1.30.0'), '/work/cache/ortnode'];
-  for (const dir of dirs.filter(Boolean)) {
-    if (fs.existsSync(path.join(dir, 'node_modules', 'onnxruntime-node'))) {
-      return createRequire(path.join(dir, 'package.json'))('onnxruntime-node');
-    }
-  }
-  throw new Error(`onnxruntime-node not found in ${dirs.filter(Boolean).join(', ')}; run scripts/ref/setup_ort.sh`);
-}
 
 function usage(msg) {
   if (msg) console.error(`ort_run: ${msg}`);

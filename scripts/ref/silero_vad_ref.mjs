@@ -15,20 +15,9 @@
 // scalar when the model has that input. Prints one JSON object:
 // {name, model, rate, window, samples, probs}.
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { createRequire } from 'node:module';
+import { loadOrt } from '../lib/cache.mjs';
 
-function loadOrt() {
-  const cache = process.env.PADDLE_CACHE || path.join(os.homedir(), '.cache', 'paddle');
-  const dirs = [process.env.ORT_NODE_DIR, path.join(cache, 'npm', 'ortnode-1.30.0'), '/work/cache/ortnode'];
-  for (const dir of dirs.filter(Boolean)) {
-    if (fs.existsSync(path.join(dir, 'node_modules', 'onnxruntime-node'))) {
-      return createRequire(path.join(dir, 'package.json'))('onnxruntime-node');
-    }
-  }
-  throw new Error('onnxruntime-node not found; run scripts/ref/setup_ort.sh');
-}
 
 // readPCM16 returns the samples of a s16le .raw or a mono 16-bit PCM WAV.
 function readPCM16(file, sr) {

@@ -6,6 +6,7 @@ import (
 
 	"paddle/core/cli/cmdutil"
 	"paddle/core/config"
+	"paddle/core/data"
 	"paddle/core/kit"
 	"paddle/core/workflow"
 )
@@ -23,6 +24,7 @@ type Options struct {
 // NewCmdPredict returns `paddle <kit> predict`.
 func NewCmdPredict(f *cmdutil.Factory, k *kit.Kit, runF func(*Options) error) *cobra.Command {
 	opts := &Options{Factory: f, Kit: k}
+	var maxPixels func() error
 	cmd := &cobra.Command{
 		Use:   "predict --weights <checkpoint dir> | --model <export dir> <input>... | -",
 		Short: "Run a trained " + k.Name + " model on files, folders, globs or paths from stdin",
@@ -34,6 +36,9 @@ func NewCmdPredict(f *cmdutil.Factory, k *kit.Kit, runF func(*Options) error) *c
 			if (opts.Weights == "") == (opts.Model == "") {
 				return cmdutil.FlagErrorf("give one of --weights (a checkpoint) and --model (an export)")
 			}
+			if err := maxPixels(); err != nil {
+				return err
+			}
 			if runF != nil {
 				return runF(opts)
 			}
@@ -43,6 +48,7 @@ func NewCmdPredict(f *cmdutil.Factory, k *kit.Kit, runF func(*Options) error) *c
 	cmd.Flags().StringVar(&opts.Weights, "weights", "", "checkpoint directory (model.safetensors + config.yaml), or a PaddlePaddle .pdparams with -c")
 	cmd.Flags().StringVar(&opts.Model, "model", "", "export directory (model.onnx + inference.yaml, from paddle "+k.Name+" export)")
 	cmd.Flags().StringVar(&opts.Output, "output", "", "output directory for files the kit writes")
+	maxPixels = cmdutil.MaxPixelsFlag(cmd, data.DefaultMaxPixels)
 	cmdutil.SupportsFormats(cmd, "jsonl", "json", "text")
 	return cmd
 }

@@ -84,6 +84,7 @@ func DefaultConcurrency() int { return min(runtime.NumCPU(), 4) }
 
 func newCmdServeKit(f *cmdutil.Factory, k *kit.Kit, runF func(*Options) error) *cobra.Command {
 	opts := &Options{Factory: f, Kit: k.Name, MaxBody: serve.DefaultMaxBody}
+	var maxPixels func() error
 	cmd := &cobra.Command{
 		Use:   k.Name + " [--addr HOST:PORT]",
 		Short: "Serve " + k.Name + " predictions on POST /v1/" + k.Name,
@@ -104,6 +105,9 @@ func newCmdServeKit(f *cmdutil.Factory, k *kit.Kit, runF func(*Options) error) *
 			if opts.Timeout <= 0 {
 				return cmdutil.FlagErrorf("--timeout must be positive")
 			}
+			if err := maxPixels(); err != nil {
+				return err
+			}
 			if runF != nil {
 				return runF(opts)
 			}
@@ -116,6 +120,7 @@ func newCmdServeKit(f *cmdutil.Factory, k *kit.Kit, runF func(*Options) error) *
 	fl.IntVar(&opts.Concurrency, "concurrency", DefaultConcurrency(), "requests predicted at the same time, on one loaded model")
 	fl.IntVar(&opts.Queue, "queue", 64, "requests that may wait for a free slot; more get 503")
 	fl.DurationVar(&opts.Timeout, "timeout", serve.DefaultTimeout, "answer within this time, queueing included, or get 504")
+	maxPixels = cmdutil.MaxPixelsFlag(cmd, serve.DefaultMaxPixels)
 	// The kit's own model flags go on the same command; its loader runs after parsing.
 	opts.Load = k.Serve(f, cmd)
 	return cmd

@@ -23,8 +23,7 @@ func ppocrv4Dir() string {
 	if d, ok := hub.Path("ppocrv4"); ok {
 		dirs = append(dirs, d)
 	}
-	home, _ := os.UserHomeDir()
-	dirs = append(dirs, filepath.Join(home, ".cache", "paddle", "npm", "ocr-models-1.4.2", "package", "assets"))
+	dirs = append(dirs, filepath.Join(hub.CacheDir(), "npm", "ocr-models-1.4.2", "package", "assets"))
 	for _, d := range dirs {
 		if _, err := os.Stat(filepath.Join(d, "ch_PP-OCRv4_rec_infer.onnx")); err == nil {
 			return d
