@@ -11,7 +11,7 @@ import (
 // blocked, assembly-backed SGEMM, and installs the vector depthwise conv2d,
 // conv_transpose2d and conv2d_filter_grad, im2col's stride-2 row gather and
 // col2im's scatter (im2col_amd64.s), 2×2 max pooling (maxpool_amd64.s) and the vector hardswish and hardsigmoid (act_amd64.go)
-// where the CPU has them, unless PADDLE_CPU_KERNELS=generic.
+// at the active level (level.go): avx2 or avx512, none at generic.
 func installKernels() {
 	parallel.SetRunner(runParts)
 	op.SGEMM = SGEMM

@@ -153,16 +153,18 @@ func packPanels16B(src []float32, ld, k, np int, dst []float32) {
 	packPanels16AVX(unsafe.SliceData(src), ld, k, unsafe.SliceData(dst), np, 16*k)
 }
 
-// archKernels lists the micro-kernels this CPU can run, fastest first.
-func archKernels() []*microKernel {
-	var ks []*microKernel
-	if cpu.X86.HasAVX512F {
-		ks = append(ks, avx512Kernel)
+// archLevels lists this processor's kernel levels, highest first: avx512
+// needs AVX-512 F with BMI2 (its tail masks), avx2 needs AVX2 and FMA.
+func archLevels() []*level {
+	var ls []*level
+	avx2 := cpu.X86.HasAVX2 && cpu.X86.HasFMA
+	if avx2 && cpu.X86.HasAVX512F && cpu.X86.HasBMI2 {
+		ls = append(ls, &level{name: "avx512", isa: isaAVX512, mk: avx512Kernel})
 	}
-	if cpu.X86.HasAVX2 && cpu.X86.HasFMA {
-		ks = append(ks, avx2Kernel)
+	if avx2 {
+		ls = append(ls, &level{name: "avx2", isa: isaAVX2, mk: avx2Kernel})
 	}
-	return ks
+	return ls
 }
 
 // cacheSizes returns the per-core L1 data and L2 cache sizes in bytes from

@@ -106,15 +106,14 @@ type wgScratch struct {
 	row []float32 // a zero-padded input row for wgRowPlanes: 4·(tw16+16)
 	tmp [64]float32
 	reg [36 * 16]float32
-	// vec: run the AVX-512 transforms (not when PADDLE_CPU_KERNELS=generic
-	// asks for the portable code)
+	// vec: run the AVX-512 transforms (only at the avx512 level)
 	vec bool
 }
 
 func newWgScratch(tw int) *wgScratch {
 	tw16 := wgUp16(tw)
 	return &wgScratch{in: make([]float32, 24*(tw16+16)), out: make([]float32, 16*tw16),
-		row: make([]float32, 4*(tw16+16)), vec: wgVector && active.Load() != genericKernel}
+		row: make([]float32, 4*(tw16+16)), vec: wgVector && curISA() == isaAVX512}
 }
 
 // wgUp16 rounds n up to a multiple of 16: the vector transforms run on
