@@ -664,3 +664,736 @@ hardsigmoidAVX2_mask:
 hardsigmoidAVX2_done:
 	VZEROUPPER
 	RET
+
+// func epilogueAVX2(c *float32, ldc, rows, cols int, kind uint32, rowBias, colBias *float32, p0, p1, scale, shift float32)
+TEXT ·epilogueAVX2(SB), NOSPLIT, $0-72
+	MOVQ c+0(FP), DI
+	MOVQ ldc+8(FP), SI
+	SHLQ $2, SI
+	MOVQ rows+16(FP), CX
+	MOVQ cols+24(FP), DX
+	MOVL kind+32(FP), R10
+	MOVQ rowBias+40(FP), R8
+	MOVQ colBias+48(FP), R11
+	MOVQ DX, R9
+	ANDQ $7, R9
+	MOVQ $8, AX
+	SUBQ R9, AX
+	LEAQ avx2Tail<>(SB), BX
+	VMOVDQU (BX)(AX*4), Y14
+	VXORPS Y5, Y5, Y5
+	VBROADCASTSS p0+56(FP), Y6
+	VBROADCASTSS p1+60(FP), Y7
+	VBROADCASTSS scale+64(FP), Y12
+	VBROADCASTSS shift+68(FP), Y13
+	MOVL $0x3f800000, AX
+	MOVQ AX, X8
+	VBROADCASTSS X8, Y8
+	TESTQ CX, CX
+	JZ epilogueAVX2_done
+	TESTQ DX, DX
+	JZ epilogueAVX2_done
+	CMPL R10, $0
+	JEQ epilogueAVX2_k0
+	CMPL R10, $1
+	JEQ epilogueAVX2_k1
+	CMPL R10, $2
+	JEQ epilogueAVX2_k2
+	CMPL R10, $3
+	JEQ epilogueAVX2_k3
+	CMPL R10, $4
+	JEQ epilogueAVX2_k4
+	CMPL R10, $5
+	JEQ epilogueAVX2_k5
+	CMPL R10, $256
+	JEQ epilogueAVX2_k256
+	CMPL R10, $257
+	JEQ epilogueAVX2_k257
+	CMPL R10, $258
+	JEQ epilogueAVX2_k258
+	CMPL R10, $259
+	JEQ epilogueAVX2_k259
+	CMPL R10, $260
+	JEQ epilogueAVX2_k260
+	CMPL R10, $261
+	JEQ epilogueAVX2_k261
+	JMP epilogueAVX2_k0
+epilogueAVX2_k0:
+	TESTQ R8, R8
+	JZ epilogueAVX2_k0_rb
+	VBROADCASTSS (R8), Y4
+epilogueAVX2_k0_rb:
+	MOVQ DI, R12
+	MOVQ R11, R13
+	MOVQ DX, BX
+epilogueAVX2_k0_col:
+	CMPQ BX, $8
+	JLT epilogueAVX2_k0_tail
+	VMOVUPS (R12), Y0
+	TESTQ R8, R8
+	JZ epilogueAVX2_k0_vnorow
+	VADDPS Y4, Y0, Y0
+epilogueAVX2_k0_vnorow:
+	TESTQ R11, R11
+	JZ epilogueAVX2_k0_vnocol
+	VADDPS (R13), Y0, Y0
+epilogueAVX2_k0_vnocol:
+	VMOVUPS Y0, (R12)
+	ADDQ $32, R12
+	ADDQ $32, R13
+	SUBQ $8, BX
+	JMP epilogueAVX2_k0_col
+epilogueAVX2_k0_tail:
+	TESTQ BX, BX
+	JZ epilogueAVX2_k0_next
+	VMASKMOVPS (R12), Y14, Y0
+	TESTQ R8, R8
+	JZ epilogueAVX2_k0_tnorow
+	VADDPS Y4, Y0, Y0
+epilogueAVX2_k0_tnorow:
+	TESTQ R11, R11
+	JZ epilogueAVX2_k0_tnocol
+	VMASKMOVPS (R13), Y14, Y1
+	VADDPS Y1, Y0, Y0
+epilogueAVX2_k0_tnocol:
+	VMASKMOVPS Y0, Y14, (R12)
+epilogueAVX2_k0_next:
+	TESTQ R8, R8
+	JZ epilogueAVX2_k0_adv
+	ADDQ $4, R8
+epilogueAVX2_k0_adv:
+	ADDQ SI, DI
+	DECQ CX
+	JNZ epilogueAVX2_k0
+	JMP epilogueAVX2_done
+epilogueAVX2_k1:
+	TESTQ R8, R8
+	JZ epilogueAVX2_k1_rb
+	VBROADCASTSS (R8), Y4
+epilogueAVX2_k1_rb:
+	MOVQ DI, R12
+	MOVQ R11, R13
+	MOVQ DX, BX
+epilogueAVX2_k1_col:
+	CMPQ BX, $8
+	JLT epilogueAVX2_k1_tail
+	VMOVUPS (R12), Y0
+	TESTQ R8, R8
+	JZ epilogueAVX2_k1_vnorow
+	VADDPS Y4, Y0, Y0
+epilogueAVX2_k1_vnorow:
+	TESTQ R11, R11
+	JZ epilogueAVX2_k1_vnocol
+	VADDPS (R13), Y0, Y0
+epilogueAVX2_k1_vnocol:
+	VMAXPS Y0, Y5, Y0
+	VADDPS Y5, Y0, Y0
+	VMOVUPS Y0, (R12)
+	ADDQ $32, R12
+	ADDQ $32, R13
+	SUBQ $8, BX
+	JMP epilogueAVX2_k1_col
+epilogueAVX2_k1_tail:
+	TESTQ BX, BX
+	JZ epilogueAVX2_k1_next
+	VMASKMOVPS (R12), Y14, Y0
+	TESTQ R8, R8
+	JZ epilogueAVX2_k1_tnorow
+	VADDPS Y4, Y0, Y0
+epilogueAVX2_k1_tnorow:
+	TESTQ R11, R11
+	JZ epilogueAVX2_k1_tnocol
+	VMASKMOVPS (R13), Y14, Y1
+	VADDPS Y1, Y0, Y0
+epilogueAVX2_k1_tnocol:
+	VMAXPS Y0, Y5, Y0
+	VADDPS Y5, Y0, Y0
+	VMASKMOVPS Y0, Y14, (R12)
+epilogueAVX2_k1_next:
+	TESTQ R8, R8
+	JZ epilogueAVX2_k1_adv
+	ADDQ $4, R8
+epilogueAVX2_k1_adv:
+	ADDQ SI, DI
+	DECQ CX
+	JNZ epilogueAVX2_k1
+	JMP epilogueAVX2_done
+epilogueAVX2_k2:
+	TESTQ R8, R8
+	JZ epilogueAVX2_k2_rb
+	VBROADCASTSS (R8), Y4
+epilogueAVX2_k2_rb:
+	MOVQ DI, R12
+	MOVQ R11, R13
+	MOVQ DX, BX
+epilogueAVX2_k2_col:
+	CMPQ BX, $8
+	JLT epilogueAVX2_k2_tail
+	VMOVUPS (R12), Y0
+	TESTQ R8, R8
+	JZ epilogueAVX2_k2_vnorow
+	VADDPS Y4, Y0, Y0
+epilogueAVX2_k2_vnorow:
+	TESTQ R11, R11
+	JZ epilogueAVX2_k2_vnocol
+	VADDPS (R13), Y0, Y0
+epilogueAVX2_k2_vnocol:
+	VMAXPS Y6, Y0, Y0
+	VMINPS Y7, Y0, Y0
+	VMOVUPS Y0, (R12)
+	ADDQ $32, R12
+	ADDQ $32, R13
+	SUBQ $8, BX
+	JMP epilogueAVX2_k2_col
+epilogueAVX2_k2_tail:
+	TESTQ BX, BX
+	JZ epilogueAVX2_k2_next
+	VMASKMOVPS (R12), Y14, Y0
+	TESTQ R8, R8
+	JZ epilogueAVX2_k2_tnorow
+	VADDPS Y4, Y0, Y0
+epilogueAVX2_k2_tnorow:
+	TESTQ R11, R11
+	JZ epilogueAVX2_k2_tnocol
+	VMASKMOVPS (R13), Y14, Y1
+	VADDPS Y1, Y0, Y0
+epilogueAVX2_k2_tnocol:
+	VMAXPS Y6, Y0, Y0
+	VMINPS Y7, Y0, Y0
+	VMASKMOVPS Y0, Y14, (R12)
+epilogueAVX2_k2_next:
+	TESTQ R8, R8
+	JZ epilogueAVX2_k2_adv
+	ADDQ $4, R8
+epilogueAVX2_k2_adv:
+	ADDQ SI, DI
+	DECQ CX
+	JNZ epilogueAVX2_k2
+	JMP epilogueAVX2_done
+epilogueAVX2_k3:
+	TESTQ R8, R8
+	JZ epilogueAVX2_k3_rb
+	VBROADCASTSS (R8), Y4
+epilogueAVX2_k3_rb:
+	MOVQ DI, R12
+	MOVQ R11, R13
+	MOVQ DX, BX
+epilogueAVX2_k3_col:
+	CMPQ BX, $8
+	JLT epilogueAVX2_k3_tail
+	VMOVUPS (R12), Y0
+	TESTQ R8, R8
+	JZ epilogueAVX2_k3_vnorow
+	VADDPS Y4, Y0, Y0
+epilogueAVX2_k3_vnorow:
+	TESTQ R11, R11
+	JZ epilogueAVX2_k3_vnocol
+	VADDPS (R13), Y0, Y0
+epilogueAVX2_k3_vnocol:
+	VMULPS Y6, Y0, Y0
+	VADDPS Y7, Y0, Y0
+	VMAXPS Y5, Y0, Y0
+	VMINPS Y8, Y0, Y0
+	VMOVUPS Y0, (R12)
+	ADDQ $32, R12
+	ADDQ $32, R13
+	SUBQ $8, BX
+	JMP epilogueAVX2_k3_col
+epilogueAVX2_k3_tail:
+	TESTQ BX, BX
+	JZ epilogueAVX2_k3_next
+	VMASKMOVPS (R12), Y14, Y0
+	TESTQ R8, R8
+	JZ epilogueAVX2_k3_tnorow
+	VADDPS Y4, Y0, Y0
+epilogueAVX2_k3_tnorow:
+	TESTQ R11, R11
+	JZ epilogueAVX2_k3_tnocol
+	VMASKMOVPS (R13), Y14, Y1
+	VADDPS Y1, Y0, Y0
+epilogueAVX2_k3_tnocol:
+	VMULPS Y6, Y0, Y0
+	VADDPS Y7, Y0, Y0
+	VMAXPS Y5, Y0, Y0
+	VMINPS Y8, Y0, Y0
+	VMASKMOVPS Y0, Y14, (R12)
+epilogueAVX2_k3_next:
+	TESTQ R8, R8
+	JZ epilogueAVX2_k3_adv
+	ADDQ $4, R8
+epilogueAVX2_k3_adv:
+	ADDQ SI, DI
+	DECQ CX
+	JNZ epilogueAVX2_k3
+	JMP epilogueAVX2_done
+epilogueAVX2_k4:
+	TESTQ R8, R8
+	JZ epilogueAVX2_k4_rb
+	VBROADCASTSS (R8), Y4
+epilogueAVX2_k4_rb:
+	MOVQ DI, R12
+	MOVQ R11, R13
+	MOVQ DX, BX
+epilogueAVX2_k4_col:
+	CMPQ BX, $8
+	JLT epilogueAVX2_k4_tail
+	VMOVUPS (R12), Y0
+	TESTQ R8, R8
+	JZ epilogueAVX2_k4_vnorow
+	VADDPS Y4, Y0, Y0
+epilogueAVX2_k4_vnorow:
+	TESTQ R11, R11
+	JZ epilogueAVX2_k4_vnocol
+	VADDPS (R13), Y0, Y0
+epilogueAVX2_k4_vnocol:
+	VMULPS Y6, Y0, Y9
+	VADDPS Y7, Y9, Y9
+	VMAXPS Y5, Y9, Y9
+	VMINPS Y8, Y9, Y9
+	VMULPS Y9, Y0, Y0
+	VMOVUPS Y0, (R12)
+	ADDQ $32, R12
+	ADDQ $32, R13
+	SUBQ $8, BX
+	JMP epilogueAVX2_k4_col
+epilogueAVX2_k4_tail:
+	TESTQ BX, BX
+	JZ epilogueAVX2_k4_next
+	VMASKMOVPS (R12), Y14, Y0
+	TESTQ R8, R8
+	JZ epilogueAVX2_k4_tnorow
+	VADDPS Y4, Y0, Y0
+epilogueAVX2_k4_tnorow:
+	TESTQ R11, R11
+	JZ epilogueAVX2_k4_tnocol
+	VMASKMOVPS (R13), Y14, Y1
+	VADDPS Y1, Y0, Y0
+epilogueAVX2_k4_tnocol:
+	VMULPS Y6, Y0, Y9
+	VADDPS Y7, Y9, Y9
+	VMAXPS Y5, Y9, Y9
+	VMINPS Y8, Y9, Y9
+	VMULPS Y9, Y0, Y0
+	VMASKMOVPS Y0, Y14, (R12)
+epilogueAVX2_k4_next:
+	TESTQ R8, R8
+	JZ epilogueAVX2_k4_adv
+	ADDQ $4, R8
+epilogueAVX2_k4_adv:
+	ADDQ SI, DI
+	DECQ CX
+	JNZ epilogueAVX2_k4
+	JMP epilogueAVX2_done
+epilogueAVX2_k5:
+	TESTQ R8, R8
+	JZ epilogueAVX2_k5_rb
+	VBROADCASTSS (R8), Y4
+epilogueAVX2_k5_rb:
+	MOVQ DI, R12
+	MOVQ R11, R13
+	MOVQ DX, BX
+epilogueAVX2_k5_col:
+	CMPQ BX, $8
+	JLT epilogueAVX2_k5_tail
+	VMOVUPS (R12), Y0
+	TESTQ R8, R8
+	JZ epilogueAVX2_k5_vnorow
+	VADDPS Y4, Y0, Y0
+epilogueAVX2_k5_vnorow:
+	TESTQ R11, R11
+	JZ epilogueAVX2_k5_vnocol
+	VADDPS (R13), Y0, Y0
+epilogueAVX2_k5_vnocol:
+	VADDPS Y7, Y0, Y9
+	VPSRAD $31, Y9, Y11
+	VPANDN Y9, Y11, Y9
+	VPMINUD Y6, Y9, Y9
+	VMULPS Y9, Y0, Y0
+	VDIVPS Y6, Y0, Y0
+	VMOVUPS Y0, (R12)
+	ADDQ $32, R12
+	ADDQ $32, R13
+	SUBQ $8, BX
+	JMP epilogueAVX2_k5_col
+epilogueAVX2_k5_tail:
+	TESTQ BX, BX
+	JZ epilogueAVX2_k5_next
+	VMASKMOVPS (R12), Y14, Y0
+	TESTQ R8, R8
+	JZ epilogueAVX2_k5_tnorow
+	VADDPS Y4, Y0, Y0
+epilogueAVX2_k5_tnorow:
+	TESTQ R11, R11
+	JZ epilogueAVX2_k5_tnocol
+	VMASKMOVPS (R13), Y14, Y1
+	VADDPS Y1, Y0, Y0
+epilogueAVX2_k5_tnocol:
+	VADDPS Y7, Y0, Y9
+	VPSRAD $31, Y9, Y11
+	VPANDN Y9, Y11, Y9
+	VPMINUD Y6, Y9, Y9
+	VMULPS Y9, Y0, Y0
+	VDIVPS Y6, Y0, Y0
+	VMASKMOVPS Y0, Y14, (R12)
+epilogueAVX2_k5_next:
+	TESTQ R8, R8
+	JZ epilogueAVX2_k5_adv
+	ADDQ $4, R8
+epilogueAVX2_k5_adv:
+	ADDQ SI, DI
+	DECQ CX
+	JNZ epilogueAVX2_k5
+	JMP epilogueAVX2_done
+epilogueAVX2_k256:
+	TESTQ R8, R8
+	JZ epilogueAVX2_k256_rb
+	VBROADCASTSS (R8), Y4
+epilogueAVX2_k256_rb:
+	MOVQ DI, R12
+	MOVQ R11, R13
+	MOVQ DX, BX
+epilogueAVX2_k256_col:
+	CMPQ BX, $8
+	JLT epilogueAVX2_k256_tail
+	VMOVUPS (R12), Y0
+	TESTQ R8, R8
+	JZ epilogueAVX2_k256_vnorow
+	VADDPS Y4, Y0, Y0
+epilogueAVX2_k256_vnorow:
+	TESTQ R11, R11
+	JZ epilogueAVX2_k256_vnocol
+	VADDPS (R13), Y0, Y0
+epilogueAVX2_k256_vnocol:
+	VMULPS Y12, Y0, Y0
+	VADDPS Y13, Y0, Y0
+	VMOVUPS Y0, (R12)
+	ADDQ $32, R12
+	ADDQ $32, R13
+	SUBQ $8, BX
+	JMP epilogueAVX2_k256_col
+epilogueAVX2_k256_tail:
+	TESTQ BX, BX
+	JZ epilogueAVX2_k256_next
+	VMASKMOVPS (R12), Y14, Y0
+	TESTQ R8, R8
+	JZ epilogueAVX2_k256_tnorow
+	VADDPS Y4, Y0, Y0
+epilogueAVX2_k256_tnorow:
+	TESTQ R11, R11
+	JZ epilogueAVX2_k256_tnocol
+	VMASKMOVPS (R13), Y14, Y1
+	VADDPS Y1, Y0, Y0
+epilogueAVX2_k256_tnocol:
+	VMULPS Y12, Y0, Y0
+	VADDPS Y13, Y0, Y0
+	VMASKMOVPS Y0, Y14, (R12)
+epilogueAVX2_k256_next:
+	TESTQ R8, R8
+	JZ epilogueAVX2_k256_adv
+	ADDQ $4, R8
+epilogueAVX2_k256_adv:
+	ADDQ SI, DI
+	DECQ CX
+	JNZ epilogueAVX2_k256
+	JMP epilogueAVX2_done
+epilogueAVX2_k257:
+	TESTQ R8, R8
+	JZ epilogueAVX2_k257_rb
+	VBROADCASTSS (R8), Y4
+epilogueAVX2_k257_rb:
+	MOVQ DI, R12
+	MOVQ R11, R13
+	MOVQ DX, BX
+epilogueAVX2_k257_col:
+	CMPQ BX, $8
+	JLT epilogueAVX2_k257_tail
+	VMOVUPS (R12), Y0
+	TESTQ R8, R8
+	JZ epilogueAVX2_k257_vnorow
+	VADDPS Y4, Y0, Y0
+epilogueAVX2_k257_vnorow:
+	TESTQ R11, R11
+	JZ epilogueAVX2_k257_vnocol
+	VADDPS (R13), Y0, Y0
+epilogueAVX2_k257_vnocol:
+	VMAXPS Y0, Y5, Y0
+	VADDPS Y5, Y0, Y0
+	VMULPS Y12, Y0, Y0
+	VADDPS Y13, Y0, Y0
+	VMOVUPS Y0, (R12)
+	ADDQ $32, R12
+	ADDQ $32, R13
+	SUBQ $8, BX
+	JMP epilogueAVX2_k257_col
+epilogueAVX2_k257_tail:
+	TESTQ BX, BX
+	JZ epilogueAVX2_k257_next
+	VMASKMOVPS (R12), Y14, Y0
+	TESTQ R8, R8
+	JZ epilogueAVX2_k257_tnorow
+	VADDPS Y4, Y0, Y0
+epilogueAVX2_k257_tnorow:
+	TESTQ R11, R11
+	JZ epilogueAVX2_k257_tnocol
+	VMASKMOVPS (R13), Y14, Y1
+	VADDPS Y1, Y0, Y0
+epilogueAVX2_k257_tnocol:
+	VMAXPS Y0, Y5, Y0
+	VADDPS Y5, Y0, Y0
+	VMULPS Y12, Y0, Y0
+	VADDPS Y13, Y0, Y0
+	VMASKMOVPS Y0, Y14, (R12)
+epilogueAVX2_k257_next:
+	TESTQ R8, R8
+	JZ epilogueAVX2_k257_adv
+	ADDQ $4, R8
+epilogueAVX2_k257_adv:
+	ADDQ SI, DI
+	DECQ CX
+	JNZ epilogueAVX2_k257
+	JMP epilogueAVX2_done
+epilogueAVX2_k258:
+	TESTQ R8, R8
+	JZ epilogueAVX2_k258_rb
+	VBROADCASTSS (R8), Y4
+epilogueAVX2_k258_rb:
+	MOVQ DI, R12
+	MOVQ R11, R13
+	MOVQ DX, BX
+epilogueAVX2_k258_col:
+	CMPQ BX, $8
+	JLT epilogueAVX2_k258_tail
+	VMOVUPS (R12), Y0
+	TESTQ R8, R8
+	JZ epilogueAVX2_k258_vnorow
+	VADDPS Y4, Y0, Y0
+epilogueAVX2_k258_vnorow:
+	TESTQ R11, R11
+	JZ epilogueAVX2_k258_vnocol
+	VADDPS (R13), Y0, Y0
+epilogueAVX2_k258_vnocol:
+	VMAXPS Y6, Y0, Y0
+	VMINPS Y7, Y0, Y0
+	VMULPS Y12, Y0, Y0
+	VADDPS Y13, Y0, Y0
+	VMOVUPS Y0, (R12)
+	ADDQ $32, R12
+	ADDQ $32, R13
+	SUBQ $8, BX
+	JMP epilogueAVX2_k258_col
+epilogueAVX2_k258_tail:
+	TESTQ BX, BX
+	JZ epilogueAVX2_k258_next
+	VMASKMOVPS (R12), Y14, Y0
+	TESTQ R8, R8
+	JZ epilogueAVX2_k258_tnorow
+	VADDPS Y4, Y0, Y0
+epilogueAVX2_k258_tnorow:
+	TESTQ R11, R11
+	JZ epilogueAVX2_k258_tnocol
+	VMASKMOVPS (R13), Y14, Y1
+	VADDPS Y1, Y0, Y0
+epilogueAVX2_k258_tnocol:
+	VMAXPS Y6, Y0, Y0
+	VMINPS Y7, Y0, Y0
+	VMULPS Y12, Y0, Y0
+	VADDPS Y13, Y0, Y0
+	VMASKMOVPS Y0, Y14, (R12)
+epilogueAVX2_k258_next:
+	TESTQ R8, R8
+	JZ epilogueAVX2_k258_adv
+	ADDQ $4, R8
+epilogueAVX2_k258_adv:
+	ADDQ SI, DI
+	DECQ CX
+	JNZ epilogueAVX2_k258
+	JMP epilogueAVX2_done
+epilogueAVX2_k259:
+	TESTQ R8, R8
+	JZ epilogueAVX2_k259_rb
+	VBROADCASTSS (R8), Y4
+epilogueAVX2_k259_rb:
+	MOVQ DI, R12
+	MOVQ R11, R13
+	MOVQ DX, BX
+epilogueAVX2_k259_col:
+	CMPQ BX, $8
+	JLT epilogueAVX2_k259_tail
+	VMOVUPS (R12), Y0
+	TESTQ R8, R8
+	JZ epilogueAVX2_k259_vnorow
+	VADDPS Y4, Y0, Y0
+epilogueAVX2_k259_vnorow:
+	TESTQ R11, R11
+	JZ epilogueAVX2_k259_vnocol
+	VADDPS (R13), Y0, Y0
+epilogueAVX2_k259_vnocol:
+	VMULPS Y6, Y0, Y0
+	VADDPS Y7, Y0, Y0
+	VMAXPS Y5, Y0, Y0
+	VMINPS Y8, Y0, Y0
+	VMULPS Y12, Y0, Y0
+	VADDPS Y13, Y0, Y0
+	VMOVUPS Y0, (R12)
+	ADDQ $32, R12
+	ADDQ $32, R13
+	SUBQ $8, BX
+	JMP epilogueAVX2_k259_col
+epilogueAVX2_k259_tail:
+	TESTQ BX, BX
+	JZ epilogueAVX2_k259_next
+	VMASKMOVPS (R12), Y14, Y0
+	TESTQ R8, R8
+	JZ epilogueAVX2_k259_tnorow
+	VADDPS Y4, Y0, Y0
+epilogueAVX2_k259_tnorow:
+	TESTQ R11, R11
+	JZ epilogueAVX2_k259_tnocol
+	VMASKMOVPS (R13), Y14, Y1
+	VADDPS Y1, Y0, Y0
+epilogueAVX2_k259_tnocol:
+	VMULPS Y6, Y0, Y0
+	VADDPS Y7, Y0, Y0
+	VMAXPS Y5, Y0, Y0
+	VMINPS Y8, Y0, Y0
+	VMULPS Y12, Y0, Y0
+	VADDPS Y13, Y0, Y0
+	VMASKMOVPS Y0, Y14, (R12)
+epilogueAVX2_k259_next:
+	TESTQ R8, R8
+	JZ epilogueAVX2_k259_adv
+	ADDQ $4, R8
+epilogueAVX2_k259_adv:
+	ADDQ SI, DI
+	DECQ CX
+	JNZ epilogueAVX2_k259
+	JMP epilogueAVX2_done
+epilogueAVX2_k260:
+	TESTQ R8, R8
+	JZ epilogueAVX2_k260_rb
+	VBROADCASTSS (R8), Y4
+epilogueAVX2_k260_rb:
+	MOVQ DI, R12
+	MOVQ R11, R13
+	MOVQ DX, BX
+epilogueAVX2_k260_col:
+	CMPQ BX, $8
+	JLT epilogueAVX2_k260_tail
+	VMOVUPS (R12), Y0
+	TESTQ R8, R8
+	JZ epilogueAVX2_k260_vnorow
+	VADDPS Y4, Y0, Y0
+epilogueAVX2_k260_vnorow:
+	TESTQ R11, R11
+	JZ epilogueAVX2_k260_vnocol
+	VADDPS (R13), Y0, Y0
+epilogueAVX2_k260_vnocol:
+	VMULPS Y6, Y0, Y9
+	VADDPS Y7, Y9, Y9
+	VMAXPS Y5, Y9, Y9
+	VMINPS Y8, Y9, Y9
+	VMULPS Y9, Y0, Y0
+	VMULPS Y12, Y0, Y0
+	VADDPS Y13, Y0, Y0
+	VMOVUPS Y0, (R12)
+	ADDQ $32, R12
+	ADDQ $32, R13
+	SUBQ $8, BX
+	JMP epilogueAVX2_k260_col
+epilogueAVX2_k260_tail:
+	TESTQ BX, BX
+	JZ epilogueAVX2_k260_next
+	VMASKMOVPS (R12), Y14, Y0
+	TESTQ R8, R8
+	JZ epilogueAVX2_k260_tnorow
+	VADDPS Y4, Y0, Y0
+epilogueAVX2_k260_tnorow:
+	TESTQ R11, R11
+	JZ epilogueAVX2_k260_tnocol
+	VMASKMOVPS (R13), Y14, Y1
+	VADDPS Y1, Y0, Y0
+epilogueAVX2_k260_tnocol:
+	VMULPS Y6, Y0, Y9
+	VADDPS Y7, Y9, Y9
+	VMAXPS Y5, Y9, Y9
+	VMINPS Y8, Y9, Y9
+	VMULPS Y9, Y0, Y0
+	VMULPS Y12, Y0, Y0
+	VADDPS Y13, Y0, Y0
+	VMASKMOVPS Y0, Y14, (R12)
+epilogueAVX2_k260_next:
+	TESTQ R8, R8
+	JZ epilogueAVX2_k260_adv
+	ADDQ $4, R8
+epilogueAVX2_k260_adv:
+	ADDQ SI, DI
+	DECQ CX
+	JNZ epilogueAVX2_k260
+	JMP epilogueAVX2_done
+epilogueAVX2_k261:
+	TESTQ R8, R8
+	JZ epilogueAVX2_k261_rb
+	VBROADCASTSS (R8), Y4
+epilogueAVX2_k261_rb:
+	MOVQ DI, R12
+	MOVQ R11, R13
+	MOVQ DX, BX
+epilogueAVX2_k261_col:
+	CMPQ BX, $8
+	JLT epilogueAVX2_k261_tail
+	VMOVUPS (R12), Y0
+	TESTQ R8, R8
+	JZ epilogueAVX2_k261_vnorow
+	VADDPS Y4, Y0, Y0
+epilogueAVX2_k261_vnorow:
+	TESTQ R11, R11
+	JZ epilogueAVX2_k261_vnocol
+	VADDPS (R13), Y0, Y0
+epilogueAVX2_k261_vnocol:
+	VADDPS Y7, Y0, Y9
+	VPSRAD $31, Y9, Y11
+	VPANDN Y9, Y11, Y9
+	VPMINUD Y6, Y9, Y9
+	VMULPS Y9, Y0, Y0
+	VDIVPS Y6, Y0, Y0
+	VMULPS Y12, Y0, Y0
+	VADDPS Y13, Y0, Y0
+	VMOVUPS Y0, (R12)
+	ADDQ $32, R12
+	ADDQ $32, R13
+	SUBQ $8, BX
+	JMP epilogueAVX2_k261_col
+epilogueAVX2_k261_tail:
+	TESTQ BX, BX
+	JZ epilogueAVX2_k261_next
+	VMASKMOVPS (R12), Y14, Y0
+	TESTQ R8, R8
+	JZ epilogueAVX2_k261_tnorow
+	VADDPS Y4, Y0, Y0
+epilogueAVX2_k261_tnorow:
+	TESTQ R11, R11
+	JZ epilogueAVX2_k261_tnocol
+	VMASKMOVPS (R13), Y14, Y1
+	VADDPS Y1, Y0, Y0
+epilogueAVX2_k261_tnocol:
+	VADDPS Y7, Y0, Y9
+	VPSRAD $31, Y9, Y11
+	VPANDN Y9, Y11, Y9
+	VPMINUD Y6, Y9, Y9
+	VMULPS Y9, Y0, Y0
+	VDIVPS Y6, Y0, Y0
+	VMULPS Y12, Y0, Y0
+	VADDPS Y13, Y0, Y0
+	VMASKMOVPS Y0, Y14, (R12)
+epilogueAVX2_k261_next:
+	TESTQ R8, R8
+	JZ epilogueAVX2_k261_adv
+	ADDQ $4, R8
+epilogueAVX2_k261_adv:
+	ADDQ SI, DI
+	DECQ CX
+	JNZ epilogueAVX2_k261
+	JMP epilogueAVX2_done
+epilogueAVX2_done:
+	VZEROUPPER
+	RET

@@ -414,6 +414,116 @@ def hardsigmoid(name):
     emit()
 
 
+def epilogue(name):
+    """func NAME(c *float32, ldc, rows, cols int, kind uint32, rowBias, colBias *float32, p0, p1, scale, shift float32)
+
+    Applies an Epilogue to a rows x cols tile, bitwise epilogueAVX512 (the
+    same operations in the same order): per-row bias, per-column bias (no
+    add where there is none: -0 stays -0), activation kind & 0xff, then,
+    when kind & 0x100, y = y*scale + shift (two roundings). Each row is
+    whole vectors of 8, then a masked one."""
+    emit(f"// func {name}(c *float32, ldc, rows, cols int, kind uint32, rowBias, colBias *float32, p0, p1, scale, shift float32)")
+    emit(f"TEXT ·{name}(SB), NOSPLIT, $0-72")
+    emit("\tMOVQ c+0(FP), DI")
+    emit("\tMOVQ ldc+8(FP), SI")
+    emit("\tSHLQ $2, SI")
+    emit("\tMOVQ rows+16(FP), CX")
+    emit("\tMOVQ cols+24(FP), DX")
+    emit("\tMOVL kind+32(FP), R10")
+    emit("\tMOVQ rowBias+40(FP), R8")
+    emit("\tMOVQ colBias+48(FP), R11")
+    emit("\tMOVQ DX, R9")
+    emit("\tANDQ $7, R9")
+    tail_mask("R9", "Y14")
+    emit("\tVXORPS Y5, Y5, Y5")
+    emit("\tVBROADCASTSS p0+56(FP), Y6")
+    emit("\tVBROADCASTSS p1+60(FP), Y7")
+    emit("\tVBROADCASTSS scale+64(FP), Y12")
+    emit("\tVBROADCASTSS shift+68(FP), Y13")
+    emit("\tMOVL $0x3f800000, AX")
+    emit("\tMOVQ AX, X8")
+    emit("\tVBROADCASTSS X8, Y8")
+    emit("\tTESTQ CX, CX")
+    emit(f"\tJZ {name}_done")
+    emit("\tTESTQ DX, DX")
+    emit(f"\tJZ {name}_done")
+    acts = {
+        0: [],
+        1: ["VMAXPS {x}, Y5, {x}", "VADDPS Y5, {x}, {x}"],
+        2: ["VMAXPS Y6, {x}, {x}", "VMINPS Y7, {x}, {x}"],
+        3: ["VMULPS Y6, {x}, {x}", "VADDPS Y7, {x}, {x}", "VMAXPS Y5, {x}, {x}", "VMINPS Y8, {x}, {x}"],
+        4: ["VMULPS Y6, {x}, {t}", "VADDPS Y7, {t}, {t}", "VMAXPS Y5, {t}, {t}", "VMINPS Y8, {t}, {t}", "VMULPS {t}, {x}, {x}"],
+        5: ["VADDPS Y7, {x}, {t}", "VPSRAD $31, {t}, Y11", "VPANDN {t}, Y11, {t}", "VPMINUD Y6, {t}, {t}",
+            "VMULPS {t}, {x}, {x}", "VDIVPS Y6, {x}, {x}"],
+    }
+    affine = ["VMULPS Y12, {x}, {x}", "VADDPS Y13, {x}, {x}"]
+    kinds = [(k, ops) for k, ops in acts.items()] + [(k | 0x100, ops + affine) for k, ops in acts.items()]
+    for kind, _ in kinds:
+        emit(f"\tCMPL R10, ${kind}")
+        emit(f"\tJEQ {name}_k{kind}")
+    emit(f"\tJMP {name}_k0")
+
+    def one(kind, ops, masked):
+        lbl = f"{name}_k{kind}_{'t' if masked else 'v'}"
+        if masked:
+            emit("\tVMASKMOVPS (R12), Y14, Y0")
+        else:
+            emit("\tVMOVUPS (R12), Y0")
+        emit("\tTESTQ R8, R8")
+        emit(f"\tJZ {lbl}norow")
+        emit("\tVADDPS Y4, Y0, Y0")
+        emit(f"{lbl}norow:")
+        emit("\tTESTQ R11, R11")
+        emit(f"\tJZ {lbl}nocol")
+        if masked:
+            emit("\tVMASKMOVPS (R13), Y14, Y1")
+            emit("\tVADDPS Y1, Y0, Y0")
+        else:
+            emit("\tVADDPS (R13), Y0, Y0")
+        emit(f"{lbl}nocol:")
+        for o in ops:
+            emit("\t" + o.format(x="Y0", t="Y9"))
+        if masked:
+            emit("\tVMASKMOVPS Y0, Y14, (R12)")
+        else:
+            emit("\tVMOVUPS Y0, (R12)")
+
+    for kind, ops in kinds:
+        emit(f"{name}_k{kind}:")
+        emit("\tTESTQ R8, R8")
+        emit(f"\tJZ {name}_k{kind}_rb")
+        emit("\tVBROADCASTSS (R8), Y4")
+        emit(f"{name}_k{kind}_rb:")
+        emit("\tMOVQ DI, R12")
+        emit("\tMOVQ R11, R13")
+        emit("\tMOVQ DX, BX")
+        emit(f"{name}_k{kind}_col:")
+        emit("\tCMPQ BX, $8")
+        emit(f"\tJLT {name}_k{kind}_tail")
+        one(kind, ops, False)
+        emit("\tADDQ $32, R12")
+        emit("\tADDQ $32, R13")
+        emit("\tSUBQ $8, BX")
+        emit(f"\tJMP {name}_k{kind}_col")
+        emit(f"{name}_k{kind}_tail:")
+        emit("\tTESTQ BX, BX")
+        emit(f"\tJZ {name}_k{kind}_next")
+        one(kind, ops, True)
+        emit(f"{name}_k{kind}_next:")
+        emit("\tTESTQ R8, R8")
+        emit(f"\tJZ {name}_k{kind}_adv")
+        emit("\tADDQ $4, R8")
+        emit(f"{name}_k{kind}_adv:")
+        emit("\tADDQ SI, DI")
+        emit("\tDECQ CX")
+        emit(f"\tJNZ {name}_k{kind}")
+        emit(f"\tJMP {name}_done")
+    emit(f"{name}_done:")
+    emit("\tVZEROUPPER")
+    emit("\tRET")
+    emit()
+
+
 header()
 dwconv_row("dwConvRowAVX2")
 stride2_rows("stride2RowsAVX2")
@@ -424,4 +534,5 @@ binary("mulVVAVX2", "MUL", False)
 binary("addVSAVX2", "ADD", True)
 binary("mulVSAVX2", "MUL", True)
 hardsigmoid("hardsigmoidAVX2")
+epilogue("epilogueAVX2")
 print("\n".join(out), end="")
