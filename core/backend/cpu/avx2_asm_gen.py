@@ -524,6 +524,278 @@ def epilogue(name):
     emit()
 
 
+
+def wg_consts():
+    emit("// wgC2, wgC4, wgC5, wgC8: 8 lanes of 2, 4, 5 and 8, the Winograd")
+    emit("// transforms' multipliers, read as FMA memory operands (the 16 YMM")
+    emit("// registers hold the tile).")
+    for name, bits in (("wgC2", "0x40000000"), ("wgC4", "0x40800000"), ("wgC5", "0x40a00000"), ("wgC8", "0x41000000")):
+        for i in range(8):
+            emit(f"DATA {name}<>+{4*i}(SB)/4, ${bits}")
+        emit(f"GLOBL {name}<>(SB), RODATA|NOPTR, $32")
+    emit()
+
+
+def bt():
+    """Y6..Y11 = B^T (Y0..Y5), the operations of winograd_amd64.s's BT in
+    its order; clobbers Y12..Y15."""
+    for o in ["VMOVAPS Y4, Y12", "VFNMADD231PS wgC4<>(SB), Y2, Y12",
+              "VMOVAPS Y3, Y13", "VFNMADD231PS wgC4<>(SB), Y1, Y13",
+              "VSUBPS Y2, Y4, Y14", "VSUBPS Y1, Y3, Y15", "VMULPS wgC2<>(SB), Y15, Y15",
+              "VMOVAPS Y4, Y6", "VFMADD231PS wgC4<>(SB), Y0, Y6", "VFNMADD231PS wgC5<>(SB), Y2, Y6",
+              "VADDPS Y13, Y12, Y7", "VSUBPS Y13, Y12, Y8", "VADDPS Y15, Y14, Y9", "VSUBPS Y15, Y14, Y10",
+              "VMOVAPS Y5, Y11", "VFMADD231PS wgC4<>(SB), Y1, Y11", "VFNMADD231PS wgC5<>(SB), Y3, Y11"]:
+        emit("\t" + o)
+
+
+def at():
+    """Y6..Y9 = A^T (Y0..Y5), as winograd_amd64.s's AT; clobbers Y12..Y15."""
+    for o in ["VADDPS Y2, Y1, Y12", "VADDPS Y4, Y3, Y13", "VSUBPS Y2, Y1, Y14", "VSUBPS Y4, Y3, Y15",
+              "VADDPS Y12, Y0, Y6", "VADDPS Y13, Y6, Y6",
+              "VMOVAPS Y14, Y7", "VFMADD231PS wgC2<>(SB), Y15, Y7",
+              "VMOVAPS Y12, Y8", "VFMADD231PS wgC4<>(SB), Y13, Y8",
+              "VADDPS Y5, Y14, Y9", "VFMADD231PS wgC8<>(SB), Y15, Y9"]:
+        emit("\t" + o)
+
+
+def wg_input(name):
+    """func NAME(src *float32, lds int, dst *float32, ldv int, scratch *float32, groups int)
+
+    wgInput16AVX512's contract (16 tiles per group), run as two halves of 8
+    tiles; scratch: 36*8 floats."""
+    emit(f"// func {name}(src *float32, lds int, dst *float32, ldv int, scratch *float32, groups int)")
+    emit(f"TEXT ·{name}(SB), NOSPLIT, $0-48")
+    emit("\tMOVQ src+0(FP), SI")
+    emit("\tMOVQ lds+8(FP), R8")
+    emit("\tMOVQ dst+16(FP), DI")
+    emit("\tMOVQ ldv+24(FP), R10")
+    emit("\tMOVQ scratch+32(FP), BX")
+    emit("\tMOVQ groups+40(FP), CX")
+    emit("\tSHLQ $1, CX")  # halves
+    emit("\tSHLQ $2, R8")
+    emit("\tLEAQ (R8)(R8*2), R9")
+    emit("\tSHLQ $2, R10")
+    emit("\tMOVQ R10, R11")
+    emit("\tSHLQ $1, R11")
+    emit("\tADDQ R10, R11")
+    emit("\tSHLQ $1, R11")  # 6 ldv
+    emit("\tLEAQ (R11)(R11*2), R12")
+    emit("\tLEAQ (R11)(R11*4), R13")
+    emit(f"{name}_group:")
+    emit("\tTESTQ CX, CX")
+    emit(f"\tJEQ {name}_done")
+    emit("\tMOVQ SI, DX")
+    emit("\tMOVQ BX, R14")
+    emit("\tMOVQ $6, AX")
+    emit(f"{name}_row:")
+    emit("\tVMOVUPS (DX), Y0")
+    emit("\tVMOVUPS (DX)(R8*1), Y1")
+    emit("\tVMOVUPS (DX)(R8*2), Y2")
+    emit("\tVMOVUPS (DX)(R9*1), Y3")
+    emit("\tVMOVUPS 4(DX), Y4")
+    emit("\tVMOVUPS 4(DX)(R8*1), Y5")
+    bt()
+    for i in range(6):
+        emit(f"\tVMOVUPS Y{6+i}, {32*i}(R14)")
+    emit("\tLEAQ (DX)(R8*4), DX")
+    emit("\tADDQ $192, R14")
+    emit("\tDECQ AX")
+    emit(f"\tJNE {name}_row")
+    emit("\tMOVQ BX, R14")
+    emit("\tMOVQ DI, DX")
+    emit("\tMOVQ $6, AX")
+    emit(f"{name}_col:")
+    for i in range(6):
+        emit(f"\tVMOVUPS {192*i}(R14), Y{i}")
+    bt()
+    emit("\tVMOVUPS Y6, (DX)")
+    emit("\tVMOVUPS Y7, (DX)(R11*1)")
+    emit("\tVMOVUPS Y8, (DX)(R11*2)")
+    emit("\tVMOVUPS Y9, (DX)(R12*1)")
+    emit("\tVMOVUPS Y10, (DX)(R11*4)")
+    emit("\tVMOVUPS Y11, (DX)(R13*1)")
+    emit("\tADDQ $32, R14")
+    emit("\tADDQ R10, DX")
+    emit("\tDECQ AX")
+    emit(f"\tJNE {name}_col")
+    emit("\tADDQ $32, SI")
+    emit("\tADDQ $32, DI")
+    emit("\tDECQ CX")
+    emit(f"\tJMP {name}_group")
+    emit(f"{name}_done:")
+    emit("\tVZEROUPPER")
+    emit("\tRET")
+    emit()
+
+
+def wg_output(name):
+    """func NAME(m *float32, ldm int, dst *float32, ldo int, scratch *float32, groups int, bias float32)
+
+    wgOutput16AVX512's contract, as two halves of 8 tiles per group;
+    scratch: 24*8 floats."""
+    emit(f"// func {name}(m *float32, ldm int, dst *float32, ldo int, scratch *float32, groups int, bias float32)")
+    emit(f"TEXT ·{name}(SB), NOSPLIT, $0-52")
+    emit("\tMOVQ m+0(FP), SI")
+    emit("\tMOVQ ldm+8(FP), R10")
+    emit("\tMOVQ dst+16(FP), DI")
+    emit("\tMOVQ ldo+24(FP), R8")
+    emit("\tMOVQ scratch+32(FP), BX")
+    emit("\tMOVQ groups+40(FP), CX")
+    emit("\tSHLQ $1, CX")
+    emit("\tVBROADCASTSS bias+48(FP), Y10")
+    emit("\tSHLQ $2, R8")
+    emit("\tLEAQ (R8)(R8*2), R9")
+    emit("\tSHLQ $2, R10")
+    emit("\tMOVQ R10, R11")
+    emit("\tSHLQ $1, R11")
+    emit("\tADDQ R10, R11")
+    emit("\tSHLQ $1, R11")
+    emit("\tLEAQ (R11)(R11*2), R12")
+    emit("\tLEAQ (R11)(R11*4), R13")
+    emit(f"{name}_group:")
+    emit("\tTESTQ CX, CX")
+    emit(f"\tJEQ {name}_done")
+    emit("\tMOVQ SI, DX")
+    emit("\tMOVQ BX, R14")
+    emit("\tMOVQ $6, AX")
+    emit(f"{name}_col:")
+    emit("\tVMOVUPS (DX), Y0")
+    emit("\tVMOVUPS (DX)(R11*1), Y1")
+    emit("\tVMOVUPS (DX)(R11*2), Y2")
+    emit("\tVMOVUPS (DX)(R12*1), Y3")
+    emit("\tVMOVUPS (DX)(R11*4), Y4")
+    emit("\tVMOVUPS (DX)(R13*1), Y5")
+    at()
+    for i in range(4):
+        emit(f"\tVMOVUPS Y{6+i}, {192*i}(R14)")
+    emit("\tADDQ R10, DX")
+    emit("\tADDQ $32, R14")
+    emit("\tDECQ AX")
+    emit(f"\tJNE {name}_col")
+    emit("\tMOVQ BX, R14")
+    emit("\tMOVQ DI, DX")
+    emit("\tMOVQ $4, AX")
+    emit(f"{name}_row:")
+    for i in range(6):
+        emit(f"\tVMOVUPS {32*i}(R14), Y{i}")
+    at()
+    for i in range(4):
+        emit(f"\tVADDPS Y10, Y{6+i}, Y{6+i}")
+    emit("\tVMOVUPS Y6, (DX)")
+    emit("\tVMOVUPS Y7, (DX)(R8*1)")
+    emit("\tVMOVUPS Y8, (DX)(R8*2)")
+    emit("\tVMOVUPS Y9, (DX)(R9*1)")
+    emit("\tADDQ $192, R14")
+    emit("\tLEAQ (DX)(R8*4), DX")
+    emit("\tDECQ AX")
+    emit(f"\tJNE {name}_row")
+    emit("\tADDQ $32, SI")
+    emit("\tADDQ $32, DI")
+    emit("\tDECQ CX")
+    emit(f"\tJMP {name}_group")
+    emit(f"{name}_done:")
+    emit("\tVZEROUPPER")
+    emit("\tRET")
+    emit()
+
+
+def transpose4(a, b, c, d):
+    """In-lane 4x4 transposes of the 128-bit lanes of a, b, c, d into
+    Y8..Y11 (clobbers Y4..Y7)."""
+    emit(f"\tVUNPCKLPS {b}, {a}, Y4")
+    emit(f"\tVUNPCKHPS {b}, {a}, Y5")
+    emit(f"\tVUNPCKLPS {d}, {c}, Y6")
+    emit(f"\tVUNPCKHPS {d}, {c}, Y7")
+    emit("\tVUNPCKLPD Y6, Y4, Y8")
+    emit("\tVUNPCKHPD Y6, Y4, Y9")
+    emit("\tVUNPCKLPD Y7, Y5, Y10")
+    emit("\tVUNPCKHPD Y7, Y5, Y11")
+
+
+def wg_deint4(name):
+    """func NAME(src, dst *float32, ldd, groups int)
+
+    dst[m*ldd + k] = src[4k + m] for m < 4, k < 16*groups (wgDeint4AVX512's
+    contract), 8 k per step: k and k+4 share a register (one 128-bit half
+    each), so in-lane 4x4 transposes put every phase in order."""
+    emit(f"// func {name}(src, dst *float32, ldd, groups int)")
+    emit(f"TEXT ·{name}(SB), NOSPLIT, $0-32")
+    emit("\tMOVQ src+0(FP), SI")
+    emit("\tMOVQ dst+8(FP), DI")
+    emit("\tMOVQ ldd+16(FP), DX")
+    emit("\tMOVQ groups+24(FP), CX")
+    emit("\tSHLQ $1, CX")
+    emit("\tSHLQ $2, DX")
+    emit("\tLEAQ (DI)(DX*2), R8")
+    emit("\tTESTQ CX, CX")
+    emit(f"\tJZ {name}_done")
+    emit(f"{name}_loop:")
+    for i in range(4):
+        emit(f"\tVMOVUPS {16*i}(SI), X{i}")
+        emit(f"\tVINSERTF128 $1, {64+16*i}(SI), Y{i}, Y{i}")
+    transpose4("Y0", "Y1", "Y2", "Y3")
+    emit("\tVMOVUPS Y8, (DI)")
+    emit("\tVMOVUPS Y9, (DI)(DX*1)")
+    emit("\tVMOVUPS Y10, (R8)")
+    emit("\tVMOVUPS Y11, (R8)(DX*1)")
+    emit("\tADDQ $128, SI")
+    emit("\tADDQ $32, DI")
+    emit("\tADDQ $32, R8")
+    emit("\tDECQ CX")
+    emit(f"\tJNZ {name}_loop")
+    emit(f"{name}_done:")
+    emit("\tVZEROUPPER")
+    emit("\tRET")
+    emit()
+
+
+def wg_int4(name):
+    """func NAME(src *float32, lds int, dst *float32, groups int)
+
+    dst[4k + m] = src[m*lds + k] for m < 4, k < 16*groups (wgInt4AVX512's
+    contract), 8 k per step: in-lane 4x4 transposes give k | k+4 per
+    register, and 128-bit lane swaps put them in order."""
+    emit(f"// func {name}(src *float32, lds int, dst *float32, groups int)")
+    emit(f"TEXT ·{name}(SB), NOSPLIT, $0-32")
+    emit("\tMOVQ src+0(FP), SI")
+    emit("\tMOVQ lds+8(FP), DX")
+    emit("\tMOVQ dst+16(FP), DI")
+    emit("\tMOVQ groups+24(FP), CX")
+    emit("\tSHLQ $1, CX")
+    emit("\tSHLQ $2, DX")
+    emit("\tLEAQ (SI)(DX*2), R8")
+    emit("\tTESTQ CX, CX")
+    emit(f"\tJZ {name}_done")
+    emit(f"{name}_loop:")
+    emit("\tVMOVUPS (SI), Y0")
+    emit("\tVMOVUPS (SI)(DX*1), Y1")
+    emit("\tVMOVUPS (R8), Y2")
+    emit("\tVMOVUPS (R8)(DX*1), Y3")
+    emit("\tVUNPCKLPS Y1, Y0, Y4")
+    emit("\tVUNPCKHPS Y1, Y0, Y5")
+    emit("\tVUNPCKLPS Y3, Y2, Y6")
+    emit("\tVUNPCKHPS Y3, Y2, Y7")
+    emit("\tVUNPCKLPD Y6, Y4, Y8")   # k0 | k4
+    emit("\tVUNPCKHPD Y6, Y4, Y9")   # k1 | k5
+    emit("\tVUNPCKLPD Y7, Y5, Y10")  # k2 | k6
+    emit("\tVUNPCKHPD Y7, Y5, Y11")  # k3 | k7
+    emit("\tVPERM2F128 $0x20, Y9, Y8, Y0")
+    emit("\tVPERM2F128 $0x20, Y11, Y10, Y1")
+    emit("\tVPERM2F128 $0x31, Y9, Y8, Y2")
+    emit("\tVPERM2F128 $0x31, Y11, Y10, Y3")
+    for i in range(4):
+        emit(f"\tVMOVUPS Y{i}, {32*i}(DI)")
+    emit("\tADDQ $32, SI")
+    emit("\tADDQ $32, R8")
+    emit("\tADDQ $128, DI")
+    emit("\tDECQ CX")
+    emit(f"\tJNZ {name}_loop")
+    emit(f"{name}_done:")
+    emit("\tVZEROUPPER")
+    emit("\tRET")
+    emit()
+
+
 header()
 dwconv_row("dwConvRowAVX2")
 stride2_rows("stride2RowsAVX2")
@@ -535,4 +807,9 @@ binary("addVSAVX2", "ADD", True)
 binary("mulVSAVX2", "MUL", True)
 hardsigmoid("hardsigmoidAVX2")
 epilogue("epilogueAVX2")
+wg_consts()
+wg_input("wgInput16AVX2")
+wg_output("wgOutput16AVX2")
+wg_deint4("wgDeint4AVX2")
+wg_int4("wgInt4AVX2")
 print("\n".join(out), end="")
