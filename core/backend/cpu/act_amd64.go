@@ -5,8 +5,6 @@ package cpu
 import (
 	"unsafe"
 
-	"golang.org/x/sys/cpu"
-
 	"paddle/core/op"
 	"paddle/core/parallel"
 	"paddle/core/tensor"
@@ -36,16 +34,16 @@ func expShiftSumAVX512(y, x *float32, n int, mx float32) float64
 // actGrain is the elements per parallel chunk (the reference's grain).
 const actGrain = 1 << 14
 
-// hardswishVec is the vector hardswish on this CPU, nil without AVX2.
+// hardswishVec is the active level's vector hardswish, nil at generic.
 func hardswishVec() func(y, x []float32) {
-	switch {
-	case cpu.X86.HasAVX512F && cpu.X86.HasBMI2:
+	switch curISA() {
+	case isaAVX512:
 		return func(y, x []float32) {
 			if len(x) > 0 {
 				hardswishAVX512(unsafe.SliceData(y[:len(x)]), unsafe.SliceData(x), len(x))
 			}
 		}
-	case cpu.X86.HasAVX2:
+	case isaAVX2:
 		return func(y, x []float32) {
 			y = y[:len(x)]
 			n := len(x) &^ 7
@@ -67,7 +65,7 @@ func sigmoidAVX512(y, x *float32, n int)
 // a few ulp of the float64 reference the op's loop rounds).
 func sigmoidKernel(out, in []*op.T, _ op.Attrs) bool {
 	x, y, ok := f32Pair(out, in)
-	if !ok {
+	if !ok || curISA() != isaAVX512 {
 		return false
 	}
 	parallel.For(len(x), actGrain, func(lo, hi int) {
@@ -83,9 +81,13 @@ func sigmoidKernel(out, in []*op.T, _ op.Attrs) bool {
 //go:noescape
 func sumF64AVX512(x *float32, n int) float64
 
-// sumF64 is op.SumF32To64 on AVX-512: blocks of 32 in assembly, the rest in Go.
+// sumF64 is op.SumF32To64 on AVX-512: blocks of 32 in assembly, the rest in
+// Go (all of it in Go below the avx512 level).
 func sumF64(x []float32) float64 {
 	v := len(x) &^ 31
+	if curISA() != isaAVX512 {
+		v = 0
+	}
 	s := 0.0
 	if v > 0 {
 		s = sumF64AVX512(unsafe.SliceData(x), v)
@@ -96,48 +98,56 @@ func sumF64(x []float32) float64 {
 	return s
 }
 
-// hardsigmoidVec is the vector hardsigmoid on this CPU, nil without AVX-512.
+// hardsigmoidAVX2 is hardsigmoidAVX512 for the avx2 level (avx2_amd64.s).
+//
+//go:noescape
+func hardsigmoidAVX2(y, x *float32, n int, alpha, beta float32)
+
+// hardsigmoidVec is the active level's vector hardsigmoid, nil at generic.
 func hardsigmoidVec() func(y, x []float32, alpha, beta float32) {
-	if !cpu.X86.HasAVX512F || !cpu.X86.HasBMI2 {
+	k := hardsigmoidAVX512
+	switch curISA() {
+	case isaAVX512:
+	case isaAVX2:
+		k = hardsigmoidAVX2
+	default:
 		return nil
 	}
 	return func(y, x []float32, alpha, beta float32) {
 		if len(x) > 0 {
-			hardsigmoidAVX512(unsafe.SliceData(y[:len(x)]), unsafe.SliceData(x), len(x), alpha, beta)
+			k(unsafe.SliceData(y[:len(x)]), unsafe.SliceData(x), len(x), alpha, beta)
 		}
 	}
 }
 
-// actKernels adds to k the vector activation kernels this CPU supports.
+// actKernels adds the vector activation kernels to k; each checks the
+// level when called and declines (the reference runs) where the active
+// level has no vector code for it.
 func actKernels(k *op.Kernels) {
-	if f := hardswishVec(); f != nil {
-		k.SetOp("hardswish", func(out, in []*op.T, _ op.Attrs) bool {
-			x, y, ok := f32Pair(out, in)
-			if !ok {
-				return false
-			}
-			parallel.For(len(x), actGrain, func(lo, hi int) { f(y[lo:hi], x[lo:hi]) })
-			return true
-		})
-	}
-	if cpu.X86.HasAVX512F && cpu.X86.HasBMI2 {
-		k.SetOp("softmax", softmaxLast)
-		k.ApplyEpilogue = applyEpilogueAVX512
-		k.SetOp("relu", reluAVX512)
-		k.SetOp("sigmoid", sigmoidKernel)
-		k.SumF32To64 = sumF64
-	}
-	if f := hardsigmoidVec(); f != nil {
-		k.SetOp("hardsigmoid", func(out, in []*op.T, a op.Attrs) bool {
-			x, y, ok := f32Pair(out, in)
-			if !ok {
-				return false
-			}
-			al, be := float32(a.Float("alpha", 0.2)), float32(a.Float("beta", 0.5))
-			parallel.For(len(x), actGrain, func(lo, hi int) { f(y[lo:hi], x[lo:hi], al, be) })
-			return true
-		})
-	}
+	k.SetOp("hardswish", func(out, in []*op.T, _ op.Attrs) bool {
+		f := hardswishVec()
+		x, y, ok := f32Pair(out, in)
+		if !ok || f == nil {
+			return false
+		}
+		parallel.For(len(x), actGrain, func(lo, hi int) { f(y[lo:hi], x[lo:hi]) })
+		return true
+	})
+	k.SetOp("softmax", softmaxLast)
+	k.ApplyEpilogue = applyEpilogueVec
+	k.SetOp("relu", reluAVX512)
+	k.SetOp("sigmoid", sigmoidKernel)
+	k.SumF32To64 = sumF64
+	k.SetOp("hardsigmoid", func(out, in []*op.T, a op.Attrs) bool {
+		f := hardsigmoidVec()
+		x, y, ok := f32Pair(out, in)
+		if !ok || f == nil {
+			return false
+		}
+		al, be := float32(a.Float("alpha", 0.2)), float32(a.Float("beta", 0.5))
+		parallel.For(len(x), actGrain, func(lo, hi int) { f(y[lo:hi], x[lo:hi], al, be) })
+		return true
+	})
 }
 
 // softmaxLast is an op.Kernel for float32 softmax over the last axis: the
@@ -147,7 +157,7 @@ func actKernels(k *op.Kernels) {
 func softmaxLast(out, in []*op.T, a op.Attrs) bool {
 	x, y, ok := f32Pair(out, in)
 	s := in[0].Shape()
-	if !ok || len(s) == 0 {
+	if !ok || len(s) == 0 || curISA() != isaAVX512 {
 		return false
 	}
 	ax, err := tensor.NormAxis(a.Int("axis", -1), len(s))
@@ -171,9 +181,9 @@ func softmaxLast(out, in []*op.T, a op.Attrs) bool {
 	return true
 }
 
-// applyEpilogueAVX512 is op.ApplyEpilogue on the SGEMM epilogue's vector
-// code: c as rows of 32, then the rest as one masked row.
-func applyEpilogueAVX512(c []float32, ep *op.GemmEpilogue) {
+// applyEpilogueVec is op.ApplyEpilogue on the SGEMM epilogue's vector
+// code (epilogueFlat).
+func applyEpilogueVec(c []float32, ep *op.GemmEpilogue) {
 	e := Epilogue{Affine: ep.Affine, Scale: ep.Scale, Shift: ep.Shift}
 	switch ep.Act {
 	case op.GemmActNone:
@@ -191,9 +201,18 @@ func applyEpilogueAVX512(c []float32, ep *op.GemmEpilogue) {
 	parallel.For(len(c), actGrain, func(lo, hi int) { epilogueFlat(&e, c[lo:hi]) })
 }
 
-// epilogueFlat applies e (no biases) to every element of part: rows of 32,
-// then the rest as one masked row.
+// epilogueFlat applies e (no biases) to every element of part: at avx512
+// rows of 32, then the rest as one masked row; below, the active
+// micro-kernel's epilogue on one row (applyGo where it has none).
 func epilogueFlat(e *Epilogue, part []float32) {
+	if curISA() != isaAVX512 {
+		if k := active.Load(); k.epilogueTile != nil && len(part) > 0 {
+			k.epilogueTile(e, part, len(part), 0, 0, 1, len(part))
+		} else {
+			e.applyGo(part, len(part), 0, 0, 1, len(part))
+		}
+		return
+	}
 	if rows := len(part) / 32; rows > 0 {
 		epilogueTileAVX512(e, part, 32, 0, 0, rows, 32)
 	}
@@ -207,7 +226,7 @@ func epilogueFlat(e *Epilogue, part []float32) {
 // y (unless in place), then rectified in place while in cache.
 func reluAVX512(out, in []*op.T, _ op.Attrs) bool {
 	x, y, ok := f32Pair(out, in)
-	if !ok {
+	if !ok || curISA() != isaAVX512 {
 		return false
 	}
 	e := Epilogue{Act: ActRelu}

@@ -106,22 +106,21 @@ func TestSoftmaxLast(t *testing.T) {
 }
 
 // The vector op.ApplyEpilogue is bitwise the scalar GemmEpilogue.Apply.
-func TestApplyEpilogueAVX512(t *testing.T) {
-	if !cpu.X86.HasAVX512F || !cpu.X86.HasBMI2 {
-		t.Skip("no AVX-512")
-	}
-	x := actInputs()
-	for _, n := range []int{0, 1, 31, 32, 33, 100, len(x)} {
-		for _, ep := range []op.GemmEpilogue{{Act: op.GemmActHardSwish}, {Act: op.GemmActHardSwish, Affine: true, Scale: 0.37, Shift: -0.21}, {Affine: true, Scale: 2, Shift: 1}} {
-			got := append([]float32(nil), x[:n]...)
-			want := append([]float32(nil), x[:n]...)
-			applyEpilogueAVX512(got, &ep)
-			ep.Apply(want, n, 1, n)
-			for i := range want {
-				if !sameBits(got[i], want[i]) {
-					t.Fatalf("n=%d %+v: y[%d] = %g, want %g (x %g)", n, ep, i, got[i], want[i], x[i])
+func TestApplyEpilogueVec(t *testing.T) {
+	forLevels(t, func(t *testing.T) {
+		x := actInputs()
+		for _, n := range []int{0, 1, 31, 32, 33, 100, len(x)} {
+			for _, ep := range []op.GemmEpilogue{{Act: op.GemmActHardSwish}, {Act: op.GemmActHardSwish, Affine: true, Scale: 0.37, Shift: -0.21}, {Affine: true, Scale: 2, Shift: 1}} {
+				got := append([]float32(nil), x[:n]...)
+				want := append([]float32(nil), x[:n]...)
+				applyEpilogueVec(got, &ep)
+				ep.Apply(want, n, 1, n)
+				for i := range want {
+					if !sameBits(got[i], want[i]) {
+						t.Fatalf("n=%d %+v: y[%d] = %g, want %g (x %g)", n, ep, i, got[i], want[i], x[i])
+					}
 				}
 			}
 		}
-	}
+	})
 }

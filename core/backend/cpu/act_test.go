@@ -30,65 +30,69 @@ func sameBits(a, b float32) bool {
 }
 
 func TestHardswishVecBitwise(t *testing.T) {
-	f := hardswishVec()
-	if f == nil {
-		t.Skip("no vector hardswish on this CPU")
-	}
-	x := actInputs()
-	// every length up to 40 (tails), then the whole slice, also in place
-	for n := 0; n <= len(x); n++ {
-		if n > 40 && n != len(x) {
-			continue
+	forLevels(t, func(t *testing.T) {
+		f := hardswishVec()
+		if f == nil {
+			t.Skip("no vector hardswish on this CPU")
 		}
-		y := make([]float32, n+1)
-		y[n] = 42
-		f(y[:n], x[:n])
-		for i, v := range x[:n] {
-			want := v * min(max(v+3, 0), 6) / 6
-			if !sameBits(y[i], want) {
-				t.Fatalf("n=%d: hardswish(%g) = %g, want %g", n, v, y[i], want)
-			}
-		}
-		if y[n] != 42 {
-			t.Fatalf("n=%d: wrote past the end", n)
-		}
-	}
-	in := append([]float32(nil), x...)
-	f(in, in)
-	ref := make([]float32, len(x))
-	hardswishGo(ref, x)
-	for i := range x {
-		if !sameBits(in[i], ref[i]) {
-			t.Fatalf("in place: hardswish(%g) = %g, want %g", x[i], in[i], ref[i])
-		}
-	}
-}
-
-func TestHardsigmoidVecBitwise(t *testing.T) {
-	f := hardsigmoidVec()
-	if f == nil {
-		t.Skip("no vector hardsigmoid on this CPU")
-	}
-	x := actInputs()
-	for _, p := range [][2]float32{{0.2, 0.5}, {1.0 / 6, 0.5}, {-0.3, 0.1}} {
+		x := actInputs()
+		// every length up to 40 (tails), then the whole slice, also in place
 		for n := 0; n <= len(x); n++ {
 			if n > 40 && n != len(x) {
 				continue
 			}
 			y := make([]float32, n+1)
 			y[n] = 42
-			f(y[:n], x[:n], p[0], p[1])
+			f(y[:n], x[:n])
 			for i, v := range x[:n] {
-				want := min(max(p[0]*v+p[1], 0), 1)
+				want := v * min(max(v+3, 0), 6) / 6
 				if !sameBits(y[i], want) {
-					t.Fatalf("alpha %g beta %g: hardsigmoid(%g) = %g, want %g", p[0], p[1], v, y[i], want)
+					t.Fatalf("n=%d: hardswish(%g) = %g, want %g", n, v, y[i], want)
 				}
 			}
 			if y[n] != 42 {
 				t.Fatalf("n=%d: wrote past the end", n)
 			}
 		}
-	}
+		in := append([]float32(nil), x...)
+		f(in, in)
+		ref := make([]float32, len(x))
+		hardswishGo(ref, x)
+		for i := range x {
+			if !sameBits(in[i], ref[i]) {
+				t.Fatalf("in place: hardswish(%g) = %g, want %g", x[i], in[i], ref[i])
+			}
+		}
+	})
+}
+
+func TestHardsigmoidVecBitwise(t *testing.T) {
+	forLevels(t, func(t *testing.T) {
+		f := hardsigmoidVec()
+		if f == nil {
+			t.Skip("no vector hardsigmoid on this CPU")
+		}
+		x := actInputs()
+		for _, p := range [][2]float32{{0.2, 0.5}, {1.0 / 6, 0.5}, {-0.3, 0.1}} {
+			for n := 0; n <= len(x); n++ {
+				if n > 40 && n != len(x) {
+					continue
+				}
+				y := make([]float32, n+1)
+				y[n] = 42
+				f(y[:n], x[:n], p[0], p[1])
+				for i, v := range x[:n] {
+					want := min(max(p[0]*v+p[1], 0), 1)
+					if !sameBits(y[i], want) {
+						t.Fatalf("alpha %g beta %g: hardsigmoid(%g) = %g, want %g", p[0], p[1], v, y[i], want)
+					}
+				}
+				if y[n] != 42 {
+					t.Fatalf("n=%d: wrote past the end", n)
+				}
+			}
+		}
+	})
 }
 
 func BenchmarkHardswish(b *testing.B) {

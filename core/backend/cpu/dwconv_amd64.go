@@ -5,8 +5,6 @@ package cpu
 import (
 	"unsafe"
 
-	"golang.org/x/sys/cpu"
-
 	"paddle/core/op"
 	"paddle/core/parallel"
 	"paddle/core/tensor"
@@ -20,10 +18,28 @@ import (
 //go:noescape
 func dwConvRowAVX512(dst, src *float32, ld, n int, w *float32, kh, kw int, bias float32, acc uint32)
 
+// dwConvRowAVX2 is dwConvRowAVX512 for the avx2 level (avx2_amd64.s):
+// 8 outputs per vector, 8 vectors at once.
+//
+//go:noescape
+func dwConvRowAVX2(dst, src *float32, ld, n int, w *float32, kh, kw int, bias float32, acc uint32)
+
+// dwRow returns the active level's depthwise row kernel, nil at generic.
+func dwRow() func(dst, src *float32, ld, n int, w *float32, kh, kw int, bias float32, acc uint32) {
+	switch curISA() {
+	case isaAVX512:
+		return dwConvRowAVX512
+	case isaAVX2:
+		return dwConvRowAVX2
+	}
+	return nil
+}
+
 // depthwiseKernel returns the conv2d kernel for float32 depthwise
-// convolutions (strides 1 or 2) on AVX-512, or nil when the CPU lacks it.
+// convolutions (strides 1 or 2) at the avx2 and avx512 levels, nil at
+// generic.
 func depthwiseKernel() op.Kernel {
-	if !cpu.X86.HasAVX512F || !cpu.X86.HasBMI2 {
+	if dwRow() == nil {
 		return nil
 	}
 	return depthwiseConv2D
@@ -71,7 +87,8 @@ func depthwiseEx(out, in []*op.T, a op.Attrs, ep *op.GemmEpilogue) bool {
 // depthwiseConv2DEx is depthwiseConv2D, then ep (nil: none) on each plane.
 func depthwiseConv2DEx(out, in []*op.T, a op.Attrs, ep *Epilogue) bool {
 	x, w := in[0], in[1]
-	if x.DType() != tensor.Float32 || len(in) > 3 {
+	dwConvRow := dwRow()
+	if x.DType() != tensor.Float32 || len(in) > 3 || dwConvRow == nil {
 		return false
 	}
 	xs, ws := x.Shape(), w.Shape()
@@ -170,7 +187,7 @@ func depthwiseConv2DEx(out, in []*op.T, a op.Attrs, ep *Epilogue) bool {
 						}
 						continue
 					}
-					dwConvRowAVX512(&d[0], &pad[(r*sh+a0)*wp], wp, ow, &wk[a0*kw], a1-a0, kw, bias, 0)
+					dwConvRow(&d[0], &pad[(r*sh+a0)*wp], wp, ow, &wk[a0*kw], a1-a0, kw, bias, 0)
 				}
 				if ep != nil {
 					epilogueFlat(ep, dst)
@@ -189,9 +206,9 @@ func depthwiseConv2DEx(out, in []*op.T, a op.Attrs, ep *Epilogue) bool {
 			}
 			for r := range oh {
 				d, s := &dst[r*ow], pad[r*sh*wp:]
-				dwConvRowAVX512(d, &s[0], wp, ow, unsafe.SliceData(wEven), kh, ke, bias, 0)
+				dwConvRow(d, &s[0], wp, ow, unsafe.SliceData(wEven), kh, ke, bias, 0)
 				if ko > 0 {
-					dwConvRowAVX512(d, &s[we], wp, ow, unsafe.SliceData(wOdd), kh, ko, 0, 1)
+					dwConvRow(d, &s[we], wp, ow, unsafe.SliceData(wOdd), kh, ko, 0, 1)
 				}
 			}
 			if ep != nil {
@@ -284,7 +301,7 @@ func dwFilterGrad5x5AVX512(dy, x *float32, ld, oh, ow int, acc *float32)
 // depthwiseFilterGradKernel is the conv2d_filter_grad kernel for float32
 // depthwise 3×3 and 5×5 convolutions with stride 1, or nil without AVX-512.
 func depthwiseFilterGradKernel() op.Kernel {
-	if depthwiseKernel() == nil {
+	if curISA() != isaAVX512 {
 		return nil
 	}
 	return depthwiseFilterGrad
@@ -297,7 +314,7 @@ func depthwiseFilterGradKernel() op.Kernel {
 // accumulating K² vectors of partial sums.
 func depthwiseFilterGrad(out, in []*op.T, a op.Attrs) bool {
 	x, dy := in[0], in[1]
-	if x.DType() != tensor.Float32 {
+	if x.DType() != tensor.Float32 || curISA() != isaAVX512 {
 		return false
 	}
 	xs, ds := x.Shape(), dy.Shape()

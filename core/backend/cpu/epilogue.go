@@ -41,12 +41,12 @@ const (
 func (e *Epilogue) applyGo(c []float32, ldc, i0, j0, rows, cols int) {
 	for r := range rows {
 		row := c[r*ldc : r*ldc+cols]
-		var rb float32
-		if e.RowBias != nil {
-			rb = e.RowBias[i0+r]
-		}
 		for j := range row {
-			v := row[j] + rb
+			// no bias, no add: -0 + 0 would be +0
+			v := row[j]
+			if e.RowBias != nil {
+				v += e.RowBias[i0+r]
+			}
 			if e.ColBias != nil {
 				v += e.ColBias[j0+j]
 			}

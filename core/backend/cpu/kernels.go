@@ -26,11 +26,11 @@ func installKernels() {
 // the vector depthwise conv2d, conv_transpose2d and conv2d_filter_grad,
 // im2col's stride-2 row gather and col2im's scatter (im2col_amd64.s), 2×2
 // max pooling (maxpool_amd64.s), the broadcast binaries and the vector
-// activations (act_amd64.go) where the CPU has them.
+// activations (act_amd64.go) of the active level (level.go).
 func kernelSet() *op.Kernels {
-	k := &op.Kernels{Name: "cpu " + Kernel(), SGEMM: SGEMM, SGEMMEx: opSGEMMEx, GemmLoop: gemmLoop,
+	k := &op.Kernels{Name: "cpu " + Level(), SGEMM: SGEMM, SGEMMEx: opSGEMMEx, GemmLoop: gemmLoop,
 		Winograd3x3: Winograd3x3, Winograd3x3Filter: Winograd3x3Filter}
-	if Kernel() == genericKernel.name {
+	if Level() == "generic" {
 		return k
 	}
 	k.Stride2Rows32, k.Stride2Add32 = stride2RowsKernel(), stride2AddKernel()

@@ -2,7 +2,6 @@ package cpu
 
 import (
 	"fmt"
-	"os"
 	"sync"
 	"sync/atomic"
 	"unsafe"
@@ -56,31 +55,12 @@ type microKernel struct {
 	kc, mc, nc int // cache blocking, set by tune
 }
 
-// KernelEnv is the environment variable that picks the micro-kernel:
-// "generic" forces the portable Go kernel; "avx2" or "avx512" pick that one
-// when the CPU has it. Unset (or "auto") picks the fastest available.
-const KernelEnv = "PADDLE_CPU_KERNELS"
-
 var (
-	available []*microKernel // this CPU's kernels, fastest first; generic last
+	available []*microKernel // the levels' micro-kernels, fastest first; generic last
 	active    atomic.Pointer[microKernel]
 	l1Size    = 48 << 10
 	l2Size    = 1 << 20
 )
-
-func init() {
-	if l1, l2 := cacheSizes(); l1 >= 16<<10 && l2 >= 128<<10 {
-		l1Size, l2Size = l1, l2
-	}
-	available = append(archKernels(), genericKernel)
-	for _, k := range available {
-		k.tune(l1Size, l2Size)
-	}
-	if err := SelectKernel(os.Getenv(KernelEnv)); err != nil {
-		fmt.Fprintf(os.Stderr, "paddle: %s: %v; using %s\n", KernelEnv, err, available[0].name)
-		active.Store(available[0])
-	}
-}
 
 // tune sizes the blocks for the caches: the A micro-panel (mr×kc) takes
 // about 3/8 of L1 (B micro-panels stream past it), the packed B block
@@ -93,24 +73,6 @@ func (k *microKernel) tune(l1, l2 int) {
 }
 
 func clamp(v, lo, hi int) int { return min(max(v, lo), hi) }
-
-// SelectKernel makes the named micro-kernel ("generic", "avx2", "avx512";
-// "" or "auto" for the fastest) the one SGEMM uses.
-func SelectKernel(name string) error {
-	if name == "" || name == "auto" {
-		active.Store(available[0])
-		return nil
-	}
-	names := ""
-	for _, k := range available {
-		if k.name == name {
-			active.Store(k)
-			return nil
-		}
-		names += " " + k.name
-	}
-	return fmt.Errorf("kernel %q is not available on this CPU (available:%s)", name, names)
-}
 
 // Kernel names the micro-kernel SGEMM uses now.
 func Kernel() string { return active.Load().name }
@@ -196,7 +158,7 @@ func (g *gemm) tasks(tm, tn int) [][4]int {
 // inflight counts the SGEMM calls running now.
 var inflight atomic.Int64
 
-// loopTasks counts the tasks of the parallel loops (op.GemmLoop) running
+// loopTasks counts the tasks of the parallel loops (op.Kernels.GemmLoop) running
 // now whose tasks call SGEMM: a call then takes threads/loopTasks threads
 // even while the other tasks are between their GEMMs.
 var loopTasks atomic.Int64
@@ -207,7 +169,7 @@ func gemmThreads(calls int64) int {
 	return max(1, parallel.Threads()/int(max(calls, loopTasks.Load())))
 }
 
-// gemmLoop is op.GemmLoop.
+// gemmLoop is the kernel set's GemmLoop.
 func gemmLoop(tasks int) func() {
 	loopTasks.Add(int64(tasks))
 	return func() { loopTasks.Add(-int64(tasks)) }

@@ -126,7 +126,7 @@ var avx512Kernel = &microKernel{
 }
 
 var avx2Kernel = &microKernel{
-	name: "avx2", mr: 6, nr: 16, rowA: true, packPanels: packPanels16B,
+	name: "avx2", mr: 6, nr: 16, rowA: true, packPanels: packPanels16B, epilogueTile: epilogueTileAVX2,
 	run: func(kc int, a, b, c []float32, ldc, rows, cols int, alpha, beta float32, loadC, rowA bool) {
 		kern := sgemm6x16AVX2
 		if rowA {
@@ -153,16 +153,18 @@ func packPanels16B(src []float32, ld, k, np int, dst []float32) {
 	packPanels16AVX(unsafe.SliceData(src), ld, k, unsafe.SliceData(dst), np, 16*k)
 }
 
-// archKernels lists the micro-kernels this CPU can run, fastest first.
-func archKernels() []*microKernel {
-	var ks []*microKernel
-	if cpu.X86.HasAVX512F {
-		ks = append(ks, avx512Kernel)
+// archLevels lists this processor's kernel levels, highest first: avx512
+// needs AVX-512 F with BMI2 (its tail masks), avx2 needs AVX2 and FMA.
+func archLevels() []*level {
+	var ls []*level
+	avx2 := cpu.X86.HasAVX2 && cpu.X86.HasFMA
+	if avx2 && cpu.X86.HasAVX512F && cpu.X86.HasBMI2 {
+		ls = append(ls, &level{name: "avx512", isa: isaAVX512, mk: avx512Kernel})
 	}
-	if cpu.X86.HasAVX2 && cpu.X86.HasFMA {
-		ks = append(ks, avx2Kernel)
+	if avx2 {
+		ls = append(ls, &level{name: "avx2", isa: isaAVX2, mk: avx2Kernel})
 	}
-	return ks
+	return ls
 }
 
 // cacheSizes returns the per-core L1 data and L2 cache sizes in bytes from
@@ -235,22 +237,45 @@ func packPanelTAVX512(src []float32, ld, k int, dst []float32) {
 	}
 }
 
-// epilogueTileAVX512 is microKernel.epilogueTile for the AVX-512 kernel.
-func epilogueTileAVX512(e *Epilogue, c []float32, ldc, i0, j0, rows, cols int) {
-	var rb, cb *float32
+// epilogueAVX2 is epilogueAVX512 for the avx2 level on a rows×cols tile,
+// any cols (avx2_amd64.s).
+//
+//go:noescape
+func epilogueAVX2(c *float32, ldc, rows, cols int, kind uint32, rowBias, colBias *float32, p0, p1, scale, shift float32)
+
+// epilogueTileAVX2 is microKernel.epilogueTile for the AVX2 kernel (and
+// epilogueFlat's at the avx2 level: one row of any length).
+func epilogueTileAVX2(e *Epilogue, c []float32, ldc, i0, j0, rows, cols int) {
+	if rows == 0 || cols == 0 {
+		return
+	}
+	rb, cb, kind, p0, p1 := epilogueArgs(e, i0, j0, rows, cols)
+	_ = c[(rows-1)*ldc+cols-1]
+	epilogueAVX2(unsafe.SliceData(c), ldc, rows, cols, kind, rb, cb, p0, p1, e.Scale, e.Shift)
+}
+
+// epilogueArgs are the assembly epilogues' arguments for e on the tile at
+// row i0, column j0.
+func epilogueArgs(e *Epilogue, i0, j0, rows, cols int) (rb, cb *float32, kind uint32, p0, p1 float32) {
 	if e.RowBias != nil {
 		rb = &e.RowBias[i0:][:rows][0]
 	}
 	if e.ColBias != nil {
 		cb = &e.ColBias[j0:][:cols][0]
 	}
-	_ = c[(rows-1)*ldc+cols-1]
-	kind, p0, p1 := uint32(e.Act), e.P0, e.P1
+	kind, p0, p1 = uint32(e.Act), e.P0, e.P1
 	if e.Act == ActHardSwish6 {
 		p0, p1 = 6, 3
 	}
 	if e.Affine {
 		kind |= 0x100
 	}
+	return rb, cb, kind, p0, p1
+}
+
+// epilogueTileAVX512 is microKernel.epilogueTile for the AVX-512 kernel.
+func epilogueTileAVX512(e *Epilogue, c []float32, ldc, i0, j0, rows, cols int) {
+	rb, cb, kind, p0, p1 := epilogueArgs(e, i0, j0, rows, cols)
+	_ = c[(rows-1)*ldc+cols-1]
 	epilogueAVX512(unsafe.SliceData(c), ldc, rows, colMask(cols), kind, rb, cb, p0, p1, e.Scale, e.Shift)
 }

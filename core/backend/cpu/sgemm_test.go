@@ -104,16 +104,16 @@ func (g *gemmCase) check(t *testing.T, what string) {
 	}
 }
 
-// withKernel runs f with each kernel this CPU has (the generic one included)
+// withKernel runs f at each kernel level this CPU has (generic included)
 // and each thread count.
 func withKernel(t *testing.T, f func(t *testing.T, kname string)) {
-	saved, savedThreads := active.Load(), parallel.Threads()
-	defer func() { active.Store(saved); parallel.SetThreads(savedThreads) }()
-	for _, k := range available {
+	saved, savedThreads := activeLevel.Load(), parallel.Threads()
+	defer func() { setLevel(saved); parallel.SetThreads(savedThreads) }()
+	for _, l := range levels {
 		for _, th := range []int{1, 2} {
-			active.Store(k)
+			setLevel(l)
 			parallel.SetThreads(th)
-			t.Run(fmt.Sprintf("%s/threads=%d", k.name, th), func(t *testing.T) { f(t, k.name) })
+			t.Run(fmt.Sprintf("%s/threads=%d", l.name, th), func(t *testing.T) { f(t, l.name) })
 		}
 	}
 }
@@ -205,8 +205,8 @@ func TestSGEMMPanicsOnShortSlice(t *testing.T) {
 }
 
 func TestSelectKernel(t *testing.T) {
-	saved := active.Load()
-	defer active.Store(saved)
+	saved := activeLevel.Load()
+	defer setLevel(saved)
 	if err := SelectKernel("generic"); err != nil || Kernel() != "generic" {
 		t.Fatalf("SelectKernel(generic) = %v, kernel %s", err, Kernel())
 	}

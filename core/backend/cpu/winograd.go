@@ -26,9 +26,9 @@ import (
 // hold 36·(C+OC)·T floats) and are the parallel tasks.
 //
 // The 36 products replace 144 multiply-adds per 4×4 tile and channel pair
-// (4× fewer GEMM flops). The transforms (AVX-512 on 16 tiles per vector,
-// winograd_amd64.s; scalar Go elsewhere and for a segment's last tiles
-// without AVX-512) cost about 14 operations per output pixel and input
+// (4× fewer GEMM flops). The transforms (16 tiles per group: one AVX-512
+// vector, winograd_amd64.s, or two AVX2 ones, avx2_amd64.s; scalar Go at
+// the generic level) cost about 14 operations per output pixel and input
 // channel plus 9 per output channel, so the kernel wins only with enough
 // channels and tiles (the rule, with measured ratios, is op.useWinograd).
 // The same 3×3 convolution's rounding is larger than im2col's: about 4e-6
@@ -104,15 +104,14 @@ type wgScratch struct {
 	row []float32 // a zero-padded input row for wgRowPlanes: 4·(tw16+16)
 	tmp [64]float32
 	reg [36 * 16]float32
-	// vec: run the AVX-512 transforms (not when PADDLE_CPU_KERNELS=generic
-	// asks for the portable code)
+	// vec: run the vector transforms (at the avx2 and avx512 levels)
 	vec bool
 }
 
 func newWgScratch(tw int) *wgScratch {
 	tw16 := wgUp16(tw)
 	return &wgScratch{in: make([]float32, 24*(tw16+16)), out: make([]float32, 16*tw16),
-		row: make([]float32, 4*(tw16+16)), vec: wgVector && active.Load() != genericKernel}
+		row: make([]float32, 4*(tw16+16)), vec: wgVector && curISA() >= isaAVX2}
 }
 
 // wgUp16 rounds n up to a multiple of 16: the vector transforms run on
@@ -138,7 +137,7 @@ func (g wgGrid) segments(t0, t1 int, f func(t, ni, r, a, n int)) {
 // (row-major over the th×tw tile grid) of one image x: (C, H, W). Per
 // channel and tile row, the six input rows are first copied, zero-padded,
 // into 24 planes split by column mod 4 (so tile k's column j is plane
-// j mod 4 at k + j/4); then 16 tiles at a time go through the AVX-512
+// j mod 4 at k + j/4); then 16 tiles at a time go through the vector
 // transform, the rest through wgInputTile.
 func wgInputBlock(p *op.WinogradConv, g wgGrid, t0, t1 int, v []float32, s *wgScratch) {
 	nt := t1 - t0
@@ -169,7 +168,7 @@ func wgInputBlock(p *op.WinogradConv, g wgGrid, t0, t1 int, v []float32, s *wgSc
 			}
 			o := c*(nt+16) + t - t0
 			if groups > 0 {
-				wgInput16AVX512(&s.in[0], lds, &v[o], ldv, &s.reg[0], groups)
+				wgInput16(&s.in[0], lds, &v[o], ldv, &s.reg[0], groups)
 			}
 			for k := min(groups*16, n); k < n; k++ {
 				for i := range 6 {
@@ -236,7 +235,7 @@ func wgBt(d0, d1, d2, d3, d4, d5 float32) (r0, r1, r2, r3, r4, r5 float32) {
 
 // wgOutputBlock writes y tiles (with p.B added) from M[ξ][oc][t-t0] (rows nt+16 apart) for
 // the tiles [t0, t1) of one image y: (OC, OH, OW), clipping at the borders:
-// per output channel and tile row, 16 tiles at a time through the AVX-512
+// per output channel and tile row, 16 tiles at a time through the vector
 // transform (the rest through wgOutputTile) into 16 planes by position in
 // the tile, then interleaved into y's rows.
 func wgOutputBlock(p *op.WinogradConv, g wgGrid, m []float32, t0, t1 int, s *wgScratch) {
@@ -258,7 +257,7 @@ func wgOutputBlock(p *op.WinogradConv, g wgGrid, m []float32, t0, t1 int, s *wgS
 			}
 			o := oc*(nt+16) + t - t0
 			if groups > 0 {
-				wgOutput16AVX512(&m[o], ldm, &s.out[0], ldo, &s.reg[0], groups, bias)
+				wgOutput16(&m[o], ldm, &s.out[0], ldo, &s.reg[0], groups, bias)
 			}
 			for k := min(groups*16, n); k < n; k++ {
 				for xi := range mm {

@@ -139,7 +139,7 @@ func wgDyPlanes(p *op.WinogradConv, g wgGrid, t0, t1 int, u []float32, s *wgScra
 					copy(buf[lo:hi], row[a*4+lo:a*4+hi])
 					clear(buf[hi:])
 					_ = q[3*ldu+col+16*groups-1]
-					wgDeint4AVX512(&buf[0], &q[col], ldu, groups)
+					wgDeint4(&buf[0], &q[col], ldu, groups)
 					continue
 				}
 				for j := range 4 {

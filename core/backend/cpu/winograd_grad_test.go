@@ -30,55 +30,57 @@ func convTErr(got, x, w, b *tensor.Tensor, p op.ConvParams) float64 {
 // pad 0..2 on each side, batches 1..3, bias or none, 1/2/3 threads, the
 // portable transforms and tiny tile blocks.
 func TestWinogradAdjointMatchesReference(t *testing.T) {
-	defer op.SetWinogradMode(op.SetWinogradMode(op.WinogradOn))
-	defer func(old int) { wgBlockFloats = old }(wgBlockFloats)
-	defer parallel.SetThreads(parallel.Threads())
-	defer func(old bool) { wgVector = old }(wgVector)
-	vector := wgVector
-	sizes := []int{1, 3, 7, 17, 33}
-	chans := []int{1, 3, 17, 64}
-	r := rand.New(rand.NewPCG(21, 22))
-	worstW, worstI := 0.0, 0.0
-	cases := 0
-	for hi, h := range sizes {
-		for ci, c := range chans {
-			for oi, oc := range chans {
-				wd := sizes[(hi+2*ci+oi)%len(sizes)]
-				if c*oc*h*wd > 64*17*33*33 {
-					wd = min(wd, 17)
+	forLevels(t, func(t *testing.T) {
+		defer op.SetWinogradMode(op.SetWinogradMode(op.WinogradOn))
+		defer func(old int) { wgBlockFloats = old }(wgBlockFloats)
+		defer parallel.SetThreads(parallel.Threads())
+		defer func(old bool) { wgVector = old }(wgVector)
+		vector := wgVector
+		sizes := []int{1, 3, 7, 17, 33}
+		chans := []int{1, 3, 17, 64}
+		r := rand.New(rand.NewPCG(21, 22))
+		worstW, worstI := 0.0, 0.0
+		cases := 0
+		for hi, h := range sizes {
+			for ci, c := range chans {
+				for oi, oc := range chans {
+					wd := sizes[(hi+2*ci+oi)%len(sizes)]
+					if c*oc*h*wd > 64*17*33*33 {
+						wd = min(wd, 17)
+					}
+					pads := []int{cases % 3, (cases / 3) % 3, (cases + 1) % 3, (cases / 2) % 3}
+					// dy (N, OC, h, wd) → dx (N, C, h-pt-pb+2, wd-pl-pr+2)
+					if h-pads[0]-pads[2]+2 < 1 || wd-pads[1]-pads[3]+2 < 1 {
+						continue
+					}
+					dy := tensor.Rand(r, tensor.Float32, -1, 1, 1+cases%3, oc, h, wd)
+					w := tensor.Rand(r, tensor.Float32, -1, 1, oc, c, 3, 3)
+					var b *tensor.Tensor
+					if cases%2 == 0 {
+						b = tensor.Rand(r, tensor.Float32, -1, 1, c)
+					}
+					p := op.ConvParams{Pads: pads}
+					parallel.SetThreads(1 + cases%3)
+					wgVector = vector && cases%4 != 1
+					wgBlockFloats = 1 << 19
+					if cases%3 == 1 {
+						wgBlockFloats = 36 * (c + oc) * 3 // blocks of 3 tiles
+					}
+					name := fmt.Sprintf("dy%v w%v pads%v", dy.Shape(), w.Shape(), pads)
+					ew := convTErr(op.ConvTranspose2D(dy, w, b, p), dy, w, b, p)
+					op.SetWinogradMode(op.WinogradOff)
+					ei := convTErr(op.ConvTranspose2D(dy, w, b, p), dy, w, b, p)
+					op.SetWinogradMode(op.WinogradOn)
+					if ew > wgTol {
+						t.Errorf("%s: Winograd error %.3g > %g (im2col %.3g)", name, ew, wgTol, ei)
+					}
+					worstW, worstI = max(worstW, ew), max(worstI, ei)
+					cases++
 				}
-				pads := []int{cases % 3, (cases / 3) % 3, (cases + 1) % 3, (cases / 2) % 3}
-				// dy (N, OC, h, wd) → dx (N, C, h-pt-pb+2, wd-pl-pr+2)
-				if h-pads[0]-pads[2]+2 < 1 || wd-pads[1]-pads[3]+2 < 1 {
-					continue
-				}
-				dy := tensor.Rand(r, tensor.Float32, -1, 1, 1+cases%3, oc, h, wd)
-				w := tensor.Rand(r, tensor.Float32, -1, 1, oc, c, 3, 3)
-				var b *tensor.Tensor
-				if cases%2 == 0 {
-					b = tensor.Rand(r, tensor.Float32, -1, 1, c)
-				}
-				p := op.ConvParams{Pads: pads}
-				parallel.SetThreads(1 + cases%3)
-				wgVector = vector && cases%4 != 1
-				wgBlockFloats = 1 << 19
-				if cases%3 == 1 {
-					wgBlockFloats = 36 * (c + oc) * 3 // blocks of 3 tiles
-				}
-				name := fmt.Sprintf("dy%v w%v pads%v", dy.Shape(), w.Shape(), pads)
-				ew := convTErr(op.ConvTranspose2D(dy, w, b, p), dy, w, b, p)
-				op.SetWinogradMode(op.WinogradOff)
-				ei := convTErr(op.ConvTranspose2D(dy, w, b, p), dy, w, b, p)
-				op.SetWinogradMode(op.WinogradOn)
-				if ew > wgTol {
-					t.Errorf("%s: Winograd error %.3g > %g (im2col %.3g)", name, ew, wgTol, ei)
-				}
-				worstW, worstI = max(worstW, ew), max(worstI, ei)
-				cases++
 			}
 		}
-	}
-	t.Logf("%d convs: max normalised error Winograd %.3g, im2col %.3g", cases, worstW, worstI)
+		t.Logf("%d convs: max normalised error Winograd %.3g, im2col %.3g", cases, worstW, worstI)
+	})
 }
 
 // conv2d's VJP (the kernels autograd runs) gives the same input and filter
@@ -98,7 +100,7 @@ func TestWinogradAdjointVJP(t *testing.T) {
 		{[]int{3, 8, 17, 9}, []int{8, 8, 3, 3}, []int{0, 2, 1, 0}},
 		{[]int{1, 33, 7, 33}, []int{17, 33, 3, 3}, []int{2, 2, 2, 2}},
 	} {
-		for _, kern := range []string{"", "generic"} {
+		for _, kern := range Levels() {
 			if err := SelectKernel(kern); err != nil {
 				t.Fatal(err)
 			}

@@ -5,10 +5,10 @@ package cpu
 // wgVector is false off amd64: the scalar tile transforms run.
 var wgVector = false
 
-func wgInput16AVX512(src *float32, lds int, dst *float32, ldv int, scratch *float32, groups int) {
-	panic("cpu: wgInput16AVX512 off amd64")
+func wgInput16(src *float32, lds int, dst *float32, ldv int, scratch *float32, groups int) {
+	panic("cpu: wgInput16 off amd64")
 }
 
-func wgOutput16AVX512(m *float32, ldm int, dst *float32, ldo int, scratch *float32, groups int, bias float32) {
-	panic("cpu: wgOutput16AVX512 off amd64")
+func wgOutput16(m *float32, ldm int, dst *float32, ldo int, scratch *float32, groups int, bias float32) {
+	panic("cpu: wgOutput16 off amd64")
 }

@@ -3,11 +3,11 @@ package cpu
 // The column shuffles around the vector Winograd transforms: an input row
 // split by column mod 4 into the planes the transform reads (tile k's
 // column j is plane j mod 4 at k + j/4), and the inverse for output rows.
-// The AVX-512 versions (wgshuffle_amd64.s) run only where s.vec is set.
+// The vector versions (wgshuffle_amd64.s, avx2_amd64.s) run only where s.vec is set.
 
 // wgRowPlanes writes planes[m*lds + k] = row[iw0 + 4k + m] for m < 4,
 // k < lds (lds a multiple of 16), 0 outside row (all 0 when row is nil),
-// through buf (4·lds floats): the zero-padded row, then one AVX-512
+// through buf (4·lds floats): the zero-padded row, then one vector
 // deinterleave.
 func wgRowPlanes(planes []float32, lds int, buf, row []float32, iw0 int) {
 	planes = planes[:4*lds]
@@ -24,12 +24,12 @@ func wgRowPlanes(planes []float32, lds int, buf, row []float32, iw0 int) {
 	clear(buf[:lo])
 	copy(buf[lo:hi], row[iw0+lo:iw0+hi])
 	clear(buf[hi:])
-	wgDeint4AVX512(&buf[0], &planes[0], lds, lds/16)
+	wgDeint4(&buf[0], &planes[0], lds, lds/16)
 }
 
 // wgPlanesRow writes dst[4k + m] = planes[m*ld + k] for m < 4, k < n (the
 // outputs of n whole tiles into one output row), n/16 groups at a time
-// through the AVX-512 interleave and the rest through tmp; each plane must
+// through the vector interleave and the rest through tmp; each plane must
 // hold ceil(n/16)·16 floats.
 func wgPlanesRow(dst, planes []float32, ld, n int, tmp *[64]float32) {
 	if n == 0 {
@@ -39,10 +39,10 @@ func wgPlanesRow(dst, planes []float32, ld, n int, tmp *[64]float32) {
 	_ = planes[3*ld+wgUp16(n)-1]
 	dst = dst[:4*n]
 	if g > 0 {
-		wgInt4AVX512(&planes[0], ld, &dst[0], g)
+		wgInt4(&planes[0], ld, &dst[0], g)
 	}
 	if rem > 0 {
-		wgInt4AVX512(&planes[16*g], ld, &tmp[0], 1)
+		wgInt4(&planes[16*g], ld, &tmp[0], 1)
 		copy(dst[64*g:], tmp[:4*rem])
 	}
 }

@@ -56,117 +56,121 @@ func normErr(got, ref, scale []float64) float64 {
 // awkward sizes, pads, channel counts, with and without bias, at 1 and 2
 // threads and with tiny tile blocks.
 func TestWinogradMatchesReference(t *testing.T) {
-	defer op.SetWinogradMode(op.SetWinogradMode(op.WinogradOn))
-	defer func(old int) { wgBlockFloats = old }(wgBlockFloats)
-	defer parallel.SetThreads(parallel.Threads())
-	defer func(old bool) { wgVector = old }(wgVector)
-	vector := wgVector
-	sizes := []int{1, 3, 7, 15, 17, 33, 65}
-	chans := []int{1, 3, 17, 64}
-	r := rand.New(rand.NewPCG(5, 6))
-	worstW, worstI := 0.0, 0.0
-	cases := 0
-	for hi, h := range sizes {
-		for ci, c := range chans {
-			for oi, oc := range chans {
-				wd := sizes[(hi+ci+2*oi)%len(sizes)]
-				if c*oc*h*wd > 64*64*33*33 { // keep the test short
-					wd = min(wd, 17)
+	forLevels(t, func(t *testing.T) {
+		defer op.SetWinogradMode(op.SetWinogradMode(op.WinogradOn))
+		defer func(old int) { wgBlockFloats = old }(wgBlockFloats)
+		defer parallel.SetThreads(parallel.Threads())
+		defer func(old bool) { wgVector = old }(wgVector)
+		vector := wgVector
+		sizes := []int{1, 3, 7, 15, 17, 33, 65}
+		chans := []int{1, 3, 17, 64}
+		r := rand.New(rand.NewPCG(5, 6))
+		worstW, worstI := 0.0, 0.0
+		cases := 0
+		for hi, h := range sizes {
+			for ci, c := range chans {
+				for oi, oc := range chans {
+					wd := sizes[(hi+ci+2*oi)%len(sizes)]
+					if c*oc*h*wd > 64*64*33*33 { // keep the test short
+						wd = min(wd, 17)
+					}
+					pad := (hi + ci + oi) % 3
+					if h+2*pad < 3 || wd+2*pad < 3 {
+						continue
+					}
+					x := tensor.Rand(r, tensor.Float32, -1, 1, 1+cases%2, c, h, wd)
+					w := tensor.Rand(r, tensor.Float32, -1, 1, oc, c, 3, 3)
+					var b *tensor.Tensor
+					if cases%2 == 0 {
+						b = tensor.Rand(r, tensor.Float32, -1, 1, oc)
+					}
+					p := op.ConvParams{Pads: []int{pad, pad + cases%2, pad, pad}}
+					parallel.SetThreads(1 + cases%2)
+					wgVector = vector && cases%4 != 1 // the portable transforms too
+					wgBlockFloats = 1 << 19
+					if cases%3 == 0 {
+						wgBlockFloats = 36 * (c + oc) * 3 // blocks of 3 tiles
+					}
+					name := fmt.Sprintf("x%v w%v pads%v", x.Shape(), w.Shape(), p.Pads)
+					got := op.Conv2D(x, w, b, p)
+					ew := convErr(t, got, x, w, b, p)
+					op.SetWinogradMode(op.WinogradOff)
+					ei := convErr(t, op.Conv2D(x, w, b, p), x, w, b, p)
+					op.SetWinogradMode(op.WinogradOn)
+					if ew > wgTol {
+						t.Errorf("%s: Winograd error %.3g > %g (im2col %.3g)", name, ew, wgTol, ei)
+					}
+					worstW, worstI = max(worstW, ew), max(worstI, ei)
+					cases++
 				}
-				pad := (hi + ci + oi) % 3
-				if h+2*pad < 3 || wd+2*pad < 3 {
-					continue
-				}
-				x := tensor.Rand(r, tensor.Float32, -1, 1, 1+cases%2, c, h, wd)
-				w := tensor.Rand(r, tensor.Float32, -1, 1, oc, c, 3, 3)
-				var b *tensor.Tensor
-				if cases%2 == 0 {
-					b = tensor.Rand(r, tensor.Float32, -1, 1, oc)
-				}
-				p := op.ConvParams{Pads: []int{pad, pad + cases%2, pad, pad}}
-				parallel.SetThreads(1 + cases%2)
-				wgVector = vector && cases%4 != 1 // the portable transforms too
-				wgBlockFloats = 1 << 19
-				if cases%3 == 0 {
-					wgBlockFloats = 36 * (c + oc) * 3 // blocks of 3 tiles
-				}
-				name := fmt.Sprintf("x%v w%v pads%v", x.Shape(), w.Shape(), p.Pads)
-				got := op.Conv2D(x, w, b, p)
-				ew := convErr(t, got, x, w, b, p)
-				op.SetWinogradMode(op.WinogradOff)
-				ei := convErr(t, op.Conv2D(x, w, b, p), x, w, b, p)
-				op.SetWinogradMode(op.WinogradOn)
-				if ew > wgTol {
-					t.Errorf("%s: Winograd error %.3g > %g (im2col %.3g)", name, ew, wgTol, ei)
-				}
-				worstW, worstI = max(worstW, ew), max(worstI, ei)
-				cases++
 			}
 		}
-	}
-	// many channels: the GEMMs' sums are long
-	x := tensor.Rand(r, tensor.Float32, -1, 1, 1, 384, 21, 19)
-	w := tensor.Rand(r, tensor.Float32, -1, 1, 48, 384, 3, 3)
-	p := op.ConvParams{Pads: []int{1, 1, 1, 1}}
-	if e := convErr(t, op.Conv2D(x, w, nil, p), x, w, nil, p); e > wgTol {
-		t.Errorf("C=384: Winograd error %.3g > %g", e, wgTol)
-	} else {
-		worstW = max(worstW, e)
-	}
-	t.Logf("%d convs: max normalised error Winograd %.3g, im2col %.3g", cases+1, worstW, worstI)
+		// many channels: the GEMMs' sums are long
+		x := tensor.Rand(r, tensor.Float32, -1, 1, 1, 384, 21, 19)
+		w := tensor.Rand(r, tensor.Float32, -1, 1, 48, 384, 3, 3)
+		p := op.ConvParams{Pads: []int{1, 1, 1, 1}}
+		if e := convErr(t, op.Conv2D(x, w, nil, p), x, w, nil, p); e > wgTol {
+			t.Errorf("C=384: Winograd error %.3g > %g", e, wgTol)
+		} else {
+			worstW = max(worstW, e)
+		}
+		t.Logf("%d convs: max normalised error Winograd %.3g, im2col %.3g", cases+1, worstW, worstI)
+	})
 }
 
 // The fused path (Conv2DEx: bias, hardswish, scale/shift) on Winograd is
 // bitwise conv2d on Winograd followed by the unfused steps, and close to
 // the im2col result.
 func TestWinogradEpilogue(t *testing.T) {
-	defer op.SetWinogradMode(op.SetWinogradMode(op.WinogradOn))
-	conv := op.Lookup("conv2d")
-	r := rand.New(rand.NewPCG(7, 8))
-	for _, c := range []struct{ x, w []int }{
-		{[]int{2, 17, 15, 33}, []int{64, 17, 3, 3}},
-		{[]int{1, 3, 7, 7}, []int{17, 3, 3, 3}},
-		{[]int{3, 17, 6, 7}, []int{9, 17, 3, 3}}, // one block spans the images
-	} {
-		x := tensor.Rand(r, tensor.Float32, -2, 2, c.x...)
-		w := tensor.Rand(r, tensor.Float32, -1, 1, c.w...)
-		for _, bias := range []bool{false, true} {
-			in := []*op.T{x, w}
-			if bias {
-				in = append(in, tensor.Rand(r, tensor.Float32, -3, 3, c.w[0]))
-			}
-			attrs := op.Attrs{"pads": []int{1, 1, 1, 1}}
-			for _, act := range []op.GemmAct{op.GemmActNone, op.GemmActHardSwish} {
-				for _, affine := range []bool{false, true} {
-					want := op.Call(conv, attrs, in...)[0]
-					if act == op.GemmActHardSwish {
-						want = op.Hardswish(want)
-					}
-					if affine {
-						want = op.Add(op.Mul(want, tensor.Scalar(float32(0.37))), tensor.Scalar(float32(-0.21)))
-					}
-					got := tensor.New(tensor.Float32, want.Shape()...)
-					if !op.Conv2DEx([]*op.T{got}, in, attrs, act, affine, 0.37, -0.21) {
-						t.Fatalf("%v: Conv2DEx declined", c.w)
-					}
-					name := fmt.Sprintf("w%v bias %v act %d affine %v", c.w, bias, act, affine)
-					wv, gv := want.F32(), got.F32()
-					for i := range wv {
-						if math.Float32bits(wv[i]) != math.Float32bits(gv[i]) {
-							t.Fatalf("%s: y[%d] = %v, want %v (unfused)", name, i, gv[i], wv[i])
+	forLevels(t, func(t *testing.T) {
+		defer op.SetWinogradMode(op.SetWinogradMode(op.WinogradOn))
+		conv := op.Lookup("conv2d")
+		r := rand.New(rand.NewPCG(7, 8))
+		for _, c := range []struct{ x, w []int }{
+			{[]int{2, 17, 15, 33}, []int{64, 17, 3, 3}},
+			{[]int{1, 3, 7, 7}, []int{17, 3, 3, 3}},
+			{[]int{3, 17, 6, 7}, []int{9, 17, 3, 3}}, // one block spans the images
+		} {
+			x := tensor.Rand(r, tensor.Float32, -2, 2, c.x...)
+			w := tensor.Rand(r, tensor.Float32, -1, 1, c.w...)
+			for _, bias := range []bool{false, true} {
+				in := []*op.T{x, w}
+				if bias {
+					in = append(in, tensor.Rand(r, tensor.Float32, -3, 3, c.w[0]))
+				}
+				attrs := op.Attrs{"pads": []int{1, 1, 1, 1}}
+				for _, act := range []op.GemmAct{op.GemmActNone, op.GemmActHardSwish} {
+					for _, affine := range []bool{false, true} {
+						want := op.Call(conv, attrs, in...)[0]
+						if act == op.GemmActHardSwish {
+							want = op.Hardswish(want)
 						}
-					}
-					op.SetWinogradMode(op.WinogradOff)
-					im := tensor.New(tensor.Float32, want.Shape()...)
-					op.Conv2DEx([]*op.T{im}, in, attrs, act, affine, 0.37, -0.21)
-					op.SetWinogradMode(op.WinogradOn)
-					if d, ok := tensor.MaxDiff(got, im, 2e-3, 1e-4); !ok {
-						t.Errorf("%s: differs from im2col by %g", name, d)
+						if affine {
+							want = op.Add(op.Mul(want, tensor.Scalar(float32(0.37))), tensor.Scalar(float32(-0.21)))
+						}
+						got := tensor.New(tensor.Float32, want.Shape()...)
+						if !op.Conv2DEx([]*op.T{got}, in, attrs, act, affine, 0.37, -0.21) {
+							t.Fatalf("%v: Conv2DEx declined", c.w)
+						}
+						name := fmt.Sprintf("w%v bias %v act %d affine %v", c.w, bias, act, affine)
+						wv, gv := want.F32(), got.F32()
+						for i := range wv {
+							if math.Float32bits(wv[i]) != math.Float32bits(gv[i]) {
+								t.Fatalf("%s: y[%d] = %v, want %v (unfused)", name, i, gv[i], wv[i])
+							}
+						}
+						op.SetWinogradMode(op.WinogradOff)
+						im := tensor.New(tensor.Float32, want.Shape()...)
+						op.Conv2DEx([]*op.T{im}, in, attrs, act, affine, 0.37, -0.21)
+						op.SetWinogradMode(op.WinogradOn)
+						if d, ok := tensor.MaxDiff(got, im, 2e-3, 1e-4); !ok {
+							t.Errorf("%s: differs from im2col by %g", name, d)
+						}
 					}
 				}
 			}
 		}
-	}
+	})
 }
 
 // Changing the weights in place (a training step) must not reuse the

@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"paddle/core/backend/cpu"
 	"paddle/core/cli/cmdutil"
 	"paddle/core/hub"
 )
@@ -17,6 +18,7 @@ import (
 type Env struct {
 	Device           string   `json:"device"`
 	Threads          int      `json:"threads"`
+	KernelLevel      string   `json:"kernel_level"`
 	LogLevel         string   `json:"log_level"`
 	CacheDir         string   `json:"cache_dir"`
 	ModelsDir        string   `json:"models_dir"`
@@ -34,7 +36,7 @@ func NewCmdEnv(f *cmdutil.Factory) *cobra.Command {
 			s := f.Settings
 			wd, _ := os.Getwd()
 			e := Env{
-				Device: s.Device, Threads: s.Threads, LogLevel: s.LogLevel,
+				Device: s.Device, Threads: s.Threads, KernelLevel: cpu.Level(), LogLevel: s.LogLevel,
 				CacheDir: hub.CacheDir(), ModelsDir: hub.ModelsDir(), UserConfig: s.UserFile,
 				ConfigSearchPath: []string{wd + " (files on disk win)", "embedded configs/ in the binary"},
 			}
@@ -49,6 +51,7 @@ func NewCmdEnv(f *cmdutil.Factory) *cobra.Command {
 			}
 			fmt.Fprintf(out, "device:      %s\n", e.Device)
 			fmt.Fprintf(out, "threads:     %d\n", e.Threads)
+			fmt.Fprintf(out, "kernels:     %s (%s)\n", e.KernelLevel, cpu.KernelEnv)
 			fmt.Fprintf(out, "log level:   %s\n", e.LogLevel)
 			fmt.Fprintf(out, "cache dir:   %s\n", e.CacheDir)
 			fmt.Fprintf(out, "models dir:  %s\n", e.ModelsDir)

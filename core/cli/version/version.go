@@ -17,12 +17,16 @@ import (
 
 // Info describes this build and machine.
 type Info struct {
-	Version     string   `json:"version"`
-	Commit      string   `json:"commit"`
-	GoVersion   string   `json:"go"`
-	Platform    string   `json:"platform"`
-	CPUFeatures string   `json:"cpu_features"`
-	Backends    []string `json:"backends"`
+	Version     string `json:"version"`
+	Commit      string `json:"commit"`
+	GoVersion   string `json:"go"`
+	Platform    string `json:"platform"`
+	CPUFeatures string `json:"cpu_features"`
+	// KernelLevel is the cpu backend's active kernel level
+	// (PADDLE_CPU_KERNELS), KernelLevels all this processor has.
+	KernelLevel  string   `json:"kernel_level"`
+	KernelLevels []string `json:"kernel_levels"`
+	Backends     []string `json:"backends"`
 }
 
 // Collect gathers the build information; the commit comes from the VCS stamp
@@ -42,6 +46,7 @@ func Collect(f *cmdutil.Factory) Info {
 	return Info{
 		Version: f.Version, Commit: commit, GoVersion: runtime.Version(),
 		Platform: runtime.GOOS + "/" + runtime.GOARCH, CPUFeatures: cpu.Features(),
+		KernelLevel: cpu.Level(), KernelLevels: cpu.Levels(),
 		Backends: backend.List(),
 	}
 }
@@ -64,6 +69,7 @@ func NewCmdVersion(f *cmdutil.Factory) *cobra.Command {
 			fmt.Fprintf(out, "go:           %s\n", info.GoVersion)
 			fmt.Fprintf(out, "platform:     %s\n", info.Platform)
 			fmt.Fprintf(out, "cpu features: %s\n", info.CPUFeatures)
+			fmt.Fprintf(out, "kernels:      %s (available: %s; %s)\n", info.KernelLevel, strings.Join(info.KernelLevels, ", "), cpu.KernelEnv)
 			fmt.Fprintf(out, "backends:     %s\n", strings.Join(info.Backends, ", "))
 			return nil
 		},
