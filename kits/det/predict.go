@@ -3,7 +3,6 @@ package det
 import (
 	"context"
 	"fmt"
-	"log/slog"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -22,10 +21,10 @@ import (
 )
 
 // Prediction is one image's detections (the jsonl line of `det predict`).
+// A failed image's record is workflow.Failed: {"image", "error"}.
 type Prediction struct {
 	Image      string      `json:"image"`
 	Detections []Detection `json:"detections"`
-	Error      string      `json:"error,omitempty"`
 }
 
 // Detection is one detected object: box corners in the image's pixels
@@ -132,7 +131,7 @@ func predictFiles(ctx context.Context, env workflow.Env, args []string, p *pipel
 		}
 		return fmt.Sprint(c)
 	}
-	out := workflow.NewPrinter(env.IO.Out, env.Format, predictionLine)
+	out := workflow.NewPrinter(env.IO.Out, env.Format, workflow.KeyImage, predictionLine)
 	failed, err := workflow.RunOrdered(ctx, inputs, 1, func(_ context.Context, in workflow.Input) ([]Detection, error) {
 		s := Sample{Path: in.Path, SX: 1, SY: 1}
 		if err := loadSample(&s, p, rand.New(rand.NewPCG(0, 0))); err != nil {
@@ -160,17 +159,9 @@ func predictFiles(ctx context.Context, env workflow.Env, args []string, p *pipel
 			}
 		}
 		return res, nil
-	}, func(res workflow.Result[[]Detection]) error {
-		pr := Prediction{Image: res.Input.Path, Detections: res.Value}
-		if pr.Detections == nil {
-			pr.Detections = []Detection{}
-		}
-		if res.Err != nil {
-			pr.Error = res.Err.Error()
-			slog.Error("predict", "image", res.Input.Path, "err", res.Err)
-		}
-		return out.Print(pr)
-	})
+	}, workflow.PrintResults(out, func(res workflow.Result[[]Detection]) Prediction {
+		return Prediction{Image: res.Input.Path, Detections: res.Value}
+	}))
 	return out.Finish(failed, len(inputs), err)
 }
 
@@ -182,9 +173,6 @@ func drawName(path string) string {
 
 // predictionLine is the text form: one line per detection.
 func predictionLine(p Prediction) string {
-	if p.Error != "" {
-		return fmt.Sprintf("%s\terror: %s\n", p.Image, p.Error)
-	}
 	if len(p.Detections) == 0 {
 		return fmt.Sprintf("%s\t(no detections)\n", p.Image)
 	}

@@ -3,6 +3,7 @@ package ocr
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -105,10 +106,10 @@ type LineOutput struct {
 	Points [][2]int `json:"points,omitempty"`
 }
 
-// ErrorOutput is predict's JSON object for an input that failed.
-type ErrorOutput struct {
-	Image string `json:"image"`
-	Error string `json:"error"`
+// failed is predict's record of an input (or PDF page) that failed:
+// {"image", "error"}.
+func failed(name string, err error) workflow.Failed {
+	return workflow.Failed{Key: workflow.KeyImage, Input: name, Error: err.Error()}
 }
 
 // page is one decoded image to recognise, with its name in the output.
@@ -172,26 +173,26 @@ func predictRun(ctx context.Context, opts *PredictOptions) error {
 			out, err := recognisePage(sys, pg, opts.Det, drawer, opts.Draw)
 			if err != nil {
 				it.errs = append(it.errs, fmt.Errorf("%s: %w", pg.name, err))
-				it.outs = append(it.outs, ErrorOutput{Image: pg.name, Error: err.Error()})
+				it.outs = append(it.outs, failed(pg.name, err))
 				continue
 			}
 			it.outs = append(it.outs, out)
 		}
 		return it, nil
 	}
-	failed := 0
+	nFailed := 0
 	_, err = workflow.RunOrdered(ctx, inputs, opts.Workers, work, func(r workflow.Result[item]) error {
 		if r.Err != nil {
-			failed++
+			nFailed++
 			return w.fail(r.Input.Path, r.Err)
 		}
 		if len(r.Value.outs) > 1 {
 			w.many = true
 		}
 		for _, o := range r.Value.outs {
-			if e, ok := o.(ErrorOutput); ok {
-				failed++
-				if err := w.fail(e.Image, fmt.Errorf("%s", e.Error)); err != nil {
+			if e, ok := o.(workflow.Failed); ok {
+				nFailed++
+				if err := w.fail(e.Input.(string), errors.New(e.Error)); err != nil {
 					return err
 				}
 				continue
@@ -211,8 +212,8 @@ func predictRun(ctx context.Context, opts *PredictOptions) error {
 	if ctx.Err() != nil {
 		return cmdutil.ErrCanceled
 	}
-	if failed > 0 {
-		fmt.Fprintf(f.IOStreams.ErrOut, "paddle: %d of the inputs failed\n", failed)
+	if nFailed > 0 {
+		fmt.Fprintf(f.IOStreams.ErrOut, "paddle: %d of the inputs failed\n", nFailed)
 		return cmdutil.ErrSilent
 	}
 	return nil
@@ -362,9 +363,9 @@ func (w *writer) fail(name string, err error) error {
 	fmt.Fprintf(w.errOut, "paddle: %s\n", msg)
 	switch w.format {
 	case "jsonl":
-		return w.encode(ErrorOutput{Image: name, Error: err.Error()})
+		return w.encode(failed(name, err))
 	case "json":
-		w.all = append(w.all, ErrorOutput{Image: name, Error: err.Error()})
+		w.all = append(w.all, failed(name, err))
 	}
 	return nil
 }
