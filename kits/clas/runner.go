@@ -330,3 +330,8 @@ func topClasses(probs []float32, k int, labels []string) []ClassProb {
 	}
 	return out
 }
+
+// PredictRecord is `clas predict`'s record, for --help (docs/formats.md).
+const PredictRecord = `  {"image": string, "topk": [{"class_id": int, "label": string, "score": float}, ...]}
+  topk: the Infer.PostProcess.topk best classes, best first; score: softmax probability, 5 decimals.
+  failed: {"image": string, "error": string}`

@@ -231,3 +231,8 @@ func predictRun(opts *PredictOptions) error {
 	return r.Predict(context.Background(), workflow.Env{IO: f.IOStreams, Config: cfg, Weights: opts.Weights, Model: opts.Model,
 		Output: out, Format: f.Settings.Format}, opts.Inputs)
 }
+
+// PredictRecord is `det predict`'s record, for --help (docs/formats.md).
+const PredictRecord = `  {"image": string, "detections": [{"label": string, "class_id": int, "score": float, "bbox": [x1, y1, x2, y2]}, ...]}
+  detections: those scored at least draw_threshold; bbox in the image's pixels (integers); score 5 decimals.
+  failed: {"image": string, "error": string}`

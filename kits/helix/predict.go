@@ -14,6 +14,7 @@ import (
 	"paddle/core/ag"
 	"paddle/core/chem"
 	"paddle/core/cli/cmdutil"
+	"paddle/core/cli/predict"
 	"paddle/core/config"
 	"paddle/core/kit"
 	"paddle/core/workflow"
@@ -36,6 +37,9 @@ func newCmdPredict(f *cmdutil.Factory, k *kit.Kit, runF func(*predictOptions) er
 	cmd := &cobra.Command{
 		Use:   "predict --weights <checkpoint dir> | --model <export dir> [--smiles S]... [file.smi|file.csv|-]...",
 		Short: "Predict molecular properties from SMILES with a trained or exported model",
+		Long: "Predicts every SMILES (--smiles, then the files' or stdin's) with a checkpoint (--weights)\n" +
+			"or an export (--model) and writes one record per molecule in input order; a SMILES that does\n" +
+			"not parse is reported and the rest go on (exit 1 at the end).\n\n" + predict.RecordHelp(PredictRecord),
 		Example: "  paddle helix predict --weights output/helix/gin_chembl_reg/latest --smiles CCO\n" +
 			"  cut -f1 molecules.smi | paddle helix predict --model inference/gin - --format jsonl",
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -244,3 +248,9 @@ func (r *runner) Predict(ctx context.Context, env workflow.Env, inputs []string)
 	}
 	return r.predictSmiles(ctx, env, smiles)
 }
+
+// PredictRecord is `helix predict`'s record, for --help (docs/formats.md).
+const PredictRecord = `  {"smiles": string, "canonical": string, "predictions": {"<task>": float | null, ...}}
+  canonical: the canonical SMILES; predictions: one value per task of the model (regression: the value,
+  classification: the probability), 5 decimals; null when not a finite number.
+  failed: {"smiles": string, "error": string}`

@@ -113,3 +113,11 @@ func (r *tagRunner) Predict(ctx context.Context, env workflow.Env, args []string
 		return r.names(model.Decode(em, b.Lengths)[0]), nil
 	})
 }
+
+// PredictRecord is `nlp predict`'s record, for --help (docs/formats.md):
+// one per input line, by the model's task.
+const PredictRecord = `  classifier:   {"text": string, "label": string, "score": float}
+  span tagger:  {"text": string, "entities": [{"start": int, "end": int, "label": string, "text": string}, ...]}
+  tagger (POS): {"text": string, "tokens": [string, ...], "tags": [string, ...]}
+  start, end: code point offsets into text ([start, end)); score: softmax probability, 5 decimals.
+  failed line: {"text": string, "error": string}; unreadable file: {"text": null, "error": string}`

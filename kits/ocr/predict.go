@@ -17,6 +17,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"paddle/core/cli/cmdutil"
+	"paddle/core/cli/predict"
 	"paddle/core/data"
 	"paddle/core/imgproc"
 	"paddle/core/workflow"
@@ -51,7 +52,7 @@ func NewCmdPredict(f *cmdutil.Factory, runF func(*PredictOptions) error) *cobra.
 			"The ppocrv4 models are pulled into the model store on first use (see `paddle model`)\n" +
 			"unless --offline, or taken from --det-model/--rec-model/--cls-model/--rec-dict.\n" +
 			"Results go to stdout in input order; errors of single inputs are reported and the\n" +
-			"rest go on (exit 1 at the end).",
+			"rest go on (exit 1 at the end).\n\n" + predict.RecordHelp(PredictRecord),
 		Example: "  paddle ocr predict kits/ocr/testdata/images/sample_en.png\n" +
 			"  paddle ocr predict --format jsonl scans/ --cls\n" +
 			"  find . -name '*.png' | paddle ocr predict - --format jsonl --workers 4\n" +
@@ -382,3 +383,10 @@ func (w *writer) finish() error {
 	enc.SetIndent("", "  ")
 	return enc.Encode(w.all)
 }
+
+// PredictRecord is `ocr predict`'s record (--format jsonl|json), for --help
+// (docs/formats.md).
+const PredictRecord = `  {"image": string, "results": [{"text": string, "score": float, "points": [[x, y], ...4]}, ...], "width": int, "height": int, "ms": float}
+  image: the path (a PDF page: "doc.pdf#page=N"); results: the lines in reading order; points: the box's
+  corners in the image's pixels (integers), left out with --det=false; score: 5 decimals; ms: time taken.
+  failed: {"image": string, "error": string}`

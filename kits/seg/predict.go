@@ -197,3 +197,9 @@ func predictionLine(p Prediction) string {
 	}
 	return b.String() + "\n"
 }
+
+// PredictRecord is `seg predict`'s record, for --help (docs/formats.md).
+const PredictRecord = `  {"image": string, "width": int, "height": int, "label_map": string, "overlay": string, "class_pixels": {"<class>": int, ...}}
+  label_map: the palette PNG of class indices written; overlay: only with --draw;
+  class_pixels: pixels per predicted class (classes with none left out).
+  failed: {"image": string, "error": string}`

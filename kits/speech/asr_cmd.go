@@ -75,11 +75,11 @@ func newCmdASR(f *cmdutil.Factory) *cobra.Command {
 	var inputs []string
 	cmd := &cobra.Command{
 		Use:   "asr (--model DIR | --weights DIR) --input x.wav [<input>... | -]",
-		Short: "Transcribe speech with a trained CTC recogniser (jsonl {file, text})",
+		Short: "Transcribe speech with a trained CTC recogniser (jsonl {audio, text})",
 		Long: "Transcribes each file with a recogniser: an export from `paddle speech export` (--model)\n" +
 			"or a training checkpoint with its config.yaml (--weights; -c overrides the config).\n" +
 			"Inputs: --input (repeatable) and arguments: audio files (WAV, Ogg Vorbis, ...), folders,\n" +
-			"globs, - for paths on stdin. Prints one JSON line per file: {\"file\", \"text\"}.",
+			"globs, - for paths on stdin. Prints one JSON line per file: {\"audio\", \"text\"}.",
 		Example: "  paddle speech asr --model output/asr_gru/export --input x.wav\n" +
 			"  paddle speech asr --weights output/asr_gru/best clips/",
 		RunE: func(cmd *cobra.Command, args []string) error {

@@ -318,3 +318,12 @@ func (r *kwsRunner) spotterFor(env workflow.Env) (*spotter, error) {
 	}
 	return s, nil
 }
+
+// PredictRecord is `speech predict`'s record, for --help (docs/formats.md):
+// one per audio file, by the model's task (also `speech kws|cls|asr`'s).
+const PredictRecord = `  keyword spotter:  {"audio": string, "label": string, "score": float, "start": float, "end": float}
+  audio classifier: {"audio": string, "label": string, "score": float, "topk": [{"label": string, "score": float}, ...]}
+  recogniser:       {"audio": string, "text": string}
+  start, end: seconds of the window the label comes from (only for files longer than the model's window);
+  score: probability, 5 decimals.
+  failed: {"audio": string, "error": string}`
