@@ -32,6 +32,10 @@ type Kit struct {
 	// same name (OCR's predict).
 	Commands func(f *cmdutil.Factory, k *Kit) []*cobra.Command
 
+	// PredictRecord describes one record of the kit's predict output (its
+	// fields and their types, docs/formats.md), for predict --help.
+	PredictRecord string
+
 	// Serve, when set, lets `paddle serve <kit>` answer the kit's predictions over
 	// HTTP (core/serve). It is called while the command tree is built and may add
 	// the kit's model flags to cmd; the function it returns is called once, after

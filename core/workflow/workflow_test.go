@@ -2,6 +2,7 @@ package workflow
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"iter"
@@ -246,7 +247,7 @@ func TestPrinterFormats(t *testing.T) {
 		"text":  "a=1\nb=2\n",
 	} {
 		var b strings.Builder
-		p := NewPrinter(&b, format, text)
+		p := NewPrinter(&b, format, KeyText, text)
 		for _, r := range []row{{"a", 1}, {"b", 2}} {
 			if err := p.Print(r); err != nil {
 				t.Fatal(err)
@@ -272,7 +273,7 @@ func TestPrinterFinish(t *testing.T) {
 	}
 	for _, tt := range tests {
 		var b strings.Builder
-		err := NewPrinter(&b, "json", func(int) string { return "" }).Finish(tt.failed, 5, tt.err)
+		err := NewPrinter(&b, "json", KeyImage, func(int) string { return "" }).Finish(tt.failed, 5, tt.err)
 		got := ""
 		if err != nil {
 			got = err.Error()
@@ -280,5 +281,36 @@ func TestPrinterFinish(t *testing.T) {
 		if got != tt.want || b.String() != tt.output {
 			t.Errorf("%s: error %q, output %q; want %q, %q", tt.name, got, b.String(), tt.want, tt.output)
 		}
+	}
+}
+
+// A failed input's record is {"<key>": input, "error": "..."} in every
+// format, between the other records, and nothing is HTML-escaped.
+func TestPrinterFail(t *testing.T) {
+	type rec struct {
+		Audio string  `json:"audio"`
+		Score float64 `json:"score"`
+	}
+	text := func(r rec) string { return fmt.Sprintf("%s\t%.1f\n", r.Audio, r.Score) }
+	for format, want := range map[string]string{
+		"jsonl": `{"audio":"a<1>.wav","score":0}` + "\n" + `{"audio":"b&.wav","error":"no samples"}` + "\n",
+		"json":  "[\n  {\n    \"audio\": \"a<1>.wav\",\n    \"score\": 0\n  },\n  {\n    \"audio\": \"b&.wav\",\n    \"error\": \"no samples\"\n  }\n]\n",
+		"text":  "a<1>.wav\t0.0\nb&.wav\terror: no samples\n",
+	} {
+		var b strings.Builder
+		p := NewPrinter(&b, format, KeyAudio, text)
+		emit := PrintResults(p, func(r Result[float64]) rec { return rec{Audio: r.Input.Path, Score: r.Value} })
+		if err := emit(Result[float64]{Input: Input{Path: "a<1>.wav"}}); err != nil {
+			t.Fatal(err)
+		}
+		if err := emit(Result[float64]{Input: Input{Path: "b&.wav"}, Err: errors.New("no samples")}); err != nil {
+			t.Fatal(err)
+		}
+		if err := p.Close(); err != nil || b.String() != want {
+			t.Errorf("%s: got %q, want %q (%v)", format, b.String(), want, err)
+		}
+	}
+	if b, err := json.Marshal(Failed{Key: KeyText, Input: nil, Error: "x.txt: no such file"}); err != nil || string(b) != `{"text":null,"error":"x.txt: no such file"}` {
+		t.Errorf("Failed with no input: %s %v", b, err)
 	}
 }

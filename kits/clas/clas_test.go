@@ -190,10 +190,14 @@ func TestPredictJSONL(t *testing.T) {
 	if code != cmdutil.ExitFailure {
 		t.Fatalf("exit %d, want 1 (one input failed):\n%s", code, errOut)
 	}
-	var lines []Prediction
+	type record struct { // a Prediction, or a failed input's {"image", "error"}
+		Prediction
+		Error string `json:"error"`
+	}
+	var lines []record
 	sc := bufio.NewScanner(strings.NewReader(stdout))
 	for sc.Scan() {
-		var p Prediction
+		var p record
 		if err := json.Unmarshal(sc.Bytes(), &p); err != nil {
 			t.Fatalf("line %q: %v", sc.Text(), err)
 		}

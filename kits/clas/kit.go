@@ -33,6 +33,8 @@ func Kit() *kit.Kit {
 		Short:  "Image classification (PaddleClas): LeNet, ResNet, PP-LCNet on MNIST, digits, folders, list files",
 		Schema: Schema(),
 		Build:  build,
+
+		PredictRecord: PredictRecord,
 		Commands: func(f *cmdutil.Factory, k *kit.Kit) []*cobra.Command {
 			return []*cobra.Command{
 				train.NewCmdTrain(f, k, nil),

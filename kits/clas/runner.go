@@ -205,10 +205,10 @@ func (r *runner) Eval(ctx context.Context, env workflow.Env) (metric.Report, err
 }
 
 // Prediction is one image's top-k classes (the jsonl line of `clas predict`).
+// A failed image's record is workflow.Failed: {"image", "error"}.
 type Prediction struct {
 	Image string      `json:"image"`
-	TopK  []ClassProb `json:"topk,omitempty"`
-	Error string      `json:"error,omitempty"`
+	TopK  []ClassProb `json:"topk"`
 }
 
 // ClassProb is one of the top classes.
@@ -262,7 +262,7 @@ func predictFiles(ctx context.Context, env workflow.Env, args []string, tr data.
 	if err != nil {
 		return cmdutil.Usage(err)
 	}
-	out := workflow.NewPrinter(env.IO.Out, env.Format, predictionLine)
+	out := workflow.NewPrinter(env.IO.Out, env.Format, workflow.KeyImage, predictionLine)
 	failed, err := workflow.RunOrdered(ctx, inputs, 1, func(_ context.Context, in workflow.Input) ([]ClassProb, error) {
 		s := Sample{Path: in.Path, Label: -1}
 		if _, err := tr.Apply(&s, rand.New(rand.NewPCG(0, 0))); err != nil {
@@ -273,22 +273,14 @@ func predictFiles(ctx context.Context, env workflow.Env, args []string, tr data.
 			return nil, err
 		}
 		return topClasses(probs, k, labels), nil
-	}, func(res workflow.Result[[]ClassProb]) error {
-		p := Prediction{Image: res.Input.Path, TopK: res.Value}
-		if res.Err != nil {
-			p.Error = res.Err.Error()
-			slog.Error("predict", "image", res.Input.Path, "err", res.Err)
-		}
-		return out.Print(p)
-	})
+	}, workflow.PrintResults(out, func(res workflow.Result[[]ClassProb]) Prediction {
+		return Prediction{Image: res.Input.Path, TopK: res.Value}
+	}))
 	return out.Finish(failed, len(inputs), err)
 }
 
 // predictionLine is the text form of a prediction: path, top label, score.
 func predictionLine(p Prediction) string {
-	if p.Error != "" {
-		return fmt.Sprintf("%s\terror: %s\n", p.Image, p.Error)
-	}
 	return fmt.Sprintf("%s\t%s\t%.5f\n", p.Image, p.TopK[0].Label, p.TopK[0].Score)
 }
 
@@ -338,3 +330,8 @@ func topClasses(probs []float32, k int, labels []string) []ClassProb {
 	}
 	return out
 }
+
+// PredictRecord is `clas predict`'s record, for --help (docs/formats.md).
+const PredictRecord = `  {"image": string, "topk": [{"class_id": int, "label": string, "score": float}, ...]}
+  topk: the Infer.PostProcess.topk best classes, best first; score: softmax probability, 5 decimals.
+  failed: {"image": string, "error": string}`

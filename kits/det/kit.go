@@ -41,6 +41,8 @@ func Kit() *kit.Kit {
 		Short:  "Object detection (PaddleDetection): PicoDet-style detector, COCO/VOC data, COCO mAP as pycocotools, synthetic data sets",
 		Schema: Schema(),
 		Build:  build,
+
+		PredictRecord: PredictRecord,
 		Commands: func(f *cmdutil.Factory, k *kit.Kit) []*cobra.Command {
 			return []*cobra.Command{
 				train.NewCmdTrain(f, k, nil),

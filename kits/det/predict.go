@@ -3,7 +3,6 @@ package det
 import (
 	"context"
 	"fmt"
-	"log/slog"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -22,10 +21,10 @@ import (
 )
 
 // Prediction is one image's detections (the jsonl line of `det predict`).
+// A failed image's record is workflow.Failed: {"image", "error"}.
 type Prediction struct {
 	Image      string      `json:"image"`
 	Detections []Detection `json:"detections"`
-	Error      string      `json:"error,omitempty"`
 }
 
 // Detection is one detected object: box corners in the image's pixels
@@ -133,7 +132,7 @@ func predictFiles(ctx context.Context, env workflow.Env, args []string, p *pipel
 		}
 		return fmt.Sprint(c)
 	}
-	out := workflow.NewPrinter(env.IO.Out, env.Format, predictionLine)
+	out := workflow.NewPrinter(env.IO.Out, env.Format, workflow.KeyImage, predictionLine)
 	failed, err := workflow.RunOrdered(ctx, inputs, 1, func(_ context.Context, in workflow.Input) ([]Detection, error) {
 		s := Sample{Path: in.Path, SX: 1, SY: 1}
 		if err := loadSample(&s, p, rand.New(rand.NewPCG(0, 0))); err != nil {
@@ -161,25 +160,14 @@ func predictFiles(ctx context.Context, env workflow.Env, args []string, p *pipel
 			}
 		}
 		return res, nil
-	}, func(res workflow.Result[[]Detection]) error {
-		pr := Prediction{Image: res.Input.Path, Detections: res.Value}
-		if pr.Detections == nil {
-			pr.Detections = []Detection{}
-		}
-		if res.Err != nil {
-			pr.Error = res.Err.Error()
-			slog.Error("predict", "image", res.Input.Path, "err", res.Err)
-		}
-		return out.Print(pr)
-	})
+	}, workflow.PrintResults(out, func(res workflow.Result[[]Detection]) Prediction {
+		return Prediction{Image: res.Input.Path, Detections: res.Value}
+	}))
 	return out.Finish(failed, len(inputs), err)
 }
 
 // predictionLine is the text form: one line per detection.
 func predictionLine(p Prediction) string {
-	if p.Error != "" {
-		return fmt.Sprintf("%s\terror: %s\n", p.Image, p.Error)
-	}
 	if len(p.Detections) == 0 {
 		return fmt.Sprintf("%s\t(no detections)\n", p.Image)
 	}
@@ -238,3 +226,8 @@ func predictRun(opts *PredictOptions) error {
 	return r.Predict(context.Background(), workflow.Env{IO: f.IOStreams, Config: cfg, Weights: opts.Weights, Model: opts.Model,
 		Output: out, Format: f.Settings.Format}, opts.Inputs)
 }
+
+// PredictRecord is `det predict`'s record, for --help (docs/formats.md).
+const PredictRecord = `  {"image": string, "detections": [{"label": string, "class_id": int, "score": float, "bbox": [x1, y1, x2, y2]}, ...]}
+  detections: those scored at least draw_threshold; bbox in the image's pixels (integers); score 5 decimals.
+  failed: {"image": string, "error": string}`

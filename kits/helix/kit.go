@@ -37,6 +37,8 @@ func Kit() *kit.Kit {
 		Short:  "Molecules (PaddleHelix): SMILES parsing, descriptors, Morgan fingerprints, scaffolds",
 		Schema: Schema(),
 		Build:  build,
+
+		PredictRecord: PredictRecord,
 		Commands: func(f *cmdutil.Factory, k *kit.Kit) []*cobra.Command {
 			return []*cobra.Command{
 				train.NewCmdTrain(f, k, nil),

@@ -117,7 +117,8 @@ func TestGINLearnsChEMBLActivity(t *testing.T) {
 
 type predLine struct {
 	Smiles, Canonical, Error string
-	Act                      *float64
+	Predictions              struct{ Act *float64 }
+	Act                      *float64 `json:"-"` // Predictions.Act
 }
 
 func predictLines(t *testing.T, stdout string) []predLine {
@@ -128,6 +129,7 @@ func predictLines(t *testing.T, stdout string) []predLine {
 		if err := json.Unmarshal([]byte(l), &p); err != nil {
 			t.Fatalf("line %q: %v", l, err)
 		}
+		p.Act = p.Predictions.Act
 		out = append(out, p)
 	}
 	return out

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"log/slog"
 	"math"
 	"strings"
 
@@ -15,6 +14,7 @@ import (
 	"paddle/core/ag"
 	"paddle/core/chem"
 	"paddle/core/cli/cmdutil"
+	"paddle/core/cli/predict"
 	"paddle/core/config"
 	"paddle/core/kit"
 	"paddle/core/workflow"
@@ -37,6 +37,9 @@ func newCmdPredict(f *cmdutil.Factory, k *kit.Kit, runF func(*predictOptions) er
 	cmd := &cobra.Command{
 		Use:   "predict --weights <checkpoint dir> | --model <export dir> [--smiles S]... [file.smi|file.csv|-]...",
 		Short: "Predict molecular properties from SMILES with a trained or exported model",
+		Long: "Predicts every SMILES (--smiles, then the files' or stdin's) with a checkpoint (--weights)\n" +
+			"or an export (--model) and writes one record per molecule in input order; a SMILES that does\n" +
+			"not parse is reported and the rest go on (exit 1 at the end).\n\n" + predict.RecordHelp(PredictRecord),
 		Example: "  paddle helix predict --weights output/helix/gin_chembl_reg/latest --smiles CCO\n" +
 			"  cut -f1 molecules.smi | paddle helix predict --model inference/gin - --format jsonl",
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -109,42 +112,38 @@ func collectSmiles(flags, inputs []string, stdin io.Reader) ([]string, error) {
 	return out, nil
 }
 
-// Prediction is one molecule's output line.
+// Prediction is one molecule's output line. A SMILES that does not parse
+// gets workflow.Failed's record instead: {"smiles", "error"}.
 type Prediction struct {
 	SMILES    string
 	Canonical string
 	Tasks     []string
 	Values    []float64
-	Err       string
 }
 
-// MarshalJSON writes {"smiles", "canonical", <task>: value...} in that
-// order, or {"smiles", "error"}.
+// MarshalJSON writes {"smiles", "canonical", "predictions": {<task>:
+// value, ...}} with the tasks in the model's order; a value that is not a
+// finite number is null.
 func (p Prediction) MarshalJSON() ([]byte, error) {
 	var b bytes.Buffer
 	str := func(s string) string { v, _ := json.Marshal(s); return string(v) }
-	b.WriteString(`{"smiles":` + str(p.SMILES))
-	if p.Err != "" {
-		b.WriteString(`,"error":` + str(p.Err) + "}")
-		return b.Bytes(), nil
-	}
-	b.WriteString(`,"canonical":` + str(p.Canonical))
+	b.WriteString(`{"smiles":` + str(p.SMILES) + `,"canonical":` + str(p.Canonical) + `,"predictions":{`)
 	for i, t := range p.Tasks {
+		if i > 0 {
+			b.WriteByte(',')
+		}
 		v := p.Values[i]
 		if math.IsNaN(v) || math.IsInf(v, 0) {
-			b.WriteString("," + str(t) + ":null")
+			b.WriteString(str(t) + ":null")
 			continue
 		}
-		fmt.Fprintf(&b, ",%s:%v", str(t), math.Round(v*1e5)/1e5)
+		fmt.Fprintf(&b, "%s:%v", str(t), math.Round(v*1e5)/1e5)
 	}
-	b.WriteString("}")
+	b.WriteString("}}")
 	return b.Bytes(), nil
 }
 
 func predictionLine(p Prediction) string {
-	if p.Err != "" {
-		return p.SMILES + "\terror: " + p.Err + "\n"
-	}
 	parts := []string{p.SMILES, p.Canonical}
 	for _, v := range p.Values {
 		parts = append(parts, fmt.Sprintf("%.5f", v))
@@ -155,15 +154,16 @@ func predictionLine(p Prediction) string {
 // predictBatches parses smiles, runs run on batches of the parsed ones and
 // prints a line per input in order; it fails (exit 1) when any did not parse.
 func predictBatches(env workflow.Env, smiles, tasks []string, run func(ms []*Molecule) ([]float64, error)) error {
-	out := workflow.NewPrinter(env.IO.Out, cmpStr(env.Format, "jsonl"), predictionLine)
+	out := workflow.NewPrinter(env.IO.Out, cmpStr(env.Format, "jsonl"), workflow.KeySMILES, predictionLine)
 	preds := make([]Prediction, len(smiles))
+	errs := make([]error, len(smiles))
 	var ok []int
 	var mols []*Molecule
 	for i, s := range smiles {
 		preds[i] = Prediction{SMILES: s, Tasks: tasks}
 		m, err := chem.Parse(s)
 		if err != nil {
-			preds[i].Err = err.Error()
+			errs[i] = err
 			continue
 		}
 		preds[i].Canonical = m.SMILES()
@@ -183,12 +183,15 @@ func predictBatches(env workflow.Env, smiles, tasks []string, run func(ms []*Mol
 		}
 	}
 	failed := 0
-	for _, p := range preds {
-		if p.Err != "" {
+	for i, p := range preds {
+		var err error
+		if errs[i] != nil {
 			failed++
-			slog.Error("predict", "smiles", p.SMILES, "err", p.Err)
+			err = out.Fail(p.SMILES, errs[i])
+		} else {
+			err = out.Print(p)
 		}
-		if err := out.Print(p); err != nil {
+		if err != nil {
 			return err
 		}
 	}
@@ -245,3 +248,9 @@ func (r *runner) Predict(ctx context.Context, env workflow.Env, inputs []string)
 	}
 	return r.predictSmiles(ctx, env, smiles)
 }
+
+// PredictRecord is `helix predict`'s record, for --help (docs/formats.md).
+const PredictRecord = `  {"smiles": string, "canonical": string, "predictions": {"<task>": float | null, ...}}
+  canonical: the canonical SMILES; predictions: one value per task of the model (regression: the value,
+  classification: the probability), 5 decimals; null when not a finite number.
+  failed: {"smiles": string, "error": string}`

@@ -39,7 +39,9 @@ func Kit() *kit.Kit {
 		Short:  "Text (PaddleNLP): tokenizers identical to Hugging Face's, text classification, sequence labelling",
 		Schema: KitSchema(),
 		Build:  buildRunner,
-		Serve:  Serve, // paddle serve nlp
+
+		PredictRecord: PredictRecord,
+		Serve:         Serve, // paddle serve nlp
 		Commands: func(f *cmdutil.Factory, k *kit.Kit) []*cobra.Command {
 			return []*cobra.Command{
 				newCmdTokenize(f, nil),

@@ -14,36 +14,70 @@ import (
 	"paddle/core/workflow"
 )
 
-// eachLine calls fn with every line (its trailing "\r" removed) of the
-// files in args, in order; "-" or no args at all read stdin. Lines may be
-// up to 64 MiB long. It stops at the first error, or when ctx is done.
-func eachLine(ctx context.Context, stdin io.Reader, args []string, fn func(line string) error) error {
+// predictLines runs predict on every line (its trailing "\r" removed) of
+// the files in args, in order ("-" or no args at all read stdin; lines may
+// be up to 64 MiB long), and prints each record in env.Format (text: the
+// line text makes). A line predict fails on gets the record {"text": line,
+// "error"}, a file that cannot be read {"text": null, "error"}, and the
+// rest go on; the run then fails (exit 1) naming how many did. It stops
+// when ctx is done.
+func predictLines[T any](ctx context.Context, env workflow.Env, args []string, text func(T) string, predict func(line string) (T, error)) error {
 	if len(args) == 0 {
 		args = []string{"-"}
 	}
+	out := workflow.NewPrinter(env.IO.Out, env.Format, workflow.KeyText, text)
+	n, failed := 0, 0
+	var werr error // writing a record failed: stop
 	for _, a := range args {
-		in := stdin
-		if a != "-" {
-			f, err := os.Open(a)
+		if err := eachLineOf(ctx, env.IO.In, a, func(line string) error {
+			n++
+			p, err := predict(line)
 			if err != nil {
-				return fmt.Errorf("predict: %w", err)
+				failed++
+				werr = out.Fail(line, err)
+			} else {
+				werr = out.Print(p)
 			}
-			defer f.Close()
-			in = f
-		}
-		sc := bufio.NewScanner(in)
-		sc.Buffer(make([]byte, 1<<20), 64<<20)
-		for sc.Scan() {
-			if ctx.Err() != nil {
-				return ctx.Err()
+			return werr
+		}); err != nil {
+			if werr != nil || ctx.Err() != nil {
+				return err
 			}
-			if err := fn(strings.TrimRight(sc.Text(), "\r")); err != nil {
+			n++
+			failed++
+			if err := out.Fail(nil, err); err != nil {
 				return err
 			}
 		}
-		if err := sc.Err(); err != nil {
-			return fmt.Errorf("predict %s: %w", a, err)
+	}
+	return out.Finish(failed, n, nil)
+}
+
+// eachLineOf calls fn with every line of the file a ("-": stdin). An error
+// of fn is returned as it is; a file that cannot be opened or read gives an
+// error naming it.
+func eachLineOf(ctx context.Context, stdin io.Reader, a string, fn func(line string) error) error {
+	in := stdin
+	if a != "-" {
+		f, err := os.Open(a)
+		if err != nil {
+			return err
 		}
+		defer f.Close()
+		in = f
+	}
+	sc := bufio.NewScanner(in)
+	sc.Buffer(make([]byte, 1<<20), 64<<20)
+	for sc.Scan() {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		if err := fn(strings.TrimRight(sc.Text(), "\r")); err != nil {
+			return err
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return fmt.Errorf("%s: %w", a, err)
 	}
 	return nil
 }

@@ -2,9 +2,7 @@ package nlp
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"io"
 	"strings"
 
 	"paddle/core/ag"
@@ -23,17 +21,27 @@ type Entity struct {
 }
 
 // SpanPrediction is a line of `nlp predict` for a span task (BIO tags).
+// A line that failed is workflow.Failed: {"text", "error"}.
 type SpanPrediction struct {
 	Text     string   `json:"text"`
 	Entities []Entity `json:"entities"`
+	plain    string   // --format text: `label<TAB>text` per entity
 }
 
 // TagPrediction is a line of `nlp predict` for a tagging task (POS).
+// A line that failed is workflow.Failed: {"text", "error"}.
 type TagPrediction struct {
 	Text   string   `json:"text"`
 	Tokens []string `json:"tokens"`
 	Tags   []string `json:"tags"`
+	plain  string   // --format text: `token/TAG ...`
 }
+
+// tagRecord is a SpanPrediction or a TagPrediction.
+type tagRecord interface{ text() string }
+
+func (p SpanPrediction) text() string { return p.plain }
+func (p TagPrediction) text() string  { return p.plain }
 
 // tagLines tags each line of the files in args (stdin for "-" or none):
 // the line is tokenised (tokenizeText), tag(tokens) gives the tags, and
@@ -41,21 +49,21 @@ type TagPrediction struct {
 // seqeval's default mode reads them), tokens and tags otherwise. --format
 // text writes `token/TAG ...`, or `label<TAB>text` per entity.
 func tagLines(ctx context.Context, env workflow.Env, args []string, span bool, tag func([]string) ([]string, error)) error {
-	return eachLine(ctx, env.IO.In, args, func(text string) error {
+	return predictLines(ctx, env, args, tagRecord.text, func(text string) (tagRecord, error) {
 		toks, offs := tokenizeText(text)
 		var tags []string
 		if len(toks) > 0 {
 			var err error
 			if tags, err = tag(toks); err != nil {
-				return err
+				return nil, err
 			}
 		}
-		return writeTagLine(env, text, toks, offs, tags, span)
+		return tagLine(text, toks, offs, tags, span), nil
 	})
 }
 
-func writeTagLine(env workflow.Env, text string, toks []string, offs [][2]int, tags []string, span bool) error {
-	var v any
+// tagLine is the record of one tagged line.
+func tagLine(text string, toks []string, offs [][2]int, tags []string, span bool) tagRecord {
 	var plain strings.Builder
 	if span {
 		runes := []rune(text)
@@ -66,30 +74,20 @@ func writeTagLine(env workflow.Env, text string, toks []string, offs [][2]int, t
 			p.Entities = append(p.Entities, e)
 			fmt.Fprintf(&plain, "%s\t%s\n", e.Label, e.Text)
 		}
-		v = p
-	} else {
-		if toks == nil {
-			toks, tags = []string{}, []string{}
+		p.plain = plain.String()
+		return p
+	}
+	if toks == nil {
+		toks, tags = []string{}, []string{}
+	}
+	for i, t := range toks {
+		if i > 0 {
+			plain.WriteByte(' ')
 		}
-		v = TagPrediction{Text: text, Tokens: toks, Tags: tags}
-		for i, t := range toks {
-			if i > 0 {
-				plain.WriteByte(' ')
-			}
-			plain.WriteString(t + "/" + tags[i])
-		}
-		plain.WriteByte('\n')
+		plain.WriteString(t + "/" + tags[i])
 	}
-	if env.Format == "text" {
-		_, err := io.WriteString(env.IO.Out, plain.String())
-		return err
-	}
-	j, err := json.Marshal(v)
-	if err != nil {
-		return err
-	}
-	_, err = env.IO.Out.Write(append(j, '\n'))
-	return err
+	plain.WriteByte('\n')
+	return TagPrediction{Text: text, Tokens: toks, Tags: tags, plain: plain.String()}
 }
 
 // Predict tags text lines with the checkpoint env.Weights, or with the
@@ -115,3 +113,11 @@ func (r *tagRunner) Predict(ctx context.Context, env workflow.Env, args []string
 		return r.names(model.Decode(em, b.Lengths)[0]), nil
 	})
 }
+
+// PredictRecord is `nlp predict`'s record, for --help (docs/formats.md):
+// one per input line, by the model's task.
+const PredictRecord = `  classifier:   {"text": string, "label": string, "score": float}
+  span tagger:  {"text": string, "entities": [{"start": int, "end": int, "label": string, "text": string}, ...]}
+  tagger (POS): {"text": string, "tokens": [string, ...], "tags": [string, ...]}
+  start, end: code point offsets into text ([start, end)); score: softmax probability, 5 decimals.
+  failed line: {"text": string, "error": string}; unreadable file: {"text": null, "error": string}`

@@ -2,7 +2,6 @@ package nlp
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"iter"
 	"log/slog"
@@ -282,7 +281,8 @@ func (r *textRunner) Eval(ctx context.Context, env workflow.Env) (metric.Report,
 	return workflow.EvalCheckpoint(ctx, env.Weights, model, func() (*workflow.Task[TextBatch], error) { return r.task(model, false) })
 }
 
-// TextPrediction is one line of `nlp predict`.
+// TextPrediction is one line of `nlp predict` for a classifier. A line that
+// failed is workflow.Failed: {"text", "error"}.
 type TextPrediction struct {
 	Text  string  `json:"text"`
 	Label string  `json:"label"`
@@ -303,19 +303,7 @@ func (r *textRunner) Predict(ctx context.Context, env workflow.Env, args []strin
 	if err != nil {
 		return err
 	}
-	return eachLine(ctx, env.IO.In, args, func(line string) error {
-		p, err := s.Classify(line)
-		if err != nil {
-			return err
-		}
-		if env.Format == "text" {
-			_, err = fmt.Fprintf(env.IO.Out, "%s\t%.5f\t%s\n", p.Label, p.Score, p.Text)
-		} else {
-			var j []byte
-			if j, err = json.Marshal(p); err == nil {
-				_, err = env.IO.Out.Write(append(j, '\n'))
-			}
-		}
-		return err
-	})
+	return predictLines(ctx, env, args, func(p TextPrediction) string {
+		return fmt.Sprintf("%s\t%.5f\t%s\n", p.Label, p.Score, p.Text)
+	}, s.Classify)
 }

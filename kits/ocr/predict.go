@@ -3,6 +3,7 @@ package ocr
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -16,6 +17,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"paddle/core/cli/cmdutil"
+	"paddle/core/cli/predict"
 	"paddle/core/data"
 	"paddle/core/imgproc"
 	"paddle/core/workflow"
@@ -51,7 +53,7 @@ func NewCmdPredict(f *cmdutil.Factory, runF func(*PredictOptions) error) *cobra.
 			"The ppocrv4 models are pulled into the model store on first use (see `paddle model`)\n" +
 			"unless --offline, or taken from --det-model/--rec-model/--cls-model/--rec-dict.\n" +
 			"Results go to stdout in input order; errors of single inputs are reported and the\n" +
-			"rest go on (exit 1 at the end).",
+			"rest go on (exit 1 at the end).\n\n" + predict.RecordHelp(PredictRecord),
 		Example: "  paddle ocr predict kits/ocr/testdata/images/sample_en.png\n" +
 			"  paddle ocr predict --format jsonl scans/ --cls\n" +
 			"  find . -name '*.png' | paddle ocr predict - --format jsonl --workers 4\n" +
@@ -110,10 +112,10 @@ type LineOutput struct {
 	Points [][2]int `json:"points,omitempty"`
 }
 
-// ErrorOutput is predict's JSON object for an input that failed.
-type ErrorOutput struct {
-	Image string `json:"image"`
-	Error string `json:"error"`
+// failed is predict's record of an input (or PDF page) that failed:
+// {"image", "error"}.
+func failed(name string, err error) workflow.Failed {
+	return workflow.Failed{Key: workflow.KeyImage, Input: name, Error: err.Error()}
 }
 
 // page is one decoded image to recognise, with its name in the output.
@@ -182,26 +184,26 @@ func predictRun(ctx context.Context, opts *PredictOptions) error {
 			out, err := recognisePage(sys, pg, opts.Det, drawer, draw)
 			if err != nil {
 				it.errs = append(it.errs, fmt.Errorf("%s: %w", pg.name, err))
-				it.outs = append(it.outs, ErrorOutput{Image: pg.name, Error: err.Error()})
+				it.outs = append(it.outs, failed(pg.name, err))
 				continue
 			}
 			it.outs = append(it.outs, out)
 		}
 		return it, nil
 	}
-	failed := 0
+	nFailed := 0
 	_, err = workflow.RunOrdered(ctx, inputs, opts.Workers, work, func(r workflow.Result[item]) error {
 		if r.Err != nil {
-			failed++
+			nFailed++
 			return w.fail(r.Input.Path, r.Err)
 		}
 		if len(r.Value.outs) > 1 {
 			w.many = true
 		}
 		for _, o := range r.Value.outs {
-			if e, ok := o.(ErrorOutput); ok {
-				failed++
-				if err := w.fail(e.Image, fmt.Errorf("%s", e.Error)); err != nil {
+			if e, ok := o.(workflow.Failed); ok {
+				nFailed++
+				if err := w.fail(e.Input.(string), errors.New(e.Error)); err != nil {
 					return err
 				}
 				continue
@@ -221,8 +223,8 @@ func predictRun(ctx context.Context, opts *PredictOptions) error {
 	if ctx.Err() != nil {
 		return cmdutil.ErrCanceled
 	}
-	if failed > 0 {
-		fmt.Fprintf(f.IOStreams.ErrOut, "paddle: %d of the inputs failed\n", failed)
+	if nFailed > 0 {
+		fmt.Fprintf(f.IOStreams.ErrOut, "paddle: %d of the inputs failed\n", nFailed)
 		return cmdutil.ErrSilent
 	}
 	return nil
@@ -371,9 +373,9 @@ func (w *writer) fail(name string, err error) error {
 	fmt.Fprintf(w.errOut, "paddle: %s\n", msg)
 	switch w.format {
 	case "jsonl":
-		return w.encode(ErrorOutput{Image: name, Error: err.Error()})
+		return w.encode(failed(name, err))
 	case "json":
-		w.all = append(w.all, ErrorOutput{Image: name, Error: err.Error()})
+		w.all = append(w.all, failed(name, err))
 	}
 	return nil
 }
@@ -390,3 +392,10 @@ func (w *writer) finish() error {
 	enc.SetIndent("", "  ")
 	return enc.Encode(w.all)
 }
+
+// PredictRecord is `ocr predict`'s record (--format jsonl|json), for --help
+// (docs/formats.md).
+const PredictRecord = `  {"image": string, "results": [{"text": string, "score": float, "points": [[x, y], ...4]}, ...], "width": int, "height": int, "ms": float}
+  image: the path (a PDF page: "doc.pdf#page=N"); results: the lines in reading order; points: the box's
+  corners in the image's pixels (integers), left out with --det=false; score: 5 decimals; ms: time taken.
+  failed: {"image": string, "error": string}`

@@ -45,6 +45,8 @@ func Kit() *kit.Kit {
 		Short:  "Semantic segmentation (PaddleSeg): PP-LiteSeg, U-Net; mIoU/Acc/Kappa/Dice as PaddleSeg",
 		Schema: Schema(),
 		Build:  build,
+
+		PredictRecord: PredictRecord,
 		Commands: func(f *cmdutil.Factory, k *kit.Kit) []*cobra.Command {
 			return []*cobra.Command{
 				train.NewCmdTrain(f, k, nil),
@@ -67,7 +69,8 @@ func newCmdPredict(f *cmdutil.Factory, k *kit.Kit) *cobra.Command {
 	cmd.Flags().BoolVar(&draw, "draw", false, "also write colour overlays (added_prediction/<name>.png)")
 	cmd.Long = "Segments images: writes pseudo_color_prediction/<name>.png (palette PNG of class indices,\n" +
 		"scorable with `paddle seg eval --pred`) under --output, with --draw also added_prediction/<name>.png,\n" +
-		"and prints one line per image with the per-class pixel counts (--format jsonl|json|text)."
+		"and prints one record per image with the per-class pixel counts (--format jsonl|json|text).\n\n" +
+		predict.RecordHelp(PredictRecord)
 	return cmd
 }
 

@@ -7,7 +7,6 @@ import (
 	"image"
 	"image/color"
 	"image/png"
-	"log/slog"
 	"maps"
 	"math/rand/v2"
 	"os"
@@ -25,14 +24,15 @@ import (
 
 // Prediction is one image's result (the jsonl line of `seg predict`):
 // where its label map (and overlay) went and how many pixels each class got.
+// Overlay is set with --draw only. A failed image's record is
+// workflow.Failed: {"image", "error"}.
 type Prediction struct {
 	Image       string         `json:"image"`
-	Width       int            `json:"width,omitempty"`
-	Height      int            `json:"height,omitempty"`
-	LabelMap    string         `json:"label_map,omitempty"`
+	Width       int            `json:"width"`
+	Height      int            `json:"height"`
+	LabelMap    string         `json:"label_map"`
 	Overlay     string         `json:"overlay,omitempty"`
-	ClassPixels map[string]int `json:"class_pixels,omitempty"`
-	Error       string         `json:"error,omitempty"`
+	ClassPixels map[string]int `json:"class_pixels"`
 }
 
 // Predict segments image files with the checkpoint env.Weights, or with
@@ -87,7 +87,7 @@ func (r *runner) predictFiles(ctx context.Context, env workflow.Env, args []stri
 		outDir = filepath.Join(r.outputDir, "predict")
 	}
 	stems := workflow.OutputStems(inputs)
-	out := workflow.NewPrinter(env.IO.Out, env.Format, predictionLine)
+	out := workflow.NewPrinter(env.IO.Out, env.Format, workflow.KeyImage, predictionLine)
 	failed, err := workflow.RunOrdered(ctx, inputs, 1, func(_ context.Context, in workflow.Input) (Prediction, error) {
 		img, err := data.DecodeFile(in.Path, data.RGB)
 		if err != nil {
@@ -106,15 +106,11 @@ func (r *runner) predictFiles(ctx context.Context, env workflow.Env, args []stri
 		}
 		pred := argmax(logits)[0]
 		return r.writePrediction(outDir, stems[in.Path], img, pred, logits.Dim(1), labels)
-	}, func(res workflow.Result[Prediction]) error {
+	}, workflow.PrintResults(out, func(res workflow.Result[Prediction]) Prediction {
 		p := res.Value
 		p.Image = res.Input.Path
-		if res.Err != nil {
-			p.Error = res.Err.Error()
-			slog.Error("predict", "image", res.Input.Path, "err", res.Err)
-		}
-		return out.Print(p)
-	})
+		return p
+	}))
 	return out.Finish(failed, len(inputs), err)
 }
 
@@ -196,9 +192,6 @@ func colorMap(n int) color.Palette {
 
 // predictionLine is the text form: path, then class:pixels pairs.
 func predictionLine(p Prediction) string {
-	if p.Error != "" {
-		return fmt.Sprintf("%s\terror: %s\n", p.Image, p.Error)
-	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s\t%s", p.Image, p.LabelMap)
 	for _, k := range slices.Sorted(maps.Keys(p.ClassPixels)) {
@@ -206,3 +199,9 @@ func predictionLine(p Prediction) string {
 	}
 	return b.String() + "\n"
 }
+
+// PredictRecord is `seg predict`'s record, for --help (docs/formats.md).
+const PredictRecord = `  {"image": string, "width": int, "height": int, "label_map": string, "overlay": string, "class_pixels": {"<class>": int, ...}}
+  label_map: the palette PNG of class indices written; overlay: only with --draw;
+  class_pixels: pixels per predicted class (classes with none left out).
+  failed: {"image": string, "error": string}`

@@ -63,10 +63,10 @@ func newCmdASRSynth(f *cmdutil.Factory) *cobra.Command {
 }
 
 // ASRResult is one line of `paddle speech asr` and of predict.
+// A failed file's record is workflow.Failed: {"audio", "error"}.
 type ASRResult struct {
-	File  string `json:"file"`
+	Audio string `json:"audio"`
 	Text  string `json:"text"`
-	Error string `json:"error,omitempty"`
 }
 
 // newCmdASR is `paddle speech asr (--weights DIR | --model DIR) --input x.wav`.
@@ -75,11 +75,11 @@ func newCmdASR(f *cmdutil.Factory) *cobra.Command {
 	var inputs []string
 	cmd := &cobra.Command{
 		Use:   "asr (--model DIR | --weights DIR) --input x.wav [<input>... | -]",
-		Short: "Transcribe speech with a trained CTC recogniser (jsonl {file, text})",
+		Short: "Transcribe speech with a trained CTC recogniser (jsonl {audio, text})",
 		Long: "Transcribes each file with a recogniser: an export from `paddle speech export` (--model)\n" +
 			"or a training checkpoint with its config.yaml (--weights; -c overrides the config).\n" +
 			"Inputs: --input (repeatable) and arguments: audio files (WAV, Ogg Vorbis, ...), folders,\n" +
-			"globs, - for paths on stdin. Prints one JSON line per file: {\"file\", \"text\"}.",
+			"globs, - for paths on stdin. Prints one JSON line per file: {\"audio\", \"text\"}.",
 		Example: "  paddle speech asr --model output/asr_gru/export --input x.wav\n" +
 			"  paddle speech asr --weights output/asr_gru/best clips/",
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -128,11 +128,8 @@ func (r *recognizer) run(ctx context.Context, env workflow.Env, args []string) e
 	if err != nil {
 		return cmdutil.Usage(err)
 	}
-	out := workflow.NewPrinter(env.IO.Out, env.Format, func(p ASRResult) string {
-		if p.Error != "" {
-			return fmt.Sprintf("%s\terror: %s\n", p.File, p.Error)
-		}
-		return fmt.Sprintf("%s\t%s\n", p.File, p.Text)
+	out := workflow.NewPrinter(env.IO.Out, env.Format, workflow.KeyAudio, func(p ASRResult) string {
+		return fmt.Sprintf("%s\t%s\n", p.Audio, p.Text)
 	})
 	failed, err := workflow.RunOrdered(ctx, inputs, 1, func(_ context.Context, in workflow.Input) (ASRResult, error) {
 		x, err := loadMono(in.Path, r.feat.SampleRate, nil)
@@ -147,14 +144,8 @@ func (r *recognizer) run(ctx context.Context, env workflow.Env, args []string) e
 		if err != nil {
 			return ASRResult{}, err
 		}
-		return ASRResult{File: in.Path, Text: texts[0]}, nil
-	}, func(res workflow.Result[ASRResult]) error {
-		p := res.Value
-		if res.Err != nil {
-			p = ASRResult{File: res.Input.Path, Error: res.Err.Error()}
-		}
-		return out.Print(p)
-	})
+		return ASRResult{Audio: in.Path, Text: texts[0]}, nil
+	}, workflow.PrintResults(out, func(res workflow.Result[ASRResult]) ASRResult { return res.Value }))
 	return out.Finish(failed, len(inputs), err)
 }
 

@@ -217,7 +217,7 @@ func (r *asrRunner) Eval(ctx context.Context, env workflow.Env) (metric.Report, 
 }
 
 // Predict transcribes the inputs with a checkpoint (--weights) or an
-// export (--model): one {file, text} per input.
+// export (--model): one {audio, text} per input.
 func (r *asrRunner) Predict(ctx context.Context, env workflow.Env, inputs []string) error {
 	rec, err := r.recognizerFor(env)
 	if err != nil {

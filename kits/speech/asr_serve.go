@@ -53,7 +53,7 @@ type ASRPredictor struct {
 
 // Predict decodes the WAV or Ogg Vorbis file in in.Body (any rate and channel
 // count: resampled to the model's rate and averaged to mono, as `speech asr`
-// does) and transcribes it: `speech asr`'s object {"file", "text"}, "file"
+// does) and transcribes it: `speech asr`'s object {"audio", "text"}, "audio"
 // being the request's name. An unreadable, empty or overlong recording is the
 // client's error (serve.BadInput).
 func (p *ASRPredictor) Predict(_ context.Context, in serve.Input) (any, error) {
@@ -73,5 +73,5 @@ func (p *ASRPredictor) Predict(_ context.Context, in serve.Input) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return ASRResult{File: in.Name, Text: texts[0]}, nil
+	return ASRResult{Audio: in.Name, Text: texts[0]}, nil
 }

@@ -169,7 +169,7 @@ decoding: {decoding_method: ctc_greedy_search}
 			t.Errorf("run %d gives %+v, predict --weights %+v", i, got[i], got[0])
 		}
 	}
-	if len(got[0]) != len(wavs) || got[0][0].File != wavs[0] {
+	if len(got[0]) != len(wavs) || got[0][0].Audio != wavs[0] {
 		t.Errorf("predict: %+v", got[0])
 	}
 	t.Logf("predict: %+v", got[0])

@@ -3,7 +3,6 @@ package speech
 import (
 	"context"
 	"fmt"
-	"log/slog"
 	"math"
 	"sort"
 	"strings"
@@ -15,13 +14,13 @@ import (
 )
 
 // ClsPrediction is one file's result (a jsonl line of `speech cls` and of
-// `speech predict` with a classifier): the best class and the top k.
+// `speech predict` with a classifier): the best class and the top k. A
+// failed file's record is workflow.Failed: {"audio", "error"}.
 type ClsPrediction struct {
-	File  string     `json:"file"`
-	Label string     `json:"label,omitempty"`
-	Score float64    `json:"score,omitempty"`
-	TopK  []ClsScore `json:"topk,omitempty"`
-	Error string     `json:"error,omitempty"`
+	Audio string     `json:"audio"`
+	Label string     `json:"label"`
+	Score float64    `json:"score"`
+	TopK  []ClsScore `json:"topk"`
 }
 
 // ClsScore is one class and its probability (mean over the file's windows).
@@ -85,7 +84,7 @@ func (c *audioClassifier) prediction(file string, p []float32, topk int) ClsPred
 		idx[i] = i
 	}
 	sort.SliceStable(idx, func(a, b int) bool { return p[idx[a]] > p[idx[b]] })
-	out := ClsPrediction{File: file, Label: c.classes[idx[0]], Score: clsRound5(p[idx[0]])}
+	out := ClsPrediction{Audio: file, Label: c.classes[idx[0]], Score: clsRound5(p[idx[0]])}
 	for _, i := range idx[:min(max(topk, 1), len(idx))] {
 		out.TopK = append(out.TopK, ClsScore{Label: c.classes[i], Score: clsRound5(p[i])})
 	}
@@ -100,15 +99,12 @@ func (c *audioClassifier) run(ctx context.Context, env workflow.Env, args []stri
 	if err != nil {
 		return cmdutil.Usage(err)
 	}
-	out := workflow.NewPrinter(env.IO.Out, env.Format, func(p ClsPrediction) string {
-		if p.Error != "" {
-			return fmt.Sprintf("%s\terror: %s\n", p.File, p.Error)
-		}
+	out := workflow.NewPrinter(env.IO.Out, env.Format, workflow.KeyAudio, func(p ClsPrediction) string {
 		parts := make([]string, len(p.TopK))
 		for i, s := range p.TopK {
 			parts[i] = fmt.Sprintf("%s %.5f", s.Label, s.Score)
 		}
-		return fmt.Sprintf("%s\t%s\n", p.File, strings.Join(parts, "\t"))
+		return fmt.Sprintf("%s\t%s\n", p.Audio, strings.Join(parts, "\t"))
 	})
 	failed, err := workflow.RunOrdered(ctx, inputs, 1, func(_ context.Context, in workflow.Input) (ClsPrediction, error) {
 		x, err := c.z.load(in.Path)
@@ -119,14 +115,7 @@ func (c *audioClassifier) run(ctx context.Context, env workflow.Env, args []stri
 			return ClsPrediction{}, fmt.Errorf("%s: no samples", in.Path)
 		}
 		return c.predictSamples(in.Path, x, topk)
-	}, func(res workflow.Result[ClsPrediction]) error {
-		p := res.Value
-		if res.Err != nil {
-			p = ClsPrediction{File: res.Input.Path, Error: res.Err.Error()}
-			slog.Error("cls", "file", res.Input.Path, "err", res.Err)
-		}
-		return out.Print(p)
-	})
+	}, workflow.PrintResults(out, func(res workflow.Result[ClsPrediction]) ClsPrediction { return res.Value }))
 	err = out.Finish(failed, len(inputs), err)
 	if ctx.Err() != nil {
 		return cmdutil.ErrCanceled

@@ -47,7 +47,7 @@ type ClsPredictor struct {
 
 // Predict decodes the WAV or Ogg Vorbis file in in.Body (any rate and channel
 // count: resampled to the model's rate and averaged to mono, as `speech cls`
-// does) and classifies it: `speech cls`'s object {"file", "label", "score",
+// does) and classifies it: `speech cls`'s object {"audio", "label", "score",
 // "topk"}. An unreadable, empty or overlong recording is the client's error
 // (serve.BadInput).
 func (p *ClsPredictor) Predict(_ context.Context, in serve.Input) (any, error) {

@@ -293,7 +293,7 @@ func TestClsExportServe(t *testing.T) {
 		t.Fatalf("predictions: %v / %v / %v", pm, pw, pp)
 	}
 	for i := range pm {
-		if pm[i].File != files[i] || len(pm[i].TopK) != 2 || len(pp[i].TopK) != 3 || pm[i].Label != pw[i].Label || pm[i].Label != pp[i].Label ||
+		if pm[i].Audio != files[i] || len(pm[i].TopK) != 2 || len(pp[i].TopK) != 3 || pm[i].Label != pw[i].Label || pm[i].Label != pp[i].Label ||
 			math.Abs(pm[i].Score-pw[i].Score) > 1e-4 || pm[i].TopK[0].Label != pm[i].Label || pm[i].TopK[1].Score > pm[i].Score {
 			t.Errorf("%s: export %+v, checkpoint %+v, predict %+v", files[i], pm[i], pw[i], pp[i])
 		}
@@ -321,7 +321,7 @@ func TestClsExportServe(t *testing.T) {
 		res.Body.Close()
 		var got ClsPrediction
 		json.Unmarshal(b, &got)
-		if res.StatusCode != http.StatusOK || got.Label != pm[i].Label || got.Score != pm[i].Score || got.File != f || len(got.TopK) != 3 { // top 5 of 3 classes
+		if res.StatusCode != http.StatusOK || got.Label != pm[i].Label || got.Score != pm[i].Score || got.Audio != f || len(got.TopK) != 3 { // top 5 of 3 classes
 			t.Errorf("POST %s: %d %s, want %+v", f, res.StatusCode, b, pm[i])
 		}
 	}

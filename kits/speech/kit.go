@@ -64,6 +64,8 @@ func Kit() *kit.Kit {
 		Schema: withClsSchema(withASRSchema(KWSSchema())), // + the recogniser's sections (asr_kit.go), the classifier's components (cls_runner.go)
 		Build:  withCls(withASR(buildKWS)),                // asr_*.yaml → the recogniser; Arch.name PANNsCNN → the audio classifier
 		Serve:  Serve,                                     // paddle serve speech
+
+		PredictRecord: PredictRecord,
 		Commands: func(f *cmdutil.Factory, k *kit.Kit) []*cobra.Command {
 			return []*cobra.Command{
 				train.NewCmdTrain(f, k, nil),

@@ -201,15 +201,14 @@ func (s *spotter) runGroups(ctx context.Context, inputs []workflow.Input, out *w
 	}
 	failed := 0
 	for i, in := range inputs {
-		var p KWSPrediction
+		var err error
 		if errs[i] != nil {
 			failed++
-			p = KWSPrediction{File: in.Path, Error: errs[i].Error()}
-			slog.Error("kws", "file", in.Path, "err", errs[i])
+			err = out.Fail(in.Path, errs[i])
 		} else {
-			p = preds[i][choice[groups[i]]]
+			err = out.Print(preds[i][choice[groups[i]]])
 		}
-		if err := out.Print(p); err != nil {
+		if err != nil {
 			return err
 		}
 	}

@@ -114,7 +114,7 @@ func checkAnswers(t *testing.T, what string, got []KWSPrediction, clips []string
 	}
 	for i, p := range got {
 		c := argmax(rows[i])
-		if p.File != clips[i] || p.Label != inferClasses[c] || math.Abs(p.Score-rows[i][c]) > tol {
+		if p.Audio != clips[i] || p.Label != inferClasses[c] || math.Abs(p.Score-rows[i][c]) > tol {
 			t.Errorf("%s: %s answered %s %.5f, want %s %.5f", what, clips[i], p.Label, p.Score, inferClasses[c], rows[i][c])
 		}
 	}

@@ -3,7 +3,6 @@ package speech
 import (
 	"context"
 	"fmt"
-	"log/slog"
 	"math"
 	"os"
 
@@ -16,14 +15,14 @@ import (
 
 // KWSPrediction is one file's result (a jsonl line of `speech predict` and
 // `speech kws`). Start and End (seconds) give the window the label comes
-// from when the file is longer than the model's window.
+// from when the file is longer than the model's window. A failed file's
+// record is workflow.Failed: {"audio", "error"}.
 type KWSPrediction struct {
-	File  string   `json:"file"`
-	Label string   `json:"label,omitempty"`
-	Score float64  `json:"score,omitempty"`
+	Audio string   `json:"audio"`
+	Label string   `json:"label"`
+	Score float64  `json:"score"`
 	Start *float64 `json:"start,omitempty"`
 	End   *float64 `json:"end,omitempty"`
-	Error string   `json:"error,omitempty"`
 }
 
 // classifyFunc maps a batch of features (N, 1, T, F) to probabilities (N·classes).
@@ -135,7 +134,7 @@ func (s *spotter) decide(file string, rows [][]float64, starts []int) (KWSPredic
 			bestW, bestC, bestKW, bestP = w, c, kw, row[c]
 		}
 	}
-	p := KWSPrediction{File: file, Label: s.classes[bestC], Score: math.Round(bestP*1e5) / 1e5}
+	p := KWSPrediction{Audio: file, Label: s.classes[bestC], Score: math.Round(bestP*1e5) / 1e5}
 	if at := starts[bestW]; at >= 0 {
 		st, en := round3(float64(at)/float64(s.z.rate)), round3(float64(at+s.z.samples)/float64(s.z.rate))
 		p.Start, p.End = &st, &en
@@ -263,25 +262,15 @@ func (s *spotter) run(ctx context.Context, env workflow.Env, args []string) erro
 			}
 		}
 	}
-	out := workflow.NewPrinter(env.IO.Out, env.Format, func(p KWSPrediction) string {
-		if p.Error != "" {
-			return fmt.Sprintf("%s\terror: %s\n", p.File, p.Error)
-		}
-		return fmt.Sprintf("%s\t%s\t%.5f\n", p.File, p.Label, p.Score)
+	out := workflow.NewPrinter(env.IO.Out, env.Format, workflow.KeyAudio, func(p KWSPrediction) string {
+		return fmt.Sprintf("%s\t%s\t%.5f\n", p.Audio, p.Label, p.Score)
 	})
 	if s.combine == "group" && len(s.warps) > 0 {
 		return s.runGroups(ctx, inputs, out)
 	}
 	failed, err := workflow.RunOrdered(ctx, inputs, 1, func(_ context.Context, in workflow.Input) (KWSPrediction, error) {
 		return s.spot(in.Path)
-	}, func(res workflow.Result[KWSPrediction]) error {
-		p := res.Value
-		if res.Err != nil {
-			p = KWSPrediction{File: res.Input.Path, Error: res.Err.Error()}
-			slog.Error("kws", "file", res.Input.Path, "err", res.Err)
-		}
-		return out.Print(p)
-	})
+	}, workflow.PrintResults(out, func(res workflow.Result[KWSPrediction]) KWSPrediction { return res.Value }))
 	err = out.Finish(failed, len(inputs), err)
 	if ctx.Err() != nil {
 		return cmdutil.ErrCanceled
@@ -329,3 +318,12 @@ func (r *kwsRunner) spotterFor(env workflow.Env) (*spotter, error) {
 	}
 	return s, nil
 }
+
+// PredictRecord is `speech predict`'s record, for --help (docs/formats.md):
+// one per audio file, by the model's task (also `speech kws|cls|asr`'s).
+const PredictRecord = `  keyword spotter:  {"audio": string, "label": string, "score": float, "start": float, "end": float}
+  audio classifier: {"audio": string, "label": string, "score": float, "topk": [{"label": string, "score": float}, ...]}
+  recogniser:       {"audio": string, "text": string}
+  start, end: seconds of the window the label comes from (only for files longer than the model's window);
+  score: probability, 5 decimals.
+  failed: {"audio": string, "error": string}`

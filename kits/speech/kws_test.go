@@ -287,7 +287,7 @@ func TestKWSTrainExportPredict(t *testing.T) {
 		t.Fatalf("%d/%d/%d predictions for %d clips", len(pa), len(pb), len(pc), len(clips))
 	}
 	for i := range pa {
-		if pa[i].Label != pb[i].Label || pa[i].Label != pc[i].Label || abs(pa[i].Score-pb[i].Score) > 1e-4 || pa[i].File != clips[i] {
+		if pa[i].Label != pb[i].Label || pa[i].Label != pc[i].Label || abs(pa[i].Score-pb[i].Score) > 1e-4 || pa[i].Audio != clips[i] {
 			t.Errorf("%s: export %s %.5f, checkpoint %s %.5f, kws %s", clips[i], pa[i].Label, pa[i].Score, pb[i].Label, pb[i].Score, pc[i].Label)
 		}
 	}

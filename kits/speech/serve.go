@@ -27,9 +27,9 @@ const MaxServeSeconds = 600
 // a keyword-spotting export (paddle speech export), `--weights DIR` a training
 // checkpoint (with the config.yaml saved in it, or -c); an audio classifier's
 // export or checkpoint is served by ClsPredictor (cls_serve.go), a CTC
-// recogniser's by ASRPredictor (asr_serve.go: {"file", "text"}) instead. A request body is one
-// WAV file, answered with `speech kws`'s object {"file", "label", "score"[,
-// "start", "end"]}; "file" is the request's name (?name= or the multipart
+// recogniser's by ASRPredictor (asr_serve.go: {"audio", "text"}) instead. A request body is one
+// WAV file, answered with `speech kws`'s object {"audio", "label", "score"[,
+// "start", "end"]}; "audio" is the request's name (?name= or the multipart
 // file name), else "".
 func Serve(f *cmdutil.Factory, cmd *cobra.Command) func(context.Context) (serve.Predictor, error) {
 	var model, weights string

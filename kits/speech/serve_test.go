@@ -102,7 +102,7 @@ func TestServeKWS(t *testing.T) {
 				return got, res.StatusCode, string(b)
 			}
 			same := func(a, b KWSPrediction) bool {
-				return a.File == b.File && a.Label == b.Label && a.Score == b.Score && (a.Start == nil) == (b.Start == nil) &&
+				return a.Audio == b.Audio && a.Label == b.Label && a.Score == b.Score && (a.Start == nil) == (b.Start == nil) &&
 					(a.Start == nil || *a.Start == *b.Start && *a.End == *b.End)
 			}
 			for i := range files {

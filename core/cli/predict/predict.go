@@ -28,6 +28,10 @@ func NewCmdPredict(f *cmdutil.Factory, k *kit.Kit, runF func(*Options) error) *c
 	cmd := &cobra.Command{
 		Use:   "predict --weights <checkpoint dir> | --model <export dir> <input>... | -",
 		Short: "Run a trained " + k.Name + " model on files, folders, globs or paths from stdin",
+		Long: "Runs a training checkpoint (--weights) or an export (--model) on the inputs and writes one\n" +
+			"record per input to stdout, in input order (--format jsonl: one a line; json: one array;\n" +
+			"text: one line each). A failed input's record is {\"<input key>\": ..., \"error\": \"...\"};\n" +
+			"the rest go on and the command exits 1 at the end.\n\n" + RecordHelp(k.PredictRecord),
 		Example: "  paddle " + k.Name + " predict --weights output/<model>/best img.png\n" +
 			"  find imgs -name '*.png' | paddle " + k.Name + " predict --weights output/<model>/best - --format jsonl",
 		Args: cobra.MinimumNArgs(1),
@@ -80,4 +84,13 @@ func run(cmd *cobra.Command, opts *Options) error {
 		IO: opts.Factory.IOStreams, Config: cfg, Weights: opts.Weights, Model: opts.Model, Output: opts.Output,
 		Format: opts.Factory.Settings.Format,
 	}, opts.Inputs)
+}
+
+// RecordHelp is the record paragraph of a predict command's --help: the
+// kit's record (kit.Kit.PredictRecord) and where every field is described.
+func RecordHelp(record string) string {
+	if record == "" {
+		return "Records: see docs/formats.md."
+	}
+	return "Record:\n" + record + "\nEvery field: docs/formats.md."
 }

@@ -127,11 +127,11 @@ func (r *runner) exportOps() []map[string]any {
 	return append(out, map[string]any{"KeepKeys": map[string]any{"keep_keys": []string{"image", "shape"}}})
 }
 
-// Prediction is one image's detected boxes.
+// Prediction is one image's detected boxes; a failed image's record is
+// workflow.Failed: {"image", "error"}.
 type Prediction struct {
 	Image string      `json:"image"`
 	Boxes []Detection `json:"boxes"`
-	Error string      `json:"error,omitempty"`
 }
 
 // Detection is one text quad (integer pixel corners) and its score.
@@ -166,10 +166,7 @@ func (r *runner) Predict(ctx context.Context, env workflow.Env, args []string) e
 	if err != nil {
 		return cmdutil.Usage(err)
 	}
-	out := workflow.NewPrinter(env.IO.Out, env.Format, func(p Prediction) string {
-		if p.Error != "" {
-			return fmt.Sprintf("%s\terror: %s\n", p.Image, p.Error)
-		}
+	out := workflow.NewPrinter(env.IO.Out, env.Format, workflow.KeyImage, func(p Prediction) string {
 		return fmt.Sprintf("%s\t%d boxes\t%v\n", p.Image, len(p.Boxes), p.Boxes)
 	})
 	failed, err := workflow.RunOrdered(ctx, inputs, 1, func(_ context.Context, in workflow.Input) (Prediction, error) {
@@ -197,14 +194,14 @@ func (r *runner) Predict(ctx context.Context, env workflow.Env, args []string) e
 			}
 		})
 		return p, nil
-	}, func(res workflow.Result[Prediction]) error {
+	}, workflow.PrintResults(out, func(res workflow.Result[Prediction]) Prediction {
 		p := res.Value
 		p.Image = res.Input.Path
-		if res.Err != nil {
-			p.Error = res.Err.Error()
+		if p.Boxes == nil {
+			p.Boxes = []Detection{}
 		}
-		return out.Print(p)
-	})
+		return p
+	}))
 	return out.Finish(failed, len(inputs), err)
 }
 

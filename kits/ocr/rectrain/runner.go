@@ -306,12 +306,12 @@ func (r *runner) Eval(ctx context.Context, env workflow.Env) (metric.Report, err
 	return workflow.EvalCheckpoint(ctx, env.Weights, model, func() (*workflow.Task[Batch], error) { return r.task(model, false) })
 }
 
-// Prediction is one line image's recognised text.
+// Prediction is one line image's recognised text; a failed image's
+// record is workflow.Failed: {"image", "error"}.
 type Prediction struct {
 	Image string  `json:"image"`
 	Text  string  `json:"text"`
 	Score float64 `json:"score"`
-	Error string  `json:"error,omitempty"`
 }
 
 // Predict recognises line images with the checkpoint env.Weights, using the
@@ -343,10 +343,7 @@ func (r *runner) Predict(ctx context.Context, env workflow.Env, args []string) e
 	if err != nil {
 		return cmdutil.Usage(err)
 	}
-	out := workflow.NewPrinter(env.IO.Out, env.Format, func(p Prediction) string {
-		if p.Error != "" {
-			return fmt.Sprintf("%s\terror: %s\n", p.Image, p.Error)
-		}
+	out := workflow.NewPrinter(env.IO.Out, env.Format, workflow.KeyImage, func(p Prediction) string {
 		return fmt.Sprintf("%s\t%s\t%.5f\n", p.Image, p.Text, p.Score)
 	})
 	failed, err := workflow.RunOrdered(ctx, inputs, 1, func(_ context.Context, in workflow.Input) (Prediction, error) {
@@ -361,13 +358,10 @@ func (r *runner) Predict(ctx context.Context, env workflow.Env, args []string) e
 			texts, confs = decodeBatch(r.dict, model.Forward(x, false).T)
 		})
 		return Prediction{Text: texts[0], Score: math.Round(confs[0]*1e5) / 1e5}, nil
-	}, func(res workflow.Result[Prediction]) error {
+	}, workflow.PrintResults(out, func(res workflow.Result[Prediction]) Prediction {
 		p := res.Value
 		p.Image = res.Input.Path
-		if res.Err != nil {
-			p.Error = res.Err.Error()
-		}
-		return out.Print(p)
-	})
+		return p
+	}))
 	return out.Finish(failed, len(inputs), err)
 }
