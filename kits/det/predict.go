@@ -119,7 +119,7 @@ func (r *runner) predictExport(ctx context.Context, env workflow.Env, args []str
 func predictFiles(ctx context.Context, env workflow.Env, args []string, p *pipeline, labels []string, thresh float64, det detector) error {
 	inputs, err := workflow.ExpandInputs(args, env.IO.In, workflow.ImageExts)
 	if err != nil {
-		return cmdutil.Usage(err)
+		return config.Usage(err)
 	}
 	if env.Output != "" {
 		if err := os.MkdirAll(env.Output, 0o755); err != nil {
@@ -227,19 +227,19 @@ func predictRun(opts *PredictOptions) error {
 		cfg, err = f.LoadConfig()
 	} else {
 		cfg, err = config.Load(filepath.Join(dir, workflow.ExportConfigFile), f.Settings.Overrides...)
-		err = cmdutil.Usage(err)
+		err = config.Usage(err)
 	}
 	if err != nil {
 		return err
 	}
 	r, err := build(cfg)
 	if err != nil {
-		return cmdutil.Usage(err)
+		return config.Usage(err)
 	}
 	out := opts.Output
 	if opts.Draw != "" {
 		out = opts.Draw
 	}
-	return r.Predict(context.Background(), workflow.Env{IO: f.IOStreams, Config: cfg, Weights: opts.Weights, Model: opts.Model,
+	return r.Predict(context.Background(), workflow.Env{IO: f.RunnerIO(), Config: cfg, Weights: opts.Weights, Model: opts.Model,
 		Output: out, Format: f.Settings.Format}, opts.Inputs)
 }

@@ -61,10 +61,10 @@ func newCmdPredict(f *cmdutil.Factory, k *kit.Kit, runF func(*predictOptions) er
 }
 
 func predictCmdRun(ctx context.Context, opts *predictOptions) error {
-	env := workflow.Env{IO: opts.Factory.IOStreams, Weights: opts.Weights, Model: opts.Model, Format: opts.Factory.Settings.Format}
+	env := workflow.Env{IO: opts.Factory.RunnerIO(), Weights: opts.Weights, Model: opts.Model, Format: opts.Factory.Settings.Format}
 	smiles, err := collectSmiles(opts.Smiles, opts.Inputs, opts.Factory.IOStreams.In)
 	if err != nil {
-		return cmdutil.Usage(err)
+		return config.Usage(err)
 	}
 	if opts.Model != "" && opts.Factory.Settings.Config == "" {
 		return predictExport(ctx, env, smiles) // the export's inference.yaml says everything
@@ -74,14 +74,14 @@ func predictCmdRun(ctx context.Context, opts *predictOptions) error {
 		cfg, err = opts.Factory.LoadConfig()
 	} else {
 		cfg, err = config.Load(opts.Weights+"/config.yaml", opts.Factory.Settings.Overrides...)
-		err = cmdutil.Usage(err)
+		err = config.Usage(err)
 	}
 	if err != nil {
 		return err
 	}
 	r, err := build(cfg)
 	if err != nil {
-		return cmdutil.Usage(err)
+		return config.Usage(err)
 	}
 	env.Config = cfg
 	if opts.Model != "" {

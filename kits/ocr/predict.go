@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"paddle/core/cli/cmdutil"
+	"paddle/core/config"
 	"paddle/core/data"
 	"paddle/core/imgproc"
 	"paddle/core/workflow"
@@ -137,7 +138,7 @@ func predictRun(ctx context.Context, opts *PredictOptions) error {
 		return err
 	}
 	if len(inputs) == 0 {
-		return cmdutil.Usage(fmt.Errorf("no input images found in %s", strings.Join(opts.Inputs, " ")))
+		return config.Usage(fmt.Errorf("no input images found in %s", strings.Join(opts.Inputs, " ")))
 	}
 	load := LoadSystem
 	if opts.load != nil {
@@ -209,7 +210,7 @@ func predictRun(ctx context.Context, opts *PredictOptions) error {
 		return err
 	}
 	if ctx.Err() != nil {
-		return cmdutil.ErrCanceled
+		return ctx.Err()
 	}
 	if failed > 0 {
 		fmt.Fprintf(f.IOStreams.ErrOut, "paddle: %d of the inputs failed\n", failed)

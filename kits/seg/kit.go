@@ -77,7 +77,7 @@ func loadFor(f *cmdutil.Factory, dir string) (*config.Config, error) {
 		return f.LoadConfig()
 	}
 	cfg, err := config.Load(dir+"/config.yaml", f.Settings.Overrides...)
-	return cfg, cmdutil.Usage(err)
+	return cfg, config.Usage(err)
 }
 
 func predictRun(ctx context.Context, o *predict.Options, draw bool) error {
@@ -91,12 +91,12 @@ func predictRun(ctx context.Context, o *predict.Options, draw bool) error {
 	}
 	w, err := build(cfg)
 	if err != nil {
-		return cmdutil.Usage(err)
+		return config.Usage(err)
 	}
 	r := w.(*runner)
 	r.draw = draw
 	return r.Predict(ctx, workflow.Env{
-		IO: o.Factory.IOStreams, Config: cfg, Weights: o.Weights, Model: o.Model, Output: o.Output,
+		IO: o.Factory.RunnerIO(), Config: cfg, Weights: o.Weights, Model: o.Model, Output: o.Output,
 		Format: o.Factory.Settings.Format,
 	}, o.Inputs)
 }
@@ -110,7 +110,7 @@ func evalModelRun(ctx context.Context, opts *EvalOptions) error {
 	}
 	w, err := build(cfg)
 	if err != nil {
-		return cmdutil.Usage(err)
+		return config.Usage(err)
 	}
 	r := w.(*runner)
 	res, n, err := r.evalResult(ctx, opts.Weights)

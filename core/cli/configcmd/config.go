@@ -44,7 +44,7 @@ func showRun(opts *ShowOptions) error {
 	// with --kit, -o keys are checked against that kit's schema too
 	cfg, err := config.LoadKit(opts.Kit, s.Config, s.Overrides...)
 	if err != nil {
-		return cmdutil.Usage(err)
+		return config.Usage(err)
 	}
 	kitName := opts.Kit
 	if kitName == "" {
@@ -57,7 +57,7 @@ func showRun(opts *ShowOptions) error {
 		}
 		if ok {
 			if err := cfg.Validate(schema); err != nil {
-				return cmdutil.Usage(err)
+				return config.Usage(err)
 			}
 		}
 	}

@@ -98,7 +98,7 @@ func prepare(cmd *cobra.Command, f *cmdutil.Factory, v *viper.Viper) error {
 	if file := userConfigFile(); file != "" {
 		v.SetConfigFile(file)
 		if err := v.ReadInConfig(); err != nil {
-			return cmdutil.Usage(fmt.Errorf("user config %s: %w", file, err))
+			return config.Usage(fmt.Errorf("user config %s: %w", file, err))
 		}
 		s.UserFile = file
 	}
