@@ -29,26 +29,20 @@ import (
 	"github.com/spf13/cobra"
 
 	"paddle/core/cli/cmdutil"
-	"paddle/core/cli/export"
-	"paddle/core/cli/train"
 	"paddle/core/kit"
 )
 
 // Kit returns the det kit.
-func Kit() *kit.Kit {
-	return &kit.Kit{
-		Name:   "det",
-		Short:  "Object detection (PaddleDetection): PicoDet-style detector, COCO/VOC data, COCO mAP as pycocotools, synthetic data sets",
-		Schema: Schema(),
-		Build:  build,
+func Kit() *cmdutil.Kit {
+	return &cmdutil.Kit{
+		Kit: &kit.Kit{
+			Name:   "det",
+			Short:  "Object detection (PaddleDetection): PicoDet-style detector, COCO/VOC data, COCO mAP as pycocotools, synthetic data sets",
+			Schema: Schema(),
+			Build:  build,
+		},
 		Commands: func(f *cmdutil.Factory, k *kit.Kit) []*cobra.Command {
-			return []*cobra.Command{
-				train.NewCmdTrain(f, k, nil),
-				NewCmdEval(f, k, nil),
-				newCmdPredict(f, k),
-				export.NewCmdExport(f, k, nil),
-				NewCmdSynth(f, nil),
-			}
+			return []*cobra.Command{NewCmdEval(f, k, nil), newCmdPredict(f, k), NewCmdSynth(f, nil)}
 		},
 	}
 }

@@ -24,27 +24,20 @@ import (
 	"github.com/spf13/cobra"
 
 	"paddle/core/cli/cmdutil"
-	"paddle/core/cli/eval"
-	"paddle/core/cli/export"
-	"paddle/core/cli/train"
 	"paddle/core/kit"
 )
 
 // Kit returns the helix kit.
-func Kit() *kit.Kit {
-	return &kit.Kit{
-		Name:   "helix",
-		Short:  "Molecules (PaddleHelix): SMILES parsing, descriptors, Morgan fingerprints, scaffolds",
-		Schema: Schema(),
-		Build:  build,
+func Kit() *cmdutil.Kit {
+	return &cmdutil.Kit{
+		Kit: &kit.Kit{
+			Name:   "helix",
+			Short:  "Molecules (PaddleHelix): SMILES parsing, descriptors, Morgan fingerprints, scaffolds",
+			Schema: Schema(),
+			Build:  build,
+		},
 		Commands: func(f *cmdutil.Factory, k *kit.Kit) []*cobra.Command {
-			return []*cobra.Command{
-				train.NewCmdTrain(f, k, nil),
-				eval.NewCmdEval(f, k, nil),
-				newCmdPredict(f, k, nil),
-				export.NewCmdExport(f, k, nil),
-				newCmdFeaturize(f, nil),
-			}
+			return []*cobra.Command{newCmdPredict(f, k, nil), newCmdFeaturize(f, nil)}
 		},
 	}
 }

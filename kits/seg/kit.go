@@ -30,29 +30,23 @@ import (
 	"github.com/spf13/cobra"
 
 	"paddle/core/cli/cmdutil"
-	"paddle/core/cli/export"
 	"paddle/core/cli/predict"
-	"paddle/core/cli/train"
 	"paddle/core/config"
 	"paddle/core/kit"
 	"paddle/core/workflow"
 )
 
 // Kit returns the seg kit.
-func Kit() *kit.Kit {
-	return &kit.Kit{
-		Name:   "seg",
-		Short:  "Semantic segmentation (PaddleSeg): PP-LiteSeg, U-Net; mIoU/Acc/Kappa/Dice as PaddleSeg",
-		Schema: Schema(),
-		Build:  build,
+func Kit() *cmdutil.Kit {
+	return &cmdutil.Kit{
+		Kit: &kit.Kit{
+			Name:   "seg",
+			Short:  "Semantic segmentation (PaddleSeg): PP-LiteSeg, U-Net; mIoU/Acc/Kappa/Dice as PaddleSeg",
+			Schema: Schema(),
+			Build:  build,
+		},
 		Commands: func(f *cmdutil.Factory, k *kit.Kit) []*cobra.Command {
-			return []*cobra.Command{
-				train.NewCmdTrain(f, k, nil),
-				NewCmdEval(f, nil),
-				newCmdPredict(f, k),
-				export.NewCmdExport(f, k, nil),
-				NewCmdSynth(f, nil),
-			}
+			return []*cobra.Command{NewCmdEval(f, nil), newCmdPredict(f, k), NewCmdSynth(f, nil)}
 		},
 	}
 }

@@ -8,7 +8,6 @@ import (
 
 	"paddle/core/cli/cmdutil"
 	"paddle/core/config"
-	"paddle/core/kit"
 )
 
 // ShowOptions are the inputs of `paddle config show`.
@@ -18,7 +17,7 @@ type ShowOptions struct {
 }
 
 // NewCmdConfig returns `paddle config` with its `show` subcommand.
-func NewCmdConfig(f *cmdutil.Factory, kits []*kit.Kit) *cobra.Command {
+func NewCmdConfig(f *cmdutil.Factory, kits []*cmdutil.Kit) *cobra.Command {
 	cmd := &cobra.Command{Use: "config <command>", Short: "Inspect model configs"}
 	opts := &ShowOptions{Factory: f}
 	show := &cobra.Command{
