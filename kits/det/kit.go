@@ -16,6 +16,7 @@
 //	batch.go       data sets by config, mosaic loading, collate with multi-scale resize
 //	runner.go      train / eval over core/workflow, COCO metric
 //	predict.go     predict (jsonl, --draw) from a checkpoint or an export
+//	predictcmd.go  `paddle det predict`: the shared verb plus --draw
 //	draw.go        boxes, labels and scores drawn on the image (PNG)
 //	export.go      export (model.onnx + inference.yaml)
 //	dataset.go     Dataset, Record, Object; box checks; conversion to COCO ground truth

@@ -15,7 +15,8 @@
 //	graph.go      PaddleHelix-style atom/bond features, disjoint-union batches
 //	models.go     GIN, GCN, MPNN, readouts, the fingerprint MLP
 //	runner.go     train / eval over core/workflow
-//	predict.go    `paddle helix predict` (--smiles, files, stdin)
+//	predict.go    predict from a checkpoint: SMILES from files or stdin, one line per molecule
+//	predictcmd.go `paddle helix predict` (--smiles, files, stdin)
 //	export.go     export (dense graph form → model.onnx + inference.yaml) and predict --model
 //	featurize.go  `paddle helix featurize`
 package helix
