@@ -3,7 +3,7 @@
 package kits
 
 import (
-	"paddle/core/kit"
+	"paddle/core/cli/cmdutil"
 	"paddle/kits/clas"
 	"paddle/kits/det"
 	"paddle/kits/helix"
@@ -14,6 +14,6 @@ import (
 )
 
 // All returns every kit, in the order `paddle --help` shows them.
-func All() []*kit.Kit {
-	return []*kit.Kit{ocr.Kit(), clas.Kit(), det.Kit(), seg.Kit(), nlp.Kit(), speech.Kit(), helix.Kit()}
+func All() []*cmdutil.Kit {
+	return []*cmdutil.Kit{ocr.Kit(), clas.Kit(), det.Kit(), seg.Kit(), nlp.Kit(), speech.Kit(), helix.Kit()}
 }

@@ -40,6 +40,7 @@ type Schema struct {
 	Sections   map[string]any            // top-level key -> options type
 	Components map[string]map[string]any // slot pattern -> component name -> options type
 	Selector   string                    // key naming a component in a map: "name" (default) or "type"
+	Kinds      map[string]string         // slot pattern -> kind of its components ("Arch", "transform"), set by Attach
 }
 
 var (

@@ -2,11 +2,11 @@ package workflow
 
 import (
 	"context"
+	"io"
 	"iter"
 	"math/rand/v2"
 
 	"paddle/core/ag"
-	"paddle/core/cli/iostreams"
 	"paddle/core/config"
 	"paddle/core/metric"
 	"paddle/core/nn"
@@ -62,9 +62,41 @@ type Task[B any] struct {
 	Seed     uint64
 }
 
+// Bar is a progress indicator of a known number of steps.
+type Bar interface {
+	Add(n int)
+	Describe(s string)
+	Finish()
+}
+
+// IO is where a Runner reads inputs named "-" from and writes its results
+// and progress to. The command line fills it from its standard streams;
+// tests and library callers give buffers or leave it zero.
+type IO struct {
+	In  io.Reader // where inputs named "-" are read from
+	Out io.Writer // results: predictions, reports
+	// Progress starts a progress bar of total steps (-1: unknown) described
+	// by desc; nil shows none.
+	Progress func(total int, desc string) Bar
+}
+
+// bar starts a progress bar, or a silent one when no Progress is set.
+func (o IO) bar(total int, desc string) Bar {
+	if o.Progress == nil {
+		return noBar{}
+	}
+	return o.Progress(total, desc)
+}
+
+type noBar struct{}
+
+func (noBar) Add(int)         {}
+func (noBar) Describe(string) {}
+func (noBar) Finish()         {}
+
 // Env is what a command passes down to a Runner.
 type Env struct {
-	IO      *iostreams.IOStreams
+	IO      IO
 	Config  *config.Config
 	Weights string // --weights: a checkpoint directory to evaluate or predict with
 	Model   string // --model: an export directory (model.onnx + inference.yaml) to predict with

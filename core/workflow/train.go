@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"paddle/core/ag"
-	"paddle/core/cli/cmdutil"
 	"paddle/core/metric"
 	"paddle/core/nn"
 	"paddle/core/op"
@@ -26,7 +25,7 @@ const (
 // Train runs the training loop: optimizer steps with gradient accumulation
 // and clipping, logs every Schedule.LogEvery steps, evaluation and best-model
 // tracking, a `latest` checkpoint after every epoch, and exact resume. On
-// Ctrl-C (ctx cancelled) it saves `latest` and returns cmdutil.ErrCanceled.
+// Ctrl-C (ctx cancelled) it saves `latest` and returns ctx.Err() (context.Canceled).
 func (t *Task[B]) Train(ctx context.Context, env Env, configYAML []byte) (err error) {
 	defer guard(&err)
 	sch := t.Schedule
@@ -51,7 +50,7 @@ func (t *Task[B]) Train(ctx context.Context, env Env, configYAML []byte) (err er
 	params := t.Model.Params()
 	for st.Epoch < sch.Epochs && !t.done(st) {
 		epoch := st.Epoch
-		bar := env.IO.Progress(t.StepsPerEpoch, fmt.Sprintf("epoch %d/%d", epoch+1, sch.Epochs))
+		bar := env.IO.bar(t.StepsPerEpoch, fmt.Sprintf("epoch %d/%d", epoch+1, sch.Epochs))
 		var lossSum float64
 		var lossN, samples int
 		tick := time.Now()
@@ -119,7 +118,7 @@ func (t *Task[B]) Train(ctx context.Context, env Env, configYAML []byte) (err er
 				return err
 			}
 			slog.Warn("interrupted", "epoch", epoch+1, "step", st.Step, "checkpoint", filepath.Join(env.Output, LatestDir))
-			return cmdutil.ErrCanceled
+			return ctx.Err()
 		}
 		if !stopped { // an epoch ended; a budget that ended mid-epoch resumes from st.Batch
 			st.Epoch++

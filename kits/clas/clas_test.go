@@ -15,7 +15,6 @@ import (
 	"paddle/core/cli/clitest"
 	"paddle/core/cli/cmdutil"
 	"paddle/core/config"
-	"paddle/core/kit"
 	"paddle/core/tensor"
 	"paddle/core/workflow"
 )
@@ -23,7 +22,7 @@ import (
 // paddle runs the CLI in-process with the clas kit.
 func paddle(t *testing.T, args ...string) (int, string, string) {
 	t.Helper()
-	return clitest.Run(t, []*kit.Kit{Kit()}, "", args...)
+	return clitest.Run(t, []*cmdutil.Kit{Kit()}, "", args...)
 }
 
 func needDigits(t *testing.T) {

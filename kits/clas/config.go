@@ -117,7 +117,7 @@ type PostProcessOpts struct {
 
 // Schema is the clas kit's config schema.
 func Schema() *config.Schema {
-	return &config.Schema{
+	s := &config.Schema{
 		Sections: map[string]any{
 			"Global":     (*GlobalOpts)(nil),
 			"Arch":       (*config.Component)(nil),
@@ -128,13 +128,14 @@ func Schema() *config.Schema {
 			"Infer":      (*InferOpts)(nil),
 		},
 		Components: map[string]map[string]any{
-			"Arch":                                 archOptions(),
-			"Loss.*.*":                             {"CELoss": (*CELossOpts)(nil)},
-			"DataLoader.*.dataset":                 {"MNIST": (*MNISTOpts)(nil), "Digits": (*DigitsOpts)(nil), "ImageNetDataset": (*ImageNetDatasetOpts)(nil), "ClassFolder": (*ClassFolderOpts)(nil)},
-			"DataLoader.*.dataset.transform_ops.*": transformOptions(),
-			"Infer.transforms.*":                   transformOptions(),
-			"Metric.*.*":                           {"TopkAcc": (*TopkAccOpts)(nil)},
+			"Loss.*.*":   {"CELoss": (*CELossOpts)(nil)},
+			"Metric.*.*": {"TopkAcc": (*TopkAccOpts)(nil)},
 		},
 		Selector: "name",
 	}
+	config.Attach(s, "Arch", archs)
+	config.Attach(s, "DataLoader.*.dataset", datasets)
+	config.Attach(s, "DataLoader.*.dataset.transform_ops.*", transforms)
+	config.Attach(s, "Infer.transforms.*", transforms)
+	return s
 }

@@ -8,61 +8,60 @@ import (
 	"paddle/core/tensor"
 )
 
-// buildDataset makes the dataset a `dataset:` component names, with its transforms.
-func buildDataset(c config.Component, g GlobalOpts) (data.RandDataset[Sample], error) {
-	var base data.Dataset[Sample]
-	var ops []config.Component
-	switch c.Name {
-	case "MNIST":
-		var o MNISTOpts
-		if err := c.Decode(&o); err != nil {
-			return nil, err
-		}
+// dataSource is what a dataset component gives: its samples, and the
+// transform_ops written in it (none for the in-memory sets).
+type dataSource struct {
+	base data.Dataset[Sample]
+	ops  []config.Component
+}
+
+// datasets are the data sets a `dataset:` component can name.
+var datasets = newDatasets()
+
+func newDatasets() *config.Registry[struct{}, dataSource] {
+	r := config.NewRegistry[struct{}, dataSource]("dataset")
+	config.Add(r, "MNIST", MNISTOpts{}, func(c config.Component, o MNISTOpts, _ struct{}) (dataSource, error) {
 		imgs, err := LoadMNIST(o.DataDir, orDefault(o.Split, "train"))
 		if err != nil {
-			return nil, c.Errorf("%v", err)
+			return dataSource{}, c.Errorf("%v", err)
 		}
-		base = memDataset(limit(imgs, o.Limit))
-	case "Digits":
-		var o DigitsOpts
-		if err := c.Decode(&o); err != nil {
-			return nil, err
-		}
+		return dataSource{base: memDataset(limit(imgs, o.Limit))}, nil
+	})
+	config.Add(r, "Digits", DigitsOpts{}, func(c config.Component, o DigitsOpts, _ struct{}) (dataSource, error) {
 		all, err := LoadDigits(o.File)
 		if err != nil {
-			return nil, c.Errorf("%v", err)
+			return dataSource{}, c.Errorf("%v", err)
 		}
-		base = memDataset(limit(splitDigits(all, orDefault(o.Split, "train")), o.Limit))
-	case "ImageNetDataset":
-		var o ImageNetDatasetOpts
-		if err := c.Decode(&o); err != nil {
-			return nil, err
-		}
+		return dataSource{base: memDataset(limit(splitDigits(all, orDefault(o.Split, "train")), o.Limit))}, nil
+	})
+	config.Add(r, "ImageNetDataset", ImageNetDatasetOpts{}, func(c config.Component, o ImageNetDatasetOpts, _ struct{}) (dataSource, error) {
 		items, err := ReadList(o.ClsLabelPath, o.ImageRoot, o.Delimiter)
 		if err != nil {
-			return nil, c.Errorf("%v", err)
+			return dataSource{}, c.Errorf("%v", err)
 		}
-		base = fileDataset(items)
-		ops = o.TransformOps
-	case "ClassFolder":
-		var o ClassFolderOpts
-		if err := c.Decode(&o); err != nil {
-			return nil, err
-		}
+		return dataSource{base: fileDataset(items), ops: o.TransformOps}, nil
+	})
+	config.Add(r, "ClassFolder", ClassFolderOpts{}, func(c config.Component, o ClassFolderOpts, _ struct{}) (dataSource, error) {
 		items, _, err := ReadClassFolders(o.Root)
 		if err != nil {
-			return nil, c.Errorf("%v", err)
+			return dataSource{}, c.Errorf("%v", err)
 		}
-		base = fileDataset(items)
-		ops = o.TransformOps
-	default:
-		return nil, c.Errorf("unknown dataset %q", c.Name)
-	}
-	t, err := buildTransforms(ops, g)
+		return dataSource{base: fileDataset(items), ops: o.TransformOps}, nil
+	})
+	return r
+}
+
+// buildDataset makes the dataset a `dataset:` component names, with its transforms.
+func buildDataset(c config.Component, g GlobalOpts) (data.RandDataset[Sample], error) {
+	src, err := datasets.Build(c, struct{}{})
 	if err != nil {
 		return nil, err
 	}
-	return data.WithTransform(base, t), nil
+	t, err := buildTransforms(src.ops, g)
+	if err != nil {
+		return nil, err
+	}
+	return data.WithTransform(src.base, t), nil
 }
 
 func memDataset(imgs *Images) data.Dataset[Sample] {

@@ -19,30 +19,21 @@ import (
 	"github.com/spf13/cobra"
 
 	"paddle/core/cli/cmdutil"
-	"paddle/core/cli/eval"
-	"paddle/core/cli/export"
-	"paddle/core/cli/predict"
-	"paddle/core/cli/train"
 	"paddle/core/kit"
 )
 
 // Kit returns the clas kit.
-func Kit() *kit.Kit {
-	return &kit.Kit{
-		Name:   "clas",
-		Short:  "Image classification (PaddleClas): LeNet, ResNet, PP-LCNet on MNIST, digits, folders, list files",
-		Schema: Schema(),
-		Build:  build,
-
-		PredictRecord: PredictRecord,
-		Commands: func(f *cmdutil.Factory, k *kit.Kit) []*cobra.Command {
-			return []*cobra.Command{
-				train.NewCmdTrain(f, k, nil),
-				eval.NewCmdEval(f, k, nil),
-				predict.NewCmdPredict(f, k, nil),
-				export.NewCmdExport(f, k, nil),
-				newCmdDataset(f),
-			}
+func Kit() *cmdutil.Kit {
+	return &cmdutil.Kit{
+		Kit: &kit.Kit{
+			Name:          "clas",
+			Short:         "Image classification (PaddleClas): LeNet, ResNet, PP-LCNet on MNIST, digits, folders, list files",
+			Schema:        Schema(),
+			Build:         build,
+			PredictRecord: PredictRecord,
+		},
+		Commands: func(f *cmdutil.Factory, _ *kit.Kit) []*cobra.Command {
+			return []*cobra.Command{newCmdDataset(f)}
 		},
 	}
 }

@@ -93,38 +93,33 @@ func (m *LeNet) Forward(x *ag.Var, training bool) *ag.Var {
 	return x
 }
 
-// archOptions lists the models `Arch.name` can choose.
-func archOptions() map[string]any {
-	return map[string]any{
-		"LeNet":   (*LeNetOptions)(nil),
-		"ResNet":  (*zoo.ResNetOptions)(nil),
-		"PPLCNet": (*zoo.PPLCNetOptions)(nil),
-	}
+// archEnv is what a model builder needs besides its options: channels and
+// classes from Global, and the initialisation's random source.
+type archEnv struct {
+	g GlobalOpts
+	r *rand.Rand
+}
+
+// archs are the models `Arch.name` can choose.
+var archs = newArchs()
+
+func newArchs() *config.Registry[archEnv, nn.Layer] {
+	r := config.NewRegistry[archEnv, nn.Layer]("Arch")
+	config.Add(r, "LeNet", LeNetOptions{}, func(_ config.Component, o LeNetOptions, e archEnv) (nn.Layer, error) {
+		return newLeNet(o, e.g, e.r)
+	})
+	config.Add(r, "ResNet", zoo.ResNetOptions{Depth: 18}, func(_ config.Component, o zoo.ResNetOptions, e archEnv) (nn.Layer, error) {
+		o.InChannels, o.ClassNum = e.g.ImageShape[0], e.g.ClassNum
+		return zoo.NewResNet(o, e.r)
+	})
+	config.Add(r, "PPLCNet", zoo.PPLCNetOptions{}, func(_ config.Component, o zoo.PPLCNetOptions, e archEnv) (nn.Layer, error) {
+		o.InChannels, o.ClassNum = e.g.ImageShape[0], e.g.ClassNum
+		return zoo.NewPPLCNet(o, e.r)
+	})
+	return r
 }
 
 // buildModel makes the model Arch names; channels and classes come from Global.
 func buildModel(c config.Component, g GlobalOpts, r *rand.Rand) (nn.Layer, error) {
-	switch c.Name {
-	case "LeNet":
-		var o LeNetOptions
-		if err := c.Decode(&o); err != nil {
-			return nil, err
-		}
-		return newLeNet(o, g, r)
-	case "ResNet":
-		o := zoo.ResNetOptions{Depth: 18}
-		if err := c.Decode(&o); err != nil {
-			return nil, err
-		}
-		o.InChannels, o.ClassNum = g.ImageShape[0], g.ClassNum
-		return zoo.NewResNet(o, r)
-	case "PPLCNet":
-		var o zoo.PPLCNetOptions
-		if err := c.Decode(&o); err != nil {
-			return nil, err
-		}
-		o.InChannels, o.ClassNum = g.ImageShape[0], g.ClassNum
-		return zoo.NewPPLCNet(o, r)
-	}
-	return nil, c.Errorf("unknown Arch %q (known: LeNet, ResNet, PPLCNet)", c.Name)
+	return archs.Build(c, archEnv{g, r})
 }

@@ -9,7 +9,6 @@ import (
 	"sort"
 
 	"paddle/core/ag"
-	"paddle/core/cli/cmdutil"
 	"paddle/core/config"
 	"paddle/core/data"
 	"paddle/core/metric"
@@ -260,7 +259,7 @@ func predictFiles(ctx context.Context, env workflow.Env, args []string, tr data.
 	classify func(x *tensor.Tensor) ([]float32, error)) error {
 	inputs, err := workflow.ExpandInputs(args, env.IO.In, workflow.ImageExts)
 	if err != nil {
-		return cmdutil.Usage(err)
+		return config.Usage(err)
 	}
 	out := workflow.NewPrinter(env.IO.Out, env.Format, workflow.KeyImage, predictionLine)
 	failed, err := workflow.RunOrdered(ctx, inputs, 1, func(_ context.Context, in workflow.Input) ([]ClassProb, error) {

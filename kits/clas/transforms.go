@@ -60,15 +60,6 @@ type NormalizeImageOpts struct {
 // ToCHWImageOpts: layout change (NormalizeImage already produces CHW here).
 type ToCHWImageOpts struct{}
 
-func transformOptions() map[string]any {
-	return map[string]any{
-		"DecodeImage": (*DecodeImageOpts)(nil), "ResizeImage": (*ResizeImageOpts)(nil),
-		"CropImage": (*CropImageOpts)(nil), "RandCropImage": (*RandCropImageOpts)(nil),
-		"RandFlipImage": (*RandFlipImageOpts)(nil), "NormalizeImage": (*NormalizeImageOpts)(nil),
-		"ToCHWImage": (*ToCHWImageOpts)(nil),
-	}
-}
-
 type tf = data.TransformFunc[Sample]
 
 // buildTransforms turns transform_ops into one transform. Files are decoded
@@ -115,23 +106,21 @@ func buildTransforms(ops []config.Component, g GlobalOpts) (data.Transform[Sampl
 	return data.Compose(ts...), nil
 }
 
-func buildTransform(c config.Component) (data.Transform[Sample], error) {
-	switch c.Name {
-	case "DecodeImage":
-		var o DecodeImageOpts
-		if err := c.Decode(&o); err != nil {
-			return nil, err
-		}
+// transforms are the PaddleClas transform ops transform_ops can name.
+var transforms = newTransforms()
+
+type transform = data.Transform[Sample]
+
+func newTransforms() *config.Registry[struct{}, transform] {
+	r := config.NewRegistry[struct{}, transform]("transform")
+	config.Add(r, "DecodeImage", DecodeImageOpts{}, func(_ config.Component, o DecodeImageOpts, _ struct{}) (transform, error) {
 		mode := data.RGB
 		if o.ToRGB != nil && !*o.ToRGB {
 			mode = data.BGR
 		}
 		return decode(mode), nil
-	case "ResizeImage":
-		var o ResizeImageOpts
-		if err := c.Decode(&o); err != nil {
-			return nil, err
-		}
+	})
+	config.Add(r, "ResizeImage", ResizeImageOpts{}, func(c config.Component, o ResizeImageOpts, _ struct{}) (transform, error) {
 		if o.ResizeShort > 0 {
 			return onImage(data.ResizeShortImage{Short: o.ResizeShort}), nil
 		}
@@ -140,21 +129,15 @@ func buildTransform(c config.Component) (data.Transform[Sample], error) {
 			return nil, c.Errorf("ResizeImage: set resize_short or size (an int or [w, h])")
 		}
 		return onImage(data.ResizeImage{W: w, H: h}), nil
-	case "CropImage":
-		var o CropImageOpts
-		if err := c.Decode(&o); err != nil {
-			return nil, err
-		}
+	})
+	config.Add(r, "CropImage", CropImageOpts{}, func(c config.Component, o CropImageOpts, _ struct{}) (transform, error) {
 		w, h, err := wh(o.Size)
 		if err != nil {
 			return nil, c.Errorf("CropImage.size: %v", err)
 		}
 		return onImage(data.CenterCropImage{W: w, H: h}), nil
-	case "RandCropImage":
-		var o RandCropImageOpts
-		if err := c.Decode(&o); err != nil {
-			return nil, err
-		}
+	})
+	config.Add(r, "RandCropImage", RandCropImageOpts{}, func(c config.Component, o RandCropImageOpts, _ struct{}) (transform, error) {
 		w, h, err := wh(o.Size)
 		if err != nil {
 			return nil, c.Errorf("RandCropImage.size: %v", err)
@@ -163,27 +146,24 @@ func buildTransform(c config.Component) (data.Transform[Sample], error) {
 		copy(t.Scale[:], o.Scale)
 		copy(t.Ratio[:], o.Ratio)
 		return onImage(t), nil
-	case "RandFlipImage":
-		var o RandFlipImageOpts
-		if err := c.Decode(&o); err != nil {
-			return nil, err
-		}
+	})
+	config.Add(r, "RandFlipImage", RandFlipImageOpts{}, func(_ config.Component, o RandFlipImageOpts, _ struct{}) (transform, error) {
 		return onImage(data.RandomFlip{Vertical: o.FlipCode != nil && *o.FlipCode == 0}), nil
-	case "NormalizeImage":
-		var o NormalizeImageOpts
-		if err := c.Decode(&o); err != nil {
-			return nil, err
-		}
+	})
+	config.Add(r, "NormalizeImage", NormalizeImageOpts{}, func(c config.Component, o NormalizeImageOpts, _ struct{}) (transform, error) {
 		scale, err := parseScale(o.Scale)
 		if err != nil {
 			return nil, c.Errorf("NormalizeImage.scale: %v", err)
 		}
 		return normalize(scale, o.Mean, o.Std), nil
-	case "ToCHWImage":
-		return nil, nil
-	}
-	return nil, c.Errorf("unknown transform %q", c.Name)
+	})
+	config.Add(r, "ToCHWImage", ToCHWImageOpts{}, func(config.Component, ToCHWImageOpts, struct{}) (transform, error) {
+		return nil, nil // NormalizeImage already produces CHW here
+	})
+	return r
 }
+
+func buildTransform(c config.Component) (transform, error) { return transforms.Build(c, struct{}{}) }
 
 // decode reads the sample's file unless its pixels are already in memory.
 func decode(mode data.ColorMode) data.Transform[Sample] {

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"paddle/core/cli/cmdutil"
+	"paddle/core/config"
 	"paddle/core/kit"
 	"paddle/core/metric/coco"
 	"paddle/core/workflow"
@@ -227,9 +228,9 @@ func evalModelRun(ctx context.Context, opts *EvalOptions) error {
 	}
 	wr, err := build(cfg)
 	if err != nil {
-		return cmdutil.Usage(err)
+		return config.Usage(err)
 	}
-	gt, dts, err := wr.(*runner).evalCOCO(ctx, workflow.Env{IO: opts.Factory.IOStreams, Config: cfg, Weights: opts.Weights})
+	gt, dts, err := wr.(*runner).evalCOCO(ctx, workflow.Env{IO: opts.Factory.RunnerIO(), Config: cfg, Weights: opts.Weights})
 	if err != nil {
 		return err
 	}

@@ -10,7 +10,7 @@ import (
 
 	_ "paddle/core/backend/all"
 	"paddle/core/cli/clitest"
-	"paddle/core/kit"
+	"paddle/core/cli/cmdutil"
 )
 
 // The pycocotools fixtures of core/metric/coco (edge: 3 categories, one without GT).
@@ -19,7 +19,7 @@ var fixtureDir = filepath.Join("..", "..", "core", "metric", "coco", "testdata")
 func runPaddle(t *testing.T, args ...string) (int, string, string) {
 	t.Helper()
 	t.Setenv("PADDLE_CONFIG", "")
-	return clitest.Run(t, []*kit.Kit{Kit()}, "", args...)
+	return clitest.Run(t, []*cmdutil.Kit{Kit()}, "", args...)
 }
 
 func TestEvalCommand(t *testing.T) {

@@ -16,6 +16,7 @@
 //	batch.go       data sets by config, mosaic loading, collate with multi-scale resize
 //	runner.go      train / eval over core/workflow, COCO metric
 //	predict.go     predict (jsonl, --draw) from a checkpoint or an export
+//	predictcmd.go  `paddle det predict`: the shared verb plus --draw
 //	draw.go        boxes, labels and scores drawn on the image (PNG)
 //	export.go      export (model.onnx + inference.yaml)
 //	dataset.go     Dataset, Record, Object; box checks; conversion to COCO ground truth
@@ -29,28 +30,21 @@ import (
 	"github.com/spf13/cobra"
 
 	"paddle/core/cli/cmdutil"
-	"paddle/core/cli/export"
-	"paddle/core/cli/train"
 	"paddle/core/kit"
 )
 
 // Kit returns the det kit.
-func Kit() *kit.Kit {
-	return &kit.Kit{
-		Name:   "det",
-		Short:  "Object detection (PaddleDetection): PicoDet-style detector, COCO/VOC data, COCO mAP as pycocotools, synthetic data sets",
-		Schema: Schema(),
-		Build:  build,
-
-		PredictRecord: PredictRecord,
+func Kit() *cmdutil.Kit {
+	return &cmdutil.Kit{
+		Kit: &kit.Kit{
+			Name:          "det",
+			Short:         "Object detection (PaddleDetection): PicoDet-style detector, COCO/VOC data, COCO mAP as pycocotools, synthetic data sets",
+			Schema:        Schema(),
+			Build:         build,
+			PredictRecord: PredictRecord,
+		},
 		Commands: func(f *cmdutil.Factory, k *kit.Kit) []*cobra.Command {
-			return []*cobra.Command{
-				train.NewCmdTrain(f, k, nil),
-				NewCmdEval(f, k, nil),
-				newCmdPredict(f, k),
-				export.NewCmdExport(f, k, nil),
-				NewCmdSynth(f, nil),
-			}
+			return []*cobra.Command{NewCmdEval(f, k, nil), newCmdPredict(f, k), NewCmdSynth(f, nil)}
 		},
 	}
 }

@@ -9,12 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/spf13/cobra"
-
-	"paddle/core/cli/cmdutil"
-	"paddle/core/cli/predict"
 	"paddle/core/config"
-	"paddle/core/kit"
 	"paddle/core/runtime"
 	"paddle/core/tensor"
 	"paddle/core/workflow"
@@ -118,7 +113,7 @@ func (r *runner) predictExport(ctx context.Context, env workflow.Env, args []str
 func predictFiles(ctx context.Context, env workflow.Env, args []string, p *pipeline, labels []string, thresh float64, det detector) error {
 	inputs, err := workflow.ExpandInputs(args, env.IO.In, workflow.ImageExts)
 	if err != nil {
-		return cmdutil.Usage(err)
+		return config.Usage(err)
 	}
 	stems := workflow.OutputStems(inputs)
 	if env.Output != "" {
@@ -176,55 +171,6 @@ func predictionLine(p Prediction) string {
 		fmt.Fprintf(&b, "%s\t%s\t%.5f\t%d %d %d %d\n", p.Image, d.Label, d.Score, d.BBox[0], d.BBox[1], d.BBox[2], d.BBox[3])
 	}
 	return b.String()
-}
-
-// PredictOptions are the inputs of `paddle det predict`.
-type PredictOptions struct {
-	*predict.Options
-	Draw string // --draw: folder for the images with boxes drawn
-}
-
-// newCmdPredict is the shared predict verb plus --draw DIR.
-func newCmdPredict(f *cmdutil.Factory, k *kit.Kit) *cobra.Command {
-	opts := &PredictOptions{}
-	cmd := predict.NewCmdPredict(f, k, func(o *predict.Options) error {
-		opts.Options = o
-		return predictRun(opts)
-	})
-	cmd.Example += "\n  paddle det predict --model inference/picodet img.jpg --draw vis/"
-	cmd.Flags().StringVar(&opts.Draw, "draw", "", "folder to write each image with its boxes, labels and scores drawn (PNG)")
-	return cmd
-}
-
-// predictRun loads the checkpoint's (or export's) config unless -c is given
-// and runs Predict.
-func predictRun(opts *PredictOptions) error {
-	f := opts.Factory
-	dir := opts.Weights
-	if dir == "" {
-		dir = opts.Model
-	}
-	var cfg *config.Config
-	var err error
-	if f.Settings.Config != "" {
-		cfg, err = f.LoadConfig()
-	} else {
-		cfg, err = config.Load(filepath.Join(dir, workflow.ExportConfigFile), f.Settings.Overrides...)
-		err = cmdutil.Usage(err)
-	}
-	if err != nil {
-		return err
-	}
-	r, err := build(cfg)
-	if err != nil {
-		return cmdutil.Usage(err)
-	}
-	out := opts.Output
-	if opts.Draw != "" {
-		out = opts.Draw
-	}
-	return r.Predict(context.Background(), workflow.Env{IO: f.IOStreams, Config: cfg, Weights: opts.Weights, Model: opts.Model,
-		Output: out, Format: f.Settings.Format}, opts.Inputs)
 }
 
 // PredictRecord is `det predict`'s record, for --help (docs/formats.md).

@@ -15,7 +15,8 @@
 //	graph.go      PaddleHelix-style atom/bond features, disjoint-union batches
 //	models.go     GIN, GCN, MPNN, readouts, the fingerprint MLP
 //	runner.go     train / eval over core/workflow
-//	predict.go    `paddle helix predict` (--smiles, files, stdin)
+//	predict.go    predict from a checkpoint: SMILES from files or stdin, one line per molecule
+//	predictcmd.go `paddle helix predict` (--smiles, files, stdin)
 //	export.go     export (dense graph form → model.onnx + inference.yaml) and predict --model
 //	featurize.go  `paddle helix featurize`
 package helix
@@ -24,29 +25,21 @@ import (
 	"github.com/spf13/cobra"
 
 	"paddle/core/cli/cmdutil"
-	"paddle/core/cli/eval"
-	"paddle/core/cli/export"
-	"paddle/core/cli/train"
 	"paddle/core/kit"
 )
 
 // Kit returns the helix kit.
-func Kit() *kit.Kit {
-	return &kit.Kit{
-		Name:   "helix",
-		Short:  "Molecules (PaddleHelix): SMILES parsing, descriptors, Morgan fingerprints, scaffolds",
-		Schema: Schema(),
-		Build:  build,
-
-		PredictRecord: PredictRecord,
+func Kit() *cmdutil.Kit {
+	return &cmdutil.Kit{
+		Kit: &kit.Kit{
+			Name:          "helix",
+			Short:         "Molecules (PaddleHelix): SMILES parsing, descriptors, Morgan fingerprints, scaffolds",
+			Schema:        Schema(),
+			Build:         build,
+			PredictRecord: PredictRecord,
+		},
 		Commands: func(f *cmdutil.Factory, k *kit.Kit) []*cobra.Command {
-			return []*cobra.Command{
-				train.NewCmdTrain(f, k, nil),
-				eval.NewCmdEval(f, k, nil),
-				newCmdPredict(f, k, nil),
-				export.NewCmdExport(f, k, nil),
-				newCmdFeaturize(f, nil),
-			}
+			return []*cobra.Command{newCmdPredict(f, k, nil), newCmdFeaturize(f, nil)}
 		},
 	}
 }

@@ -10,14 +10,14 @@ import (
 	"testing"
 
 	"paddle/core/cli/clitest"
+	"paddle/core/cli/cmdutil"
 	"paddle/core/config"
-	"paddle/core/kit"
 )
 
 // paddle runs the CLI with only this kit and returns the exit code, stdout and stderr.
 func paddle(t *testing.T, stdin string, args ...string) (int, string, string) {
 	t.Helper()
-	return clitest.Run(t, []*kit.Kit{Kit()}, stdin, args...)
+	return clitest.Run(t, []*cmdutil.Kit{Kit()}, stdin, args...)
 }
 
 func configPath(name string) string { return filepath.Join("..", "..", "configs", "helix", name) }

@@ -23,34 +23,25 @@ import (
 	"github.com/spf13/cobra"
 
 	"paddle/core/cli/cmdutil"
-	"paddle/core/cli/eval"
-	"paddle/core/cli/export"
 	"paddle/core/cli/predict"
-	"paddle/core/cli/train"
 	"paddle/core/config"
 	"paddle/core/kit"
 	"paddle/core/workflow"
 )
 
 // Kit returns the nlp kit.
-func Kit() *kit.Kit {
-	return &kit.Kit{
-		Name:   "nlp",
-		Short:  "Text (PaddleNLP): tokenizers identical to Hugging Face's, text classification, sequence labelling",
-		Schema: KitSchema(),
-		Build:  buildRunner,
-
-		PredictRecord: PredictRecord,
-		Serve:         Serve, // paddle serve nlp
+func Kit() *cmdutil.Kit {
+	return &cmdutil.Kit{
+		Kit: &kit.Kit{
+			Name:          "nlp",
+			Short:         "Text (PaddleNLP): tokenizers identical to Hugging Face's, text classification, sequence labelling",
+			Schema:        KitSchema(),
+			Build:         buildRunner,
+			PredictRecord: PredictRecord,
+		},
+		Serve: Serve, // paddle serve nlp
 		Commands: func(f *cmdutil.Factory, k *kit.Kit) []*cobra.Command {
-			return []*cobra.Command{
-				newCmdTokenize(f, nil),
-				train.NewCmdTrain(f, k, nil),
-				eval.NewCmdEval(f, k, nil),
-				predictCmd(predict.NewCmdPredict(f, k, nil)),
-				export.NewCmdExport(f, k, nil),
-				newCmdDataset(f),
-			}
+			return []*cobra.Command{newCmdTokenize(f, nil), predictCmd(predict.NewCmdPredict(f, k, nil)), newCmdDataset(f)}
 		},
 	}
 }

@@ -43,14 +43,14 @@ func Serve(f *cmdutil.Factory, cmd *cobra.Command) func(context.Context) (serve.
 			cfg, err = f.LoadConfig()
 		} else {
 			cfg, err = config.Load(filepath.Join(weights, "config.yaml"), f.Settings.Overrides...)
-			err = cmdutil.Usage(err)
+			err = config.Usage(err)
 		}
 		if err != nil {
 			return nil, err
 		}
 		r, err := build(cfg)
 		if err != nil {
-			return nil, cmdutil.Usage(err)
+			return nil, config.Usage(err)
 		}
 		s, err := r.(*textRunner).checkpointScorer(weights)
 		if err != nil {

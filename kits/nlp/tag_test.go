@@ -10,14 +10,14 @@ import (
 	"testing"
 
 	"paddle/core/cli/clitest"
+	"paddle/core/cli/cmdutil"
 	"paddle/core/config"
-	"paddle/core/kit"
 )
 
 // tagCLI runs the CLI in-process with the nlp kit, stdin given.
 func tagCLI(t *testing.T, stdin string, args ...string) (int, string, string) {
 	t.Helper()
-	return clitest.Run(t, []*kit.Kit{Kit()}, stdin, args...)
+	return clitest.Run(t, []*cmdutil.Kit{Kit()}, stdin, args...)
 }
 
 // brownTestConfig is a small BiLSTM-CRF (word + char CNN) on a real Brown

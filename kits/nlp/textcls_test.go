@@ -11,14 +11,14 @@ import (
 	"paddle/configs"
 	_ "paddle/core/backend/all"
 	"paddle/core/cli/clitest"
+	"paddle/core/cli/cmdutil"
 	"paddle/core/config"
-	"paddle/core/kit"
 )
 
 // paddle runs the CLI in-process with the nlp kit, stdin given.
 func paddle(t *testing.T, stdin string, args ...string) (int, string, string) {
 	t.Helper()
-	return clitest.Run(t, []*kit.Kit{Kit()}, stdin, args...)
+	return clitest.Run(t, []*cmdutil.Kit{Kit()}, stdin, args...)
 }
 
 func writeFile(t *testing.T, dir, name, s string) string {

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"paddle/core/cli/cmdutil"
+	"paddle/core/config"
 	"paddle/core/tokenizer"
 )
 
@@ -69,7 +70,7 @@ const tokenizeBatch = 256
 func tokenizeRun(opts *tokenizeOptions) error {
 	tok, err := tokenizer.Load(opts.Path)
 	if err != nil {
-		return cmdutil.Usage(err)
+		return config.Usage(err)
 	}
 	io := opts.Factory.IOStreams
 	return tokenizeStream(tok, io.In, io.Out, !opts.NoSpecial, max(1, opts.Threads))

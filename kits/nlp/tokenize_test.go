@@ -10,6 +10,7 @@ import (
 
 	"paddle/core/cli/cmdutil"
 	"paddle/core/cli/iostreams"
+	"paddle/core/config"
 )
 
 func writeVocab(t *testing.T) string {
@@ -84,7 +85,7 @@ func TestTokenizeErrors(t *testing.T) {
 		t.Errorf("missing --tokenizer: got %v, want a flag error", err)
 	}
 	_, err = run(t, "", "--tokenizer", filepath.Join(t.TempDir(), "nope.json"))
-	var ue *cmdutil.UsageError
+	var ue *config.UsageError
 	if !errors.As(err, &ue) || !strings.Contains(err.Error(), "nope.json") {
 		t.Errorf("missing file: got %v, want a usage error naming the file", err)
 	}

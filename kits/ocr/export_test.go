@@ -36,7 +36,7 @@ func exportShippedRec(t *testing.T) string {
 	}
 	dir := t.TempDir()
 	ios, _, _, _ := iostreams.Test()
-	if err := r.(workflow.Exporter).Export(context.Background(), workflow.Env{IO: ios, Weights: ckpt}, dir); err != nil {
+	if err := r.(workflow.Exporter).Export(context.Background(), workflow.Env{IO: workflow.IO{In: ios.In, Out: ios.Out}, Weights: ckpt}, dir); err != nil {
 		t.Fatal(err)
 	}
 	return dir

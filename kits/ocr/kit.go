@@ -4,9 +4,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"paddle/core/cli/cmdutil"
-	"paddle/core/cli/eval"
-	"paddle/core/cli/export"
-	"paddle/core/cli/train"
 	"paddle/core/config"
 	"paddle/core/kit"
 	"paddle/core/workflow"
@@ -18,15 +15,17 @@ import (
 // Kit returns the OCR kit. Its predict replaces the shared verb: it runs the PP-OCRv4
 // system from ONNX models instead of a training checkpoint. train and eval are the
 // shared verbs over kits/ocr/rectrain (CRNN recognition), and export; synth renders training data.
-func Kit() *kit.Kit {
-	return &kit.Kit{
-		Name:   "ocr",
-		Short:  "Text detection and recognition (PaddleOCR): the PP-OCRv4 system, exact to PaddleOCR 2.x",
-		Schema: dettrain.MergeSchema(rectrain.Schema(), dettrain.Schema()),
-		Build:  buildTrainer,
-		Serve:  Serve, // paddle serve ocr
-		Commands: func(f *cmdutil.Factory, k *kit.Kit) []*cobra.Command {
-			return []*cobra.Command{NewCmdPredict(f, nil), train.NewCmdTrain(f, k, nil), eval.NewCmdEval(f, k, nil), export.NewCmdExport(f, k, nil), synth.NewCmdSynth(f, nil)}
+func Kit() *cmdutil.Kit {
+	return &cmdutil.Kit{
+		Kit: &kit.Kit{
+			Name:   "ocr",
+			Short:  "Text detection and recognition (PaddleOCR): the PP-OCRv4 system, exact to PaddleOCR 2.x",
+			Schema: dettrain.MergeSchema(rectrain.Schema(), dettrain.Schema()),
+			Build:  buildTrainer,
+		},
+		Serve: Serve, // paddle serve ocr
+		Commands: func(f *cmdutil.Factory, _ *kit.Kit) []*cobra.Command {
+			return []*cobra.Command{NewCmdPredict(f, nil), synth.NewCmdSynth(f, nil)}
 		},
 	}
 }

@@ -18,6 +18,7 @@ import (
 
 	"paddle/core/cli/cmdutil"
 	"paddle/core/cli/predict"
+	"paddle/core/config"
 	"paddle/core/data"
 	"paddle/core/imgproc"
 	"paddle/core/workflow"
@@ -144,7 +145,7 @@ func predictRun(ctx context.Context, opts *PredictOptions) error {
 		return err
 	}
 	if len(inputs) == 0 {
-		return cmdutil.Usage(fmt.Errorf("no input images found in %s", strings.Join(opts.Inputs, " ")))
+		return config.Usage(fmt.Errorf("no input images found in %s", strings.Join(opts.Inputs, " ")))
 	}
 	load := LoadSystem
 	if opts.load != nil {
@@ -221,7 +222,7 @@ func predictRun(ctx context.Context, opts *PredictOptions) error {
 		return err
 	}
 	if ctx.Err() != nil {
-		return cmdutil.ErrCanceled
+		return ctx.Err()
 	}
 	if nFailed > 0 {
 		fmt.Fprintf(f.IOStreams.ErrOut, "paddle: %d of the inputs failed\n", nFailed)

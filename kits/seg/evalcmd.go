@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"paddle/core/cli/cmdutil"
+	"paddle/core/config"
 	"paddle/core/metric/seg"
 	"paddle/core/parallel"
 )
@@ -267,7 +268,7 @@ func evalRun(opts *EvalOptions) error {
 			return err
 		}
 		if len(names) != opts.NumClasses {
-			return cmdutil.Usage(fmt.Errorf("%s names %d classes but --num-classes is %d", opts.Labels, len(names), opts.NumClasses))
+			return config.Usage(fmt.Errorf("%s names %d classes but --num-classes is %d", opts.Labels, len(names), opts.NumClasses))
 		}
 	}
 	c, errs, err := ScoreFolders(opts.Pred, opts.Label, opts.NumClasses, opts.IgnoreIndex)

@@ -12,13 +12,13 @@ import (
 	"testing"
 
 	"paddle/core/cli/clitest"
-	"paddle/core/kit"
+	"paddle/core/cli/cmdutil"
 )
 
 func runPaddle(t *testing.T, args ...string) (int, string, string) {
 	t.Helper()
 	t.Setenv("PADDLE_CONFIG", "")
-	return clitest.Run(t, []*kit.Kit{Kit()}, "", args...)
+	return clitest.Run(t, []*cmdutil.Kit{Kit()}, "", args...)
 }
 
 // evalRef is what scripts/ref/seg_metrics_ref.py computed with PaddleSeg's

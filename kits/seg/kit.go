@@ -30,31 +30,24 @@ import (
 	"github.com/spf13/cobra"
 
 	"paddle/core/cli/cmdutil"
-	"paddle/core/cli/export"
 	"paddle/core/cli/predict"
-	"paddle/core/cli/train"
 	"paddle/core/config"
 	"paddle/core/kit"
 	"paddle/core/workflow"
 )
 
 // Kit returns the seg kit.
-func Kit() *kit.Kit {
-	return &kit.Kit{
-		Name:   "seg",
-		Short:  "Semantic segmentation (PaddleSeg): PP-LiteSeg, U-Net; mIoU/Acc/Kappa/Dice as PaddleSeg",
-		Schema: Schema(),
-		Build:  build,
-
-		PredictRecord: PredictRecord,
+func Kit() *cmdutil.Kit {
+	return &cmdutil.Kit{
+		Kit: &kit.Kit{
+			Name:          "seg",
+			Short:         "Semantic segmentation (PaddleSeg): PP-LiteSeg, U-Net; mIoU/Acc/Kappa/Dice as PaddleSeg",
+			Schema:        Schema(),
+			Build:         build,
+			PredictRecord: PredictRecord,
+		},
 		Commands: func(f *cmdutil.Factory, k *kit.Kit) []*cobra.Command {
-			return []*cobra.Command{
-				train.NewCmdTrain(f, k, nil),
-				NewCmdEval(f, nil),
-				newCmdPredict(f, k),
-				export.NewCmdExport(f, k, nil),
-				NewCmdSynth(f, nil),
-			}
+			return []*cobra.Command{NewCmdEval(f, nil), newCmdPredict(f, k), NewCmdSynth(f, nil)}
 		},
 	}
 }
@@ -80,7 +73,7 @@ func loadFor(f *cmdutil.Factory, dir string) (*config.Config, error) {
 		return f.LoadConfig()
 	}
 	cfg, err := config.Load(dir+"/config.yaml", f.Settings.Overrides...)
-	return cfg, cmdutil.Usage(err)
+	return cfg, config.Usage(err)
 }
 
 func predictRun(ctx context.Context, o *predict.Options, draw bool) error {
@@ -94,12 +87,12 @@ func predictRun(ctx context.Context, o *predict.Options, draw bool) error {
 	}
 	w, err := build(cfg)
 	if err != nil {
-		return cmdutil.Usage(err)
+		return config.Usage(err)
 	}
 	r := w.(*runner)
 	r.draw = draw
 	return r.Predict(ctx, workflow.Env{
-		IO: o.Factory.IOStreams, Config: cfg, Weights: o.Weights, Model: o.Model, Output: o.Output,
+		IO: o.Factory.RunnerIO(), Config: cfg, Weights: o.Weights, Model: o.Model, Output: o.Output,
 		Format: o.Factory.Settings.Format,
 	}, o.Inputs)
 }
@@ -113,7 +106,7 @@ func evalModelRun(ctx context.Context, opts *EvalOptions) error {
 	}
 	w, err := build(cfg)
 	if err != nil {
-		return cmdutil.Usage(err)
+		return config.Usage(err)
 	}
 	r := w.(*runner)
 	res, n, err := r.evalResult(ctx, opts.Weights)

@@ -14,7 +14,7 @@ import (
 	"slices"
 	"strings"
 
-	"paddle/core/cli/cmdutil"
+	"paddle/core/config"
 	"paddle/core/data"
 	pio "paddle/core/io"
 	"paddle/core/op"
@@ -80,7 +80,7 @@ func (r *runner) predictFiles(ctx context.Context, env workflow.Env, args []stri
 	segment func(x *tensor.Tensor) (*tensor.Tensor, error)) error {
 	inputs, err := workflow.ExpandInputs(args, env.IO.In, workflow.ImageExts)
 	if err != nil {
-		return cmdutil.Usage(err)
+		return config.Usage(err)
 	}
 	outDir := env.Output
 	if outDir == "" {

@@ -90,7 +90,7 @@ func newCmdASR(f *cmdutil.Factory) *cobra.Command {
 			if (weights == "") == (model == "") {
 				return cmdutil.FlagErrorf("give one of --model (an export) and --weights (a checkpoint)")
 			}
-			env := workflow.Env{IO: f.IOStreams, Model: model, Weights: weights, Format: f.Settings.Format}
+			env := workflow.Env{IO: f.RunnerIO(), Model: model, Weights: weights, Format: f.Settings.Format}
 			var rec *recognizer
 			var err error
 			if model != "" {
@@ -102,11 +102,11 @@ func newCmdASR(f *cmdutil.Factory) *cobra.Command {
 				}
 				var cfg *config.Config
 				if cfg, err = config.Load(path, f.Settings.Overrides...); err != nil {
-					return cmdutil.Usage(err)
+					return config.Usage(err)
 				}
 				var r workflow.Runner
 				if r, err = buildASR(cfg); err != nil {
-					return cmdutil.Usage(err)
+					return config.Usage(err)
 				}
 				rec, err = r.(*asrRunner).recognizerFor(env)
 			}
@@ -126,7 +126,7 @@ func newCmdASR(f *cmdutil.Factory) *cobra.Command {
 func (r *recognizer) run(ctx context.Context, env workflow.Env, args []string) error {
 	inputs, err := workflow.ExpandInputs(args, env.IO.In, audio.Exts)
 	if err != nil {
-		return cmdutil.Usage(err)
+		return config.Usage(err)
 	}
 	out := workflow.NewPrinter(env.IO.Out, env.Format, workflow.KeyAudio, func(p ASRResult) string {
 		return fmt.Sprintf("%s\t%s\n", p.Audio, p.Text)

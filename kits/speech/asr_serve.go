@@ -5,6 +5,7 @@ import (
 	"sync"
 
 	"paddle/core/cli/cmdutil"
+	"paddle/core/config"
 	"paddle/core/serve"
 	"paddle/core/workflow"
 )
@@ -30,7 +31,7 @@ func asrServePredictor(f *cmdutil.Factory, model, weights string) (p serve.Predi
 	}
 	r, err := buildASR(cfg)
 	if err != nil {
-		return nil, true, cmdutil.Usage(err)
+		return nil, true, config.Usage(err)
 	}
 	rec, err := r.(*asrRunner).recognizerFor(workflow.Env{Weights: weights})
 	return &ASRPredictor{rec: rec, serial: true}, true, err

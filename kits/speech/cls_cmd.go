@@ -66,27 +66,27 @@ func newCmdCls(f *cmdutil.Factory, runF func(*clsOptions) error) *cobra.Command 
 func loadClassifier(model, weights string, overrides []string) (*audioClassifier, error) {
 	if model != "" {
 		if !isClsExport(model) {
-			return nil, cmdutil.Usage(fmt.Errorf("%s: not an audio-classification export (inference.yaml's PostProcess is not %s)", model, clsPostProcessName))
+			return nil, config.Usage(fmt.Errorf("%s: not an audio-classification export (inference.yaml's PostProcess is not %s)", model, clsPostProcessName))
 		}
 		return loadExportClassifier(model)
 	}
 	cfg, err := config.Load(filepath.Join(weights, "config.yaml"), overrides...)
 	if err != nil {
-		return nil, cmdutil.Usage(err)
+		return nil, config.Usage(err)
 	}
 	if !isClsConfig(cfg) {
-		return nil, cmdutil.Usage(fmt.Errorf("%s: not an audio-classification checkpoint (Arch.name is not a classifier)", weights))
+		return nil, config.Usage(fmt.Errorf("%s: not an audio-classification checkpoint (Arch.name is not a classifier)", weights))
 	}
 	r, err := buildCls(cfg)
 	if err != nil {
-		return nil, cmdutil.Usage(err)
+		return nil, config.Usage(err)
 	}
 	cr := r.(*clsRunner)
 	return cr.classifierFor(workflow.Env{Weights: weights})
 }
 
 func clsRun(ctx context.Context, opts *clsOptions) error {
-	env := workflow.Env{IO: opts.Factory.IOStreams, Model: opts.Model, Weights: opts.Weights, Format: opts.Factory.Settings.Format}
+	env := workflow.Env{IO: opts.Factory.RunnerIO(), Model: opts.Model, Weights: opts.Weights, Format: opts.Factory.Settings.Format}
 	c, err := loadClassifier(opts.Model, opts.Weights, opts.Factory.Settings.Overrides)
 	if err != nil {
 		return err

@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"paddle/core/audio"
-	"paddle/core/cli/cmdutil"
+	"paddle/core/config"
 	"paddle/core/tensor"
 	"paddle/core/workflow"
 )
@@ -97,7 +97,7 @@ func clsRound5(x float32) float64 { return math.Round(float64(x)*1e5) / 1e5 }
 func (c *audioClassifier) run(ctx context.Context, env workflow.Env, args []string, topk int) error {
 	inputs, err := workflow.ExpandInputs(args, env.IO.In, audio.Exts)
 	if err != nil {
-		return cmdutil.Usage(err)
+		return config.Usage(err)
 	}
 	out := workflow.NewPrinter(env.IO.Out, env.Format, workflow.KeyAudio, func(p ClsPrediction) string {
 		parts := make([]string, len(p.TopK))
@@ -118,7 +118,7 @@ func (c *audioClassifier) run(ctx context.Context, env workflow.Env, args []stri
 	}, workflow.PrintResults(out, func(res workflow.Result[ClsPrediction]) ClsPrediction { return res.Value }))
 	err = out.Finish(failed, len(inputs), err)
 	if ctx.Err() != nil {
-		return cmdutil.ErrCanceled
+		return ctx.Err()
 	}
 	return err
 }

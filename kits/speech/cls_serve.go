@@ -5,6 +5,7 @@ import (
 	"sync"
 
 	"paddle/core/cli/cmdutil"
+	"paddle/core/config"
 	"paddle/core/serve"
 	"paddle/core/workflow"
 )
@@ -30,7 +31,7 @@ func clsServePredictor(f *cmdutil.Factory, model, weights string) (p serve.Predi
 	}
 	r, err := buildCls(cfg)
 	if err != nil {
-		return nil, true, cmdutil.Usage(err)
+		return nil, true, config.Usage(err)
 	}
 	c, err := r.(*clsRunner).classifierFor(workflow.Env{Weights: weights})
 	return &ClsPredictor{c: c, TopK: 5, serial: true}, true, err

@@ -23,7 +23,6 @@ import (
 	"paddle/core/cli/cmdutil"
 	"paddle/core/cli/iostreams"
 	"paddle/core/config"
-	"paddle/core/kit"
 	"paddle/core/runtime/ortcheck"
 	"paddle/core/serve"
 	"paddle/core/tensor"
@@ -32,7 +31,7 @@ import (
 
 func runCls(t *testing.T, args ...string) string {
 	t.Helper()
-	code, stdout, stderr := clitest.Run(t, []*kit.Kit{Kit()}, "", args...)
+	code, stdout, stderr := clitest.Run(t, []*cmdutil.Kit{Kit()}, "", args...)
 	if code != 0 {
 		t.Fatalf("paddle %s: exit %d\n%s", strings.Join(args, " "), code, stderr)
 	}

@@ -14,6 +14,7 @@ import (
 	"paddle/core/audio"
 	"paddle/core/audio/kaldi"
 	"paddle/core/cli/cmdutil"
+	"paddle/core/config"
 	pio "paddle/core/io"
 	"paddle/core/tensor"
 	"paddle/core/workflow"
@@ -130,7 +131,7 @@ func featuresRun(ctx context.Context, opts *featuresOptions) error {
 	ios := opts.Factory.IOStreams
 	inputs, err := workflow.ExpandInputs(opts.Inputs, ios.In, audio.Exts)
 	if err != nil {
-		return cmdutil.Usage(err)
+		return config.Usage(err)
 	}
 	// two inputs with the same stem would write the same file: the first in
 	// input order owns it, decided before the parallel work so the outcome
@@ -163,7 +164,7 @@ func featuresRun(ctx context.Context, opts *featuresOptions) error {
 		return err
 	}
 	if ctx.Err() != nil {
-		return cmdutil.ErrCanceled
+		return ctx.Err()
 	}
 	if failed > 0 {
 		fmt.Fprintf(ios.ErrOut, "paddle: %d of %d inputs failed\n", failed, len(inputs))

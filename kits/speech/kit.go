@@ -49,29 +49,22 @@ import (
 	"github.com/spf13/cobra"
 
 	"paddle/core/cli/cmdutil"
-	"paddle/core/cli/eval"
-	"paddle/core/cli/export"
-	"paddle/core/cli/predict"
-	"paddle/core/cli/train"
 	"paddle/core/kit"
 )
 
 // Kit returns the speech kit.
-func Kit() *kit.Kit {
-	return &kit.Kit{
-		Name:   "speech",
-		Short:  "Speech (PaddleSpeech): Kaldi features, voice activity detection, keyword spotting",
-		Schema: withClsSchema(withASRSchema(KWSSchema())), // + the recogniser's sections (asr_kit.go), the classifier's components (cls_runner.go)
-		Build:  withCls(withASR(buildKWS)),                // asr_*.yaml → the recogniser; Arch.name PANNsCNN → the audio classifier
-		Serve:  Serve,                                     // paddle serve speech
-
-		PredictRecord: PredictRecord,
-		Commands: func(f *cmdutil.Factory, k *kit.Kit) []*cobra.Command {
+func Kit() *cmdutil.Kit {
+	return &cmdutil.Kit{
+		Kit: &kit.Kit{
+			Name:          "speech",
+			Short:         "Speech (PaddleSpeech): Kaldi features, voice activity detection, keyword spotting",
+			Schema:        withClsSchema(withASRSchema(KWSSchema())), // + the recogniser's sections (asr_kit.go), the classifier's components (cls_runner.go)
+			Build:         withCls(withASR(buildKWS)),                // asr_*.yaml → the recogniser; Arch.name PANNsCNN → the audio classifier
+			PredictRecord: PredictRecord,
+		},
+		Serve: Serve, // paddle serve speech
+		Commands: func(f *cmdutil.Factory, _ *kit.Kit) []*cobra.Command {
 			return []*cobra.Command{
-				train.NewCmdTrain(f, k, nil),
-				eval.NewCmdEval(f, k, nil),
-				predict.NewCmdPredict(f, k, nil),
-				export.NewCmdExport(f, k, nil),
 				newCmdFeatures(f, nil), newCmdVAD(f, nil), newCmdSynth(f, nil),
 				newCmdKWS(f, nil), newCmdRealWords(f, nil),
 				newCmdASRSynth(f), newCmdASRData(f), newCmdASR(f),

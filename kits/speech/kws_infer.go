@@ -9,7 +9,7 @@ import (
 	"sort"
 
 	"paddle/core/ag"
-	"paddle/core/cli/cmdutil"
+	"paddle/core/config"
 	"paddle/core/nn"
 	"paddle/core/tensor"
 	"paddle/core/workflow"
@@ -145,7 +145,7 @@ func modelsClassifier(models []nn.Layer) classifyFunc {
 // of log(score)) and prints each file's answer under its speaker's warp.
 func (s *spotter) runGroups(ctx context.Context, inputs []workflow.Input, out *workflow.Printer[KWSPrediction]) error {
 	if s.speakerOf == nil {
-		return cmdutil.Usage(errors.New("test_combine group needs each input's speaker: kws --speakers FILE " +
+		return config.Usage(errors.New("test_combine group needs each input's speaker: kws --speakers FILE " +
 			"(`<path> <speaker>` lines) or --speaker-per-folder; predict -o Infer.test_groups=FILE or Infer.group_by_folder=true"))
 	}
 	groups, index := make([]int, len(inputs)), map[string]int{}
@@ -156,7 +156,7 @@ func (s *spotter) runGroups(ctx context.Context, inputs []workflow.Input, out *w
 		}
 		sp, err := s.speakerOf(in.Path)
 		if err != nil {
-			return cmdutil.Usage(err)
+			return config.Usage(err)
 		}
 		j, ok := index[sp]
 		if !ok {
@@ -172,7 +172,7 @@ func (s *spotter) runGroups(ctx context.Context, inputs []workflow.Input, out *w
 	var okGroups []int
 	for i, in := range inputs {
 		if ctx.Err() != nil {
-			return cmdutil.ErrCanceled
+			return ctx.Err()
 		}
 		if in.Err != nil {
 			errs[i] = in.Err

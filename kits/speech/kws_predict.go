@@ -7,7 +7,7 @@ import (
 	"os"
 
 	"paddle/core/audio"
-	"paddle/core/cli/cmdutil"
+	"paddle/core/config"
 	"paddle/core/nn"
 	"paddle/core/tensor"
 	"paddle/core/workflow"
@@ -253,7 +253,7 @@ func stack(ts []*tensor.Tensor) *tensor.Tensor {
 func (s *spotter) run(ctx context.Context, env workflow.Env, args []string) error {
 	inputs, err := workflow.ExpandInputs(args, env.IO.In, audio.Exts)
 	if err != nil {
-		return cmdutil.Usage(err)
+		return config.Usage(err)
 	}
 	for i, in := range inputs { // a word of a Sphinx .mfc file: <file>.mfc@<start>-<end>
 		if file, seg, err := parseMFCPath(in.Path); in.Err != nil && seg != nil && err == nil {
@@ -273,7 +273,7 @@ func (s *spotter) run(ctx context.Context, env workflow.Env, args []string) erro
 	}, workflow.PrintResults(out, func(res workflow.Result[KWSPrediction]) KWSPrediction { return res.Value }))
 	err = out.Finish(failed, len(inputs), err)
 	if ctx.Err() != nil {
-		return cmdutil.ErrCanceled
+		return ctx.Err()
 	}
 	return err
 }

@@ -93,7 +93,7 @@ func newCmdKWS(f *cmdutil.Factory, runF func(*kwsOptions) error) *cobra.Command 
 }
 
 func kwsRun(ctx context.Context, opts *kwsOptions) error {
-	env := workflow.Env{IO: opts.Factory.IOStreams, Model: opts.Model, Weights: opts.Weights, Format: opts.Factory.Settings.Format}
+	env := workflow.Env{IO: opts.Factory.RunnerIO(), Model: opts.Model, Weights: opts.Weights, Format: opts.Factory.Settings.Format}
 	var s *spotter
 	var err error
 	if opts.Model != "" {
@@ -101,11 +101,11 @@ func kwsRun(ctx context.Context, opts *kwsOptions) error {
 	} else {
 		var cfg *config.Config
 		if cfg, err = config.Load(opts.Weights+"/config.yaml", opts.Factory.Settings.Overrides...); err != nil {
-			return cmdutil.Usage(err)
+			return config.Usage(err)
 		}
 		var r workflow.Runner
 		if r, err = buildKWS(cfg); err != nil {
-			return cmdutil.Usage(err)
+			return config.Usage(err)
 		}
 		s, err = r.(*kwsRunner).spotterFor(env)
 	}

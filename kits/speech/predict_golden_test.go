@@ -6,9 +6,9 @@ import (
 	"testing"
 
 	"paddle/core/cli/clitest"
+	"paddle/core/cli/cmdutil"
 	"paddle/core/config"
 	"paddle/core/hub"
-	"paddle/core/kit"
 	"paddle/core/nn"
 	"paddle/core/workflow"
 )
@@ -72,7 +72,7 @@ func TestPredictGolden(t *testing.T) {
 	}
 	ck["asr"] = save("asr", cfg, am)
 	for _, task := range []string{"kws", "cls", "asr"} {
-		code, out, errOut := clitest.Run(t, []*kit.Kit{Kit()}, "", "speech", "predict", "--weights", ck[task], "--format", "jsonl",
+		code, out, errOut := clitest.Run(t, []*cmdutil.Kit{Kit()}, "", "speech", "predict", "--weights", ck[task], "--format", "jsonl",
 			filepath.Join(cards, "001.wav"), bad, filepath.Join(cards, "002.wav"))
 		if code != 1 {
 			t.Errorf("%s: exit %d, want 1 (one broken input):\n%s", task, code, errOut)

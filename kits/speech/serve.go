@@ -9,7 +9,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"gopkg.in/yaml.v3"
 	"os"
 	"paddle/core/audio"
 	"paddle/core/audio/vorbis"
@@ -17,6 +16,8 @@ import (
 	"paddle/core/config"
 	"paddle/core/serve"
 	"paddle/core/workflow"
+
+	"gopkg.in/yaml.v3"
 )
 
 // MaxServeSeconds bounds the length of a served recording, so a small body at
@@ -62,7 +63,7 @@ func Serve(f *cmdutil.Factory, cmd *cobra.Command) func(context.Context) (serve.
 			}
 			var r workflow.Runner
 			if r, err = buildKWS(cfg); err != nil {
-				return nil, cmdutil.Usage(err)
+				return nil, config.Usage(err)
 			}
 			s, err = r.(*kwsRunner).spotterFor(workflow.Env{Weights: weights})
 		}
@@ -140,7 +141,7 @@ func servedConfig(f *cmdutil.Factory, weights string) (*config.Config, error) {
 		return f.LoadConfig()
 	}
 	cfg, err := config.Load(filepath.Join(weights, "config.yaml"), f.Settings.Overrides...)
-	return cfg, cmdutil.Usage(err)
+	return cfg, config.Usage(err)
 }
 
 // exportPostProcess returns the PostProcess name of the export directory

@@ -191,7 +191,7 @@ func synthRun(ctx context.Context, opts *synthOptions) error {
 	})
 	if err != nil {
 		if ctx.Err() != nil {
-			return cmdutil.ErrCanceled
+			return ctx.Err()
 		}
 		return err
 	}

@@ -14,6 +14,7 @@ import (
 	"paddle/core/audio"
 	"paddle/core/audio/vad"
 	"paddle/core/cli/cmdutil"
+	"paddle/core/config"
 	"paddle/core/workflow"
 )
 
@@ -161,7 +162,7 @@ func vadRun(ctx context.Context, opts *vadOptions) error {
 	}
 	inputs, err := workflow.ExpandInputs(opts.Inputs, ios.In, audio.Exts)
 	if err != nil {
-		return cmdutil.Usage(err)
+		return config.Usage(err)
 	}
 	work := func(_ context.Context, in workflow.Input) (vadResult, error) {
 		return vadFile(in.Path, raw, method, pool, opts)
@@ -178,7 +179,7 @@ func vadRun(ctx context.Context, opts *vadOptions) error {
 		return err
 	}
 	if ctx.Err() != nil {
-		return cmdutil.ErrCanceled
+		return ctx.Err()
 	}
 	if failed > 0 {
 		fmt.Fprintf(ios.ErrOut, "paddle: %d of %d inputs failed\n", failed, len(inputs))

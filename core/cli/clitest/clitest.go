@@ -8,12 +8,11 @@ import (
 	"paddle/core/cli/cmdutil"
 	"paddle/core/cli/iostreams"
 	"paddle/core/cli/root"
-	"paddle/core/kit"
 )
 
 // Run runs `paddle args...` with only kits registered and stdin as the
 // standard input, and returns the exit code, stdout and stderr.
-func Run(t testing.TB, kits []*kit.Kit, stdin string, args ...string) (code int, stdout, stderr string) {
+func Run(t testing.TB, kits []*cmdutil.Kit, stdin string, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
 	ios, in, out, errOut := iostreams.Test()
 	in.WriteString(stdin)

@@ -1,14 +1,13 @@
 package clitest
 
 import (
+	"paddle/core/cli/cmdutil"
 	"strings"
 	"testing"
-
-	"paddle/core/kit"
 )
 
 func TestRun(t *testing.T) {
-	code, out, errOut := Run(t, []*kit.Kit{}, "", "version")
+	code, out, errOut := Run(t, []*cmdutil.Kit{}, "", "version")
 	if code != 0 || !strings.Contains(out, "test") {
 		t.Errorf("version: exit %d, stdout %q, stderr %q; want 0 and the version", code, out, errOut)
 	}

@@ -8,7 +8,8 @@ import (
 	"fmt"
 )
 
-// Exit codes of the paddle binary.
+// Exit codes of the paddle binary. A *config.UsageError or *config.Error
+// exits with ExitUsage, context.Canceled (Ctrl-C) with ExitInterrupt.
 const (
 	ExitOK        = 0   // success
 	ExitFailure   = 1   // runtime failure, or some inputs failed
@@ -27,24 +28,6 @@ func FlagErrorf(format string, args ...any) error {
 	return &FlagError{Err: fmt.Errorf(format, args...)}
 }
 
-// UsageError is a configuration or input-shape mistake the user must fix (exit 2),
-// printed without the usage text.
-type UsageError struct{ Err error }
-
-func (e *UsageError) Error() string { return e.Err.Error() }
-func (e *UsageError) Unwrap() error { return e.Err }
-
-// Usage wraps err as a *UsageError (nil stays nil).
-func Usage(err error) error {
-	if err == nil {
-		return nil
-	}
-	return &UsageError{Err: err}
-}
-
 // ErrSilent ends a command with exit 1 without printing anything more (the
 // command already reported, e.g. per-input failures).
 var ErrSilent = errors.New("silent error")
-
-// ErrCanceled reports that the user interrupted the command (exit 130).
-var ErrCanceled = errors.New("interrupted")

@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"paddle/core/cli/iostreams"
+	"paddle/core/workflow"
 )
 
 // Factory carries the dependencies commands share. Expensive ones are lazy
@@ -58,4 +59,13 @@ func ResolveFormat(cmd *cobra.Command, value string) (string, error) {
 		return "", FlagErrorf("--format %q: %q supports %s", value, cmd.CommandPath(), strings.Join(fs, ", "))
 	}
 	return value, nil
+}
+
+// RunnerIO gives a Runner the command's standard streams: "-" inputs from
+// stdin, results on stdout, progress bars on stderr when it is a terminal.
+func (f *Factory) RunnerIO() workflow.IO {
+	ios := f.IOStreams
+	return workflow.IO{In: ios.In, Out: ios.Out, Progress: func(total int, desc string) workflow.Bar {
+		return ios.Progress(total, desc)
+	}}
 }

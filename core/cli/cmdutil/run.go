@@ -12,7 +12,7 @@ func (f *Factory) LoadConfig() (*config.Config, error) {
 	}
 	cfg, err := config.Load(f.Settings.Config, f.Settings.Overrides...)
 	if err != nil {
-		return nil, Usage(err)
+		return nil, config.Usage(err)
 	}
 	return cfg, nil
 }

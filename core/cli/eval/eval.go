@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"paddle/core/cli/cmdutil"
+	"paddle/core/config"
 	"paddle/core/kit"
 	"paddle/core/workflow"
 )
@@ -49,9 +50,9 @@ func run(cmd *cobra.Command, opts *Options) error {
 	}
 	r, err := opts.Kit.Build(cfg)
 	if err != nil {
-		return cmdutil.Usage(err)
+		return config.Usage(err)
 	}
-	rep, err := r.Eval(cmd.Context(), workflow.Env{IO: opts.Factory.IOStreams, Config: cfg, Weights: opts.Weights})
+	rep, err := r.Eval(cmd.Context(), workflow.Env{IO: opts.Factory.RunnerIO(), Config: cfg, Weights: opts.Weights})
 	if err != nil {
 		return err
 	}

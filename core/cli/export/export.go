@@ -61,20 +61,20 @@ func run(cmd *cobra.Command, opts *Options) error {
 		return cmdutil.FlagErrorf("--weights %s: a PaddlePaddle .pdparams holds no config: give the model's -c config.yaml", opts.Weights)
 	} else {
 		cfg, err = config.Load(opts.Weights+"/config.yaml", opts.Factory.Settings.Overrides...)
-		err = cmdutil.Usage(err)
+		err = config.Usage(err)
 	}
 	if err != nil {
 		return err
 	}
 	r, err := opts.Kit.Build(cfg)
 	if err != nil {
-		return cmdutil.Usage(err)
+		return config.Usage(err)
 	}
 	ex, ok := r.(workflow.Exporter)
 	if !ok {
-		return cmdutil.Usage(fmt.Errorf("paddle %s cannot export its models yet", opts.Kit.Name))
+		return config.Usage(fmt.Errorf("paddle %s cannot export its models yet", opts.Kit.Name))
 	}
-	env := workflow.Env{IO: opts.Factory.IOStreams, Config: cfg, Weights: opts.Weights, Output: opts.Output}
+	env := workflow.Env{IO: opts.Factory.RunnerIO(), Config: cfg, Weights: opts.Weights, Output: opts.Output}
 	if err := ex.Export(cmd.Context(), env, opts.Output); err != nil {
 		return err
 	}

@@ -1,4 +1,4 @@
-package export
+package export_test
 
 import (
 	"context"
@@ -6,8 +6,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/spf13/cobra"
 
 	"paddle/core/cli/cmdutil"
 	"paddle/core/cli/iostreams"
@@ -41,11 +39,8 @@ func (e exporting) Export(_ context.Context, env workflow.Env, dir string) error
 
 func paddle(t *testing.T, r workflow.Runner, args ...string) (int, string, string) {
 	t.Helper()
-	k := &kit.Kit{Name: "fake", Short: "a test kit",
-		Build: func(*config.Config) (workflow.Runner, error) { return r, nil },
-		Commands: func(f *cmdutil.Factory, k *kit.Kit) []*cobra.Command {
-			return []*cobra.Command{NewCmdExport(f, k, nil)}
-		}}
+	k := &cmdutil.Kit{Kit: &kit.Kit{Name: "fake", Short: "a test kit",
+		Build: func(*config.Config) (workflow.Runner, error) { return r, nil }}} // the root attaches export
 	ios, _, out, errOut := iostreams.Test()
 	f := &cmdutil.Factory{IOStreams: ios, Version: "test"}
 	code := root.Execute(root.NewCmdRoot(f, k), f, args)

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"paddle/core/cli/cmdutil"
+	"paddle/core/config"
 	"paddle/core/runtime"
 )
 
@@ -33,7 +34,7 @@ func newCmdConformance(f *cmdutil.Factory) *cobra.Command {
 func conformanceRun(out io.Writer, dir, format string, verbose bool) error {
 	res, err := runtime.Conformance(dir, runtime.ConformanceExclusions)
 	if err != nil {
-		return cmdutil.Usage(err)
+		return config.Usage(err)
 	}
 	count := map[string]int{}
 	for _, r := range res {

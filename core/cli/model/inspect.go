@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"paddle/core/cli/cmdutil"
+	"paddle/core/config"
 	"paddle/core/graph"
 	"paddle/core/onnx"
 	"paddle/core/onnx/onnxpb"
@@ -144,7 +145,7 @@ func Inspect(path string, shapes map[string]tensor.Shape) (*Report, error) {
 	}
 	s, err := graph.Infer(g, metas)
 	if err != nil {
-		return nil, cmdutil.Usage(err)
+		return nil, config.Usage(err)
 	}
 	r.FLOPs = FLOPs(g, s)
 	for i, v := range g.Outputs {

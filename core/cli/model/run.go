@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"paddle/core/cli/cmdutil"
+	"paddle/core/config"
 	pio "paddle/core/io"
 	"paddle/core/parallel"
 	"paddle/core/runtime"
@@ -96,7 +97,7 @@ func passList(s string) []string {
 func runRun(opts runOptions) error {
 	p, err := runtime.Load(opts.Model, runtime.Options{Threads: opts.Threads, Passes: passList(opts.Passes)})
 	if err != nil {
-		return cmdutil.Usage(err)
+		return config.Usage(err)
 	}
 	in := map[string]*tensor.Tensor{}
 	for _, spec := range opts.Inputs {
@@ -113,7 +114,7 @@ func runRun(opts runOptions) error {
 		}
 		t, err := pio.ReadNpy(file)
 		if err != nil {
-			return cmdutil.Usage(err)
+			return config.Usage(err)
 		}
 		in[name] = t
 	}

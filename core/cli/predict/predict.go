@@ -71,17 +71,17 @@ func run(cmd *cobra.Command, opts *Options) error {
 		return cmdutil.FlagErrorf("--weights %s: a PaddlePaddle .pdparams holds no config: give the model's -c config.yaml", dir)
 	} else {
 		cfg, err = config.Load(dir+"/config.yaml", opts.Factory.Settings.Overrides...)
-		err = cmdutil.Usage(err)
+		err = config.Usage(err)
 	}
 	if err != nil {
 		return err
 	}
 	r, err := opts.Kit.Build(cfg)
 	if err != nil {
-		return cmdutil.Usage(err)
+		return config.Usage(err)
 	}
 	return r.Predict(cmd.Context(), workflow.Env{
-		IO: opts.Factory.IOStreams, Config: cfg, Weights: opts.Weights, Model: opts.Model, Output: opts.Output,
+		IO: opts.Factory.RunnerIO(), Config: cfg, Weights: opts.Weights, Model: opts.Model, Output: opts.Output,
 		Format: opts.Factory.Settings.Format,
 	}, opts.Inputs)
 }

@@ -39,12 +39,12 @@ func Execute(cmd *cobra.Command, f *cmdutil.Factory, args []string) (code int) {
 		return cmdutil.ExitOK
 	}
 	var flagErr *cmdutil.FlagError
-	var usageErr *cmdutil.UsageError
+	var usageErr *config.UsageError
 	var cfgErr *config.Error
 	switch {
 	case errors.Is(err, cmdutil.ErrSilent):
 		return cmdutil.ExitFailure
-	case errors.Is(err, cmdutil.ErrCanceled) || errors.Is(err, context.Canceled):
+	case errors.Is(err, context.Canceled):
 		fmt.Fprintln(errOut, "paddle: interrupted")
 		return cmdutil.ExitInterrupt
 	case errors.As(err, &flagErr) || isCobraUsage(err):

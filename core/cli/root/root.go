@@ -18,15 +18,19 @@ import (
 	"paddle/core/cli/cmdutil"
 	"paddle/core/cli/configcmd"
 	"paddle/core/cli/envcmd"
+	"paddle/core/cli/eval"
+	"paddle/core/cli/export"
 	"paddle/core/cli/model"
+	"paddle/core/cli/predict"
 	"paddle/core/cli/serve"
+	"paddle/core/cli/train"
 	"paddle/core/cli/version"
 	"paddle/core/config"
 	"paddle/core/kit"
 )
 
 // NewCmdRoot returns the root command with every kit's commands attached.
-func NewCmdRoot(f *cmdutil.Factory, kits ...*kit.Kit) *cobra.Command {
+func NewCmdRoot(f *cmdutil.Factory, kits ...*cmdutil.Kit) *cobra.Command {
 	s := &f.Settings
 	v := viper.New()
 	cmd := &cobra.Command{
@@ -70,25 +74,41 @@ func NewCmdRoot(f *cmdutil.Factory, kits ...*kit.Kit) *cobra.Command {
 	return cmd
 }
 
-// kitCommand makes `paddle <kit>` with the kit's verbs; a later command of
-// the same name replaces an earlier one, which is how a kit overrides a
-// shared verb.
-func kitCommand(f *cmdutil.Factory, k *kit.Kit) *cobra.Command {
+// kitCommand makes `paddle <kit>` with the kit's verbs: the shared ones
+// (train, eval, predict, export) when the kit builds runners, then the kit's
+// own. A later command of the same name replaces an earlier one, which is how
+// a kit overrides a shared verb.
+func kitCommand(f *cmdutil.Factory, k *cmdutil.Kit) *cobra.Command {
 	c := &cobra.Command{Use: k.Name + " <command>", Short: k.Short}
 	byName := map[string]*cobra.Command{}
 	var order []string
+	var subs []*cobra.Command
+	if k.Build != nil {
+		subs = append(subs, sharedVerbs(f, k.Kit)...)
+	}
 	if k.Commands != nil {
-		for _, sub := range k.Commands(f, k) {
-			if _, seen := byName[sub.Name()]; !seen {
-				order = append(order, sub.Name())
-			}
-			byName[sub.Name()] = sub
+		subs = append(subs, k.Commands(f, k.Kit)...)
+	}
+	for _, sub := range subs {
+		if _, seen := byName[sub.Name()]; !seen {
+			order = append(order, sub.Name())
 		}
+		byName[sub.Name()] = sub
 	}
 	for _, n := range order {
 		c.AddCommand(byName[n])
 	}
 	return c
+}
+
+// sharedVerbs are the verbs every kit with a Build gets.
+func sharedVerbs(f *cmdutil.Factory, k *kit.Kit) []*cobra.Command {
+	return []*cobra.Command{
+		train.NewCmdTrain(f, k, nil),
+		eval.NewCmdEval(f, k, nil),
+		predict.NewCmdPredict(f, k, nil),
+		export.NewCmdExport(f, k, nil),
+	}
 }
 
 // prepare resolves the process settings (flags > PADDLE_* env > user config
@@ -98,7 +118,7 @@ func prepare(cmd *cobra.Command, f *cmdutil.Factory, v *viper.Viper) error {
 	if file := userConfigFile(); file != "" {
 		v.SetConfigFile(file)
 		if err := v.ReadInConfig(); err != nil {
-			return cmdutil.Usage(fmt.Errorf("user config %s: %w", file, err))
+			return config.Usage(fmt.Errorf("user config %s: %w", file, err))
 		}
 		s.UserFile = file
 	}

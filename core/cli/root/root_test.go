@@ -10,11 +10,13 @@ import (
 	_ "paddle/core/backend/all"
 	"paddle/core/cli/cmdutil"
 	"paddle/core/cli/iostreams"
+	"paddle/core/config"
 	"paddle/core/kit"
+	"paddle/core/workflow"
 )
 
 // run executes the root command in-process and returns exit code, stdout, stderr.
-func run(t *testing.T, kits []*kit.Kit, args ...string) (int, string, string) {
+func run(t *testing.T, kits []*cmdutil.Kit, args ...string) (int, string, string) {
 	t.Helper()
 	ios, _, out, errOut := iostreams.Test()
 	f := &cmdutil.Factory{IOStreams: ios, Version: "test", Commit: "abc123"}
@@ -22,9 +24,9 @@ func run(t *testing.T, kits []*kit.Kit, args ...string) (int, string, string) {
 	return code, out.String(), errOut.String()
 }
 
-func fakeKit() *kit.Kit {
-	return &kit.Kit{
-		Name: "fake", Short: "a test kit",
+func fakeKit() *cmdutil.Kit {
+	return &cmdutil.Kit{
+		Kit: &kit.Kit{Name: "fake", Short: "a test kit"},
 		Commands: func(f *cmdutil.Factory, k *kit.Kit) []*cobra.Command {
 			shared := &cobra.Command{Use: "predict", RunE: func(cmd *cobra.Command, _ []string) error {
 				_, err := cmd.OutOrStdout().Write([]byte("shared predict\n"))
@@ -75,7 +77,7 @@ func TestCommands(t *testing.T) {
 			for k, v := range tt.env {
 				t.Setenv(k, v)
 			}
-			code, out, errOut := run(t, []*kit.Kit{fakeKit()}, tt.args...)
+			code, out, errOut := run(t, []*cmdutil.Kit{fakeKit()}, tt.args...)
 			if code != tt.wantCode {
 				t.Errorf("exit %d, want %d\nstdout: %s\nstderr: %s", code, tt.wantCode, out, errOut)
 			}
@@ -114,5 +116,44 @@ func TestUserConfigFile(t *testing.T) {
 	code, out, errOut := run(t, nil, "env")
 	if code != 0 || !strings.Contains(out, "threads:     7") || !strings.Contains(out, "user config: "+p) {
 		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
+	}
+}
+
+// TestSharedVerbs checks that the root gives the shared verbs to a kit that
+// builds runners, lets the kit replace one, and gives none to a kit without
+// a Build.
+func TestSharedVerbs(t *testing.T) {
+	building := &cmdutil.Kit{
+		Kit: &kit.Kit{Name: "builds", Short: "a kit with runners",
+			Build: func(*config.Config) (workflow.Runner, error) { return nil, nil }},
+		Commands: func(f *cmdutil.Factory, _ *kit.Kit) []*cobra.Command {
+			return []*cobra.Command{{Use: "eval", Short: "the kit's own eval", Run: func(*cobra.Command, []string) {}}}
+		},
+	}
+	plain := &cmdutil.Kit{Kit: &kit.Kit{Name: "plain", Short: "a kit without runners"}}
+	ios, _, _, _ := iostreams.Test()
+	root := NewCmdRoot(&cmdutil.Factory{IOStreams: ios}, building, plain)
+	verbs := func(kit string) map[string]string {
+		c, _, err := root.Find([]string{kit})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := map[string]string{}
+		for _, sub := range c.Commands() {
+			got[sub.Name()] = sub.Short
+		}
+		return got
+	}
+	b := verbs("builds")
+	for _, v := range []string{"train", "eval", "predict", "export"} {
+		if _, ok := b[v]; !ok {
+			t.Errorf("builds has no %s: %v", v, b)
+		}
+	}
+	if b["eval"] != "the kit's own eval" {
+		t.Errorf("builds eval = %q, want the kit's own", b["eval"])
+	}
+	if p := verbs("plain"); len(p) != 0 {
+		t.Errorf("plain got verbs %v, want none", p)
 	}
 }

@@ -18,7 +18,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"paddle/core/cli/cmdutil"
-	"paddle/core/kit"
 	"paddle/core/serve"
 )
 
@@ -39,12 +38,12 @@ type Options struct {
 
 // NewCmdServe returns `paddle serve` with one subcommand per kit that sets
 // kit.Kit.Serve.
-func NewCmdServe(f *cmdutil.Factory, kits []*kit.Kit) *cobra.Command {
+func NewCmdServe(f *cmdutil.Factory, kits []*cmdutil.Kit) *cobra.Command {
 	return newCmdServe(f, kits, nil)
 }
 
 // newCmdServe is NewCmdServe with runF replacing the run step (tests).
-func newCmdServe(f *cmdutil.Factory, kits []*kit.Kit, runF func(*Options) error) *cobra.Command {
+func newCmdServe(f *cmdutil.Factory, kits []*cmdutil.Kit, runF func(*Options) error) *cobra.Command {
 	var names []string
 	for _, k := range kits {
 		if k.Serve != nil {
@@ -82,7 +81,7 @@ func newCmdServe(f *cmdutil.Factory, kits []*kit.Kit, runF func(*Options) error)
 // (every request's kernels already use --threads goroutines).
 func DefaultConcurrency() int { return min(runtime.NumCPU(), 4) }
 
-func newCmdServeKit(f *cmdutil.Factory, k *kit.Kit, runF func(*Options) error) *cobra.Command {
+func newCmdServeKit(f *cmdutil.Factory, k *cmdutil.Kit, runF func(*Options) error) *cobra.Command {
 	opts := &Options{Factory: f, Kit: k.Name, MaxBody: serve.DefaultMaxBody}
 	var maxPixels func() error
 	cmd := &cobra.Command{

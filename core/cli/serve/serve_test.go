@@ -24,8 +24,8 @@ var echo = serve.PredictorFunc(func(_ context.Context, in serve.Input) (any, err
 })
 
 // fakeKit is servable and adds a --model flag whose value its loader reports.
-func fakeKit(loaded *string) *kit.Kit {
-	return &kit.Kit{Name: "fake", Serve: func(f *cmdutil.Factory, cmd *cobra.Command) func(context.Context) (serve.Predictor, error) {
+func fakeKit(loaded *string) *cmdutil.Kit {
+	return &cmdutil.Kit{Kit: &kit.Kit{Name: "fake"}, Serve: func(f *cmdutil.Factory, cmd *cobra.Command) func(context.Context) (serve.Predictor, error) {
 		model := cmd.Flags().String("model", "default.onnx", "model file")
 		return func(context.Context) (serve.Predictor, error) {
 			*loaded = *model
@@ -60,7 +60,7 @@ func TestNewCmdServe(t *testing.T) {
 			f := &cmdutil.Factory{IOStreams: ios}
 			var loaded string
 			var got *Options
-			cmd := newCmdServe(f, []*kit.Kit{fakeKit(&loaded), {Name: "clas"}}, func(o *Options) error { got = o; return nil })
+			cmd := newCmdServe(f, []*cmdutil.Kit{fakeKit(&loaded), {Kit: &kit.Kit{Name: "clas"}}}, func(o *Options) error { got = o; return nil })
 			cmd.SetArgs(tt.args)
 			cmd.SetOut(io.Discard)
 			cmd.SetErr(io.Discard)
@@ -89,7 +89,7 @@ func TestNewCmdServe(t *testing.T) {
 func TestServeHelpListsKits(t *testing.T) {
 	ios, _, _, _ := iostreams.Test()
 	var loaded string
-	cmd := NewCmdServe(&cmdutil.Factory{IOStreams: ios}, []*kit.Kit{fakeKit(&loaded), {Name: "clas"}})
+	cmd := NewCmdServe(&cmdutil.Factory{IOStreams: ios}, []*cmdutil.Kit{fakeKit(&loaded), {Kit: &kit.Kit{Name: "clas"}}})
 	var out strings.Builder
 	cmd.SetOut(&out)
 	cmd.SetArgs([]string{})
@@ -112,7 +112,7 @@ func TestServeRun(t *testing.T) {
 	f := &cmdutil.Factory{IOStreams: ios}
 	var loaded string
 	var opts *Options
-	cmd := newCmdServe(f, []*kit.Kit{fakeKit(&loaded)}, func(o *Options) error { opts = o; return nil })
+	cmd := newCmdServe(f, []*cmdutil.Kit{fakeKit(&loaded)}, func(o *Options) error { opts = o; return nil })
 	cmd.SetArgs([]string{"fake", "--addr", "127.0.0.1:0", "--model", "mine.onnx", "--concurrency", "2"})
 	if err := cmd.Execute(); err != nil {
 		t.Fatal(err)

@@ -5,6 +5,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"paddle/core/cli/cmdutil"
+	"paddle/core/config"
 	"paddle/core/kit"
 	"paddle/core/workflow"
 )
@@ -45,10 +46,10 @@ func run(cmd *cobra.Command, opts *Options) error {
 	}
 	r, err := opts.Kit.Build(cfg)
 	if err != nil {
-		return cmdutil.Usage(err)
+		return config.Usage(err)
 	}
 	return r.Train(cmd.Context(), workflow.Env{
-		IO: opts.Factory.IOStreams, Config: cfg, Resume: opts.Resume, Output: opts.Output,
+		IO: opts.Factory.RunnerIO(), Config: cfg, Resume: opts.Resume, Output: opts.Output,
 		Format: opts.Factory.Settings.Format,
 	})
 }

@@ -8,7 +8,6 @@ import (
 	"strconv"
 
 	"paddle/core/ag"
-	"paddle/core/cli/cmdutil"
 	"paddle/core/config"
 	"paddle/core/workflow"
 )
@@ -164,7 +163,7 @@ func (r *runner) Predict(ctx context.Context, env workflow.Env, args []string) e
 	}
 	inputs, err := workflow.ExpandInputs(args, env.IO.In, workflow.ImageExts)
 	if err != nil {
-		return cmdutil.Usage(err)
+		return config.Usage(err)
 	}
 	out := workflow.NewPrinter(env.IO.Out, env.Format, workflow.KeyImage, func(p Prediction) string {
 		return fmt.Sprintf("%s\t%d boxes\t%v\n", p.Image, len(p.Boxes), p.Boxes)

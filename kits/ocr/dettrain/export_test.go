@@ -77,7 +77,7 @@ func TestExportMatchesCheckpoint(t *testing.T) {
 		t.Fatal(err)
 	}
 	ios, _, _, _ := iostreams.Test()
-	if err := r.(workflow.Exporter).Export(context.Background(), workflow.Env{IO: ios, Weights: ckpt}, exp); err != nil {
+	if err := r.(workflow.Exporter).Export(context.Background(), workflow.Env{IO: workflow.IO{In: ios.In, Out: ios.Out}, Weights: ckpt}, exp); err != nil {
 		t.Fatal(err)
 	}
 	inf, err := os.ReadFile(filepath.Join(exp, workflow.ExportInferenceFile))

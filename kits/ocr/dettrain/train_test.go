@@ -133,11 +133,11 @@ func TestTrainDetectorOnUnseenFont(t *testing.T) {
 	out := filepath.Join(dir, "out")
 	r := build(t, dir, 20)
 	start := time.Now()
-	if err := r.Train(context.Background(), workflow.Env{IO: ios, Output: out}); err != nil {
+	if err := r.Train(context.Background(), workflow.Env{IO: workflow.IO{In: ios.In, Out: ios.Out}, Output: out}); err != nil {
 		t.Fatal(err)
 	}
 	t.Logf("trained in %v", time.Since(start).Round(time.Second))
-	rep, err := r.Eval(context.Background(), workflow.Env{IO: ios, Weights: filepath.Join(out, workflow.LatestDir)})
+	rep, err := r.Eval(context.Background(), workflow.Env{IO: workflow.IO{In: ios.In, Out: ios.Out}, Weights: filepath.Join(out, workflow.LatestDir)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -156,7 +156,7 @@ func checkExport(t *testing.T, r workflow.Runner, ckpt, evalDir string) {
 	t.Helper()
 	exp := t.TempDir()
 	ios, _, _, _ := iostreams.Test()
-	if err := r.(workflow.Exporter).Export(context.Background(), workflow.Env{IO: ios, Weights: ckpt}, exp); err != nil {
+	if err := r.(workflow.Exporter).Export(context.Background(), workflow.Env{IO: workflow.IO{In: ios.In, Out: ios.Out}, Weights: ckpt}, exp); err != nil {
 		t.Fatal(err)
 	}
 	p, err := runtime.Load(filepath.Join(exp, workflow.ExportModelFile), runtime.Options{})

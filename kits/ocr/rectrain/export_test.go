@@ -31,7 +31,7 @@ func exportShipped(t *testing.T) (string, *runner) {
 	}
 	dir := t.TempDir()
 	ios, _, _, _ := iostreams.Test()
-	if err := wr.(workflow.Exporter).Export(context.Background(), workflow.Env{IO: ios, Weights: "testdata/rec_crnn_en"}, dir); err != nil {
+	if err := wr.(workflow.Exporter).Export(context.Background(), workflow.Env{IO: workflow.IO{In: ios.In, Out: ios.Out}, Weights: "testdata/rec_crnn_en"}, dir); err != nil {
 		t.Fatal(err)
 	}
 	return dir, wr.(*runner)

@@ -79,7 +79,7 @@ func TestFineTunePPOCRv4(t *testing.T) {
 	r := wr.(*runner)
 	ios, _, _, _ := iostreams.Test()
 	// --weights naming the imported file evaluates the stock weights
-	stock, err := r.Eval(context.Background(), workflow.Env{IO: ios, Weights: filepath.Join(dir0, "ch_PP-OCRv4_rec_infer.onnx")})
+	stock, err := r.Eval(context.Background(), workflow.Env{IO: workflow.IO{In: ios.In, Out: ios.Out}, Weights: filepath.Join(dir0, "ch_PP-OCRv4_rec_infer.onnx")})
 	if err != nil || stock.Count != 4 {
 		t.Fatalf("eval of the stock weights: %v over %d lines, %v", stock, stock.Count, err)
 	}
@@ -125,7 +125,7 @@ func TestFineTunePPOCRv4(t *testing.T) {
 	if err := workflow.SaveCheckpoint(ckpt, model, nil, workflow.State{}, y); err != nil {
 		t.Fatal(err)
 	}
-	if err := r.Export(context.Background(), workflow.Env{IO: ios, Weights: ckpt}, exp); err != nil {
+	if err := r.Export(context.Background(), workflow.Env{IO: workflow.IO{In: ios.In, Out: ios.Out}, Weights: ckpt}, exp); err != nil {
 		t.Fatal(err)
 	}
 	x := tensor.Rand(rand.New(rand.NewPCG(7, 8)), tensor.Float32, -1, 1, 2, 3, 48, 200)

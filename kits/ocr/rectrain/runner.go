@@ -8,7 +8,6 @@ import (
 	"math/rand/v2"
 
 	"paddle/core/ag"
-	"paddle/core/cli/cmdutil"
 	"paddle/core/config"
 	"paddle/core/data"
 	"paddle/core/metric"
@@ -341,7 +340,7 @@ func (r *runner) Predict(ctx context.Context, env workflow.Env, args []string) e
 	}
 	inputs, err := workflow.ExpandInputs(args, env.IO.In, workflow.ImageExts)
 	if err != nil {
-		return cmdutil.Usage(err)
+		return config.Usage(err)
 	}
 	out := workflow.NewPrinter(env.IO.Out, env.Format, workflow.KeyImage, func(p Prediction) string {
 		return fmt.Sprintf("%s\t%s\t%.5f\n", p.Image, p.Text, p.Score)

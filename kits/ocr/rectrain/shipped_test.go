@@ -51,7 +51,7 @@ func TestShippedModel(t *testing.T) {
 		t.Fatal(err)
 	}
 	ios, _, _, _ := iostreams.Test()
-	rep, err := r.Eval(context.Background(), workflow.Env{IO: ios, Weights: "testdata/rec_crnn_en"})
+	rep, err := r.Eval(context.Background(), workflow.Env{IO: workflow.IO{In: ios.In, Out: ios.Out}, Weights: "testdata/rec_crnn_en"})
 	if err != nil {
 		t.Fatal(err)
 	}

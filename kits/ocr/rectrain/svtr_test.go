@@ -102,7 +102,7 @@ func TestSVTRExportMatchesForward(t *testing.T) {
 	}
 	exp := filepath.Join(dir, "exp")
 	ios, _, _, _ := iostreams.Test()
-	if err := r.Export(context.Background(), workflow.Env{IO: ios, Weights: ckpt}, exp); err != nil {
+	if err := r.Export(context.Background(), workflow.Env{IO: workflow.IO{In: ios.In, Out: ios.Out}, Weights: ckpt}, exp); err != nil {
 		t.Fatal(err)
 	}
 	x := tensor.Rand(rand.New(rand.NewPCG(5, 6)), tensor.Float32, -1, 1, 3, 3, 32, 104)

@@ -112,11 +112,11 @@ func TestTrainRecognizerOnUnseenFont(t *testing.T) {
 	ios, _, stdout, _ := iostreams.Test()
 	out := filepath.Join(dir, "out")
 	start := time.Now()
-	if err := r.Train(context.Background(), workflow.Env{IO: ios, Output: out}); err != nil {
+	if err := r.Train(context.Background(), workflow.Env{IO: workflow.IO{In: ios.In, Out: ios.Out}, Output: out}); err != nil {
 		t.Fatal(err)
 	}
 	t.Logf("trained in %v", time.Since(start).Round(time.Second))
-	rep, err := r.Eval(context.Background(), workflow.Env{IO: ios, Weights: filepath.Join(out, workflow.LatestDir)})
+	rep, err := r.Eval(context.Background(), workflow.Env{IO: workflow.IO{In: ios.In, Out: ios.Out}, Weights: filepath.Join(out, workflow.LatestDir)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -135,7 +135,7 @@ func TestTrainRecognizerOnUnseenFont(t *testing.T) {
 		args = append(args, filepath.Join(dir, "eval", p))
 		want[filepath.Join(dir, "eval", p)] = text
 	}
-	if err := r.Predict(context.Background(), workflow.Env{IO: ios, Weights: filepath.Join(out, workflow.BestDir), Format: "text"}, args); err != nil {
+	if err := r.Predict(context.Background(), workflow.Env{IO: workflow.IO{In: ios.In, Out: ios.Out}, Weights: filepath.Join(out, workflow.BestDir), Format: "text"}, args); err != nil {
 		t.Fatal(err)
 	}
 	right := 0

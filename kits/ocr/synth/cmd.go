@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"paddle/core/cli/cmdutil"
+	"paddle/core/config"
 )
 
 // CmdOptions are the inputs of `paddle ocr synth`.
@@ -119,7 +120,7 @@ func (o *CmdOptions) Options() (Options, error) {
 func synthRun(cmd *cobra.Command, o *CmdOptions) error {
 	opts, err := o.Options()
 	if err != nil {
-		return cmdutil.Usage(err)
+		return config.Usage(err)
 	}
 	start := time.Now()
 	slog.Info("synth", "count", o.Count, "fonts", len(opts.Fonts), "det", o.Det, "output", o.Output)

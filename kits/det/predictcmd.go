@@ -1,0 +1,62 @@
+package det
+
+import (
+	"context"
+	"paddle/core/cli/cmdutil"
+	"paddle/core/cli/predict"
+	"paddle/core/config"
+	"paddle/core/kit"
+	"paddle/core/workflow"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+)
+
+// PredictOptions are the inputs of `paddle det predict`.
+type PredictOptions struct {
+	*predict.Options
+	Draw string // --draw: folder for the images with boxes drawn
+}
+
+// newCmdPredict is the shared predict verb plus --draw DIR.
+func newCmdPredict(f *cmdutil.Factory, k *kit.Kit) *cobra.Command {
+	opts := &PredictOptions{}
+	cmd := predict.NewCmdPredict(f, k, func(o *predict.Options) error {
+		opts.Options = o
+		return predictRun(opts)
+	})
+	cmd.Example += "\n  paddle det predict --model inference/picodet img.jpg --draw vis/"
+	cmd.Flags().StringVar(&opts.Draw, "draw", "", "folder to write each image with its boxes, labels and scores drawn (PNG)")
+	return cmd
+}
+
+// predictRun loads the checkpoint's (or export's) config unless -c is given
+// and runs Predict.
+func predictRun(opts *PredictOptions) error {
+	f := opts.Factory
+	dir := opts.Weights
+	if dir == "" {
+		dir = opts.Model
+	}
+	var cfg *config.Config
+	var err error
+	if f.Settings.Config != "" {
+		cfg, err = f.LoadConfig()
+	} else {
+		cfg, err = config.Load(filepath.Join(dir, workflow.ExportConfigFile), f.Settings.Overrides...)
+		err = config.Usage(err)
+	}
+	if err != nil {
+		return err
+	}
+	r, err := build(cfg)
+	if err != nil {
+		return config.Usage(err)
+	}
+	out := opts.Output
+	if opts.Draw != "" {
+		out = opts.Draw
+	}
+	return r.Predict(context.Background(), workflow.Env{IO: f.RunnerIO(), Config: cfg, Weights: opts.Weights, Model: opts.Model,
+		Output: out, Format: f.Settings.Format}, opts.Inputs)
+}
