@@ -298,7 +298,9 @@ func (c *ctx) trailingOnes(v *graph.Value, n int) *graph.Value {
 		for i := len(s) - n; i < len(s); i++ {
 			s[i] = 1
 		}
-		return c.konst(v.Const.Reshape(s...))
+		k := c.konst(v.Const.Reshape(s...))
+		k.Param = v.Param
+		return k
 	}
 	r := c.rank(v)
 	axes := make([]int, n)
@@ -443,7 +445,9 @@ func buildFC(c *ctx) error {
 	d := x.Meta.DType
 	if b := c.in("Bias"); b != nil {
 		if b.Const != nil && len(b.Const.Shape()) == 2 {
-			b = c.konst(b.Const.Reshape(b.Const.Len()))
+			k := c.konst(b.Const.Reshape(b.Const.Len()))
+			k.Param = b.Param
+			b = k
 		}
 		v = c.emit1("add", nil, d, v, b)
 	}
