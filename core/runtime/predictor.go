@@ -20,9 +20,9 @@ import (
 
 	"paddle/core/graph"
 	"paddle/core/onnx"
-	"paddle/core/pdmodel"
 	"paddle/core/op"
 	"paddle/core/parallel"
+	"paddle/core/pdmodel"
 	"paddle/core/tensor"
 )
 
