@@ -66,6 +66,7 @@ func init() {
 	builders["dropout"] = buildDropout
 	builders["fill_constant"] = buildFillConstant
 	builders["shape"] = buildShape
+	builders["cast"] = buildCast
 	builders["assign"] = func(c *ctx) error {
 		x, err := c.must("X")
 		if err != nil {
@@ -748,5 +749,19 @@ func buildShape(c *ctx) error {
 	}
 	s := c.emit1("shape", nil, tensor.Int64, x)
 	c.emit("cast", op.Attrs{"dtype": "int32"}, []*graph.Value{s}, c.out("Out", tensor.Int32))
+	return nil
+}
+
+// buildCast: out_dtype is a VarType.Type number.
+func buildCast(c *ctx) error {
+	x, err := c.must("X")
+	if err != nil {
+		return err
+	}
+	d, ok := attrDType[c.int("out_dtype", -1)]
+	if !ok {
+		return fmt.Errorf("out_dtype %d is not supported", c.int("out_dtype", -1))
+	}
+	c.emit("cast", op.Attrs{"dtype": d.String()}, []*graph.Value{x}, c.out("Out", d))
 	return nil
 }

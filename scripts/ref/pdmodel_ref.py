@@ -343,6 +343,149 @@ def tiny(out_dir):
     np.save(os.path.join(out_dir, 'out.npy'), out.astype(np.float32))
 
 
+def ppocr(model, out_dir):
+    """Translates the ONNX model (paddle2onnx output of a PP-OCR det or cls model) back into
+    Paddle operators: each ONNX node becomes the op paddle2onnx made it from, so the program
+    uses conv2d/depthwise_conv2d (+ elementwise_add axis=1 for a bias), batch_norm,
+    elementwise_* or scale (a scalar constant), relu6/clip, hard_sigmoid, pool2d,
+    nearest_interp_v2, conv2d_transpose, concat, relu, sigmoid, reshape2, matmul_v2, softmax."""
+    import onnx
+    from onnx import numpy_helper, shape_inference
+    m = shape_inference.infer_shapes(onnx.load(model))
+    g = m.graph
+    const = {t.name: numpy_helper.to_array(t) for t in g.initializer}
+    dims = {}
+    for vi in list(g.value_info) + list(g.input) + list(g.output):
+        dims[vi.name] = [d.dim_value if d.HasField('dim_value') else -1 for d in vi.type.tensor_type.shape.dim]
+    p = Program()
+    made = set()
+    shapes = set()  # outputs of shape ops
+    alias = {}      # ONNX value -> the Paddle variable that holds it
+
+    def var(name):
+        """The Paddle variable of ONNX value name (a constant becomes a persistable one)."""
+        if name in made:
+            return name
+        if name in const:
+            v = const[name]
+            if v.dtype == np.float64:
+                v = v.astype(np.float32)
+            if v.ndim == 0:
+                v = v.reshape(1)
+            p.param(name, v)
+        else:
+            p.var(name, dims.get(name, [-1, -1, -1, -1]))
+        made.add(name)
+        return name
+
+    def out(name, rank=4):
+        made.add(name)
+        return p.var(name, dims.get(name) or [-1] * rank)
+
+    def scalar(name):
+        v = const.get(name)
+        return float(v.reshape(-1)[0]) if v is not None and v.size == 1 else None
+
+    for vi in g.input:
+        if vi.name not in const:
+            p.feed(vi.name, dims[vi.name])
+            made.add(vi.name)
+    for n in g.node:
+        a = {x.name: onnx.helper.get_attribute_value(x) for x in n.attribute}
+        i, o = [alias.get(x, x) for x in n.input], list(n.output)
+        t = n.op_type
+        if t == 'Constant':
+            const[o[0]] = numpy_helper.to_array(a['value'])
+        elif t in ('Conv', 'ConvTranspose'):
+            w = const[i[1]]
+            pads = a.get('pads', [0, 0, 0, 0])
+            attrs = dict(strides=a.get('strides', [1, 1]), paddings=[pads[0], pads[2], pads[1], pads[3]],
+                         dilations=a.get('dilations', [1, 1]), groups=a.get('group', 1),
+                         padding_algorithm='EXPLICIT', data_format='NCHW')
+            typ = 'conv2d'
+            if t == 'ConvTranspose':
+                typ = 'conv2d_transpose'
+                attrs['output_padding'] = a.get('output_padding', [])
+            elif attrs['groups'] > 1 and attrs['groups'] == w.shape[0] and w.shape[1] == 1:
+                typ = 'depthwise_conv2d'
+            y = o[0] if len(i) < 3 else o[0] + '.nobias'
+            p.op(typ, {'Input': var(i[0]), 'Filter': var(i[1])}, {'Output': out(y)}, **attrs)
+            if len(i) > 2:
+                p.op('elementwise_add', {'X': y, 'Y': var(i[2])}, {'Out': out(o[0])}, axis=1)
+        elif t == 'BatchNormalization':
+            p.op('batch_norm', {'X': var(i[0]), 'Scale': var(i[1]), 'Bias': var(i[2]), 'Mean': var(i[3]),
+                                'Variance': var(i[4])}, {'Y': out(o[0])}, epsilon=a.get('epsilon', 1e-5),
+                 is_test=True, data_layout='NCHW')
+        elif t in ('Add', 'Sub', 'Mul', 'Div'):
+            x, y = i
+            c = scalar(y)
+            if c is not None and x not in const:
+                sc, b = {'Add': (1.0, c), 'Sub': (1.0, -c), 'Mul': (c, 0.0), 'Div': (1.0 / c, 0.0)}[t]
+                p.op('scale', {'X': var(x)}, {'Out': out(o[0])}, scale=sc, bias=b, bias_after_scale=True)
+            else:
+                typ = {'Add': 'elementwise_add', 'Sub': 'elementwise_sub', 'Mul': 'elementwise_mul',
+                       'Div': 'elementwise_div'}[t]
+                p.op(typ, {'X': var(x), 'Y': var(y)}, {'Out': out(o[0])}, axis=-1)
+        elif t == 'Clip':
+            lo, hi = (scalar(i[1]), scalar(i[2])) if len(i) == 3 else (a['min'], a['max'])
+            if lo == 0 and hi == 6:
+                p.op('relu6', {'X': var(i[0])}, {'Out': out(o[0])}, threshold=6.0)
+            else:
+                p.op('clip', {'X': var(i[0])}, {'Out': out(o[0])}, min=lo, max=hi)
+        elif t in ('Relu', 'Sigmoid'):
+            p.op(t.lower(), {'X': var(i[0])}, {'Out': out(o[0])})
+        elif t == 'HardSigmoid':
+            p.op('hard_sigmoid', {'X': var(i[0])}, {'Out': out(o[0])}, slope=a['alpha'], offset=a['beta'])
+        elif t == 'GlobalAveragePool':
+            p.op('pool2d', {'X': var(i[0])}, {'Out': out(o[0])}, pooling_type='avg', ksize=[1, 1],
+                 global_pooling=True, adaptive=False, strides=[1, 1], paddings=[0, 0], exclusive=True,
+                 ceil_mode=False, padding_algorithm='EXPLICIT', data_format='NCHW')
+        elif t == 'MaxPool':
+            pads = a.get('pads', [0, 0, 0, 0])
+            p.op('pool2d', {'X': var(i[0])}, {'Out': out(o[0])}, pooling_type='max', ksize=a['kernel_shape'],
+                 global_pooling=False, adaptive=False, strides=a.get('strides', [1, 1]),
+                 paddings=[pads[0], pads[2], pads[1], pads[3]], exclusive=True,
+                 ceil_mode=bool(a.get('ceil_mode', 0)), padding_algorithm='EXPLICIT', data_format='NCHW')
+        elif t == 'Resize':
+            assert a.get('mode') == b'nearest' and a.get('coordinate_transformation_mode') == b'asymmetric', a
+            sc = const[i[2]]
+            assert sc[0] == 1 and sc[1] == 1, sc
+            p.op('nearest_interp_v2', {'X': var(i[0])}, {'Out': out(o[0])}, interp_method='nearest',
+                 align_corners=False, align_mode=1, scale=[float(sc[2]), float(sc[3])], out_h=-1, out_w=-1,
+                 data_layout='NCHW')
+        elif t == 'Concat':
+            p.op('concat', {'X': [var(x) for x in i]}, {'Out': out(o[0])}, axis=a['axis'])
+        elif t == 'Shape':
+            p.op('shape', {'Input': var(i[0])}, {'Out': p.var(o[0], [4], VT.INT32)})
+            made.add(o[0])
+            shapes.add(o[0])
+        elif t == 'Cast':
+            if i[0] in const:
+                const[o[0]] = const[i[0]].astype({6: np.int32, 7: np.int64, 1: np.float32}[a['to']])
+            elif i[0] in shapes and a['to'] == 6:  # Paddle's shape op is int32 already
+                alias[o[0]] = i[0]
+            else:
+                to = {6: VT.INT32, 7: VT.INT64, 1: VT.FP32}[a['to']]
+                p.op('cast', {'X': var(i[0])}, {'Out': p.var(o[0], dims.get(o[0], [-1]), to)},
+                     in_dtype=VT.INT32, out_dtype=to)
+                made.add(o[0])
+        elif t == 'Slice':
+            p.op('slice', {'Input': var(i[0])}, {'Out': p.var(o[0], [-1], VT.INT32)}, axes=a['axes'],
+                 starts=a['starts'], ends=a['ends'], decrease_axis=[], infer_flags=[1])
+            made.add(o[0])
+        elif t == 'Reshape':
+            p.op('reshape2', {'X': var(i[0]), 'Shape': var(i[1])}, {'Out': out(o[0], 2)}, shape=[])  # cls: (N, C)
+        elif t == 'MatMul':
+            p.op('matmul_v2', {'X': var(i[0]), 'Y': var(i[1])}, {'Out': out(o[0])}, trans_x=False, trans_y=False)
+        elif t == 'Softmax':
+            p.op('softmax', {'X': var(i[0])}, {'Out': out(o[0])}, axis=a.get('axis', -1))
+        else:
+            raise SystemExit('ppocr: ONNX op %s is not translated' % t)
+    for vi in g.output:
+        p.fetch(vi.name)
+    p.save(out_dir)
+
+
 def main():
     mode = sys.argv[1]
     if mode == 'tiny':
