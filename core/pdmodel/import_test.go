@@ -2,6 +2,7 @@ package pdmodel_test
 
 import (
 	"math"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -96,4 +97,24 @@ func TestRegistryNames(t *testing.T) {
 			t.Errorf("registry has no %s", n)
 		}
 	}
+}
+
+// FuzzImport: any decodable program imports or fails with an error, never a
+// panic (weights of the tiny fixture when the names match, none otherwise).
+func FuzzImport(f *testing.F) {
+	if b, err := os.ReadFile("testdata/tiny/inference.pdmodel"); err == nil {
+		f.Add(b)
+	}
+	params, _ := os.ReadFile("testdata/tiny/inference.pdiparams")
+	f.Fuzz(func(t *testing.T, b []byte) {
+		p, err := pdpb.DecodeProgram(b)
+		if err != nil {
+			return
+		}
+		ts, err := pdpb.DecodeParams(params, p.Persistables())
+		if err != nil {
+			ts = nil
+		}
+		pdmodel.Import(p, ts)
+	})
 }

@@ -722,6 +722,10 @@ func buildDropout(c *ctx) error {
 var attrDType = map[int]tensor.DType{0: tensor.Bool, 2: tensor.Int32, 3: tensor.Int64, 5: tensor.Float32,
 	6: tensor.Float64, 20: tensor.Uint8, 21: tensor.Int8}
 
+// maxConstElems bounds a fill_constant, which a program states with no data
+// behind it (a hostile file could ask for any size).
+const maxConstElems = 1 << 26
+
 func buildFillConstant(c *ctx) error {
 	for _, s := range []string{"ValueTensor", "ShapeTensor", "ShapeTensorList"} {
 		if len(c.op.Input(s)) > 0 {
@@ -738,7 +742,15 @@ func buildFillConstant(c *ctx) error {
 			return fmt.Errorf("str_value %q: %v", s, err)
 		}
 	}
-	return c.alias("Out", c.konst(tensor.Full(d, v, c.ints("shape")...)))
+	shape := c.ints("shape")
+	n := 1
+	for _, x := range shape {
+		if x < 0 || x > maxConstElems || n*x > maxConstElems {
+			return fmt.Errorf("shape %v: want dimensions >= 0 and at most %d elements", shape, maxConstElems)
+		}
+		n *= x
+	}
+	return c.alias("Out", c.konst(tensor.Full(d, v, shape...)))
 }
 
 // buildShape: Paddle's shape is int32.
