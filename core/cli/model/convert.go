@@ -33,7 +33,7 @@ func newCmdConvert(f *cmdutil.Factory) *cobra.Command {
 			return convertRun(opts)
 		},
 	}
-	cmd.Flags().StringVarP(&opts.Output, "output", "o", "", "the ONNX file to write (required)")
+	cmd.Flags().StringVar(&opts.Output, "output", "", "the ONNX file to write (required)")
 	cmd.Flags().StringVar(&opts.Params, "params", "", "weights of the .pdmodel (default: the .pdiparams beside it)")
 	return cmd
 }

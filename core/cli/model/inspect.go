@@ -245,7 +245,11 @@ func inspectRun(opts inspectOptions) error {
 		return enc.Encode(r)
 	}
 	w := tabwriter.NewWriter(opts.Out, 0, 4, 2, ' ', 0)
-	fmt.Fprintf(w, "model\t%s (opset %d, %d nodes)\n", r.Model, r.Opset, r.Nodes)
+	if pdmodel.IsModel(r.Model) {
+		fmt.Fprintf(w, "model\t%s (PaddlePaddle program, %d ops)\n", r.Model, r.Nodes)
+	} else {
+		fmt.Fprintf(w, "model\t%s (opset %d, %d nodes)\n", r.Model, r.Opset, r.Nodes)
+	}
 	for _, v := range r.Inputs {
 		fmt.Fprintf(w, "input\t%s\t%s[%s]\n", v.Name, v.DType, strings.Join(v.Shape, ","))
 	}
