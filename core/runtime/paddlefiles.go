@@ -7,14 +7,15 @@ import (
 )
 
 // PaddleFileError returns an error that says what a PaddlePaddle file given
-// as a model is and what to do with it, or nil when path is not one. The
-// runtime reads ONNX only; without this a .pdmodel fails deep in the ONNX
-// decoder with a wire-format error that names neither format.
+// as a model is and what to do with it, or nil when path is not one that
+// ReadGraph cannot import (a .pdmodel it can). Without this such a file
+// fails deep in the ONNX decoder with a wire-format error that names
+// neither format.
 func PaddleFileError(path string) error {
 	base := filepath.Base(path)
 	switch {
-	case strings.HasSuffix(base, ".pdmodel"), strings.HasSuffix(base, ".pdiparams"):
-		return fmt.Errorf("%s: a PaddlePaddle inference model (ProgramDesc .pdmodel + .pdiparams) cannot be run yet: convert it with paddle2onnx (its inference.onnx, with inference.yml, is an export folder paddle reads)", path)
+	case strings.HasSuffix(base, ".pdiparams"):
+		return fmt.Errorf("%s: the weights of a PaddlePaddle inference model hold no program: give its %s (the weights beside it are found)", path, strings.TrimSuffix(base, ".pdiparams")+".pdmodel")
 	case base == "inference.json":
 		return fmt.Errorf("%s: a PaddlePaddle 3 PIR program (inference.json) cannot be run yet: convert it with paddle2onnx", path)
 	case strings.HasSuffix(base, ".pdparams"), strings.HasSuffix(base, ".pdopt"):

@@ -22,6 +22,7 @@ import (
 	"paddle/core/onnx"
 	"paddle/core/op"
 	"paddle/core/parallel"
+	"paddle/core/pdmodel"
 	"paddle/core/tensor"
 )
 
@@ -45,6 +46,9 @@ type Options struct {
 	// If branches' inner nodes are not reported). Concurrent Run calls call
 	// it concurrently.
 	Trace func(n *graph.Node, outs []*tensor.Tensor, d time.Duration)
+	// Params is the weights file of a PaddlePaddle inference.pdmodel given
+	// to Load; empty means the .pdiparams beside it.
+	Params string
 }
 
 // Predictor is a loaded model, ready for concurrent Run calls.
@@ -77,16 +81,28 @@ type step struct {
 	branches []*Predictor // then, else of an If node
 }
 
-// Load reads an ONNX model and prepares it for Run.
+// Load reads a model (ONNX, or a PaddlePaddle 2.x inference.pdmodel with
+// its weights, see ReadGraph) and prepares it for Run.
 func Load(path string, opts Options) (*Predictor, error) {
-	if err := PaddleFileError(path); err != nil {
-		return nil, err
-	}
-	g, err := onnx.ReadFile(path)
+	g, err := ReadGraph(path, opts.Params)
 	if err != nil {
 		return nil, err
 	}
 	return New(g, opts)
+}
+
+// ReadGraph imports a model file into the IR: a PaddlePaddle 2.x
+// inference.pdmodel with its weights (params, or the .pdiparams beside it
+// when empty) through core/pdmodel, anything else as ONNX. Other
+// PaddlePaddle files fail naming their format (PaddleFileError).
+func ReadGraph(path, params string) (*graph.Graph, error) {
+	if pdmodel.IsModel(path) {
+		return pdmodel.ReadFile(path, params)
+	}
+	if err := PaddleFileError(path); err != nil {
+		return nil, err
+	}
+	return onnx.ReadFile(path)
 }
 
 // New prepares g (which it may rewrite with passes) for Run.

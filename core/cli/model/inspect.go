@@ -17,6 +17,8 @@ import (
 	"paddle/core/onnx"
 	"paddle/core/onnx/onnxpb"
 	"paddle/core/op"
+	"paddle/core/pdmodel"
+	"paddle/core/pdmodel/pdpb"
 	"paddle/core/runtime"
 	"paddle/core/tensor"
 )
@@ -29,17 +31,20 @@ type inspectOptions struct {
 	Format string
 	IR     bool   // print the imported IR
 	Passes string // with IR: passes to apply first (as model run's --passes)
+	Params string // weights of a .pdmodel ("" = beside it)
 }
 
 func newCmdInspect(f *cmdutil.Factory) *cobra.Command {
 	opts := inspectOptions{}
 	cmd := &cobra.Command{
-		Use:   "inspect FILE.onnx|FILE.pdparams [--shape NAME=1x3x640x640 ...]",
+		Use:   "inspect FILE.onnx|FILE.pdmodel|FILE.pdparams [--shape NAME=1x3x640x640 ...]",
 		Short: "Print a model's inputs, outputs, op histogram, parameter count and FLOPs",
 		Long: "Prints the inputs and outputs with their shapes (dynamic dimensions by name), the ONNX op\n" +
 			"histogram, the number of parameters and, for the input shapes given with --shape (or fully\n" +
 			"static inputs), the FLOPs of one run (a multiply-add counts 2). For PaddlePaddle weights\n" +
-			"(.pdparams, .pdopt) it lists each tensor's name, dtype, shape and Paddle parameter name.",
+			"(.pdparams, .pdopt) it lists each tensor's name, dtype, shape and Paddle parameter name.\n" +
+			"A PaddlePaddle 2.x inference.pdmodel is read with the inference.pdiparams beside it (or\n" +
+			"--params); its histogram counts Paddle operators.",
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Out, opts.Model, opts.Format = f.IOStreams.Out, args[0], f.Settings.Format
@@ -48,6 +53,7 @@ func newCmdInspect(f *cmdutil.Factory) *cobra.Command {
 	}
 	cmdutil.SupportsFormats(cmd, "text", "json")
 	cmd.Flags().StringArrayVar(&opts.Shapes, "shape", nil, "input shape for the FLOPs count, NAME=1x3x640x640, repeatable")
+	cmd.Flags().StringVar(&opts.Params, "params", "", "weights of a .pdmodel (default: the .pdiparams beside it)")
 	cmd.Flags().BoolVar(&opts.IR, "ir", false, "print the model as paddle's IR (text) instead")
 	cmd.Flags().StringVar(&opts.Passes, "passes", "none", "with --ir: graph passes to apply first (as model run's --passes; \"\" = the defaults)")
 	return cmd
@@ -95,28 +101,50 @@ func parseShapes(specs []string) (map[string]tensor.Shape, error) {
 	return out, nil
 }
 
-// Inspect builds the report for an ONNX file and input shapes.
-func Inspect(path string, shapes map[string]tensor.Shape) (*Report, error) {
-	if err := runtime.PaddleFileError(path); err != nil {
-		return nil, err
-	}
-	m, err := onnxpb.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	g, err := onnx.Import(m)
-	if err != nil {
-		return nil, err
-	}
-	r := &Report{Model: path, Opset: m.OpsetVersion(""), Ops: map[string]int{}, Nodes: len(m.Graph.Node)}
-	for _, n := range m.Graph.Node {
-		r.Ops[n.OpType]++
+// Inspect builds the report for a model file (ONNX, or a PaddlePaddle
+// inference.pdmodel with its weights: params, or "" for the .pdiparams
+// beside it) and input shapes. For a .pdmodel the op histogram counts
+// Paddle's operator types and Opset is 0.
+func Inspect(path, params string, shapes map[string]tensor.Shape) (*Report, error) {
+	var g *graph.Graph
+	r := &Report{Model: path, Ops: map[string]int{}}
+	declaredDims := func(string) []string { return nil }
+	if pdmodel.IsModel(path) {
+		prog, err := pdpb.ReadProgram(path)
+		if err != nil {
+			return nil, err
+		}
+		for _, o := range prog.Blocks[0].Ops {
+			if o.Type != "feed" && o.Type != "fetch" {
+				r.Ops[o.Type]++
+				r.Nodes++
+			}
+		}
+		if g, err = pdmodel.ReadFile(path, params); err != nil {
+			return nil, err
+		}
+	} else {
+		if err := runtime.PaddleFileError(path); err != nil {
+			return nil, err
+		}
+		m, err := onnxpb.ReadFile(path)
+		if err != nil {
+			return nil, err
+		}
+		if g, err = onnx.Import(m); err != nil {
+			return nil, err
+		}
+		r.Opset, r.Nodes = m.OpsetVersion(""), len(m.Graph.Node)
+		for _, n := range m.Graph.Node {
+			r.Ops[n.OpType]++
+		}
+		declaredDims = func(name string) []string { return declared(m.Graph, name) }
 	}
 	for _, v := range g.Inputs {
 		r.Inputs = append(r.Inputs, ioInfo{v.Name, v.Meta.DType.String(), dimStrings(v)})
 	}
 	for i, v := range g.Outputs {
-		r.Outputs = append(r.Outputs, ioInfo{g.OutputName(i), v.Meta.DType.String(), declared(m.Graph, g.OutputName(i))})
+		r.Outputs = append(r.Outputs, ioInfo{g.OutputName(i), v.Meta.DType.String(), declaredDims(g.OutputName(i))})
 	}
 	for _, v := range g.Consts() {
 		n := int64(v.Const.Len())
@@ -197,7 +225,7 @@ func inspectRun(opts inspectOptions) error {
 		return inspectWeights(opts)
 	}
 	if opts.IR {
-		p, err := runtime.Load(opts.Model, runtime.Options{Passes: passList(opts.Passes)})
+		p, err := runtime.Load(opts.Model, runtime.Options{Passes: passList(opts.Passes), Params: opts.Params})
 		if err != nil {
 			return err
 		}
@@ -208,7 +236,7 @@ func inspectRun(opts inspectOptions) error {
 	if err != nil {
 		return err
 	}
-	r, err := Inspect(opts.Model, shapes)
+	r, err := Inspect(opts.Model, opts.Params, shapes)
 	if err != nil {
 		return err
 	}
@@ -218,7 +246,11 @@ func inspectRun(opts inspectOptions) error {
 		return enc.Encode(r)
 	}
 	w := tabwriter.NewWriter(opts.Out, 0, 4, 2, ' ', 0)
-	fmt.Fprintf(w, "model\t%s (opset %d, %d nodes)\n", r.Model, r.Opset, r.Nodes)
+	if pdmodel.IsModel(r.Model) {
+		fmt.Fprintf(w, "model\t%s (PaddlePaddle program, %d ops)\n", r.Model, r.Nodes)
+	} else {
+		fmt.Fprintf(w, "model\t%s (opset %d, %d nodes)\n", r.Model, r.Opset, r.Nodes)
+	}
 	for _, v := range r.Inputs {
 		fmt.Fprintf(w, "input\t%s\t%s[%s]\n", v.Name, v.DType, strings.Join(v.Shape, ","))
 	}

@@ -1,5 +1,5 @@
-// Package model implements `paddle model`: run, inspect and check ONNX
-// models (run.go, inspect.go, conformance.go), plus the model-store verbs
+// Package model implements `paddle model`: run, inspect, convert and check
+// models (run.go, inspect.go, convert.go, conformance.go), plus the model-store verbs
 // (list, pull, path, verify) that hub.go adds through hubCommands.
 package model
 
@@ -17,9 +17,9 @@ var hubCommands func(f *cmdutil.Factory) []*cobra.Command
 func NewCmdModel(f *cmdutil.Factory) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "model <command>",
-		Short: "Run, inspect and check ONNX models; manage the model store",
+		Short: "Run, inspect, convert and check models; manage the model store",
 	}
-	cmd.AddCommand(newCmdRun(f), newCmdInspect(f), newCmdConformance(f))
+	cmd.AddCommand(newCmdRun(f), newCmdInspect(f), newCmdConvert(f), newCmdConformance(f))
 	if hubCommands != nil {
 		cmd.AddCommand(hubCommands(f)...)
 	}

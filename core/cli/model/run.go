@@ -30,13 +30,14 @@ type runOptions struct {
 	Threads int
 	Passes  string // comma-separated pass list, "none", or "" for the defaults
 	Format  string // text or json
+	Params  string // weights of a .pdmodel ("" = beside it)
 }
 
 func newCmdRun(f *cmdutil.Factory) *cobra.Command {
 	opts := runOptions{}
 	cmd := &cobra.Command{
-		Use:   "run FILE.onnx --input NAME=in.npy ... [--output DIR] [--bench N]",
-		Short: "Run an ONNX model on .npy inputs and write its outputs as .npy",
+		Use:   "run FILE.onnx|FILE.pdmodel --input NAME=in.npy ... [--output DIR] [--bench N]",
+		Short: "Run an ONNX or PaddlePaddle 2.x inference model on .npy inputs and write its outputs as .npy",
 		Long: "Runs the model once on the given inputs and writes each output as DIR/<name>.npy\n" +
 			"(characters outside [A-Za-z0-9._-] in the name become _). With --bench N it then runs\n" +
 			"N timed iterations after a warm-up and prints the median and minimum latency.",
@@ -52,6 +53,7 @@ func newCmdRun(f *cmdutil.Factory) *cobra.Command {
 	cmdutil.SupportsFormats(cmd, "text", "json")
 	cmd.Flags().StringArrayVar(&opts.Inputs, "input", nil, "input NAME=FILE.npy, repeatable (FILE.npy alone for a single-input model)")
 	cmd.Flags().StringVar(&opts.Output, "output", "", "directory for the outputs' .npy files")
+	cmd.Flags().StringVar(&opts.Params, "params", "", "weights of a .pdmodel (default: the .pdiparams beside it)")
 	cmd.Flags().IntVar(&opts.Bench, "bench", 0, "time N runs after a warm-up and print the median and minimum latency")
 	cmd.Flags().StringVar(&opts.Passes, "passes", "", "graph passes, comma-separated; none; or -name,... to switch some off (default: "+strings.Join(runtime.DefaultPasses, ",")+")")
 	return cmd
@@ -95,7 +97,7 @@ func passList(s string) []string {
 }
 
 func runRun(opts runOptions) error {
-	p, err := runtime.Load(opts.Model, runtime.Options{Threads: opts.Threads, Passes: passList(opts.Passes)})
+	p, err := runtime.Load(opts.Model, runtime.Options{Threads: opts.Threads, Passes: passList(opts.Passes), Params: opts.Params})
 	if err != nil {
 		return config.Usage(err)
 	}

@@ -1,0 +1,500 @@
+#!/usr/bin/python3
+"""Writes PaddlePaddle 2.x inference models (inference.pdmodel + inference.pdiparams)
+without PaddlePaddle, as an independent writer for core/pdmodel's tests.
+
+Run with Debian's python3 (python3-protobuf 4.21, python3-numpy; python3-onnx 1.12
+for the `ppocr` mode only):
+
+    /usr/bin/python3 scripts/ref/pdmodel_ref.py tiny  OUT_DIR
+    /usr/bin/python3 scripts/ref/pdmodel_ref.py ppocr MODEL.onnx OUT_DIR
+
+The ProgramDesc messages come from core/pdmodel/pdpb/framework.proto, parsed here by a
+small .proto reader and compiled at run time with protobuf's descriptor pool, so the
+Go decoder (hand-written on the field numbers) and this writer share only that file.
+The .pdiparams stream is written from Paddle's published layout (SerializeToStream of
+a DenseTensor, save_combine over the persistable variables sorted by name):
+uint32 0, uint64 LoD level count (0 here), uint32 0, int32 TensorDesc size, TensorDesc,
+raw little-endian data.
+
+tiny:  a small conv/bn/relu/pool/fc net with the elementwise `axis` rule, written to
+       OUT_DIR/tiny/inference.pdmodel + .pdiparams, with its input (x.npy) and the
+       output computed here with NumPy loops (out.npy): an independent forward pass.
+ppocr: the ONNX model (a PP-OCRv4 det/rec/cls from paddle2onnx) translated node by
+       node back into Paddle operators with its weights, for the Go test that runs
+       both files and compares.
+"""
+import os
+import re
+import struct
+import sys
+
+import numpy as np
+from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+PROTO = os.path.join(HERE, '..', '..', 'core', 'pdmodel', 'pdpb', 'framework.proto')
+
+# ---------------------------------------------------------------- .proto reader
+
+SCALARS = {
+    'int32': descriptor_pb2.FieldDescriptorProto.TYPE_INT32,
+    'int64': descriptor_pb2.FieldDescriptorProto.TYPE_INT64,
+    'float': descriptor_pb2.FieldDescriptorProto.TYPE_FLOAT,
+    'double': descriptor_pb2.FieldDescriptorProto.TYPE_DOUBLE,
+    'bool': descriptor_pb2.FieldDescriptorProto.TYPE_BOOL,
+    'string': descriptor_pb2.FieldDescriptorProto.TYPE_STRING,
+}
+LABELS = {
+    'optional': descriptor_pb2.FieldDescriptorProto.LABEL_OPTIONAL,
+    'required': descriptor_pb2.FieldDescriptorProto.LABEL_REQUIRED,
+    'repeated': descriptor_pb2.FieldDescriptorProto.LABEL_REPEATED,
+}
+
+
+def parse_proto(text):
+    """The proto2 subset framework.proto uses: package, messages (nested), enums, fields."""
+    text = re.sub(r'//[^\n]*', '', text)
+    toks = re.findall(r'[A-Za-z_][A-Za-z0-9_.]*|-?\d+|"[^"]*"|[{}=;]', text)
+    fd = descriptor_pb2.FileDescriptorProto(name='framework.proto', syntax='proto2')
+    pos = 0
+
+    def take():
+        nonlocal pos
+        pos += 1
+        return toks[pos - 1]
+
+    def body(msg, enum_scope):
+        while True:
+            t = take()
+            if t == '}':
+                return
+            if t == 'message':
+                m = msg.nested_type.add(name=take()) if msg is not None else fd.message_type.add(name=take())
+                assert take() == '{'
+                body(m, m.enum_type)
+            elif t == 'enum':
+                e = enum_scope.add(name=take())
+                assert take() == '{'
+                while (n := take()) != '}':
+                    assert take() == '='
+                    e.value.add(name=n, number=int(take()))
+                    assert take() == ';'
+            elif t in LABELS:
+                typ, name = take(), take()
+                assert take() == '='
+                f = msg.field.add(name=name, number=int(take()), label=LABELS[t])
+                assert take() == ';'
+                if typ in SCALARS:
+                    f.type = SCALARS[typ]
+                else:
+                    f.type_name = typ  # resolved below
+                if t == 'repeated' and typ in SCALARS and typ != 'string':
+                    f.options.packed = False  # proto2 default, as Paddle writes
+            elif t == 'syntax':
+                take(); take(); take()
+            elif t == 'package':
+                fd.package = take(); take()
+            else:
+                raise ValueError('unexpected token %r' % t)
+
+    toks.append('}')
+    body(None, fd.enum_type)
+    # resolve type names: search enclosing scopes outward
+    def resolve(msg, scope):
+        for m in msg.nested_type:
+            resolve(m, scope + [msg])
+        for f in msg.field:
+            if not f.type_name:
+                continue
+            for s in reversed(scope + [msg]):
+                path = [x.name for x in scope[:scope.index(s) + 1]] if s in scope else [x.name for x in scope] + [msg.name]
+                if any(m.name == f.type_name for m in s.nested_type):
+                    f.type = descriptor_pb2.FieldDescriptorProto.TYPE_MESSAGE
+                    f.type_name = '.' + '.'.join([fd.package] + path + [f.type_name])
+                    break
+                if any(e.name == f.type_name for e in s.enum_type):
+                    f.type = descriptor_pb2.FieldDescriptorProto.TYPE_ENUM
+                    f.type_name = '.' + '.'.join([fd.package] + path + [f.type_name])
+                    break
+            else:
+                kind = descriptor_pb2.FieldDescriptorProto.TYPE_MESSAGE
+                if any(e.name == f.type_name for e in fd.enum_type):
+                    kind = descriptor_pb2.FieldDescriptorProto.TYPE_ENUM
+                f.type = kind
+                f.type_name = '.' + fd.package + '.' + f.type_name
+    for m in fd.message_type:
+        resolve(m, [])
+    return fd
+
+
+def load_messages():
+    with open(PROTO) as f:
+        fd = parse_proto(f.read())
+    pool = descriptor_pool.DescriptorPool()
+    pool.Add(fd)
+    fac = message_factory.MessageFactory(pool)
+    out = {}
+    for name in ('ProgramDesc', 'VarType', 'OpDesc', 'VarType.TensorDesc', 'OpDesc.Attr'):
+        out[name] = fac.GetPrototype(pool.FindMessageTypeByName('paddle.framework.proto.' + name))
+    types = {v.name: v.number for v in pool.FindEnumTypeByName('paddle.framework.proto.VarType.Type').values}
+    attrs = {v.name: v.number for v in pool.FindEnumTypeByName('paddle.framework.proto.AttrType').values}
+    return out, type('VarTypes', (), types), attrs
+
+
+M, VT, ATTR = load_messages()
+DTYPES = {np.dtype('float32'): VT.FP32, np.dtype('float64'): VT.FP64, np.dtype('int64'): VT.INT64,
+          np.dtype('int32'): VT.INT32, np.dtype('bool'): VT.BOOL, np.dtype('uint8'): VT.UINT8,
+          np.dtype('int8'): VT.INT8, np.dtype('float16'): VT.FP16}
+
+
+class Program:
+    """A one-block ProgramDesc being built, with the values of its persistable variables."""
+
+    def __init__(self):
+        self.p = M['ProgramDesc']()
+        self.p.version.version = 2006000  # 2.6.0 as Paddle writes it
+        self.b = self.p.blocks.add(idx=0, parent_idx=-1)
+        self.params = {}
+        self.n = 0
+        self.var('feed', kind=VT.FEED_MINIBATCH, persistable=True)
+        self.var('fetch', kind=VT.FETCH_LIST, persistable=True)
+        self.feeds = 0
+        self.fetches = 0
+
+    def var(self, name, dims=None, dtype=VT.FP32, kind=VT.LOD_TENSOR, persistable=False):
+        v = self.b.vars.add(name=name, persistable=persistable)
+        v.type.type = kind
+        if kind == VT.LOD_TENSOR:
+            v.type.lod_tensor.tensor.data_type = dtype
+            v.type.lod_tensor.tensor.dims.extend(dims)
+        return name
+
+    def tmp(self, dims, dtype=VT.FP32):
+        self.n += 1
+        return self.var('tmp_%d' % self.n, dims, dtype)
+
+    def param(self, name, value):
+        value = np.ascontiguousarray(value)
+        self.var(name, list(value.shape), DTYPES[value.dtype], persistable=True)
+        self.params[name] = value
+        return name
+
+    def op(self, typ, inputs, outputs, **attrs):
+        o = self.b.ops.add(type=typ)
+        for k, v in inputs.items():
+            o.inputs.add(parameter=k, arguments=v if isinstance(v, list) else [v])
+        for k, v in outputs.items():
+            o.outputs.add(parameter=k, arguments=v if isinstance(v, list) else [v])
+        for k, v in attrs.items():
+            a = o.attrs.add(name=k)
+            if isinstance(v, bool):
+                a.type, a.b = ATTR['BOOLEAN'], v
+            elif isinstance(v, int):
+                a.type, a.i = ATTR['INT'], v
+            elif isinstance(v, float):
+                a.type, a.f = ATTR['FLOAT'], v
+            elif isinstance(v, str):
+                a.type, a.s = ATTR['STRING'], v
+            elif isinstance(v, list) and v and all(isinstance(x, bool) for x in v):
+                a.type = ATTR['BOOLEANS']
+                a.bools.extend(v)
+            elif isinstance(v, list) and all(isinstance(x, int) for x in v):
+                a.type = ATTR['INTS']
+                a.ints.extend(v)
+            elif isinstance(v, list) and all(isinstance(x, float) for x in v):
+                a.type = ATTR['FLOATS']
+                a.floats.extend(v)
+            elif isinstance(v, list) and all(isinstance(x, str) for x in v):
+                a.type = ATTR['STRINGS']
+                a.strings.extend(v)
+            else:
+                raise ValueError('attribute %s=%r' % (k, v))
+        return o
+
+    def feed(self, name, dims):
+        self.var(name, dims)
+        self.op('feed', {'X': 'feed'}, {'Out': name}, col=self.feeds)
+        self.feeds += 1
+        return name
+
+    def fetch(self, name):
+        self.op('fetch', {'X': name}, {'Out': 'fetch'}, col=self.fetches)
+        self.fetches += 1
+
+    def save(self, out_dir):
+        os.makedirs(out_dir, exist_ok=True)
+        with open(os.path.join(out_dir, 'inference.pdmodel'), 'wb') as f:
+            f.write(self.p.SerializeToString())
+        with open(os.path.join(out_dir, 'inference.pdiparams'), 'wb') as f:
+            for name in sorted(self.params):
+                write_tensor(f, self.params[name])
+
+
+def write_tensor(f, a):
+    f.write(struct.pack('<I', 0))   # DenseTensor version
+    f.write(struct.pack('<Q', 0))   # LoD levels
+    f.write(struct.pack('<I', 0))   # tensor version
+    d = M['VarType.TensorDesc'](data_type=DTYPES[a.dtype], dims=list(a.shape))
+    b = d.SerializeToString()
+    f.write(struct.pack('<i', len(b)))
+    f.write(b)
+    f.write(a.astype(a.dtype.newbyteorder('<')).tobytes())
+
+
+# ---------------------------------------------------------------- NumPy reference ops
+
+def conv2d(x, w, stride=1, pad=0, groups=1):
+    n, c, h, wd = x.shape
+    oc, icg, kh, kw = w.shape
+    xp = np.pad(x, ((0, 0), (0, 0), (pad, pad), (pad, pad)))
+    oh = (h + 2 * pad - kh) // stride + 1
+    ow = (wd + 2 * pad - kw) // stride + 1
+    y = np.zeros((n, oc, oh, ow), np.float64)
+    ocg = oc // groups
+    for o in range(oc):
+        g = o // ocg
+        for i in range(oh):
+            for j in range(ow):
+                patch = xp[:, g * icg:(g + 1) * icg, i * stride:i * stride + kh, j * stride:j * stride + kw]
+                y[:, o, i, j] = (patch * w[o]).sum(axis=(1, 2, 3))
+    return y
+
+
+def tiny(out_dir):
+    rng = np.random.default_rng(25)
+    f32 = lambda *s: rng.uniform(-1, 1, s).astype(np.float32)
+    p = Program()
+    x = p.feed('x', [-1, 3, 8, 8])
+    w1 = p.param('conv1_weights', f32(4, 3, 3, 3))
+    c1 = p.tmp([-1, 4, 8, 8])
+    p.op('conv2d', {'Input': x, 'Filter': w1}, {'Output': c1}, strides=[1, 1], paddings=[1, 1],
+         dilations=[1, 1], groups=1, padding_algorithm='EXPLICIT', data_format='NCHW')
+    bn = {k: p.param('bn1_' + k, v) for k, v in (('scale', f32(4)), ('offset', f32(4)), ('mean', f32(4)),
+                                                  ('variance', rng.uniform(0.5, 2, 4).astype(np.float32)))}
+    b1 = p.tmp([-1, 4, 8, 8])
+    p.op('batch_norm', {'X': c1, 'Scale': bn['scale'], 'Bias': bn['offset'], 'Mean': bn['mean'],
+                        'Variance': bn['variance']}, {'Y': b1}, epsilon=1e-5, is_test=True, data_layout='NCHW')
+    r1 = p.tmp([-1, 4, 8, 8])
+    p.op('relu', {'X': b1}, {'Out': r1})
+    # depthwise 3x3 stride 2, then hard_swish
+    wd = p.param('dw_weights', f32(4, 1, 3, 3))
+    d1 = p.tmp([-1, 4, 4, 4])
+    p.op('depthwise_conv2d', {'Input': r1, 'Filter': wd}, {'Output': d1}, strides=[2, 2], paddings=[1, 1],
+         dilations=[1, 1], groups=4, padding_algorithm='EXPLICIT', data_format='NCHW')
+    h1 = p.tmp([-1, 4, 4, 4])
+    p.op('hard_swish', {'X': d1}, {'Out': h1})
+    # squeeze-excite: global avg pool, 1x1 conv + bias (axis=1), hard_sigmoid, multiply
+    g1 = p.tmp([-1, 4, 1, 1])
+    p.op('pool2d', {'X': h1}, {'Out': g1}, pooling_type='avg', ksize=[1, 1], global_pooling=False,
+         adaptive=True, strides=[1, 1], paddings=[0, 0], exclusive=True, ceil_mode=False,
+         padding_algorithm='EXPLICIT', data_format='NCHW')
+    ws = p.param('se_weights', f32(4, 4, 1, 1))
+    s1 = p.tmp([-1, 4, 1, 1])
+    p.op('conv2d', {'Input': g1, 'Filter': ws}, {'Output': s1}, strides=[1, 1], paddings=[0, 0],
+         dilations=[1, 1], groups=1, padding_algorithm='EXPLICIT', data_format='NCHW')
+    bs = p.param('se_bias', f32(4))
+    s2 = p.tmp([-1, 4, 1, 1])
+    p.op('elementwise_add', {'X': s1, 'Y': bs}, {'Out': s2}, axis=1)
+    s3 = p.tmp([-1, 4, 1, 1])
+    p.op('hard_sigmoid', {'X': s2}, {'Out': s3}, slope=0.2, offset=0.5)
+    m1 = p.tmp([-1, 4, 4, 4])
+    p.op('elementwise_mul', {'X': h1, 'Y': s3}, {'Out': m1}, axis=-1)
+    # max pool 2x2, flatten, matmul_v2 + bias, softmax
+    q1 = p.tmp([-1, 4, 2, 2])
+    p.op('pool2d', {'X': m1}, {'Out': q1}, pooling_type='max', ksize=[2, 2], global_pooling=False,
+         adaptive=False, strides=[2, 2], paddings=[0, 0], exclusive=True, ceil_mode=False,
+         padding_algorithm='EXPLICIT', data_format='NCHW')
+    fl = p.tmp([-1, 16])
+    xs = p.tmp([0, -1, 4, 2, 2])
+    p.op('flatten_contiguous_range', {'X': q1}, {'Out': fl, 'XShape': xs}, start_axis=1, stop_axis=-1)
+    wf = p.param('fc_weights', f32(16, 5))
+    f1 = p.tmp([-1, 5])
+    p.op('matmul_v2', {'X': fl, 'Y': wf}, {'Out': f1}, trans_x=False, trans_y=False)
+    bf = p.param('fc_bias', f32(5))
+    f2 = p.tmp([-1, 5])
+    p.op('elementwise_add', {'X': f1, 'Y': bf}, {'Out': f2}, axis=-1)
+    f3 = p.tmp([-1, 5])
+    p.op('scale', {'X': f2}, {'Out': f3}, scale=2.0, bias=0.5, bias_after_scale=True)
+    y = p.var('softmax_0.tmp_0', [-1, 5])
+    p.op('softmax', {'X': f3}, {'Out': y}, axis=-1)
+    p.fetch(y)
+    p.save(out_dir)
+
+    # the same forward pass in float64 NumPy
+    P = {k: v.astype(np.float64) for k, v in p.params.items()}
+    xv = rng.uniform(-1, 1, (2, 3, 8, 8)).astype(np.float32)
+    a = conv2d(xv.astype(np.float64), P['conv1_weights'], 1, 1)
+    sh = (1, 4, 1, 1)
+    a = (a - P['bn1_mean'].reshape(sh)) / np.sqrt(P['bn1_variance'].reshape(sh) + 1e-5) \
+        * P['bn1_scale'].reshape(sh) + P['bn1_offset'].reshape(sh)
+    a = np.maximum(a, 0)
+    a = conv2d(a, P['dw_weights'], 2, 1, groups=4)
+    a = a * np.clip(a + 3, 0, 6) / 6
+    s = a.mean(axis=(2, 3), keepdims=True)
+    s = conv2d(s, P['se_weights']) + P['se_bias'].reshape(sh)
+    s = np.clip(0.2 * s + 0.5, 0, 1)
+    a = a * s
+    a = a.reshape(2, 4, 2, 2, 2, 2).max(axis=(3, 5))
+    a = a.reshape(2, 16) @ P['fc_weights'] + P['fc_bias']
+    a = 2 * a + 0.5
+    e = np.exp(a - a.max(axis=1, keepdims=True))
+    out = e / e.sum(axis=1, keepdims=True)
+    np.save(os.path.join(out_dir, 'x.npy'), xv)
+    np.save(os.path.join(out_dir, 'out.npy'), out.astype(np.float32))
+
+
+def ppocr(model, out_dir):
+    """Translates the ONNX model (paddle2onnx output of a PP-OCR det or cls model) back into
+    Paddle operators: each ONNX node becomes the op paddle2onnx made it from, so the program
+    uses conv2d/depthwise_conv2d (+ elementwise_add axis=1 for a bias), batch_norm,
+    elementwise_* or scale (a scalar constant), relu6/clip, hard_sigmoid, pool2d,
+    nearest_interp_v2, conv2d_transpose, concat, relu, sigmoid, reshape2, matmul_v2, softmax."""
+    import onnx
+    from onnx import numpy_helper, shape_inference
+    m = shape_inference.infer_shapes(onnx.load(model))
+    g = m.graph
+    const = {t.name: numpy_helper.to_array(t) for t in g.initializer}
+    dims = {}
+    for vi in list(g.value_info) + list(g.input) + list(g.output):
+        dims[vi.name] = [d.dim_value if d.HasField('dim_value') else -1 for d in vi.type.tensor_type.shape.dim]
+    p = Program()
+    made = set()
+    shapes = set()  # outputs of shape ops
+    alias = {}      # ONNX value -> the Paddle variable that holds it
+
+    def var(name):
+        """The Paddle variable of ONNX value name (a constant becomes a persistable one)."""
+        if name in made:
+            return name
+        if name in const:
+            v = const[name]
+            if v.dtype == np.float64:
+                v = v.astype(np.float32)
+            if v.ndim == 0:
+                v = v.reshape(1)
+            p.param(name, v)
+        else:
+            p.var(name, dims.get(name, [-1, -1, -1, -1]))
+        made.add(name)
+        return name
+
+    def out(name, rank=4):
+        made.add(name)
+        return p.var(name, dims.get(name) or [-1] * rank)
+
+    def scalar(name):
+        v = const.get(name)
+        return float(v.reshape(-1)[0]) if v is not None and v.size == 1 else None
+
+    for vi in g.input:
+        if vi.name not in const:
+            p.feed(vi.name, dims[vi.name])
+            made.add(vi.name)
+    for n in g.node:
+        a = {x.name: onnx.helper.get_attribute_value(x) for x in n.attribute}
+        i, o = [alias.get(x, x) for x in n.input], list(n.output)
+        t = n.op_type
+        if t == 'Constant':
+            const[o[0]] = numpy_helper.to_array(a['value'])
+        elif t in ('Conv', 'ConvTranspose'):
+            w = const[i[1]]
+            pads = a.get('pads', [0, 0, 0, 0])
+            attrs = dict(strides=a.get('strides', [1, 1]), paddings=[pads[0], pads[2], pads[1], pads[3]],
+                         dilations=a.get('dilations', [1, 1]), groups=a.get('group', 1),
+                         padding_algorithm='EXPLICIT', data_format='NCHW')
+            typ = 'conv2d'
+            if t == 'ConvTranspose':
+                typ = 'conv2d_transpose'
+                attrs['output_padding'] = a.get('output_padding', [])
+            elif attrs['groups'] > 1 and attrs['groups'] == w.shape[0] and w.shape[1] == 1:
+                typ = 'depthwise_conv2d'
+            y = o[0] if len(i) < 3 else o[0] + '.nobias'
+            p.op(typ, {'Input': var(i[0]), 'Filter': var(i[1])}, {'Output': out(y)}, **attrs)
+            if len(i) > 2:
+                p.op('elementwise_add', {'X': y, 'Y': var(i[2])}, {'Out': out(o[0])}, axis=1)
+        elif t == 'BatchNormalization':
+            p.op('batch_norm', {'X': var(i[0]), 'Scale': var(i[1]), 'Bias': var(i[2]), 'Mean': var(i[3]),
+                                'Variance': var(i[4])}, {'Y': out(o[0])}, epsilon=a.get('epsilon', 1e-5),
+                 is_test=True, data_layout='NCHW')
+        elif t in ('Add', 'Sub', 'Mul', 'Div'):
+            x, y = i
+            c = scalar(y)
+            if c is not None and x not in const:
+                sc, b = {'Add': (1.0, c), 'Sub': (1.0, -c), 'Mul': (c, 0.0), 'Div': (1.0 / c, 0.0)}[t]
+                p.op('scale', {'X': var(x)}, {'Out': out(o[0])}, scale=sc, bias=b, bias_after_scale=True)
+            else:
+                typ = {'Add': 'elementwise_add', 'Sub': 'elementwise_sub', 'Mul': 'elementwise_mul',
+                       'Div': 'elementwise_div'}[t]
+                p.op(typ, {'X': var(x), 'Y': var(y)}, {'Out': out(o[0])}, axis=-1)
+        elif t == 'Clip':
+            lo, hi = (scalar(i[1]), scalar(i[2])) if len(i) == 3 else (a['min'], a['max'])
+            if lo == 0 and hi == 6:
+                p.op('relu6', {'X': var(i[0])}, {'Out': out(o[0])}, threshold=6.0)
+            else:
+                p.op('clip', {'X': var(i[0])}, {'Out': out(o[0])}, min=lo, max=hi)
+        elif t in ('Relu', 'Sigmoid'):
+            p.op(t.lower(), {'X': var(i[0])}, {'Out': out(o[0])})
+        elif t == 'HardSigmoid':
+            p.op('hard_sigmoid', {'X': var(i[0])}, {'Out': out(o[0])}, slope=a['alpha'], offset=a['beta'])
+        elif t == 'GlobalAveragePool':
+            p.op('pool2d', {'X': var(i[0])}, {'Out': out(o[0])}, pooling_type='avg', ksize=[1, 1],
+                 global_pooling=True, adaptive=False, strides=[1, 1], paddings=[0, 0], exclusive=True,
+                 ceil_mode=False, padding_algorithm='EXPLICIT', data_format='NCHW')
+        elif t == 'MaxPool':
+            pads = a.get('pads', [0, 0, 0, 0])
+            p.op('pool2d', {'X': var(i[0])}, {'Out': out(o[0])}, pooling_type='max', ksize=a['kernel_shape'],
+                 global_pooling=False, adaptive=False, strides=a.get('strides', [1, 1]),
+                 paddings=[pads[0], pads[2], pads[1], pads[3]], exclusive=True,
+                 ceil_mode=bool(a.get('ceil_mode', 0)), padding_algorithm='EXPLICIT', data_format='NCHW')
+        elif t == 'Resize':
+            assert a.get('mode') == b'nearest' and a.get('coordinate_transformation_mode') == b'asymmetric', a
+            sc = const[i[2]]
+            assert sc[0] == 1 and sc[1] == 1, sc
+            p.op('nearest_interp_v2', {'X': var(i[0])}, {'Out': out(o[0])}, interp_method='nearest',
+                 align_corners=False, align_mode=1, scale=[float(sc[2]), float(sc[3])], out_h=-1, out_w=-1,
+                 data_layout='NCHW')
+        elif t == 'Concat':
+            p.op('concat', {'X': [var(x) for x in i]}, {'Out': out(o[0])}, axis=a['axis'])
+        elif t == 'Shape':
+            p.op('shape', {'Input': var(i[0])}, {'Out': p.var(o[0], [4], VT.INT32)})
+            made.add(o[0])
+            shapes.add(o[0])
+        elif t == 'Cast':
+            if i[0] in const:
+                const[o[0]] = const[i[0]].astype({6: np.int32, 7: np.int64, 1: np.float32}[a['to']])
+            elif i[0] in shapes and a['to'] == 6:  # Paddle's shape op is int32 already
+                alias[o[0]] = i[0]
+            else:
+                to = {6: VT.INT32, 7: VT.INT64, 1: VT.FP32}[a['to']]
+                p.op('cast', {'X': var(i[0])}, {'Out': p.var(o[0], dims.get(o[0], [-1]), to)},
+                     in_dtype=VT.INT32, out_dtype=to)
+                made.add(o[0])
+        elif t == 'Slice':
+            p.op('slice', {'Input': var(i[0])}, {'Out': p.var(o[0], [-1], VT.INT32)}, axes=a['axes'],
+                 starts=a['starts'], ends=a['ends'], decrease_axis=[], infer_flags=[1])
+            made.add(o[0])
+        elif t == 'Reshape':
+            p.op('reshape2', {'X': var(i[0]), 'Shape': var(i[1])}, {'Out': out(o[0], 2)}, shape=[])  # cls: (N, C)
+        elif t == 'MatMul':
+            p.op('matmul_v2', {'X': var(i[0]), 'Y': var(i[1])}, {'Out': out(o[0])}, trans_x=False, trans_y=False)
+        elif t == 'Softmax':
+            p.op('softmax', {'X': var(i[0])}, {'Out': out(o[0])}, axis=a.get('axis', -1))
+        else:
+            raise SystemExit('ppocr: ONNX op %s is not translated' % t)
+    for vi in g.output:
+        p.fetch(vi.name)
+    p.save(out_dir)
+
+
+def main():
+    mode = sys.argv[1]
+    if mode == 'tiny':
+        tiny(os.path.join(sys.argv[2], 'tiny'))
+    elif mode == 'ppocr':
+        ppocr(sys.argv[2], sys.argv[3])
+    else:
+        raise SystemExit(__doc__)
+
+
+if __name__ == '__main__':
+    main()
