@@ -9,7 +9,10 @@ import (
 	"strings"
 	"testing"
 
-	"paddle/core/cli/clitest"
+	"paddle/core/cli/cmdutil"
+	"paddle/core/cli/datasetcmd"
+	"paddle/core/cli/iostreams"
+	"paddle/core/cli/root"
 	"paddle/core/cli/synthcmd"
 	"paddle/datasets/catalog"
 	"paddle/kits"
@@ -17,6 +20,18 @@ import (
 	"paddle/kits/seg"
 	"paddle/scripts"
 )
+
+// run runs `paddle args...` in-process as cmd/paddle does (every kit and
+// `paddle dataset` over the catalog) and returns the exit code, stdout and stderr.
+func run(t *testing.T, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	ios, _, out, errOut := iostreams.Test()
+	f := &cmdutil.Factory{IOStreams: ios, Version: "test"}
+	cmd := root.NewCmdRoot(f, kits.All()...)
+	cmd.AddCommand(datasetcmd.NewCmdDataset(f, catalog.All()))
+	code = root.Execute(cmd, f, args)
+	return code, out.String(), errOut.String()
+}
 
 var sha256Hex = regexp.MustCompile(`^[0-9a-f]{64}$`)
 
@@ -73,7 +88,7 @@ func TestUnknownName(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "known: ") || !strings.Contains(err.Error(), "mnist") {
 		t.Fatalf("err = %v, want one listing the known names", err)
 	}
-	code, _, stderr := clitest.Run(t, kits.All(), "", "dataset", "build", "cifar10", "--output", t.TempDir())
+	code, _, stderr := run(t, "dataset", "build", "cifar10", "--output", t.TempDir())
 	if code == 0 || !strings.Contains(stderr, "digits") {
 		t.Fatalf("exit %d, stderr %q: want a failure listing the known names", code, stderr)
 	}
@@ -82,7 +97,7 @@ func TestUnknownName(t *testing.T) {
 // TestBuildNotPulled checks that a build over an empty cache names the pull to run.
 func TestBuildNotPulled(t *testing.T) {
 	t.Setenv("PADDLE_CACHE", t.TempDir())
-	code, _, stderr := clitest.Run(t, kits.All(), "", "dataset", "build", "spam", "--output", t.TempDir())
+	code, _, stderr := run(t, "dataset", "build", "spam", "--output", t.TempDir())
 	if code == 0 || !strings.Contains(stderr, "paddle dataset pull spam") {
 		t.Fatalf("exit %d, stderr %q: want a failure naming `paddle dataset pull spam`", code, stderr)
 	}
@@ -90,11 +105,11 @@ func TestBuildNotPulled(t *testing.T) {
 
 // TestListInfo runs list (text and json) and info for every data set.
 func TestListInfo(t *testing.T) {
-	code, out, stderr := clitest.Run(t, kits.All(), "", "dataset", "list")
+	code, out, stderr := run(t, "dataset", "list")
 	if code != 0 {
 		t.Fatalf("list: exit %d: %s", code, stderr)
 	}
-	code, js, stderr := clitest.Run(t, kits.All(), "", "dataset", "list", "--format", "json")
+	code, js, stderr := run(t, "dataset", "list", "--format", "json")
 	if code != 0 {
 		t.Fatalf("list --format json: exit %d: %s", code, stderr)
 	}
@@ -105,7 +120,7 @@ func TestListInfo(t *testing.T) {
 		if !strings.Contains(js, `"name": "`+d.Name+`"`) {
 			t.Errorf("list --format json does not show %s", d.Name)
 		}
-		code, info, stderr := clitest.Run(t, kits.All(), "", "dataset", "info", d.Name)
+		code, info, stderr := run(t, "dataset", "info", d.Name)
 		if code != 0 {
 			t.Fatalf("info %s: exit %d: %s", d.Name, code, stderr)
 		}
@@ -146,11 +161,11 @@ func TestBuildEqualsAlias(t *testing.T) {
 				t.Skipf("not pulled (scripts/setup.sh): %v", miss)
 			}
 			a, b := filepath.Join(t.TempDir(), "new"), filepath.Join(t.TempDir(), "alias")
-			if code, _, stderr := clitest.Run(t, kits.All(), "", "dataset", "build", name, "--output", a); code != 0 {
+			if code, _, stderr := run(t, "dataset", "build", name, "--output", a); code != 0 {
 				t.Fatalf("dataset build: exit %d: %s", code, stderr)
 			}
 			args := strings.Fields(strings.Replace(d.Alias, "DIR", b, 1))[1:] // drop "paddle"
-			if code, _, stderr := clitest.Run(t, kits.All(), "", args...); code != 0 {
+			if code, _, stderr := run(t, args...); code != 0 {
 				t.Fatalf("%s: exit %d: %s", d.Alias, code, stderr)
 			}
 			sameTree(t, a, b)

@@ -1,5 +1,7 @@
 // Package datasetcmd implements `paddle dataset list|info|pull|build`, the
-// command over the named real data sets of datasets/catalog.
+// command over the named real data sets. cmd/paddle passes it
+// datasets/catalog's list, as it passes the root the kits (the catalog
+// imports the kits, which core/cli/root must not).
 package datasetcmd
 
 import (
@@ -13,15 +15,10 @@ import (
 
 	"paddle/core/cli/cmdutil"
 	"paddle/datasets"
-	"paddle/datasets/catalog"
 )
 
-// NewCmdDataset returns `paddle dataset` over the catalog's data sets.
-func NewCmdDataset(f *cmdutil.Factory) *cobra.Command {
-	return newCmd(f, catalog.All())
-}
-
-func newCmd(f *cmdutil.Factory, sets datasets.Catalog) *cobra.Command {
+// NewCmdDataset returns `paddle dataset` over sets.
+func NewCmdDataset(f *cmdutil.Factory, sets datasets.Catalog) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "dataset <command>",
 		Short: "List, describe, fetch and build the named real data sets",
@@ -52,6 +49,7 @@ func entryOf(d *datasets.Dataset) entry {
 func writeJSON(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
 	return enc.Encode(v)
 }
 

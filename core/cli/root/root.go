@@ -17,7 +17,6 @@ import (
 	"paddle/core/cli/bench"
 	"paddle/core/cli/cmdutil"
 	"paddle/core/cli/configcmd"
-	"paddle/core/cli/datasetcmd"
 	"paddle/core/cli/envcmd"
 	"paddle/core/cli/model"
 	"paddle/core/cli/serve"
@@ -62,7 +61,6 @@ func NewCmdRoot(f *cmdutil.Factory, kits ...*kit.Kit) *cobra.Command {
 
 	cmd.AddCommand(version.NewCmdVersion(f), envcmd.NewCmdEnv(f), configcmd.NewCmdConfig(f, kits), model.NewCmdModel(f), bench.NewCmdBench(f))
 	cmd.AddCommand(serve.NewCmdServe(f, kits))
-	cmd.AddCommand(datasetcmd.NewCmdDataset(f))
 	for _, k := range kits {
 		cmd.AddCommand(kitCommand(f, k))
 		if k.Schema != nil {
