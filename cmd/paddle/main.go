@@ -7,7 +7,9 @@ import (
 
 	_ "paddle/core/backend/all" // the compiled-in backends register themselves
 	"paddle/core/cli/cmdutil"
+	"paddle/core/cli/datasetcmd"
 	"paddle/core/cli/root"
+	"paddle/datasets/catalog"
 	"paddle/kits"
 )
 
@@ -17,5 +19,7 @@ var version, commit = "dev", ""
 func main() {
 	f := cmdutil.NewFactory()
 	f.Version, f.Commit = version, commit
-	os.Exit(root.Execute(root.NewCmdRoot(f, kits.All()...), f, os.Args[1:]))
+	cmd := root.NewCmdRoot(f, kits.All()...)
+	cmd.AddCommand(datasetcmd.NewCmdDataset(f, catalog.All()))
+	os.Exit(root.Execute(cmd, f, os.Args[1:]))
 }

@@ -13,18 +13,13 @@ import (
 
 	"paddle/core/cli/cmdutil"
 	pio "paddle/core/io"
+	"paddle/datasets"
 )
 
-// datasetOptions are the inputs of `paddle clas dataset`.
-type datasetOptions struct {
-	Factory *cmdutil.Factory
-	Name    string // mnist | digits
-	Output  string
-	Source  string // MNIST IDX folder or digits.csv.gz
-}
-
+// newCmdDataset is `paddle clas dataset mnist|digits`, an alias of `paddle
+// dataset build mnist|digits` (datasets/catalog): both run WriteDataset.
 func newCmdDataset(f *cmdutil.Factory) *cobra.Command {
-	opts := &datasetOptions{Factory: f}
+	var output, source string
 	cmd := &cobra.Command{
 		Use:   "dataset mnist|digits --output DIR",
 		Short: "Write MNIST or sklearn's digits as class folders with PaddleClas list files",
@@ -34,62 +29,66 @@ func newCmdDataset(f *cmdutil.Factory) *cobra.Command {
 		Example: "  paddle clas dataset mnist --output data/mnist\n  paddle clas dataset digits --output data/digits",
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.Name = args[0]
-			if opts.Output == "" {
+			if args[0] != "mnist" && args[0] != "digits" {
+				return cmdutil.FlagErrorf("dataset %q: want mnist or digits", args[0])
+			}
+			if output == "" {
 				return cmdutil.FlagErrorf("--output is required")
 			}
-			return datasetRun(opts)
+			return WriteDataset(cmdutil.DatasetEnv(f), args[0], source, output)
 		},
 	}
-	cmd.Flags().StringVar(&opts.Output, "output", "", "folder to write")
-	cmd.Flags().StringVar(&opts.Source, "source", "", "MNIST IDX folder or digits.csv.gz (default: found automatically)")
+	cmd.Flags().StringVar(&output, "output", "", "folder to write")
+	cmd.Flags().StringVar(&source, "source", "", "MNIST IDX folder or digits.csv.gz (default: found automatically)")
 	return cmd
 }
 
-func datasetRun(opts *datasetOptions) error {
+// WriteDataset writes MNIST (name "mnist") or sklearn's digits ("digits")
+// from source (an MNIST IDX folder or digits.csv.gz; "" finds the pulled
+// copy) into output as class folders with PaddleClas list files.
+func WriteDataset(env datasets.Env, name, source, output string) error {
 	splits := map[string]*Images{}
-	switch opts.Name {
+	switch name {
 	case "mnist":
 		for _, s := range []string{"train", "test"} {
-			img, err := LoadMNIST(opts.Source, s)
+			img, err := LoadMNIST(source, s)
 			if err != nil {
 				return err
 			}
 			splits[s] = img
 		}
 	case "digits":
-		all, err := LoadDigits(opts.Source)
+		all, err := LoadDigits(source)
 		if err != nil {
 			return err
 		}
 		splits["train"], splits["test"] = splitDigits(all, "train"), splitDigits(all, "test")
 	default:
-		return cmdutil.FlagErrorf("dataset %q: want mnist or digits", opts.Name)
+		return fmt.Errorf("clas data set %q: want mnist or digits", name)
 	}
-	io := opts.Factory.IOStreams
 	for _, s := range []string{"train", "test"} {
 		imgs := splits[s]
 		var list strings.Builder
-		bar := io.Progress(imgs.N, "writing "+s)
+		bar := env.Bar(imgs.N, "writing "+s)
 		for i := range imgs.N {
 			rel := filepath.Join("images", s, fmt.Sprint(imgs.Labels[i]), fmt.Sprintf("%05d.png", i))
-			if err := writeGrayPNG(filepath.Join(opts.Output, rel), imgs.Image(i), imgs.W, imgs.H); err != nil {
+			if err := writeGrayPNG(filepath.Join(output, rel), imgs.Image(i), imgs.W, imgs.H); err != nil {
 				return err
 			}
 			fmt.Fprintf(&list, "%s %d\n", filepath.ToSlash(rel), imgs.Labels[i])
 			bar.Add(1)
 		}
 		bar.Finish()
-		if err := pio.WriteFileAtomic(filepath.Join(opts.Output, s+"_list.txt"), []byte(list.String()), 0o644); err != nil {
+		if err := pio.WriteFileAtomic(filepath.Join(output, s+"_list.txt"), []byte(list.String()), 0o644); err != nil {
 			return err
 		}
-		fmt.Fprintf(io.Out, "%s: %d images -> %s\n", s, imgs.N, filepath.Join(opts.Output, s+"_list.txt"))
+		fmt.Fprintf(env.Stdout(), "%s: %d images -> %s\n", s, imgs.N, filepath.Join(output, s+"_list.txt"))
 	}
 	var labels strings.Builder
 	for c := range 10 {
 		fmt.Fprintf(&labels, "%d %d\n", c, c)
 	}
-	return pio.WriteFileAtomic(filepath.Join(opts.Output, "label_list.txt"), []byte(labels.String()), 0o644)
+	return pio.WriteFileAtomic(filepath.Join(output, "label_list.txt"), []byte(labels.String()), 0o644)
 }
 
 func writeGrayPNG(path string, pix []uint8, w, h int) error {

@@ -14,7 +14,13 @@ type SynthOptions = synthcmd.Options
 // NewCmdSynth returns `paddle det synth`: the shared synth command
 // (core/cli/synthcmd) with the det kit's help, defaults and closing line.
 func NewCmdSynth(f *cmdutil.Factory, runF func(*SynthOptions) error) *cobra.Command {
-	return synthcmd.New(f, synthcmd.Spec{
+	return synthcmd.New(f, SynthSpec(), runF)
+}
+
+// SynthSpec is `paddle det synth`'s help and defaults; `paddle dataset build
+// det-synth` builds with the same defaults.
+func SynthSpec() synthcmd.Spec {
+	return synthcmd.Spec{
 		Use:   "synth --output DIR [--train N] [--eval M] [--size 320] [--seed S]",
 		Short: "Write a detection/segmentation data set of real photo cut-outs composited on real photos",
 		Long: "Composites Tux Paint photo stamps (8 classes: " + classList() + ")\n" +
@@ -28,7 +34,7 @@ func NewCmdSynth(f *cmdutil.Factory, runF func(*SynthOptions) error) *cobra.Comm
 			"  paddle det synth --output /tmp/tiny --train 8 --eval 4 --size 256 --seed 3",
 		Train: 4000, Eval: 500, Size: 320, MaxObjects: 6,
 		Wrote: "(COCO: annotations/, VOC: train.txt eval.txt label_list.txt, PaddleSeg: seg_train.txt seg_eval.txt labels.txt)",
-	}, runF)
+	}
 }
 
 func classList() string {

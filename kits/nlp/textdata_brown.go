@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+
+	"paddle/datasets"
 )
 
 // Brown genre classification: each corpus file (c<genre><NN>, see
@@ -80,7 +82,7 @@ func brownPassages(sents []TagSentence) []string {
 	return out
 }
 
-func brownGenreRun(opts *datasetOptions) error {
+func brownGenreRun(env datasets.Env, opts *DatasetOptions) error {
 	src := opts.Source
 	if src == "" {
 		src = defaultBrownDir()
@@ -89,5 +91,5 @@ func brownGenreRun(opts *datasetOptions) error {
 	if err != nil {
 		return err
 	}
-	return writeSplits(opts, brownGenreLabels, []string{"train.tsv", "dev.tsv"}, train, dev)
+	return writeSplits(env, opts, brownGenreLabels, []string{"train.tsv", "dev.tsv"}, train, dev)
 }

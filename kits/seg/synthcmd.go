@@ -17,7 +17,13 @@ type SynthOptions = synthcmd.Options
 // same one `paddle det synth` runs, through core/cli/synthcmd), whose masks
 // and PaddleSeg lists are what the seg kit trains on.
 func NewCmdSynth(f *cmdutil.Factory, runF func(*SynthOptions) error) *cobra.Command {
-	return synthcmd.New(f, synthcmd.Spec{
+	return synthcmd.New(f, SynthSpec(), runF)
+}
+
+// SynthSpec is `paddle seg synth`'s help and defaults; `paddle dataset build
+// seg-synth` builds with the same defaults.
+func SynthSpec() synthcmd.Spec {
+	return synthcmd.Spec{
 		Use:   "synth --output DIR [--train N] [--eval M] [--size 256] [--seed S]",
 		Short: "Write a segmentation data set of real photo cut-outs composited on real photos",
 		Long: "Composites Tux Paint photo stamps (" + fmt.Sprint(len(synth.DefaultClasses)) + " classes plus background)\n" +
@@ -31,5 +37,5 @@ func NewCmdSynth(f *cmdutil.Factory, runF func(*SynthOptions) error) *cobra.Comm
 			"  paddle seg train -c configs/seg/pp_liteseg_synth.yaml -o train_dataset.dataset_root=data/segsynth",
 		Train: 2000, Eval: 200, Size: 256, MaxObjects: 4,
 		Wrote: "(PaddleSeg: seg_train.txt seg_eval.txt labels.txt, images/ masks/)",
-	}, runF)
+	}
 }

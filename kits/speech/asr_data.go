@@ -17,6 +17,7 @@ import (
 
 	"paddle/core/cli/cmdutil"
 	"paddle/core/hub"
+	"paddle/datasets"
 	"paddle/kits/speech/synth"
 )
 
@@ -210,11 +211,97 @@ func writeManifest(path string, items []asrItem) error {
 	return os.WriteFile(path, []byte(b.String()), 0o644)
 }
 
-// newCmdASRData is `paddle speech asr-data --output DIR`.
+// ASRDataOptions are the inputs of WriteASRData; an empty folder means the
+// pulled copy in the cache.
+type ASRDataOptions struct {
+	Output       string
+	Langs        []string // Tux Paint description languages
+	TestPercent  int      // percent of the transcripts held out
+	Sounds       string   // stamps folder with the .ogg files
+	Texts        string   // stamps folder with the .txt files
+	Pocketsphinx string   // pocketsphinx-testdata folder
+	Asterisk     string   // Asterisk prompts folder (used when given or pulled)
+}
+
+// DefaultASRDataOptions returns the flags' defaults of `paddle speech
+// asr-data`, which `paddle dataset build asr-real` uses.
+func DefaultASRDataOptions(output string) ASRDataOptions {
+	return ASRDataOptions{Output: output, Langs: []string{"es", "en"}, TestPercent: 15}
+}
+
+// WriteASRData writes the manifests of real speech (see `paddle speech
+// asr-data --help`) into o.Output and prints a JSON summary.
+func WriteASRData(env datasets.Env, o ASRDataOptions) error {
+	cache := filepath.Join(hub.CacheDir(), "data")
+	if o.Sounds == "" {
+		o.Sounds = filepath.Join(cache, "tuxpaint-sounds", "usr", "share", "tuxpaint", "stamps")
+	}
+	if o.Texts == "" {
+		o.Texts = filepath.Join(cache, "tuxpaint-text", "usr", "share", "tuxpaint", "stamps")
+	}
+	if o.Pocketsphinx == "" {
+		o.Pocketsphinx = filepath.Join(cache, "speech", "pocketsphinx")
+	}
+	for _, d := range []struct{ dir, script string }{{o.Sounds, "fetch_tuxpaint_sounds.sh"}, {o.Texts, "fetch_tuxpaint_text.sh"}} {
+		if _, err := os.Stat(d.dir); err != nil {
+			return fmt.Errorf("%w\nhint: run `paddle dataset pull asr-real` (scripts/%s)", err, d.script)
+		}
+	}
+	out := o.Output
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return err
+	}
+	summary := map[string]any{}
+	real, err := realASRItems(o.Pocketsphinx)
+	if err != nil {
+		return err
+	}
+	if err := writeManifest(filepath.Join(out, "real.list"), real); err != nil {
+		return err
+	}
+	summary["real"] = len(real)
+	asterisk := o.Asterisk
+	if asterisk == "" {
+		if _, err := os.Stat(filepath.Join(cache, "asterisk", "core-sounds-en.txt")); err == nil {
+			asterisk = filepath.Join(cache, "asterisk")
+		}
+	}
+	if asterisk != "" {
+		items, skipped, err := asteriskItems(asterisk)
+		if err != nil {
+			return fmt.Errorf("%w\nhint: run `paddle dataset pull asterisk` (scripts/fetch_asterisk.sh)", err)
+		}
+		if err := writeManifest(filepath.Join(out, "asterisk_en.list"), items); err != nil {
+			return err
+		}
+		summary["asterisk"] = map[string]int{"train": len(items), "skipped": skipped}
+	}
+	for _, lang := range o.Langs {
+		items, skipped, err := tuxpaintItems(o.Sounds, o.Texts, lang)
+		if err != nil {
+			return err
+		}
+		if len(items) == 0 {
+			return fmt.Errorf("%s: no Tux Paint description of language %q with a usable transcript", o.Sounds, lang)
+		}
+		train, test := splitByText(items, o.TestPercent)
+		for _, l := range []struct {
+			name  string
+			items []asrItem
+		}{{"train", train}, {"test", test}} {
+			if err := writeManifest(filepath.Join(out, "tuxpaint_"+lang+"_"+l.name+".list"), l.items); err != nil {
+				return err
+			}
+		}
+		summary[lang] = map[string]int{"train": len(train), "test": len(test), "skipped": skipped}
+	}
+	return json.NewEncoder(env.Stdout()).Encode(summary)
+}
+
+// newCmdASRData is `paddle speech asr-data --output DIR`, an alias of
+// `paddle dataset build asr-real` (datasets/catalog): both run WriteASRData.
 func newCmdASRData(f *cmdutil.Factory) *cobra.Command {
-	var out, sounds, texts, psDir, asterisk string
-	var langs []string
-	var testPct int
+	o := DefaultASRDataOptions("")
 	cmd := &cobra.Command{
 		Use:   "asr-data --output DIR [--langs es,en]",
 		Short: "Write manifests of real speech: Tux Paint stamp descriptions and pocketsphinx-testdata",
@@ -227,79 +314,18 @@ func newCmdASRData(f *cmdutil.Factory) *cobra.Command {
 			"that folder is there or --asterisk names it.\n" +
 			"Lines are <absolute path><TAB><text>. Prints a JSON summary.",
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if out == "" {
+			if o.Output == "" {
 				return cmdutil.FlagErrorf("--output is required")
 			}
-			cache := filepath.Join(hub.CacheDir(), "data")
-			if sounds == "" {
-				sounds = filepath.Join(cache, "tuxpaint-sounds", "usr", "share", "tuxpaint", "stamps")
-			}
-			if texts == "" {
-				texts = filepath.Join(cache, "tuxpaint-text", "usr", "share", "tuxpaint", "stamps")
-			}
-			if psDir == "" {
-				psDir = filepath.Join(cache, "speech", "pocketsphinx")
-			}
-			for _, d := range []struct{ dir, script string }{{sounds, "fetch_tuxpaint_sounds.sh"}, {texts, "fetch_tuxpaint_text.sh"}} {
-				if _, err := os.Stat(d.dir); err != nil {
-					return fmt.Errorf("%w\nhint: run scripts/%s", err, d.script)
-				}
-			}
-			if err := os.MkdirAll(out, 0o755); err != nil {
-				return err
-			}
-			summary := map[string]any{}
-			real, err := realASRItems(psDir)
-			if err != nil {
-				return err
-			}
-			if err := writeManifest(filepath.Join(out, "real.list"), real); err != nil {
-				return err
-			}
-			summary["real"] = len(real)
-			if asterisk == "" {
-				if _, err := os.Stat(filepath.Join(cache, "asterisk", "core-sounds-en.txt")); err == nil {
-					asterisk = filepath.Join(cache, "asterisk")
-				}
-			}
-			if asterisk != "" {
-				items, skipped, err := asteriskItems(asterisk)
-				if err != nil {
-					return fmt.Errorf("%w\nhint: run scripts/fetch_asterisk.sh", err)
-				}
-				if err := writeManifest(filepath.Join(out, "asterisk_en.list"), items); err != nil {
-					return err
-				}
-				summary["asterisk"] = map[string]int{"train": len(items), "skipped": skipped}
-			}
-			for _, lang := range langs {
-				items, skipped, err := tuxpaintItems(sounds, texts, lang)
-				if err != nil {
-					return err
-				}
-				if len(items) == 0 {
-					return fmt.Errorf("%s: no Tux Paint description of language %q with a usable transcript", sounds, lang)
-				}
-				train, test := splitByText(items, testPct)
-				for _, l := range []struct {
-					name  string
-					items []asrItem
-				}{{"train", train}, {"test", test}} {
-					if err := writeManifest(filepath.Join(out, "tuxpaint_"+lang+"_"+l.name+".list"), l.items); err != nil {
-						return err
-					}
-				}
-				summary[lang] = map[string]int{"train": len(train), "test": len(test), "skipped": skipped}
-			}
-			return json.NewEncoder(f.IOStreams.Out).Encode(summary)
+			return WriteASRData(cmdutil.DatasetEnv(f), o)
 		},
 	}
-	cmd.Flags().StringVar(&out, "output", "", "output folder")
-	cmd.Flags().StringSliceVar(&langs, "langs", []string{"es", "en"}, "Tux Paint description languages (en: the files without a suffix)")
-	cmd.Flags().IntVar(&testPct, "test-percent", 15, "percent of the transcripts held out")
-	cmd.Flags().StringVar(&sounds, "sounds", "", "stamps folder with the .ogg files (default from scripts/fetch_tuxpaint_sounds.sh)")
-	cmd.Flags().StringVar(&texts, "texts", "", "stamps folder with the .txt files (default from scripts/fetch_tuxpaint_text.sh)")
-	cmd.Flags().StringVar(&asterisk, "asterisk", "", "Asterisk prompts folder with prompts/ and core-sounds-en.txt (default from scripts/fetch_asterisk.sh, if fetched)")
-	cmd.Flags().StringVar(&psDir, "pocketsphinx", "", "pocketsphinx-testdata folder (default $PADDLE_CACHE/data/speech/pocketsphinx)")
+	cmd.Flags().StringVar(&o.Output, "output", "", "output folder")
+	cmd.Flags().StringSliceVar(&o.Langs, "langs", o.Langs, "Tux Paint description languages (en: the files without a suffix)")
+	cmd.Flags().IntVar(&o.TestPercent, "test-percent", o.TestPercent, "percent of the transcripts held out")
+	cmd.Flags().StringVar(&o.Sounds, "sounds", "", "stamps folder with the .ogg files (default from scripts/fetch_tuxpaint_sounds.sh)")
+	cmd.Flags().StringVar(&o.Texts, "texts", "", "stamps folder with the .txt files (default from scripts/fetch_tuxpaint_text.sh)")
+	cmd.Flags().StringVar(&o.Asterisk, "asterisk", "", "Asterisk prompts folder with prompts/ and core-sounds-en.txt (default from scripts/fetch_asterisk.sh, if fetched)")
+	cmd.Flags().StringVar(&o.Pocketsphinx, "pocketsphinx", "", "pocketsphinx-testdata folder (default $PADDLE_CACHE/data/speech/pocketsphinx)")
 	return cmd
 }

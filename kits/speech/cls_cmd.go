@@ -12,6 +12,7 @@ import (
 	"paddle/core/config"
 	"paddle/core/hub"
 	"paddle/core/workflow"
+	"paddle/datasets"
 )
 
 // clsOptions are the inputs of `paddle speech cls`.
@@ -99,8 +100,34 @@ func defaultTuxpaintStamps() string {
 	return filepath.Join(hub.CacheDir(), "data", "tuxpaint-sounds", "usr", "share", "tuxpaint", "stamps")
 }
 
+// DefaultClsDataOptions returns the defaults of task ("langid" or "sound"):
+// the flags' defaults of `paddle speech cls-data` and what `paddle dataset
+// build tuxpaint-langid|tuxpaint-sound` uses.
+func DefaultClsDataOptions(task, output string) ClsDataOptions {
+	return ClsDataOptions{Task: task, Output: output, Root: defaultTuxpaintStamps(), ValPercent: 10, TestPercent: 15,
+		MinClips: map[string]int{"langid": 50, "sound": 10}[task]}
+}
+
+// WriteClsData writes the lists of o (MakeClsLists) and prints their
+// summary as one JSON line.
+func WriteClsData(env datasets.Env, o ClsDataOptions) error {
+	s, err := MakeClsLists(o)
+	if err != nil {
+		return err
+	}
+	b, err := json.Marshal(s)
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintln(env.Stdout(), string(b))
+	return err
+}
+
+// newCmdClsData is `paddle speech cls-data`, an alias of `paddle dataset
+// build tuxpaint-langid|tuxpaint-sound` (datasets/catalog): both run WriteClsData.
 func newCmdClsData(f *cmdutil.Factory) *cobra.Command {
-	o := ClsDataOptions{ValPercent: 10, TestPercent: 15}
+	o := DefaultClsDataOptions("langid", "")
+	o.Root, o.MinClips = "", 0 // the task's default min-clips and the cache's stamps unless given
 	cmd := &cobra.Command{
 		Use:   "cls-data --task langid|sound --output DIR",
 		Short: "Write audio-classification lists from the Tux Paint stamp sounds (split by stamp)",
@@ -124,28 +151,19 @@ func newCmdClsData(f *cmdutil.Factory) *cobra.Command {
 				return cmdutil.FlagErrorf("--task must be langid or sound, not %q", o.Task)
 			}
 			if !cmd.Flags().Changed("min-clips") {
-				o.MinClips = map[string]int{"langid": 50, "sound": 10}[o.Task]
+				o.MinClips = DefaultClsDataOptions(o.Task, "").MinClips
 			}
 			if o.Root == "" {
 				o.Root = defaultTuxpaintStamps()
 			}
-			s, err := MakeClsLists(o)
-			if err != nil {
-				return err
-			}
-			b, err := json.Marshal(s)
-			if err != nil {
-				return err
-			}
-			fmt.Fprintln(f.IOStreams.Out, string(b))
-			return nil
+			return WriteClsData(cmdutil.DatasetEnv(f), o)
 		},
 	}
-	cmd.Flags().StringVar(&o.Task, "task", "langid", "langid (spoken descriptions by language) or sound (sound effects by folder)")
+	cmd.Flags().StringVar(&o.Task, "task", o.Task, "langid (spoken descriptions by language) or sound (sound effects by folder)")
 	cmd.Flags().StringVar(&o.Root, "root", "", "the stamps folder (default: $PADDLE_CACHE/data/tuxpaint-sounds/usr/share/tuxpaint/stamps)")
 	cmd.Flags().StringVar(&o.Output, "output", "", "folder for the lists")
-	cmd.Flags().IntVar(&o.ValPercent, "val-percent", 10, "share of stamps in val.list")
-	cmd.Flags().IntVar(&o.TestPercent, "test-percent", 15, "share of stamps in test.list")
+	cmd.Flags().IntVar(&o.ValPercent, "val-percent", o.ValPercent, "share of stamps in val.list")
+	cmd.Flags().IntVar(&o.TestPercent, "test-percent", o.TestPercent, "share of stamps in test.list")
 	cmd.Flags().IntVar(&o.Folds, "folds", 0, "write fold --fold of a k-fold split by stamp instead (test.list: the fold, train.list: the rest)")
 	cmd.Flags().IntVar(&o.Fold, "fold", 0, "which fold (0 … folds-1) with --folds")
 	cmd.Flags().IntVar(&o.MinClips, "min-clips", 0, "drop classes with fewer clips (default: langid 50, sound 10)")

@@ -9,6 +9,7 @@ import (
 	"paddle/core/audio"
 	"paddle/core/audio/vad"
 	"paddle/core/hub"
+	"paddle/datasets"
 	"paddle/kits/speech/synth"
 )
 
@@ -43,7 +44,7 @@ const letterLead = 0.05
 // realwords cuts its words, into DIR/<letter>/real_<speaker>_<letter>.wav
 // with DIR/real.list (= DIR/real_keywords.list: every clip is a letter)
 // and DIR/speakers.tsv (the alphabet each clip comes from).
-func realLettersRun(opts *realWordsOptions) error {
+func realLettersRun(env datasets.Env, opts *RealWordsOptions) error {
 	dir := opts.DataDir
 	if dir == "" {
 		dir = filepath.Join(hub.CacheDir(), "data", "klettres")
@@ -112,6 +113,6 @@ func realLettersRun(opts *realWordsOptions) error {
 			return err
 		}
 	}
-	_, err = fmt.Fprintf(opts.Factory.IOStreams.Out, "{\"output\":%q,\"audio_words\":%d,\"audio_keywords\":%d}\n", opts.Output, n, n)
+	_, err = fmt.Fprintf(env.Stdout(), "{\"output\":%q,\"audio_words\":%d,\"audio_keywords\":%d}\n", opts.Output, n, n)
 	return err
 }

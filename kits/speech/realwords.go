@@ -13,6 +13,7 @@ import (
 	"paddle/core/audio"
 	"paddle/core/cli/cmdutil"
 	"paddle/core/hub"
+	"paddle/datasets"
 	"paddle/kits/speech/synth"
 )
 
@@ -76,8 +77,8 @@ func CutWord(x []float32, rate int, start, end, pad float64) []float32 {
 	return synth.CutWord(x, rate, start, end, pad)
 }
 
-type realWordsOptions struct {
-	Factory *cmdutil.Factory
+// RealWordsOptions are the inputs of WriteRealWords.
+type RealWordsOptions struct {
 	Output  string
 	DataDir string
 	PadMs   float64
@@ -86,8 +87,29 @@ type realWordsOptions struct {
 	Set     string  // "commands" (the real_words.tsv words) or "letters" (KLettres)
 }
 
-func newCmdRealWords(f *cmdutil.Factory, runF func(*realWordsOptions) error) *cobra.Command {
-	opts := &realWordsOptions{Factory: f}
+// DefaultRealWordsOptions returns the defaults of set ("commands" or
+// "letters"): the flags' defaults of `paddle speech realwords` and what
+// `paddle dataset build realwords|realwords-letters` uses.
+func DefaultRealWordsOptions(set, output string) RealWordsOptions {
+	return RealWordsOptions{Output: output, PadMs: 50, Rate: 16000, Set: set}
+}
+
+// WriteRealWords cuts the real words of set o.Set into o.Output.
+func WriteRealWords(env datasets.Env, o RealWordsOptions) error {
+	switch o.Set {
+	case "commands":
+		return realWordsRun(env, &o)
+	case "letters":
+		return realLettersRun(env, &o)
+	}
+	return fmt.Errorf("real words set %q: want commands or letters", o.Set)
+}
+
+// newCmdRealWords is `paddle speech realwords`, an alias of `paddle dataset
+// build realwords|realwords-letters` (datasets/catalog): both run WriteRealWords.
+func newCmdRealWords(f *cmdutil.Factory, runF func(*RealWordsOptions) error) *cobra.Command {
+	d := DefaultRealWordsOptions("commands", "")
+	opts := &d
 	cmd := &cobra.Command{
 		Use:   "realwords --output DIR",
 		Short: "Cut the real spoken words of the cached recordings into a keyword-spotting eval set",
@@ -116,22 +138,19 @@ func newCmdRealWords(f *cmdutil.Factory, runF func(*realWordsOptions) error) *co
 			if runF != nil {
 				return runF(opts)
 			}
-			if opts.Set == "letters" {
-				return realLettersRun(opts)
-			}
-			return realWordsRun(opts)
+			return WriteRealWords(cmdutil.DatasetEnv(f), *opts)
 		},
 	}
 	cmd.Flags().StringVar(&opts.Output, "output", "", "output folder")
 	cmd.Flags().StringVar(&opts.DataDir, "data-dir", "", "data folder (default: the cache's data/speech; data/klettres with --set letters)")
-	cmd.Flags().Float64Var(&opts.PadMs, "pad-ms", 50, "padding around each word (ms)")
-	cmd.Flags().IntVar(&opts.Rate, "rate", 16000, "sample rate of the clips")
-	cmd.Flags().StringVar(&opts.Set, "set", "commands", "commands: the command words and digits; letters: KLettres' spoken letter names (scripts/fetch_klettres.sh) for the letter spotter")
+	cmd.Flags().Float64Var(&opts.PadMs, "pad-ms", opts.PadMs, "padding around each word (ms)")
+	cmd.Flags().IntVar(&opts.Rate, "rate", opts.Rate, "sample rate of the clips")
+	cmd.Flags().StringVar(&opts.Set, "set", opts.Set, "commands: the command words and digits; letters: KLettres' spoken letter names (scripts/fetch_klettres.sh) for the letter spotter")
 	cmd.Flags().Float64Var(&opts.Context, "context", 0, "cut this many seconds of the recording centred on each word (neighbouring words included) instead of the padded word")
 	return cmd
 }
 
-func realWordsRun(opts *realWordsOptions) error {
+func realWordsRun(env datasets.Env, opts *RealWordsOptions) error {
 	words, err := RealWords()
 	if err != nil {
 		return err
@@ -197,7 +216,7 @@ func realWordsRun(opts *realWordsOptions) error {
 			return err
 		}
 	}
-	_, err = fmt.Fprintf(opts.Factory.IOStreams.Out, "{\"output\":%q,\"audio_words\":%d,\"audio_keywords\":%d,\"tidigits_mfc_words\":%d}\n", opts.Output, len(words)-nMFC, nKW, nMFC)
+	_, err = fmt.Fprintf(env.Stdout(), "{\"output\":%q,\"audio_words\":%d,\"audio_keywords\":%d,\"tidigits_mfc_words\":%d}\n", opts.Output, len(words)-nMFC, nKW, nMFC)
 	return err
 }
 

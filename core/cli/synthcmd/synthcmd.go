@@ -13,11 +13,12 @@ import (
 
 	"paddle/core/cli/cmdutil"
 	"paddle/core/synth"
+	"paddle/datasets"
 )
 
 // Options are the inputs of a kit's synth command.
 type Options struct {
-	Factory     *cmdutil.Factory
+	Factory     *cmdutil.Factory // nil outside a command (Build)
 	Output      string
 	Train, Eval int
 	Size        int
@@ -40,11 +41,21 @@ type Spec struct {
 	Wrote                     string
 }
 
-// New returns the synth command described by s; runF replaces the run in
-// tests.
-func New(f *cmdutil.Factory, s Spec, runF func(*Options) error) *cobra.Command {
-	opts := &Options{Factory: f, Wrote: s.Wrote}
+// Defaults returns the options of s's flag defaults, writing into output:
+// what `paddle dataset build det-synth|seg-synth` runs.
+func Defaults(s Spec, output string) Options {
 	stamps, bgs := synth.DefaultPaths()
+	return Options{Output: output, Train: s.Train, Eval: s.Eval, Size: s.Size, MinObjects: 1, MaxObjects: s.MaxObjects,
+		Stamps: stamps, Backgrounds: bgs, Wrote: s.Wrote}
+}
+
+// New returns the synth command described by s; runF replaces the run in
+// tests. The command is an alias of `paddle dataset build det-synth|seg-synth`
+// (datasets/catalog): both run Build.
+func New(f *cmdutil.Factory, s Spec, runF func(*Options) error) *cobra.Command {
+	d := Defaults(s, "")
+	opts := &d
+	opts.Factory = f
 	cmd := &cobra.Command{
 		Use:     s.Use,
 		Short:   s.Short,
@@ -70,21 +81,26 @@ func New(f *cmdutil.Factory, s Spec, runF func(*Options) error) *cobra.Command {
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&opts.Output, "output", "", "folder to write the data set into")
-	fl.IntVar(&opts.Train, "train", s.Train, "training images")
-	fl.IntVar(&opts.Eval, "eval", s.Eval, "evaluation images")
-	fl.IntVar(&opts.Size, "size", s.Size, "image side in pixels (square images)")
-	fl.Uint64Var(&opts.Seed, "seed", 0, "random seed")
-	fl.IntVar(&opts.MinObjects, "min-objects", 1, "fewest objects per image")
-	fl.IntVar(&opts.MaxObjects, "max-objects", s.MaxObjects, "most objects per image")
-	fl.StringVar(&opts.Stamps, "stamps", stamps, "Tux Paint stamps folder (usr/share/tuxpaint/stamps)")
-	fl.StringVar(&opts.Backgrounds, "backgrounds", bgs, "folder of background photos (.png, .jpg), searched recursively")
+	fl.IntVar(&opts.Train, "train", opts.Train, "training images")
+	fl.IntVar(&opts.Eval, "eval", opts.Eval, "evaluation images")
+	fl.IntVar(&opts.Size, "size", opts.Size, "image side in pixels (square images)")
+	fl.Uint64Var(&opts.Seed, "seed", opts.Seed, "random seed")
+	fl.IntVar(&opts.MinObjects, "min-objects", opts.MinObjects, "fewest objects per image")
+	fl.IntVar(&opts.MaxObjects, "max-objects", opts.MaxObjects, "most objects per image")
+	fl.StringVar(&opts.Stamps, "stamps", opts.Stamps, "Tux Paint stamps folder (usr/share/tuxpaint/stamps)")
+	fl.StringVar(&opts.Backgrounds, "backgrounds", opts.Backgrounds, "folder of background photos (.png, .jpg), searched recursively")
 	return cmd
 }
 
-// Run loads the stamps and backgrounds, writes the data set with
-// synth.Write on Factory.Settings.Threads workers (all CPUs when 0) with a
-// progress bar, and prints "wrote <Output> <Wrote>".
+// Run is Build with the command's output, progress bar and --threads.
 func Run(opts *Options) error {
+	return Build(cmdutil.DatasetEnv(opts.Factory), *opts)
+}
+
+// Build loads the stamps and backgrounds, writes the data set with
+// synth.Write on env.Workers workers (all CPUs when 0) with a progress bar,
+// and prints "wrote <Output> <Wrote>".
+func Build(env datasets.Env, opts Options) error {
 	files, err := synth.BackgroundFiles(opts.Backgrounds)
 	if err != nil {
 		return err
@@ -93,10 +109,10 @@ func Run(opts *Options) error {
 	if err != nil {
 		return err
 	}
-	io := opts.Factory.IOStreams
-	bar := io.Progress(opts.Train+opts.Eval, "compositing")
+	out := env.Stdout()
+	bar := env.Bar(opts.Train+opts.Eval, "compositing")
 	var mu sync.Mutex
-	workers := opts.Factory.Settings.Threads
+	workers := env.Workers
 	if workers < 1 {
 		workers = runtime.NumCPU()
 	}
@@ -104,12 +120,12 @@ func Run(opts *Options) error {
 		Options: synth.Options{Size: opts.Size, Seed: opts.Seed, MinObjects: opts.MinObjects, MaxObjects: opts.MaxObjects},
 		Train:   opts.Train, Eval: opts.Eval, Workers: workers,
 		Progress: func(n int) { mu.Lock(); bar.Add(n); mu.Unlock() },
-		Log:      func(msg string) { fmt.Fprintln(io.Out, msg) },
+		Log:      func(msg string) { fmt.Fprintln(out, msg) },
 	}
 	if err := synth.Write(opts.Output, lib, wo); err != nil {
 		return err
 	}
 	bar.Finish()
-	_, err = fmt.Fprintf(io.Out, "wrote %s %s\n", opts.Output, opts.Wrote)
+	_, err = fmt.Fprintf(out, "wrote %s %s\n", opts.Output, opts.Wrote)
 	return err
 }
