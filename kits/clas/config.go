@@ -134,7 +134,7 @@ func Schema() *config.Schema {
 		Selector: "name",
 	}
 	config.Attach(s, "Arch", archs)
-	config.Attach(s, "DataLoader.*.dataset", datasets)
+	config.Attach(s, "DataLoader.*.dataset", datasetComponents)
 	config.Attach(s, "DataLoader.*.dataset.transform_ops.*", transforms)
 	config.Attach(s, "Infer.transforms.*", transforms)
 	return s

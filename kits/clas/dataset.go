@@ -15,8 +15,8 @@ type dataSource struct {
 	ops  []config.Component
 }
 
-// datasets are the data sets a `dataset:` component can name.
-var datasets = newDatasets()
+// datasetComponents are the data sets a `dataset:` component can name.
+var datasetComponents = newDatasets()
 
 func newDatasets() *config.Registry[struct{}, dataSource] {
 	r := config.NewRegistry[struct{}, dataSource]("dataset")
@@ -53,7 +53,7 @@ func newDatasets() *config.Registry[struct{}, dataSource] {
 
 // buildDataset makes the dataset a `dataset:` component names, with its transforms.
 func buildDataset(c config.Component, g GlobalOpts) (data.RandDataset[Sample], error) {
-	src, err := datasets.Build(c, struct{}{})
+	src, err := datasetComponents.Build(c, struct{}{})
 	if err != nil {
 		return nil, err
 	}

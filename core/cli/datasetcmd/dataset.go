@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"paddle/core/cli/cmdutil"
+	"paddle/core/config"
 	"paddle/datasets"
 )
 
@@ -98,7 +99,7 @@ func newCmdList(f *cmdutil.Factory, sets datasets.Catalog) *cobra.Command {
 func lookup(sets datasets.Catalog, name string) (*datasets.Dataset, error) {
 	d, err := sets.Lookup(name)
 	if err != nil {
-		return nil, cmdutil.Usage(err)
+		return nil, config.Usage(err)
 	}
 	return d, nil
 }

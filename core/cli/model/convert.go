@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"paddle/core/cli/cmdutil"
+	"paddle/core/config"
 	"paddle/core/onnx"
 	"paddle/core/runtime"
 )
@@ -44,7 +45,7 @@ func convertRun(opts convertOptions) error {
 	}
 	g, err := runtime.ReadGraph(opts.Model, opts.Params)
 	if err != nil {
-		return cmdutil.Usage(err)
+		return config.Usage(err)
 	}
 	if err := onnx.WriteFile(opts.Output, g); err != nil {
 		return err
