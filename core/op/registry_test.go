@@ -28,6 +28,9 @@ var nonDifferentiable = map[string]string{
 	"onnx_gru":       "imported recurrent models run forward only (nn.GRU trains)",
 	"conv2d_act":     "fused by the inference passes after training",
 	"gemm":           "fused by the inference passes after training",
+	"matmul_integer": "integer inputs (int8 inference)",
+	"qgemm":          "quantized inference (int8 inputs)",
+	"qconv2d":        "quantized inference (int8 inputs)",
 }
 
 // TestEveryRegisteredGradientIsChecked runs the float64 finite-difference
