@@ -103,6 +103,7 @@ type Env struct {
 	Resume  string // --resume: a checkpoint directory to continue training from
 	Output  string // --output: where to write (checkpoints, exports, drawings)
 	Format  string // resolved --format
+	Shard   Shard  // --shard: the part of the predict inputs this run does
 }
 
 // Runner is a kit's tasks with their types erased: the shared verbs talk to it.
