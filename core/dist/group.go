@@ -70,8 +70,8 @@ func (m *member) Name() string { return "group" }
 
 func (m *member) BcastF32(buf []float32, root int) error { return bcast(m, buf, root) }
 func (m *member) BcastF64(buf []float64, root int) error { return bcast(m, buf, root) }
-func (m *member) AllreduceF32(buf []float32) error     { return allreduce(m, buf) }
-func (m *member) AllreduceF64(buf []float64) error     { return allreduce(m, buf) }
+func (m *member) AllreduceF32(buf []float32) error       { return allreduce(m, buf) }
+func (m *member) AllreduceF64(buf []float64) error       { return allreduce(m, buf) }
 
 func (m *member) IallreduceF32(buf []float32) (Request, error) {
 	return done{}, allreduce(m, buf)
