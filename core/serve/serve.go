@@ -223,12 +223,12 @@ func (s *Server) handlePredict(w http.ResponseWriter, r *http.Request) {
 	done := make(chan result, 1)
 	s.running.Add(1)
 	go func() {
-		defer func() {
-			<-s.slots
-			<-s.tickets
-			s.running.Done()
-		}()
 		v, err := s.predict(ctx, in)
+		// Free the place before answering, so a client that sends its next
+		// request as soon as it has this answer finds the place free.
+		<-s.slots
+		<-s.tickets
+		s.running.Done()
 		done <- result{v, err}
 	}()
 	var res result
