@@ -32,7 +32,7 @@ while read -r dir name; do
   t0=$SECONDS
   # Short minimization keeps a new interesting input from eating the budget.
   if out=$(CGO_ENABLED=0 go test -count=1 -run '^$' -fuzz "^${name}\$" -fuzztime "$FUZZTIME" \
-    -fuzzminimizetime 2s ${FUZZFLAGS:-} "./$dir" 2>&1); then
+    -fuzzminimizetime 1s ${FUZZFLAGS:-} "./$dir" 2>&1); then
     execs=$(grep -oE 'execs: [0-9]+' <<<"$out" | tail -1 | cut -d' ' -f2)
     printf 'fuzz: ok   %-24s ./%-24s %8s execs %3ds\n' "$name" "$dir" "${execs:-?}" $((SECONDS - t0)) >&2
   else

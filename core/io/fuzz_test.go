@@ -84,9 +84,14 @@ func FuzzCheckpoint(f *testing.F) {
 	}
 	f.Add(seeds[0], []byte("epoch: [1\nstep: x\n"), uint8(3))
 	f.Add(seeds[0], []byte("unknown_key: 1\n"), uint8(3))
+	root := f.TempDir() // one per fuzzing process, emptied before each input
 	f.Fuzz(func(t *testing.T, model, state []byte, layout uint8) {
-		root := t.TempDir()
 		dir := filepath.Join(root, "latest")
+		for _, d := range []string{dir, PrevDir(dir)} {
+			if err := os.RemoveAll(d); err != nil {
+				t.Fatal(err)
+			}
+		}
 		write := func(dir, name string, b []byte) {
 			if err := os.MkdirAll(dir, 0o755); err != nil {
 				t.Fatal(err)
