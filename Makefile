@@ -4,7 +4,7 @@ BIN ?= bin/paddle
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 COMMIT ?= $(shell git rev-parse --short=12 HEAD 2>/dev/null)
 
-.PHONY: build build-mpi test test-mpi setup vet fmt bench
+.PHONY: build build-mpi test test-mpi setup vet fmt bench fuzz
 
 build:
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags "-s -w -X main.version=$(VERSION) -X main.commit=$(COMMIT)" -o $(BIN) ./cmd/paddle
@@ -37,3 +37,7 @@ fmt:
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchtime 3x ./core/...
+
+# fuzz runs every fuzz target for FUZZTIME each (default 4s; the set in under 3 minutes on 2 cores).
+fuzz:
+	bash scripts/fuzz.sh

@@ -24,7 +24,7 @@ import (
 )
 
 // testPNG returns a w×h PNG.
-func testPNG(t *testing.T, w, h int) []byte {
+func testPNG(t testing.TB, w, h int) []byte {
 	t.Helper()
 	img := image.NewRGBA(image.Rect(0, 0, w, h))
 	for i := range img.Pix {
@@ -55,7 +55,7 @@ var decodePredictor = PredictorFunc(func(_ context.Context, in Input) (any, erro
 	return decoded{in.Name, in.ContentType, cfg.Width, cfg.Height}, nil
 })
 
-func multipartBody(t *testing.T, parts ...[3]string) (string, []byte) {
+func multipartBody(t testing.TB, parts ...[3]string) (string, []byte) {
 	t.Helper()
 	var b bytes.Buffer
 	mw := multipart.NewWriter(&b)

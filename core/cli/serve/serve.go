@@ -1,6 +1,7 @@
 // Package serve implements `paddle serve <kit>`: it loads a kit's predictor
 // once and answers POST /v1/<kit> over HTTP with core/serve until SIGINT or
-// SIGTERM, then finishes the requests in flight and exits 0.
+// SIGTERM, then finishes the requests in flight and exits 0 (1 when some did
+// not finish within the grace period).
 package serve
 
 import (
@@ -30,6 +31,7 @@ type Options struct {
 	Concurrency int
 	Queue       int
 	Timeout     time.Duration
+	ReadTimeout time.Duration
 	// Load builds the kit's predictor (from kit.Kit.Serve) once flags are parsed.
 	Load func(ctx context.Context) (serve.Predictor, error)
 
@@ -57,9 +59,12 @@ func newCmdServe(f *cmdutil.Factory, kits []*cmdutil.Kit, runF func(*Options) er
 			"as `paddle <kit> predict --format jsonl` gives for one input. Send the image as the\n" +
 			"raw body, as multipart/form-data (field \"image\", or the first file), or as JSON\n" +
 			"{\"image\": \"<base64>\"}. GET /healthz answers {\"status\": \"ok\", ...}.\n" +
-			"Errors are JSON {\"error\": \"...\"}: 400 bad input, 413 body over --max-body,\n" +
+			"A request's body is received whole first, holding no place, so slow uploads\n" +
+			"cannot shut others out. Errors are JSON {\"error\": \"...\"}: 400 bad input,\n" +
+			"408 body not received within --read-timeout, 413 body over --max-body,\n" +
 			"503 (with Retry-After) when --concurrency requests run and --queue more wait,\n" +
-			"504 after --timeout. SIGINT or SIGTERM stop accepting and finish what is in flight.\n\n" +
+			"504 after --timeout. SIGINT or SIGTERM stop accepting and let what is in flight\n" +
+			"finish (at most --timeout + 5s), then say how it went.\n\n" +
 			"Servable kits: " + strings.Join(names, ", "),
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) > 0 {
@@ -104,6 +109,9 @@ func newCmdServeKit(f *cmdutil.Factory, k *cmdutil.Kit, runF func(*Options) erro
 			if opts.Timeout <= 0 {
 				return cmdutil.FlagErrorf("--timeout must be positive")
 			}
+			if opts.ReadTimeout <= 0 {
+				return cmdutil.FlagErrorf("--read-timeout must be positive")
+			}
 			if err := maxPixels(); err != nil {
 				return err
 			}
@@ -118,7 +126,8 @@ func newCmdServeKit(f *cmdutil.Factory, k *cmdutil.Kit, runF func(*Options) erro
 	fl.Var((*sizeValue)(&opts.MaxBody), "max-body", "largest request body (KB, MB, GB are powers of 1024); larger ones get 413")
 	fl.IntVar(&opts.Concurrency, "concurrency", DefaultConcurrency(), "requests predicted at the same time, on one loaded model")
 	fl.IntVar(&opts.Queue, "queue", 64, "requests that may wait for a free slot; more get 503")
-	fl.DurationVar(&opts.Timeout, "timeout", serve.DefaultTimeout, "answer within this time, queueing included, or get 504")
+	fl.DurationVar(&opts.Timeout, "timeout", serve.DefaultTimeout, "answer within this time of receiving the body, queueing included, or get 504")
+	fl.DurationVar(&opts.ReadTimeout, "read-timeout", serve.DefaultReadTimeout, "receive the whole request body within this time, or get 408")
 	maxPixels = cmdutil.MaxPixelsFlag(cmd, serve.DefaultMaxPixels)
 	// The kit's own model flags go on the same command; its loader runs after parsing.
 	opts.Load = k.Serve(f, cmd)
@@ -146,18 +155,16 @@ func serveRun(ctx context.Context, opts *Options) error {
 	}
 	srv := serve.New(opts.Kit, pred, serve.Options{
 		MaxBody: opts.MaxBody, Concurrency: opts.Concurrency, Queue: opts.Queue, Timeout: opts.Timeout,
+		ReadTimeout: opts.ReadTimeout,
 	})
 	slog.Info(fmt.Sprintf("serving %s on http://%s (POST /v1/%s, GET /healthz); Ctrl-C stops", opts.Kit, ln.Addr(), opts.Kit),
 		"load_ms", time.Since(start).Milliseconds(), "concurrency", opts.Concurrency, "queue", opts.Queue,
-		"max_body", serve.FormatSize(opts.MaxBody), "timeout", opts.Timeout.String())
+		"max_body", serve.FormatSize(opts.MaxBody), "timeout", opts.Timeout.String(), "read_timeout", srv.Options().ReadTimeout.String())
 	if opts.ready != nil {
 		opts.ready(ln.Addr())
 	}
-	if err := srv.Serve(ctx, ln); err != nil {
-		return err
-	}
-	slog.Info("server stopped; in-flight requests finished")
-	return nil
+	// Serve says how the shutdown went.
+	return srv.Serve(ctx, ln)
 }
 
 // sizeValue is a byte count flag written like "20MB".

@@ -1,12 +1,17 @@
 package serve
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
+	"os"
 	"strings"
+	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -44,14 +49,15 @@ func TestNewCmdServe(t *testing.T) {
 		want    Options
 		wantErr string
 	}{
-		{"defaults", []string{"fake"}, Options{Kit: "fake", Addr: "127.0.0.1:8080", MaxBody: 20 << 20, Concurrency: DefaultConcurrency(), Queue: 64, Timeout: 30 * time.Second}, ""},
-		{"all flags", []string{"fake", "--addr", ":9000", "--max-body", "1.5MB", "--concurrency", "8", "--queue", "0", "--timeout", "2s"},
-			Options{Kit: "fake", Addr: ":9000", MaxBody: 3 << 19, Concurrency: 8, Queue: 0, Timeout: 2 * time.Second}, ""},
+		{"defaults", []string{"fake"}, Options{Kit: "fake", Addr: "127.0.0.1:8080", MaxBody: 20 << 20, Concurrency: DefaultConcurrency(), Queue: 64, Timeout: 30 * time.Second, ReadTimeout: 20 * time.Second}, ""},
+		{"all flags", []string{"fake", "--addr", ":9000", "--max-body", "1.5MB", "--concurrency", "8", "--queue", "0", "--timeout", "2s", "--read-timeout", "3s"},
+			Options{Kit: "fake", Addr: ":9000", MaxBody: 3 << 19, Concurrency: 8, Queue: 0, Timeout: 2 * time.Second, ReadTimeout: 3 * time.Second}, ""},
 		{"bad size", []string{"fake", "--max-body", "lots"}, Options{}, `size "lots"`},
 		{"bad addr", []string{"fake", "--addr", "8080"}, Options{}, `--addr "8080": want host:port`},
 		{"zero concurrency", []string{"fake", "--concurrency", "0"}, Options{}, "--concurrency must be at least 1"},
 		{"negative queue", []string{"fake", "--queue", "-1"}, Options{}, "--queue must not be negative"},
 		{"zero timeout", []string{"fake", "--timeout", "0s"}, Options{}, "--timeout must be positive"},
+		{"zero read timeout", []string{"fake", "--read-timeout", "0s"}, Options{}, "--read-timeout must be positive"},
 		{"unservable kit", []string{"clas"}, Options{}, `kit "clas" cannot be served (servable: fake)`},
 	}
 	for _, tt := range tests {
@@ -173,4 +179,78 @@ func TestServeRunErrors(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestServeSIGTERMFinishesInFlight sends the process a real SIGTERM while a
+// request is being predicted: the request is answered, serveRun returns nil
+// and the log says what happened.
+func TestServeSIGTERMFinishesInFlight(t *testing.T) {
+	var logs bytes.Buffer
+	prev := slog.Default()
+	slog.SetDefault(slog.New(slog.NewTextHandler(&syncWriter{w: &logs}, nil)))
+	defer slog.SetDefault(prev)
+
+	entered, release := make(chan struct{}), make(chan struct{})
+	slow := serve.PredictorFunc(func(_ context.Context, in serve.Input) (any, error) {
+		close(entered)
+		<-release
+		return map[string]any{"bytes": len(in.Body)}, nil
+	})
+	addrs := make(chan net.Addr, 1)
+	opts := &Options{Kit: "fake", Addr: "127.0.0.1:0", Concurrency: 1, Timeout: 5 * time.Second,
+		Load:  func(context.Context) (serve.Predictor, error) { return slow, nil },
+		ready: func(a net.Addr) { addrs <- a }}
+	done := make(chan error, 1)
+	go func() { done <- serveRun(context.Background(), opts) }()
+	addr := <-addrs
+	type reply struct {
+		code int
+		body string
+		err  error
+	}
+	replies := make(chan reply, 1)
+	go func() {
+		resp, err := http.Post("http://"+addr.String()+"/v1/fake", "image/png", strings.NewReader("12345"))
+		if err != nil {
+			replies <- reply{err: err}
+			return
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		replies <- reply{resp.StatusCode, strings.TrimSpace(string(b)), nil}
+	}()
+	<-entered
+	if err := syscall.Kill(os.Getpid(), syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-done:
+		t.Fatalf("serveRun returned %v with a request in flight", err)
+	case <-time.After(200 * time.Millisecond):
+	}
+	close(release)
+	if r := <-replies; r.err != nil || r.code != 200 || r.body != `{"bytes":5}` {
+		t.Errorf("in-flight request: %+v, want 200 {\"bytes\":5}", r)
+	}
+	if err := <-done; err != nil {
+		t.Errorf("serveRun = %v, want nil", err)
+	}
+	for _, want := range []string{"stopping (terminated signal received): no new requests; finishing 1 in flight, waiting at most 10s",
+		"stopped: the 1 requests in flight were answered"} {
+		if !strings.Contains(logs.String(), want) {
+			t.Errorf("log lacks %q:\n%s", want, logs.String())
+		}
+	}
+}
+
+// syncWriter serializes writes from the server's goroutines.
+type syncWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (s *syncWriter) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.w.Write(p)
 }
