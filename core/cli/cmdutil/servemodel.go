@@ -1,7 +1,12 @@
 package cmdutil
 
 import (
+	"path/filepath"
+
 	"github.com/spf13/cobra"
+
+	"paddle/core/config"
+	"paddle/core/workflow"
 )
 
 // ServeModel is the model a kit's `paddle serve` loads: an export
@@ -26,4 +31,27 @@ func (m *ServeModel) Check() error {
 		return FlagErrorf("give one of --model (an export) and --weights (a checkpoint)")
 	}
 	return nil
+}
+
+// Config returns the model's config: -c when given, else the config.yaml
+// saved in the checkpoint (or export) folder, with the -o overrides.
+func (m *ServeModel) Config(f *Factory) (*config.Config, error) {
+	return ModelConfig(f, m.Weights, m.Model)
+}
+
+// ModelConfig returns -c when given, else weights' (or model's) saved
+// config.yaml with the -o overrides; errors are usage errors (exit 2).
+func ModelConfig(f *Factory, weights, model string) (*config.Config, error) {
+	dir := weights
+	if dir == "" {
+		dir = model
+	}
+	if f.Settings.Config != "" {
+		return f.LoadConfig()
+	}
+	if workflow.IsPaddleWeights(dir) {
+		return nil, FlagErrorf("--weights %s: a PaddlePaddle .pdparams holds no config: give the model's -c config.yaml", dir)
+	}
+	cfg, err := config.Load(filepath.Join(dir, "config.yaml"), f.Settings.Overrides...)
+	return cfg, config.Usage(err)
 }

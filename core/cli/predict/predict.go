@@ -59,20 +59,7 @@ func NewCmdPredict(f *cmdutil.Factory, k *kit.Kit, runF func(*Options) error) *c
 
 func run(cmd *cobra.Command, opts *Options) error {
 	// the checkpoint's (or export's) own config.yaml wins unless -c is given
-	var cfg *config.Config
-	var err error
-	dir := opts.Weights
-	if dir == "" {
-		dir = opts.Model
-	}
-	if opts.Factory.Settings.Config != "" {
-		cfg, err = opts.Factory.LoadConfig()
-	} else if workflow.IsPaddleWeights(dir) {
-		return cmdutil.FlagErrorf("--weights %s: a PaddlePaddle .pdparams holds no config: give the model's -c config.yaml", dir)
-	} else {
-		cfg, err = config.Load(dir+"/config.yaml", opts.Factory.Settings.Overrides...)
-		err = config.Usage(err)
-	}
+	cfg, err := cmdutil.ModelConfig(opts.Factory, opts.Weights, opts.Model)
 	if err != nil {
 		return err
 	}
