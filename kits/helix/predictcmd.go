@@ -61,7 +61,7 @@ func predictCmdRun(ctx context.Context, opts *predictOptions) error {
 		return config.Usage(err)
 	}
 	if opts.Model != "" && opts.Factory.Settings.Config == "" {
-		return predictExport(ctx, env, smiles) // the export's inference.yaml says everything
+		return predictExport(env, smiles) // the export's inference.yaml says everything
 	}
 	var cfg *config.Config
 	if opts.Factory.Settings.Config != "" {
@@ -79,7 +79,7 @@ func predictCmdRun(ctx context.Context, opts *predictOptions) error {
 	}
 	env.Config = cfg
 	if opts.Model != "" {
-		return predictExport(ctx, env, smiles)
+		return predictExport(env, smiles)
 	}
 	return r.(*runner).predictSmiles(ctx, env, smiles)
 }
