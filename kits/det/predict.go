@@ -3,6 +3,7 @@ package det
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -14,6 +15,7 @@ import (
 	"paddle/core/data"
 	"paddle/core/runtime"
 	"paddle/core/tensor"
+	"paddle/core/vis"
 	"paddle/core/workflow"
 )
 
@@ -178,9 +180,14 @@ func predictFiles(ctx context.Context, env workflow.Env, args []string, d *Detec
 		return config.Usage(err)
 	}
 	stems := workflow.OutputStems(inputs)
+	var font *vis.Font
 	if env.Output != "" {
 		if err := os.MkdirAll(env.Output, 0o755); err != nil {
 			return err
+		}
+		var warn string
+		if font, warn = vis.LoadFont(""); warn != "" {
+			slog.Warn("draw: " + warn)
 		}
 	}
 	out := workflow.NewPrinter(env.IO.Out, env.Format, workflow.KeyImage, predictionLine)
@@ -194,7 +201,7 @@ func predictFiles(ctx context.Context, env workflow.Env, args []string, d *Detec
 			return nil, fmt.Errorf("%s: %w", in.Path, err)
 		}
 		if env.Output != "" {
-			if err := drawFile(in.Path, filepath.Join(env.Output, stems[in.Path]+".png"), res); err != nil {
+			if err := drawFile(in.Path, filepath.Join(env.Output, stems[in.Path]+".png"), res, font); err != nil {
 				return nil, err
 			}
 		}

@@ -7,6 +7,7 @@ import (
 	"image"
 	"image/color"
 	"image/png"
+	"log/slog"
 	"maps"
 	"math/rand/v2"
 	"os"
@@ -20,6 +21,7 @@ import (
 	pio "paddle/core/io"
 	"paddle/core/op"
 	"paddle/core/tensor"
+	"paddle/core/vis"
 	"paddle/core/workflow"
 )
 
@@ -127,6 +129,13 @@ func (r *runner) predictFiles(ctx context.Context, env workflow.Env, args []stri
 		outDir = filepath.Join(r.outputDir, "predict")
 	}
 	stems := workflow.OutputStems(inputs)
+	var font *vis.Font
+	if r.draw {
+		var warn string
+		if font, warn = vis.LoadFont(""); warn != "" {
+			slog.Warn("draw: " + warn)
+		}
+	}
 	out := workflow.NewPrinter(env.IO.Out, env.Format, workflow.KeyImage, predictionLine)
 	failed, err := workflow.RunOrdered(ctx, inputs, 1, func(_ context.Context, in workflow.Input) (Prediction, error) {
 		img, err := data.DecodeFile(in.Path, data.RGB)
@@ -137,7 +146,7 @@ func (r *runner) predictFiles(ctx context.Context, env workflow.Env, args []stri
 		if err != nil {
 			return Prediction{}, fmt.Errorf("%s: %w", in.Path, err)
 		}
-		return r.writePrediction(outDir, stems[in.Path], img, pred, classes, sg.labels)
+		return r.writePrediction(outDir, stems[in.Path], img, pred, classes, sg.labels, font)
 	}, workflow.PrintResults(out, func(res workflow.Result[Prediction]) Prediction {
 		p := res.Value
 		p.Image = res.Input.Path
@@ -147,8 +156,9 @@ func (r *runner) predictFiles(ctx context.Context, env workflow.Env, args []stri
 }
 
 // writePrediction writes the label map (and with --draw the overlay) of one
-// input under dir as <stem>.png (workflow.OutputStems: unique per input).
-func (r *runner) writePrediction(dir, stem string, img *data.Image, pred []uint8, classes int, labels []string) (Prediction, error) {
+// input under dir as <stem>.png (workflow.OutputStems: unique per input);
+// the overlay's legend is drawn in font.
+func (r *runner) writePrediction(dir, stem string, img *data.Image, pred []uint8, classes int, labels []string, font *vis.Font) (Prediction, error) {
 	p, lm := summarize(img, pred, classes, labels)
 	p.LabelMap = filepath.Join(dir, "pseudo_color_prediction", stem+".png")
 	if err := writeImagePNG(p.LabelMap, lm); err != nil {
@@ -156,7 +166,9 @@ func (r *runner) writePrediction(dir, stem string, img *data.Image, pred []uint8
 	}
 	if r.draw {
 		p.Overlay = filepath.Join(dir, "added_prediction", stem+".png")
-		if err := writeImagePNG(p.Overlay, overlay(img, pred, lm.Palette)); err != nil {
+		ov := overlay(img, pred, lm.Palette)
+		legend(ov, font, pred, lm.Palette, labels)
+		if err := writeImagePNG(p.Overlay, ov); err != nil {
 			return p, err
 		}
 	}
@@ -183,6 +195,37 @@ func summarize(img *data.Image, pred []uint8, classes int, labels []string) (Pre
 	}
 	pal := colorMap(max(classes, 1))
 	return p, &image.Paletted{Pix: pred, Stride: img.W, Rect: image.Rect(0, 0, img.W, img.H), Palette: pal}
+}
+
+// legend tags the overlay's top-left corner with each predicted class's
+// name on its colour, largest class first (core/vis: the TrueType rendering
+// of every kit's --draw).
+func legend(ov *image.RGBA, font *vis.Font, pred []uint8, pal color.Palette, labels []string) {
+	counts := make([]int, len(pal))
+	for _, v := range pred {
+		counts[v]++
+	}
+	var present []int
+	for k, n := range counts {
+		if n > 0 {
+			present = append(present, k)
+		}
+	}
+	slices.SortStableFunc(present, func(a, b int) int { return counts[b] - counts[a] })
+	face := font.Face(vis.LabelSize(ov.Rect.Dy()))
+	step := vis.TagHeight(face) + 2
+	y := 0
+	for _, k := range present {
+		name := fmt.Sprint(k)
+		if k < len(labels) && labels[k] != "" {
+			name = labels[k]
+		}
+		y += step
+		if y > ov.Rect.Dy() {
+			break
+		}
+		vis.Tag(ov, face, name, 2, y, pal[k])
+	}
 }
 
 // overlay is PaddleSeg's visualisation of pred on img.
