@@ -67,3 +67,44 @@ func TestCompletion(t *testing.T) {
 		}
 	}
 }
+
+// TestSharedVerbHelp reads every kit's shared verbs' help as a new user
+// would: a real description, examples with a config the kit ships, the
+// output formats and (predict) the record, and no placeholders.
+func TestSharedVerbHelp(t *testing.T) {
+	ios, _, _, _ := iostreams.Test()
+	f := &cmdutil.Factory{IOStreams: ios, Version: "test"}
+	root := newCmd(f)
+	for _, kit := range []string{"clas", "det", "seg", "nlp", "speech", "helix", "ocr"} {
+		for _, verb := range []string{"train", "eval", "predict", "export"} {
+			cmd, _, err := root.Find([]string{kit, verb})
+			if err != nil || cmd.Name() != verb {
+				continue // the kit has no such verb
+			}
+			help := cmd.Short + "\n" + cmd.Long + "\n" + cmd.Example
+			for _, bad := range []string{"<model>", "a " + kit + " model", "Train a ocr"} {
+				if strings.Contains(help, bad) {
+					t.Errorf("%s %s --help holds %q:\n%s", kit, verb, bad, help)
+				}
+			}
+			if cmd.Long == "" || cmd.Long == cmd.Short {
+				t.Errorf("%s %s --help has no description of its own", kit, verb)
+			}
+			if fs := cmdutil.Formats(cmd); len(fs) > 0 && !strings.Contains(cmd.Long, "--format") {
+				t.Errorf("%s %s --help does not list its formats %v", kit, verb, fs)
+			}
+			if verb == "predict" && !strings.Contains(cmd.Long, `{"`) {
+				t.Errorf("%s predict --help shows no record", kit)
+			}
+			// Every -c in the examples names a config the binary ships.
+			for _, line := range strings.Split(cmd.Example, "\n") {
+				fields := strings.Fields(line)
+				for i, w := range fields {
+					if w == "-c" && i+1 < len(fields) && !slices.Contains(cmdutil.ConfigNames(""), fields[i+1]) {
+						t.Errorf("%s %s example names %s, which is not shipped", kit, verb, fields[i+1])
+					}
+				}
+			}
+		}
+	}
+}

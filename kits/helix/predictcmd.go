@@ -51,6 +51,7 @@ func newCmdPredict(f *cmdutil.Factory, k *kit.Kit, runF func(*predictOptions) er
 	cmd.Flags().StringVar(&opts.Model, "model", "", "export directory (model.onnx + inference.yaml, from paddle helix export)")
 	cmd.Flags().StringArrayVar(&opts.Smiles, "smiles", nil, "a SMILES string (repeatable)")
 	cmdutil.SupportsFormats(cmd, "jsonl", "json", "text")
+	cmd.Long += "\n\n" + cmdutil.FormatsHelp(cmd)
 	return cmd
 }
 

@@ -103,6 +103,7 @@ func NewCmdPredict(f *cmdutil.Factory, runF func(*PredictOptions) error) *cobra.
 	fl.StringVar(&opts.RecDict, "rec-dict", "", "recognition dictionary, one character per line (a space class is appended)")
 	maxPixels = cmdutil.MaxPixelsFlag(cmd, data.DefaultMaxPixels)
 	cmdutil.SupportsFormats(cmd, "text", "jsonl", "json", "paddleocr")
+	cmd.Long += "\n\n" + cmdutil.FormatsHelp(cmd)
 	return cmd
 }
 

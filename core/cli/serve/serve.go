@@ -10,7 +10,6 @@ import (
 	"net"
 	"os"
 	"os/signal"
-	"regexp"
 	"runtime"
 	"slices"
 	"strings"
@@ -230,7 +229,7 @@ func serveRun(ctx context.Context, opts *Options) error {
 		if ctx.Err() != nil {
 			return nil
 		}
-		kits = append(kits, serve.Kit{Name: l.Name, Predictor: pred, Input: inputOf(l.RecordDoc),
+		kits = append(kits, serve.Kit{Name: l.Name, Predictor: pred, Input: cmdutil.InputOf(l.RecordDoc),
 			RecordDoc: l.RecordDoc, LoadTime: time.Since(t0)})
 	}
 	srv, err := serve.NewGroup(serve.Options{
@@ -271,15 +270,3 @@ func (v *sizeValue) Set(s string) error {
 }
 
 func (v *sizeValue) Type() string { return "size" }
-
-// inputKey is the first input key of a record description ({"image": ...).
-var inputKey = regexp.MustCompile(`\{"(image|audio|text|smiles)"`)
-
-// inputOf returns the modality of a kit from its record (every record
-// starts with its input's key, docs/formats.md); "" (an image) if none.
-func inputOf(record string) string {
-	if m := inputKey.FindStringSubmatch(record); m != nil {
-		return m[1]
-	}
-	return ""
-}

@@ -270,8 +270,8 @@ func TestInputOf(t *testing.T) {
 		`  {"smiles": string, "canonical": string}`:             "smiles",
 		"": "",
 	} {
-		if got := inputOf(rec); got != want {
-			t.Errorf("inputOf(%q) = %q, want %q", rec, got, want)
+		if got := cmdutil.InputOf(rec); got != want {
+			t.Errorf("InputOf(%q) = %q, want %q", rec, got, want)
 		}
 	}
 }
