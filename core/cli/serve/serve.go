@@ -100,7 +100,8 @@ func newCmdServe(f *cmdutil.Factory, kits []*cmdutil.Kit, runF func(*Options) er
 const severalKits = "One server can answer several kits: `paddle serve ocr det --det.model DIR` loads both\n" +
 	"and answers POST /v1/ocr and POST /v1/det on one port. The first kit takes its flags\n" +
 	"as usual; every other kit's flags are written with its name in front, --<kit>.<flag>\n" +
-	"(`paddle serve det --help` lists det's flags: --model becomes --det.model). The limits\n" +
+	"(`paddle serve det --help` lists det's flags: --model becomes --det.model); -c and -o\n" +
+	"apply to the first kit only (the others read the config saved with their model). The limits\n" +
 	"(--concurrency, --queue, --timeout) apply to each kit on its own."
 
 // DefaultConcurrency is the --concurrency default: the cores, at most 4
@@ -112,6 +113,7 @@ func newCmdServeKit(f *cmdutil.Factory, k *cmdutil.Kit, kits []*cmdutil.Kit, run
 	var maxPixels func() error
 	var others []string
 	more := map[string]KitLoad{}
+	var otherFactories []*cmdutil.Factory // the other kits' view of f
 	cmd := &cobra.Command{
 		Use:   k.Name + " [KIT...] [--addr HOST:PORT]",
 		Short: "Serve " + k.Name + " predictions on POST /v1/" + k.Name,
@@ -151,6 +153,12 @@ func newCmdServeKit(f *cmdutil.Factory, k *cmdutil.Kit, kits []*cmdutil.Kit, run
 			return c, cobra.ShellCompDirectiveNoFileComp
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
+			// The other kits share the process settings but not -c and -o,
+			// which describe the first kit's model.
+			for _, fo := range otherFactories {
+				*fo = *f
+				fo.Settings.Config, fo.Settings.Overrides = "", nil
+			}
 			opts.More = nil
 			for _, a := range args {
 				opts.More = append(opts.More, more[a])
@@ -193,7 +201,9 @@ func newCmdServeKit(f *cmdutil.Factory, k *cmdutil.Kit, kits []*cmdutil.Kit, run
 		}
 		others = append(others, o.Name)
 		scratch := &cobra.Command{Use: o.Name}
-		load := o.Serve(f, scratch)
+		fo := &cmdutil.Factory{}
+		otherFactories = append(otherFactories, fo)
+		load := o.Serve(fo, scratch)
 		scratch.Flags().VisitAll(func(fl *pflag.Flag) {
 			c := *fl
 			c.Name, c.Shorthand, c.Hidden = o.Name+"."+fl.Name, "", true

@@ -275,3 +275,35 @@ func TestInputOf(t *testing.T) {
 		}
 	}
 }
+
+// -c and -o describe the first kit's model: the other kits' loaders do
+// not see them, and do see the other settings.
+func TestServeSeveralKitsSettings(t *testing.T) {
+	ios, _, _, _ := iostreams.Test()
+	f := &cmdutil.Factory{IOStreams: ios}
+	var seen []cmdutil.Settings
+	spy := func(name string) *cmdutil.Kit {
+		return &cmdutil.Kit{Kit: &kit.Kit{Name: name}, Serve: func(f *cmdutil.Factory, _ *cobra.Command) func(context.Context) (serve.Predictor, error) {
+			return func(context.Context) (serve.Predictor, error) {
+				seen = append(seen, f.Settings)
+				return echo, nil
+			}
+		}}
+	}
+	var opts *Options
+	cmd := newCmdServe(f, []*cmdutil.Kit{spy("a"), spy("b")}, func(o *Options) error { opts = o; return nil })
+	cmd.SetArgs([]string{"a", "b"})
+	f.Settings = cmdutil.Settings{Config: "a.yaml", Overrides: []string{"k=v"}, Threads: 3}
+	if err := cmd.Execute(); err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range append([]KitLoad{{Load: opts.Load}}, opts.More...) {
+		if _, err := l.Load(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(seen) != 2 || seen[0].Config != "a.yaml" || len(seen[0].Overrides) != 1 ||
+		seen[1].Config != "" || seen[1].Overrides != nil || seen[1].Threads != 3 {
+		t.Errorf("settings seen by the loaders: %+v", seen)
+	}
+}
