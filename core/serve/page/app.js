@@ -113,10 +113,11 @@ async function render(rec, imageURL, text) {
       fig.append(el("img", { class: "mask", src: rec.label_map, alt: "segmentation overlay" }));
     }
     const svg = el("svg:svg", { viewBox: `0 0 ${w} ${h}`, preserveAspectRatio: "none", role: "img", "aria-label": `${boxes.length} boxes` });
+    const size = Math.max(10, Math.round(h / 24)); // captions in image pixels
     for (const b of boxes) {
       svg.append(el("svg:polygon", { class: "box", points: b.pts.map((p) => p.join(",")).join(" ") }, el("svg:title", { text: b.caption })));
       const [x, y] = b.pts[0];
-      if (b.caption) svg.append(el("svg:text", { x, y: Math.max(14, y - 3), text: b.caption }));
+      if (b.caption) svg.append(el("svg:text", { x, y: Math.max(size, y - 3), "font-size": size, text: b.caption }));
     }
     fig.append(svg);
   }
