@@ -113,6 +113,7 @@ func (o Options) withDefaults() Options {
 // Server serves one kit's Predictor. Build it with New; it is an http.Handler.
 type Server struct {
 	kit  string
+	site *site // the routes around predict, on the server Serve runs (group.go)
 	pred Predictor
 	opts Options
 	mux  *http.ServeMux
@@ -124,20 +125,20 @@ type Server struct {
 	inFlight atomic.Int64 // predict requests between arrival and answer
 }
 
-// New returns the server of kit (the route is POST /v1/<kit>) over p.
+// New returns the server of kit (the route is POST /v1/<kit>) over p, with
+// the routes every server has (group.go): /healthz, /, /openapi.json, /metrics.
 func New(kit string, p Predictor, opts Options) *Server {
-	o := opts.withDefaults()
-	s := &Server{
+	s, _ := NewGroup(opts, Kit{Name: kit, Predictor: p}) // one named kit: no error
+	return s
+}
+
+// newKit returns one kit's admission and predict handler, without routes.
+func newKit(kit string, p Predictor, o Options) *Server {
+	return &Server{
 		kit: kit, pred: p, opts: o, mux: http.NewServeMux(),
 		tickets: make(chan struct{}, o.Concurrency+o.Queue),
 		slots:   make(chan struct{}, o.Concurrency),
 	}
-	s.mux.HandleFunc("/v1/"+kit, s.handlePredict)
-	s.mux.HandleFunc("/healthz", s.handleHealth)
-	s.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		writeError(w, http.StatusNotFound, fmt.Sprintf("no route %s %s (known: POST /v1/%s, GET /healthz)", r.Method, r.URL.Path, kit))
-	})
-	return s
 }
 
 // Options returns the server's limits with the defaults filled in.

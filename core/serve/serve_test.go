@@ -215,7 +215,8 @@ func TestRoutes(t *testing.T) {
 	}{
 		{"GET", "/v1/fake", 405, "use POST /v1/fake"},
 		{"POST", "/v1/other", 404, "known: POST /v1/fake"},
-		{"GET", "/", 404, "no route GET /"},
+		{"GET", "/nowhere", 404, "no route GET /nowhere"},
+		{"POST", "/", 405, "use GET /"},
 		{"POST", "/healthz", 405, "GET /healthz"},
 	}
 	for _, tt := range tests {

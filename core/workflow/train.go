@@ -159,7 +159,7 @@ func (t *Task[B]) Train(ctx context.Context, env Env, configYAML []byte) (err er
 		}
 		last := st.Epoch == sch.Epochs || t.done(st)
 		if d.root() && t.EvalBatches != nil && (last || (!stopped && sch.EvalEvery > 0 && st.Epoch%sch.EvalEvery == 0)) {
-			rep, err := t.Eval(ctx)
+			rep, err := t.Eval(WithProgress(ctx, env.IO))
 			if err != nil {
 				return err
 			}
@@ -232,6 +232,8 @@ func (t *Task[B]) done(st State) bool {
 func (t *Task[B]) Eval(ctx context.Context) (rep metric.Report, err error) {
 	defer guard(&err)
 	t.Metric.Reset()
+	bar := progressBar(ctx, -1, "eval batches")
+	defer bar.Finish()
 	ag.NoGrad(func() {
 		for b, berr := range t.EvalBatches(ctx) {
 			if berr != nil {
@@ -241,6 +243,7 @@ func (t *Task[B]) Eval(ctx context.Context) (rep metric.Report, err error) {
 			if err = t.Evaluate(b); err != nil {
 				return
 			}
+			bar.Add(1)
 		}
 	})
 	if err != nil {

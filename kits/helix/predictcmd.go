@@ -58,6 +58,7 @@ func newCmdPredict(f *cmdutil.Factory, k *kit.Kit, runF func(*predictOptions) er
 	cmd.Flags().StringArrayVar(&opts.Smiles, "smiles", nil, "a SMILES string (repeatable)")
 	shard = cmdutil.ShardFlag(cmd)
 	cmdutil.SupportsFormats(cmd, "jsonl", "json", "text")
+	cmd.Long += "\n\n" + cmdutil.FormatsHelp(cmd)
 	return cmd
 }
 
@@ -69,7 +70,7 @@ func predictCmdRun(ctx context.Context, opts *predictOptions) error {
 	}
 	smiles = workflow.Sharded(opts.Shard, smiles)
 	if opts.Model != "" && opts.Factory.Settings.Config == "" {
-		return predictExport(ctx, env, smiles) // the export's inference.yaml says everything
+		return predictExport(env, smiles) // the export's inference.yaml says everything
 	}
 	var cfg *config.Config
 	if opts.Factory.Settings.Config != "" {
@@ -87,7 +88,7 @@ func predictCmdRun(ctx context.Context, opts *predictOptions) error {
 	}
 	env.Config = cfg
 	if opts.Model != "" {
-		return predictExport(ctx, env, smiles)
+		return predictExport(env, smiles)
 	}
 	return r.(*runner).predictSmiles(ctx, env, smiles)
 }

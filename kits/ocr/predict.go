@@ -22,6 +22,7 @@ import (
 	"paddle/core/data"
 	"paddle/core/imgproc"
 	"paddle/core/workflow"
+	"paddle/kits/ocr/synth"
 )
 
 // PredictOptions are the inputs of `paddle ocr predict`.
@@ -56,11 +57,16 @@ func NewCmdPredict(f *cmdutil.Factory, runF func(*PredictOptions) error) *cobra.
 			"The ppocrv4 models are pulled into the model store on first use (see `paddle model`)\n" +
 			"unless --offline, or taken from --det-model/--rec-model/--cls-model/--rec-dict.\n" +
 			"Results go to stdout in input order; errors of single inputs are reported and the\n" +
-			"rest go on (exit 1 at the end).\n\n" + predict.RecordHelp(PredictRecord),
+			"rest go on (exit 1 at the end).\n\n" +
+			"--format paddleocr writes PaddleOCR's detection label lines, as predict_system.py's\n" +
+			"system_results.txt and PPOCRLabel do: `path<TAB>[{\"transcription\": ..., \"points\": [[x, y], ...]}, ...]`\n" +
+			"(the path as given; failed inputs only on stderr), so predictions can be corrected and\n" +
+			"trained on (Train.dataset.label_file_list of a det config).\n\n" + predict.RecordHelp(PredictRecord),
 		Example: "  paddle ocr predict kits/ocr/testdata/images/sample_en.png\n" +
 			"  paddle ocr predict --format jsonl scans/ --cls\n" +
 			"  find . -name '*.png' | paddle ocr predict - --format jsonl --workers 4\n" +
-			"  paddle ocr predict --det=false line.png",
+			"  paddle ocr predict --det=false line.png\n" +
+			"  paddle ocr predict --format paddleocr scans/ > det_label.txt",
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Inputs = args
 			if len(args) == 0 {
@@ -78,6 +84,9 @@ func NewCmdPredict(f *cmdutil.Factory, runF func(*PredictOptions) error) *cobra.
 			var err error
 			if opts.Shard, err = shard(); err != nil {
 				return err
+			}
+			if f.Settings.Format == "paddleocr" && !opts.Det {
+				return cmdutil.FlagErrorf("--format paddleocr writes detection labels: it needs --det (the boxes)")
 			}
 			if runF != nil {
 				return runF(opts)
@@ -100,7 +109,8 @@ func NewCmdPredict(f *cmdutil.Factory, runF func(*PredictOptions) error) *cobra.
 	fl.StringVar(&opts.RecDict, "rec-dict", "", "recognition dictionary, one character per line (a space class is appended)")
 	maxPixels = cmdutil.MaxPixelsFlag(cmd, data.DefaultMaxPixels)
 	shard = cmdutil.ShardFlag(cmd)
-	cmdutil.SupportsFormats(cmd, "text", "jsonl", "json")
+	cmdutil.SupportsFormats(cmd, "text", "jsonl", "json", "paddleocr")
+	cmd.Long += "\n\n" + cmdutil.FormatsHelp(cmd)
 	return cmd
 }
 
@@ -358,6 +368,8 @@ func (w *writer) write(o Output) error {
 	case "json":
 		w.all = append(w.all, o)
 		return nil
+	case "paddleocr":
+		return writeDetLabel(w.out, o)
 	}
 	if w.many {
 		if w.n > 0 {
@@ -400,6 +412,22 @@ func (w *writer) finish() error {
 	enc.SetEscapeHTML(false)
 	enc.SetIndent("", "  ")
 	return enc.Encode(w.all)
+}
+
+// writeDetLabel writes o as one PaddleOCR detection label line:
+// `image<TAB>[{"transcription": ..., "points": [[x, y], ...]}, ...]`, the
+// JSON spaced as Python's json.dumps(ensure_ascii=False) writes it.
+func writeDetLabel(out io.Writer, o Output) error {
+	boxes := make([]synth.DetBox, len(o.Results))
+	for i, r := range o.Results {
+		boxes[i] = synth.DetBox{Transcription: r.Text, Points: r.Points}
+	}
+	js, err := synth.MarshalDetLabel(boxes)
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(out, "%s\t%s\n", o.Image, js)
+	return err
 }
 
 // PredictRecord is `ocr predict`'s record (--format jsonl|json), for --help

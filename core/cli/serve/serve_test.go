@@ -243,6 +243,107 @@ func TestServeSIGTERMFinishesInFlight(t *testing.T) {
 	}
 }
 
+// namedKit is fakeKit under another name, recording into loaded.
+func namedKit(name string, loaded *string) *cmdutil.Kit {
+	k := fakeKit(loaded)
+	k.Kit = &kit.Kit{Name: name, PredictRecord: `  {"text": string, "label": string}`}
+	return k
+}
+
+// TestServeSeveralKits serves two kits on one port: the second kit's flags
+// are --<kit>.<flag>, each kit answers its own route, and the page's
+// openapi.json and the metrics name both.
+func TestServeSeveralKits(t *testing.T) {
+	ios, _, _, _ := iostreams.Test()
+	f := &cmdutil.Factory{IOStreams: ios}
+	var loadedA, loadedB string
+	kits := []*cmdutil.Kit{fakeKit(&loadedA), namedKit("other", &loadedB), {Kit: &kit.Kit{Name: "clas"}}}
+	for _, tt := range []struct {
+		args    []string
+		wantErr string
+	}{
+		{[]string{"fake", "nope"}, `kit "nope" cannot be served (servable: other)`},
+		{[]string{"fake", "other", "other"}, `kit "other" given twice`},
+		{[]string{"fake", "--other.model", "b.onnx"}, "--other.model is a flag of kit other, which is not served (add it: paddle serve fake other)"},
+	} {
+		cmd := newCmdServe(f, kits, func(*Options) error { return nil })
+		cmd.SetArgs(tt.args)
+		cmd.SetOut(io.Discard)
+		cmd.SetErr(io.Discard)
+		if err := cmd.Execute(); err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+			t.Errorf("%v: err %v, want %q", tt.args, err, tt.wantErr)
+		}
+	}
+
+	var opts *Options
+	cmd := newCmdServe(f, kits, func(o *Options) error { opts = o; return nil })
+	cmd.SetArgs([]string{"fake", "other", "--addr", "127.0.0.1:0", "--model", "a.onnx", "--other.model", "b.onnx"})
+	if err := cmd.Execute(); err != nil {
+		t.Fatal(err)
+	}
+	if len(opts.More) != 1 || opts.More[0].Name != "other" {
+		t.Fatalf("More = %+v", opts.More)
+	}
+	addrs := make(chan net.Addr, 1)
+	opts.ready = func(a net.Addr) { addrs <- a }
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- serveRun(ctx, opts) }()
+	var addr net.Addr
+	select {
+	case addr = <-addrs:
+	case err := <-done:
+		t.Fatalf("serveRun returned early: %v", err)
+	}
+	if loadedA != "a.onnx" || loadedB != "b.onnx" {
+		t.Errorf("loaded %q and %q, want a.onnx and b.onnx", loadedA, loadedB)
+	}
+	get := func(method, path string) (int, string) {
+		t.Helper()
+		req, _ := http.NewRequest(method, "http://"+addr.String()+path, strings.NewReader("123"))
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	for _, p := range []string{"/v1/fake", "/v1/other"} {
+		if code, body := get("POST", p); code != 200 || !strings.Contains(body, `"bytes":3`) {
+			t.Errorf("POST %s: %d %s", p, code, body)
+		}
+	}
+	if code, body := get("GET", "/openapi.json"); code != 200 || !strings.Contains(body, `"/v1/other"`) || !strings.Contains(body, `"input": "text"`) {
+		t.Errorf("openapi.json: %d %s", code, body)
+	}
+	if code, body := get("GET", "/metrics"); code != 200 || !strings.Contains(body, `paddle_serve_model_load_seconds{kit="other"}`) ||
+		!strings.Contains(body, `paddle_serve_requests_total{kit="fake",code="200"} 1`) {
+		t.Errorf("metrics: %d %s", code, body)
+	}
+	if code, body := get("GET", "/"); code != 200 || !strings.Contains(body, "<title>paddle serve</title>") {
+		t.Errorf("page: %d %s", code, body)
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Errorf("serveRun after shutdown = %v", err)
+	}
+}
+
+func TestInputOf(t *testing.T) {
+	for rec, want := range map[string]string{
+		`  {"image": string, "results": []}`:                    "image",
+		"  classifier:   {\"text\": string, \"label\": string}": "text",
+		`  keyword spotter:  {"audio": string}`:                 "audio",
+		`  {"smiles": string, "canonical": string}`:             "smiles",
+		"": "",
+	} {
+		if got := cmdutil.InputOf(rec); got != want {
+			t.Errorf("InputOf(%q) = %q, want %q", rec, got, want)
+		}
+	}
+}
+
 // syncWriter serializes writes from the server's goroutines.
 type syncWriter struct {
 	mu sync.Mutex
@@ -253,4 +354,36 @@ func (s *syncWriter) Write(p []byte) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.w.Write(p)
+}
+
+// -c and -o describe the first kit's model: the other kits' loaders do
+// not see them, and do see the other settings.
+func TestServeSeveralKitsSettings(t *testing.T) {
+	ios, _, _, _ := iostreams.Test()
+	f := &cmdutil.Factory{IOStreams: ios}
+	var seen []cmdutil.Settings
+	spy := func(name string) *cmdutil.Kit {
+		return &cmdutil.Kit{Kit: &kit.Kit{Name: name}, Serve: func(f *cmdutil.Factory, _ *cobra.Command) func(context.Context) (serve.Predictor, error) {
+			return func(context.Context) (serve.Predictor, error) {
+				seen = append(seen, f.Settings)
+				return echo, nil
+			}
+		}}
+	}
+	var opts *Options
+	cmd := newCmdServe(f, []*cmdutil.Kit{spy("a"), spy("b")}, func(o *Options) error { opts = o; return nil })
+	cmd.SetArgs([]string{"a", "b"})
+	f.Settings = cmdutil.Settings{Config: "a.yaml", Overrides: []string{"k=v"}, Threads: 3}
+	if err := cmd.Execute(); err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range append([]KitLoad{{Load: opts.Load}}, opts.More...) {
+		if _, err := l.Load(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(seen) != 2 || seen[0].Config != "a.yaml" || len(seen[0].Overrides) != 1 ||
+		seen[1].Config != "" || seen[1].Overrides != nil || seen[1].Threads != 3 {
+		t.Errorf("settings seen by the loaders: %+v", seen)
+	}
 }
