@@ -6,6 +6,7 @@ import (
 	"iter"
 	"log/slog"
 	"math/rand/v2"
+	"strings"
 
 	"paddle/core/ag"
 	"paddle/core/config"
@@ -242,44 +243,71 @@ func (r *runner) task(model Model, withTrain bool) (*workflow.Task[Batch], *segM
 // over iters.
 func (r *runner) optimConfig() (optim.Config, error) {
 	c := optim.Config{Momentum: r.opt.Momentum, Beta1: r.opt.Beta1, Beta2: r.opt.Beta2}
-	switch r.opt.Type {
-	case "SGD", "sgd", "Momentum", "":
-		c.Name = "Momentum"
-		if r.opt.WeightDecay > 0 {
-			c.Regularizer = &optim.Regularizer{Name: "L2", Coeff: r.opt.WeightDecay}
-		}
-	case "Adam":
-		c.Name = "Adam"
-		if r.opt.WeightDecay > 0 {
-			c.Regularizer = &optim.Regularizer{Name: "L2", Coeff: r.opt.WeightDecay}
-		}
-	case "AdamW":
-		c.Name, c.WeightDecay = "AdamW", r.opt.WeightDecay
-	default:
-		return c, fmt.Errorf("%s: optimizer.type %q is not supported (known: SGD, Momentum, Adam, AdamW)", r.cfg.File, r.opt.Type)
+	o, ok := lookupType(optimizers, r.opt.Type, map[string]string{"": "SGD", "sgd": "SGD"})
+	if !ok {
+		return c, fmt.Errorf("%s: optimizer.type %q is not supported (known: %s)", r.cfg.File, r.opt.Type, knownTypes(optimizers))
+	}
+	c.Name = o.name
+	switch {
+	case o.decoupled:
+		c.WeightDecay = r.opt.WeightDecay
+	case r.opt.WeightDecay > 0:
+		c.Regularizer = &optim.Regularizer{Name: "L2", Coeff: r.opt.WeightDecay}
 	}
 	l := optim.LRConfig{LearningRate: r.lr.LearningRate, EndLR: r.lr.EndLR, Power: r.lr.Power, EtaMin: r.lr.EtaMin, WarmupStartLR: r.lr.WarmupStartLR}
 	if l.LearningRate == 0 {
 		l.LearningRate = 0.01
 	}
-	switch r.lr.Type {
-	case "PolynomialDecay", "":
-		l.Name = "Polynomial"
-		if l.Power == 0 {
-			l.Power = 0.9
-		}
-	case "CosineAnnealingDecay":
-		l.Name = "Cosine"
-	case "Constant", "ConstantLR":
-		l.Name = "Const"
-	default:
-		return c, fmt.Errorf("%s: lr_scheduler.type %q is not supported (known: PolynomialDecay, CosineAnnealingDecay, Constant)", r.cfg.File, r.lr.Type)
+	s, ok := lookupType(schedulers, r.lr.Type, map[string]string{"": "PolynomialDecay", "ConstantLR": "Constant"})
+	if !ok {
+		return c, fmt.Errorf("%s: lr_scheduler.type %q is not supported (known: %s)", r.cfg.File, r.lr.Type, knownTypes(schedulers))
+	}
+	l.Name = s.name
+	if l.Power == 0 {
+		l.Power = s.power
 	}
 	if r.lr.WarmupIters > 0 {
 		l.WarmupEpoch = float64(r.lr.WarmupIters) / float64(r.iters)
 	}
 	c.LR = l
 	return c, nil
+}
+
+// segType is one PaddleSeg optimizer or lr_scheduler type and the optim
+// name it maps onto.
+type segType struct {
+	typ, name string
+	decoupled bool    // an optimizer whose weight_decay is decoupled (AdamW), not an L2 regularizer
+	power     float64 // a scheduler's default power (PolynomialDecay: 0.9)
+}
+
+// optimizers are the optimizer.type values: SGD is momentum SGD with L2
+// weight decay (Paddle's coupled regularizer), AdamW's weight_decay is decoupled.
+var optimizers = []segType{{typ: "SGD", name: "Momentum"}, {typ: "Momentum", name: "Momentum"}, {typ: "Adam", name: "Adam"}, {typ: "AdamW", name: "AdamW", decoupled: true}}
+
+// schedulers are the lr_scheduler.type values; PolynomialDecay decays over iters.
+var schedulers = []segType{{typ: "PolynomialDecay", name: "Polynomial", power: 0.9}, {typ: "CosineAnnealingDecay", name: "Cosine"}, {typ: "Constant", name: "Const"}}
+
+// lookupType finds typ (or what aliases map it to) among ts.
+func lookupType(ts []segType, typ string, aliases map[string]string) (segType, bool) {
+	if a, ok := aliases[typ]; ok {
+		typ = a
+	}
+	for _, t := range ts {
+		if t.typ == typ {
+			return t, true
+		}
+	}
+	return segType{}, false
+}
+
+// knownTypes lists ts's types for messages.
+func knownTypes(ts []segType) string {
+	names := make([]string, len(ts))
+	for i, t := range ts {
+		names[i] = t.typ
+	}
+	return strings.Join(names, ", ")
 }
 
 // Train trains the model the config describes.
