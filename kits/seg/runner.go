@@ -6,7 +6,6 @@ import (
 	"iter"
 	"log/slog"
 	"math/rand/v2"
-	"strings"
 
 	"paddle/core/ag"
 	"paddle/core/config"
@@ -245,7 +244,7 @@ func (r *runner) optimConfig() (optim.Config, error) {
 	c := optim.Config{Momentum: r.opt.Momentum, Beta1: r.opt.Beta1, Beta2: r.opt.Beta2}
 	o, ok := lookupType(optimizers, r.opt.Type, map[string]string{"": "SGD", "sgd": "SGD"})
 	if !ok {
-		return c, fmt.Errorf("%s: optimizer.type %q is not supported (known: %s)", r.cfg.File, r.opt.Type, knownTypes(optimizers))
+		return c, fmt.Errorf("%s: optimizer.type %q is not supported (known: %s)", r.cfg.File, r.opt.Type, optimizers.Known())
 	}
 	c.Name = o.name
 	switch {
@@ -260,7 +259,7 @@ func (r *runner) optimConfig() (optim.Config, error) {
 	}
 	s, ok := lookupType(schedulers, r.lr.Type, map[string]string{"": "PolynomialDecay", "ConstantLR": "Constant"})
 	if !ok {
-		return c, fmt.Errorf("%s: lr_scheduler.type %q is not supported (known: %s)", r.cfg.File, r.lr.Type, knownTypes(schedulers))
+		return c, fmt.Errorf("%s: lr_scheduler.type %q is not supported (known: %s)", r.cfg.File, r.lr.Type, schedulers.Known())
 	}
 	l.Name = s.name
 	if l.Power == 0 {
@@ -273,41 +272,35 @@ func (r *runner) optimConfig() (optim.Config, error) {
 	return c, nil
 }
 
-// segType is one PaddleSeg optimizer or lr_scheduler type and the optim
-// name it maps onto.
+// segType is what one PaddleSeg optimizer or lr_scheduler type maps onto.
 type segType struct {
-	typ, name string
+	name      string  // optim's name
 	decoupled bool    // an optimizer whose weight_decay is decoupled (AdamW), not an L2 regularizer
 	power     float64 // a scheduler's default power (PolynomialDecay: 0.9)
 }
 
-// optimizers are the optimizer.type values: SGD is momentum SGD with L2
-// weight decay (Paddle's coupled regularizer), AdamW's weight_decay is decoupled.
-var optimizers = []segType{{typ: "SGD", name: "Momentum"}, {typ: "Momentum", name: "Momentum"}, {typ: "Adam", name: "Adam"}, {typ: "AdamW", name: "AdamW", decoupled: true}}
+// optimizers are the optimizer.type values ("" and sgd are SGD): SGD is
+// momentum SGD with L2 weight decay (Paddle's coupled regularizer), AdamW's
+// weight_decay is decoupled.
+var optimizers = new(config.Choices[segType]).
+	Add("SGD", segType{name: "Momentum"}).
+	Add("Momentum", segType{name: "Momentum"}).
+	Add("Adam", segType{name: "Adam"}).
+	Add("AdamW", segType{name: "AdamW", decoupled: true})
 
-// schedulers are the lr_scheduler.type values; PolynomialDecay decays over iters.
-var schedulers = []segType{{typ: "PolynomialDecay", name: "Polynomial", power: 0.9}, {typ: "CosineAnnealingDecay", name: "Cosine"}, {typ: "Constant", name: "Const"}}
+// schedulers are the lr_scheduler.type values ("" is PolynomialDecay,
+// ConstantLR Constant); PolynomialDecay decays over iters.
+var schedulers = new(config.Choices[segType]).
+	Add("PolynomialDecay", segType{name: "Polynomial", power: 0.9}).
+	Add("CosineAnnealingDecay", segType{name: "Cosine"}).
+	Add("Constant", segType{name: "Const"})
 
-// lookupType finds typ (or what aliases map it to) among ts.
-func lookupType(ts []segType, typ string, aliases map[string]string) (segType, bool) {
+// lookupType finds typ, or what aliases map it to, among ts.
+func lookupType(ts *config.Choices[segType], typ string, aliases map[string]string) (segType, bool) {
 	if a, ok := aliases[typ]; ok {
 		typ = a
 	}
-	for _, t := range ts {
-		if t.typ == typ {
-			return t, true
-		}
-	}
-	return segType{}, false
-}
-
-// knownTypes lists ts's types for messages.
-func knownTypes(ts []segType) string {
-	names := make([]string, len(ts))
-	for i, t := range ts {
-		names[i] = t.typ
-	}
-	return strings.Join(names, ", ")
+	return ts.Get(typ)
 }
 
 // Train trains the model the config describes.
