@@ -125,6 +125,38 @@ func (r *runner) newModel() (*PicoDet, error) {
 	return NewPicoDet(r.backbone, r.neck, r.head, r.numClasses, rand.New(rand.NewPCG(r.seed, 1)))
 }
 
+// lrEnv is what a LearningRate scheduler entry is applied with.
+type lrEnv struct {
+	baseLR        float64
+	stepsPerEpoch int
+	epochs        *int // the schedule's length in epochs (CosineDecay's max_epochs sets it)
+}
+
+// lrScheduler sets optim's LR config for one LearningRate.schedulers entry.
+type lrScheduler func(l *optim.LRConfig, s SchedulerOpts, e lrEnv)
+
+// schedulers are the LearningRate.schedulers kinds.
+var schedulers = new(config.Choices[lrScheduler]).
+	Add("CosineDecay", func(l *optim.LRConfig, s SchedulerOpts, e lrEnv) {
+		l.Name = "Cosine"
+		l.EtaMin = e.baseLR * s.MinLRRatio
+		if s.MaxEpochs > 0 {
+			*e.epochs = s.MaxEpochs
+		}
+	}).
+	Add("PiecewiseDecay", func(l *optim.LRConfig, s SchedulerOpts, _ lrEnv) {
+		l.Name = "MultiStepDecay"
+		l.Milestones = s.Milestones
+		l.Gamma = s.Gamma
+	}).
+	Add("LinearWarmup", func(l *optim.LRConfig, s SchedulerOpts, e lrEnv) {
+		l.WarmupStartLR = e.baseLR * s.StartFactor
+		l.WarmupEpoch = s.Epochs
+		if s.Steps > 0 {
+			l.WarmupEpoch = float64(s.Steps) / float64(max(e.stepsPerEpoch, 1))
+		}
+	})
+
 // optimConfig maps LearningRate and OptimizerBuilder onto core/optim's
 // config: CosineDecay with LinearWarmup, or PiecewiseDecay.
 func (r *runner) optimConfig(stepsPerEpoch int) (optim.Config, int, error) {
@@ -139,26 +171,11 @@ func (r *runner) optimConfig(stepsPerEpoch int) (optim.Config, int, error) {
 	c.LR = optim.LRConfig{Name: "Constant", LearningRate: r.lr.BaseLR}
 	epochs := r.epochs
 	for _, s := range r.lr.Schedulers {
-		switch s.Name {
-		case "CosineDecay":
-			c.LR.Name = "Cosine"
-			c.LR.EtaMin = r.lr.BaseLR * s.MinLRRatio
-			if s.MaxEpochs > 0 {
-				epochs = s.MaxEpochs
-			}
-		case "PiecewiseDecay":
-			c.LR.Name = "MultiStepDecay"
-			c.LR.Milestones = s.Milestones
-			c.LR.Gamma = s.Gamma
-		case "LinearWarmup":
-			c.LR.WarmupStartLR = r.lr.BaseLR * s.StartFactor
-			c.LR.WarmupEpoch = s.Epochs
-			if s.Steps > 0 {
-				c.LR.WarmupEpoch = float64(s.Steps) / float64(max(stepsPerEpoch, 1))
-			}
-		default:
-			return c, 0, fmt.Errorf("LearningRate.schedulers: %q is not supported (known: CosineDecay, PiecewiseDecay, LinearWarmup)", s.Name)
+		apply, ok := schedulers.Get(s.Name)
+		if !ok {
+			return c, 0, fmt.Errorf("LearningRate.schedulers: %q is not supported (known: %s)", s.Name, schedulers.Known())
 		}
+		apply(&c.LR, s, lrEnv{baseLR: r.lr.BaseLR, stepsPerEpoch: stepsPerEpoch, epochs: &epochs})
 	}
 	return c, epochs, nil
 }
