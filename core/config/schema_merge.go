@@ -1,35 +1,35 @@
-package dettrain
+package config
 
 import (
 	"maps"
 	"reflect"
 	"slices"
 	"strings"
-
-	"paddle/core/config"
 )
 
-// MergeSchema returns one schema accepting what a or b accepts, for a kit
-// whose configs are checked by a (e.g. recognition) or b (detection)
-// depending on Architecture.model_type, so `-o` overrides of keys a file
-// lacks are known to the kit either way. Sections of different struct types
-// are merged field by field (by yaml key; a's field wins a clash); component
-// slots list the names of both (a's options win for a name in both). Build
-// still validates each config strictly with its own schema.
-func MergeSchema(a, b *config.Schema) *config.Schema {
-	out := &config.Schema{Sections: map[string]any{}, Components: map[string]map[string]any{}, Selector: a.Selector}
-	for k, v := range a.Sections {
-		out.Sections[k] = v
-	}
-	for k, v := range b.Sections {
-		if av, ok := out.Sections[k]; ok {
-			out.Sections[k] = mergeTypes(av, v)
-		} else {
-			out.Sections[k] = v
+// MergeSchemas returns one schema accepting what any of ss accepts, for a kit
+// with several tasks whose configs are each checked by one of them (ocr's
+// detection and recognition, speech's spotter, recogniser and classifier), so
+// `-o` overrides of keys a file lacks and `paddle config show` know every
+// task's keys. Sections of different struct types are merged field by field
+// (by yaml key; the earlier schema's field wins a clash); component slots list
+// the names of all (the earlier schema's options win for a name in several).
+// The selector is the first schema's. A task's Build still validates its
+// configs strictly with its own schema.
+func MergeSchemas(ss ...*Schema) *Schema {
+	out := &Schema{Sections: map[string]any{}, Components: map[string]map[string]any{}}
+	for i, s := range ss {
+		if i == 0 {
+			out.Selector = s.Selector
 		}
-	}
-	for _, src := range []*config.Schema{a, b} {
-		for pat, names := range src.Components {
+		for k, v := range s.Sections {
+			if av, ok := out.Sections[k]; ok {
+				out.Sections[k] = mergeTypes(av, v)
+			} else {
+				out.Sections[k] = v
+			}
+		}
+		for pat, names := range s.Components {
 			m := out.Components[pat]
 			if m == nil {
 				m = map[string]any{}
@@ -39,6 +39,14 @@ func MergeSchema(a, b *config.Schema) *config.Schema {
 				if _, ok := m[n]; !ok {
 					m[n] = names[n]
 				}
+			}
+		}
+		for pat, kind := range s.Kinds {
+			if out.Kinds == nil {
+				out.Kinds = map[string]string{}
+			}
+			if _, ok := out.Kinds[pat]; !ok {
+				out.Kinds[pat] = kind
 			}
 		}
 	}
