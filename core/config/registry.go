@@ -155,3 +155,13 @@ func (c *Choices[V]) Names() []string { return slices.Clone(c.names) }
 // Known returns the names in registration order, comma-separated: the list
 // an "(known: …)" message prints.
 func (c *Choices[V]) Known() string { return strings.Join(c.names, ", ") }
+
+// NameSet returns Choices of names that carry no value: the accepted
+// values of an option whose meaning is coded where it is read.
+func NameSet(names ...string) *Choices[struct{}] {
+	c := &Choices[struct{}]{}
+	for _, n := range names {
+		c.Add(n, struct{}{})
+	}
+	return c
+}

@@ -97,6 +97,11 @@ func TestChoices(t *testing.T) {
 	if got := c.Known(); got != "Cosine, Step" {
 		t.Errorf("Known = %q", got)
 	}
+	if s := config.NameSet("quad", "poly"); s.Known() != "quad, poly" {
+		t.Errorf("NameSet Known = %q", s.Known())
+	} else if _, ok := s.Get("poly"); !ok {
+		t.Error("NameSet lacks poly")
+	}
 	defer func() {
 		if recover() == nil {
 			t.Error("a second Add of Step did not panic")

@@ -33,7 +33,7 @@ type weightEMA struct {
 }
 
 // emaKinds are the ema_decay_type values.
-var emaKinds = new(config.Choices[struct{}]).Add("threshold", struct{}{}).Add("exponential", struct{}{})
+var emaKinds = config.NameSet("threshold", "exponential")
 
 func newWeightEMA(params []nn.Param, decay float64, kind string) (*weightEMA, error) {
 	if decay <= 0 || decay >= 1 {

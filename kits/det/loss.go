@@ -18,9 +18,9 @@ type lossConfig struct {
 
 // The loss kinds PicoHeadV2's loss_class, loss_dfl and loss_bbox accept.
 var (
-	lossClasses = new(config.Choices[struct{}]).Add("VarifocalLoss", struct{}{})
-	lossDFLs    = new(config.Choices[struct{}]).Add("DistributionFocalLoss", struct{}{})
-	lossBBoxes  = new(config.Choices[struct{}]).Add("GIoULoss", struct{}{})
+	lossClasses = config.NameSet("VarifocalLoss")
+	lossDFLs    = config.NameSet("DistributionFocalLoss")
+	lossBBoxes  = config.NameSet("GIoULoss")
 )
 
 // assigners are the assigner kinds, each with its defaults.

@@ -19,7 +19,7 @@ type Det struct {
 }
 
 // nmsKinds are the nms.name values.
-var nmsKinds = new(config.Choices[struct{}]).Add("MultiClassNMS", struct{}{}).Add("MatrixNMS", struct{}{})
+var nmsKinds = config.NameSet("MultiClassNMS", "MatrixNMS")
 
 // withNMSDefaults fills PicoDet's post-processing defaults.
 func withNMSDefaults(o NMSOpts) (NMSOpts, error) {
