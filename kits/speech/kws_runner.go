@@ -186,17 +186,21 @@ func (r *kwsRunner) newModel() (nn.Layer, error) {
 
 func (r *kwsRunner) featurizer() featurizer { return newFeaturizer(r.global, r.feat) }
 
+// kwsDatasets are the data sets a spotter's DataLoader can name.
+var kwsDatasets = config.NewRegistry[struct{}, KWSListOpts]("dataset")
+
+func init() {
+	config.Add(kwsDatasets, "KWSList", KWSListOpts{}, func(_ config.Component, o KWSListOpts, _ struct{}) (KWSListOpts, error) { return o, nil })
+}
+
 // loaderFor builds the loader of one split.
 func (r *kwsRunner) loaderFor(s *KWSSplit, train bool) (*data.Loader[KWSSample, KWSBatch], error) {
 	name := map[bool]string{true: "Train", false: "Eval"}[train]
 	if s == nil {
 		return nil, fmt.Errorf("%s: DataLoader.%s is missing", r.cfg.File, name)
 	}
-	if s.Dataset.Name != "KWSList" {
-		return nil, s.Dataset.Errorf("unknown dataset %q (known: KWSList)", s.Dataset.Name)
-	}
-	var o KWSListOpts
-	if err := s.Dataset.Decode(&o); err != nil {
+	o, err := kwsDatasets.Build(s.Dataset, struct{}{})
+	if err != nil {
 		return nil, err
 	}
 	items, err := readKWSList(o.ListFile, o.DataDir, r.classes)
