@@ -13,7 +13,8 @@ import (
 // `-o` overrides of keys a file lacks and `paddle config show` know every
 // task's keys. Sections of different struct types are merged field by field
 // (by yaml key; the earlier schema's field wins a clash); component slots list
-// the names of all (the earlier schema's options win for a name in several).
+// the names of all (the earlier schema's options win for a name in several)
+// and the kinds of all ("tagger / model").
 // The selector is the first schema's. A task's Build still validates its
 // configs strictly with its own schema.
 func MergeSchemas(ss ...*Schema) *Schema {
@@ -45,8 +46,11 @@ func MergeSchemas(ss ...*Schema) *Schema {
 			if out.Kinds == nil {
 				out.Kinds = map[string]string{}
 			}
-			if _, ok := out.Kinds[pat]; !ok {
+			switch k, ok := out.Kinds[pat]; {
+			case !ok:
 				out.Kinds[pat] = kind
+			case !slices.Contains(strings.Split(k, " / "), kind):
+				out.Kinds[pat] = k + " / " + kind // the slot takes each task's kind: "tagger / model"
 			}
 		}
 	}

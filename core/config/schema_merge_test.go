@@ -23,7 +23,7 @@ func TestMergeSchemas(t *testing.T) {
 	a := &config.Schema{Sections: map[string]any{"Global": (*mergeA)(nil), "Arch": (*config.Component)(nil)},
 		Components: map[string]map[string]any{"Arch": {"CRNN": (*mergeA)(nil)}}, Kinds: map[string]string{"Arch": "model"}}
 	b := &config.Schema{Sections: map[string]any{"Global": (*mergeB)(nil), "Arch": (*config.Component)(nil), "Post": (*mergeB)(nil)},
-		Components: map[string]map[string]any{"Arch": {"DB": (*mergeB)(nil)}}}
+		Components: map[string]map[string]any{"Arch": {"DB": (*mergeB)(nil)}}, Kinds: map[string]string{"Arch": "detector"}}
 	m := config.MergeSchemas(a, b)
 	for _, tt := range []struct{ yaml, wantErr string }{
 		{"Global: {epochs: 2, dict: d.txt, thresh: 0.3}\n", ""},
@@ -41,7 +41,7 @@ func TestMergeSchemas(t *testing.T) {
 			t.Errorf("%q: err = %v, want %q", tt.yaml, err, tt.wantErr)
 		}
 	}
-	if k := m.ComponentSlots()["Arch"]; k.Kind != "model" || len(k.Names) != 2 {
+	if k := m.ComponentSlots()["Arch"]; k.Kind != "model / detector" || len(k.Names) != 2 {
 		t.Errorf("merged Arch slot = %+v", k)
 	}
 }
