@@ -59,8 +59,6 @@ type (
 	}
 )
 
-func transformOptions() map[string]any { return transforms.Options() }
-
 type tf = data.TransformFunc[Sample]
 
 // buildTransforms turns a transforms list into one transform. withLabels

@@ -60,8 +60,6 @@ type KeepKeysOpts struct {
 	KeepKeys []string `yaml:"keep_keys"`
 }
 
-func transformOptions() map[string]any { return transforms.Options() }
-
 type tf = data.TransformFunc[Sample]
 
 // buildTransforms turns a transforms list into one transform; dict and
