@@ -6,7 +6,6 @@ import (
 	"iter"
 	"log/slog"
 	"math/rand/v2"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -16,7 +15,6 @@ import (
 	pio "paddle/core/io"
 	"paddle/core/metric"
 	"paddle/core/metric/coco"
-	"paddle/core/nn"
 	"paddle/core/optim"
 	"paddle/core/workflow"
 )
@@ -358,32 +356,24 @@ func (r *runner) Train(ctx context.Context, env workflow.Env) error {
 	if err != nil {
 		return err
 	}
-	if env.Resume == "" { // a resumed run has its own weights
-		if err := r.loadPretrained(model); err != nil {
-			return err
-		}
-	}
-	t, err := r.task(model, true) // after loading: the EMA starts from the loaded weights
-	if err != nil {
-		return err
-	}
-	if env.Output == "" {
-		env.Output = r.saveDir
-	}
-	y, err := r.cfg.YAML()
-	if err != nil {
-		return err
-	}
-	if names := r.labelNames(""); names != nil {
-		if err := os.MkdirAll(env.Output, 0o755); err != nil {
-			return err
-		}
-		if err := pio.WriteFileAtomic(filepath.Join(env.Output, labelListFile), []byte(strings.Join(names, "\n")+"\n"), 0o644); err != nil {
-			return err
-		}
-	}
-	slog.Info("train", "arch", "PicoDet", "params", nn.NumParams(model), "steps/epoch", t.StepsPerEpoch, "output", env.Output)
-	return t.Train(ctx, env, y)
+	names := r.labelNames("")
+	return workflow.Start[*PicoDet, Batch]{
+		Config: r.cfg, Output: r.saveDir, Attrs: []any{"arch", "PicoDet"},
+		Pretrained: func(m *PicoDet, env workflow.Env) error {
+			if env.Resume != "" { // a resumed run has its own weights
+				return nil
+			}
+			return r.loadPretrained(m)
+		},
+		// after loading: the EMA starts from the loaded weights
+		Task: func(m *PicoDet) (*workflow.Task[Batch], error) { return r.task(m, true) },
+		Prepare: func(env workflow.Env) error {
+			if names == nil {
+				return nil
+			}
+			return pio.WriteFileAtomic(filepath.Join(env.Output, labelListFile), []byte(strings.Join(names, "\n")+"\n"), 0o644)
+		},
+	}.Run(ctx, env, model)
 }
 
 // loadPretrained starts model from pretrain_weights, when the config sets

@@ -12,7 +12,6 @@ import (
 	"paddle/core/data"
 	"paddle/core/metric"
 	"paddle/core/metric/seg"
-	"paddle/core/nn"
 	"paddle/core/optim"
 	"paddle/core/tensor"
 	"paddle/core/workflow"
@@ -309,26 +308,22 @@ func (r *runner) Train(ctx context.Context, env workflow.Env) error {
 	if err != nil {
 		return err
 	}
-	if env.Resume == "" {
-		if err := r.loadPretrained(model); err != nil {
-			return err
-		}
-	} else if bb, whole, err := r.pretrainedSources(); err == nil && bb+whole != "" {
-		slog.Info("resuming: model.pretrained / model.backbone.pretrained are not loaded", "resume", env.Resume)
-	}
-	t, _, err := r.task(model, true)
-	if err != nil {
-		return err
-	}
-	if env.Output == "" {
-		env.Output = r.outputDir
-	}
-	y, err := r.cfg.YAML()
-	if err != nil {
-		return err
-	}
-	slog.Info("train", "model", r.model.Name, "params", nn.NumParams(model), "iters", r.iters, "steps/epoch", t.StepsPerEpoch, "output", env.Output)
-	return t.Train(ctx, env, y)
+	return workflow.Start[Model, Batch]{
+		Config: r.cfg, Output: r.outputDir, Attrs: []any{"model", r.model.Name}, Sizes: []any{"iters", r.iters},
+		Pretrained: func(m Model, env workflow.Env) error {
+			if env.Resume == "" {
+				return r.loadPretrained(m)
+			}
+			if bb, whole, err := r.pretrainedSources(); err == nil && bb+whole != "" {
+				slog.Info("resuming: model.pretrained / model.backbone.pretrained are not loaded", "resume", env.Resume)
+			}
+			return nil
+		},
+		Task: func(m Model) (*workflow.Task[Batch], error) {
+			t, _, err := r.task(m, true)
+			return t, err
+		},
+	}.Run(ctx, env, model)
 }
 
 // evalResult evaluates checkpoint dir on the val split and returns

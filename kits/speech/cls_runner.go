@@ -3,7 +3,6 @@ package speech
 import (
 	"context"
 	"fmt"
-	"log/slog"
 	"math"
 	"math/rand/v2"
 
@@ -163,19 +162,9 @@ func (r *clsRunner) Train(ctx context.Context, env workflow.Env) error {
 	if err != nil {
 		return err
 	}
-	t, err := r.task(model, true)
-	if err != nil {
-		return err
-	}
-	if env.Output == "" {
-		env.Output = r.global.OutputDir
-	}
-	y, err := r.cfg.YAML()
-	if err != nil {
-		return err
-	}
-	slog.Info("train", "arch", r.arch.Name, "params", nn.NumParams(model), "classes", len(r.classes), "steps/epoch", t.StepsPerEpoch, "output", env.Output)
-	return t.Train(ctx, env, y)
+	return workflow.Start[nn.Layer, ClsBatch]{Config: r.cfg, Output: r.global.OutputDir,
+		Attrs: []any{"arch", r.arch.Name}, Sizes: []any{"classes", len(r.classes)},
+		Task: func(m nn.Layer) (*workflow.Task[ClsBatch], error) { return r.task(m, true) }}.Run(ctx, env, model)
 }
 
 // Eval evaluates the checkpoint env.Weights on the eval list.
