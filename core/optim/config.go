@@ -14,8 +14,8 @@ import (
 // Polynomial, OneCycle. The keys follow PaddleOCR and PaddleClas.
 type LRConfig struct {
 	Name          string    `yaml:"name"`
-	LearningRate  float64   `yaml:"learning_rate"`
-	WarmupEpoch   float64   `yaml:"warmup_epoch"`
+	LearningRate  float64   `yaml:"learning_rate" check:"min=0"`
+	WarmupEpoch   float64   `yaml:"warmup_epoch" check:"min=0"`
 	WarmupStartLR float64   `yaml:"warmup_start_lr"`
 	EtaMin        float64   `yaml:"eta_min"`
 	StepSize      int       `yaml:"step_size"`    // Step: epochs between decays

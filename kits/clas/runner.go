@@ -246,7 +246,7 @@ func (r *runner) predictOps() []config.Component {
 // probabilities) on each input file and writes the top k in env.Format.
 func predictFiles(ctx context.Context, env workflow.Env, args []string, tr data.Transform[Sample], k int, labels []string,
 	classify func(x *tensor.Tensor) ([]float32, error)) error {
-	inputs, err := workflow.ExpandInputs(args, env.IO.In, workflow.ImageExts)
+	inputs, err := env.Inputs(args, workflow.ImageExts)
 	if err != nil {
 		return config.Usage(err)
 	}

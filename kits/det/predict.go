@@ -111,7 +111,7 @@ func (r *runner) predictExport(ctx context.Context, env workflow.Env, args []str
 // predictFiles runs p and det on each input and prints a Prediction per
 // image with the detections scored above thresh.
 func predictFiles(ctx context.Context, env workflow.Env, args []string, p *pipeline, labels []string, thresh float64, det detector) error {
-	inputs, err := workflow.ExpandInputs(args, env.IO.In, workflow.ImageExts)
+	inputs, err := env.Inputs(args, workflow.ImageExts)
 	if err != nil {
 		return config.Usage(err)
 	}

@@ -53,10 +53,9 @@ func predictRun(opts *PredictOptions) error {
 	if err != nil {
 		return config.Usage(err)
 	}
-	out := opts.Output
+	env := opts.Env(cfg)
 	if opts.Draw != "" {
-		out = opts.Draw
+		env.Output = opts.Draw
 	}
-	return r.Predict(context.Background(), workflow.Env{IO: f.RunnerIO(), Config: cfg, Weights: opts.Weights, Model: opts.Model,
-		Output: out, Format: f.Settings.Format}, opts.Inputs)
+	return r.Predict(context.Background(), env, opts.Inputs)
 }

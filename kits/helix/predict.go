@@ -164,6 +164,7 @@ func (r *runner) Predict(ctx context.Context, env workflow.Env, inputs []string)
 	if err != nil {
 		return err
 	}
+	smiles = workflow.Sharded(env.Shard, smiles)
 	if env.Model != "" {
 		return predictExport(ctx, env, smiles)
 	}

@@ -19,7 +19,7 @@ import (
 
 // TextGlobalOpts is the Global section.
 type TextGlobalOpts struct {
-	Epochs         int    `yaml:"epochs"`
+	Epochs         int    `yaml:"epochs" check:"min=1"`
 	Seed           uint64 `yaml:"seed"`
 	OutputDir      string `yaml:"output_dir"`
 	EvalInterval   int    `yaml:"eval_interval"`    // epochs
@@ -59,7 +59,7 @@ type TextSplitOpts struct {
 
 // TextSamplerOpts are the batching keys.
 type TextSamplerOpts struct {
-	BatchSize int  `yaml:"batch_size"`
+	BatchSize int  `yaml:"batch_size" check:"min=1"`
 	Shuffle   bool `yaml:"shuffle"`
 	DropLast  bool `yaml:"drop_last"`
 }

@@ -37,6 +37,7 @@ type PredictOptions struct {
 	Batch                                 int
 	Offline                               bool
 	DetModel, RecModel, ClsModel, RecDict string
+	Shard                                 workflow.Shard // --shard I/N
 
 	// load replaces LoadSystem in tests.
 	load func(context.Context, Sources, Profile) (*System, error)
@@ -46,6 +47,7 @@ type PredictOptions struct {
 func NewCmdPredict(f *cmdutil.Factory, runF func(*PredictOptions) error) *cobra.Command {
 	opts := &PredictOptions{Factory: f}
 	var maxPixels func() error
+	var shard func() (workflow.Shard, error)
 	cmd := &cobra.Command{
 		Use:   "predict [PATH... | -]",
 		Short: "Detect and recognise text with PP-OCRv4 in images, folders, globs, PDFs or paths from stdin",
@@ -73,6 +75,10 @@ func NewCmdPredict(f *cmdutil.Factory, runF func(*PredictOptions) error) *cobra.
 			if err := maxPixels(); err != nil {
 				return err
 			}
+			var err error
+			if opts.Shard, err = shard(); err != nil {
+				return err
+			}
 			if runF != nil {
 				return runF(opts)
 			}
@@ -93,6 +99,7 @@ func NewCmdPredict(f *cmdutil.Factory, runF func(*PredictOptions) error) *cobra.
 	fl.StringVar(&opts.ClsModel, "cls-model", "", "angle classifier: .onnx file or export folder")
 	fl.StringVar(&opts.RecDict, "rec-dict", "", "recognition dictionary, one character per line (a space class is appended)")
 	maxPixels = cmdutil.MaxPixelsFlag(cmd, data.DefaultMaxPixels)
+	shard = cmdutil.ShardFlag(cmd)
 	cmdutil.SupportsFormats(cmd, "text", "jsonl", "json")
 	return cmd
 }
@@ -147,6 +154,7 @@ func predictRun(ctx context.Context, opts *PredictOptions) error {
 	if len(inputs) == 0 {
 		return config.Usage(fmt.Errorf("no input images found in %s", strings.Join(opts.Inputs, " ")))
 	}
+	inputs = workflow.Sharded(opts.Shard, inputs) // after the check: a shard may be empty
 	load := LoadSystem
 	if opts.load != nil {
 		load = opts.load

@@ -17,7 +17,7 @@ type DatasetOpts struct {
 	DatasetRoot string             `yaml:"dataset_root"`
 	TrainPath   string             `yaml:"train_path"`
 	ValPath     string             `yaml:"val_path"`
-	NumClasses  int                `yaml:"num_classes"`
+	NumClasses  int                `yaml:"num_classes" check:"min=1"`
 	Mode        string             `yaml:"mode"` // train | val
 	IgnoreIndex *int               `yaml:"ignore_index"`
 	Separator   string             `yaml:"separator"`
@@ -38,7 +38,7 @@ type OptimizerOpts struct {
 // LRSchedulerOpts is PaddleSeg's `lr_scheduler` section.
 type LRSchedulerOpts struct {
 	Type          string  `yaml:"type"` // PolynomialDecay, CosineAnnealingDecay, Constant
-	LearningRate  float64 `yaml:"learning_rate"`
+	LearningRate  float64 `yaml:"learning_rate" check:"min=0"`
 	EndLR         float64 `yaml:"end_lr"`
 	Power         float64 `yaml:"power"`
 	EtaMin        float64 `yaml:"eta_min"`
@@ -100,12 +100,12 @@ type ExportOpts struct {
 // (the extra two only in training).
 type PPLiteSegOpts struct {
 	Backbone        config.Component `yaml:"backbone"`
-	ArmOutChs       []int            `yaml:"arm_out_chs"`        // decoder widths at strides 8, 16, 32 (default [64, 96, 128])
-	SegHeadInterChs []int            `yaml:"seg_head_inter_chs"` // default [64, 64, 64]
-	CMChs           int              `yaml:"cm_out_ch"`          // SPPM width (default 128)
-	CMBins          []int            `yaml:"cm_bin_sizes"`       // default [1, 2, 4]
-	NumClasses      int              `yaml:"num_classes"`        // default: train_dataset.num_classes
-	Pretrained      string           `yaml:"pretrained"`         // whole-model checkpoint folder to start training from (null: none)
+	ArmOutChs       []int            `yaml:"arm_out_chs"`               // decoder widths at strides 8, 16, 32 (default [64, 96, 128])
+	SegHeadInterChs []int            `yaml:"seg_head_inter_chs"`        // default [64, 64, 64]
+	CMChs           int              `yaml:"cm_out_ch"`                 // SPPM width (default 128)
+	CMBins          []int            `yaml:"cm_bin_sizes"`              // default [1, 2, 4]
+	NumClasses      int              `yaml:"num_classes" check:"min=1"` // default: train_dataset.num_classes
+	Pretrained      string           `yaml:"pretrained"`                // whole-model checkpoint folder to start training from (null: none)
 }
 
 // BackboneOpts configure the STDC backbone of PPLiteSeg (zoo.STDCOptions)
@@ -121,7 +121,7 @@ type BackboneOpts struct {
 // double 3x3 ConvBN per level, 4 max-pool downsamplings, bilinear (or
 // transposed-conv) upsampling with skip concatenation.
 type UNetOpts struct {
-	NumClasses   int    `yaml:"num_classes"`
+	NumClasses   int    `yaml:"num_classes" check:"min=1"`
 	BaseChannels int    `yaml:"base_channels"` // default 64 (PaddleSeg's)
 	UseDeconv    bool   `yaml:"use_deconv"`
 	InChannels   int    `yaml:"in_channels"` // default 3
@@ -145,7 +145,7 @@ type (
 	}
 	// RandomHorizontalFlipOpts flip with probability prob (default 0.5).
 	RandomHorizontalFlipOpts struct {
-		Prob *float64 `yaml:"prob"`
+		Prob *float64 `yaml:"prob" check:"prob"`
 	}
 	// RandomDistortOpts jitter brightness, contrast and saturation.
 	RandomDistortOpts struct {

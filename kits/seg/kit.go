@@ -33,7 +33,6 @@ import (
 	"paddle/core/cli/predict"
 	"paddle/core/config"
 	"paddle/core/kit"
-	"paddle/core/workflow"
 )
 
 // Kit returns the seg kit.
@@ -91,10 +90,7 @@ func predictRun(ctx context.Context, o *predict.Options, draw bool) error {
 	}
 	r := w.(*runner)
 	r.draw = draw
-	return r.Predict(ctx, workflow.Env{
-		IO: o.Factory.RunnerIO(), Config: cfg, Weights: o.Weights, Model: o.Model, Output: o.Output,
-		Format: o.Factory.Settings.Format,
-	}, o.Inputs)
+	return r.Predict(ctx, o.Env(cfg), o.Inputs)
 }
 
 // evalModelRun evaluates a checkpoint on the config's val_dataset and

@@ -78,7 +78,7 @@ func (r *runner) labelNames() []string {
 // Prediction per image in env.Format.
 func (r *runner) predictFiles(ctx context.Context, env workflow.Env, args []string, tr transform, labels []string,
 	segment func(x *tensor.Tensor) (*tensor.Tensor, error)) error {
-	inputs, err := workflow.ExpandInputs(args, env.IO.In, workflow.ImageExts)
+	inputs, err := env.Inputs(args, workflow.ImageExts)
 	if err != nil {
 		return config.Usage(err)
 	}

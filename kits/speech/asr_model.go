@@ -55,14 +55,14 @@ type ASRModel struct {
 // ASRTraining is the training section.
 type ASRTraining struct {
 	NEpoch       int    `yaml:"n_epoch"`
-	BatchSize    int    `yaml:"batch_size"`
+	BatchSize    int    `yaml:"batch_size" check:"min=1"`
 	Seed         uint64 `yaml:"seed"`
 	OutputDir    string `yaml:"output_dir"`
-	MaxClips     int    `yaml:"max_clips"`     // 0: every clip of the train manifest
-	MaxSteps     int    `yaml:"max_steps"`     // stop early (0: no limit)
-	LogInterval  int    `yaml:"log_interval"`  // log every N steps (0: 50)
-	EvalInterval int    `yaml:"eval_interval"` // evaluate every N epochs (0: 1)
-	NumWorkers   int    `yaml:"num_workers"`   // feature extraction workers (0: 2)
+	MaxClips     int    `yaml:"max_clips"`                 // 0: every clip of the train manifest
+	MaxSteps     int    `yaml:"max_steps"`                 // stop early (0: no limit)
+	LogInterval  int    `yaml:"log_interval"`              // log every N steps (0: 50)
+	EvalInterval int    `yaml:"eval_interval"`             // evaluate every N epochs (0: 1)
+	NumWorkers   int    `yaml:"num_workers" check:"min=0"` // feature extraction workers (0: 2)
 	// InitFrom starts training from the weights of this checkpoint
 	// directory (same model section), e.g. a model trained on synthetic
 	// speech fine-tuned with real speech. Empty: random initialisation.

@@ -15,16 +15,18 @@ import (
 type Options struct {
 	Factory *cmdutil.Factory
 	Kit     *kit.Kit
-	Weights string   // --weights: a training checkpoint (with its config.yaml)
-	Model   string   // --model: an export directory (paddle <kit> export)
-	Output  string   // --output
-	Inputs  []string // files, folders, globs or "-"
+	Weights string         // --weights: a training checkpoint (with its config.yaml)
+	Model   string         // --model: an export directory (paddle <kit> export)
+	Output  string         // --output
+	Inputs  []string       // files, folders, globs or "-"
+	Shard   workflow.Shard // --shard I/N
 }
 
 // NewCmdPredict returns `paddle <kit> predict`.
 func NewCmdPredict(f *cmdutil.Factory, k *kit.Kit, runF func(*Options) error) *cobra.Command {
 	opts := &Options{Factory: f, Kit: k}
 	var maxPixels func() error
+	var shard func() (workflow.Shard, error)
 	cmd := &cobra.Command{
 		Use:   "predict --weights <checkpoint dir> | --model <export dir> <input>... | -",
 		Short: "Run a trained " + k.Name + " model on files, folders, globs or paths from stdin",
@@ -43,6 +45,10 @@ func NewCmdPredict(f *cmdutil.Factory, k *kit.Kit, runF func(*Options) error) *c
 			if err := maxPixels(); err != nil {
 				return err
 			}
+			var err error
+			if opts.Shard, err = shard(); err != nil {
+				return err
+			}
 			if runF != nil {
 				return runF(opts)
 			}
@@ -53,6 +59,7 @@ func NewCmdPredict(f *cmdutil.Factory, k *kit.Kit, runF func(*Options) error) *c
 	cmd.Flags().StringVar(&opts.Model, "model", "", "export directory (model.onnx + inference.yaml, from paddle "+k.Name+" export)")
 	cmd.Flags().StringVar(&opts.Output, "output", "", "output directory for files the kit writes")
 	maxPixels = cmdutil.MaxPixelsFlag(cmd, data.DefaultMaxPixels)
+	shard = cmdutil.ShardFlag(cmd)
 	cmdutil.SupportsFormats(cmd, "jsonl", "json", "text")
 	return cmd
 }
@@ -80,10 +87,15 @@ func run(cmd *cobra.Command, opts *Options) error {
 	if err != nil {
 		return config.Usage(err)
 	}
-	return r.Predict(cmd.Context(), workflow.Env{
-		IO: opts.Factory.RunnerIO(), Config: cfg, Weights: opts.Weights, Model: opts.Model, Output: opts.Output,
-		Format: opts.Factory.Settings.Format,
-	}, opts.Inputs)
+	return r.Predict(cmd.Context(), opts.Env(cfg), opts.Inputs)
+}
+
+// Env is the workflow.Env of a predict run with config cfg.
+func (o *Options) Env(cfg *config.Config) workflow.Env {
+	return workflow.Env{
+		IO: o.Factory.RunnerIO(), Config: cfg, Weights: o.Weights, Model: o.Model, Output: o.Output,
+		Format: o.Factory.Settings.Format, Shard: o.Shard,
+	}
 }
 
 // RecordHelp is the record paragraph of a predict command's --help: the

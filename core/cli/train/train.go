@@ -2,6 +2,8 @@
 package train
 
 import (
+	"errors"
+
 	"github.com/spf13/cobra"
 
 	"paddle/core/cli/cmdutil"
@@ -48,8 +50,13 @@ func run(cmd *cobra.Command, opts *Options) error {
 	if err != nil {
 		return config.Usage(err)
 	}
-	return r.Train(cmd.Context(), workflow.Env{
+	comm, err := openComm(cfg)
+	if err != nil {
+		return err
+	}
+	err = r.Train(cmd.Context(), workflow.Env{
 		IO: opts.Factory.RunnerIO(), Config: cfg, Resume: opts.Resume, Output: opts.Output,
-		Format: opts.Factory.Settings.Format,
+		Format: opts.Factory.Settings.Format, Comm: comm,
 	})
+	return errors.Join(err, comm.Close()) // a failed rank of several never gets here: it aborted them all
 }

@@ -28,7 +28,7 @@ type DecodeImageOpts struct {
 
 // CTCLabelEncodeOpts: text → classes; keys default to Global's.
 type CTCLabelEncodeOpts struct {
-	MaxTextLength     int    `yaml:"max_text_length"`
+	MaxTextLength     int    `yaml:"max_text_length" check:"min=1"`
 	CharacterDictPath string `yaml:"character_dict_path"`
 	UseSpaceChar      *bool  `yaml:"use_space_char"`
 }

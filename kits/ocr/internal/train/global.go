@@ -11,7 +11,7 @@ import (
 // Global is PaddleOCR's Global section, the same for the detection and the
 // recognition configs (seed and max_steps are ours).
 type Global struct {
-	EpochNum        int    `yaml:"epoch_num"`
+	EpochNum        int    `yaml:"epoch_num" check:"min=1"`
 	PrintBatchStep  int    `yaml:"print_batch_step"` // log every N steps
 	SaveModelDir    string `yaml:"save_model_dir"`
 	SaveEpochStep   int    `yaml:"save_epoch_step"`  // save epoch_<n> every N epochs
@@ -23,7 +23,7 @@ type Global struct {
 
 	// The recognizer's dictionary and label length; detection ignores them.
 	CharacterDictPath string `yaml:"character_dict_path"`
-	MaxTextLength     int    `yaml:"max_text_length"`
+	MaxTextLength     int    `yaml:"max_text_length" check:"min=1"`
 	UseSpaceChar      bool   `yaml:"use_space_char"`
 
 	// Accepted for compatibility with PaddleOCR files; they change nothing here.
