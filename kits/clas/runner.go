@@ -177,19 +177,8 @@ func (r *runner) Train(ctx context.Context, env workflow.Env) error {
 	if err != nil {
 		return err
 	}
-	t, err := r.task(model, true)
-	if err != nil {
-		return err
-	}
-	if env.Output == "" {
-		env.Output = r.global.OutputDir
-	}
-	y, err := r.cfg.YAML()
-	if err != nil {
-		return err
-	}
-	slog.Info("train", "arch", r.arch.Name, "params", nn.NumParams(model), "steps/epoch", t.StepsPerEpoch, "output", env.Output)
-	return t.Train(ctx, env, y)
+	return workflow.Start[nn.Layer, Batch]{Config: r.cfg, Output: r.global.OutputDir, Attrs: []any{"arch", r.arch.Name},
+		Task: func(m nn.Layer) (*workflow.Task[Batch], error) { return r.task(m, true) }}.Run(ctx, env, model)
 }
 
 // Eval evaluates the checkpoint env.Weights on the eval split.

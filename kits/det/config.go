@@ -222,20 +222,9 @@ type (
 	}
 )
 
-func transformOptions() map[string]any {
-	return map[string]any{
-		"Decode": (*DecodeOpts)(nil), "RandomFlip": (*RandomFlipOpts)(nil), "RandomDistort": (*RandomDistortOpts)(nil),
-		"RandomExpand": (*RandomExpandOpts)(nil), "RandomCrop": (*RandomCropOpts)(nil), "Resize": (*ResizeOpts)(nil),
-		"BatchRandomResize": (*BatchRandomResizeOpts)(nil), "NormalizeImage": (*NormalizeImageOpts)(nil),
-		"Permute": (*NoOpts)(nil), "PadGT": (*NoOpts)(nil), "PadBatch": (*NoOpts)(nil), "Mosaic": (*MosaicOpts)(nil),
-	}
-}
-
 // Schema is the det kit's config schema.
 func Schema() *config.Schema {
-	datasets := map[string]any{"COCODataSet": (*DatasetOpts)(nil), "VOCDataSet": (*DatasetOpts)(nil), "ImageFolder": (*DatasetOpts)(nil),
-		"SynthDataSet": (*SynthDataSetOpts)(nil)}
-	return &config.Schema{
+	s := &config.Schema{
 		Sections: map[string]any{
 			"use_gpu": (*bool)(nil), "use_xpu": (*bool)(nil), "log_iter": (*int)(nil), "save_dir": (*string)(nil),
 			"snapshot_epoch": (*int)(nil), "print_flops": (*bool)(nil), "find_unused_parameters": (*bool)(nil),
@@ -249,16 +238,20 @@ func Schema() *config.Schema {
 			"LearningRate": (*LearningRateOpts)(nil), "OptimizerBuilder": (*OptimizerBuilderOpts)(nil),
 		},
 		Components: map[string]map[string]any{
-			"architecture":          {"PicoDet": (*PicoDetOpts)(nil)},
-			"*.backbone":            {"LCNet": (*LCNetOpts)(nil)},
-			"*.neck":                {"LCPAN": (*LCPANOpts)(nil)},
-			"*.head":                {"PicoHeadV2": (*PicoHeadOpts)(nil)},
-			"TrainDataset":          datasets,
-			"EvalDataset":           datasets,
-			"TestDataset":           datasets,
-			"*.sample_transforms.*": transformOptions(),
-			"*.batch_transforms.*":  transformOptions(),
+			"architecture": {"PicoDet": (*PicoDetOpts)(nil)},
+			"*.backbone":   {"LCNet": (*LCNetOpts)(nil)},
+			"*.neck":       {"LCPAN": (*LCPANOpts)(nil)},
+			"*.head":       {"PicoHeadV2": (*PicoHeadOpts)(nil)},
 		},
 		Selector: "name",
 	}
+	for _, slot := range []string{"TrainDataset", "EvalDataset", "TestDataset"} {
+		config.Attach(s, slot, datasets)
+		// PaddleDetection's TestDataset kind: accepted (predict reads its
+		// inputs from the command line), never read as a data set.
+		s.Components[slot]["ImageFolder"] = (*DatasetOpts)(nil)
+	}
+	config.Attach(s, "*.sample_transforms.*", transforms)
+	config.Attach(s, "*.batch_transforms.*", transforms)
+	return s
 }

@@ -6,10 +6,8 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 
-	"paddle/core/config"
 	pio "paddle/core/io"
 	"paddle/core/workflow"
 )
@@ -88,26 +86,6 @@ func eachLineOf(ctx context.Context, stdin io.Reader, a string, fn func(line str
 		return fmt.Errorf("%s: %w", a, err)
 	}
 	return nil
-}
-
-// trainOutput settles the training output folder (env.Output, else the
-// config's Global.output_dir), creates it, writes label.txt there and
-// returns the resolved config that the checkpoints carry.
-func trainOutput(env *workflow.Env, cfg *config.Config, outputDir string, labels []string) ([]byte, error) {
-	if env.Output == "" {
-		env.Output = outputDir
-	}
-	y, err := cfg.YAML()
-	if err != nil {
-		return nil, err
-	}
-	if err := os.MkdirAll(env.Output, 0o755); err != nil {
-		return nil, err
-	}
-	if err := writeLines(filepath.Join(env.Output, "label.txt"), labels); err != nil {
-		return nil, err
-	}
-	return y, nil
 }
 
 // writeLines writes one item a line, atomically.

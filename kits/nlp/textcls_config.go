@@ -72,17 +72,16 @@ type TSVDatasetOpts struct {
 
 // TextSchema is the schema of text classification configs.
 func TextSchema() *config.Schema {
-	return &config.Schema{
+	s := &config.Schema{
 		Sections: map[string]any{
 			"Global":     (*TextGlobalOpts)(nil),
 			"Model":      (*config.Component)(nil),
 			"Optimizer":  (*optim.Config)(nil),
 			"DataLoader": (*TextDataLoaderOpts)(nil),
 		},
-		Components: map[string]map[string]any{
-			"Model":                archOptions(),
-			"DataLoader.*.dataset": datasetComponents(),
-		},
 		Selector: "name",
 	}
+	config.Attach(s, "Model", models)
+	config.Attach(s, "DataLoader.*.dataset", textDatasets)
+	return s
 }

@@ -167,29 +167,9 @@ type (
 	}
 )
 
-func transformOptions() map[string]any {
-	return map[string]any{
-		"ResizeStepScaling":    (*ResizeStepScalingOpts)(nil),
-		"RandomPaddingCrop":    (*RandomPaddingCropOpts)(nil),
-		"RandomHorizontalFlip": (*RandomHorizontalFlipOpts)(nil),
-		"RandomDistort":        (*RandomDistortOpts)(nil),
-		"Resize":               (*ResizeOpts)(nil),
-		"Normalize":            (*NormalizeOpts)(nil),
-	}
-}
-
-func lossOptions() map[string]any {
-	return map[string]any{
-		"CrossEntropyLoss":     (*CrossEntropyOpts)(nil),
-		"OhemCrossEntropyLoss": (*OhemOpts)(nil),
-		"DiceLoss":             (*DiceOpts)(nil),
-		"MixedLoss":            (*MixedLossOpts)(nil),
-	}
-}
-
 // Schema is the seg kit's config schema.
 func Schema() *config.Schema {
-	return &config.Schema{
+	s := &config.Schema{
 		Sections: map[string]any{
 			"batch_size":    (*int)(nil),
 			"iters":         (*int)(nil),
@@ -208,14 +188,15 @@ func Schema() *config.Schema {
 			"export":        (*ExportOpts)(nil),
 		},
 		Components: map[string]map[string]any{
-			"train_dataset":         {"Dataset": (*DatasetOpts)(nil), "SynthDataset": (*SynthDatasetOpts)(nil)},
-			"val_dataset":           {"Dataset": (*DatasetOpts)(nil), "SynthDataset": (*SynthDatasetOpts)(nil)},
-			"*.transforms.*":        transformOptions(),
-			"model":                 {"PPLiteSeg": (*PPLiteSegOpts)(nil), "UNet": (*UNetOpts)(nil)},
-			"model.backbone":        {"STDC1": (*BackboneOpts)(nil), "STDC2": (*BackboneOpts)(nil), "STDCNet": (*BackboneOpts)(nil)},
-			"loss.types.*":          lossOptions(),
-			"loss.types.*.losses.*": lossOptions(),
+			"train_dataset": {"Dataset": (*DatasetOpts)(nil), "SynthDataset": (*SynthDatasetOpts)(nil)},
+			"val_dataset":   {"Dataset": (*DatasetOpts)(nil), "SynthDataset": (*SynthDatasetOpts)(nil)},
 		},
 		Selector: "type",
 	}
+	config.Attach(s, "*.transforms.*", transforms)
+	config.Attach(s, "model", models)
+	config.Attach(s, "model.backbone", backbones)
+	config.Attach(s, "loss.types.*", losses)
+	config.Attach(s, "loss.types.*.losses.*", losses)
+	return s
 }

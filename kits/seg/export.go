@@ -35,7 +35,7 @@ type exportPostProcess struct {
 
 // inferenceSchema checks an export's inference.yaml.
 func inferenceSchema() *config.Schema {
-	return workflow.InferenceSchema((*exportPreProcess)(nil), (*exportPostProcess)(nil), transformOptions(), "type")
+	return workflow.InferenceSchema((*exportPreProcess)(nil), (*exportPostProcess)(nil), transforms.Options(), "type")
 }
 
 var _ workflow.Exporter = (*runner)(nil)

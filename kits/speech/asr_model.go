@@ -112,13 +112,14 @@ func decodeASRConfig(cfg *config.Config) (*ASRConfig, error) {
 	if c.Feature.SampleRate <= 0 || c.Feature.NMels <= 0 || m.ConvChannels <= 0 || m.RNNLayerSize <= 0 || m.NumRNNLayers <= 0 || m.NumConvLayers < 0 {
 		return nil, fmt.Errorf("%s: feature.sample_rate, feature.n_mels, model.conv_channels, model.rnn_layer_size and model.num_rnn_layers must be positive", cfg.File)
 	}
-	switch c.Decoding.DecodingMethod {
-	case "", "ctc_greedy_search", "ctc_prefix_beam_search":
-	default:
-		return nil, fmt.Errorf("%s: decoding.decoding_method %q (known: ctc_greedy_search, ctc_prefix_beam_search)", cfg.File, c.Decoding.DecodingMethod)
+	if _, ok := decodingMethods.Get(c.Decoding.DecodingMethod); c.Decoding.DecodingMethod != "" && !ok {
+		return nil, fmt.Errorf("%s: decoding.decoding_method %q (known: %s)", cfg.File, c.Decoding.DecodingMethod, decodingMethods.Known())
 	}
 	return c, nil
 }
+
+// decodingMethods are the decoding.decoding_method values ("" is greedy).
+var decodingMethods = config.NameSet("ctc_greedy_search", "ctc_prefix_beam_search")
 
 // loadASRConfig reads and checks an ASR config file.
 func loadASRConfig(path string, overrides ...string) (*ASRConfig, error) {

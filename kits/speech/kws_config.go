@@ -195,7 +195,7 @@ type KWSTopkAccOpts struct {
 
 // KWSSchema is the keyword-spotting config schema.
 func KWSSchema() *config.Schema {
-	return &config.Schema{
+	s := &config.Schema{
 		Sections: map[string]any{
 			"Global":     (*KWSGlobal)(nil),
 			"Feature":    (*FeatureOpts)(nil),
@@ -207,10 +207,11 @@ func KWSSchema() *config.Schema {
 			"Infer":      (*KWSInferOpts)(nil),
 		},
 		Components: map[string]map[string]any{
-			"Arch":                 archOptions(),
-			"DataLoader.*.dataset": {"KWSList": (*KWSListOpts)(nil)},
-			"Metric.*.*":           {"TopkAcc": (*KWSTopkAccOpts)(nil)},
+			"Metric.*.*": {"TopkAcc": (*KWSTopkAccOpts)(nil)},
 		},
 		Selector: "name",
 	}
+	config.Attach(s, "Arch", archs)
+	config.Attach(s, "DataLoader.*.dataset", kwsDatasets)
+	return s
 }

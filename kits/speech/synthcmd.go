@@ -89,8 +89,8 @@ func newCmdSynth(f *cmdutil.Factory, runF func(*synthOptions) error) *cobra.Comm
 				return cmdutil.FlagErrorf("--connected %g: want a share from 0 to 1", opts.Connected)
 			}
 			for _, e := range opts.Engines {
-				if e != "espeak-ng" && e != "flite" && e != "festival" {
-					return cmdutil.FlagErrorf("--engines: unknown synthesiser %q (known: espeak-ng, flite, festival)", e)
+				if !slices.Contains(synth.Synthesisers, e) {
+					return cmdutil.FlagErrorf("--engines: unknown synthesiser %q (known: %s)", e, strings.Join(synth.Synthesisers, ", "))
 				}
 			}
 			if opts.RecShare < 0 || opts.RecShare > 1 {
