@@ -39,9 +39,9 @@ var registry = map[string]Func{
 }
 
 // Default is the order passes run in when none are chosen.
-// QDQ runs before Fold, which would turn its weights' dequantize_linear
-// into float constants.
-var Default = []string{"fold_shapes", "qdq", "fold", "inline_if", "identity", "conv_bn", "conv_affine", "hardswish", "fuse", "dce"}
+// QDQ runs first: FoldShapes and Fold would turn its weights'
+// dequantize_linear into float constants.
+var Default = []string{"qdq", "fold_shapes", "fold", "inline_if", "identity", "conv_bn", "conv_affine", "hardswish", "fuse", "dce"}
 
 // Lookup returns the named pass, or nil.
 func Lookup(name string) Func { return registry[name] }

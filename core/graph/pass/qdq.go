@@ -29,8 +29,8 @@ import (
 // Outputs are those of the unfolded graph up to float rounding: at most
 // one step of the output quantization where it is requantized. The
 // dequantize_linear nodes left without readers go in DCE; a weight's
-// dequantize_linear that did not fold is a constant for Fold, so this
-// pass runs before Fold.
+// dequantize_linear that did not fold is a constant for FoldShapes and
+// Fold, so this pass runs before them.
 func QDQ(g *graph.Graph) error {
 	if err := g.Sort(); err != nil {
 		return err
@@ -160,8 +160,7 @@ func followEpilogue(v *graph.Value, n int, wantBias bool, uses map[*graph.Value]
 		}
 		return r
 	}
-	if r := next(); wantBias && r != nil && r.Op.Name == "add" && len(r.In) == 2 && r.In[0] == e.out &&
-		e.out.Meta.Shape != nil && len(r.Out[0].Meta.Shape) == len(e.out.Meta.Shape) {
+	if r := next(); wantBias && r != nil && r.Op.Name == "add" && len(r.In) == 2 && r.In[0] == e.out && sameRank(r.In[1], e.out, prod) {
 		if b := floatBias(r.In[1], n, prod); b != nil {
 			e.bias, e.out, e.nodes = b, r.Out[0], append(e.nodes, r)
 		}
@@ -192,6 +191,18 @@ func followEpilogue(v *graph.Value, n int, wantBias bool, uses map[*graph.Value]
 		}
 	}
 	return e
+}
+
+// sameRank reports whether adding bias b to x (rank ≥ 2, maybe unknown)
+// keeps x's rank: b has rank 1, or no more than x's known rank.
+func sameRank(b, x *graph.Value, prod map[*graph.Value]*graph.Node) bool {
+	if p := prod[b]; b.Const == nil && p != nil && len(p.In) > 0 {
+		b = p.In[0] // a dequantize_linear's int32 constant
+	}
+	if b.Const == nil {
+		return false
+	}
+	return b.Const.Rank() <= 1 || x.Meta.Shape != nil && b.Const.Rank() <= len(x.Meta.Shape)
 }
 
 // foldQConv rewrites conv n into a qconv2d when its inputs are dequantized.
@@ -232,7 +243,7 @@ func foldQGemm(n *graph.Node, uses map[*graph.Value]int, prod map[*graph.Value]*
 		return
 	}
 	x, w := dequantized(n.In[0], prod), dequantized(n.In[1], prod)
-	if x == nil || x.axis >= 0 || w == nil || w.q.Const == nil || w.q.Const.Rank() != 2 || len(x.q.Meta.Shape) < 2 {
+	if x == nil || x.axis >= 0 || w == nil || w.q.Const == nil || w.q.Const.Rank() != 2 || x.q.Meta.Shape != nil && len(x.q.Meta.Shape) < 2 {
 		return
 	}
 	wq, nAxis := w.q.Const, 1
