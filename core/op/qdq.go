@@ -2,7 +2,6 @@ package op
 
 import (
 	"fmt"
-	"math"
 
 	"paddle/core/tensor"
 )
@@ -37,19 +36,28 @@ var (
 			x := in[0].F32()
 			scale, zero, axis := qdqParams(in[0].Shape(), a)
 			lo, hi := float32(0), float32(255)
-			if out[0].DType() == tensor.Int8 {
+			signed := out[0].DType() == tensor.Int8
+			if signed {
 				lo, hi = -128, 127
 			}
-			for i, v := range x {
-				c := qdqChannel(in[0].Shape(), axis, i)
-				q := float32(math.RoundToEven(float64(v/scale[c]))) + float32(zero[c])
-				q = min(max(q, lo), hi)
-				if out[0].DType() == tensor.Int8 {
-					out[0].I8()[i] = int8(q)
-				} else {
-					out[0].U8()[i] = uint8(q)
-				}
+			var u []uint8
+			var s []int8
+			if signed {
+				s = out[0].I8()
+			} else {
+				u = out[0].U8()
 			}
+			qdqRuns(in[0].Shape(), axis, len(x), func(c, i0, i1 int) {
+				sc, z := scale[c], float32(zero[c])
+				for i := i0; i < i1; i++ {
+					q := min(max(roundEven32(x[i]/sc)+z, lo), hi)
+					if signed {
+						s[i] = int8(q)
+					} else {
+						u[i] = uint8(q)
+					}
+				}
+			})
 		},
 	})
 	dequantizeLinearDef = define(&Def{
@@ -67,19 +75,24 @@ var (
 		Ref: func(out, in []*T, a Attrs) {
 			scale, zero, axis := qdqParams(in[0].Shape(), a)
 			o := out[0].F32()
-			var get func(i int) int32
-			switch in[0].DType() {
-			case tensor.Uint8:
-				get = func(i int) int32 { return int32(in[0].U8()[i]) }
-			case tensor.Int8:
-				get = func(i int) int32 { return int32(in[0].I8()[i]) }
-			default:
-				get = func(i int) int32 { return in[0].I32()[i] }
-			}
-			for i := range o {
-				c := qdqChannel(in[0].Shape(), axis, i)
-				o[i] = float32(get(i)-int32(zero[c])) * scale[c]
-			}
+			n := len(o)
+			qdqRuns(in[0].Shape(), axis, n, func(c, i0, i1 int) {
+				sc, z := scale[c], int32(zero[c])
+				switch in[0].DType() {
+				case tensor.Uint8:
+					for i, v := range in[0].U8()[i0:i1] {
+						o[i0+i] = float32(int32(v)-z) * sc
+					}
+				case tensor.Int8:
+					for i, v := range in[0].I8()[i0:i1] {
+						o[i0+i] = float32(int32(v)-z) * sc
+					}
+				default:
+					for i, v := range in[0].I32()[i0:i1] {
+						o[i0+i] = float32(v-z) * sc
+					}
+				}
+			})
 		},
 	})
 )
@@ -135,16 +148,34 @@ func qdqParams(s tensor.Shape, a Attrs) ([]float32, []int, int) {
 	return scale, zero, axis
 }
 
-// qdqChannel is the channel of flat element i (0 when per-tensor).
-func qdqChannel(s tensor.Shape, axis, i int) int {
+// qdqRuns calls f(channel, i0, i1) for each run [i0, i1) of the n flat
+// elements of shape s that share one channel of axis (one run, channel 0,
+// when axis < 0).
+func qdqRuns(s tensor.Shape, axis, n int, f func(c, i0, i1 int)) {
 	if axis < 0 {
-		return 0
+		f(0, 0, n)
+		return
 	}
 	inner := 1
 	for _, d := range s[axis+1:] {
 		inner *= d
 	}
-	return i / inner % s[axis]
+	for i0 := 0; i0 < n; i0 += inner {
+		f(i0/inner%s[axis], i0, min(i0+inner, n))
+	}
+}
+
+// roundEven32 rounds to the nearest integer, ties to even, as
+// math.RoundToEven does, on float32 values.
+func roundEven32(v float32) float32 {
+	const big = 1 << 23 // beyond it every float32 is an integer
+	if v >= big || v <= -big || v != v {
+		return v
+	}
+	if v >= 0 {
+		return (v + big) - big
+	}
+	return (v - big) + big
 }
 
 // exportQDQ writes the node with its scales and zero points as initializers.

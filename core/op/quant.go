@@ -137,76 +137,98 @@ func newQuantEpilogue(q quantParams, channels int, bias *T, perRow bool) *quantE
 	return e
 }
 
-// value dequantizes one accumulator of channel c and applies the activation.
-func (e *quantEpilogue) value(acc int32, c int) float32 {
-	v := float32(acc) * e.mul[c]
-	if e.fbias != nil {
-		v += e.fbias[c]
+// row dequantizes the accumulators of one output row (r, channel per row
+// or per column as perRow says) into v and applies the activation.
+func (e *quantEpilogue) row(v []float32, acc []int32, r, c0 int) {
+	if e.perRow {
+		m, b := e.mul[c0+r], float32(0)
+		if e.fbias != nil {
+			b = e.fbias[c0+r]
+		}
+		for j, a := range acc {
+			v[j] = float32(a)*m + b
+		}
+	} else {
+		mul := e.mul[c0 : c0+len(acc)]
+		for j, a := range acc {
+			v[j] = float32(a) * mul[j]
+		}
+		if e.fbias != nil {
+			for j, b := range e.fbias[c0 : c0+len(acc)] {
+				v[j] += b
+			}
+		}
 	}
 	switch e.q.act {
 	case "relu":
-		v = max(v, 0)
+		for j, x := range v {
+			v[j] = max(x, 0)
+		}
 	case "clip":
-		v = float32(math.Min(math.Max(float64(v), e.q.lo), e.q.hi))
+		lo, hi := float32(e.q.lo), float32(e.q.hi)
+		for j, x := range v {
+			v[j] = min(max(x, lo), hi)
+		}
 	case "hardswish":
-		v = v * min(max(v+3, 0), 6) / 6
+		for j, x := range v {
+			v[j] = x * min(max(x+3, 0), 6) / 6
+		}
 	case "sigmoid":
-		v = float32(1 / (1 + math.Exp(-float64(v))))
+		for j, x := range v {
+			v[j] = float32(1 / (1 + math.Exp(-float64(x))))
+		}
 	}
-	return v
 }
 
 // run writes the outputs of acc's rows×cols block whose first channel
 // (row or column) is c0 into out starting at off, rows ldd apart.
 func (e *quantEpilogue) run(acc []int32, rows, cols, c0 int, out *T, off, ldd int) {
-	ch := func(r, j int) int {
-		if e.perRow {
-			return c0 + r
-		}
-		return c0 + j
-	}
 	if e.ibias != nil {
 		for r := range rows {
-			for j := range cols {
-				acc[r*cols+j] += e.ibias[ch(r, j)]
+			a := acc[r*cols:][:cols]
+			if e.perRow {
+				b := e.ibias[c0+r]
+				for j := range a {
+					a[j] += b
+				}
+			} else {
+				for j, b := range e.ibias[c0 : c0+cols] {
+					a[j] += b
+				}
 			}
 		}
 	}
-	switch e.q.out {
-	case tensor.Int32:
+	if e.q.out == tensor.Int32 {
 		o := out.I32()
 		for r := range rows {
 			copy(o[off+r*ldd:][:cols], acc[r*cols:][:cols])
 		}
-	case tensor.Float32:
+		return
+	}
+	if e.q.out == tensor.Float32 {
 		o := out.F32()
 		for r := range rows {
-			for j := range cols {
-				o[off+r*ldd+j] = e.value(acc[r*cols+j], ch(r, j))
-			}
+			e.row(o[off+r*ldd:][:cols], acc[r*cols:][:cols], r, c0)
 		}
-	default:
-		lo, hi := float32(0), float32(255)
-		if e.q.out == tensor.Int8 {
-			lo, hi = -128, 127
-		}
-		inv, z := float32(e.q.yScale), float32(e.q.yZero)
-		var u []uint8
-		var s []int8
+		return
+	}
+	lo, hi := float32(0), float32(255)
+	if e.q.out == tensor.Int8 {
+		lo, hi = -128, 127
+	}
+	ys, z := float32(e.q.yScale), float32(e.q.yZero)
+	v := make([]float32, cols)
+	for r := range rows {
+		e.row(v, acc[r*cols:][:cols], r, c0)
 		if e.q.out == tensor.Uint8 {
-			u = out.U8()
+			u := out.U8()[off+r*ldd:][:cols]
+			for j, x := range v {
+				u[j] = uint8(min(max(roundEven32(x/ys)+z, lo), hi))
+			}
 		} else {
-			s = out.I8()
-		}
-		for r := range rows {
-			for j := range cols {
-				v := float32(math.RoundToEven(float64(e.value(acc[r*cols+j], ch(r, j))/inv))) + z
-				v = min(max(v, lo), hi)
-				if u != nil {
-					u[off+r*ldd+j] = uint8(v)
-				} else {
-					s[off+r*ldd+j] = int8(v)
-				}
+			s := out.I8()[off+r*ldd:][:cols]
+			for j, x := range v {
+				s[j] = int8(min(max(roundEven32(x/ys)+z, lo), hi))
 			}
 		}
 	}

@@ -3,10 +3,12 @@ package runtime
 import (
 	"math"
 	"math/rand/v2"
+	"path/filepath"
 	"testing"
 
 	"paddle/core/onnx"
 	"paddle/core/onnx/onnxpb"
+	"paddle/core/runtime/ortcheck"
 	"paddle/core/tensor"
 )
 
@@ -101,5 +103,67 @@ func TestQuantizedConvModels(t *testing.T) {
 			t.Fatalf("passes %v: QDQ and QLinearConv differ by %g (one step %g); %d of %d outputs nonzero", passes, worst, ys, nonzero, len(a))
 		}
 		t.Logf("passes %v: max difference %g (one step %g)", passes, worst, ys)
+	}
+}
+
+// TestQDQFixturesORT runs the QDQ models of scripts/ref/qdq_fixtures.py
+// (testdata/qdq_*.onnx) with the default passes, checks that every Conv,
+// MatMul and Gemm folded into qconv2d/qgemm, and that the outputs are
+// within one step of the output quantization of the unfolded graph's and
+// of ONNX Runtime's (when installed).
+func TestQDQFixturesORT(t *testing.T) {
+	for _, tc := range []struct {
+		file    string
+		shape   []int
+		step    float64
+		qconv   int
+		qgemm   int
+		outName string
+	}{
+		{"qdq_convnet.onnx", []int{1, 3, 20, 18}, 0.002, 3, 1, "y"},
+		{"qdq_matmul.onnx", []int{2, 5, 24}, 1.0 / 255, 0, 1, "y"},
+	} {
+		t.Run(tc.file, func(t *testing.T) {
+			file := filepath.Join("testdata", tc.file)
+			x := tensor.Rand(rand.New(rand.NewPCG(7, 8)), tensor.Float32, -2, 2, tc.shape...)
+			var outs []*tensor.Tensor
+			for _, passes := range [][]string{nil, {}} {
+				g, err := onnx.ReadFile(file)
+				if err != nil {
+					t.Fatal(err)
+				}
+				p, err := New(g, Options{Passes: passes})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if passes == nil {
+					count := map[string]int{}
+					for _, n := range p.Graph().Nodes {
+						count[n.Op.Name]++
+					}
+					if count["qconv2d"] != tc.qconv || count["qgemm"] != tc.qgemm || count["conv2d"]+count["matmul"]+count["gemm"] != 0 {
+						t.Fatalf("folded graph has ops %v, want %d qconv2d and %d qgemm:\n%s", count, tc.qconv, tc.qgemm, p.Graph())
+					}
+				}
+				out, err := p.Run(map[string]*tensor.Tensor{"x": x})
+				if err != nil {
+					t.Fatal(err)
+				}
+				outs = append(outs, out[tc.outName])
+			}
+			d, _ := tensor.MaxDiff(outs[0], outs[1], 0, 0)
+			t.Logf("folded vs unfolded: max diff %g (one step %g)", d, tc.step)
+			if d > tc.step*1.0001 {
+				t.Errorf("folded and unfolded outputs differ by %g, more than one step %g", d, tc.step)
+			}
+			lo, hi := outs[0].F32()[0], outs[0].F32()[0]
+			for _, v := range outs[0].F32() {
+				lo, hi = min(lo, v), max(hi, v)
+			}
+			if float64(hi-lo) < 10*tc.step {
+				t.Fatalf("outputs span [%g, %g]: too few steps for the test to see errors", lo, hi)
+			}
+			ortcheck.Compare(t, file, map[string]*tensor.Tensor{"x": x}, ortcheck.Output{Name: tc.outName, Want: outs[0], Tol: tc.step * 1.0001})
+		})
 	}
 }

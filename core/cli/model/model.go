@@ -1,5 +1,6 @@
 // Package model implements `paddle model`: run, inspect, convert and check
-// models (run.go, inspect.go, convert.go, conformance.go), plus the model-store verbs
+// models (run.go, inspect.go, convert.go, conformance.go) and quantize them
+// (quantize.go), plus the model-store verbs
 // (list, pull, path, verify) that hub.go adds through hubCommands.
 package model
 
@@ -19,7 +20,7 @@ func NewCmdModel(f *cmdutil.Factory) *cobra.Command {
 		Use:   "model <command>",
 		Short: "Run, inspect, convert and check models; manage the model store",
 	}
-	cmd.AddCommand(newCmdRun(f), newCmdInspect(f), newCmdConvert(f), newCmdConformance(f))
+	cmd.AddCommand(newCmdRun(f), newCmdInspect(f), newCmdConvert(f), newCmdConformance(f), newCmdQuantize(f))
 	if hubCommands != nil {
 		cmd.AddCommand(hubCommands(f)...)
 	}
