@@ -10,10 +10,11 @@ mkdir -p "$CACHE"
 echo "setup: go modules" >&2
 go mod download
 
-# Debian packages the tests read from /usr/share (installed when missing; root on CI).
+# Debian packages the tests use (installed when missing; root on CI).
 need_apt=()
 [ -d /usr/share/libonnx-testdata ] || need_apt+=(libonnx-testdata)
 [ -f /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf ] || need_apt+=(fonts-dejavu-core) # kits/ocr/rectrain: the held-out font
+command -v qemu-aarch64-static >/dev/null || need_apt+=(qemu-user-static) # make test-arm64: the NEON kernels under emulation
 if [ ${#need_apt[@]} -gt 0 ]; then
   if [ "$(id -u)" = 0 ]; then
     echo "setup: apt-get install ${need_apt[*]}" >&2

@@ -35,12 +35,16 @@ func TestLevels(t *testing.T) {
 		if err := SelectKernel(n); err != nil || Level() != n {
 			t.Fatalf("SelectKernel(%s) = %v, level %s", n, err, Level())
 		}
-		vec := n == "avx2" || n == "avx512"
+		vec := n == "avx2" || n == "avx512" || n == "neon"
 		if got := depthwiseKernel() != nil; got != vec {
 			t.Errorf("level %s: depthwise kernel %v, want %v", n, got, vec)
 		}
-		if got := stride2RowsKernel() != nil && maxPool2x2Kernel() != nil && vecRowKernel() != nil && hardsigmoidVec() != nil; got != vec {
+		if got := stride2RowsKernel() != nil && vecRowKernel() != nil && hardsigmoidVec() != nil && hardswishVec() != nil; got != vec {
 			t.Errorf("level %s: vector row kernels %v, want %v", n, got, vec)
+		}
+		// neon has no max pooling rows yet
+		if got := maxPool2x2Kernel() != nil; got != (vec && n != "neon") {
+			t.Errorf("level %s: max pooling rows %v, want %v", n, got, vec && n != "neon")
 		}
 	}
 	for _, bad := range []string{"avx1024", "AVX2", "sse"} {

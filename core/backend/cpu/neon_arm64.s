@@ -1,0 +1,559 @@
+//go:build arm64 && !purego
+
+#include "textflag.h"
+
+// NEON (Advanced SIMD) kernels of the neon level: four float32 lanes per V
+// register, 32 V registers. Go's arm64 assembler has the vector FMLA but
+// not the by-element FMLA nor the vector float FADD, FMUL, FDIV, FMAX and
+// FMIN; those are written as WORDs by the macros below (Arm ARM encodings,
+// 128-bit forms, single precision; d, n, m are V register numbers 0–31).
+
+// FMLA Vd.4S, Vn.4S, Vm.S[i]: Vd += Vn·Vm[i]
+#define FMLAE(d, n, m, i) WORD $(0x4F801000 | (((i)&1)<<21) | ((m)<<16) | (((i)>>1)<<11) | ((n)<<5) | (d))
+// FMUL Vd.4S, Vn.4S, Vm.S[i]: Vd = Vn·Vm[i]
+#define FMULE(d, n, m, i) WORD $(0x4F809000 | (((i)&1)<<21) | ((m)<<16) | (((i)>>1)<<11) | ((n)<<5) | (d))
+// FADD, FMUL, FDIV, FMAX, FMIN Vd.4S, Vn.4S, Vm.4S: Vd = Vn op Vm
+#define FADD4(d, n, m) WORD $(0x4E20D400 | ((m)<<16) | ((n)<<5) | (d))
+#define FMUL4(d, n, m) WORD $(0x6E20DC00 | ((m)<<16) | ((n)<<5) | (d))
+#define FDIV4(d, n, m) WORD $(0x6E20FC00 | ((m)<<16) | ((n)<<5) | (d))
+#define FMAX4(d, n, m) WORD $(0x4E20F400 | ((m)<<16) | ((n)<<5) | (d))
+#define FMIN4(d, n, m) WORD $(0x4EA0F400 | ((m)<<16) | ((n)<<5) | (d))
+
+// ---------------------------------------------------------------------
+// SGEMM micro-kernel, 8×12: the 8×12 tile of C lives in V8–V31 (row r,
+// columns 4j..4j+3 in V(8+3r+j)); each k step loads 8 values of the packed
+// A panel (V0, V1) and 12 of the packed B panel (V2–V4) and does 24
+// by-element FMLAs. Then c = alpha·acc (+ beta·c when loadC), all 8 rows
+// and 12 columns (partial tiles go through a scratch tile: sgemm_arm64.go).
+
+// ROW8x12 multiplies the B vectors by lane i of A register a into the
+// accumulators of row r.
+#define ROW8x12(r, a, i) \
+	FMLAE(8+3*(r), 2, a, i) \
+	FMLAE(9+3*(r), 3, a, i) \
+	FMLAE(10+3*(r), 4, a, i)
+
+#define STEP8x12 \
+	VLD1.P 32(R1), [V0.S4, V1.S4] \
+	VLD1.P 48(R2), [V2.S4, V3.S4, V4.S4] \
+	ROW8x12(0, 0, 0) \
+	ROW8x12(1, 0, 1) \
+	ROW8x12(2, 0, 2) \
+	ROW8x12(3, 0, 3) \
+	ROW8x12(4, 1, 0) \
+	ROW8x12(5, 1, 1) \
+	ROW8x12(6, 1, 2) \
+	ROW8x12(7, 1, 3)
+
+// STORE8x12 writes one row from its accumulators (registers v0–v2,
+// numbers n0–n2): alpha (V5[0]) times them; STOREC8x12 adds beta (V6[0])
+// times C's row first. R3 walks C's rows, R4 bytes apart.
+#define STORE8x12(v0, v1, v2, n0, n1, n2) \
+	FMULE(n0, n0, 5, 0) \
+	FMULE(n1, n1, 5, 0) \
+	FMULE(n2, n2, 5, 0) \
+	VST1 [v0.S4, v1.S4, v2.S4], (R3) \
+	ADD R4, R3
+
+#define STOREC8x12(v0, v1, v2, n0, n1, n2) \
+	VLD1 (R3), [V0.S4, V1.S4, V2.S4] \
+	FMULE(n0, n0, 5, 0) \
+	FMULE(n1, n1, 5, 0) \
+	FMULE(n2, n2, 5, 0) \
+	FMULE(0, 0, 6, 0) \
+	FMULE(1, 1, 6, 0) \
+	FMULE(2, 2, 6, 0) \
+	FADD4(n0, n0, 0) \
+	FADD4(n1, n1, 1) \
+	FADD4(n2, n2, 2) \
+	VST1 [v0.S4, v1.S4, v2.S4], (R3) \
+	ADD R4, R3
+
+// func sgemm8x12NEON(k int, a, b, c *float32, ldc int, loadC uint32, alpha, beta float32)
+TEXT ·sgemm8x12NEON(SB), NOSPLIT, $0-52
+	MOVD k+0(FP), R0
+	MOVD a+8(FP), R1
+	MOVD b+16(FP), R2
+	MOVD c+24(FP), R3
+	MOVD ldc+32(FP), R4
+	LSL $2, R4
+	MOVWU loadC+40(FP), R5
+	FMOVS alpha+44(FP), F5
+	FMOVS beta+48(FP), F6
+	VEOR V8.B16, V8.B16, V8.B16
+	VEOR V9.B16, V9.B16, V9.B16
+	VEOR V10.B16, V10.B16, V10.B16
+	VEOR V11.B16, V11.B16, V11.B16
+	VEOR V12.B16, V12.B16, V12.B16
+	VEOR V13.B16, V13.B16, V13.B16
+	VEOR V14.B16, V14.B16, V14.B16
+	VEOR V15.B16, V15.B16, V15.B16
+	VEOR V16.B16, V16.B16, V16.B16
+	VEOR V17.B16, V17.B16, V17.B16
+	VEOR V18.B16, V18.B16, V18.B16
+	VEOR V19.B16, V19.B16, V19.B16
+	VEOR V20.B16, V20.B16, V20.B16
+	VEOR V21.B16, V21.B16, V21.B16
+	VEOR V22.B16, V22.B16, V22.B16
+	VEOR V23.B16, V23.B16, V23.B16
+	VEOR V24.B16, V24.B16, V24.B16
+	VEOR V25.B16, V25.B16, V25.B16
+	VEOR V26.B16, V26.B16, V26.B16
+	VEOR V27.B16, V27.B16, V27.B16
+	VEOR V28.B16, V28.B16, V28.B16
+	VEOR V29.B16, V29.B16, V29.B16
+	VEOR V30.B16, V30.B16, V30.B16
+	VEOR V31.B16, V31.B16, V31.B16
+	CBZ R0, sgemm8x12_store
+	TBZ $0, R0, sgemm8x12_pairs
+	STEP8x12
+	SUB $1, R0
+	CBZ R0, sgemm8x12_store
+
+sgemm8x12_pairs:
+	STEP8x12
+	STEP8x12
+	SUBS $2, R0
+	BNE sgemm8x12_pairs
+
+sgemm8x12_store:
+	CBNZ R5, sgemm8x12_storec
+	STORE8x12(V8, V9, V10, 8, 9, 10)
+	STORE8x12(V11, V12, V13, 11, 12, 13)
+	STORE8x12(V14, V15, V16, 14, 15, 16)
+	STORE8x12(V17, V18, V19, 17, 18, 19)
+	STORE8x12(V20, V21, V22, 20, 21, 22)
+	STORE8x12(V23, V24, V25, 23, 24, 25)
+	STORE8x12(V26, V27, V28, 26, 27, 28)
+	STORE8x12(V29, V30, V31, 29, 30, 31)
+	RET
+
+sgemm8x12_storec:
+	STOREC8x12(V8, V9, V10, 8, 9, 10)
+	STOREC8x12(V11, V12, V13, 11, 12, 13)
+	STOREC8x12(V14, V15, V16, 14, 15, 16)
+	STOREC8x12(V17, V18, V19, 17, 18, 19)
+	STOREC8x12(V20, V21, V22, 20, 21, 22)
+	STOREC8x12(V23, V24, V25, 23, 24, 25)
+	STOREC8x12(V26, V27, V28, 26, 27, 28)
+	STOREC8x12(V29, V30, V31, 29, 30, 31)
+	RET
+
+// ---------------------------------------------------------------------
+// Depthwise convolution row (dwconv.go's driver): dst[i] = init +
+// Σ_{a<kh, b<kw} w[a*kw+b]·src[a*ld+i+b] for i < n, init = dst[i] when acc
+// != 0, else bias; 16 outputs at a time, then 4, then 1 (lane 0 of a
+// vector whose other lanes are ignored). Each tap is one fused multiply-add
+// into the output, taps in order a, b.
+
+// func dwConvRowNEON(dst, src *float32, ld, n int, w *float32, kh, kw int, bias float32, acc uint32)
+TEXT ·dwConvRowNEON(SB), NOSPLIT, $0-64
+	MOVD dst+0(FP), R0
+	MOVD src+8(FP), R1
+	MOVD ld+16(FP), R2
+	LSL $2, R2
+	MOVD n+24(FP), R3
+	MOVD w+32(FP), R4
+	MOVD kh+40(FP), R5
+	MOVD kw+48(FP), R6
+	FMOVS bias+56(FP), F7
+	MOVWU acc+60(FP), R7
+	VDUP V7.S[0], V7.S4
+
+
+dw16:
+	CMP $16, R3
+	BLT dw16_next
+	CBZ R7, dw16_bias
+	VLD1 (R0), [V0.S4, V1.S4, V2.S4, V3.S4]
+	JMP dw16_taps
+dw16_bias:
+	VORR V7.B16, V7.B16, V0.B16
+	VORR V7.B16, V7.B16, V1.B16
+	VORR V7.B16, V7.B16, V2.B16
+	VORR V7.B16, V7.B16, V3.B16
+dw16_taps:
+	MOVD R1, R8
+	MOVD R4, R9
+	MOVD R5, R10
+dw16_row:
+	MOVD R8, R11
+	MOVD R6, R12
+dw16_col:
+	VLD1R.P 4(R9), [V4.S4]
+	VLD1 (R11), [V16.S4, V17.S4, V18.S4, V19.S4]
+	VFMLA V4.S4, V16.S4, V0.S4
+	VFMLA V4.S4, V17.S4, V1.S4
+	VFMLA V4.S4, V18.S4, V2.S4
+	VFMLA V4.S4, V19.S4, V3.S4
+	ADD $4, R11
+	SUBS $1, R12
+	BNE dw16_col
+	ADD R2, R8
+	SUBS $1, R10
+	BNE dw16_row
+	VST1 [V0.S4, V1.S4, V2.S4, V3.S4], (R0)
+	ADD $64, R0
+	ADD $64, R1
+	SUB $16, R3
+	JMP dw16
+dw16_next:
+
+dw4:
+	CMP $4, R3
+	BLT dw4_next
+	CBZ R7, dw4_bias
+	VLD1 (R0), [V0.S4]
+	JMP dw4_taps
+dw4_bias:
+	VORR V7.B16, V7.B16, V0.B16
+dw4_taps:
+	MOVD R1, R8
+	MOVD R4, R9
+	MOVD R5, R10
+dw4_row:
+	MOVD R8, R11
+	MOVD R6, R12
+dw4_col:
+	VLD1R.P 4(R9), [V4.S4]
+	VLD1 (R11), [V16.S4]
+	VFMLA V4.S4, V16.S4, V0.S4
+	ADD $4, R11
+	SUBS $1, R12
+	BNE dw4_col
+	ADD R2, R8
+	SUBS $1, R10
+	BNE dw4_row
+	VST1 [V0.S4], (R0)
+	ADD $16, R0
+	ADD $16, R1
+	SUB $4, R3
+	JMP dw4
+dw4_next:
+
+dw1:
+	CMP $1, R3
+	BLT dw1_next
+	CBZ R7, dw1_bias
+	FMOVS (R0), F0
+	JMP dw1_taps
+dw1_bias:
+	FMOVS F7, F0
+dw1_taps:
+	MOVD R1, R8
+	MOVD R4, R9
+	MOVD R5, R10
+dw1_row:
+	MOVD R8, R11
+	MOVD R6, R12
+dw1_col:
+	VLD1R.P 4(R9), [V4.S4]
+	FMOVS (R11), F16
+	VFMLA V4.S4, V16.S4, V0.S4
+	ADD $4, R11
+	SUBS $1, R12
+	BNE dw1_col
+	ADD R2, R8
+	SUBS $1, R10
+	BNE dw1_row
+	FMOVS F0, (R0)
+	ADD $4, R0
+	ADD $4, R1
+	SUB $1, R3
+	JMP dw1
+dw1_next:
+	RET
+
+
+// ---------------------------------------------------------------------
+// Elementwise rows: n a multiple of 4 (the Go callers do the rest), 16
+// elements a time, then 4. Each is bitwise Go's scalar operation on arm64
+// (same IEEE operation, same NaN choice: the first operand's).
+
+
+// func addVVNEON(o, a, b *float32, n int): o[i] = a[i] + b[i]
+TEXT ·addVVNEON(SB), NOSPLIT, $0-32
+	MOVD o+0(FP), R0
+	MOVD a+8(FP), R1
+	MOVD b+16(FP), R2
+	MOVD n+24(FP), R3
+addVVNEON_16:
+	CMP $16, R3
+	BLT addVVNEON_4
+	VLD1.P 64(R1), [V0.S4, V1.S4, V2.S4, V3.S4]
+	VLD1.P 64(R2), [V4.S4, V5.S4, V6.S4, V7.S4]
+	FADD4(0, 0, 4)
+	FADD4(1, 1, 5)
+	FADD4(2, 2, 6)
+	FADD4(3, 3, 7)
+	VST1.P [V0.S4, V1.S4, V2.S4, V3.S4], 64(R0)
+	SUB $16, R3
+	JMP addVVNEON_16
+addVVNEON_4:
+	CBZ R3, addVVNEON_done
+	VLD1.P 16(R1), [V0.S4]
+	VLD1.P 16(R2), [V4.S4]
+	FADD4(0, 0, 4)
+	VST1.P [V0.S4], 16(R0)
+	SUB $4, R3
+	JMP addVVNEON_4
+addVVNEON_done:
+	RET
+
+
+// func mulVVNEON(o, a, b *float32, n int): o[i] = a[i] · b[i]
+TEXT ·mulVVNEON(SB), NOSPLIT, $0-32
+	MOVD o+0(FP), R0
+	MOVD a+8(FP), R1
+	MOVD b+16(FP), R2
+	MOVD n+24(FP), R3
+mulVVNEON_16:
+	CMP $16, R3
+	BLT mulVVNEON_4
+	VLD1.P 64(R1), [V0.S4, V1.S4, V2.S4, V3.S4]
+	VLD1.P 64(R2), [V4.S4, V5.S4, V6.S4, V7.S4]
+	FMUL4(0, 0, 4)
+	FMUL4(1, 1, 5)
+	FMUL4(2, 2, 6)
+	FMUL4(3, 3, 7)
+	VST1.P [V0.S4, V1.S4, V2.S4, V3.S4], 64(R0)
+	SUB $16, R3
+	JMP mulVVNEON_16
+mulVVNEON_4:
+	CBZ R3, mulVVNEON_done
+	VLD1.P 16(R1), [V0.S4]
+	VLD1.P 16(R2), [V4.S4]
+	FMUL4(0, 0, 4)
+	VST1.P [V0.S4], 16(R0)
+	SUB $4, R3
+	JMP mulVVNEON_4
+mulVVNEON_done:
+	RET
+
+
+// func addVSNEON(o, a *float32, n int, s float32): o[i] = a[i] + s
+TEXT ·addVSNEON(SB), NOSPLIT, $0-28
+	MOVD o+0(FP), R0
+	MOVD a+8(FP), R1
+	MOVD n+16(FP), R3
+	FMOVS s+24(FP), F4
+	VDUP V4.S[0], V4.S4
+addVSNEON_16:
+	CMP $16, R3
+	BLT addVSNEON_4
+	VLD1.P 64(R1), [V0.S4, V1.S4, V2.S4, V3.S4]
+	FADD4(0, 0, 4)
+	FADD4(1, 1, 4)
+	FADD4(2, 2, 4)
+	FADD4(3, 3, 4)
+	VST1.P [V0.S4, V1.S4, V2.S4, V3.S4], 64(R0)
+	SUB $16, R3
+	JMP addVSNEON_16
+addVSNEON_4:
+	CBZ R3, addVSNEON_done
+	VLD1.P 16(R1), [V0.S4]
+	FADD4(0, 0, 4)
+	VST1.P [V0.S4], 16(R0)
+	SUB $4, R3
+	JMP addVSNEON_4
+addVSNEON_done:
+	RET
+
+
+// func mulVSNEON(o, a *float32, n int, s float32): o[i] = a[i] · s
+TEXT ·mulVSNEON(SB), NOSPLIT, $0-28
+	MOVD o+0(FP), R0
+	MOVD a+8(FP), R1
+	MOVD n+16(FP), R3
+	FMOVS s+24(FP), F4
+	VDUP V4.S[0], V4.S4
+mulVSNEON_16:
+	CMP $16, R3
+	BLT mulVSNEON_4
+	VLD1.P 64(R1), [V0.S4, V1.S4, V2.S4, V3.S4]
+	FMUL4(0, 0, 4)
+	FMUL4(1, 1, 4)
+	FMUL4(2, 2, 4)
+	FMUL4(3, 3, 4)
+	VST1.P [V0.S4, V1.S4, V2.S4, V3.S4], 64(R0)
+	SUB $16, R3
+	JMP mulVSNEON_16
+mulVSNEON_4:
+	CBZ R3, mulVSNEON_done
+	VLD1.P 16(R1), [V0.S4]
+	FMUL4(0, 0, 4)
+	VST1.P [V0.S4], 16(R0)
+	SUB $4, R3
+	JMP mulVSNEON_4
+mulVSNEON_done:
+	RET
+
+
+// func reluNEON(y, x *float32, n int): y[i] = max(x[i], 0)
+TEXT ·reluNEON(SB), NOSPLIT, $0-24
+	MOVD y+0(FP), R0
+	MOVD x+8(FP), R1
+	MOVD n+16(FP), R3
+	VEOR V31.B16, V31.B16, V31.B16
+reluNEON_16:
+	CMP $16, R3
+	BLT reluNEON_4
+	VLD1.P 64(R1), [V0.S4, V1.S4, V2.S4, V3.S4]
+	FMAX4(0, 0, 31)
+	FMAX4(1, 1, 31)
+	FMAX4(2, 2, 31)
+	FMAX4(3, 3, 31)
+	VST1.P [V0.S4, V1.S4, V2.S4, V3.S4], 64(R0)
+	SUB $16, R3
+	JMP reluNEON_16
+reluNEON_4:
+	CBZ R3, reluNEON_done
+	VLD1.P 16(R1), [V0.S4]
+	FMAX4(0, 0, 31)
+	VST1.P [V0.S4], 16(R0)
+	SUB $4, R3
+	JMP reluNEON_4
+reluNEON_done:
+	RET
+
+
+// func hardswishNEON(y, x *float32, n int): y[i] = x[i]·min(max(x[i]+3, 0), 6)/6 (bitwise hardswishGo)
+TEXT ·hardswishNEON(SB), NOSPLIT, $0-24
+	MOVD y+0(FP), R0
+	MOVD x+8(FP), R1
+	MOVD n+16(FP), R3
+	FMOVS $3.0, F29
+	VDUP V29.S[0], V29.S4
+	FMOVS $6.0, F30
+	VDUP V30.S[0], V30.S4
+	VEOR V31.B16, V31.B16, V31.B16
+hardswishNEON_16:
+	CMP $16, R3
+	BLT hardswishNEON_4
+	VLD1.P 64(R1), [V0.S4, V1.S4, V2.S4, V3.S4]
+	FADD4(8, 0, 29)
+	FADD4(9, 1, 29)
+	FADD4(10, 2, 29)
+	FADD4(11, 3, 29)
+	FMAX4(8, 8, 31)
+	FMAX4(9, 9, 31)
+	FMAX4(10, 10, 31)
+	FMAX4(11, 11, 31)
+	FMIN4(8, 8, 30)
+	FMIN4(9, 9, 30)
+	FMIN4(10, 10, 30)
+	FMIN4(11, 11, 30)
+	FMUL4(0, 0, 8)
+	FMUL4(1, 1, 9)
+	FMUL4(2, 2, 10)
+	FMUL4(3, 3, 11)
+	FDIV4(0, 0, 30)
+	FDIV4(1, 1, 30)
+	FDIV4(2, 2, 30)
+	FDIV4(3, 3, 30)
+	VST1.P [V0.S4, V1.S4, V2.S4, V3.S4], 64(R0)
+	SUB $16, R3
+	JMP hardswishNEON_16
+hardswishNEON_4:
+	CBZ R3, hardswishNEON_done
+	VLD1.P 16(R1), [V0.S4]
+	FADD4(8, 0, 29)
+	FMAX4(8, 8, 31)
+	FMIN4(8, 8, 30)
+	FMUL4(0, 0, 8)
+	FDIV4(0, 0, 30)
+	VST1.P [V0.S4], 16(R0)
+	SUB $4, R3
+	JMP hardswishNEON_4
+hardswishNEON_done:
+	RET
+
+
+// func hardsigmoidNEON(y, x *float32, n int, alpha, beta float32): y[i] = min(max(alpha·x[i]+beta, 0), 1), the multiply-add fused as Go fuses it on arm64
+TEXT ·hardsigmoidNEON(SB), NOSPLIT, $0-32
+	MOVD y+0(FP), R0
+	MOVD x+8(FP), R1
+	MOVD n+16(FP), R3
+	FMOVS alpha+24(FP), F28
+	VDUP V28.S[0], V28.S4
+	FMOVS beta+28(FP), F29
+	VDUP V29.S[0], V29.S4
+	FMOVS $1.0, F30
+	VDUP V30.S[0], V30.S4
+	VEOR V31.B16, V31.B16, V31.B16
+hardsigmoidNEON_16:
+	CMP $16, R3
+	BLT hardsigmoidNEON_4
+	VLD1.P 64(R1), [V0.S4, V1.S4, V2.S4, V3.S4]
+	VORR V29.B16, V29.B16, V8.B16
+	VORR V29.B16, V29.B16, V9.B16
+	VORR V29.B16, V29.B16, V10.B16
+	VORR V29.B16, V29.B16, V11.B16
+	VFMLA V28.S4, V0.S4, V8.S4
+	VFMLA V28.S4, V1.S4, V9.S4
+	VFMLA V28.S4, V2.S4, V10.S4
+	VFMLA V28.S4, V3.S4, V11.S4
+	FMAX4(8, 8, 31)
+	FMAX4(9, 9, 31)
+	FMAX4(10, 10, 31)
+	FMAX4(11, 11, 31)
+	FMIN4(0, 8, 30)
+	FMIN4(1, 9, 30)
+	FMIN4(2, 10, 30)
+	FMIN4(3, 11, 30)
+	VST1.P [V0.S4, V1.S4, V2.S4, V3.S4], 64(R0)
+	SUB $16, R3
+	JMP hardsigmoidNEON_16
+hardsigmoidNEON_4:
+	CBZ R3, hardsigmoidNEON_done
+	VLD1.P 16(R1), [V0.S4]
+	VORR V29.B16, V29.B16, V8.B16
+	VFMLA V28.S4, V0.S4, V8.S4
+	FMAX4(8, 8, 31)
+	FMIN4(0, 8, 30)
+	VST1.P [V0.S4], 16(R0)
+	SUB $4, R3
+	JMP hardsigmoidNEON_4
+hardsigmoidNEON_done:
+	RET
+
+
+// ---------------------------------------------------------------------
+// func stride2RowsNEON(dst *float32, ldd int, src *float32, lds, n, rows int)
+// dst[r*ldd+i] = src[r*lds+2i] for r < rows, i < n, n a multiple of 4
+// (reads src up to r*lds+2n-1): VLD2 splits even and odd elements.
+TEXT ·stride2RowsNEON(SB), NOSPLIT, $0-48
+	MOVD dst+0(FP), R0
+	MOVD ldd+8(FP), R1
+	LSL $2, R1
+	MOVD src+16(FP), R2
+	MOVD lds+24(FP), R3
+	LSL $2, R3
+	MOVD n+32(FP), R4
+	MOVD rows+40(FP), R5
+	CBZ R4, s2r_done
+	CBZ R5, s2r_done
+s2r_row:
+	MOVD R0, R6
+	MOVD R2, R7
+	MOVD R4, R8
+s2r_8:
+	CMP $8, R8
+	BLT s2r_4
+	VLD2.P 32(R7), [V0.S4, V1.S4]
+	VLD2.P 32(R7), [V2.S4, V3.S4]
+	VST1.P [V0.S4], 16(R6)
+	VST1.P [V2.S4], 16(R6)
+	SUB $8, R8
+	JMP s2r_8
+s2r_4:
+	CBZ R8, s2r_next
+	VLD2.P 32(R7), [V0.S4, V1.S4]
+	VST1.P [V0.S4], 16(R6)
+s2r_next:
+	ADD R1, R0
+	ADD R3, R2
+	SUBS $1, R5
+	BNE s2r_row
+s2r_done:
+	RET
