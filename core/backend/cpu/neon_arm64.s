@@ -557,3 +557,573 @@ s2r_next:
 	BNE s2r_row
 s2r_done:
 	RET
+
+// ---------------------------------------------------------------------
+// Winograd F(4×4, 3×3) tile transforms (winograd.go), 4 tiles per pass
+// (one per lane), 4 passes per group of 16 tiles; the contracts are the
+// amd64 ones (winograd_amd64.s). FSUB4 is the vector FSUB.
+#define FSUB4(d, n, m) WORD $(0x4EA0D400 | ((m)<<16) | ((n)<<5) | (d))
+
+// BT6 applies Bᵀ to V0–V5 (d0..d5), results in V16–V21; V24 = 4, V25 = 5.
+#define BT6 \
+	VORR V4.B16, V4.B16, V6.B16 \
+	VFMLS V24.S4, V2.S4, V6.S4 \
+	VORR V3.B16, V3.B16, V7.B16 \
+	VFMLS V24.S4, V1.S4, V7.S4 \
+	FSUB4(8, 4, 2) \
+	FSUB4(9, 3, 1) \
+	FADD4(9, 9, 9) \
+	VORR V4.B16, V4.B16, V16.B16 \
+	VFMLA V24.S4, V0.S4, V16.S4 \
+	VFMLS V25.S4, V2.S4, V16.S4 \
+	FADD4(17, 6, 7) \
+	FSUB4(18, 6, 7) \
+	FADD4(19, 8, 9) \
+	FSUB4(20, 8, 9) \
+	VORR V5.B16, V5.B16, V21.B16 \
+	VFMLA V24.S4, V1.S4, V21.S4 \
+	VFMLS V25.S4, V3.S4, V21.S4
+
+// AT6 applies Aᵀ to V0–V5 (m0..m5), results in V16–V19; V24 = 4, V26 = 2,
+// V27 = 8.
+#define AT6 \
+	FADD4(6, 1, 2) \
+	FADD4(7, 3, 4) \
+	FSUB4(8, 1, 2) \
+	FSUB4(9, 3, 4) \
+	FADD4(16, 0, 6) \
+	FADD4(16, 16, 7) \
+	VORR V8.B16, V8.B16, V17.B16 \
+	VFMLA V26.S4, V9.S4, V17.S4 \
+	VORR V6.B16, V6.B16, V18.B16 \
+	VFMLA V24.S4, V7.S4, V18.S4 \
+	VORR V8.B16, V8.B16, V19.B16 \
+	VFMLA V27.S4, V9.S4, V19.S4 \
+	FADD4(19, 19, 5)
+
+// func wgInput16NEON(src *float32, lds int, dst *float32, ldv int, scratch *float32, groups int)
+TEXT ·wgInput16NEON(SB), NOSPLIT, $0-48
+	MOVD src+0(FP), R0
+	MOVD lds+8(FP), R1
+	LSL $2, R1              // lds bytes
+	MOVD dst+16(FP), R2
+	MOVD ldv+24(FP), R3
+	LSL $2, R3              // ldv bytes
+	MOVD scratch+32(FP), R4
+	MOVD groups+40(FP), R5
+	LSL $2, R5              // passes of 4 tiles
+	LSL $2, R1, R6          // 4·lds bytes: the next input row's planes
+	ADD R1, R1, R7          // 2·lds
+	ADD R1, R7, R8          // 3·lds
+	FMOVS $4.0, F24
+	VDUP V24.S[0], V24.S4
+	FMOVS $5.0, F25
+	VDUP V25.S[0], V25.S4
+	CBZ R5, wgin_done
+wgin_pass:
+
+	MOVD R0, R10
+	VLD1 (R10), [V0.S4]
+	ADD R6, R10
+	VLD1 (R10), [V1.S4]
+	ADD R6, R10
+	VLD1 (R10), [V2.S4]
+	ADD R6, R10
+	VLD1 (R10), [V3.S4]
+	ADD R6, R10
+	VLD1 (R10), [V4.S4]
+	ADD R6, R10
+	VLD1 (R10), [V5.S4]
+	BT6
+	FMOVQ F16, 0(R4)
+	FMOVQ F17, 96(R4)
+	FMOVQ F18, 192(R4)
+	FMOVQ F19, 288(R4)
+	FMOVQ F20, 384(R4)
+	FMOVQ F21, 480(R4)
+	ADD R1, R0, R10
+	VLD1 (R10), [V0.S4]
+	ADD R6, R10
+	VLD1 (R10), [V1.S4]
+	ADD R6, R10
+	VLD1 (R10), [V2.S4]
+	ADD R6, R10
+	VLD1 (R10), [V3.S4]
+	ADD R6, R10
+	VLD1 (R10), [V4.S4]
+	ADD R6, R10
+	VLD1 (R10), [V5.S4]
+	BT6
+	FMOVQ F16, 16(R4)
+	FMOVQ F17, 112(R4)
+	FMOVQ F18, 208(R4)
+	FMOVQ F19, 304(R4)
+	FMOVQ F20, 400(R4)
+	FMOVQ F21, 496(R4)
+	ADD R7, R0, R10
+	VLD1 (R10), [V0.S4]
+	ADD R6, R10
+	VLD1 (R10), [V1.S4]
+	ADD R6, R10
+	VLD1 (R10), [V2.S4]
+	ADD R6, R10
+	VLD1 (R10), [V3.S4]
+	ADD R6, R10
+	VLD1 (R10), [V4.S4]
+	ADD R6, R10
+	VLD1 (R10), [V5.S4]
+	BT6
+	FMOVQ F16, 32(R4)
+	FMOVQ F17, 128(R4)
+	FMOVQ F18, 224(R4)
+	FMOVQ F19, 320(R4)
+	FMOVQ F20, 416(R4)
+	FMOVQ F21, 512(R4)
+	ADD R8, R0, R10
+	VLD1 (R10), [V0.S4]
+	ADD R6, R10
+	VLD1 (R10), [V1.S4]
+	ADD R6, R10
+	VLD1 (R10), [V2.S4]
+	ADD R6, R10
+	VLD1 (R10), [V3.S4]
+	ADD R6, R10
+	VLD1 (R10), [V4.S4]
+	ADD R6, R10
+	VLD1 (R10), [V5.S4]
+	BT6
+	FMOVQ F16, 48(R4)
+	FMOVQ F17, 144(R4)
+	FMOVQ F18, 240(R4)
+	FMOVQ F19, 336(R4)
+	FMOVQ F20, 432(R4)
+	FMOVQ F21, 528(R4)
+	MOVD R0, R10
+	ADD $4, R10
+	VLD1 (R10), [V0.S4]
+	ADD R6, R10
+	VLD1 (R10), [V1.S4]
+	ADD R6, R10
+	VLD1 (R10), [V2.S4]
+	ADD R6, R10
+	VLD1 (R10), [V3.S4]
+	ADD R6, R10
+	VLD1 (R10), [V4.S4]
+	ADD R6, R10
+	VLD1 (R10), [V5.S4]
+	BT6
+	FMOVQ F16, 64(R4)
+	FMOVQ F17, 160(R4)
+	FMOVQ F18, 256(R4)
+	FMOVQ F19, 352(R4)
+	FMOVQ F20, 448(R4)
+	FMOVQ F21, 544(R4)
+	ADD R1, R0, R10
+	ADD $4, R10
+	VLD1 (R10), [V0.S4]
+	ADD R6, R10
+	VLD1 (R10), [V1.S4]
+	ADD R6, R10
+	VLD1 (R10), [V2.S4]
+	ADD R6, R10
+	VLD1 (R10), [V3.S4]
+	ADD R6, R10
+	VLD1 (R10), [V4.S4]
+	ADD R6, R10
+	VLD1 (R10), [V5.S4]
+	BT6
+	FMOVQ F16, 80(R4)
+	FMOVQ F17, 176(R4)
+	FMOVQ F18, 272(R4)
+	FMOVQ F19, 368(R4)
+	FMOVQ F20, 464(R4)
+	FMOVQ F21, 560(R4)
+	MOVD R2, R10
+	FMOVQ 0(R4), F0
+	FMOVQ 16(R4), F1
+	FMOVQ 32(R4), F2
+	FMOVQ 48(R4), F3
+	FMOVQ 64(R4), F4
+	FMOVQ 80(R4), F5
+	BT6
+	VST1 [V16.S4], (R10)
+	ADD R3, R10
+	VST1 [V17.S4], (R10)
+	ADD R3, R10
+	VST1 [V18.S4], (R10)
+	ADD R3, R10
+	VST1 [V19.S4], (R10)
+	ADD R3, R10
+	VST1 [V20.S4], (R10)
+	ADD R3, R10
+	VST1 [V21.S4], (R10)
+	ADD R3, R10
+	FMOVQ 96(R4), F0
+	FMOVQ 112(R4), F1
+	FMOVQ 128(R4), F2
+	FMOVQ 144(R4), F3
+	FMOVQ 160(R4), F4
+	FMOVQ 176(R4), F5
+	BT6
+	VST1 [V16.S4], (R10)
+	ADD R3, R10
+	VST1 [V17.S4], (R10)
+	ADD R3, R10
+	VST1 [V18.S4], (R10)
+	ADD R3, R10
+	VST1 [V19.S4], (R10)
+	ADD R3, R10
+	VST1 [V20.S4], (R10)
+	ADD R3, R10
+	VST1 [V21.S4], (R10)
+	ADD R3, R10
+	FMOVQ 192(R4), F0
+	FMOVQ 208(R4), F1
+	FMOVQ 224(R4), F2
+	FMOVQ 240(R4), F3
+	FMOVQ 256(R4), F4
+	FMOVQ 272(R4), F5
+	BT6
+	VST1 [V16.S4], (R10)
+	ADD R3, R10
+	VST1 [V17.S4], (R10)
+	ADD R3, R10
+	VST1 [V18.S4], (R10)
+	ADD R3, R10
+	VST1 [V19.S4], (R10)
+	ADD R3, R10
+	VST1 [V20.S4], (R10)
+	ADD R3, R10
+	VST1 [V21.S4], (R10)
+	ADD R3, R10
+	FMOVQ 288(R4), F0
+	FMOVQ 304(R4), F1
+	FMOVQ 320(R4), F2
+	FMOVQ 336(R4), F3
+	FMOVQ 352(R4), F4
+	FMOVQ 368(R4), F5
+	BT6
+	VST1 [V16.S4], (R10)
+	ADD R3, R10
+	VST1 [V17.S4], (R10)
+	ADD R3, R10
+	VST1 [V18.S4], (R10)
+	ADD R3, R10
+	VST1 [V19.S4], (R10)
+	ADD R3, R10
+	VST1 [V20.S4], (R10)
+	ADD R3, R10
+	VST1 [V21.S4], (R10)
+	ADD R3, R10
+	FMOVQ 384(R4), F0
+	FMOVQ 400(R4), F1
+	FMOVQ 416(R4), F2
+	FMOVQ 432(R4), F3
+	FMOVQ 448(R4), F4
+	FMOVQ 464(R4), F5
+	BT6
+	VST1 [V16.S4], (R10)
+	ADD R3, R10
+	VST1 [V17.S4], (R10)
+	ADD R3, R10
+	VST1 [V18.S4], (R10)
+	ADD R3, R10
+	VST1 [V19.S4], (R10)
+	ADD R3, R10
+	VST1 [V20.S4], (R10)
+	ADD R3, R10
+	VST1 [V21.S4], (R10)
+	ADD R3, R10
+	FMOVQ 480(R4), F0
+	FMOVQ 496(R4), F1
+	FMOVQ 512(R4), F2
+	FMOVQ 528(R4), F3
+	FMOVQ 544(R4), F4
+	FMOVQ 560(R4), F5
+	BT6
+	VST1 [V16.S4], (R10)
+	ADD R3, R10
+	VST1 [V17.S4], (R10)
+	ADD R3, R10
+	VST1 [V18.S4], (R10)
+	ADD R3, R10
+	VST1 [V19.S4], (R10)
+	ADD R3, R10
+	VST1 [V20.S4], (R10)
+	ADD R3, R10
+	VST1 [V21.S4], (R10)
+	ADD R3, R10
+	ADD $16, R0
+	ADD $16, R2
+	SUBS $1, R5
+	BNE wgin_pass
+wgin_done:
+	RET
+
+// func wgOutput16NEON(m *float32, ldm int, dst *float32, ldo int, scratch *float32, groups int, bias float32)
+TEXT ·wgOutput16NEON(SB), NOSPLIT, $0-52
+	MOVD m+0(FP), R0
+	MOVD ldm+8(FP), R1
+	LSL $2, R1              // ldm bytes
+	MOVD dst+16(FP), R2
+	MOVD ldo+24(FP), R3
+	LSL $2, R3              // ldo bytes
+	MOVD scratch+32(FP), R4
+	MOVD groups+40(FP), R5
+	LSL $2, R5
+	FMOVS bias+48(FP), F28
+	VDUP V28.S[0], V28.S4
+	MOVD $6, R6
+	MUL R1, R6              // 6·ldm bytes: the next row of M's 6×6
+	FMOVS $4.0, F24
+	VDUP V24.S[0], V24.S4
+	FMOVS $2.0, F26
+	VDUP V26.S[0], V26.S4
+	FMOVS $8.0, F27
+	VDUP V27.S[0], V27.S4
+	CBZ R5, wgout_done
+wgout_pass:
+	MOVD R0, R9
+
+	MOVD R9, R10
+	VLD1 (R10), [V0.S4]
+	ADD R6, R10
+	VLD1 (R10), [V1.S4]
+	ADD R6, R10
+	VLD1 (R10), [V2.S4]
+	ADD R6, R10
+	VLD1 (R10), [V3.S4]
+	ADD R6, R10
+	VLD1 (R10), [V4.S4]
+	ADD R6, R10
+	VLD1 (R10), [V5.S4]
+	AT6
+	FMOVQ F16, 0(R4)
+	FMOVQ F17, 96(R4)
+	FMOVQ F18, 192(R4)
+	FMOVQ F19, 288(R4)
+	ADD R1, R9
+	MOVD R9, R10
+	VLD1 (R10), [V0.S4]
+	ADD R6, R10
+	VLD1 (R10), [V1.S4]
+	ADD R6, R10
+	VLD1 (R10), [V2.S4]
+	ADD R6, R10
+	VLD1 (R10), [V3.S4]
+	ADD R6, R10
+	VLD1 (R10), [V4.S4]
+	ADD R6, R10
+	VLD1 (R10), [V5.S4]
+	AT6
+	FMOVQ F16, 16(R4)
+	FMOVQ F17, 112(R4)
+	FMOVQ F18, 208(R4)
+	FMOVQ F19, 304(R4)
+	ADD R1, R9
+	MOVD R9, R10
+	VLD1 (R10), [V0.S4]
+	ADD R6, R10
+	VLD1 (R10), [V1.S4]
+	ADD R6, R10
+	VLD1 (R10), [V2.S4]
+	ADD R6, R10
+	VLD1 (R10), [V3.S4]
+	ADD R6, R10
+	VLD1 (R10), [V4.S4]
+	ADD R6, R10
+	VLD1 (R10), [V5.S4]
+	AT6
+	FMOVQ F16, 32(R4)
+	FMOVQ F17, 128(R4)
+	FMOVQ F18, 224(R4)
+	FMOVQ F19, 320(R4)
+	ADD R1, R9
+	MOVD R9, R10
+	VLD1 (R10), [V0.S4]
+	ADD R6, R10
+	VLD1 (R10), [V1.S4]
+	ADD R6, R10
+	VLD1 (R10), [V2.S4]
+	ADD R6, R10
+	VLD1 (R10), [V3.S4]
+	ADD R6, R10
+	VLD1 (R10), [V4.S4]
+	ADD R6, R10
+	VLD1 (R10), [V5.S4]
+	AT6
+	FMOVQ F16, 48(R4)
+	FMOVQ F17, 144(R4)
+	FMOVQ F18, 240(R4)
+	FMOVQ F19, 336(R4)
+	ADD R1, R9
+	MOVD R9, R10
+	VLD1 (R10), [V0.S4]
+	ADD R6, R10
+	VLD1 (R10), [V1.S4]
+	ADD R6, R10
+	VLD1 (R10), [V2.S4]
+	ADD R6, R10
+	VLD1 (R10), [V3.S4]
+	ADD R6, R10
+	VLD1 (R10), [V4.S4]
+	ADD R6, R10
+	VLD1 (R10), [V5.S4]
+	AT6
+	FMOVQ F16, 64(R4)
+	FMOVQ F17, 160(R4)
+	FMOVQ F18, 256(R4)
+	FMOVQ F19, 352(R4)
+	ADD R1, R9
+	MOVD R9, R10
+	VLD1 (R10), [V0.S4]
+	ADD R6, R10
+	VLD1 (R10), [V1.S4]
+	ADD R6, R10
+	VLD1 (R10), [V2.S4]
+	ADD R6, R10
+	VLD1 (R10), [V3.S4]
+	ADD R6, R10
+	VLD1 (R10), [V4.S4]
+	ADD R6, R10
+	VLD1 (R10), [V5.S4]
+	AT6
+	FMOVQ F16, 80(R4)
+	FMOVQ F17, 176(R4)
+	FMOVQ F18, 272(R4)
+	FMOVQ F19, 368(R4)
+	MOVD R2, R10
+	FMOVQ 0(R4), F0
+	FMOVQ 16(R4), F1
+	FMOVQ 32(R4), F2
+	FMOVQ 48(R4), F3
+	FMOVQ 64(R4), F4
+	FMOVQ 80(R4), F5
+	AT6
+	FADD4(16, 16, 28)
+	VST1 [V16.S4], (R10)
+	ADD R3, R10
+	FADD4(17, 17, 28)
+	VST1 [V17.S4], (R10)
+	ADD R3, R10
+	FADD4(18, 18, 28)
+	VST1 [V18.S4], (R10)
+	ADD R3, R10
+	FADD4(19, 19, 28)
+	VST1 [V19.S4], (R10)
+	ADD R3, R10
+	FMOVQ 96(R4), F0
+	FMOVQ 112(R4), F1
+	FMOVQ 128(R4), F2
+	FMOVQ 144(R4), F3
+	FMOVQ 160(R4), F4
+	FMOVQ 176(R4), F5
+	AT6
+	FADD4(16, 16, 28)
+	VST1 [V16.S4], (R10)
+	ADD R3, R10
+	FADD4(17, 17, 28)
+	VST1 [V17.S4], (R10)
+	ADD R3, R10
+	FADD4(18, 18, 28)
+	VST1 [V18.S4], (R10)
+	ADD R3, R10
+	FADD4(19, 19, 28)
+	VST1 [V19.S4], (R10)
+	ADD R3, R10
+	FMOVQ 192(R4), F0
+	FMOVQ 208(R4), F1
+	FMOVQ 224(R4), F2
+	FMOVQ 240(R4), F3
+	FMOVQ 256(R4), F4
+	FMOVQ 272(R4), F5
+	AT6
+	FADD4(16, 16, 28)
+	VST1 [V16.S4], (R10)
+	ADD R3, R10
+	FADD4(17, 17, 28)
+	VST1 [V17.S4], (R10)
+	ADD R3, R10
+	FADD4(18, 18, 28)
+	VST1 [V18.S4], (R10)
+	ADD R3, R10
+	FADD4(19, 19, 28)
+	VST1 [V19.S4], (R10)
+	ADD R3, R10
+	FMOVQ 288(R4), F0
+	FMOVQ 304(R4), F1
+	FMOVQ 320(R4), F2
+	FMOVQ 336(R4), F3
+	FMOVQ 352(R4), F4
+	FMOVQ 368(R4), F5
+	AT6
+	FADD4(16, 16, 28)
+	VST1 [V16.S4], (R10)
+	ADD R3, R10
+	FADD4(17, 17, 28)
+	VST1 [V17.S4], (R10)
+	ADD R3, R10
+	FADD4(18, 18, 28)
+	VST1 [V18.S4], (R10)
+	ADD R3, R10
+	FADD4(19, 19, 28)
+	VST1 [V19.S4], (R10)
+	ADD R3, R10
+	ADD $16, R0
+	ADD $16, R2
+	SUBS $1, R5
+	BNE wgout_pass
+wgout_done:
+	RET
+
+// func wgDeint4NEON(src, dst *float32, ldd, groups int)
+// dst[m*ldd + k] = src[4k + m] for m < 4, k < 16·groups (VLD4).
+TEXT ·wgDeint4NEON(SB), NOSPLIT, $0-32
+	MOVD src+0(FP), R0
+	MOVD dst+8(FP), R1
+	MOVD ldd+16(FP), R2
+	LSL $2, R2
+	MOVD groups+24(FP), R3
+	LSL $2, R3
+	CBZ R3, wgdeint_done
+wgdeint_loop:
+	VLD4.P 64(R0), [V0.S4, V1.S4, V2.S4, V3.S4]
+	MOVD R1, R4
+	VST1 [V0.S4], (R4)
+	ADD R2, R4
+	VST1 [V1.S4], (R4)
+	ADD R2, R4
+	VST1 [V2.S4], (R4)
+	ADD R2, R4
+	VST1 [V3.S4], (R4)
+	ADD $16, R1
+	SUBS $1, R3
+	BNE wgdeint_loop
+wgdeint_done:
+	RET
+
+// func wgInt4NEON(src *float32, lds int, dst *float32, groups int)
+// dst[4k + m] = src[m*lds + k] for m < 4, k < 16·groups (VST4).
+TEXT ·wgInt4NEON(SB), NOSPLIT, $0-32
+	MOVD src+0(FP), R0
+	MOVD lds+8(FP), R2
+	LSL $2, R2
+	MOVD dst+16(FP), R1
+	MOVD groups+24(FP), R3
+	LSL $2, R3
+	CBZ R3, wgint_done
+wgint_loop:
+	MOVD R0, R4
+	VLD1 (R4), [V0.S4]
+	ADD R2, R4
+	VLD1 (R4), [V1.S4]
+	ADD R2, R4
+	VLD1 (R4), [V2.S4]
+	ADD R2, R4
+	VLD1 (R4), [V3.S4]
+	VST4.P [V0.S4, V1.S4, V2.S4, V3.S4], 64(R1)
+	ADD $16, R0
+	SUBS $1, R3
+	BNE wgint_loop
+wgint_done:
+	RET
