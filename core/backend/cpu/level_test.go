@@ -39,12 +39,8 @@ func TestLevels(t *testing.T) {
 		if got := depthwiseKernel() != nil; got != vec {
 			t.Errorf("level %s: depthwise kernel %v, want %v", n, got, vec)
 		}
-		if got := stride2RowsKernel() != nil && vecRowKernel() != nil && hardsigmoidVec() != nil && hardswishVec() != nil; got != vec {
+		if got := stride2RowsKernel() != nil && maxPool2x2Kernel() != nil && vecRowKernel() != nil && hardsigmoidVec() != nil && hardswishVec() != nil; got != vec {
 			t.Errorf("level %s: vector row kernels %v, want %v", n, got, vec)
-		}
-		// neon has no max pooling rows yet
-		if got := maxPool2x2Kernel() != nil; got != (vec && n != "neon") {
-			t.Errorf("level %s: max pooling rows %v, want %v", n, got, vec && n != "neon")
 		}
 	}
 	for _, bad := range []string{"avx1024", "AVX2", "sse"} {

@@ -1127,3 +1127,39 @@ wgint_loop:
 	BNE wgint_loop
 wgint_done:
 	RET
+
+// ---------------------------------------------------------------------
+// func maxPool2x2NEON(dst, r0, r1 *float32, n int)
+// dst[i] = the max of r0[2i], r0[2i+1], r1[2i], r1[2i+1] for i < n, n a
+// multiple of 4, bitwise maxPool2x2's loop: taken in that order, a later
+// value x replaces the max m when x > m or x is a NaN (FCMGT, FCMEQ x, x,
+// ORN for the mask, BIT to insert).
+#define FCMGT4(d, n, m) WORD $(0x6EA0E400 | ((m)<<16) | ((n)<<5) | (d))
+#define FCMEQ4(d, n, m) WORD $(0x4E20E400 | ((m)<<16) | ((n)<<5) | (d))
+#define ORN16(d, n, m) WORD $(0x4EE01C00 | ((m)<<16) | ((n)<<5) | (d))
+#define BIT16(d, n, m) WORD $(0x6EA01C00 | ((m)<<16) | ((n)<<5) | (d))
+
+// MAXSTEP replaces lanes of m (V0) by x where x > m or x is a NaN.
+#define MAXSTEP(x) \
+	FCMGT4(4, x, 0) \
+	FCMEQ4(5, x, x) \
+	ORN16(4, 4, 5) \
+	BIT16(0, x, 4)
+
+TEXT ·maxPool2x2NEON(SB), NOSPLIT, $0-32
+	MOVD dst+0(FP), R0
+	MOVD r0+8(FP), R1
+	MOVD r1+16(FP), R2
+	MOVD n+24(FP), R3
+	CBZ R3, mp_done
+mp_loop:
+	VLD2.P 32(R1), [V0.S4, V1.S4]
+	VLD2.P 32(R2), [V2.S4, V3.S4]
+	MAXSTEP(1)
+	MAXSTEP(2)
+	MAXSTEP(3)
+	VST1.P [V0.S4], 16(R0)
+	SUBS $4, R3
+	BNE mp_loop
+mp_done:
+	RET
