@@ -1163,3 +1163,72 @@ mp_loop:
 	BNE mp_loop
 mp_done:
 	RET
+
+// ---------------------------------------------------------------------
+// func epilogueNEON(c *float32, ldc, rows, cols int, kind uint32, rowBias, colBias *float32, scale, shift float32)
+// The SGEMM epilogue (Epilogue.applyGo, bitwise) on a rows×cols tile, cols
+// a multiple of 4: v += rowBias[r] (rowBias nil: none), v += colBias[j]
+// (nil: none), then the act kind&0xff (0 none, 1 relu, 5 hardswish6),
+// then v = v·scale + shift (two roundings) when kind&0x100.
+TEXT ·epilogueNEON(SB), NOSPLIT, $0-64
+	MOVD c+0(FP), R0
+	MOVD ldc+8(FP), R1
+	LSL $2, R1
+	MOVD rows+16(FP), R2
+	MOVD cols+24(FP), R3
+	MOVWU kind+32(FP), R4
+	MOVD rowBias+40(FP), R5
+	MOVD colBias+48(FP), R6
+	FMOVS scale+56(FP), F23
+	VDUP V23.S[0], V23.S4
+	FMOVS shift+60(FP), F24
+	VDUP V24.S[0], V24.S4
+	VEOR V20.B16, V20.B16, V20.B16
+	FMOVS $3.0, F21
+	VDUP V21.S[0], V21.S4
+	FMOVS $6.0, F22
+	VDUP V22.S[0], V22.S4
+	AND $0xff, R4, R7
+	AND $0x100, R4, R8
+	CBZ R2, ep_done
+	CBZ R3, ep_done
+ep_row:
+	MOVD R0, R9
+	MOVD R6, R10
+	MOVD R3, R11
+	CBZ R5, ep_col
+	VLD1R.P 4(R5), [V25.S4]
+ep_col:
+	VLD1 (R9), [V0.S4]
+	CBZ R5, ep_norb
+	FADD4(0, 0, 25)
+ep_norb:
+	CBZ R6, ep_nocb
+	VLD1.P 16(R10), [V1.S4]
+	FADD4(0, 0, 1)
+ep_nocb:
+	CMP $1, R7
+	BNE ep_norelu
+	FMAX4(0, 0, 20)
+	JMP ep_act
+ep_norelu:
+	CMP $5, R7
+	BNE ep_act
+	FADD4(2, 0, 21)
+	FMAX4(2, 2, 20)
+	FMIN4(2, 2, 22)
+	FMUL4(0, 0, 2)
+	FDIV4(0, 0, 22)
+ep_act:
+	CBZ R8, ep_store
+	FMUL4(0, 0, 23)
+	FADD4(0, 0, 24)
+ep_store:
+	VST1.P [V0.S4], 16(R9)
+	SUBS $4, R11
+	BNE ep_col
+	ADD R1, R0
+	SUBS $1, R2
+	BNE ep_row
+ep_done:
+	RET
