@@ -17,6 +17,7 @@ need_apt=()
 command -v mpirun >/dev/null || need_apt+=(openmpi-bin)              # make build-mpi, mpirun for the MPI test
 pkg-config --exists mpi 2>/dev/null || need_apt+=(libopenmpi-dev pkg-config)       # the cgo binding (core/dist/mpi_cgo.go)
 command -v chromium >/dev/null || need_apt+=(chromium) # core/serve: the page's test in a headless browser
+command -v qemu-aarch64-static >/dev/null || need_apt+=(qemu-user-static) # make test-arm64: the NEON kernels under emulation
 if [ ${#need_apt[@]} -gt 0 ]; then
   if [ "$(id -u)" = 0 ]; then
     echo "setup: apt-get install ${need_apt[*]}" >&2

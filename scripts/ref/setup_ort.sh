@@ -4,7 +4,7 @@
 #
 # DIR defaults to $ORT_NODE_DIR, else ${PADDLE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/paddle}/npm/ortnode-1.30.0.
 # `npm install --ignore-scripts`: the package's install script (which would download
-# GPU binaries) is skipped; the Linux x64 CPU binary ships inside the package.
+# GPU binaries) is skipped; the CPU binaries (linux x64 and arm64, darwin arm64, win32) ship inside the package.
 set -euo pipefail
 
 VERSION=1.30.0

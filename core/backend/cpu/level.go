@@ -17,7 +17,7 @@ type isa uint8
 
 const (
 	isaGeneric isa = iota // portable Go only
-	isaNEON               // arm64 Advanced SIMD (no NEON kernels yet: runs the Go code)
+	isaNEON               // arm64 Advanced SIMD, 32 V registers (neon_arm64.s)
 	isaAVX2               // AVX2 + FMA, 16 YMM registers
 	isaAVX512             // AVX-512 F (with AVX2, FMA, BMI2)
 )

@@ -35,11 +35,11 @@ func TestLevels(t *testing.T) {
 		if err := SelectKernel(n); err != nil || Level() != n {
 			t.Fatalf("SelectKernel(%s) = %v, level %s", n, err, Level())
 		}
-		vec := n == "avx2" || n == "avx512"
+		vec := n == "avx2" || n == "avx512" || n == "neon"
 		if got := depthwiseKernel() != nil; got != vec {
 			t.Errorf("level %s: depthwise kernel %v, want %v", n, got, vec)
 		}
-		if got := stride2RowsKernel() != nil && maxPool2x2Kernel() != nil && vecRowKernel() != nil && hardsigmoidVec() != nil; got != vec {
+		if got := stride2RowsKernel() != nil && maxPool2x2Kernel() != nil && vecRowKernel() != nil && hardsigmoidVec() != nil && hardswishVec() != nil; got != vec {
 			t.Errorf("level %s: vector row kernels %v, want %v", n, got, vec)
 		}
 	}

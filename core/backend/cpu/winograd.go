@@ -104,14 +104,14 @@ type wgScratch struct {
 	row []float32 // a zero-padded input row for wgRowPlanes: 4·(tw16+16)
 	tmp [64]float32
 	reg [36 * 16]float32
-	// vec: run the vector transforms (at the avx2 and avx512 levels)
+	// vec: run the vector transforms (at the avx2, avx512 and neon levels)
 	vec bool
 }
 
 func newWgScratch(tw int) *wgScratch {
 	tw16 := wgUp16(tw)
 	return &wgScratch{in: make([]float32, 24*(tw16+16)), out: make([]float32, 16*tw16),
-		row: make([]float32, 4*(tw16+16)), vec: wgVector && curISA() >= isaAVX2}
+		row: make([]float32, 4*(tw16+16)), vec: wgVector && curISA() != isaGeneric}
 }
 
 // wgUp16 rounds n up to a multiple of 16: the vector transforms run on

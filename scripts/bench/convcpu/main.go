@@ -15,7 +15,6 @@ import (
 	"math/rand/v2"
 	"os"
 	"runtime/pprof"
-	"syscall"
 	"time"
 
 	"paddle/core/backend"
@@ -34,12 +33,6 @@ var shapes = map[string][6]int{
 	"conv3x3s2_256to512_28": {256, 512, 28, 3, 2, 1},
 	// many channels on Winograd (64 tiles per image)
 	"conv3x3_256to256_32": {256, 256, 32, 3, 1, 1},
-}
-
-func cpuNow() time.Duration {
-	var ru syscall.Rusage
-	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 func main() {
