@@ -1716,3 +1716,328 @@ wgInt4AVX2_loop:
 wgInt4AVX2_done:
 	VZEROUPPER
 	RET
+
+// avx2Exp: 8 lanes each of the exp kernels' constants, read as memory
+// operands: 1/5040, 1/720, 1/120, 1/24, 1/6, 1/2, 1 (the degree-7
+// Taylor coefficients), -104, log2 e, ln2 hi, ln2 lo, 127 (int32),
+// the sign bit.
+DATA avx2Exp<>+0(SB)/4, $0x39500d01
+DATA avx2Exp<>+4(SB)/4, $0x39500d01
+DATA avx2Exp<>+8(SB)/4, $0x39500d01
+DATA avx2Exp<>+12(SB)/4, $0x39500d01
+DATA avx2Exp<>+16(SB)/4, $0x39500d01
+DATA avx2Exp<>+20(SB)/4, $0x39500d01
+DATA avx2Exp<>+24(SB)/4, $0x39500d01
+DATA avx2Exp<>+28(SB)/4, $0x39500d01
+DATA avx2Exp<>+32(SB)/4, $0x3ab60b61
+DATA avx2Exp<>+36(SB)/4, $0x3ab60b61
+DATA avx2Exp<>+40(SB)/4, $0x3ab60b61
+DATA avx2Exp<>+44(SB)/4, $0x3ab60b61
+DATA avx2Exp<>+48(SB)/4, $0x3ab60b61
+DATA avx2Exp<>+52(SB)/4, $0x3ab60b61
+DATA avx2Exp<>+56(SB)/4, $0x3ab60b61
+DATA avx2Exp<>+60(SB)/4, $0x3ab60b61
+DATA avx2Exp<>+64(SB)/4, $0x3c088889
+DATA avx2Exp<>+68(SB)/4, $0x3c088889
+DATA avx2Exp<>+72(SB)/4, $0x3c088889
+DATA avx2Exp<>+76(SB)/4, $0x3c088889
+DATA avx2Exp<>+80(SB)/4, $0x3c088889
+DATA avx2Exp<>+84(SB)/4, $0x3c088889
+DATA avx2Exp<>+88(SB)/4, $0x3c088889
+DATA avx2Exp<>+92(SB)/4, $0x3c088889
+DATA avx2Exp<>+96(SB)/4, $0x3d2aaaab
+DATA avx2Exp<>+100(SB)/4, $0x3d2aaaab
+DATA avx2Exp<>+104(SB)/4, $0x3d2aaaab
+DATA avx2Exp<>+108(SB)/4, $0x3d2aaaab
+DATA avx2Exp<>+112(SB)/4, $0x3d2aaaab
+DATA avx2Exp<>+116(SB)/4, $0x3d2aaaab
+DATA avx2Exp<>+120(SB)/4, $0x3d2aaaab
+DATA avx2Exp<>+124(SB)/4, $0x3d2aaaab
+DATA avx2Exp<>+128(SB)/4, $0x3e2aaaab
+DATA avx2Exp<>+132(SB)/4, $0x3e2aaaab
+DATA avx2Exp<>+136(SB)/4, $0x3e2aaaab
+DATA avx2Exp<>+140(SB)/4, $0x3e2aaaab
+DATA avx2Exp<>+144(SB)/4, $0x3e2aaaab
+DATA avx2Exp<>+148(SB)/4, $0x3e2aaaab
+DATA avx2Exp<>+152(SB)/4, $0x3e2aaaab
+DATA avx2Exp<>+156(SB)/4, $0x3e2aaaab
+DATA avx2Exp<>+160(SB)/4, $0x3f000000
+DATA avx2Exp<>+164(SB)/4, $0x3f000000
+DATA avx2Exp<>+168(SB)/4, $0x3f000000
+DATA avx2Exp<>+172(SB)/4, $0x3f000000
+DATA avx2Exp<>+176(SB)/4, $0x3f000000
+DATA avx2Exp<>+180(SB)/4, $0x3f000000
+DATA avx2Exp<>+184(SB)/4, $0x3f000000
+DATA avx2Exp<>+188(SB)/4, $0x3f000000
+DATA avx2Exp<>+192(SB)/4, $0x3f800000
+DATA avx2Exp<>+196(SB)/4, $0x3f800000
+DATA avx2Exp<>+200(SB)/4, $0x3f800000
+DATA avx2Exp<>+204(SB)/4, $0x3f800000
+DATA avx2Exp<>+208(SB)/4, $0x3f800000
+DATA avx2Exp<>+212(SB)/4, $0x3f800000
+DATA avx2Exp<>+216(SB)/4, $0x3f800000
+DATA avx2Exp<>+220(SB)/4, $0x3f800000
+DATA avx2Exp<>+224(SB)/4, $0xc2d00000
+DATA avx2Exp<>+228(SB)/4, $0xc2d00000
+DATA avx2Exp<>+232(SB)/4, $0xc2d00000
+DATA avx2Exp<>+236(SB)/4, $0xc2d00000
+DATA avx2Exp<>+240(SB)/4, $0xc2d00000
+DATA avx2Exp<>+244(SB)/4, $0xc2d00000
+DATA avx2Exp<>+248(SB)/4, $0xc2d00000
+DATA avx2Exp<>+252(SB)/4, $0xc2d00000
+DATA avx2Exp<>+256(SB)/4, $0x3fb8aa3b
+DATA avx2Exp<>+260(SB)/4, $0x3fb8aa3b
+DATA avx2Exp<>+264(SB)/4, $0x3fb8aa3b
+DATA avx2Exp<>+268(SB)/4, $0x3fb8aa3b
+DATA avx2Exp<>+272(SB)/4, $0x3fb8aa3b
+DATA avx2Exp<>+276(SB)/4, $0x3fb8aa3b
+DATA avx2Exp<>+280(SB)/4, $0x3fb8aa3b
+DATA avx2Exp<>+284(SB)/4, $0x3fb8aa3b
+DATA avx2Exp<>+288(SB)/4, $0x3f317200
+DATA avx2Exp<>+292(SB)/4, $0x3f317200
+DATA avx2Exp<>+296(SB)/4, $0x3f317200
+DATA avx2Exp<>+300(SB)/4, $0x3f317200
+DATA avx2Exp<>+304(SB)/4, $0x3f317200
+DATA avx2Exp<>+308(SB)/4, $0x3f317200
+DATA avx2Exp<>+312(SB)/4, $0x3f317200
+DATA avx2Exp<>+316(SB)/4, $0x3f317200
+DATA avx2Exp<>+320(SB)/4, $0x35bfbe8e
+DATA avx2Exp<>+324(SB)/4, $0x35bfbe8e
+DATA avx2Exp<>+328(SB)/4, $0x35bfbe8e
+DATA avx2Exp<>+332(SB)/4, $0x35bfbe8e
+DATA avx2Exp<>+336(SB)/4, $0x35bfbe8e
+DATA avx2Exp<>+340(SB)/4, $0x35bfbe8e
+DATA avx2Exp<>+344(SB)/4, $0x35bfbe8e
+DATA avx2Exp<>+348(SB)/4, $0x35bfbe8e
+DATA avx2Exp<>+352(SB)/4, $0x0000007f
+DATA avx2Exp<>+356(SB)/4, $0x0000007f
+DATA avx2Exp<>+360(SB)/4, $0x0000007f
+DATA avx2Exp<>+364(SB)/4, $0x0000007f
+DATA avx2Exp<>+368(SB)/4, $0x0000007f
+DATA avx2Exp<>+372(SB)/4, $0x0000007f
+DATA avx2Exp<>+376(SB)/4, $0x0000007f
+DATA avx2Exp<>+380(SB)/4, $0x0000007f
+DATA avx2Exp<>+384(SB)/4, $0x80000000
+DATA avx2Exp<>+388(SB)/4, $0x80000000
+DATA avx2Exp<>+392(SB)/4, $0x80000000
+DATA avx2Exp<>+396(SB)/4, $0x80000000
+DATA avx2Exp<>+400(SB)/4, $0x80000000
+DATA avx2Exp<>+404(SB)/4, $0x80000000
+DATA avx2Exp<>+408(SB)/4, $0x80000000
+DATA avx2Exp<>+412(SB)/4, $0x80000000
+GLOBL avx2Exp<>(SB), RODATA|NOPTR, $416
+
+// func expShiftSumAVX2(y, x *float32, n int, mx float32) float64
+TEXT ·expShiftSumAVX2(SB), NOSPLIT, $0-40
+	MOVQ y+0(FP), DI
+	MOVQ x+8(FP), SI
+	MOVQ n+16(FP), CX
+	VBROADCASTSS mx+24(FP), Y15
+	VMOVUPS avx2Exp<>+224(SB), Y14
+	VXORPD Y10, Y10, Y10
+	VXORPD Y11, Y11, Y11
+expShiftSumAVX2_main:
+	CMPQ CX, $8
+	JLT expShiftSumAVX2_tail
+	VMOVUPS (SI), Y0
+	VSUBPS Y15, Y0, Y0
+	VMAXPS Y0, Y14, Y0
+	VMULPS avx2Exp<>+256(SB), Y0, Y1
+	VROUNDPS $0, Y1, Y1
+	VFNMADD231PS avx2Exp<>+288(SB), Y1, Y0
+	VFNMADD231PS avx2Exp<>+320(SB), Y1, Y0
+	VMOVUPS avx2Exp<>+0(SB), Y2
+	VFMADD213PS avx2Exp<>+32(SB), Y0, Y2
+	VFMADD213PS avx2Exp<>+64(SB), Y0, Y2
+	VFMADD213PS avx2Exp<>+96(SB), Y0, Y2
+	VFMADD213PS avx2Exp<>+128(SB), Y0, Y2
+	VFMADD213PS avx2Exp<>+160(SB), Y0, Y2
+	VFMADD213PS avx2Exp<>+192(SB), Y0, Y2
+	VFMADD213PS avx2Exp<>+192(SB), Y0, Y2
+	VCVTPS2DQ Y1, Y1
+	VPSRAD $1, Y1, Y3
+	VPSUBD Y3, Y1, Y1
+	VPADDD avx2Exp<>+352(SB), Y3, Y3
+	VPSLLD $23, Y3, Y3
+	VPADDD avx2Exp<>+352(SB), Y1, Y1
+	VPSLLD $23, Y1, Y1
+	VMULPS Y3, Y2, Y2
+	VMULPS Y1, Y2, Y2
+	VMOVUPS Y2, (DI)
+	VCVTPS2PD X2, Y4
+	VEXTRACTF128 $1, Y2, X5
+	VCVTPS2PD X5, Y5
+	VADDPD Y4, Y10, Y10
+	VADDPD Y5, Y11, Y11
+	ADDQ $32, SI
+	ADDQ $32, DI
+	SUBQ $8, CX
+	JMP expShiftSumAVX2_main
+expShiftSumAVX2_tail:
+	TESTQ CX, CX
+	JZ expShiftSumAVX2_sum
+	MOVQ $8, AX
+	SUBQ CX, AX
+	LEAQ avx2Tail<>(SB), BX
+	VMOVDQU (BX)(AX*4), Y13
+	VMASKMOVPS (SI), Y13, Y0
+	VSUBPS Y15, Y0, Y0
+	VMAXPS Y0, Y14, Y0
+	VMULPS avx2Exp<>+256(SB), Y0, Y1
+	VROUNDPS $0, Y1, Y1
+	VFNMADD231PS avx2Exp<>+288(SB), Y1, Y0
+	VFNMADD231PS avx2Exp<>+320(SB), Y1, Y0
+	VMOVUPS avx2Exp<>+0(SB), Y2
+	VFMADD213PS avx2Exp<>+32(SB), Y0, Y2
+	VFMADD213PS avx2Exp<>+64(SB), Y0, Y2
+	VFMADD213PS avx2Exp<>+96(SB), Y0, Y2
+	VFMADD213PS avx2Exp<>+128(SB), Y0, Y2
+	VFMADD213PS avx2Exp<>+160(SB), Y0, Y2
+	VFMADD213PS avx2Exp<>+192(SB), Y0, Y2
+	VFMADD213PS avx2Exp<>+192(SB), Y0, Y2
+	VCVTPS2DQ Y1, Y1
+	VPSRAD $1, Y1, Y3
+	VPSUBD Y3, Y1, Y1
+	VPADDD avx2Exp<>+352(SB), Y3, Y3
+	VPSLLD $23, Y3, Y3
+	VPADDD avx2Exp<>+352(SB), Y1, Y1
+	VPSLLD $23, Y1, Y1
+	VMULPS Y3, Y2, Y2
+	VMULPS Y1, Y2, Y2
+	VANDPS Y13, Y2, Y2
+	VMASKMOVPS Y2, Y13, (DI)
+	VCVTPS2PD X2, Y4
+	VEXTRACTF128 $1, Y2, X5
+	VCVTPS2PD X5, Y5
+	VADDPD Y4, Y10, Y10
+	VADDPD Y5, Y11, Y11
+expShiftSumAVX2_sum:
+	VADDPD Y11, Y10, Y10
+	VEXTRACTF128 $1, Y10, X11
+	VADDPD X11, X10, X10
+	VPERMILPD $1, X10, X11
+	VADDSD X11, X10, X10
+	VMOVSD X10, ret+32(FP)
+	VZEROUPPER
+	RET
+
+// func sigmoidAVX2(y, x *float32, n int)
+TEXT ·sigmoidAVX2(SB), NOSPLIT, $0-24
+	MOVQ y+0(FP), DI
+	MOVQ x+8(FP), SI
+	MOVQ n+16(FP), CX
+	VXORPS Y14, Y14, Y14
+	VMOVUPS avx2Exp<>+224(SB), Y12
+sigmoidAVX2_main:
+	CMPQ CX, $8
+	JLT sigmoidAVX2_tail
+	VMOVUPS (SI), Y6
+	VORPS avx2Exp<>+384(SB), Y6, Y0
+	VMAXPS Y0, Y12, Y0
+	VMULPS avx2Exp<>+256(SB), Y0, Y1
+	VROUNDPS $0, Y1, Y1
+	VFNMADD231PS avx2Exp<>+288(SB), Y1, Y0
+	VFNMADD231PS avx2Exp<>+320(SB), Y1, Y0
+	VMOVUPS avx2Exp<>+0(SB), Y2
+	VFMADD213PS avx2Exp<>+32(SB), Y0, Y2
+	VFMADD213PS avx2Exp<>+64(SB), Y0, Y2
+	VFMADD213PS avx2Exp<>+96(SB), Y0, Y2
+	VFMADD213PS avx2Exp<>+128(SB), Y0, Y2
+	VFMADD213PS avx2Exp<>+160(SB), Y0, Y2
+	VFMADD213PS avx2Exp<>+192(SB), Y0, Y2
+	VFMADD213PS avx2Exp<>+192(SB), Y0, Y2
+	VCVTPS2DQ Y1, Y1
+	VPSRAD $1, Y1, Y3
+	VPSUBD Y3, Y1, Y1
+	VPADDD avx2Exp<>+352(SB), Y3, Y3
+	VPSLLD $23, Y3, Y3
+	VPADDD avx2Exp<>+352(SB), Y1, Y1
+	VPSLLD $23, Y1, Y1
+	VMULPS Y3, Y2, Y2
+	VMULPS Y1, Y2, Y2
+	VADDPS avx2Exp<>+192(SB), Y2, Y4
+	VMOVUPS avx2Exp<>+192(SB), Y5
+	VDIVPS Y4, Y5, Y5
+	VMULPS Y5, Y2, Y2
+	VCMPPS $0x1d, Y14, Y6, Y7
+	VBLENDVPS Y7, Y5, Y2, Y2
+	VMOVUPS Y2, (DI)
+	ADDQ $32, SI
+	ADDQ $32, DI
+	SUBQ $8, CX
+	JMP sigmoidAVX2_main
+sigmoidAVX2_tail:
+	TESTQ CX, CX
+	JZ sigmoidAVX2_done
+	MOVQ $8, AX
+	SUBQ CX, AX
+	LEAQ avx2Tail<>(SB), BX
+	VMOVDQU (BX)(AX*4), Y13
+	VMASKMOVPS (SI), Y13, Y6
+	VORPS avx2Exp<>+384(SB), Y6, Y0
+	VMAXPS Y0, Y12, Y0
+	VMULPS avx2Exp<>+256(SB), Y0, Y1
+	VROUNDPS $0, Y1, Y1
+	VFNMADD231PS avx2Exp<>+288(SB), Y1, Y0
+	VFNMADD231PS avx2Exp<>+320(SB), Y1, Y0
+	VMOVUPS avx2Exp<>+0(SB), Y2
+	VFMADD213PS avx2Exp<>+32(SB), Y0, Y2
+	VFMADD213PS avx2Exp<>+64(SB), Y0, Y2
+	VFMADD213PS avx2Exp<>+96(SB), Y0, Y2
+	VFMADD213PS avx2Exp<>+128(SB), Y0, Y2
+	VFMADD213PS avx2Exp<>+160(SB), Y0, Y2
+	VFMADD213PS avx2Exp<>+192(SB), Y0, Y2
+	VFMADD213PS avx2Exp<>+192(SB), Y0, Y2
+	VCVTPS2DQ Y1, Y1
+	VPSRAD $1, Y1, Y3
+	VPSUBD Y3, Y1, Y1
+	VPADDD avx2Exp<>+352(SB), Y3, Y3
+	VPSLLD $23, Y3, Y3
+	VPADDD avx2Exp<>+352(SB), Y1, Y1
+	VPSLLD $23, Y1, Y1
+	VMULPS Y3, Y2, Y2
+	VMULPS Y1, Y2, Y2
+	VADDPS avx2Exp<>+192(SB), Y2, Y4
+	VMOVUPS avx2Exp<>+192(SB), Y5
+	VDIVPS Y4, Y5, Y5
+	VMULPS Y5, Y2, Y2
+	VCMPPS $0x1d, Y14, Y6, Y7
+	VBLENDVPS Y7, Y5, Y2, Y2
+	VMASKMOVPS Y2, Y13, (DI)
+sigmoidAVX2_done:
+	VZEROUPPER
+	RET
+
+// func sumF64AVX2(x *float32, n int) float64
+TEXT ·sumF64AVX2(SB), NOSPLIT, $0-24
+	MOVQ x+0(FP), SI
+	MOVQ n+8(FP), CX
+	VXORPD Y0, Y0, Y0
+	VXORPD Y1, Y1, Y1
+	VXORPD Y2, Y2, Y2
+	VXORPD Y3, Y3, Y3
+sumF64AVX2_loop:
+	CMPQ CX, $16
+	JLT sumF64AVX2_done
+	VCVTPS2PD 0(SI), Y4
+	VCVTPS2PD 16(SI), Y5
+	VCVTPS2PD 32(SI), Y6
+	VCVTPS2PD 48(SI), Y7
+	VADDPD Y4, Y0, Y0
+	VADDPD Y5, Y1, Y1
+	VADDPD Y6, Y2, Y2
+	VADDPD Y7, Y3, Y3
+	ADDQ $64, SI
+	SUBQ $16, CX
+	JMP sumF64AVX2_loop
+sumF64AVX2_done:
+	VADDPD Y1, Y0, Y0
+	VADDPD Y3, Y2, Y2
+	VADDPD Y2, Y0, Y0
+	VEXTRACTF128 $1, Y0, X1
+	VADDPD X1, X0, X0
+	VPERMILPD $1, X0, X1
+	VADDSD X1, X0, X0
+	VMOVSD X0, ret+16(FP)
+	VZEROUPPER
+	RET
