@@ -984,6 +984,81 @@ def sum_f64(name):
     emit()
 
 
+def dw_filter_grad(name, kw, nrows):
+    """func NAME(dy, x *float32, ld, oh, ow int, acc *float32)
+
+    acc[(a*kw+b)*8 + lane] += sum over rows r < oh and columns j < ow (in
+    lanes j mod 8) of dy[r*ow + j] * x[(r+a)*ld + j + b] for a < nrows,
+    b < kw: nrows filter rows of the depthwise filter gradient of one
+    (image, channel) plane over a padded x, stride 1 (a 3x3 filter in one
+    call, a 5x5 one in calls of 2, 2 and 1 rows, so the nrows*kw
+    accumulators fit the 16 YMM registers next to dy, x and the tail mask)."""
+    nk = nrows * kw
+    assert nk <= 12 and nrows <= 3
+    prow = ["R10", "R11", "R12"]
+    emit(f"// func {name}(dy, x *float32, ld, oh, ow int, acc *float32)")
+    emit(f"TEXT ·{name}(SB), NOSPLIT, $0-48")
+    emit("\tMOVQ dy+0(FP), SI")
+    emit("\tMOVQ x+8(FP), DI")
+    emit("\tMOVQ ld+16(FP), DX")
+    emit("\tSHLQ $2, DX")
+    emit("\tMOVQ oh+24(FP), R8")
+    emit("\tMOVQ acc+40(FP), AX")
+    for k in range(nk):
+        emit(f"\tVMOVUPS {32*k}(AX), Y{k}")
+    emit("\tMOVQ ow+32(FP), CX")
+    emit("\tANDQ $7, CX")
+    tail_mask("CX", "Y15", tmp="R9", base="BX")
+    emit("\tTESTQ R8, R8")
+    emit(f"\tJZ {name}_store")
+    emit(f"{name}_row:")
+    emit("\tMOVQ ow+32(FP), R9")
+    emit("\tMOVQ SI, AX")
+    emit(f"\tMOVQ DI, {prow[0]}")
+    for a in range(1, nrows):
+        emit(f"\tLEAQ ({prow[a-1]})(DX*1), {prow[a]}")
+
+    def block(masked):
+        if masked:
+            emit("\tVMASKMOVPS (AX), Y15, Y12")
+        else:
+            emit("\tVMOVUPS (AX), Y12")
+        for a in range(nrows):
+            for b in range(kw):
+                if masked:
+                    emit(f"\tVMASKMOVPS {4*b}({prow[a]}), Y15, Y13")
+                    emit(f"\tVFMADD231PS Y12, Y13, Y{a*kw+b}")
+                else:
+                    emit(f"\tVFMADD231PS {4*b}({prow[a]}), Y12, Y{a*kw+b}")
+
+    emit(f"{name}_col:")
+    emit("\tCMPQ R9, $8")
+    emit(f"\tJLT {name}_last")
+    block(False)
+    emit("\tADDQ $32, AX")
+    for a in range(nrows):
+        emit(f"\tADDQ $32, {prow[a]}")
+    emit("\tSUBQ $8, R9")
+    emit(f"\tJMP {name}_col")
+    emit(f"{name}_last:")
+    emit("\tTESTQ R9, R9")
+    emit(f"\tJZ {name}_next")
+    block(True)
+    emit(f"{name}_next:")
+    emit("\tMOVQ ow+32(FP), CX")
+    emit("\tLEAQ (SI)(CX*4), SI")
+    emit("\tADDQ DX, DI")
+    emit("\tDECQ R8")
+    emit(f"\tJNZ {name}_row")
+    emit(f"{name}_store:")
+    emit("\tMOVQ acc+40(FP), AX")
+    for k in range(nk):
+        emit(f"\tVMOVUPS Y{k}, {32*k}(AX)")
+    emit("\tVZEROUPPER")
+    emit("\tRET")
+    emit()
+
+
 header()
 dwconv_row("dwConvRowAVX2")
 stride2_rows("stride2RowsAVX2")
@@ -1004,4 +1079,7 @@ exp_consts()
 exp_shift_sum("expShiftSumAVX2")
 sigmoid("sigmoidAVX2")
 sum_f64("sumF64AVX2")
+dw_filter_grad("dwFilterGrad3x3AVX2", 3, 3)
+dw_filter_grad("dwFilterGrad5x2AVX2", 5, 2)
+dw_filter_grad("dwFilterGrad5x1AVX2", 5, 1)
 print("\n".join(out), end="")
