@@ -74,6 +74,16 @@ func sgemm12x16AVX512RowA(k int, a, b, c *float32, ldc, rows int, mask uint32, l
 //go:noescape
 func sgemm6x16AVX2RowA(k int, a, b, c *float32, ldc, rows int, loadC uint32, alpha, beta float32)
 
+// sgemm6x8AVX2 and sgemm6x8AVX2RowA are the 6×16 kernels narrowed to 8
+// columns, for a last panel of at most 8 columns (packed 8 wide): no
+// second vector of padding columns.
+//
+//go:noescape
+func sgemm6x8AVX2(k int, a, b, c *float32, ldc, rows int, loadC uint32, alpha, beta float32)
+
+//go:noescape
+func sgemm6x8AVX2RowA(k int, a, b, c *float32, ldc, rows int, loadC uint32, alpha, beta float32)
+
 // packPanels16AVX packs np full 16-wide panels of a non-transposed B row by
 // row: dst[q*pstride + p*16 + j] = src[p*ld + q*16 + j].
 //
@@ -126,21 +136,33 @@ var avx512Kernel = &microKernel{
 }
 
 var avx2Kernel = &microKernel{
-	name: "avx2", mr: 6, nr: 16, rowA: true, packPanels: packPanels16B, epilogueTile: epilogueTileAVX2,
+	name: "avx2", mr: 6, nr: 16, rowA: true, half: true, packPanels: packPanels16B, epilogueTile: epilogueTileAVX2,
 	run: func(kc int, a, b, c []float32, ldc, rows, cols int, alpha, beta float32, loadC, rowA bool) {
 		kern := sgemm6x16AVX2
 		if rowA {
 			kern = sgemm6x16AVX2RowA
 		}
-		if cols == 16 {
-			kern(kc, unsafe.SliceData(a), unsafe.SliceData(b), unsafe.SliceData(c), ldc, rows, b2u(loadC), alpha, beta)
-			return
-		}
-		// a partial tile: compute into a scratch tile, then merge the valid part
-		var t [6 * 16]float32
-		kern(kc, unsafe.SliceData(a), unsafe.SliceData(b), &t[0], 16, rows, 0, alpha, 0)
-		mergeTile(t[:], 16, c, ldc, rows, cols, beta, loadC)
+		runAVX2(kern, 16, kc, a, b, c, ldc, rows, cols, alpha, beta, loadC)
 	},
+	runHalf: func(kc int, a, b, c []float32, ldc, rows, cols int, alpha, beta float32, loadC, rowA bool) {
+		kern := sgemm6x8AVX2
+		if rowA {
+			kern = sgemm6x8AVX2RowA
+		}
+		runAVX2(kern, 8, kc, a, b, c, ldc, rows, cols, alpha, beta, loadC)
+	},
+}
+
+// runAVX2 runs an AVX2 kernel of width w, which writes all w columns: a
+// partial tile is computed into a scratch tile, then its valid part merged.
+func runAVX2(kern func(k int, a, b, c *float32, ldc, rows int, loadC uint32, alpha, beta float32), w, kc int, a, b, c []float32, ldc, rows, cols int, alpha, beta float32, loadC bool) {
+	if cols == w {
+		kern(kc, unsafe.SliceData(a), unsafe.SliceData(b), unsafe.SliceData(c), ldc, rows, b2u(loadC), alpha, beta)
+		return
+	}
+	var t [6 * 16]float32
+	kern(kc, unsafe.SliceData(a), unsafe.SliceData(b), &t[0], w, rows, 0, alpha, 0)
+	mergeTile(t[:], w, c, ldc, rows, cols, beta, loadC)
 }
 
 // packPanels16B is microKernel.packPanels for the AVX2 kernel.

@@ -153,10 +153,10 @@ def avx512(name, mr, nv, unroll, bcst, rowa=False, astride=None):
     emit()
 
 
-def avx2(name, mr, unroll, rowa=False):
-    """mr rows x 2 ymm vectors (16 floats) per row; all 16 columns are written.
-    With rowa, the A panel is row-major (a[r*k + p])."""
-    nv, nr = 2, 16
+def avx2(name, mr, unroll, rowa=False, nv=2):
+    """mr rows x nv ymm vectors (8·nv floats) per row; all 8·nv columns are
+    written. With rowa, the A panel is row-major (a[r*k + p])."""
+    nr = 8 * nv
     acc = lambda r, v: 16 - mr * nv + r * nv + v
     emit(f"// func {name}(k int, a, b, c *float32, ldc, rows int, loadC uint32, alpha, beta float32)")
     emit(f"TEXT ·{name}(SB), NOSPLIT, $0-60")
@@ -709,6 +709,8 @@ avx512("sgemm4x32AVX512", 4, 2, 4, False, astride=12)
 avx512("sgemm4x32AVX512RowA", 4, 2, 4, False, rowa=True)
 avx2("sgemm6x16AVX2", 6, 4)
 avx2("sgemm6x16AVX2RowA", 6, 4, rowa=True)
+avx2("sgemm6x8AVX2", 6, 4, nv=1)
+avx2("sgemm6x8AVX2RowA", 6, 4, rowa=True, nv=1)
 pack_panels16("packPanels16AVX")
 pack_rows("packRowsAVX512")
 pack_panels("packPanelsAVX512")
