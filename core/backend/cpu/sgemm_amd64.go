@@ -84,6 +84,22 @@ func sgemm6x8AVX2(k int, a, b, c *float32, ldc, rows int, loadC uint32, alpha, b
 //go:noescape
 func sgemm6x8AVX2RowA(k int, a, b, c *float32, ldc, rows int, loadC uint32, alpha, beta float32)
 
+// sgemm4x16AVX2, sgemm4x8AVX2 and their RowA twins are the 6-row AVX2
+// kernels for a last row panel of at most 4 rows: the same packed panels
+// (k-major ones 6 wide), no work on two of the padding rows.
+//
+//go:noescape
+func sgemm4x16AVX2(k int, a, b, c *float32, ldc, rows int, loadC uint32, alpha, beta float32)
+
+//go:noescape
+func sgemm4x16AVX2RowA(k int, a, b, c *float32, ldc, rows int, loadC uint32, alpha, beta float32)
+
+//go:noescape
+func sgemm4x8AVX2(k int, a, b, c *float32, ldc, rows int, loadC uint32, alpha, beta float32)
+
+//go:noescape
+func sgemm4x8AVX2RowA(k int, a, b, c *float32, ldc, rows int, loadC uint32, alpha, beta float32)
+
 // packPanels16AVX packs np full 16-wide panels of a non-transposed B row by
 // row: dst[q*pstride + p*16 + j] = src[p*ld + q*16 + j].
 //
@@ -139,14 +155,24 @@ var avx2Kernel = &microKernel{
 	name: "avx2", mr: 6, nr: 16, rowA: true, half: true, packPanels: packPanels16B, epilogueTile: epilogueTileAVX2,
 	run: func(kc int, a, b, c []float32, ldc, rows, cols int, alpha, beta float32, loadC, rowA bool) {
 		kern := sgemm6x16AVX2
-		if rowA {
+		switch {
+		case rows <= 4 && rowA:
+			kern = sgemm4x16AVX2RowA
+		case rows <= 4:
+			kern = sgemm4x16AVX2
+		case rowA:
 			kern = sgemm6x16AVX2RowA
 		}
 		runAVX2(kern, 16, kc, a, b, c, ldc, rows, cols, alpha, beta, loadC)
 	},
 	runHalf: func(kc int, a, b, c []float32, ldc, rows, cols int, alpha, beta float32, loadC, rowA bool) {
 		kern := sgemm6x8AVX2
-		if rowA {
+		switch {
+		case rows <= 4 && rowA:
+			kern = sgemm4x8AVX2RowA
+		case rows <= 4:
+			kern = sgemm4x8AVX2
+		case rowA:
 			kern = sgemm6x8AVX2RowA
 		}
 		runAVX2(kern, 8, kc, a, b, c, ldc, rows, cols, alpha, beta, loadC)
