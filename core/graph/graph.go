@@ -214,21 +214,27 @@ func (g *Graph) order() ([]*Node, error) {
 			prod[v] = n
 		}
 	}
-	check := func(v *Value, user string) error {
+	// check names its user (a node, or the graph's outputs when n is nil)
+	// only on error: labels cost a Sprintf each.
+	check := func(v *Value, n *Node) error {
+		if v != nil && (v.Const != nil || isInput[v] || prod[v] != nil) {
+			return nil
+		}
+		user := "graph output"
+		if n != nil {
+			user = "node " + n.Label()
+		}
 		if v == nil {
 			return fmt.Errorf("graph: %s reads a nil value", user)
 		}
-		if v.Const == nil && !isInput[v] && prod[v] == nil {
-			return fmt.Errorf("graph: %s reads %q, which no node produces", user, v.Name)
-		}
-		return nil
+		return fmt.Errorf("graph: %s reads %q, which no node produces", user, v.Name)
 	}
 	// Kahn's algorithm; the ready list is kept in original order.
 	pending := make(map[*Node]int, len(g.Nodes))
 	users := map[*Value][]*Node{}
 	for _, n := range g.Nodes {
 		for _, v := range n.Inputs() {
-			if err := check(v, "node "+n.Label()); err != nil {
+			if err := check(v, n); err != nil {
 				return nil, err
 			}
 			if prod[v] != nil {
@@ -238,7 +244,7 @@ func (g *Graph) order() ([]*Node, error) {
 		}
 	}
 	for _, v := range g.Outputs {
-		if err := check(v, "graph output"); err != nil {
+		if err := check(v, nil); err != nil {
 			return nil, err
 		}
 	}

@@ -5,10 +5,13 @@ threads, and prints the markdown table of docs/BENCHMARKS.md (SGEMM).
 
 usage (from the repository root):
   go build -o /tmp/gemmbench ./scripts/bench/gemmbench
-  /usr/bin/python3 scripts/bench/sgemm_compare.py /tmp/gemmbench [rounds]
+  /usr/bin/python3 scripts/bench/sgemm_compare.py /tmp/gemmbench [rounds] [level]
 
 numpy runs with OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE unset (OpenBLAS picks
-its AVX-512 kernel) and OPENBLAS_NUM_THREADS = threads. Per cell: GFLOP/s of
+its AVX-512 kernel) and OPENBLAS_NUM_THREADS = threads. With level avx2,
+paddle runs with PADDLE_CPU_KERNELS=avx2 and OpenBLAS with
+OPENBLAS_CORETYPE=Haswell (its AVX2 kernels); any other level is passed to
+PADDLE_CPU_KERNELS alone. Per cell: GFLOP/s of
 the median over rounds of each round's median call time; (best) from the
 fastest call seen.
 """
@@ -23,10 +26,16 @@ SHAPES = [(256, 256, 256), (512, 512, 512), (1024, 1024, 1024), (2048, 2048, 204
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
+LEVEL = sys.argv[3] if len(sys.argv) > 3 else ""
+
+
 def run_paddle(binary, t, m, n, k):
+    env = dict(os.environ)
+    if LEVEL:
+        env["PADDLE_CPU_KERNELS"] = LEVEL
     out = subprocess.run([binary, "--threads", str(t), "--format", "json", "gemm",
                           "--m", str(m), "--n", str(n), "--k", str(k)],
-                         check=True, capture_output=True, text=True).stdout
+                         check=True, capture_output=True, text=True, env=env).stdout
     return json.loads(out)
 
 
@@ -34,6 +43,8 @@ def run_numpy(t, m, n, k):
     env = dict(os.environ)
     for v in ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE"):
         env.pop(v, None)
+    if LEVEL == "avx2":
+        env["OPENBLAS_CORETYPE"] = "Haswell"
     env["OPENBLAS_NUM_THREADS"] = env["OMP_NUM_THREADS"] = str(t)
     out = subprocess.run(["/usr/bin/python3", os.path.join(HERE, "sgemm_numpy.py"), str(t), f"{m}x{n}x{k}"],
                          check=True, capture_output=True, text=True, env=env).stdout

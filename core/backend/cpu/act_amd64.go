@@ -31,6 +31,23 @@ func hardsigmoidAVX512(y, x *float32, n int, alpha, beta float32)
 //go:noescape
 func expShiftSumAVX512(y, x *float32, n int, mx float32) float64
 
+// expShiftSumAVX2 is expShiftSumAVX512 for the avx2 level (avx2_amd64.s):
+// the same y, bitwise; the sum in another order.
+//
+//go:noescape
+func expShiftSumAVX2(y, x *float32, n int, mx float32) float64
+
+// expShiftSumVec is the active level's vector exp-and-sum, nil at generic.
+func expShiftSumVec() func(y, x *float32, n int, mx float32) float64 {
+	switch curISA() {
+	case isaAVX512:
+		return expShiftSumAVX512
+	case isaAVX2:
+		return expShiftSumAVX2
+	}
+	return nil
+}
+
 // actGrain is the elements per parallel chunk (the reference's grain).
 const actGrain = 1 << 14
 
@@ -61,16 +78,30 @@ func hardswishVec() func(y, x []float32) {
 //go:noescape
 func sigmoidAVX512(y, x *float32, n int)
 
-// sigmoidKernel is sigmoid's float32 kernel on AVX-512 (a vector exp; within
-// a few ulp of the float64 reference the op's loop rounds).
+// sigmoidAVX2 is sigmoidAVX512 for the avx2 level, bitwise (avx2_amd64.s).
+//
+//go:noescape
+func sigmoidAVX2(y, x *float32, n int)
+
+// sigmoidKernel is sigmoid's float32 kernel at the avx2 and avx512 levels
+// (a vector exp, the same bits at both; within a few ulp of the float64
+// reference the op's loop rounds).
 func sigmoidKernel(out, in []*op.T, _ op.Attrs) bool {
 	x, y, ok := f32Pair(out, in)
-	if !ok || curISA() != isaAVX512 {
+	k := sigmoidAVX512
+	switch curISA() {
+	case isaAVX512:
+	case isaAVX2:
+		k = sigmoidAVX2
+	default:
+		return false
+	}
+	if !ok {
 		return false
 	}
 	parallel.For(len(x), actGrain, func(lo, hi int) {
 		if lo < hi {
-			sigmoidAVX512(&y[lo], &x[lo], hi-lo)
+			k(&y[lo], &x[lo], hi-lo)
 		}
 	})
 	return true
@@ -81,16 +112,24 @@ func sigmoidKernel(out, in []*op.T, _ op.Attrs) bool {
 //go:noescape
 func sumF64AVX512(x *float32, n int) float64
 
-// sumF64 is op.SumF32To64 on AVX-512: blocks of 32 in assembly, the rest in
-// Go (all of it in Go below the avx512 level).
+// sumF64AVX2 is sumF64AVX512 for n a multiple of 16 (avx2_amd64.s).
+//
+//go:noescape
+func sumF64AVX2(x *float32, n int) float64
+
+// sumF64 is op.SumF32To64: blocks of 32 (avx512) or 16 (avx2) in
+// assembly, the rest in Go (all of it in Go at the generic level).
 func sumF64(x []float32) float64 {
-	v := len(x) &^ 31
-	if curISA() != isaAVX512 {
-		v = 0
+	v, k := 0, sumF64AVX512
+	switch curISA() {
+	case isaAVX512:
+		v = len(x) &^ 31
+	case isaAVX2:
+		v, k = len(x)&^15, sumF64AVX2
 	}
 	s := 0.0
 	if v > 0 {
-		s = sumF64AVX512(unsafe.SliceData(x), v)
+		s = k(unsafe.SliceData(x), v)
 	}
 	for _, e := range x[v:] {
 		s += float64(e)
@@ -135,7 +174,7 @@ func actKernels(k *op.Kernels) {
 	})
 	k.SetOp("softmax", softmaxLast)
 	k.ApplyEpilogue = applyEpilogueVec
-	k.SetOp("relu", reluAVX512)
+	k.SetOp("relu", reluVec)
 	k.SetOp("sigmoid", sigmoidKernel)
 	k.SumF32To64 = sumF64
 	k.SetOp("hardsigmoid", func(out, in []*op.T, a op.Attrs) bool {
@@ -157,7 +196,8 @@ func actKernels(k *op.Kernels) {
 func softmaxLast(out, in []*op.T, a op.Attrs) bool {
 	x, y, ok := f32Pair(out, in)
 	s := in[0].Shape()
-	if !ok || len(s) == 0 || curISA() != isaAVX512 {
+	exp := expShiftSumVec()
+	if !ok || len(s) == 0 || exp == nil {
 		return false
 	}
 	ax, err := tensor.NormAxis(a.Int("axis", -1), len(s))
@@ -172,7 +212,7 @@ func softmaxLast(out, in []*op.T, a op.Attrs) bool {
 			for _, v := range xb[1:] {
 				mx = max(mx, v)
 			}
-			r := float32(1 / expShiftSumAVX512(unsafe.SliceData(yb), unsafe.SliceData(xb), k, mx))
+			r := float32(1 / exp(unsafe.SliceData(yb), unsafe.SliceData(xb), k, mx))
 			for j := range yb {
 				yb[j] *= r
 			}
@@ -221,12 +261,12 @@ func epilogueFlat(e *Epilogue, part []float32) {
 	}
 }
 
-// reluAVX512 is relu's float32 kernel on the epilogue's vector relu
+// reluVec is relu's float32 kernel on the active level's vector epilogue
 // (bitwise Go's max(v, 0), as the op's loop): each chunk of x is copied to
 // y (unless in place), then rectified in place while in cache.
-func reluAVX512(out, in []*op.T, _ op.Attrs) bool {
+func reluVec(out, in []*op.T, _ op.Attrs) bool {
 	x, y, ok := f32Pair(out, in)
-	if !ok || curISA() != isaAVX512 {
+	if !ok || curISA() == isaGeneric {
 		return false
 	}
 	e := Epilogue{Act: ActRelu}

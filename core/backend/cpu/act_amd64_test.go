@@ -30,12 +30,32 @@ func TestHardswishAVX2Bitwise(t *testing.T) {
 	}
 }
 
-// The vector exp is within 1 ulp of float32(math.Exp) over softmax's range
-// (and 0 for -Inf and below the float32 range), and the sum is their float64 sum.
-func TestExpShiftSumAVX512(t *testing.T) {
-	if !cpu.X86.HasAVX512F || !cpu.X86.HasBMI2 {
-		t.Skip("no AVX-512")
+// expKernels are this processor's vector exp-and-sum kernels by level.
+func expKernels() map[string]func(y, x *float32, n int, mx float32) float64 {
+	ks := map[string]func(y, x *float32, n int, mx float32) float64{}
+	if cpu.X86.HasAVX512F && cpu.X86.HasBMI2 {
+		ks["avx512"] = expShiftSumAVX512
 	}
+	if cpu.X86.HasAVX2 && cpu.X86.HasFMA {
+		ks["avx2"] = expShiftSumAVX2
+	}
+	return ks
+}
+
+// The vector exp of each level is within 1 ulp of float32(math.Exp) over
+// softmax's range (and 0 for -Inf and below the float32 range), the sum is
+// their float64 sum, and nothing past n is written.
+func TestExpShiftSum(t *testing.T) {
+	ks := expKernels()
+	if len(ks) == 0 {
+		t.Skip("no AVX2")
+	}
+	for name, exp := range ks {
+		t.Run(name, func(t *testing.T) { testExpShiftSum(t, exp) })
+	}
+}
+
+func testExpShiftSum(t *testing.T, exp func(y, x *float32, n int, mx float32) float64) {
 	var x []float32
 	for i := range 200001 {
 		x = append(x, -float32(i)*90/200000)
@@ -47,9 +67,9 @@ func TestExpShiftSumAVX512(t *testing.T) {
 			xs[i] = v + mx
 		}
 		xs[len(xs)-6] = float32(math.Inf(-1))
-		for _, n := range []int{len(xs), 1, 15, 17, 33} {
+		for _, n := range []int{len(xs), 1, 7, 8, 9, 15, 16, 17, 33} {
 			y := make([]float32, n+1)
-			sum := expShiftSumAVX512(unsafe.SliceData(y), unsafe.SliceData(xs), n, mx)
+			sum := exp(unsafe.SliceData(y), unsafe.SliceData(xs), n, mx)
 			want := 0.0
 			for i, v := range xs[:n] {
 				e := math.Exp(float64(v - mx))
@@ -68,20 +88,70 @@ func TestExpShiftSumAVX512(t *testing.T) {
 		}
 	}
 	y := make([]float32, 1)
-	if s := expShiftSumAVX512(unsafe.SliceData(y), unsafe.SliceData([]float32{float32(math.NaN())}), 1, 0); !math.IsNaN(s) || !math.IsNaN(float64(y[0])) {
+	if s := exp(unsafe.SliceData(y), unsafe.SliceData([]float32{float32(math.NaN())}), 1, 0); !math.IsNaN(s) || !math.IsNaN(float64(y[0])) {
 		t.Fatalf("exp(NaN) = %v, sum %v", y[0], s)
 	}
 }
 
-// softmaxLast agrees with the reference softmax within 4e-7 relative
-// (a few ulp), takes only the last axis, and declines float64.
-func TestSoftmaxLast(t *testing.T) {
+// The avx2 level's exp and sigmoid are bitwise the avx512 level's (the
+// same operations, 2^n applied in two exact steps instead of VSCALEFPS),
+// at every length around the vector widths, specials included.
+func TestExpSigmoidAVX2BitwiseAVX512(t *testing.T) {
 	if !cpu.X86.HasAVX512F || !cpu.X86.HasBMI2 {
-		t.Skip("no AVX-512")
+		t.Skip("no AVX-512 to compare with")
+	}
+	x := actInputs()
+	for i := range 3000 {
+		x = append(x, -float32(i)*0.05, float32(i)*0.05)
+	}
+	neg := make([]float32, len(x))
+	for i, v := range x {
+		neg[i] = -float32(math.Abs(float64(v)))
+	}
+	neg = append(neg, float32(math.Inf(-1)), -103.9, -104, -104.1, -87.3, -1e-40)
+	for _, n := range []int{1, 7, 8, 9, 16, 17, 31, len(neg)} {
+		a, b := make([]float32, n), make([]float32, n)
+		sa := expShiftSumAVX2(unsafe.SliceData(a), unsafe.SliceData(neg), n, 0)
+		sb := expShiftSumAVX512(unsafe.SliceData(b), unsafe.SliceData(neg), n, 0)
+		for i := range a {
+			if !sameBits(a[i], b[i]) {
+				t.Fatalf("exp(%g): avx2 %g, avx512 %g", neg[i], a[i], b[i])
+			}
+		}
+		if math.Abs(sa-sb) > 1e-12*sb {
+			t.Fatalf("n=%d: sums %v and %v", n, sa, sb)
+		}
+	}
+	for _, n := range []int{1, 7, 8, 9, 16, 17, 31, len(x)} {
+		a, b := make([]float32, n), make([]float32, n)
+		sigmoidAVX2(unsafe.SliceData(a), unsafe.SliceData(x), n)
+		sigmoidAVX512(unsafe.SliceData(b), unsafe.SliceData(x), n)
+		for i := range a {
+			if !sameBits(a[i], b[i]) {
+				t.Fatalf("sigmoid(%g): avx2 %g, avx512 %g", x[i], a[i], b[i])
+			}
+		}
+	}
+}
+
+// softmaxLast agrees with the reference softmax within 4e-7 relative
+// (a few ulp) at every vector level, takes only the last axis, and declines
+// float64 (and everything at the generic level).
+func TestSoftmaxLast(t *testing.T) {
+	forLevels(t, testSoftmaxLast)
+}
+
+func testSoftmaxLast(t *testing.T) {
+	if Level() == "generic" {
+		x := tensor.Rand(rand.New(rand.NewPCG(5, 6)), tensor.Float32, -1, 1, 3, 4)
+		if softmaxLast([]*op.T{tensor.New(tensor.Float32, 3, 4)}, []*op.T{x}, op.Attrs{}) {
+			t.Fatal("took a softmax at the generic level")
+		}
+		return
 	}
 	def := op.Lookup("softmax")
 	r := rand.New(rand.NewPCG(5, 6))
-	for _, s := range [][]int{{6, 40, 6625}, {3, 7}, {1, 1}, {2, 3, 33}} {
+	for _, s := range [][]int{{6, 40, 6625}, {3, 7}, {1, 1}, {2, 3, 33}, {5, 9}, {2, 16}} {
 		x := tensor.Rand(r, tensor.Float32, -20, 20, s...)
 		x.F32()[0] = float32(math.Inf(-1))
 		want, got := tensor.New(tensor.Float32, s...), tensor.New(tensor.Float32, s...)

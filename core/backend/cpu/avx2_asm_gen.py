@@ -796,6 +796,269 @@ def wg_int4(name):
     emit()
 
 
+def exp_consts():
+    emit("// avx2Exp: 8 lanes each of the exp kernels' constants, read as memory")
+    emit("// operands: 1/5040, 1/720, 1/120, 1/24, 1/6, 1/2, 1 (the degree-7")
+    emit("// Taylor coefficients), -104, log2 e, ln2 hi, ln2 lo, 127 (int32),")
+    emit("// the sign bit.")
+    for i, bits in enumerate(EXP_CONSTS):
+        for j in range(8):
+            emit(f"DATA avx2Exp<>+{32*i + 4*j}(SB)/4, ${bits}")
+    emit(f"GLOBL avx2Exp<>(SB), RODATA|NOPTR, ${32*len(EXP_CONSTS)}")
+    emit()
+
+
+EXP_CONSTS = ["0x39500d01", "0x3ab60b61", "0x3c088889", "0x3d2aaaab", "0x3e2aaaab",
+              "0x3f000000", "0x3f800000", "0xc2d00000", "0x3fb8aa3b", "0x3f317200",
+              "0x35bfbe8e", "0x0000007f", "0x80000000"]
+
+
+def ec(name):
+    """the memory operand of the exp constant name."""
+    i = {"c5040": 0, "c720": 1, "c120": 2, "c24": 3, "c6": 4, "c2": 5, "one": 6, "lo": 7,
+         "log2e": 8, "ln2hi": 9, "ln2lo": 10, "bias": 11, "sign": 12}[name]
+    return f"avx2Exp<>+{32*i}(SB)"
+
+
+def exp_body(t, n, p, w, lo):
+    """p = exp(t) for t <= 0, bitwise act_amd64.s's AVX-512 exp: t clamped
+    below at -104 (NaN stays NaN), n = round(t*log2 e), r = t - n*ln2 (hi,
+    lo), the degree-7 Taylor polynomial in r by FMA, then p*2^n as p*2^n1*2^n2
+    with n1 = n>>1, n2 = n-n1 (both normal powers of two for n >= -150, so
+    the one rounding is VSCALEFPS's). lo holds -104 (VMAXPS returns its
+    second source, t, for a NaN). Clobbers t, n and w."""
+    for o in [f"VMAXPS {t}, {lo}, {t}",
+              f"VMULPS {ec('log2e')}, {t}, {n}",
+              f"VROUNDPS $0, {n}, {n}",
+              f"VFNMADD231PS {ec('ln2hi')}, {n}, {t}",
+              f"VFNMADD231PS {ec('ln2lo')}, {n}, {t}",
+              f"VMOVUPS {ec('c5040')}, {p}"]:
+        emit("\t" + o)
+    for c in ["c720", "c120", "c24", "c6", "c2", "one", "one"]:
+        emit(f"\tVFMADD213PS {ec(c)}, {t}, {p}")
+    for o in [f"VCVTPS2DQ {n}, {n}",
+              f"VPSRAD $1, {n}, {w}",
+              f"VPSUBD {w}, {n}, {n}",
+              f"VPADDD {ec('bias')}, {w}, {w}",
+              f"VPSLLD $23, {w}, {w}",
+              f"VPADDD {ec('bias')}, {n}, {n}",
+              f"VPSLLD $23, {n}, {n}",
+              f"VMULPS {w}, {p}, {p}",
+              f"VMULPS {n}, {p}, {p}"]:
+        emit("\t" + o)
+
+
+def exp_shift_sum(name):
+    """func NAME(y, x *float32, n int, mx float32) float64
+
+    y[i] = exp(x[i] - mx) for i < n, bitwise expShiftSumAVX512 (x[i] - mx
+    <= 0 expected, clamped below at -104 so -Inf gives 0; NaN stays NaN);
+    returns the sum of the y[i] in float64 (in another order than the
+    AVX-512 kernel's)."""
+    emit(f"// func {name}(y, x *float32, n int, mx float32) float64")
+    emit(f"TEXT ·{name}(SB), NOSPLIT, $0-40")
+    emit("\tMOVQ y+0(FP), DI")
+    emit("\tMOVQ x+8(FP), SI")
+    emit("\tMOVQ n+16(FP), CX")
+    emit("\tVBROADCASTSS mx+24(FP), Y15")
+    emit(f"\tVMOVUPS {ec('lo')}, Y14")
+    emit("\tVXORPD Y10, Y10, Y10")
+    emit("\tVXORPD Y11, Y11, Y11")
+
+    def step(load, store, mask):
+        load()
+        emit("\tVSUBPS Y15, Y0, Y0")
+        exp_body("Y0", "Y1", "Y2", "Y3", "Y14")
+        if mask:
+            emit("\tVANDPS Y13, Y2, Y2")  # lanes past n: 0 in the sum
+        store()
+        emit("\tVCVTPS2PD X2, Y4")
+        emit("\tVEXTRACTF128 $1, Y2, X5")
+        emit("\tVCVTPS2PD X5, Y5")
+        emit("\tVADDPD Y4, Y10, Y10")
+        emit("\tVADDPD Y5, Y11, Y11")
+
+    emit(f"{name}_main:")
+    emit("\tCMPQ CX, $8")
+    emit(f"\tJLT {name}_tail")
+    step(lambda: emit("\tVMOVUPS (SI), Y0"), lambda: emit("\tVMOVUPS Y2, (DI)"), False)
+    emit("\tADDQ $32, SI")
+    emit("\tADDQ $32, DI")
+    emit("\tSUBQ $8, CX")
+    emit(f"\tJMP {name}_main")
+    emit(f"{name}_tail:")
+    emit("\tTESTQ CX, CX")
+    emit(f"\tJZ {name}_sum")
+    tail_mask("CX", "Y13")
+    step(lambda: emit("\tVMASKMOVPS (SI), Y13, Y0"), lambda: emit("\tVMASKMOVPS Y2, Y13, (DI)"), True)
+    emit(f"{name}_sum:")
+    emit("\tVADDPD Y11, Y10, Y10")
+    emit("\tVEXTRACTF128 $1, Y10, X11")
+    emit("\tVADDPD X11, X10, X10")
+    emit("\tVPERMILPD $1, X10, X11")
+    emit("\tVADDSD X11, X10, X10")
+    emit("\tVMOVSD X10, ret+32(FP)")
+    emit("\tVZEROUPPER")
+    emit("\tRET")
+    emit()
+
+
+def sigmoid(name):
+    """func NAME(y, x *float32, n int)
+
+    y[i] = 1/(1+e) for x[i] >= 0, e/(1+e) otherwise, e = exp(-|x[i]|) by
+    exp_body: bitwise sigmoidAVX512; NaN stays NaN."""
+    emit(f"// func {name}(y, x *float32, n int)")
+    emit(f"TEXT ·{name}(SB), NOSPLIT, $0-24")
+    emit("\tMOVQ y+0(FP), DI")
+    emit("\tMOVQ x+8(FP), SI")
+    emit("\tMOVQ n+16(FP), CX")
+    emit("\tVXORPS Y14, Y14, Y14")
+    emit(f"\tVMOVUPS {ec('lo')}, Y12")
+
+    def body():
+        emit(f"\tVORPS {ec('sign')}, Y6, Y0")  # t = -|x|
+        exp_body("Y0", "Y1", "Y2", "Y3", "Y12")
+        emit(f"\tVADDPS {ec('one')}, Y2, Y4")     # 1 + e
+        emit(f"\tVMOVUPS {ec('one')}, Y5")
+        emit("\tVDIVPS Y4, Y5, Y5")               # s = 1/(1+e)
+        emit("\tVMULPS Y5, Y2, Y2")               # e/(1+e)
+        emit("\tVCMPPS $0x1d, Y14, Y6, Y7")       # x >= 0 (false for NaN)
+        emit("\tVBLENDVPS Y7, Y5, Y2, Y2")
+
+    emit(f"{name}_main:")
+    emit("\tCMPQ CX, $8")
+    emit(f"\tJLT {name}_tail")
+    emit("\tVMOVUPS (SI), Y6")
+    body()
+    emit("\tVMOVUPS Y2, (DI)")
+    emit("\tADDQ $32, SI")
+    emit("\tADDQ $32, DI")
+    emit("\tSUBQ $8, CX")
+    emit(f"\tJMP {name}_main")
+    emit(f"{name}_tail:")
+    emit("\tTESTQ CX, CX")
+    emit(f"\tJZ {name}_done")
+    tail_mask("CX", "Y13")
+    emit("\tVMASKMOVPS (SI), Y13, Y6")
+    body()
+    emit("\tVMASKMOVPS Y2, Y13, (DI)")
+    emit(f"{name}_done:")
+    emit("\tVZEROUPPER")
+    emit("\tRET")
+    emit()
+
+
+def sum_f64(name):
+    """func NAME(x *float32, n int) float64
+
+    the sum of x[i] for i < n (n a multiple of 16), each widened to float64,
+    in four 4-lane float64 accumulators, then reduced."""
+    emit(f"// func {name}(x *float32, n int) float64")
+    emit(f"TEXT ·{name}(SB), NOSPLIT, $0-24")
+    emit("\tMOVQ x+0(FP), SI")
+    emit("\tMOVQ n+8(FP), CX")
+    for r in range(4):
+        emit(f"\tVXORPD Y{r}, Y{r}, Y{r}")
+    emit(f"{name}_loop:")
+    emit("\tCMPQ CX, $16")
+    emit(f"\tJLT {name}_done")
+    for r in range(4):
+        emit(f"\tVCVTPS2PD {16*r}(SI), Y{r+4}")
+    for r in range(4):
+        emit(f"\tVADDPD Y{r+4}, Y{r}, Y{r}")
+    emit("\tADDQ $64, SI")
+    emit("\tSUBQ $16, CX")
+    emit(f"\tJMP {name}_loop")
+    emit(f"{name}_done:")
+    emit("\tVADDPD Y1, Y0, Y0")
+    emit("\tVADDPD Y3, Y2, Y2")
+    emit("\tVADDPD Y2, Y0, Y0")
+    emit("\tVEXTRACTF128 $1, Y0, X1")
+    emit("\tVADDPD X1, X0, X0")
+    emit("\tVPERMILPD $1, X0, X1")
+    emit("\tVADDSD X1, X0, X0")
+    emit("\tVMOVSD X0, ret+16(FP)")
+    emit("\tVZEROUPPER")
+    emit("\tRET")
+    emit()
+
+
+def dw_filter_grad(name, kw, nrows):
+    """func NAME(dy, x *float32, ld, oh, ow int, acc *float32)
+
+    acc[(a*kw+b)*8 + lane] += sum over rows r < oh and columns j < ow (in
+    lanes j mod 8) of dy[r*ow + j] * x[(r+a)*ld + j + b] for a < nrows,
+    b < kw: nrows filter rows of the depthwise filter gradient of one
+    (image, channel) plane over a padded x, stride 1 (a 3x3 filter in one
+    call, a 5x5 one in calls of 2, 2 and 1 rows, so the nrows*kw
+    accumulators fit the 16 YMM registers next to dy, x and the tail mask)."""
+    nk = nrows * kw
+    assert nk <= 12 and nrows <= 3
+    prow = ["R10", "R11", "R12"]
+    emit(f"// func {name}(dy, x *float32, ld, oh, ow int, acc *float32)")
+    emit(f"TEXT ·{name}(SB), NOSPLIT, $0-48")
+    emit("\tMOVQ dy+0(FP), SI")
+    emit("\tMOVQ x+8(FP), DI")
+    emit("\tMOVQ ld+16(FP), DX")
+    emit("\tSHLQ $2, DX")
+    emit("\tMOVQ oh+24(FP), R8")
+    emit("\tMOVQ acc+40(FP), AX")
+    for k in range(nk):
+        emit(f"\tVMOVUPS {32*k}(AX), Y{k}")
+    emit("\tMOVQ ow+32(FP), CX")
+    emit("\tANDQ $7, CX")
+    tail_mask("CX", "Y15", tmp="R9", base="BX")
+    emit("\tTESTQ R8, R8")
+    emit(f"\tJZ {name}_store")
+    emit(f"{name}_row:")
+    emit("\tMOVQ ow+32(FP), R9")
+    emit("\tMOVQ SI, AX")
+    emit(f"\tMOVQ DI, {prow[0]}")
+    for a in range(1, nrows):
+        emit(f"\tLEAQ ({prow[a-1]})(DX*1), {prow[a]}")
+
+    def block(masked):
+        if masked:
+            emit("\tVMASKMOVPS (AX), Y15, Y12")
+        else:
+            emit("\tVMOVUPS (AX), Y12")
+        for a in range(nrows):
+            for b in range(kw):
+                if masked:
+                    emit(f"\tVMASKMOVPS {4*b}({prow[a]}), Y15, Y13")
+                    emit(f"\tVFMADD231PS Y12, Y13, Y{a*kw+b}")
+                else:
+                    emit(f"\tVFMADD231PS {4*b}({prow[a]}), Y12, Y{a*kw+b}")
+
+    emit(f"{name}_col:")
+    emit("\tCMPQ R9, $8")
+    emit(f"\tJLT {name}_last")
+    block(False)
+    emit("\tADDQ $32, AX")
+    for a in range(nrows):
+        emit(f"\tADDQ $32, {prow[a]}")
+    emit("\tSUBQ $8, R9")
+    emit(f"\tJMP {name}_col")
+    emit(f"{name}_last:")
+    emit("\tTESTQ R9, R9")
+    emit(f"\tJZ {name}_next")
+    block(True)
+    emit(f"{name}_next:")
+    emit("\tMOVQ ow+32(FP), CX")
+    emit("\tLEAQ (SI)(CX*4), SI")
+    emit("\tADDQ DX, DI")
+    emit("\tDECQ R8")
+    emit(f"\tJNZ {name}_row")
+    emit(f"{name}_store:")
+    emit("\tMOVQ acc+40(FP), AX")
+    for k in range(nk):
+        emit(f"\tVMOVUPS Y{k}, {32*k}(AX)")
+    emit("\tVZEROUPPER")
+    emit("\tRET")
+    emit()
+
+
 header()
 dwconv_row("dwConvRowAVX2")
 stride2_rows("stride2RowsAVX2")
@@ -812,4 +1075,11 @@ wg_input("wgInput16AVX2")
 wg_output("wgOutput16AVX2")
 wg_deint4("wgDeint4AVX2")
 wg_int4("wgInt4AVX2")
+exp_consts()
+exp_shift_sum("expShiftSumAVX2")
+sigmoid("sigmoidAVX2")
+sum_f64("sumF64AVX2")
+dw_filter_grad("dwFilterGrad3x3AVX2", 3, 3)
+dw_filter_grad("dwFilterGrad5x2AVX2", 5, 2)
+dw_filter_grad("dwFilterGrad5x1AVX2", 5, 1)
 print("\n".join(out), end="")

@@ -43,10 +43,44 @@ func dwFilterGrad3x3AVX512(dy, x *float32, ld, oh, ow int, acc *float32)
 //go:noescape
 func dwFilterGrad5x5AVX512(dy, x *float32, ld, oh, ow int, acc *float32)
 
+// dwFilterGrad3x3AVX2, dwFilterGrad5x2AVX2 and dwFilterGrad5x1AVX2 are
+// the avx2 level's (avx2_amd64.s): 8 lanes, all 3 filter rows of a 3×3 or
+// 2 or 1 of a 5×5's (x and acc at the first of them) per call.
+//
+//go:noescape
+func dwFilterGrad3x3AVX2(dy, x *float32, ld, oh, ow int, acc *float32)
+
+//go:noescape
+func dwFilterGrad5x2AVX2(dy, x *float32, ld, oh, ow int, acc *float32)
+
+//go:noescape
+func dwFilterGrad5x1AVX2(dy, x *float32, ld, oh, ow int, acc *float32)
+
+// dwFilterGrad5x5AVX2 is dwFilterGrad5x5AVX512 for the avx2 level in 8
+// lanes: filter rows 0–1, 2–3 and 4 in three passes over the plane.
+func dwFilterGrad5x5AVX2(dy, x *float32, ld, oh, ow int, acc *float32) {
+	row := func(a int) *float32 { return (*float32)(unsafe.Add(unsafe.Pointer(x), 4*a*ld)) }
+	dwFilterGrad5x2AVX2(dy, x, ld, oh, ow, acc)
+	dwFilterGrad5x2AVX2(dy, row(2), ld, oh, ow, (*float32)(unsafe.Add(unsafe.Pointer(acc), 4*10*8)))
+	dwFilterGrad5x1AVX2(dy, row(4), ld, oh, ow, (*float32)(unsafe.Add(unsafe.Pointer(acc), 4*20*8)))
+}
+
+// dwFilterGradFuncs are the active level's filter-gradient plane kernels
+// (3×3, 5×5) and their lanes, or lanes 0 below avx2.
+func dwFilterGradFuncs() (k3, k5 func(dy, x *float32, ld, oh, ow int, acc *float32), lanes int) {
+	switch curISA() {
+	case isaAVX512:
+		return dwFilterGrad3x3AVX512, dwFilterGrad5x5AVX512, 16
+	case isaAVX2:
+		return dwFilterGrad3x3AVX2, dwFilterGrad5x5AVX2, 8
+	}
+	return nil, nil, 0
+}
+
 // depthwiseFilterGradKernel is the conv2d_filter_grad kernel for float32
-// depthwise 3×3 and 5×5 convolutions with stride 1, or nil without AVX-512.
+// depthwise 3×3 and 5×5 convolutions with stride 1, or nil below avx2.
 func depthwiseFilterGradKernel() op.Kernel {
-	if curISA() != isaAVX512 {
+	if _, _, lanes := dwFilterGradFuncs(); lanes == 0 {
 		return nil
 	}
 	return depthwiseFilterGrad
@@ -59,7 +93,8 @@ func depthwiseFilterGradKernel() op.Kernel {
 // accumulating K² vectors of partial sums.
 func depthwiseFilterGrad(out, in []*op.T, a op.Attrs) bool {
 	x, dy := in[0], in[1]
-	if x.DType() != tensor.Float32 || curISA() != isaAVX512 {
+	k3, k5, lanes := dwFilterGradFuncs()
+	if x.DType() != tensor.Float32 || lanes == 0 {
 		return false
 	}
 	xs, ds := x.Shape(), dy.Shape()
@@ -94,14 +129,14 @@ func depthwiseFilterGrad(out, in []*op.T, a op.Attrs) bool {
 	if oh < 1 || ow < 1 || ds[2] != oh || ds[3] != ow {
 		return false
 	}
-	fn := dwFilterGrad3x3AVX512
+	fn := k3
 	if k == 5 {
-		fn = dwFilterGrad5x5AVX512
+		fn = k5
 	}
 	xv, dv, wv := x.F32(), dy.F32(), out[0].F32()
 	parallel.For(c, 1, func(lo, hi int) {
 		pad := make([]float32, hp*wp)
-		acc := make([]float32, k*k*16)
+		acc := make([]float32, k*k*lanes)
 		for ch := lo; ch < hi; ch++ {
 			clear(acc)
 			for ni := range n {
@@ -113,7 +148,7 @@ func depthwiseFilterGrad(out, in []*op.T, a op.Attrs) bool {
 			}
 			for t := range k * k {
 				var s float32
-				for _, v := range acc[t*16 : (t+1)*16] {
+				for _, v := range acc[t*lanes : (t+1)*lanes] {
 					s += v
 				}
 				wv[ch*k*k+t] = s

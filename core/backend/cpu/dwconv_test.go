@@ -206,6 +206,9 @@ func TestDepthwiseFilterGradKernel(t *testing.T) {
 			{3, 2, 6, 33, 3, []int{0, 1, 2, 0}},
 			{1, 1, 16, 16, 5, nil},
 			{2, 5, 9, 48, 3, []int{1, 1}},
+			{1, 2, 5, 5, 3, nil},                // ow 3: only a tail
+			{2, 3, 6, 10, 5, []int{1, 1}},       // ow 8: one full block, no tail
+			{1, 2, 7, 13, 5, []int{2, 2, 2, 2}}, // ow 13: a block and a tail of 5
 		} {
 			x := tensor.Rand(r, tensor.Float64, -1, 1, cs.n, cs.c, cs.h, cs.w)
 			a := op.Attrs{"groups": cs.c, "kernel_shape": []int{cs.k, cs.k}}

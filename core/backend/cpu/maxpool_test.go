@@ -94,7 +94,7 @@ func TestSumF64AndGlobalAvgPool(t *testing.T) {
 			t.Skip("no vector sum on this CPU/build")
 		}
 		r := rand.New(rand.NewPCG(45, 46))
-		for _, n := range []int{0, 1, 31, 32, 33, 63, 64, 65, 192, 288, 1000} {
+		for _, n := range []int{0, 1, 15, 16, 17, 31, 32, 33, 47, 63, 64, 65, 192, 288, 1000} {
 			x := make([]float32, n)
 			want, abs := 0.0, 0.0
 			for i := range x {

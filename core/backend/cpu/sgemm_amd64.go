@@ -74,6 +74,32 @@ func sgemm12x16AVX512RowA(k int, a, b, c *float32, ldc, rows int, mask uint32, l
 //go:noescape
 func sgemm6x16AVX2RowA(k int, a, b, c *float32, ldc, rows int, loadC uint32, alpha, beta float32)
 
+// sgemm6x8AVX2 and sgemm6x8AVX2RowA are the 6×16 kernels narrowed to 8
+// columns, for a last panel of at most 8 columns (packed 8 wide): no
+// second vector of padding columns.
+//
+//go:noescape
+func sgemm6x8AVX2(k int, a, b, c *float32, ldc, rows int, loadC uint32, alpha, beta float32)
+
+//go:noescape
+func sgemm6x8AVX2RowA(k int, a, b, c *float32, ldc, rows int, loadC uint32, alpha, beta float32)
+
+// sgemm4x16AVX2, sgemm4x8AVX2 and their RowA twins are the 6-row AVX2
+// kernels for a last row panel of at most 4 rows: the same packed panels
+// (k-major ones 6 wide), no work on two of the padding rows.
+//
+//go:noescape
+func sgemm4x16AVX2(k int, a, b, c *float32, ldc, rows int, loadC uint32, alpha, beta float32)
+
+//go:noescape
+func sgemm4x16AVX2RowA(k int, a, b, c *float32, ldc, rows int, loadC uint32, alpha, beta float32)
+
+//go:noescape
+func sgemm4x8AVX2(k int, a, b, c *float32, ldc, rows int, loadC uint32, alpha, beta float32)
+
+//go:noescape
+func sgemm4x8AVX2RowA(k int, a, b, c *float32, ldc, rows int, loadC uint32, alpha, beta float32)
+
 // packPanels16AVX packs np full 16-wide panels of a non-transposed B row by
 // row: dst[q*pstride + p*16 + j] = src[p*ld + q*16 + j].
 //
@@ -126,21 +152,76 @@ var avx512Kernel = &microKernel{
 }
 
 var avx2Kernel = &microKernel{
-	name: "avx2", mr: 6, nr: 16, rowA: true, packPanels: packPanels16B, epilogueTile: epilogueTileAVX2,
+	name: "avx2", mr: 6, nr: 16, rowA: true, half: true, packPanels: packPanels16B, epilogueTile: epilogueTileAVX2,
 	run: func(kc int, a, b, c []float32, ldc, rows, cols int, alpha, beta float32, loadC, rowA bool) {
-		kern := sgemm6x16AVX2
-		if rowA {
-			kern = sgemm6x16AVX2RowA
-		}
-		if cols == 16 {
-			kern(kc, unsafe.SliceData(a), unsafe.SliceData(b), unsafe.SliceData(c), ldc, rows, b2u(loadC), alpha, beta)
-			return
-		}
-		// a partial tile: compute into a scratch tile, then merge the valid part
-		var t [6 * 16]float32
-		kern(kc, unsafe.SliceData(a), unsafe.SliceData(b), &t[0], 16, rows, 0, alpha, 0)
-		mergeTile(t[:], 16, c, ldc, rows, cols, beta, loadC)
+		runAVX2(avx2Pick(false, rows, rowA), kc, a, b, c, ldc, rows, cols, alpha, beta, loadC)
 	},
+	runHalf: func(kc int, a, b, c []float32, ldc, rows, cols int, alpha, beta float32, loadC, rowA bool) {
+		runAVX2(avx2Pick(true, rows, rowA), kc, a, b, c, ldc, rows, cols, alpha, beta, loadC)
+	},
+}
+
+// An avx2Kern names one AVX2 micro-kernel: bit 0 row-major A, bit 1 the
+// 8-column (half) width, bit 2 the 4-row variant.
+type avx2Kern uint8
+
+// avx2Pick is the AVX2 kernel for a tile of rows rows, half or full width.
+func avx2Pick(half bool, rows int, rowA bool) avx2Kern {
+	var k avx2Kern
+	if rowA {
+		k |= 1
+	}
+	if half {
+		k |= 2
+	}
+	if rows <= 4 {
+		k |= 4
+	}
+	return k
+}
+
+// width is the columns kernel k writes.
+func (k avx2Kern) width() int {
+	if k&2 != 0 {
+		return 8
+	}
+	return 16
+}
+
+// call runs kernel k; direct calls (not a func value) keep a scratch
+// tile passed as c on the caller's stack.
+func (k avx2Kern) call(kc int, a, b, c *float32, ldc, rows int, loadC uint32, alpha, beta float32) {
+	switch k {
+	case 0:
+		sgemm6x16AVX2(kc, a, b, c, ldc, rows, loadC, alpha, beta)
+	case 1:
+		sgemm6x16AVX2RowA(kc, a, b, c, ldc, rows, loadC, alpha, beta)
+	case 2:
+		sgemm6x8AVX2(kc, a, b, c, ldc, rows, loadC, alpha, beta)
+	case 3:
+		sgemm6x8AVX2RowA(kc, a, b, c, ldc, rows, loadC, alpha, beta)
+	case 4:
+		sgemm4x16AVX2(kc, a, b, c, ldc, rows, loadC, alpha, beta)
+	case 5:
+		sgemm4x16AVX2RowA(kc, a, b, c, ldc, rows, loadC, alpha, beta)
+	case 6:
+		sgemm4x8AVX2(kc, a, b, c, ldc, rows, loadC, alpha, beta)
+	case 7:
+		sgemm4x8AVX2RowA(kc, a, b, c, ldc, rows, loadC, alpha, beta)
+	}
+}
+
+// runAVX2 runs AVX2 kernel k, which writes all its columns: a partial tile
+// is computed into a scratch tile, then its valid part merged.
+func runAVX2(k avx2Kern, kc int, a, b, c []float32, ldc, rows, cols int, alpha, beta float32, loadC bool) {
+	w := k.width()
+	if cols == w {
+		k.call(kc, unsafe.SliceData(a), unsafe.SliceData(b), unsafe.SliceData(c), ldc, rows, b2u(loadC), alpha, beta)
+		return
+	}
+	var t [6 * 16]float32
+	k.call(kc, unsafe.SliceData(a), unsafe.SliceData(b), &t[0], w, rows, 0, alpha, 0)
+	mergeTile(t[:], w, c, ldc, rows, cols, beta, loadC)
 }
 
 // packPanels16B is microKernel.packPanels for the AVX2 kernel.

@@ -153,10 +153,13 @@ def avx512(name, mr, nv, unroll, bcst, rowa=False, astride=None):
     emit()
 
 
-def avx2(name, mr, unroll, rowa=False):
-    """mr rows x 2 ymm vectors (16 floats) per row; all 16 columns are written.
-    With rowa, the A panel is row-major (a[r*k + p])."""
-    nv, nr = 2, 16
+def avx2(name, mr, unroll, rowa=False, nv=2, astride=None):
+    """mr rows x nv ymm vectors (8·nv floats) per row; all 8·nv columns are
+    written. With rowa, the A panel is row-major (a[r*k + p]); otherwise
+    k-major with astride (default mr) floats per step, so a kernel of fewer
+    rows can read the 6-row kernel's panels."""
+    nr = 8 * nv
+    astride = astride or mr
     acc = lambda r, v: 16 - mr * nv + r * nv + v
     emit(f"// func {name}(k int, a, b, c *float32, ldc, rows int, loadC uint32, alpha, beta float32)")
     emit(f"TEXT ·{name}(SB), NOSPLIT, $0-60")
@@ -167,7 +170,7 @@ def avx2(name, mr, unroll, rowa=False):
     emit("\tMOVQ ldc+32(FP), SI")
     emit("\tSHLQ $2, SI")
     if rowa:
-        assert mr == 6
+        assert mr <= 6
         emit("\tMOVQ CX, R8")
         emit("\tSHLQ $2, R8")
         emit("\tLEAQ (R8)(R8*2), R9")
@@ -175,7 +178,7 @@ def avx2(name, mr, unroll, rowa=False):
 
     def aaddr(i, r):
         if not rowa:
-            return f"{i*mr*4 + 4*r}(AX)"
+            return f"{i*astride*4 + 4*r}(AX)"
         base = ["AX", "R12"][r // 4]
         idx = ["", "(R8*1)", "(R8*2)", "(R9*1)"][r % 4]
         return f"{4*i}({base}){idx}"
@@ -185,7 +188,7 @@ def avx2(name, mr, unroll, rowa=False):
             emit(f"\tADDQ ${steps*4}, AX")
             emit(f"\tADDQ ${steps*4}, R12")
         else:
-            emit(f"\tADDQ ${steps*mr*4}, AX")
+            emit(f"\tADDQ ${steps*astride*4}, AX")
     for r in range(mr):
         for v in range(nv):
             z = acc(r, v)
@@ -709,6 +712,12 @@ avx512("sgemm4x32AVX512", 4, 2, 4, False, astride=12)
 avx512("sgemm4x32AVX512RowA", 4, 2, 4, False, rowa=True)
 avx2("sgemm6x16AVX2", 6, 4)
 avx2("sgemm6x16AVX2RowA", 6, 4, rowa=True)
+avx2("sgemm6x8AVX2", 6, 4, nv=1)
+avx2("sgemm6x8AVX2RowA", 6, 4, rowa=True, nv=1)
+avx2("sgemm4x16AVX2", 4, 4, astride=6)
+avx2("sgemm4x16AVX2RowA", 4, 4, rowa=True)
+avx2("sgemm4x8AVX2", 4, 4, nv=1, astride=6)
+avx2("sgemm4x8AVX2RowA", 4, 4, rowa=True, nv=1)
 pack_panels16("packPanels16AVX")
 pack_rows("packRowsAVX512")
 pack_panels("packPanelsAVX512")

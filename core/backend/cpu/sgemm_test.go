@@ -155,6 +155,22 @@ func TestSGEMMLargeSides(t *testing.T) {
 	})
 }
 
+// TestSGEMMHalfPanels covers last column panels that the half-width
+// kernels take (AVX-512 12×16, AVX2 6×8): exactly half wide, narrower,
+// and just wider, with rows that are not a multiple of mr.
+func TestSGEMMHalfPanels(t *testing.T) {
+	withKernel(t, func(t *testing.T, _ string) {
+		r := rand.New(rand.NewPCG(7, 8))
+		for _, n := range []int{8, 24, 40, 9, 23, 5, 48, 50} {
+			for tr := range 4 {
+				m, k := 6+n%7, 19+n
+				g := newCase(r, tr&1 == 1, tr&2 == 2, m, n, k, 1.25, float32(tr%2)*0.5, tr)
+				g.check(t, fmt.Sprintf("m=%d n=%d k=%d trans=%d", m, n, k, tr))
+			}
+		}
+	})
+}
+
 // TestSGEMMSmallBlocks shrinks the cache blocks so that small matrices run
 // through every blocking loop (several kc, mc and nc steps, partial blocks).
 func TestSGEMMSmallBlocks(t *testing.T) {

@@ -60,14 +60,25 @@ func foldAffine(conv *graph.Node, mul bool, k float64) {
 	}
 	nw := w
 	if mul {
-		wv := w.Const.Contiguous().Float64s()
-		for i := range wv {
-			wv[i] *= k
+		var nc *tensor.Tensor
+		if d == tensor.Float32 { // the same rounding as below, without float64 copies
+			src := w.Const.Contiguous().F32()
+			wv := make([]float32, len(src))
+			for i, v := range src {
+				wv[i] = float32(float64(v) * k)
+			}
+			nc = tensor.FromSlice(wv, w.Const.Shape()...)
+		} else {
+			wv := w.Const.Contiguous().Float64s()
+			for i := range wv {
+				wv[i] *= k
+			}
+			nc = tensor.FromSlice(wv, w.Const.Shape()...).Cast(d)
 		}
 		for i := range b {
 			b[i] *= k
 		}
-		nw = &graph.Value{Name: w.Name + "/scaled", Const: tensor.FromSlice(wv, w.Const.Shape()...).Cast(d), Param: w.Param}
+		nw = &graph.Value{Name: w.Name + "/scaled", Const: nc, Param: w.Param}
 		nw.Meta = graph.ConstMeta(nw.Const)
 	} else {
 		for i := range b {

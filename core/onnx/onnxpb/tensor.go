@@ -145,13 +145,34 @@ func (t *Tensor) count(want ...DataType) (int, error) {
 
 // fromRaw decodes n little-endian elements of size bytes from RawData.
 func fromRaw[T any](t *Tensor, n, size int, conv func([]byte) T) ([]T, error) {
-	if len(t.RawData) != n*size {
-		return nil, fmt.Errorf("onnx: tensor %q: raw_data has %d bytes, want %d (%d %v elements)",
-			t.Name, len(t.RawData), n*size, n, t.DataType)
+	if err := t.rawSize(n, size); err != nil {
+		return nil, err
 	}
 	out := make([]T, n)
 	for i := range out {
 		out[i] = conv(t.RawData[i*size:])
+	}
+	return out, nil
+}
+
+// rawSize checks that RawData holds n elements of size bytes.
+func (t *Tensor) rawSize(n, size int) error {
+	if len(t.RawData) != n*size {
+		return fmt.Errorf("onnx: tensor %q: raw_data has %d bytes, want %d (%d %v elements)",
+			t.Name, len(t.RawData), n*size, n, t.DataType)
+	}
+	return nil
+}
+
+// rawFloat32s is fromRaw for FLOAT in a loop the compiler reduces to
+// loads (most of a model's bytes: the generic one calls a func per element).
+func rawFloat32s(t *Tensor, n int) ([]float32, error) {
+	if err := t.rawSize(n, 4); err != nil {
+		return nil, err
+	}
+	out, b := make([]float32, n), t.RawData
+	for i := range out {
+		out[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
 	}
 	return out, nil
 }
@@ -186,7 +207,7 @@ func (t *Tensor) Float32s() ([]float32, error) {
 	}
 	switch {
 	case len(t.RawData) > 0 && t.DataType == Float:
-		return fromRaw(t, n, 4, func(b []byte) float32 { return math.Float32frombits(le32(b)) })
+		return rawFloat32s(t, n)
 	case len(t.RawData) > 0:
 		return fromRaw(t, n, 2, func(b []byte) float32 { return half(le16(b)) })
 	case t.DataType == Float:
