@@ -3,6 +3,8 @@
 package cpu
 
 import (
+	"unsafe"
+
 	"paddle/core/op"
 	"paddle/core/parallel"
 	"paddle/core/tensor"
