@@ -106,7 +106,7 @@ func TestPPLCNetPretrainedFromPaddle(t *testing.T) {
 }
 
 func TestPaddleWeightsNeedANameMap(t *testing.T) {
-	m, err := zoo.NewResNet(zoo.ResNetOptions{Depth: 18, Width: 8, InChannels: 3, ClassNum: 2}, rand.New(rand.NewPCG(1, 1)))
+	m, err := zoo.NewSTDCNet(zoo.STDCOptions{Base: 16, Layers: []int{1, 2, 1}}, rand.New(rand.NewPCG(1, 1)))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -189,16 +189,58 @@ def lcnet_pdparams(scale=0.25, class_expand=64, class_num=10):
     return out
 
 
-def write_lcnet():
+def convbn_entries(out, proj, pd, cin, cout, k, groups=1):
+    """A conv without bias and a Paddle BatchNorm (weight, bias, _mean, _variance)."""
+    out.append((proj + ".conv.weight", pd + ".conv.weight", (cout, cin // groups, k, k), False))
+    for a, b in (("weight", "weight"), ("bias", "bias"), ("running_mean", "_mean"), ("running_var", "_variance")):
+        out.append((proj + ".bn." + a, pd + ".bn." + b, (cout,), False))
+
+
+def resnet_pdparams(depth=50, width=2, class_num=10):
+    """PaddleClas legendary_models/resnet.py, version "vb", with every width divided by 64/width:
+    stem.0 (7x7 ConvBNLayer), blocks.<i> across the stages (conv0, conv1[, conv2], short on the
+    first block of every stage, shortcut=False there), fc (in, out)."""
+    cfg = {18: ("basic", [2, 2, 2, 2]), 34: ("basic", [3, 4, 6, 3]), 50: ("bottleneck", [3, 4, 6, 3])}
+    kind, depths = cfg[depth]
+    mult = 4 if kind == "bottleneck" else 1
+    filters = [width, 2 * width, 4 * width, 8 * width]
+    out = []
+    convbn_entries(out, "stem", "stem.0", 3, width, 7)
+    cin, i = width, 0
+    for s, n in enumerate(depths):
+        for b in range(n):
+            proj, pd, f = "stages.%d.%d" % (s, b), "blocks.%d" % i, filters[s]
+            if kind == "bottleneck":
+                convbn_entries(out, proj + ".conv1", pd + ".conv0", cin, f, 1)
+                convbn_entries(out, proj + ".conv2", pd + ".conv1", f, f, 3)
+                convbn_entries(out, proj + ".conv3", pd + ".conv2", f, f * 4, 1)
+            else:
+                convbn_entries(out, proj + ".conv1", pd + ".conv0", cin, f, 3)
+                convbn_entries(out, proj + ".conv2", pd + ".conv1", f, f, 3)
+            if b == 0:
+                convbn_entries(out, proj + ".short", pd + ".short", cin, f * mult, 1)
+            cin, i = f * mult, i + 1
+    out.append(("fc.weight", "fc.weight", (class_num, cin), True))
+    out.append(("fc.bias", "fc.bias", (class_num,), False))
+    return out
+
+
+def write_patterned(path, entries):
+    """Each Paddle-named tensor holds lcnet_pattern(project name), in Paddle's layout."""
     sd, names = {}, {}
-    for n, (proj, pd, shape, transposed) in enumerate(lcnet_pdparams()):
+    for n, (proj, pd, shape, transposed) in enumerate(entries):
         v = lcnet_pattern(proj, shape)
         sd[pd] = np.ascontiguousarray(v.T) if transposed else v
         names[pd] = "param_%d" % n
     sd["StructuredToParameterName@@"] = names
-    os.makedirs("core/zoo/testdata", exist_ok=True)
-    with open("core/zoo/testdata/pplcnet_x0_25.pdparams", "wb") as f:
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "wb") as f:
         pickle.Pickler(f, 4).dump(sd)
+
+
+def write_lcnet():
+    write_patterned("core/zoo/testdata/pplcnet_x0_25.pdparams", lcnet_pdparams())
+    write_patterned("core/zoo/testdata/resnet50_w2.pdparams", resnet_pdparams())
 
 
 def build_saved_state_dict_opt(opt):

@@ -1,0 +1,123 @@
+package zoo_test
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"paddle/core/ag"
+	"paddle/core/nn"
+	"paddle/core/tensor"
+	"paddle/core/workflow"
+	"paddle/core/zoo"
+)
+
+// testdata/resnet50_w2.pdparams is written by scripts/ref/pdparams_ref.py
+// (resnet_pdparams) from its own reading of PaddleClas's legendary ResNet50
+// (every width 2/64 of Paddle's), each tensor lcnetPattern(this package's
+// name for it).
+const resnetFixture = "testdata/resnet50_w2.pdparams"
+
+func newResNet50(t *testing.T, seed uint64) *zoo.ResNet {
+	t.Helper()
+	m, err := zoo.NewResNet(zoo.ResNetOptions{Depth: 50, Width: 2, InChannels: 3, ClassNum: 10}, rand.New(rand.NewPCG(seed, 1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// setPattern gives every tensor of m lcnetPattern(its name).
+func setPattern(m nn.Module) {
+	for _, p := range append(m.Params(), nn.Buffers(m)...) {
+		if !strings.HasSuffix(p.Name, "num_batches_tracked") {
+			p.V.T.CopyFrom(lcnetPattern(p.Name, p.V.T.Shape()))
+		}
+	}
+}
+
+// samePattern loads fixture into got and compares every tensor and the
+// predictions on one input with want, which holds the pattern by name.
+func samePattern(fixture string, want, got nn.Module, fwd func(nn.Module) *tensor.Tensor) error {
+	if _, err := workflow.LoadCheckpoint(fixture, got, nil); err != nil {
+		return err
+	}
+	ws := nn.State(want)
+	for name, g := range nn.State(got) {
+		if d := maxDiff(g, ws[name]); d > 1e-6 {
+			return fmt.Errorf("%s differs from the pattern by %g", name, d)
+		}
+	}
+	if d := maxDiff(fwd(got), fwd(want)); d > 1e-5 {
+		return fmt.Errorf("predictions differ by %g", d)
+	}
+	return nil
+}
+
+func resnetForward(m nn.Module) *tensor.Tensor {
+	x := tensor.Rand(rand.New(rand.NewPCG(7, 7)), tensor.Float32, -1, 1, 1, 3, 64, 64)
+	return m.(interface {
+		Forward(*ag.Var, bool) *ag.Var
+	}).Forward(ag.Const(x), false).T
+}
+
+func TestResNetLoadsPaddleWeights(t *testing.T) {
+	want := newResNet50(t, 1)
+	setPattern(want)
+	if err := samePattern(resnetFixture, want, newResNet50(t, 2), resnetForward); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// swappedResNet answers Paddle's name of b for a and the reverse: a map
+// with two entries exchanged (same shapes, so nothing fails on shape).
+type swappedResNet struct {
+	*zoo.ResNet
+	a, b string
+}
+
+func (s swappedResNet) PaddleName(name string) (string, bool) {
+	switch name {
+	case s.a:
+		name = s.b
+	case s.b:
+		name = s.a
+	}
+	return s.ResNet.PaddleName(name)
+}
+
+// The check must catch a map with two same-shaped entries swapped.
+func TestResNetSwappedNameFails(t *testing.T) {
+	want := newResNet50(t, 1)
+	setPattern(want)
+	got := swappedResNet{newResNet50(t, 2), "stages.1.1.conv2.bn.weight", "stages.1.2.conv2.bn.weight"}
+	err := samePattern(resnetFixture, want, got, func(m nn.Module) *tensor.Tensor {
+		if s, ok := m.(swappedResNet); ok {
+			m = s.ResNet
+		}
+		return resnetForward(m)
+	})
+	if err == nil || !strings.Contains(err.Error(), "differs from the pattern") {
+		t.Fatalf("a swapped entry went unnoticed: %v", err)
+	}
+}
+
+func TestResNetPaddleNames(t *testing.T) {
+	m := newResNet50(t, 1)
+	for in, want := range map[string]string{
+		"stem.conv.weight":                        "stem.0.conv.weight",
+		"stem.bn.running_var":                     "stem.0.bn._variance",
+		"stages.0.0.short.bn.running_mean":        "blocks.0.short.bn._mean",
+		"stages.1.0.conv1.conv.weight":            "blocks.3.conv0.conv.weight",
+		"stages.3.2.conv3.bn.bias":                "blocks.15.conv2.bn.bias",
+		"stages.0.0.conv1.bn.num_batches_tracked": "",
+	} {
+		if got, _ := m.PaddleName(in); got != want {
+			t.Errorf("PaddleName(%q) = %q, want %q", in, got, want)
+		}
+	}
+	if _, tr := m.PaddleName("fc.weight"); !tr {
+		t.Error("fc.weight is not transposed")
+	}
+}
