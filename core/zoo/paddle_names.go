@@ -9,9 +9,10 @@ import (
 // PaddlePaddle's own ports (what paddle.save writes in a .pdparams), so a
 // model trained with PaddlePaddle loads here (workflow.PaddleNamer).
 
-// paddleBN renames a batch norm tensor: Paddle keeps the running mean and
-// variance as _mean and _variance and has no batch counter ("" = none).
-func paddleBN(rest string) string {
+// PaddleBN renames a batch norm tensor's name (or its last part) as
+// Paddle's BatchNorm calls it: the running mean and variance are _mean and
+// _variance, and there is no batch counter ("" = none).
+func PaddleBN(rest string) string {
 	switch {
 	case strings.HasSuffix(rest, "running_mean"):
 		return strings.TrimSuffix(rest, "running_mean") + "_mean"
@@ -31,7 +32,7 @@ func paddleBN(rest string) string {
 func (m *PPLCNet) PaddleName(name string) (pd string, transposed bool) {
 	switch {
 	case strings.HasPrefix(name, "stem."):
-		return paddleBN("conv1." + strings.TrimPrefix(name, "stem.")), false
+		return PaddleBN("conv1." + strings.TrimPrefix(name, "stem.")), false
 	case name == "fc.weight":
 		return name, true
 	case strings.HasPrefix(name, "blocks."):
@@ -46,7 +47,7 @@ func (m *PPLCNet) PaddleName(name string) (pd string, transposed bool) {
 			stage++
 		}
 		r := strings.NewReplacer("dw.", "dw_conv.", "pw.", "pw_conv.", "se.down.", "se.conv1.", "se.up.", "se.conv2.")
-		return paddleBN("blocks" + strconv.Itoa(stage+2) + "." + strconv.Itoa(j) + "." + r.Replace(rest)), false
+		return PaddleBN("blocks" + strconv.Itoa(stage+2) + "." + strconv.Itoa(j) + "." + r.Replace(rest)), false
 	}
 	return name, false
 }
@@ -63,7 +64,7 @@ func (m *PPLCNet) PaddleName(name string) (pd string, transposed bool) {
 func (m *ResNet) PaddleName(name string) (pd string, transposed bool) {
 	switch {
 	case strings.HasPrefix(name, "stem."):
-		return paddleBN("stem.0." + strings.TrimPrefix(name, "stem.")), false
+		return PaddleBN("stem.0." + strings.TrimPrefix(name, "stem.")), false
 	case name == "fc.weight":
 		return name, true
 	case strings.HasPrefix(name, "stages."):
@@ -87,7 +88,7 @@ func (m *ResNet) PaddleName(name string) (pd string, transposed bool) {
 			}
 			conv = "conv" + strconv.Itoa(k-1)
 		}
-		return paddleBN("blocks." + strconv.Itoa(b) + "." + conv + "." + parts[3]), false
+		return PaddleBN("blocks." + strconv.Itoa(b) + "." + conv + "." + parts[3]), false
 	}
 	return name, false
 }

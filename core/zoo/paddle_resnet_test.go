@@ -1,7 +1,6 @@
 package zoo_test
 
 import (
-	"fmt"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -9,7 +8,7 @@ import (
 	"paddle/core/ag"
 	"paddle/core/nn"
 	"paddle/core/tensor"
-	"paddle/core/workflow"
+	"paddle/core/workflow/pdtest"
 	"paddle/core/zoo"
 )
 
@@ -28,33 +27,6 @@ func newResNet50(t *testing.T, seed uint64) *zoo.ResNet {
 	return m
 }
 
-// setPattern gives every tensor of m lcnetPattern(its name).
-func setPattern(m nn.Module) {
-	for _, p := range append(m.Params(), nn.Buffers(m)...) {
-		if !strings.HasSuffix(p.Name, "num_batches_tracked") {
-			p.V.T.CopyFrom(lcnetPattern(p.Name, p.V.T.Shape()))
-		}
-	}
-}
-
-// samePattern loads fixture into got and compares every tensor and the
-// predictions on one input with want, which holds the pattern by name.
-func samePattern(fixture string, want, got nn.Module, fwd func(nn.Module) *tensor.Tensor) error {
-	if _, err := workflow.LoadCheckpoint(fixture, got, nil); err != nil {
-		return err
-	}
-	ws := nn.State(want)
-	for name, g := range nn.State(got) {
-		if d := maxDiff(g, ws[name]); d > 1e-6 {
-			return fmt.Errorf("%s differs from the pattern by %g", name, d)
-		}
-	}
-	if d := maxDiff(fwd(got), fwd(want)); d > 1e-5 {
-		return fmt.Errorf("predictions differ by %g", d)
-	}
-	return nil
-}
-
 func resnetForward(m nn.Module) *tensor.Tensor {
 	x := tensor.Rand(rand.New(rand.NewPCG(7, 7)), tensor.Float32, -1, 1, 1, 3, 64, 64)
 	return m.(interface {
@@ -64,8 +36,8 @@ func resnetForward(m nn.Module) *tensor.Tensor {
 
 func TestResNetLoadsPaddleWeights(t *testing.T) {
 	want := newResNet50(t, 1)
-	setPattern(want)
-	if err := samePattern(resnetFixture, want, newResNet50(t, 2), resnetForward); err != nil {
+	pdtest.SetPattern(want)
+	if err := pdtest.SamePattern(resnetFixture, want, newResNet50(t, 2), resnetForward); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -90,9 +62,9 @@ func (s swappedResNet) PaddleName(name string) (string, bool) {
 // The check must catch a map with two same-shaped entries swapped.
 func TestResNetSwappedNameFails(t *testing.T) {
 	want := newResNet50(t, 1)
-	setPattern(want)
+	pdtest.SetPattern(want)
 	got := swappedResNet{newResNet50(t, 2), "stages.1.1.conv2.bn.weight", "stages.1.2.conv2.bn.weight"}
-	err := samePattern(resnetFixture, want, got, func(m nn.Module) *tensor.Tensor {
+	err := pdtest.SamePattern(resnetFixture, want, got, func(m nn.Module) *tensor.Tensor {
 		if s, ok := m.(swappedResNet); ok {
 			m = s.ResNet
 		}

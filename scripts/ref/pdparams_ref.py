@@ -159,14 +159,13 @@ def lcnet_pattern(name, shape):
     return v.astype(np.float32).reshape(shape)
 
 
-def lcnet_pdparams(scale=0.25, class_expand=64, class_num=10):
-    """(project name, Paddle name, project shape, transposed) for every tensor Paddle saves."""
+def lcnet_pdparams(scale=0.25, class_expand=64, class_num=10, head=True):
+    """(project name, Paddle name, project shape, transposed) for every tensor Paddle saves.
+    Without head, PaddleOCR's det_pp_lcnet.py PPLCNet: the same layers up to blocks6."""
     out = []
 
     def convbn(proj, pd, cin, cout, k, groups):
-        out.append((proj + ".conv.weight", pd + ".conv.weight", (cout, cin // groups, k, k), False))
-        for a, b in (("weight", "weight"), ("bias", "bias"), ("running_mean", "_mean"), ("running_var", "_variance")):
-            out.append((proj + ".bn." + a, pd + ".bn." + b, (cout,), False))
+        convbn_entries(out, proj, pd, cin, cout, k, groups)
 
     ch = lambda c: make_divisible(c * scale)
     convbn("stem", "conv1", 3, ch(16), 3, 1)
@@ -183,6 +182,8 @@ def lcnet_pdparams(scale=0.25, class_expand=64, class_num=10):
                 out.append((proj + ".se.up.bias", pd + ".se.conv2.bias", (c,), False))
             convbn(proj + ".pw", pd + ".pw_conv", ch(cin), ch(cout), 1, 1)
             i += 1
+    if not head:
+        return out
     out.append(("last_conv.weight", "last_conv.weight", (class_expand, ch(512), 1, 1), False))
     out.append(("fc.weight", "fc.weight", (class_num, class_expand), True))
     out.append(("fc.bias", "fc.bias", (class_num,), False))
@@ -225,6 +226,32 @@ def resnet_pdparams(depth=50, width=2, class_num=10):
     return out
 
 
+def db_pdparams(scale=0.25, neck=32):
+    """PaddleOCR's DB (ppocr/modeling/architectures/base_model.py: backbone, neck, head) over
+    det_pp_lcnet's PPLCNet: DBFPN (necks/db_fpn.py: in2_conv..in5_conv 1x1 and p2_conv..p5_conv
+    3x3 to neck/4, no bias) and DBHead (heads/det_db_head.py: binarize and thresh Heads of conv1
+    3x3 no bias, conv_bn1, conv2 Conv2DTranspose 2x2 with bias, conv_bn2, conv3 to 1 channel;
+    a Conv2DTranspose weight is (in, out, kh, kw))."""
+    out = [("backbone." + a, "backbone." + b, s, t) for a, b, s, t in lcnet_pdparams(scale, head=False)]
+    feats = [make_divisible(LCNET[b][-1][2] * scale) for b in ("blocks3", "blocks4", "blocks5", "blocks6")]
+    for i, c in zip((2, 3, 4, 5), feats):
+        out.append(("neck.in%d_conv.weight" % i, "neck.in%d_conv.weight" % i, (neck, c, 1, 1), False))
+    for i in (2, 3, 4, 5):
+        out.append(("neck.p%d_conv.weight" % i, "neck.p%d_conv.weight" % i, (neck // 4, neck, 3, 3), False))
+    q = neck // 4
+    for br in ("binarize", "thresh"):
+        h = "head." + br
+        out.append((h + ".conv1.weight", h + ".conv1.weight", (q, neck, 3, 3), False))
+        for bn in ("conv_bn1", "conv_bn2"):
+            for a, b in (("weight", "weight"), ("bias", "bias"), ("running_mean", "_mean"), ("running_var", "_variance")):
+                out.append((h + "." + bn + "." + a, h + "." + bn + "." + b, (q,), False))
+        out.append((h + ".conv2.weight", h + ".conv2.weight", (q, q, 2, 2), False))
+        out.append((h + ".conv2.bias", h + ".conv2.bias", (q,), False))
+        out.append((h + ".conv3.weight", h + ".conv3.weight", (q, 1, 2, 2), False))
+        out.append((h + ".conv3.bias", h + ".conv3.bias", (1,), False))
+    return out
+
+
 def write_patterned(path, entries):
     """Each Paddle-named tensor holds lcnet_pattern(project name), in Paddle's layout."""
     sd, names = {}, {}
@@ -241,6 +268,7 @@ def write_patterned(path, entries):
 def write_lcnet():
     write_patterned("core/zoo/testdata/pplcnet_x0_25.pdparams", lcnet_pdparams())
     write_patterned("core/zoo/testdata/resnet50_w2.pdparams", resnet_pdparams())
+    write_patterned("kits/ocr/dettrain/testdata/db_pplcnet_x0_25.pdparams", db_pdparams())
 
 
 def build_saved_state_dict_opt(opt):
