@@ -93,3 +93,17 @@ func TestResNetPaddleNames(t *testing.T) {
 		t.Error("fc.weight is not transposed")
 	}
 }
+
+// Written back as .pdparams, the patterned models equal the fixtures.
+func TestPaddleWeightsWriteTheFixtures(t *testing.T) {
+	r := newResNet50(t, 1)
+	pdtest.SetPattern(r)
+	if err := pdtest.WritesFixture(resnetFixture, t.TempDir(), r); err != nil {
+		t.Fatal(err)
+	}
+	l := newLCNet(t, 10, 1)
+	pdtest.SetPattern(l)
+	if err := pdtest.WritesFixture(lcnetFixture, t.TempDir(), l); err != nil {
+		t.Fatal(err)
+	}
+}

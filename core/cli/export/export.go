@@ -21,7 +21,8 @@ type Options struct {
 	Factory *cmdutil.Factory
 	Kit     *kit.Kit
 	Weights string // --weights: the checkpoint to export (with its config.yaml)
-	Output  string // --output: the export directory
+	Output  string // --output: the export directory (a .pdparams file with --format pdparams)
+	Format  string // --format: onnx (an export directory) or pdparams (PaddlePaddle weights)
 }
 
 // NewCmdExport returns `paddle <kit> export`.
@@ -45,6 +46,15 @@ func NewCmdExport(f *cmdutil.Factory, k *kit.Kit, runF func(*Options) error) *co
 			if opts.Output == "" {
 				return cmdutil.FlagErrorf("--output is required")
 			}
+			switch opts.Format {
+			case "onnx":
+			case "pdparams":
+				if !workflow.IsPaddleWeights(opts.Output) {
+					return cmdutil.FlagErrorf("--format pdparams writes one file: --output must end in .pdparams, got %s", opts.Output)
+				}
+			default:
+				return cmdutil.FlagErrorf("--format %q: want onnx or pdparams", opts.Format)
+			}
 			if runF != nil {
 				return runF(opts)
 			}
@@ -52,7 +62,8 @@ func NewCmdExport(f *cmdutil.Factory, k *kit.Kit, runF func(*Options) error) *co
 		},
 	}
 	cmd.Flags().StringVar(&opts.Weights, "weights", "", "checkpoint directory (model.safetensors + config.yaml)")
-	cmd.Flags().StringVar(&opts.Output, "output", "", "export directory to write (model.onnx, inference.yaml, config.yaml)")
+	cmd.Flags().StringVar(&opts.Output, "output", "", "export directory to write (model.onnx, inference.yaml, config.yaml), or the .pdparams file with --format pdparams")
+	cmd.Flags().StringVar(&opts.Format, "format", "onnx", "onnx: an export directory; pdparams: the weights under PaddlePaddle's names, as paddle.save writes them (for PaddlePaddle's own tools)")
 	return cmd
 }
 
@@ -75,12 +86,36 @@ func run(cmd *cobra.Command, opts *Options) error {
 	if err != nil {
 		return config.Usage(err)
 	}
+	if opts.Format == "pdparams" {
+		return writePaddle(opts, r)
+	}
 	ex, ok := r.(workflow.Exporter)
 	if !ok {
 		return config.Usage(fmt.Errorf("paddle %s cannot export its models yet", opts.Kit.Name))
 	}
 	env := workflow.Env{IO: opts.Factory.RunnerIO(), Config: cfg, Weights: opts.Weights, Output: opts.Output}
 	if err := ex.Export(cmd.Context(), env, opts.Output); err != nil {
+		return err
+	}
+	_, err = fmt.Fprintln(opts.Factory.IOStreams.Out, opts.Output)
+	return err
+}
+
+// writePaddle loads the checkpoint into the runner's model and writes it
+// under PaddlePaddle's names.
+func writePaddle(opts *Options, r workflow.Runner) error {
+	mb, ok := r.(workflow.ModelBuilder)
+	if !ok {
+		return config.Usage(fmt.Errorf("paddle %s cannot write PaddlePaddle weights yet", opts.Kit.Name))
+	}
+	m, err := mb.NewModel()
+	if err != nil {
+		return config.Usage(err)
+	}
+	if _, err := workflow.LoadCheckpoint(opts.Weights, m, nil); err != nil {
+		return err
+	}
+	if err := workflow.WritePaddleWeights(opts.Output, m); err != nil {
 		return err
 	}
 	_, err = fmt.Fprintln(opts.Factory.IOStreams.Out, opts.Output)

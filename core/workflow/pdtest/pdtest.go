@@ -8,7 +8,11 @@ package pdtest
 import (
 	"fmt"
 	"math"
+	"path/filepath"
+	"slices"
 	"strings"
+
+	"paddle/core/io/pdparams"
 
 	"paddle/core/nn"
 	"paddle/core/tensor"
@@ -69,6 +73,39 @@ func SamePattern(fixture string, want, got nn.Module, fwd func(nn.Module) *tenso
 	}
 	if d := MaxDiff(fwd(got), fwd(want)); d > 1e-5 {
 		return fmt.Errorf("predictions differ by %g", d)
+	}
+	return nil
+}
+
+// WritesFixture writes m (holding the pattern) with
+// workflow.WritePaddleWeights into dir and checks that the file holds the
+// fixture's names, shapes and values: the writer names and lays out
+// tensors as the independent Python writer read Paddle's sources.
+func WritesFixture(fixture, dir string, m nn.Module) error {
+	path := filepath.Join(dir, "out.pdparams")
+	if err := workflow.WritePaddleWeights(path, m); err != nil {
+		return err
+	}
+	got, err := pdparams.Read(path)
+	if err != nil {
+		return err
+	}
+	want, err := pdparams.Read(fixture)
+	if err != nil {
+		return err
+	}
+	g, w := slices.Sorted(slices.Values(got.Names)), slices.Sorted(slices.Values(want.Names))
+	if !slices.Equal(g, w) {
+		return fmt.Errorf("wrote %d tensors, the fixture has %d (first written %v, fixture %v)", len(g), len(w), g[:min(3, len(g))], w[:min(3, len(w))])
+	}
+	for _, n := range w {
+		a, b := got.Tensors[n], want.Tensors[n]
+		if !a.Shape().Equal(b.Shape()) {
+			return fmt.Errorf("%s: wrote %v, fixture %v", n, a.Shape(), b.Shape())
+		}
+		if d := MaxDiff(a, b); d > 0 {
+			return fmt.Errorf("%s differs from the fixture by %g", n, d)
+		}
 	}
 	return nil
 }

@@ -69,3 +69,12 @@ func TestDBSwappedNameFails(t *testing.T) {
 		t.Fatalf("a swapped entry went unnoticed: %v", err)
 	}
 }
+
+// Written back as .pdparams, the patterned model equals the fixture.
+func TestDBWritesPaddleWeights(t *testing.T) {
+	m := newTinyDB(t, 1)
+	pdtest.SetPattern(m)
+	if err := pdtest.WritesFixture(dbFixture, t.TempDir(), m); err != nil {
+		t.Fatal(err)
+	}
+}
