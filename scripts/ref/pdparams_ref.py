@@ -21,8 +21,11 @@ core/zoo/testdata/pplcnet_x0_25.pdparams: a PaddleClas PPLCNet (scale 0.25, clas
 ppcls/arch/backbone/model_zoo/pp_lcnet.py (conv1, blocks2..blocks6 of DepthwiseSeparable with
 dw_conv / se.conv1 / se.conv2 / pw_conv, last_conv, fc; BatchNorm's _mean/_variance; Linear
 weights stored (in, out)). Each tensor holds pattern(project name) (see lcnet_pattern), which
-core/zoo's test also computes, so a wrong name map loads the wrong pattern. Run from the
-repository root:
+core/zoo's test also computes, so a wrong name map loads the wrong pattern. The same way it
+writes core/zoo/testdata/resnet50_w2.pdparams (PaddleClas legendary_models/resnet.py ResNet50,
+version vb, widths 2/64 of Paddle's: resnet_pdparams) and
+kits/ocr/dettrain/testdata/db_pplcnet_x0_25.pdparams (PaddleOCR's DB over det_pp_lcnet.py,
+DBFPN and DBHead: db_pdparams). Run from the repository root:
     /usr/bin/python3 scripts/ref/pdparams_ref.py
 """
 import builtins
