@@ -86,6 +86,12 @@ func WritesFixture(fixture, dir string, m nn.Module) error {
 	if err := workflow.WritePaddleWeights(path, m); err != nil {
 		return err
 	}
+	return SameFile(path, fixture)
+}
+
+// SameFile checks that the .pdparams files path and fixture hold the same
+// names, shapes and values.
+func SameFile(path, fixture string) error {
 	got, err := pdparams.Read(path)
 	if err != nil {
 		return err
