@@ -2,6 +2,8 @@ package dettrain
 
 import (
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -9,6 +11,7 @@ import (
 	"paddle/core/nn"
 	"paddle/core/tensor"
 	"paddle/core/workflow/pdtest"
+	"paddle/kits/ocr/internal/train"
 )
 
 // testdata/db_pplcnet_x0_25.pdparams is written by
@@ -76,5 +79,30 @@ func TestDBWritesPaddleWeights(t *testing.T) {
 	pdtest.SetPattern(m)
 	if err := pdtest.WritesFixture(dbFixture, t.TempDir(), m); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// Global.pretrained_model may name PaddleOCR weights without their
+// .pdparams suffix, as PaddleOCR's configs do.
+func TestPretrainedModelWithoutSuffix(t *testing.T) {
+	dir := t.TempDir()
+	b, err := os.ReadFile(dbFixture)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "best_accuracy.pdparams"), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	want := newTinyDB(t, 1)
+	pdtest.SetPattern(want)
+	got := newTinyDB(t, 2)
+	if err := train.Pretrained(got, filepath.Join(dir, "best_accuracy")); err != nil {
+		t.Fatal(err)
+	}
+	if d := pdtest.MaxDiff(dbForward(got), dbForward(want)); d > 1e-5 {
+		t.Fatalf("predictions differ by %g", d)
+	}
+	if err := train.Pretrained(got, filepath.Join(dir, "missing")); err == nil || !strings.Contains(err.Error(), "Global.pretrained_model") {
+		t.Fatalf("err = %v", err)
 	}
 }
