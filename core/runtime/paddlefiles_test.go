@@ -24,3 +24,14 @@ func TestLoadNamesPaddleFormats(t *testing.T) {
 		t.Error("model.onnx taken for a PaddlePaddle file")
 	}
 }
+
+// A Paddle 3 PIR program loads like any model (core/pdmodel translates it).
+func TestLoadPIRProgram(t *testing.T) {
+	p, err := Load("../pdmodel/testdata/tiny_pir/inference.json", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if in := p.InputNames(); len(in) != 1 || in[0] != "x" {
+		t.Fatalf("inputs %v", in)
+	}
+}

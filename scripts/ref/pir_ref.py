@@ -96,7 +96,7 @@ def main():
     b1 = p.op("batch_norm_", [c1, w["bn1_mean"], w["bn1_variance"], w["bn1_scale"], w["bn1_offset"]],
               [[-1, 4, 8, 8], [4], [4], [4], [4], None],
               [a("is_test", "0.a_bool", True), a("momentum", "0.a_f32", 0.9), a("epsilon", "0.a_f32", 1e-5),
-               a("data_format", "0.a_str", "NCHW"), a("use_global_stats", "0.a_bool", False),
+               a("data_layout", "0.a_str", "NCHW"), a("use_global_stats", "0.a_bool", False),
                a("trainable_statistics", "0.a_bool", False)])[0]
     r1 = p.op("relu_", [b1], [[-1, 4, 8, 8]], [])[0]
     d1 = p.op("depthwise_conv2d", [r1, w["dw_weights"]], [[-1, 4, 4, 4]], conv_attrs(2, 1, 4))[0]
