@@ -59,8 +59,8 @@ func (m *PPLCNet) PaddleName(name string) (pd string, transposed bool) {
 // (stored (in, out), so transposed). PaddleClas gives the first block of
 // stage 0 a 1×1 shortcut even when its shape does not change (its
 // use_first_short_conv): ResNet-50/101/152 need one there anyway, so they
-// match; ResNet-18/34 have a shortcut this port lacks, and loading them
-// strictly reports blocks.0.short.* as unused.
+// match; ResNet-18/34 match with first_short_conv set (without it loading
+// them strictly reports blocks.0.short.* as unused).
 func (m *ResNet) PaddleName(name string) (pd string, transposed bool) {
 	switch {
 	case strings.HasPrefix(name, "stem."):

@@ -8,6 +8,7 @@ import (
 	"paddle/core/ag"
 	"paddle/core/nn"
 	"paddle/core/tensor"
+	"paddle/core/workflow"
 	"paddle/core/workflow/pdtest"
 	"paddle/core/zoo"
 )
@@ -105,5 +106,31 @@ func TestPaddleWeightsWriteTheFixtures(t *testing.T) {
 	pdtest.SetPattern(l)
 	if err := pdtest.WritesFixture(lcnetFixture, t.TempDir(), l); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// PaddleClas's ResNet-18 has a 1x1 shortcut in its first block: with
+// first_short_conv the port has it too and loads the weights exactly;
+// without it the strict load names the tensors it cannot place.
+func TestResNet18FirstShortConv(t *testing.T) {
+	const fixture = "testdata/resnet18_w2.pdparams"
+	build := func(seed uint64, short bool) *zoo.ResNet {
+		m, err := zoo.NewResNet(zoo.ResNetOptions{Depth: 18, Width: 2, InChannels: 3, ClassNum: 10, FirstShortConv: short}, rand.New(rand.NewPCG(seed, 1)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	want := build(1, true)
+	pdtest.SetPattern(want)
+	if err := pdtest.SamePattern(fixture, want, build(2, true), resnetForward); err != nil {
+		t.Fatal(err)
+	}
+	if err := pdtest.WritesFixture(fixture, t.TempDir(), want); err != nil {
+		t.Fatal(err)
+	}
+	_, err := workflow.LoadCheckpoint(fixture, build(2, false), nil)
+	if err == nil || !strings.Contains(err.Error(), "blocks.0.short") {
+		t.Fatalf("without first_short_conv: err = %v", err)
 	}
 }

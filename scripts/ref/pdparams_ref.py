@@ -271,6 +271,7 @@ def write_patterned(path, entries):
 def write_lcnet():
     write_patterned("core/zoo/testdata/pplcnet_x0_25.pdparams", lcnet_pdparams())
     write_patterned("core/zoo/testdata/resnet50_w2.pdparams", resnet_pdparams())
+    write_patterned("core/zoo/testdata/resnet18_w2.pdparams", resnet_pdparams(depth=18))
     write_patterned("kits/ocr/dettrain/testdata/db_pplcnet_x0_25.pdparams", db_pdparams())
 
 
