@@ -58,7 +58,8 @@ func ReadPIRFile(model, params string) (*graph.Graph, error) {
 type pirRule struct {
 	legacy string
 	// in names the old input slot of each operand by position; "=attr"
-	// folds a constant operand into attribute attr; "" drops the operand.
+	// folds a constant operand into attribute attr ("=attr|Slot": or binds
+	// it to Slot when it is computed at run time); "" drops the operand.
 	in  []string
 	out []string // the old output slot of each result; "" drops it
 	// rename maps PIR attribute names to the old ones.
@@ -323,12 +324,16 @@ func (t *pirTranslator) op(o pirOp) error {
 			continue
 		}
 		if attr, ok := strings.CutPrefix(slot, "="); ok {
+			attr, runtimeSlot, _ := strings.Cut(attr, "|")
 			c := t.consts[id]
-			if c == nil {
+			switch {
+			case c != nil:
+				lo.Attrs = append(lo.Attrs, c.attr(attr))
+				continue
+			case runtimeSlot == "":
 				return fmt.Errorf("operand %d (%s) is computed at run time; only a constant (full_int_array, full) is supported", i, attr)
 			}
-			lo.Attrs = append(lo.Attrs, c.attr(attr))
-			continue
+			slot = runtimeSlot
 		}
 		if list, ok := t.lists[id]; ok {
 			lo.Inputs = append(lo.Inputs, pdpb.Slot{Parameter: slot, Arguments: list})
@@ -374,6 +379,9 @@ func (t *pirTranslator) name(id int64) (string, error) {
 	n, ok := t.names[id]
 	if !ok {
 		return "", fmt.Errorf("operand %%%d is not defined before the op", id)
+	}
+	if c := t.consts[id]; c != nil && c.ints != nil {
+		return "", fmt.Errorf("operand %%%d: a full_int_array used as a tensor is not supported", id)
 	}
 	if c := t.consts[id]; c != nil && c.full {
 		if c.dtype == "" {
