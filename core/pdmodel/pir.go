@@ -112,7 +112,7 @@ var pirOps = map[string]pirRule{
 	"elementwise_pow": rule(binRule, "elementwise_pow"),
 	"matmul": {legacy: "matmul_v2", in: []string{"X", "Y"}, out: []string{"Out"},
 		rename: map[string]string{"transpose_x": "trans_x", "transpose_y": "trans_y"}},
-	"reshape":         {legacy: "reshape2", in: []string{"X", "=shape"}, out: []string{"Out", "XShape"}},
+	"reshape":         {legacy: "reshape2", in: []string{"X", "=shape|Shape"}, out: []string{"Out", "XShape"}},
 	"transpose":       {legacy: "transpose2", in: []string{"X"}, out: []string{"Out", "XShape"}, rename: map[string]string{"perm": "axis"}},
 	"flatten":         {legacy: "flatten_contiguous_range", in: []string{"X"}, out: []string{"Out", "XShape"}},
 	"squeeze":         {legacy: "squeeze2", in: []string{"X", "=axes"}, out: []string{"Out", "XShape"}},
