@@ -1,6 +1,7 @@
 package ocr
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -23,5 +24,24 @@ func TestDetExportPdparamsRoundTrip(t *testing.T) {
 	}
 	if err := pdtest.SameFile(out, fixture); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// A PaddleX folder holding a Paddle program (no .onnx) is found by --*-model.
+func TestModelFileFindsPaddleXPrograms(t *testing.T) {
+	for _, name := range []string{"inference.json", "inference.pdmodel"} {
+		dir := t.TempDir()
+		for _, f := range []string{name, "inference.pdiparams", "inference.yml"} {
+			if err := os.WriteFile(filepath.Join(dir, f), nil, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		got, err := modelFile(dir)
+		if err != nil || got != filepath.Join(dir, name) {
+			t.Errorf("modelFile = %q, %v; want %s", got, err, name)
+		}
+	}
+	if _, err := modelFile(t.TempDir()); err == nil || !strings.Contains(err.Error(), "inference.json") {
+		t.Errorf("empty folder: err = %v", err)
 	}
 }
