@@ -31,7 +31,7 @@ func TestExportPdparamsNeedsTheSuffix(t *testing.T) {
 		t.Fatalf("exit %d\n%s", code, errOut)
 	}
 	code, _, errOut = paddle(t, "clas", "export", "-c", "clas/resnet_mnist.yaml", "--weights", "x", "--format", "tflite", "--output", "w")
-	if code != 2 || !strings.Contains(errOut, `--format "tflite": want onnx or pdparams`) {
+	if code != 2 || !strings.Contains(errOut, `supports onnx, pdparams`) {
 		t.Fatalf("exit %d\n%s", code, errOut)
 	}
 }

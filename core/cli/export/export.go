@@ -22,7 +22,6 @@ type Options struct {
 	Kit     *kit.Kit
 	Weights string // --weights: the checkpoint to export (with its config.yaml)
 	Output  string // --output: the export directory (a .pdparams file with --format pdparams)
-	Format  string // --format: onnx (an export directory) or pdparams (PaddlePaddle weights)
 }
 
 // NewCmdExport returns `paddle <kit> export`.
@@ -34,7 +33,9 @@ func NewCmdExport(f *cmdutil.Factory, k *kit.Kit, runF func(*Options) error) *co
 		Short: "Export a trained model for " + cmdutil.KitSubject(k) + " to ONNX with its pre- and post-processing",
 		Long: "Writes the checkpoint (--weights) as an export folder: model.onnx, inference.yaml (the\n" +
 			"pre- and post-processing, as PaddleX's inference.yml) and config.yaml. `predict --model`\n" +
-			"and `paddle serve " + k.Name + " --model` run it on paddle's runtime; any ONNX runtime can too.",
+			"and `paddle serve " + k.Name + " --model` run it on paddle's runtime; any ONNX runtime can too.\n" +
+			"With --format pdparams it writes the weights alone, under PaddlePaddle's parameter names, as\n" +
+			"one .pdparams file (paddle.save's layout) for PaddlePaddle's own tools.",
 		Example: "  paddle " + k.Name + " export --weights out/" + exName + "/best --output inference/" + exName + "\n" +
 			"  paddle " + k.Name + " predict --model inference/" + exName + " " + cmdutil.ExampleInput(k.PredictRecord) + "\n" +
 			"  paddle serve " + k.Name + " --model inference/" + exName,
@@ -46,14 +47,8 @@ func NewCmdExport(f *cmdutil.Factory, k *kit.Kit, runF func(*Options) error) *co
 			if opts.Output == "" {
 				return cmdutil.FlagErrorf("--output is required")
 			}
-			switch opts.Format {
-			case "onnx":
-			case "pdparams":
-				if !workflow.IsPaddleWeights(opts.Output) {
-					return cmdutil.FlagErrorf("--format pdparams writes one file: --output must end in .pdparams, got %s", opts.Output)
-				}
-			default:
-				return cmdutil.FlagErrorf("--format %q: want onnx or pdparams", opts.Format)
+			if f.Settings.Format == "pdparams" && !workflow.IsPaddleWeights(opts.Output) {
+				return cmdutil.FlagErrorf("--format pdparams writes one file: --output must end in .pdparams, got %s", opts.Output)
 			}
 			if runF != nil {
 				return runF(opts)
@@ -63,7 +58,9 @@ func NewCmdExport(f *cmdutil.Factory, k *kit.Kit, runF func(*Options) error) *co
 	}
 	cmd.Flags().StringVar(&opts.Weights, "weights", "", "checkpoint directory (model.safetensors + config.yaml)")
 	cmd.Flags().StringVar(&opts.Output, "output", "", "export directory to write (model.onnx, inference.yaml, config.yaml), or the .pdparams file with --format pdparams")
-	cmd.Flags().StringVar(&opts.Format, "format", "onnx", "onnx: an export directory; pdparams: the weights under PaddlePaddle's names, as paddle.save writes them (for PaddlePaddle's own tools)")
+	// --format (the global flag): onnx writes an export directory, pdparams
+	// the weights under PaddlePaddle's names.
+	cmdutil.SupportsFormats(cmd, "onnx", "pdparams")
 	return cmd
 }
 
@@ -86,7 +83,7 @@ func run(cmd *cobra.Command, opts *Options) error {
 	if err != nil {
 		return config.Usage(err)
 	}
-	if opts.Format == "pdparams" {
+	if opts.Factory.Settings.Format == "pdparams" {
 		return writePaddle(opts, r)
 	}
 	ex, ok := r.(workflow.Exporter)
