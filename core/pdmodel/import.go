@@ -44,11 +44,18 @@ func ReadFile(model, params string) (*graph.Graph, error) {
 	if params == "" {
 		params = ParamsPath(model)
 	}
+	return importFile(model, params, p)
+}
+
+// importFile reads the weights of p, the program of file model, from
+// params and imports them.
+func importFile(model, params string, p *pdpb.Program) (*graph.Graph, error) {
 	var ts []pdpb.Tensor
 	if names := p.Persistables(); len(names) > 0 {
 		if _, err := os.Stat(params); err != nil {
 			return nil, fmt.Errorf("pdmodel: %s: its weights %s: %w (give the .pdiparams file explicitly)", model, params, errors.Unwrap(err))
 		}
+		var err error
 		if ts, err = pdpb.ReadParams(params, names); err != nil {
 			return nil, err
 		}

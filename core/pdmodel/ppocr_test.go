@@ -61,8 +61,9 @@ func fileExists(p string) bool { _, err := os.Stat(p); return err == nil }
 
 // TestPPOCRMatchesONNX translates the PP-OCR ONNX models back into Paddle
 // programs with scripts/ref/pdmodel_ref.py (Python protobuf and onnx, not
-// this package) and checks that the .pdmodel gives the ONNX model's outputs
-// through the same runtime (max abs diff <= 1e-4).
+// this package) and into Paddle 3 PIR programs with scripts/ref/pir_ref.py,
+// and checks that the .pdmodel and the inference.json give the ONNX
+// model's outputs through the same runtime (max abs diff <= 1e-4).
 func TestPPOCRMatchesONNX(t *testing.T) {
 	if testing.Short() {
 		t.Skip("converts whole PP-OCR models")
@@ -71,21 +72,25 @@ func TestPPOCRMatchesONNX(t *testing.T) {
 	if err := exec.Command(py, "-c", "import google.protobuf, numpy, onnx").Run(); err != nil {
 		t.Skipf("%s with protobuf, numpy and onnx (Debian python3-protobuf, python3-numpy, python3-onnx) is needed to write the fixture: %v", py, err)
 	}
+	type form struct{ script, file string }
 	for _, c := range []struct {
 		model, image string
 		h, w         int
+		form
 	}{
-		{"ch_PP-OCRv4_det_infer.onnx", "sample_en.png", 160, 320},
-		{"ch_ppocr_mobile_v2.0_cls_infer.onnx", "line.png", 48, 192},
+		{"ch_PP-OCRv4_det_infer.onnx", "sample_en.png", 160, 320, form{"pdmodel_ref.py", "inference.pdmodel"}},
+		{"ch_ppocr_mobile_v2.0_cls_infer.onnx", "line.png", 48, 192, form{"pdmodel_ref.py", "inference.pdmodel"}},
+		{"ch_PP-OCRv4_det_infer.onnx", "sample_en.png", 160, 320, form{"pir_ref.py", "inference.json"}},
+		{"ch_ppocr_mobile_v2.0_cls_infer.onnx", "line.png", 48, 192, form{"pir_ref.py", "inference.json"}},
 	} {
-		t.Run(c.model, func(t *testing.T) {
+		t.Run(c.model+"/"+c.file, func(t *testing.T) {
 			onnxPath := ppocrModel(t, c.model)
 			dir := t.TempDir()
-			cmd := exec.Command(py, "../../scripts/ref/pdmodel_ref.py", "ppocr", onnxPath, dir)
+			cmd := exec.Command(py, "../../scripts/ref/"+c.script, "ppocr", onnxPath, dir)
 			if out, err := cmd.CombinedOutput(); err != nil {
-				t.Fatalf("pdmodel_ref.py: %v\n%s", err, out)
+				t.Fatalf("%s: %v\n%s", c.script, err, out)
 			}
-			pd, err := runtime.Load(filepath.Join(dir, "inference.pdmodel"), runtime.Options{})
+			pd, err := runtime.Load(filepath.Join(dir, c.file), runtime.Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -105,13 +110,13 @@ func TestPPOCRMatchesONNX(t *testing.T) {
 			}
 			for _, name := range ox.OutputNames() {
 				if got[name] == nil {
-					t.Fatalf("the .pdmodel has no output %q (has %v)", name, pd.OutputNames())
+					t.Fatalf("the %s has no output %q (has %v)", c.file, name, pd.OutputNames())
 				}
 				if v := want[name].Float64s(); slices.Max(v)-slices.Min(v) < 1e-3 {
 					t.Fatalf("output %s is flat (%g..%g): the comparison would prove nothing", name, slices.Min(v), slices.Max(v))
 				}
 				d := maxAbsDiff(t, got[name], want[name])
-				t.Logf("%s: output %s %v: max abs diff %.3g", c.model, name, want[name].Shape(), d)
+				t.Logf("%s %s: output %s %v: max abs diff %.3g", c.model, c.file, name, want[name].Shape(), d)
 				if d > 1e-4 {
 					t.Errorf("output %s: max abs diff %g from the ONNX model", name, d)
 				}

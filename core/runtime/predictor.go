@@ -99,12 +99,16 @@ func Load(path string, opts Options) (*Predictor, error) {
 }
 
 // ReadGraph imports a model file into the IR: a PaddlePaddle 2.x
-// inference.pdmodel with its weights (params, or the .pdiparams beside it
-// when empty) through core/pdmodel, anything else as ONNX. Other
+// inference.pdmodel or Paddle 3 PIR inference.json with its weights
+// (params, or the .pdiparams beside it when empty) through core/pdmodel,
+// anything else as ONNX. Other
 // PaddlePaddle files fail naming their format (PaddleFileError).
 func ReadGraph(path, params string) (*graph.Graph, error) {
 	if pdmodel.IsModel(path) {
 		return pdmodel.ReadFile(path, params)
+	}
+	if pdmodel.IsPIR(path) {
+		return pdmodel.ReadPIRFile(path, params)
 	}
 	if err := PaddleFileError(path); err != nil {
 		return nil, err

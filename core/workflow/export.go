@@ -117,7 +117,9 @@ func WriteExport(dir string, g *graph.Graph, inf *Inference, cfg *config.Config)
 // ExportFiles returns the model and inference-config paths of export
 // directory dir: model.onnx and inference.yaml as `paddle <kit> export`
 // writes them, or, where those are absent, inference.onnx and
-// inference.yml as PaddleX exports converted by paddle2onnx name them.
+// inference.yml as PaddleX exports converted by paddle2onnx name them, or
+// PaddleX's own inference.json (Paddle 3 PIR) or inference.pdmodel, which
+// runtime.Load reads with the inference.pdiparams beside them.
 func ExportFiles(dir string) (model, inference string) {
 	pick := func(names ...string) string {
 		for _, n := range names {
@@ -127,7 +129,7 @@ func ExportFiles(dir string) (model, inference string) {
 		}
 		return filepath.Join(dir, names[0])
 	}
-	return pick(ExportModelFile, "inference.onnx"), pick(ExportInferenceFile, "inference.yml")
+	return pick(ExportModelFile, "inference.onnx", "inference.json", "inference.pdmodel"), pick(ExportInferenceFile, "inference.yml")
 }
 
 // ReadExport loads an export directory for `predict --model`: model.onnx

@@ -14,6 +14,9 @@ func TestExportFilesFindsPaddleXFolders(t *testing.T) {
 	}{
 		{"paddle export", []string{"model.onnx", "inference.yaml"}, "model.onnx", "inference.yaml"},
 		{"paddle2onnx of a PaddleX export", []string{"inference.onnx", "inference.yml", "inference.pdiparams"}, "inference.onnx", "inference.yml"},
+		{"PaddleX Paddle 3 export", []string{"inference.json", "inference.yml", "inference.pdiparams"}, "inference.json", "inference.yml"},
+		{"PaddleX Paddle 2 export", []string{"inference.pdmodel", "inference.yml", "inference.pdiparams"}, "inference.pdmodel", "inference.yml"},
+		{"converted and not: the ONNX file first", []string{"inference.onnx", "inference.json", "inference.yml"}, "inference.onnx", "inference.yml"},
 		{"both: ours first", []string{"model.onnx", "inference.onnx", "inference.yaml", "inference.yml"}, "model.onnx", "inference.yaml"},
 		{"empty: the names to report", nil, "model.onnx", "inference.yaml"},
 	}

@@ -108,3 +108,50 @@ func loadPaddlePretrained(path string, m nn.Module) (skipped []string, err error
 	slices.Sort(skipped)
 	return skipped, nil
 }
+
+// ModelBuilder is the optional Runner capability behind `paddle <kit>
+// export --format pdparams`: the model its config describes, before any
+// weights are loaded.
+type ModelBuilder interface {
+	NewModel() (nn.Module, error)
+}
+
+// PaddleEntries lists m's parameters and buffers under PaddlePaddle's
+// names and in Paddle's layouts (Linear weights (in, out)), as
+// paddle.save would write the same model's state dict; tensors Paddle does
+// not have (batch counters) are left out.
+func PaddleEntries(m nn.Module) ([]pdparams.Entry, error) {
+	namer, ok := m.(PaddleNamer)
+	if !ok {
+		return nil, fmt.Errorf("this model (%T) has no map to PaddlePaddle's parameter names", m)
+	}
+	var out []pdparams.Entry
+	for _, p := range append(m.Params(), nn.Buffers(m)...) {
+		pd, transposed := namer.PaddleName(p.Name)
+		if pd == "" {
+			continue
+		}
+		t := p.V.T
+		if transposed {
+			if t.Rank() != 2 {
+				return nil, fmt.Errorf("%s is %v, want a 2-D weight to store as Paddle's (in, out) %s", p.Name, t.Shape(), pd)
+			}
+			t = t.Transpose().Clone()
+		}
+		out = append(out, pdparams.Entry{Name: pd, T: t})
+	}
+	return out, nil
+}
+
+// WritePaddleWeights writes m's weights to path as a .pdparams that
+// paddle.load (and --weights here) reads back.
+func WritePaddleWeights(path string, m nn.Module) error {
+	if !IsPaddleWeights(path) {
+		return fmt.Errorf("%s: a PaddlePaddle weights file must end in .pdparams", path)
+	}
+	entries, err := PaddleEntries(m)
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return pdparams.Write(path, entries)
+}

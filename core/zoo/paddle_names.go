@@ -9,9 +9,10 @@ import (
 // PaddlePaddle's own ports (what paddle.save writes in a .pdparams), so a
 // model trained with PaddlePaddle loads here (workflow.PaddleNamer).
 
-// paddleBN renames a batch norm tensor: Paddle keeps the running mean and
-// variance as _mean and _variance and has no batch counter ("" = none).
-func paddleBN(rest string) string {
+// PaddleBN renames a batch norm tensor's name (or its last part) as
+// Paddle's BatchNorm calls it: the running mean and variance are _mean and
+// _variance, and there is no batch counter ("" = none).
+func PaddleBN(rest string) string {
 	switch {
 	case strings.HasSuffix(rest, "running_mean"):
 		return strings.TrimSuffix(rest, "running_mean") + "_mean"
@@ -31,7 +32,7 @@ func paddleBN(rest string) string {
 func (m *PPLCNet) PaddleName(name string) (pd string, transposed bool) {
 	switch {
 	case strings.HasPrefix(name, "stem."):
-		return paddleBN("conv1." + strings.TrimPrefix(name, "stem.")), false
+		return PaddleBN("conv1." + strings.TrimPrefix(name, "stem.")), false
 	case name == "fc.weight":
 		return name, true
 	case strings.HasPrefix(name, "blocks."):
@@ -46,7 +47,48 @@ func (m *PPLCNet) PaddleName(name string) (pd string, transposed bool) {
 			stage++
 		}
 		r := strings.NewReplacer("dw.", "dw_conv.", "pw.", "pw_conv.", "se.down.", "se.conv1.", "se.up.", "se.conv2.")
-		return paddleBN("blocks" + strconv.Itoa(stage+2) + "." + strconv.Itoa(j) + "." + r.Replace(rest)), false
+		return PaddleBN("blocks" + strconv.Itoa(stage+2) + "." + strconv.Itoa(j) + "." + r.Replace(rest)), false
+	}
+	return name, false
+}
+
+// PaddleName maps a parameter or buffer name to PaddleClas's ResNet
+// (ppcls/arch/backbone/legendary_models/resnet.py, version "vb"): stem.0
+// (one 7×7 ConvBNLayer of conv and bn), blocks.<i> numbered across the
+// four stages with conv0, conv1 (conv2 for bottlenecks) and short, fc
+// (stored (in, out), so transposed). PaddleClas gives the first block of
+// stage 0 a 1×1 shortcut even when its shape does not change (its
+// use_first_short_conv): ResNet-50/101/152 need one there anyway, so they
+// match; ResNet-18/34 match with first_short_conv set (without it loading
+// them strictly reports blocks.0.short.* as unused).
+func (m *ResNet) PaddleName(name string) (pd string, transposed bool) {
+	switch {
+	case strings.HasPrefix(name, "stem."):
+		return PaddleBN("stem.0." + strings.TrimPrefix(name, "stem.")), false
+	case name == "fc.weight":
+		return name, true
+	case strings.HasPrefix(name, "stages."):
+		parts := strings.SplitN(strings.TrimPrefix(name, "stages."), ".", 4)
+		if len(parts) < 4 {
+			return name, false
+		}
+		s, err1 := strconv.Atoi(parts[0])
+		b, err2 := strconv.Atoi(parts[1])
+		if err1 != nil || err2 != nil || s >= len(m.Stages) {
+			return name, false
+		}
+		for _, st := range m.Stages[:s] {
+			b += len(st)
+		}
+		conv := parts[2]
+		if n, ok := strings.CutPrefix(conv, "conv"); ok {
+			k, err := strconv.Atoi(n)
+			if err != nil {
+				return name, false
+			}
+			conv = "conv" + strconv.Itoa(k-1)
+		}
+		return PaddleBN("blocks." + strconv.Itoa(b) + "." + conv + "." + parts[3]), false
 	}
 	return name, false
 }

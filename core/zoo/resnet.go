@@ -18,6 +18,10 @@ type ResNetOptions struct {
 	ClassNum   int     `yaml:"class_num"`   // > 0 adds global pooling and a classifier
 	SmallInput bool    `yaml:"small_input"` // 3x3 stride-1 stem without max pool (MNIST/CIFAR sizes)
 	Scale      float64 `yaml:"scale"`       // multiplies every stage's width (default 1)
+	// FirstShortConv gives the first block a 1x1 ConvBN shortcut even when
+	// its shape does not change, as PaddleClas's ResNet does
+	// (use_first_short_conv); with it ResNet-18/34 take PaddleClas weights.
+	FirstShortConv bool `yaml:"first_short_conv"`
 }
 
 var resnetLayers = map[int][]int{18: {2, 2, 2, 2}, 34: {3, 4, 6, 3}, 50: {3, 4, 6, 3}, 101: {3, 4, 23, 3}, 152: {3, 8, 36, 3}}
@@ -68,7 +72,7 @@ func NewResNet(o ResNetOptions, r *rand.Rand) (*ResNet, error) {
 			var out int
 			if o.Depth < 50 {
 				out = width(s)
-				blk, err = newBasicBlock(in, out, stride, r)
+				blk, err = newBasicBlock(in, out, stride, o.FirstShortConv && s == 0 && b == 0, r)
 			} else {
 				out = width(s) * 4
 				blk, err = newBottleneck(in, width(s), out, stride, r)
@@ -149,7 +153,7 @@ type basicBlock struct {
 	short        *ConvBN
 }
 
-func newBasicBlock(in, out, stride int, r *rand.Rand) (*basicBlock, error) {
+func newBasicBlock(in, out, stride int, short bool, r *rand.Rand) (*basicBlock, error) {
 	b := &basicBlock{}
 	var err error
 	if b.conv1, err = NewConvBN(in, out, 3, stride, 1, "relu", r); err != nil {
@@ -158,7 +162,7 @@ func newBasicBlock(in, out, stride int, r *rand.Rand) (*basicBlock, error) {
 	if b.conv2, err = NewConvBN(out, out, 3, 1, 1, "", r); err != nil {
 		return nil, err
 	}
-	if stride != 1 || in != out {
+	if short || stride != 1 || in != out {
 		if b.short, err = NewConvBN(in, out, 1, stride, 1, "", r); err != nil {
 			return nil, err
 		}

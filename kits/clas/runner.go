@@ -97,6 +97,16 @@ func (r *runner) newModel() (nn.Layer, error) {
 	return buildModel(r.arch, r.global, rand.New(rand.NewPCG(r.global.Seed, 1)))
 }
 
+// NewModel is the configured classifier, untrained (workflow.ModelBuilder,
+// for export --format pdparams).
+func (r *runner) NewModel() (nn.Module, error) {
+	m, err := r.newModel()
+	if err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
 // loaderFor builds the loader of one split.
 func (r *runner) loaderFor(s *SplitOpts, train bool) (*data.Loader[Sample, Batch], error) {
 	if s == nil {

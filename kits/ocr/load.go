@@ -91,7 +91,8 @@ func LoadSystem(ctx context.Context, src Sources, p Profile) (*System, error) {
 	return s, nil
 }
 
-// modelFile resolves an .onnx file or an export folder (model.onnx, else its only .onnx).
+// modelFile resolves a model file or an export folder (model.onnx, else its
+// only .onnx, else PaddleX's inference.json or inference.pdmodel).
 func modelFile(path string) (string, error) {
 	fi, err := os.Stat(path)
 	if err != nil {
@@ -104,8 +105,15 @@ func modelFile(path string) (string, error) {
 		return p, nil
 	}
 	m, _ := filepath.Glob(filepath.Join(path, "*.onnx"))
+	if len(m) == 0 {
+		for _, n := range []string{"inference.json", "inference.pdmodel"} {
+			if p := filepath.Join(path, n); fileExists(p) {
+				return p, nil
+			}
+		}
+	}
 	if len(m) != 1 {
-		return "", fmt.Errorf("%s: want model.onnx or a single .onnx file in the folder, found %d", path, len(m))
+		return "", fmt.Errorf("%s: want model.onnx, a single .onnx file or PaddleX's inference.json / inference.pdmodel in the folder, found %d .onnx files", path, len(m))
 	}
 	return m[0], nil
 }

@@ -21,8 +21,11 @@ core/zoo/testdata/pplcnet_x0_25.pdparams: a PaddleClas PPLCNet (scale 0.25, clas
 ppcls/arch/backbone/model_zoo/pp_lcnet.py (conv1, blocks2..blocks6 of DepthwiseSeparable with
 dw_conv / se.conv1 / se.conv2 / pw_conv, last_conv, fc; BatchNorm's _mean/_variance; Linear
 weights stored (in, out)). Each tensor holds pattern(project name) (see lcnet_pattern), which
-core/zoo's test also computes, so a wrong name map loads the wrong pattern. Run from the
-repository root:
+core/zoo's test also computes, so a wrong name map loads the wrong pattern. The same way it
+writes core/zoo/testdata/resnet50_w2.pdparams (PaddleClas legendary_models/resnet.py ResNet50,
+version vb, widths 2/64 of Paddle's: resnet_pdparams) and
+kits/ocr/dettrain/testdata/db_pplcnet_x0_25.pdparams (PaddleOCR's DB over det_pp_lcnet.py,
+DBFPN and DBHead: db_pdparams). Run from the repository root:
     /usr/bin/python3 scripts/ref/pdparams_ref.py
 """
 import builtins
@@ -159,14 +162,13 @@ def lcnet_pattern(name, shape):
     return v.astype(np.float32).reshape(shape)
 
 
-def lcnet_pdparams(scale=0.25, class_expand=64, class_num=10):
-    """(project name, Paddle name, project shape, transposed) for every tensor Paddle saves."""
+def lcnet_pdparams(scale=0.25, class_expand=64, class_num=10, head=True):
+    """(project name, Paddle name, project shape, transposed) for every tensor Paddle saves.
+    Without head, PaddleOCR's det_pp_lcnet.py PPLCNet: the same layers up to blocks6."""
     out = []
 
     def convbn(proj, pd, cin, cout, k, groups):
-        out.append((proj + ".conv.weight", pd + ".conv.weight", (cout, cin // groups, k, k), False))
-        for a, b in (("weight", "weight"), ("bias", "bias"), ("running_mean", "_mean"), ("running_var", "_variance")):
-            out.append((proj + ".bn." + a, pd + ".bn." + b, (cout,), False))
+        convbn_entries(out, proj, pd, cin, cout, k, groups)
 
     ch = lambda c: make_divisible(c * scale)
     convbn("stem", "conv1", 3, ch(16), 3, 1)
@@ -183,22 +185,94 @@ def lcnet_pdparams(scale=0.25, class_expand=64, class_num=10):
                 out.append((proj + ".se.up.bias", pd + ".se.conv2.bias", (c,), False))
             convbn(proj + ".pw", pd + ".pw_conv", ch(cin), ch(cout), 1, 1)
             i += 1
+    if not head:
+        return out
     out.append(("last_conv.weight", "last_conv.weight", (class_expand, ch(512), 1, 1), False))
     out.append(("fc.weight", "fc.weight", (class_num, class_expand), True))
     out.append(("fc.bias", "fc.bias", (class_num,), False))
     return out
 
 
-def write_lcnet():
+def convbn_entries(out, proj, pd, cin, cout, k, groups=1):
+    """A conv without bias and a Paddle BatchNorm (weight, bias, _mean, _variance)."""
+    out.append((proj + ".conv.weight", pd + ".conv.weight", (cout, cin // groups, k, k), False))
+    for a, b in (("weight", "weight"), ("bias", "bias"), ("running_mean", "_mean"), ("running_var", "_variance")):
+        out.append((proj + ".bn." + a, pd + ".bn." + b, (cout,), False))
+
+
+def resnet_pdparams(depth=50, width=2, class_num=10):
+    """PaddleClas legendary_models/resnet.py, version "vb", with every width divided by 64/width:
+    stem.0 (7x7 ConvBNLayer), blocks.<i> across the stages (conv0, conv1[, conv2], short on the
+    first block of every stage, shortcut=False there), fc (in, out)."""
+    cfg = {18: ("basic", [2, 2, 2, 2]), 34: ("basic", [3, 4, 6, 3]), 50: ("bottleneck", [3, 4, 6, 3])}
+    kind, depths = cfg[depth]
+    mult = 4 if kind == "bottleneck" else 1
+    filters = [width, 2 * width, 4 * width, 8 * width]
+    out = []
+    convbn_entries(out, "stem", "stem.0", 3, width, 7)
+    cin, i = width, 0
+    for s, n in enumerate(depths):
+        for b in range(n):
+            proj, pd, f = "stages.%d.%d" % (s, b), "blocks.%d" % i, filters[s]
+            if kind == "bottleneck":
+                convbn_entries(out, proj + ".conv1", pd + ".conv0", cin, f, 1)
+                convbn_entries(out, proj + ".conv2", pd + ".conv1", f, f, 3)
+                convbn_entries(out, proj + ".conv3", pd + ".conv2", f, f * 4, 1)
+            else:
+                convbn_entries(out, proj + ".conv1", pd + ".conv0", cin, f, 3)
+                convbn_entries(out, proj + ".conv2", pd + ".conv1", f, f, 3)
+            if b == 0:
+                convbn_entries(out, proj + ".short", pd + ".short", cin, f * mult, 1)
+            cin, i = f * mult, i + 1
+    out.append(("fc.weight", "fc.weight", (class_num, cin), True))
+    out.append(("fc.bias", "fc.bias", (class_num,), False))
+    return out
+
+
+def db_pdparams(scale=0.25, neck=32):
+    """PaddleOCR's DB (ppocr/modeling/architectures/base_model.py: backbone, neck, head) over
+    det_pp_lcnet's PPLCNet: DBFPN (necks/db_fpn.py: in2_conv..in5_conv 1x1 and p2_conv..p5_conv
+    3x3 to neck/4, no bias) and DBHead (heads/det_db_head.py: binarize and thresh Heads of conv1
+    3x3 no bias, conv_bn1, conv2 Conv2DTranspose 2x2 with bias, conv_bn2, conv3 to 1 channel;
+    a Conv2DTranspose weight is (in, out, kh, kw))."""
+    out = [("backbone." + a, "backbone." + b, s, t) for a, b, s, t in lcnet_pdparams(scale, head=False)]
+    feats = [make_divisible(LCNET[b][-1][2] * scale) for b in ("blocks3", "blocks4", "blocks5", "blocks6")]
+    for i, c in zip((2, 3, 4, 5), feats):
+        out.append(("neck.in%d_conv.weight" % i, "neck.in%d_conv.weight" % i, (neck, c, 1, 1), False))
+    for i in (2, 3, 4, 5):
+        out.append(("neck.p%d_conv.weight" % i, "neck.p%d_conv.weight" % i, (neck // 4, neck, 3, 3), False))
+    q = neck // 4
+    for br in ("binarize", "thresh"):
+        h = "head." + br
+        out.append((h + ".conv1.weight", h + ".conv1.weight", (q, neck, 3, 3), False))
+        for bn in ("conv_bn1", "conv_bn2"):
+            for a, b in (("weight", "weight"), ("bias", "bias"), ("running_mean", "_mean"), ("running_var", "_variance")):
+                out.append((h + "." + bn + "." + a, h + "." + bn + "." + b, (q,), False))
+        out.append((h + ".conv2.weight", h + ".conv2.weight", (q, q, 2, 2), False))
+        out.append((h + ".conv2.bias", h + ".conv2.bias", (q,), False))
+        out.append((h + ".conv3.weight", h + ".conv3.weight", (q, 1, 2, 2), False))
+        out.append((h + ".conv3.bias", h + ".conv3.bias", (1,), False))
+    return out
+
+
+def write_patterned(path, entries):
+    """Each Paddle-named tensor holds lcnet_pattern(project name), in Paddle's layout."""
     sd, names = {}, {}
-    for n, (proj, pd, shape, transposed) in enumerate(lcnet_pdparams()):
+    for n, (proj, pd, shape, transposed) in enumerate(entries):
         v = lcnet_pattern(proj, shape)
         sd[pd] = np.ascontiguousarray(v.T) if transposed else v
         names[pd] = "param_%d" % n
     sd["StructuredToParameterName@@"] = names
-    os.makedirs("core/zoo/testdata", exist_ok=True)
-    with open("core/zoo/testdata/pplcnet_x0_25.pdparams", "wb") as f:
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "wb") as f:
         pickle.Pickler(f, 4).dump(sd)
+
+
+def write_lcnet():
+    write_patterned("core/zoo/testdata/pplcnet_x0_25.pdparams", lcnet_pdparams())
+    write_patterned("core/zoo/testdata/resnet50_w2.pdparams", resnet_pdparams())
+    write_patterned("core/zoo/testdata/resnet18_w2.pdparams", resnet_pdparams(depth=18))
+    write_patterned("kits/ocr/dettrain/testdata/db_pplcnet_x0_25.pdparams", db_pdparams())
 
 
 def build_saved_state_dict_opt(opt):

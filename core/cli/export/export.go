@@ -21,7 +21,7 @@ type Options struct {
 	Factory *cmdutil.Factory
 	Kit     *kit.Kit
 	Weights string // --weights: the checkpoint to export (with its config.yaml)
-	Output  string // --output: the export directory
+	Output  string // --output: the export directory (a .pdparams file with --format pdparams)
 }
 
 // NewCmdExport returns `paddle <kit> export`.
@@ -33,7 +33,9 @@ func NewCmdExport(f *cmdutil.Factory, k *kit.Kit, runF func(*Options) error) *co
 		Short: "Export a trained model for " + cmdutil.KitSubject(k) + " to ONNX with its pre- and post-processing",
 		Long: "Writes the checkpoint (--weights) as an export folder: model.onnx, inference.yaml (the\n" +
 			"pre- and post-processing, as PaddleX's inference.yml) and config.yaml. `predict --model`\n" +
-			"and `paddle serve " + k.Name + " --model` run it on paddle's runtime; any ONNX runtime can too.",
+			"and `paddle serve " + k.Name + " --model` run it on paddle's runtime; any ONNX runtime can too.\n" +
+			"With --format pdparams it writes the weights alone, under PaddlePaddle's parameter names, as\n" +
+			"one .pdparams file (paddle.save's layout) for PaddlePaddle's own tools.",
 		Example: "  paddle " + k.Name + " export --weights out/" + exName + "/best --output inference/" + exName + "\n" +
 			"  paddle " + k.Name + " predict --model inference/" + exName + " " + cmdutil.ExampleInput(k.PredictRecord) + "\n" +
 			"  paddle serve " + k.Name + " --model inference/" + exName,
@@ -45,6 +47,9 @@ func NewCmdExport(f *cmdutil.Factory, k *kit.Kit, runF func(*Options) error) *co
 			if opts.Output == "" {
 				return cmdutil.FlagErrorf("--output is required")
 			}
+			if f.Settings.Format == "pdparams" && !workflow.IsPaddleWeights(opts.Output) {
+				return cmdutil.FlagErrorf("--format pdparams writes one file: --output must end in .pdparams, got %s", opts.Output)
+			}
 			if runF != nil {
 				return runF(opts)
 			}
@@ -52,7 +57,10 @@ func NewCmdExport(f *cmdutil.Factory, k *kit.Kit, runF func(*Options) error) *co
 		},
 	}
 	cmd.Flags().StringVar(&opts.Weights, "weights", "", "checkpoint directory (model.safetensors + config.yaml)")
-	cmd.Flags().StringVar(&opts.Output, "output", "", "export directory to write (model.onnx, inference.yaml, config.yaml)")
+	cmd.Flags().StringVar(&opts.Output, "output", "", "export directory to write (model.onnx, inference.yaml, config.yaml), or the .pdparams file with --format pdparams")
+	// --format (the global flag): onnx writes an export directory, pdparams
+	// the weights under PaddlePaddle's names.
+	cmdutil.SupportsFormats(cmd, "onnx", "pdparams")
 	return cmd
 }
 
@@ -75,12 +83,36 @@ func run(cmd *cobra.Command, opts *Options) error {
 	if err != nil {
 		return config.Usage(err)
 	}
+	if opts.Factory.Settings.Format == "pdparams" {
+		return writePaddle(opts, r)
+	}
 	ex, ok := r.(workflow.Exporter)
 	if !ok {
 		return config.Usage(fmt.Errorf("paddle %s cannot export its models yet", opts.Kit.Name))
 	}
 	env := workflow.Env{IO: opts.Factory.RunnerIO(), Config: cfg, Weights: opts.Weights, Output: opts.Output}
 	if err := ex.Export(cmd.Context(), env, opts.Output); err != nil {
+		return err
+	}
+	_, err = fmt.Fprintln(opts.Factory.IOStreams.Out, opts.Output)
+	return err
+}
+
+// writePaddle loads the checkpoint into the runner's model and writes it
+// under PaddlePaddle's names.
+func writePaddle(opts *Options, r workflow.Runner) error {
+	mb, ok := r.(workflow.ModelBuilder)
+	if !ok {
+		return config.Usage(fmt.Errorf("paddle %s cannot write PaddlePaddle weights yet", opts.Kit.Name))
+	}
+	m, err := mb.NewModel()
+	if err != nil {
+		return config.Usage(err)
+	}
+	if _, err := workflow.LoadCheckpoint(opts.Weights, m, nil); err != nil {
+		return err
+	}
+	if err := workflow.WritePaddleWeights(opts.Output, m); err != nil {
 		return err
 	}
 	_, err = fmt.Fprintln(opts.Factory.IOStreams.Out, opts.Output)

@@ -73,6 +73,9 @@ func TestExportCommand(t *testing.T) {
 		{"no output", ex, []string{"fake", "export", "--weights", ckpt}, "--output is required"},
 		{"not an exporter", plain{}, []string{"fake", "export", "--weights", ckpt, "--output", "x"}, "cannot export"},
 		{"no checkpoint config", ex, []string{"fake", "export", "--weights", dir, "--output", "x"}, "config.yaml"},
+		{"no model for pdparams", ex, []string{"fake", "export", "--weights", ckpt, "--format", "pdparams", "--output", "x.pdparams"}, "cannot write PaddlePaddle weights"},
+		{"pdparams file name", ex, []string{"fake", "export", "--weights", ckpt, "--format", "pdparams", "--output", "x"}, "must end in .pdparams"},
+		{"unknown format", ex, []string{"fake", "export", "--weights", ckpt, "--format", "tflite", "--output", "x"}, "supports onnx, pdparams"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			code, _, errOut := paddle(t, tt.r, tt.args...)

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
 	"sort"
 	"strconv"
 	"strings"
@@ -121,6 +122,24 @@ func Inspect(path, params string, shapes map[string]tensor.Shape) (*Report, erro
 			}
 		}
 		if g, err = pdmodel.ReadFile(path, params); err != nil {
+			return nil, err
+		}
+	} else if pdmodel.IsPIR(path) {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return nil, err
+		}
+		prog, err := pdmodel.DecodePIR(b)
+		if err != nil {
+			return nil, fmt.Errorf("pdmodel: %s: PIR program: %w", path, err)
+		}
+		for _, o := range prog.Blocks[0].Ops {
+			if o.Type != "feed" && o.Type != "fetch" {
+				r.Ops[o.Type]++
+				r.Nodes++
+			}
+		}
+		if g, err = pdmodel.ReadPIRFile(path, params); err != nil {
 			return nil, err
 		}
 	} else {
@@ -246,7 +265,7 @@ func inspectRun(opts inspectOptions) error {
 		return enc.Encode(r)
 	}
 	w := tabwriter.NewWriter(opts.Out, 0, 4, 2, ' ', 0)
-	if pdmodel.IsModel(r.Model) {
+	if pdmodel.IsModel(r.Model) || pdmodel.IsPIR(r.Model) {
 		fmt.Fprintf(w, "model\t%s (PaddlePaddle program, %d ops)\n", r.Model, r.Nodes)
 	} else {
 		fmt.Fprintf(w, "model\t%s (opset %d, %d nodes)\n", r.Model, r.Opset, r.Nodes)

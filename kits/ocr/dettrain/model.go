@@ -3,6 +3,7 @@ package dettrain
 import (
 	"fmt"
 	"math/rand/v2"
+	"strings"
 
 	"paddle/core/ag"
 	"paddle/core/config"
@@ -224,4 +225,21 @@ func (b *dbBranch) Forward(x *ag.Var, training bool) *ag.Var {
 	x = ag.Relu(b.BN1.Forward(b.Conv1.Forward(x, training), training))
 	x = ag.Relu(b.BN2.Forward(b.Conv2.Forward(x, training), training))
 	return ag.Sigmoid(b.Conv3.Forward(x, training))
+}
+
+// PaddleName maps a parameter or buffer name to PaddleOCR's DB model
+// (ppocr/modeling: BaseModel's backbone, neck, head): the backbone is
+// det_pp_lcnet.py's PPLCNet, named as PaddleClas names it (see
+// zoo.PPLCNet.PaddleName); DBFPN's in2_conv..in5_conv and p2_conv..p5_conv
+// and DBHead's binarize/thresh Heads (conv1, conv_bn1, conv2, conv_bn2,
+// conv3) already carry PaddleOCR's names, their batch norms Paddle's.
+func (m *DBNet) PaddleName(name string) (pd string, transposed bool) {
+	if rest, ok := strings.CutPrefix(name, "backbone."); ok {
+		pd, transposed = m.Backbone.PaddleName(rest)
+		if pd == "" {
+			return "", false
+		}
+		return "backbone." + pd, transposed
+	}
+	return zoo.PaddleBN(name), false
 }

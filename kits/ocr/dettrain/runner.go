@@ -11,6 +11,7 @@ import (
 	"paddle/core/data"
 	"paddle/core/imgproc"
 	"paddle/core/metric"
+	"paddle/core/nn"
 	"paddle/core/optim"
 	"paddle/core/tensor"
 	"paddle/core/workflow"
@@ -106,6 +107,16 @@ func decodeSection(cfg *config.Config, key, want string, v any) error {
 
 func (r *runner) newModel() (*DBNet, error) {
 	return buildModel(r.arch, rand.New(rand.NewPCG(r.global.Seed, 1)))
+}
+
+// NewModel is the configured DBNet, untrained (workflow.ModelBuilder, for
+// export --format pdparams).
+func (r *runner) NewModel() (nn.Module, error) {
+	m, err := r.newModel()
+	if err != nil {
+		return nil, err
+	}
+	return m, nil
 }
 
 // dataset builds a split's SimpleDataSet with its transforms.

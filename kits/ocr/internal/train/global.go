@@ -16,7 +16,7 @@ type Global struct {
 	SaveModelDir    string `yaml:"save_model_dir"`
 	SaveEpochStep   int    `yaml:"save_epoch_step"`  // save epoch_<n> every N epochs
 	EvalBatchStep   any    `yaml:"eval_batch_step"`  // [start, every N steps] or N; rounded to whole epochs
-	PretrainedModel string `yaml:"pretrained_model"` // a checkpoint folder whose weights start the run
+	PretrainedModel string `yaml:"pretrained_model"` // a checkpoint folder (or PaddleOCR .pdparams, suffix optional) whose weights start the run
 	Checkpoints     string `yaml:"checkpoints"`      // a checkpoint folder to resume from (as --resume)
 	Seed            uint64 `yaml:"seed"`
 	MaxSteps        int    `yaml:"max_steps"` // stop after N optimizer steps (0: run every epoch)

@@ -2,6 +2,7 @@ package train
 
 import (
 	"fmt"
+	"os"
 
 	"paddle/core/nn"
 	"paddle/core/optim"
@@ -33,10 +34,18 @@ func Optimize[B any](t *workflow.Task[B], file string, opt optim.Config, s Steps
 }
 
 // Pretrained loads the checkpoint folder dir (Global.pretrained_model)
-// into model; nothing when dir is "".
+// into model; nothing when dir is "". As PaddleOCR's load_model does, a
+// path given without its suffix ("output/db/best_accuracy") names
+// "<path>.pdparams" when only that exists (for a model with a Paddle name
+// map, such as DB).
 func Pretrained(model nn.Module, dir string) error {
 	if dir == "" {
 		return nil
+	}
+	if _, err := os.Stat(dir); err != nil && !workflow.IsPaddleWeights(dir) {
+		if _, perr := os.Stat(dir + ".pdparams"); perr == nil {
+			dir += ".pdparams"
+		}
 	}
 	if _, err := workflow.LoadCheckpoint(dir, model, nil); err != nil {
 		return fmt.Errorf("Global.pretrained_model: %w", err)
