@@ -37,6 +37,7 @@ type PredictOptions struct {
 	Batch                                 int
 	Offline                               bool
 	DetModel, RecModel, ClsModel, RecDict string
+	SpaceMode                             string // ParseSpaceMode's values
 
 	// load replaces LoadSystem in tests.
 	load func(context.Context, Sources, Profile) (*System, error)
@@ -67,6 +68,9 @@ func NewCmdPredict(f *cmdutil.Factory, runF func(*PredictOptions) error) *cobra.
 			if _, err := ProfileByName(opts.Profile); err != nil {
 				return cmdutil.FlagErrorf("--profile: %v", err)
 			}
+			if _, err := ParseSpaceMode(opts.SpaceMode); err != nil {
+				return cmdutil.FlagErrorf("--space-mode: %v", err)
+			}
 			if opts.Workers < 1 || opts.Batch < 1 {
 				return cmdutil.FlagErrorf("--workers and --batch must be at least 1")
 			}
@@ -92,6 +96,7 @@ func NewCmdPredict(f *cmdutil.Factory, runF func(*PredictOptions) error) *cobra.
 	fl.StringVar(&opts.RecModel, "rec-model", "", "recognition model: .onnx file or export folder")
 	fl.StringVar(&opts.ClsModel, "cls-model", "", "angle classifier: .onnx file or export folder")
 	fl.StringVar(&opts.RecDict, "rec-dict", "", "recognition dictionary, one character per line (a space class is appended)")
+	fl.StringVar(&opts.SpaceMode, "space-mode", SpaceCTC, "spaces: ctc (PaddleOCR's decoding) or gaps (also a space where the space class peaks between two Latin characters; docs/ocr.md)")
 	maxPixels = cmdutil.MaxPixelsFlag(cmd, data.DefaultMaxPixels)
 	cmdutil.SupportsFormats(cmd, "text", "jsonl", "json")
 	return cmd
@@ -158,6 +163,8 @@ func predictRun(ctx context.Context, opts *PredictOptions) error {
 	if err != nil {
 		return err
 	}
+	mode, _ := ParseSpaceMode(opts.SpaceMode)
+	sys.Decode = DecoderFor(mode)
 	var drawer *Drawer
 	if opts.Draw != "" {
 		if err := os.MkdirAll(opts.Draw, 0o755); err != nil {

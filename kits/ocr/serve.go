@@ -14,7 +14,7 @@ import (
 
 // serveFlags are the predict flags that choose and tune the models; `paddle serve
 // ocr` takes them with the same meaning and defaults.
-var serveFlags = []string{"det", "cls", "profile", "batch", "offline", "det-model", "rec-model", "cls-model", "rec-dict"}
+var serveFlags = []string{"det", "cls", "profile", "batch", "offline", "det-model", "rec-model", "cls-model", "rec-dict", "space-mode"}
 
 // Serve is the kit's kit.Kit.Serve: it gives `paddle serve ocr` predict's model
 // flags and returns the loader of the one System all requests share.
@@ -35,6 +35,11 @@ func Serve(f *cmdutil.Factory, cmd *cobra.Command) func(context.Context) (serve.
 		for i, name := range []string{"det-model", "rec-model", "cls-model", "rec-dict"} {
 			src[i], _ = fl.GetString(name)
 		}
+		spaceMode, _ := fl.GetString("space-mode")
+		mode, err := ParseSpaceMode(spaceMode)
+		if err != nil {
+			return nil, cmdutil.FlagErrorf("--space-mode: %v", err)
+		}
 		prof, err := ProfileByName(profile)
 		if err != nil {
 			return nil, cmdutil.FlagErrorf("--profile: %v", err)
@@ -50,6 +55,7 @@ func Serve(f *cmdutil.Factory, cmd *cobra.Command) func(context.Context) (serve.
 		if err != nil {
 			return nil, err
 		}
+		sys.Decode = DecoderFor(mode)
 		return &Predictor{System: sys, Det: det}, nil
 	}
 }
