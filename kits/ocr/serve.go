@@ -14,7 +14,7 @@ import (
 
 // serveFlags are the predict flags that choose and tune the models; `paddle serve
 // ocr` takes them with the same meaning and defaults.
-var serveFlags = []string{"det", "cls", "profile", "batch", "offline", "det-model", "rec-model", "cls-model", "rec-dict", "space-mode"}
+var serveFlags = []string{"det", "cls", "profile", "batch", "offline", "det-model", "rec-model", "cls-model", "rec-dict", "space-mode", "lang"}
 
 // Serve is the kit's kit.Kit.Serve: it gives `paddle serve ocr` predict's model
 // flags and returns the loader of the one System all requests share.
@@ -35,7 +35,15 @@ func Serve(f *cmdutil.Factory, cmd *cobra.Command) func(context.Context) (serve.
 		for i, name := range []string{"det-model", "rec-model", "cls-model", "rec-dict"} {
 			src[i], _ = fl.GetString(name)
 		}
+		langFlag, _ := fl.GetString("lang")
+		lang, err := ParseLang(langFlag)
+		if err != nil {
+			return nil, cmdutil.FlagErrorf("--lang: %v", err)
+		}
 		spaceMode, _ := fl.GetString("space-mode")
+		if !fl.Changed("space-mode") {
+			spaceMode = DefaultSpaceMode(lang)
+		}
 		mode, err := ParseSpaceMode(spaceMode)
 		if err != nil {
 			return nil, cmdutil.FlagErrorf("--space-mode: %v", err)
@@ -49,7 +57,7 @@ func Serve(f *cmdutil.Factory, cmd *cobra.Command) func(context.Context) (serve.
 		}
 		prof.RecBatch, prof.ClsBatch = batch, batch
 		sys, err := LoadSystem(ctx, Sources{
-			Det: src[0], Rec: src[1], Cls: src[2], Dict: src[3],
+			Det: src[0], Rec: src[1], Cls: src[2], Dict: src[3], Lang: lang,
 			UseDet: det, UseCls: cls, Offline: offline, Threads: f.Settings.Threads,
 		}, prof)
 		if err != nil {

@@ -144,6 +144,7 @@ func TestServeFlags(t *testing.T) {
 		{"profile", "v9", `--profile: unknown profile "v9"`},
 		{"batch", "0", "--batch must be at least 1"},
 		{"space-mode", "blanks", `--space-mode: unknown space mode "blanks"`},
+		{"lang", "fr", `--lang: unknown language "fr"`},
 	} {
 		cmd := &cobra.Command{}
 		load = Serve(f, cmd)
