@@ -121,11 +121,12 @@ func constTensor(g *onnxpb.Graph, name string) (*onnxpb.Tensor, error) {
 	return nil, fmt.Errorf("recognition model: %s is not a constant", name)
 }
 
-// loadEnglishRec loads the English recogniser from the store's PP-OCRv4 files:
-// ch_PP-OCRv4_rec with its CTC head cut to the classes of EnglishChars (blank,
-// en_dict, space), which the Chinese dictionary all has. It returns the model and
-// its classes.
-func loadEnglishRec(store string, threads int) (Model, []string, error) {
+// EnglishRecModel returns the English recogniser of the store folder store (the
+// ppocrv4 files): ch_PP-OCRv4_rec with its CTC head cut to the classes of
+// EnglishChars (blank, en_dict, space), which the Chinese dictionary all has, and
+// those classes. It is --lang en's model, and the starting point for fine-tuning
+// one (scripts/train_rec_ppocrv4_en.sh writes it to a file).
+func EnglishRecModel(store string) (*onnxpb.Model, []string, error) {
 	chChars, err := LoadDict(filepath.Join(store, storeDict), true)
 	if err != nil {
 		return nil, nil, fmt.Errorf("rec dictionary: %w", err)
@@ -141,15 +142,12 @@ func loadEnglishRec(store string, threads int) (Model, []string, error) {
 		}
 	}
 	keep := make([]int, len(en))
-	for i, c := range en {
-		if i == 0 {
-			continue // blank
-		}
+	for i, c := range en[1 : len(en)-1] {
 		k, ok := index[c]
 		if !ok {
 			return nil, nil, fmt.Errorf("English class %q is not in %s", c, storeDict)
 		}
-		keep[i] = k
+		keep[i+1] = k
 	}
 	keep[len(keep)-1] = len(chChars) - 1 // the space class
 	path := filepath.Join(store, storeRec)
@@ -160,13 +158,22 @@ func loadEnglishRec(store string, threads int) (Model, []string, error) {
 	if err := SliceRecHead(m, keep); err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", path, err)
 	}
+	return m, en, nil
+}
+
+// loadEnglishRec loads EnglishRecModel(store) for inference.
+func loadEnglishRec(store string, threads int) (Model, []string, error) {
+	m, en, err := EnglishRecModel(store)
+	if err != nil {
+		return nil, nil, err
+	}
 	g, err := onnx.Import(m)
 	if err != nil {
-		return nil, nil, fmt.Errorf("recognition model %s: %w", path, err)
+		return nil, nil, fmt.Errorf("English recognition model: %w", err)
 	}
 	p, err := runtime.New(g, runtime.Options{Threads: threads})
 	if err != nil {
-		return nil, nil, fmt.Errorf("recognition model %s: %w", path, err)
+		return nil, nil, fmt.Errorf("English recognition model: %w", err)
 	}
 	return p, en, nil
 }
