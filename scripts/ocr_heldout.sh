@@ -6,6 +6,7 @@
 #   en-test: Brown corpus (tags stripped) in Liberation, FreeFont, Carlito, Open Sans
 #   zh-dev:  fortunes zh/chinese, even lines, in Droid Sans Fallback
 #   zh-test: fortunes zh/chinese odd lines and tang300, in AR PL SungtiL GB
+#   en-pages: N/10 pages (960x960, up to 12 lines) of en-test's text and fonts, det labels
 # Usage: scripts/ocr_heldout.sh [OUT] (default ${PADDLE_CACHE:-~/.cache/paddle}/ocr_heldout)
 # Env: N (lines per set, 300), PADDLE (binary, default bin/paddle).
 # Needs: fonts-dejavu-core fonts-liberation2 fonts-freefont-ttf fonts-crosextra-carlito
@@ -38,4 +39,7 @@ synth "$OUT/en-test" --corpus "$t/en-test.txt" --charset en --max-len 40 --seed 
   --fonts "$D/liberation2,$D/freefont,$D/crosextra,$D/open-sans"
 synth "$OUT/zh-dev" --corpus "$t/zh-dev.txt" --charset "$KEYS" --max-len 25 --seed 103 --fonts "$D/droid/DroidSansFallbackFull.ttf"
 synth "$OUT/zh-test" --corpus "$t/zh-test.txt" --charset "$KEYS" --max-len 25 --seed 104 --fonts "$D/arphic-gbsn00lp/gbsn00lp.ttf"
-wc -l "$OUT"/*/rec_gt.txt
+[ -s "$OUT/en-pages/det_gt.txt" ] || $P ocr synth --det --output "$OUT/en-pages" --count $((N / 10)) --corpus "$t/en-test.txt" \
+  --charset en --max-len 40 --min-size 20 --max-size 36 --page-width 960 --page-height 960 --max-lines 12 --seed 105 \
+  --fonts "$D/liberation2,$D/freefont,$D/crosextra,$D/open-sans" >/dev/null
+wc -l "$OUT"/*/rec_gt.txt "$OUT"/en-pages/det_gt.txt

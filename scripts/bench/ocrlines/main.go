@@ -5,7 +5,14 @@
 // counts case and every space, "nospace" removes all white space first. It prints
 // one JSON object, and with -errors the lines read wrongly.
 //
+// With -pages the label file is a detection one (img_path<TAB>[{"transcription",
+// "points"}...]) and the predictions come from predict with detection: each
+// ground-truth line takes the text of the predicted box it overlaps most (one to
+// one, greedy by descending IoU of the boxes' axis-aligned bounding rectangles,
+// IoU ≥ 0.5); an unmatched line counts as read empty.
+//
 //	paddle ocr predict --det=false --format jsonl - < list | go run ./scripts/bench/ocrlines -gt DIR/rec_gt.txt
+//	paddle ocr predict --format jsonl - < list | go run ./scripts/bench/ocrlines -pages -gt DIR/det_gt.txt
 package main
 
 import (
@@ -15,6 +22,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"unicode"
 
@@ -25,7 +33,8 @@ type output struct {
 	Image   string `json:"image"`
 	Error   string `json:"error"`
 	Results []struct {
-		Text string `json:"text"`
+		Text   string   `json:"text"`
+		Points [][2]int `json:"points"`
 	} `json:"results"`
 	Ms float64 `json:"ms"`
 }
@@ -62,15 +71,71 @@ func main() {
 	gtPath := flag.String("gt", "", "label file: img_path<TAB>text, paths relative to its folder")
 	predPath := flag.String("pred", "-", "predict's jsonl output (- for stdin)")
 	showErr := flag.Bool("errors", false, "print each line read wrongly to stderr")
+	pages := flag.Bool("pages", false, "the label file is a detection one: score pages end to end")
 	flag.Parse()
-	if err := run(*gtPath, *predPath, *showErr); err != nil {
+	if err := run(*gtPath, *predPath, *showErr, *pages); err != nil {
 		fmt.Fprintln(os.Stderr, "ocrlines:", err)
 		os.Exit(1)
 	}
 }
 
-func run(gtPath, predPath string, showErr bool) error {
+// detBox is one line of a detection label.
+type detBox struct {
+	Transcription string   `json:"transcription"`
+	Points        [][2]int `json:"points"`
+}
+
+// rect is an axis-aligned rectangle.
+type rect struct{ x0, y0, x1, y1 float64 }
+
+func bounds(pts [][2]int) rect {
+	r := rect{1e18, 1e18, -1e18, -1e18}
+	for _, p := range pts {
+		r.x0, r.y0 = min(r.x0, float64(p[0])), min(r.y0, float64(p[1]))
+		r.x1, r.y1 = max(r.x1, float64(p[0])), max(r.y1, float64(p[1]))
+	}
+	return r
+}
+
+func iou(a, b rect) float64 {
+	w, h := min(a.x1, b.x1)-max(a.x0, b.x0), min(a.y1, b.y1)-max(a.y0, b.y0)
+	if w <= 0 || h <= 0 {
+		return 0
+	}
+	in := w * h
+	return in / ((a.x1-a.x0)*(a.y1-a.y0) + (b.x1-b.x0)*(b.y1-b.y0) - in)
+}
+
+// matchPage returns, for each ground-truth box, the text of its matched prediction ("" if none).
+func matchPage(gt []detBox, pred []rect, texts []string) []string {
+	type pair struct {
+		g, p int
+		v    float64
+	}
+	var pairs []pair
+	for i, g := range gt {
+		gb := bounds(g.Points)
+		for j, p := range pred {
+			if v := iou(gb, p); v >= 0.5 {
+				pairs = append(pairs, pair{i, j, v})
+			}
+		}
+	}
+	sort.SliceStable(pairs, func(a, b int) bool { return pairs[a].v > pairs[b].v })
+	out := make([]string, len(gt))
+	usedG, usedP := map[int]bool{}, map[int]bool{}
+	for _, p := range pairs {
+		if !usedG[p.g] && !usedP[p.p] {
+			usedG[p.g], usedP[p.p] = true, true
+			out[p.g] = texts[p.p]
+		}
+	}
+	return out
+}
+
+func run(gtPath, predPath string, showErr, pages bool) error {
 	gt := map[string]string{}
+	pageGT := map[string][]detBox{}
 	b, err := os.ReadFile(gtPath)
 	if err != nil {
 		return err
@@ -82,6 +147,15 @@ func run(gtPath, predPath string, showErr bool) error {
 			return fmt.Errorf("%s:%d: want img_path<TAB>text", gtPath, i+1)
 		}
 		gt[filepath.Clean(filepath.Join(dir, p))] = text
+	}
+	if pages {
+		for k, v := range gt {
+			var boxes []detBox
+			if err := json.Unmarshal([]byte(v), &boxes); err != nil {
+				return fmt.Errorf("%s: %s: %w", gtPath, k, err)
+			}
+			pageGT[k] = boxes
+		}
 	}
 	in := os.Stdin
 	if predPath != "-" {
@@ -105,15 +179,27 @@ func run(gtPath, predPath string, showErr bool) error {
 		}
 		delete(gt, filepath.Clean(o.Image))
 		var texts []string
+		var boxes []rect
 		for _, r := range o.Results {
 			texts = append(texts, r.Text)
+			boxes = append(boxes, bounds(r.Points))
 		}
-		got := strings.Join(texts, " ")
-		strict.add(got, want)
-		nospace.add(noSpace(got), noSpace(want))
 		ms = append(ms, o.Ms)
-		if showErr && got != want {
-			fmt.Fprintf(os.Stderr, "%s\n  want %q\n  got  %q\n", o.Image, want, got)
+		var gots, wants []string
+		if pages {
+			for _, b := range pageGT[filepath.Clean(o.Image)] {
+				wants = append(wants, b.Transcription)
+			}
+			gots = matchPage(pageGT[filepath.Clean(o.Image)], boxes, texts)
+		} else {
+			gots, wants = []string{strings.Join(texts, " ")}, []string{want}
+		}
+		for i, got := range gots {
+			strict.add(got, wants[i])
+			nospace.add(noSpace(got), noSpace(wants[i]))
+			if showErr && got != wants[i] {
+				fmt.Fprintf(os.Stderr, "%s\n  want %q\n  got  %q\n", o.Image, wants[i], got)
+			}
 		}
 	}
 	if err := sc.Err(); err != nil {
