@@ -7,7 +7,7 @@
 #   zh-dev:  fortunes zh/chinese, even lines, in Droid Sans Fallback
 #   zh-test: fortunes zh/chinese odd lines and tang300, in AR PL SungtiL GB
 #   en-pages: N/10 pages (960x960, up to 12 lines) of en-test's text and fonts, det labels
-# Usage: scripts/ocr_heldout.sh [OUT] (default ${PADDLE_CACHE:-~/.cache/paddle}/ocr_heldout)
+# Usage: scripts/ocr_heldout.sh [OUT] (default ${PADDLE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/paddle}/ocr_heldout)
 # Env: N (lines per set, 300), PADDLE (binary, default bin/paddle).
 # Needs: fonts-dejavu-core fonts-liberation2 fonts-freefont-ttf fonts-crosextra-carlito
 #        fonts-open-sans fonts-droid-fallback fonts-arphic-gbsn00lp; the fortunes and brown data of scripts/setup.sh.

@@ -10,7 +10,7 @@
 #   eval:   scripts/ocr_heldout.sh's en-dev (DejaVu and Go fonts, fortunes computers/science/work/people)
 #   test:   scripts/ocr_heldout.sh's en-test (Liberation, FreeFont, Carlito, Open Sans; Brown corpus)
 #
-# Usage: scripts/train_rec_ppocrv4_en.sh [WORK_DIR]   (default ${PADDLE_CACHE:-~/.cache/paddle}/rec_en)
+# Usage: scripts/train_rec_ppocrv4_en.sh [WORK_DIR]   (default ${PADDLE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/paddle}/rec_en)
 # Env: TRAIN_LINES (8000), EPOCHS (4), THREADS (2), PADDLE (binary; default bin/paddle), RESUME (1:
 # continue from WORK_DIR/out/latest when it is there).
 # Needs: fonts-roboto-unhinted fonts-lato fonts-cantarell fonts-hack fonts-firacode fonts-inconsolata
