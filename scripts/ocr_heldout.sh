@@ -6,6 +6,7 @@
 #   en-test: Brown corpus (tags stripped) in Liberation, FreeFont, Carlito, Open Sans
 #   zh-dev:  fortunes zh/chinese, even lines, in Droid Sans Fallback
 #   zh-test: fortunes zh/chinese odd lines and tang300, in AR PL SungtiL GB
+#   doc-dev, doc-test: like en-dev and en-test with --doc 0.7 (prices, dates, e-mails, URLs, codes...)
 #   en-pages: N/10 pages (960x960, up to 12 lines) of en-test's text and fonts, det labels
 # Usage: scripts/ocr_heldout.sh [OUT] (default ${PADDLE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/paddle}/ocr_heldout)
 # Env: N (lines per set, 300), PADDLE (binary, default bin/paddle).
@@ -36,6 +37,10 @@ synth() { [ -s "$1/rec_gt.txt" ] || $P ocr synth --output "$@" --count "$N" --mi
 synth "$OUT/en-dev" --corpus "$t/en-dev.txt" --charset en --max-len 40 --seed 101 \
   --fonts "$D/dejavu/DejaVuSans.ttf,$D/dejavu/DejaVuSerif.ttf,$D/dejavu/DejaVuSansMono.ttf,$D/dejavu/DejaVuSans-Bold.ttf,go"
 synth "$OUT/en-test" --corpus "$t/en-test.txt" --charset en --max-len 40 --seed 102 \
+  --fonts "$D/liberation2,$D/freefont,$D/crosextra,$D/open-sans"
+synth "$OUT/doc-dev" --corpus "$t/en-dev.txt" --charset en --doc 0.7 --max-len 40 --seed 106 \
+  --fonts "$D/dejavu/DejaVuSans.ttf,$D/dejavu/DejaVuSerif.ttf,$D/dejavu/DejaVuSansMono.ttf,$D/dejavu/DejaVuSans-Bold.ttf,go"
+synth "$OUT/doc-test" --corpus "$t/en-test.txt" --charset en --doc 0.7 --max-len 40 --seed 107 \
   --fonts "$D/liberation2,$D/freefont,$D/crosextra,$D/open-sans"
 synth "$OUT/zh-dev" --corpus "$t/zh-dev.txt" --charset "$KEYS" --max-len 25 --seed 103 --fonts "$D/droid/DroidSansFallbackFull.ttf"
 synth "$OUT/zh-test" --corpus "$t/zh-test.txt" --charset "$KEYS" --max-len 25 --seed 104 --fonts "$D/arphic-gbsn00lp/gbsn00lp.ttf"

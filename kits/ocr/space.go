@@ -26,6 +26,16 @@ const (
 // chosen on a development set of rendered lines apart from the test set (docs/ocr.md).
 const SpaceGapThresh = 0.04
 
+// After sentence punctuation (.,:;!?) SpaceGaps writes a space on weaker evidence:
+// a peak of PunctGapThresh or more over at least PunctGapSteps blank steps ("No. 2024",
+// "Total: $1", where the model's space peak is 0.01–0.07; "1,234.56", "12:30" and
+// "example.com" have at most 2 blank steps after the mark). docs/ocr.md says how
+// these were chosen.
+const (
+	PunctGapThresh = 0.01
+	PunctGapSteps  = 3
+)
+
 // ParseSpaceMode checks a --space-mode value ("" means SpaceCTC).
 func ParseSpaceMode(s string) (string, error) {
 	switch s {
@@ -53,7 +63,8 @@ func DecoderFor(mode string) Decoder {
 
 // CTCDecodeGaps is CTCDecode that also writes a space between two kept characters
 // when both are non-CJK (below U+2E80), no space class was kept between them, and the
-// space class's probability reaches thresh on a step between them; spaces at the
+// space class's probability reaches thresh on a step between them (or, after one of
+// .,:;!?, PunctGapThresh over at least PunctGapSteps blank steps); spaces at the
 // start and end of the text are dropped. The score is CTCDecode's (spaces written or
 // dropped here change nothing in it). Without a " " class it is CTCDecode.
 func CTCDecodeGaps(probs []float32, T, C int, chars []string, thresh float32) (string, float64) {
@@ -71,6 +82,7 @@ func CTCDecodeGaps(probs []float32, T, C int, chars []string, thresh float32) (s
 	prev := -1
 	last := -1       // class of the last kept character (-1: none yet)
 	var peak float32 // space probability peak since the last kept character
+	blanks := 0      // blank steps since the last kept character
 	for t := 0; t < T; t++ {
 		row := probs[t*C : (t+1)*C]
 		best := 0
@@ -80,17 +92,18 @@ func CTCDecodeGaps(probs []float32, T, C int, chars []string, thresh float32) (s
 			}
 		}
 		if best != 0 && best != prev {
-			if last >= 0 && last != space && best != space && peak >= thresh &&
-				nonCJK(chars, last) && nonCJK(chars, best) {
+			if last >= 0 && last != space && best != space && nonCJK(chars, last) && nonCJK(chars, best) &&
+				(peak >= thresh || blanks >= PunctGapSteps && peak >= PunctGapThresh && strings.Contains(".,:;!?", chars[last])) {
 				sb.WriteByte(' ')
 			}
 			if best < len(chars) {
 				sb.WriteString(chars[best])
 			}
 			kept = append(kept, row[best])
-			last, peak = best, 0
+			last, peak, blanks = best, 0, 0
 		} else if best == 0 {
 			peak = max(peak, row[space])
+			blanks++
 		}
 		prev = best
 	}

@@ -27,7 +27,7 @@ type gapStep struct {
 }
 
 func TestCTCDecodeGaps(t *testing.T) {
-	chars := []string{"blank", "a", "b", "中", "文", " "}
+	chars := []string{"blank", "a", "b", "中", "文", ".", " "}
 	C := len(chars)
 	cases := []struct {
 		name      string
@@ -41,9 +41,14 @@ func TestCTCDecodeGaps(t *testing.T) {
 		// between CJK characters, or Latin and CJK, never
 		{"cjk", []gapStep{{3, .9, 0}, {0, .6, .3}, {4, .9, 0}, {0, .6, .3}, {1, .9, 0}}, "中文a", "中文a"},
 		// a space the CTC kept stays single; spaces at the ends go
-		{"kept", []gapStep{{5, .9, .9}, {1, .9, 0}, {0, .5, .4}, {5, .9, .9}, {0, .5, .4}, {2, .9, 0}, {5, .9, .9}}, " a b ", "a b"},
+		{"kept", []gapStep{{6, .9, .9}, {1, .9, 0}, {0, .5, .4}, {6, .9, .9}, {0, .5, .4}, {2, .9, 0}, {6, .9, .9}}, " a b ", "a b"},
 		// the peak is reset by each kept character: a b (gap) then no gap before a
 		{"reset", []gapStep{{1, .9, 0}, {0, .6, .3}, {2, .9, 0}, {0, .9, 0.01}, {1, .9, 0}}, "aba", "a ba"},
+		// after '.', a weak peak over 3 blank steps is a space ("No. 2024"); over 2 it is not ("1.5")
+		{"punct", []gapStep{{5, .9, 0}, {0, .9, .02}, {0, .9, 0}, {0, .9, 0}, {1, .9, 0}}, ".a", ". a"},
+		{"punct2", []gapStep{{5, .9, 0}, {0, .9, .02}, {0, .9, 0}, {1, .9, 0}}, ".a", ".a"},
+		// the weak rule is for punctuation only
+		{"letter", []gapStep{{2, .9, 0}, {0, .9, .02}, {0, .9, 0}, {0, .9, 0}, {1, .9, 0}}, "ba", "ba"},
 	}
 	for _, c := range cases {
 		probs := gapProbs(chars, c.steps)
