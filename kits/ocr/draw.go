@@ -14,6 +14,7 @@ import (
 	"golang.org/x/image/font"
 	"golang.org/x/image/font/basicfont"
 	"golang.org/x/image/font/opentype"
+	"golang.org/x/image/font/sfnt"
 	"golang.org/x/image/math/fixed"
 
 	"paddle/core/imgproc"
@@ -63,17 +64,35 @@ func NewDrawer(path string) (*Drawer, string) {
 			}
 			continue
 		}
-		if f, err := parseFont(b); err == nil {
+		f, err := parseFont(b)
+		if err == nil {
+			err = drawable(f)
+		}
+		if err == nil {
 			d.font = f
 			return d, ""
-		} else {
-			lastErr = fmt.Errorf("%s: %w", p, err)
 		}
+		lastErr = fmt.Errorf("%s: %w", p, err)
 	}
 	if lastErr != nil {
 		return d, fmt.Sprintf("--font: %v; texts are not drawn", lastErr)
 	}
 	return d, "no CJK font found (install fonts-noto-cjk or give --font); texts are not drawn"
+}
+
+// drawable checks that f's outline of "A" loads: some collections (WenQuanYi's
+// .ttc) parse but fail on every glyph ("invalid table offset"), which would draw
+// empty boxes instead of the texts.
+func drawable(f *opentype.Font) error {
+	var b sfnt.Buffer
+	i, err := f.GlyphIndex(&b, 'A')
+	if err == nil && i == 0 {
+		err = fmt.Errorf("no glyph for A")
+	}
+	if err == nil {
+		_, err = f.LoadGlyph(&b, i, fixed.I(32), nil)
+	}
+	return err
 }
 
 // parseFont reads a font file or the first font of a collection (.ttc).
