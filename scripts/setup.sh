@@ -10,10 +10,13 @@ mkdir -p "$CACHE"
 echo "setup: go modules" >&2
 go mod download
 
-# Debian packages the tests read from /usr/share (installed when missing; root on CI).
+# Debian packages the tests use: files under /usr/share, a browser (installed when missing; root on CI).
 need_apt=()
 [ -d /usr/share/libonnx-testdata ] || need_apt+=(libonnx-testdata)
 [ -f /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf ] || need_apt+=(fonts-dejavu-core) # kits/ocr/rectrain: the held-out font
+command -v mpirun >/dev/null || need_apt+=(openmpi-bin)              # make build-mpi, mpirun for the MPI test
+pkg-config --exists mpi 2>/dev/null || need_apt+=(libopenmpi-dev pkg-config)       # the cgo binding (core/dist/mpi_cgo.go)
+command -v chromium >/dev/null || need_apt+=(chromium) # core/serve: the page's test in a headless browser
 if [ ${#need_apt[@]} -gt 0 ]; then
   if [ "$(id -u)" = 0 ]; then
     echo "setup: apt-get install ${need_apt[*]}" >&2

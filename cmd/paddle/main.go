@@ -5,6 +5,8 @@ package main
 import (
 	"os"
 
+	"github.com/spf13/cobra"
+
 	_ "paddle/core/backend/all" // the compiled-in backends register themselves
 	"paddle/core/cli/cmdutil"
 	"paddle/core/cli/datasetcmd"
@@ -19,7 +21,12 @@ var version, commit = "dev", ""
 func main() {
 	f := cmdutil.NewFactory()
 	f.Version, f.Commit = version, commit
+	os.Exit(root.Execute(newCmd(f), f, os.Args[1:]))
+}
+
+// newCmd is the whole command tree: every kit and the data set catalogue.
+func newCmd(f *cmdutil.Factory) *cobra.Command {
 	cmd := root.NewCmdRoot(f, kits.All()...)
 	cmd.AddCommand(datasetcmd.NewCmdDataset(f, catalog.All()))
-	os.Exit(root.Execute(cmd, f, os.Args[1:]))
+	return cmd
 }

@@ -215,7 +215,13 @@ func (d *decoder) structure(path string, n *yaml.Node, v reflect.Value) {
 		k, val := n.Content[i], n.Content[i+1]
 		p := join(path, k.Value)
 		if f, ok := info.byName[k.Value]; ok {
+			n := len(d.errs)
 			d.value(p, val, v.FieldByIndex(f))
+			if c := info.checks[k.Value]; c != "" && len(d.errs) == n {
+				if msg := checkRange(c, v.FieldByIndex(f)); msg != "" {
+					d.fail(val, p, "%s", msg)
+				}
+			}
 			continue
 		}
 		if info.inline != nil {
@@ -336,9 +342,10 @@ func yamlMessage(err error) string {
 
 // structInfo describes how yaml.v3 maps a struct type's fields to keys.
 type structInfo struct {
-	byName map[string][]int // key -> field index path (through inlined structs)
-	names  []string         // known keys, in field order
-	inline []int            // index path of an `,inline` map field, or nil
+	byName map[string][]int  // key -> field index path (through inlined structs)
+	checks map[string]string // key -> its `check:"..."` range rule
+	names  []string          // known keys, in field order
+	inline []int             // index path of an `,inline` map field, or nil
 }
 
 var structCache sync.Map // reflect.Type -> *structInfo
@@ -347,7 +354,7 @@ func fieldsOf(t reflect.Type) *structInfo {
 	if si, ok := structCache.Load(t); ok {
 		return si.(*structInfo)
 	}
-	si := &structInfo{byName: map[string][]int{}}
+	si := &structInfo{byName: map[string][]int{}, checks: map[string]string{}}
 	collectFields(t, nil, si)
 	structCache.Store(t, si)
 	return si
@@ -380,6 +387,9 @@ func collectFields(t reflect.Type, prefix []int, si *structInfo) {
 		if _, dup := si.byName[name]; !dup {
 			si.byName[name] = index
 			si.names = append(si.names, name)
+			if c := f.Tag.Get("check"); c != "" {
+				si.checks[name] = c
+			}
 		}
 	}
 }

@@ -119,3 +119,49 @@ func (s *Schema) ComponentSlots() map[string]Slot {
 	}
 	return out
 }
+
+// Choices is the ordered set of names a plain string option can take (a
+// scheduler's kind, an optimizer's type, an NMS), each registered once with
+// its value (what the kit does for it); Known lists the names for messages.
+// Components with options of their own belong in a Registry instead.
+type Choices[V any] struct {
+	names []string
+	vals  map[string]V
+}
+
+// Add registers name with its value and returns c, for chaining. It panics
+// when name is registered twice (a programmer error).
+func (c *Choices[V]) Add(name string, v V) *Choices[V] {
+	if c.vals == nil {
+		c.vals = map[string]V{}
+	}
+	if _, dup := c.vals[name]; dup {
+		panic(fmt.Sprintf("config: choice %q registered twice", name))
+	}
+	c.names = append(c.names, name)
+	c.vals[name] = v
+	return c
+}
+
+// Get returns name's value.
+func (c *Choices[V]) Get(name string) (V, bool) {
+	v, ok := c.vals[name]
+	return v, ok
+}
+
+// Names returns the registered names in registration order.
+func (c *Choices[V]) Names() []string { return slices.Clone(c.names) }
+
+// Known returns the names in registration order, comma-separated: the list
+// an "(known: …)" message prints.
+func (c *Choices[V]) Known() string { return strings.Join(c.names, ", ") }
+
+// NameSet returns Choices of names that carry no value: the accepted
+// values of an option whose meaning is coded where it is read.
+func NameSet(names ...string) *Choices[struct{}] {
+	c := &Choices[struct{}]{}
+	for _, n := range names {
+		c.Add(n, struct{}{})
+	}
+	return c
+}

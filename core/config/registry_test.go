@@ -84,3 +84,28 @@ func TestRegistryDuplicatePanics(t *testing.T) {
 	r := registryFixture()
 	config.Add(r, "Alpha", struct{}{}, func(config.Component, struct{}, string) (string, error) { return "", nil })
 }
+
+func TestChoices(t *testing.T) {
+	var c config.Choices[int]
+	c.Add("Cosine", 1).Add("Step", 2)
+	if v, ok := c.Get("Step"); !ok || v != 2 {
+		t.Errorf("Get(Step) = %d, %v", v, ok)
+	}
+	if _, ok := c.Get("Linear"); ok {
+		t.Error("Get(Linear) found an unregistered name")
+	}
+	if got := c.Known(); got != "Cosine, Step" {
+		t.Errorf("Known = %q", got)
+	}
+	if s := config.NameSet("quad", "poly"); s.Known() != "quad, poly" {
+		t.Errorf("NameSet Known = %q", s.Known())
+	} else if _, ok := s.Get("poly"); !ok {
+		t.Error("NameSet lacks poly")
+	}
+	defer func() {
+		if recover() == nil {
+			t.Error("a second Add of Step did not panic")
+		}
+	}()
+	c.Add("Step", 3)
+}

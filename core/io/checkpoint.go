@@ -72,23 +72,35 @@ func SaveCheckpoint(dir string, model, optimizer map[string]*tensor.Tensor, stat
 	if err := removeStale(parent, base); err != nil {
 		return fmt.Errorf("checkpoint %s: remove an interrupted save: %w", dir, err)
 	}
-	tmp, err := os.MkdirTemp(parent, "."+base+tmpInfix)
+	// A failed save leaves dir as it was and no temporary folder; the error
+	// says why (a full disk, a read-only folder) and what is kept.
+	kept := "no checkpoint was written; " + dir + " is unchanged"
+	if Complete(dir) {
+		kept = "the previous checkpoint " + dir + " is kept unchanged"
+	}
+	fail := func(tmp string, err error) error {
+		if tmp != "" {
+			os.RemoveAll(tmp)
+		}
+		return fmt.Errorf("checkpoint %s not saved: %w", dir, explained(err, kept))
+	}
+	tmp := ""
+	if err = fsFault("mkdir", parent); err == nil {
+		tmp, err = os.MkdirTemp(parent, "."+base+tmpInfix)
+	}
 	if err != nil {
-		return fmt.Errorf("checkpoint: %w", err)
+		return fail("", err)
 	}
 	fsStep()
 	if err := writeCheckpointFiles(tmp, model, optimizer, st, configYAML); err != nil {
-		os.RemoveAll(tmp)
-		return fmt.Errorf("checkpoint %s: %w", dir, err)
+		return fail(tmp, err)
 	}
 	if err := os.Chmod(tmp, 0o755); err != nil { // MkdirTemp makes it 0700
-		os.RemoveAll(tmp)
-		return fmt.Errorf("checkpoint: %w", err)
+		return fail(tmp, err)
 	}
 	syncDir(tmp)
 	if err := swapIn(tmp, dir, PrevDir(dir)); err != nil {
-		os.RemoveAll(tmp)
-		return fmt.Errorf("checkpoint %s: %w", dir, err)
+		return fail(tmp, err)
 	}
 	return nil
 }
@@ -127,16 +139,18 @@ func writeCheckpointFiles(dir string, model, optimizer map[string]*tensor.Tensor
 func swapIn(tmp, dir, prev string) error {
 	parent := filepath.Dir(dir)
 	_, statErr := os.Stat(dir)
+	moved := false
 	switch {
 	case statErr == nil && Complete(dir):
 		if err := os.RemoveAll(prev); err != nil {
 			return err
 		}
 		fsStep()
-		if err := os.Rename(dir, prev); err != nil {
+		if err := rename(dir, prev); err != nil {
 			return err
 		}
 		fsStep()
+		moved = true
 	case statErr == nil:
 		if err := os.RemoveAll(dir); err != nil {
 			return err
@@ -145,14 +159,17 @@ func swapIn(tmp, dir, prev string) error {
 	case !errors.Is(statErr, fs.ErrNotExist):
 		return statErr
 	}
-	if err := os.Rename(tmp, dir); err != nil {
+	if err := rename(tmp, dir); err != nil {
+		if moved { // put the previous checkpoint back where it was
+			os.Rename(prev, dir)
+		}
 		return err
 	}
 	fsStep()
 	syncDir(parent)
-	if err := os.RemoveAll(prev); err != nil {
-		return err
-	}
+	// Saved. A previous checkpoint that cannot be removed now is removed by
+	// the next save or resume (RemoveStale).
+	os.RemoveAll(prev)
 	fsStep()
 	syncDir(parent)
 	return nil

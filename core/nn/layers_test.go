@@ -1,6 +1,7 @@
 package nn
 
 import (
+	"strings"
 	"testing"
 
 	"paddle/core/ag"
@@ -117,8 +118,11 @@ func TestSequentialNamesAndForward(t *testing.T) {
 	if !y.Shape().Equal(tensor.Shape{5, 2}) {
 		t.Errorf("output %v, want (5, 2)", y.Shape())
 	}
-	if _, err := NewActivation("bogus"); err == nil {
-		t.Error("unknown activation accepted")
+	if _, err := NewActivation("bogus"); err == nil || !strings.Contains(err.Error(), "known: relu, relu6, sigmoid, tanh, gelu, gelu_tanh, leaky_relu, hardswish, hardsigmoid, silu, swish, elu, mish, softplus, identity") {
+		t.Errorf("unknown activation: %v", err)
+	}
+	if a, err := NewActivation("hard_sigmoid"); err != nil || a.Name != "hardsigmoid" {
+		t.Errorf("hard_sigmoid = %+v, %v", a, err)
 	}
 	if err := LoadState(s, map[string]*tensor.Tensor{"0.weight": tensor.New(tensor.Float32, 4, 3)}); err == nil {
 		t.Error("LoadState accepted a state missing most keys")

@@ -3,6 +3,7 @@ package nn
 import (
 	"fmt"
 	"strconv"
+	"strings"
 
 	"paddle/core/ag"
 )
@@ -60,33 +61,46 @@ var _ Layer = (*Activation)(nil)
 // hardswish, hardsigmoid (x/6 + 1/2), silu (swish), elu, mish, softplus,
 // identity.
 func NewActivation(name string) (*Activation, error) {
-	fs := map[string]func(*ag.Var) *ag.Var{
-		"relu":        ag.Relu,
-		"relu6":       ag.Relu6,
-		"sigmoid":     ag.Sigmoid,
-		"tanh":        ag.Tanh,
-		"gelu":        func(x *ag.Var) *ag.Var { return ag.Gelu(x, false) },
-		"gelu_tanh":   func(x *ag.Var) *ag.Var { return ag.Gelu(x, true) },
-		"leaky_relu":  func(x *ag.Var) *ag.Var { return ag.LeakyRelu(x, 0.01) },
-		"hardswish":   ag.Hardswish,
-		"hard_swish":  ag.Hardswish,
-		"hardsigmoid": func(x *ag.Var) *ag.Var { return ag.Hardsigmoid(x, 1.0/6, 0.5) },
-		"silu":        ag.Silu,
-		"swish":       ag.Silu,
-		"elu":         func(x *ag.Var) *ag.Var { return ag.Elu(x, 1) },
-		"mish":        ag.Mish,
-		"softplus":    func(x *ag.Var) *ag.Var { return ag.Softplus(x, 1, 20) },
-		"identity":    func(x *ag.Var) *ag.Var { return x },
+	if a, ok := activationAliases[name]; ok {
+		name = a
 	}
-	if name == "hard_sigmoid" {
-		name = "hardsigmoid"
+	for _, a := range activations {
+		if a.name == name {
+			return &Activation{Name: name, f: a.f}, nil
+		}
 	}
-	f, ok := fs[name]
-	if !ok {
-		return nil, fmt.Errorf("activation %q: known: relu, relu6, sigmoid, tanh, gelu, gelu_tanh, leaky_relu, hardswish, hardsigmoid, silu, swish, elu, mish, softplus, identity", name)
+	known := make([]string, len(activations))
+	for i, a := range activations {
+		known[i] = a.name
 	}
-	return &Activation{Name: name, f: f}, nil
+	return nil, fmt.Errorf("activation %q: known: %s", name, strings.Join(known, ", "))
 }
+
+// activations are the activation names NewActivation knows, each once, in
+// the order its error lists them.
+var activations = []struct {
+	name string
+	f    func(*ag.Var) *ag.Var
+}{
+	{"relu", ag.Relu},
+	{"relu6", ag.Relu6},
+	{"sigmoid", ag.Sigmoid},
+	{"tanh", ag.Tanh},
+	{"gelu", func(x *ag.Var) *ag.Var { return ag.Gelu(x, false) }},
+	{"gelu_tanh", func(x *ag.Var) *ag.Var { return ag.Gelu(x, true) }},
+	{"leaky_relu", func(x *ag.Var) *ag.Var { return ag.LeakyRelu(x, 0.01) }},
+	{"hardswish", ag.Hardswish},
+	{"hardsigmoid", func(x *ag.Var) *ag.Var { return ag.Hardsigmoid(x, 1.0/6, 0.5) }},
+	{"silu", ag.Silu},
+	{"swish", ag.Silu},
+	{"elu", func(x *ag.Var) *ag.Var { return ag.Elu(x, 1) }},
+	{"mish", ag.Mish},
+	{"softplus", func(x *ag.Var) *ag.Var { return ag.Softplus(x, 1, 20) }},
+	{"identity", func(x *ag.Var) *ag.Var { return x }},
+}
+
+// activationAliases are Paddle's other spellings.
+var activationAliases = map[string]string{"hard_swish": "hardswish", "hard_sigmoid": "hardsigmoid"}
 
 // Params returns nothing.
 func (a *Activation) Params() []Param { return nil }

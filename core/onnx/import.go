@@ -237,6 +237,7 @@ func init() {
 	registerBasic()
 	registerShape()
 	registerNN()
+	registerQuant()
 }
 
 // in returns ONNX input i, or nil when it is absent or empty.

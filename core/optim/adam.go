@@ -9,7 +9,7 @@ import (
 
 // AdamOptions configure Adam and AdamW.
 type AdamOptions struct {
-	LR          float64 `yaml:"learning_rate"`
+	LR          float64 `yaml:"learning_rate" check:"min=0"`
 	Beta1       float64 `yaml:"beta1"`   // default 0.9 when zero
 	Beta2       float64 `yaml:"beta2"`   // default 0.999 when zero
 	Eps         float64 `yaml:"epsilon"` // default 1e-8 when zero

@@ -1,9 +1,11 @@
 package optim
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
+	"paddle/core/config"
 	"paddle/core/nn"
 )
 
@@ -61,30 +63,11 @@ func Build(c Config, params []nn.Param, epochs, stepsPerEpoch int) (Optimizer, S
 	}
 	ex := exclusion(c)
 	lr := s.LR(0)
-	var o Optimizer
-	switch c.Name {
-	case "Momentum", "SGD":
-		mom := c.Momentum
-		if c.Name == "SGD" {
-			mom = 0
-		}
-		o, err = NewSGD(params, SGDOptions{LR: lr, Momentum: mom, Nesterov: c.UseNesterov, WeightDecay: l2, NoDecay: ex})
-	case "Adam":
-		o, err = NewAdam(params, AdamOptions{LR: lr, Beta1: c.Beta1, Beta2: c.Beta2, Eps: c.Epsilon, WeightDecay: l2, NoDecay: ex})
-	case "AdamW":
-		if l2 != 0 {
-			return nil, nil, fmt.Errorf("Optimizer: AdamW takes weight_decay, not a regularizer")
-		}
-		wd := c.WeightDecay
-		if wd == 0 {
-			wd = 0.01
-		}
-		o, err = NewAdamW(params, AdamOptions{LR: lr, Beta1: c.Beta1, Beta2: c.Beta2, Eps: c.Epsilon, WeightDecay: wd, NoDecay: ex})
-	case "RMSProp":
-		o, err = NewRMSProp(params, RMSPropOptions{LR: lr, Alpha: c.Rho, Eps: c.Epsilon, Momentum: c.Momentum, Centered: c.Centered, WeightDecay: l2, NoDecay: ex})
-	default:
-		return nil, nil, fmt.Errorf("Optimizer: unknown name %q (known: Momentum, SGD, Adam, AdamW, RMSProp)", c.Name)
+	build, ok := Optimizers.Get(c.Name)
+	if !ok {
+		return nil, nil, fmt.Errorf("Optimizer: unknown name %q (known: %s)", c.Name, Optimizers.Known())
 	}
+	o, err := build(params, c, lr, l2, ex)
 	if err != nil {
 		return nil, nil, fmt.Errorf("Optimizer: %w", err)
 	}
@@ -93,6 +76,40 @@ func Build(c Config, params []nn.Param, epochs, stepsPerEpoch int) (Optimizer, S
 	}
 	return o, s, nil
 }
+
+// An optimizerBuilder makes one kind of optimizer from the Optimizer
+// section c at learning rate lr, with coupled L2 decay l2 and the
+// no-decay rule noDecay.
+type optimizerBuilder func(params []nn.Param, c Config, lr, l2 float64, noDecay func(nn.Param) bool) (Optimizer, error)
+
+// Optimizers are the Optimizer.name values Build knows, each registered
+// once; every kit's optimizer goes through them.
+var Optimizers = new(config.Choices[optimizerBuilder]).
+	Add("Momentum", func(params []nn.Param, c Config, lr, l2 float64, ex func(nn.Param) bool) (Optimizer, error) {
+		return NewSGD(params, SGDOptions{LR: lr, Momentum: c.Momentum, Nesterov: c.UseNesterov, WeightDecay: l2, NoDecay: ex})
+	}).
+	Add("SGD", func(params []nn.Param, c Config, lr, l2 float64, ex func(nn.Param) bool) (Optimizer, error) {
+		return NewSGD(params, SGDOptions{LR: lr, Nesterov: c.UseNesterov, WeightDecay: l2, NoDecay: ex})
+	}).
+	Add("Adam", func(params []nn.Param, c Config, lr, l2 float64, ex func(nn.Param) bool) (Optimizer, error) {
+		return NewAdam(params, AdamOptions{LR: lr, Beta1: c.Beta1, Beta2: c.Beta2, Eps: c.Epsilon, WeightDecay: l2, NoDecay: ex})
+	}).
+	Add("AdamW", func(params []nn.Param, c Config, lr, l2 float64, ex func(nn.Param) bool) (Optimizer, error) {
+		if l2 != 0 {
+			return nil, errAdamWRegularizer
+		}
+		wd := c.WeightDecay
+		if wd == 0 {
+			wd = 0.01
+		}
+		return NewAdamW(params, AdamOptions{LR: lr, Beta1: c.Beta1, Beta2: c.Beta2, Eps: c.Epsilon, WeightDecay: wd, NoDecay: ex})
+	}).
+	Add("RMSProp", func(params []nn.Param, c Config, lr, l2 float64, ex func(nn.Param) bool) (Optimizer, error) {
+		return NewRMSProp(params, RMSPropOptions{LR: lr, Alpha: c.Rho, Eps: c.Epsilon, Momentum: c.Momentum, Centered: c.Centered, WeightDecay: l2, NoDecay: ex})
+	})
+
+// errAdamWRegularizer is AdamW given a coupled regularizer.
+var errAdamWRegularizer = errors.New("AdamW takes weight_decay, not a regularizer")
 
 // exclusion returns the no-weight-decay rule of c, or nil.
 func exclusion(c Config) func(nn.Param) bool {

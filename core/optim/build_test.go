@@ -107,3 +107,27 @@ func TestByEpochAndMultiStep(t *testing.T) {
 		t.Errorf("by-epoch cosine: LR(10)=%v LR(19)=%v LR(25)=%v", e.LR(10), e.LR(19), e.LR(25))
 	}
 }
+
+// Unknown optimizer and schedule names list the registered ones; "" and
+// Constant are Const.
+func TestBuildKnownNames(t *testing.T) {
+	ps := []nn.Param{{Name: "w", V: ag.Param(tensor.New(tensor.Float32, 2))}}
+	_, _, err := Build(Config{Name: "Lion", LR: LRConfig{LearningRate: 0.1}}, ps, 1, 1)
+	if err == nil || err.Error() != `Optimizer: unknown name "Lion" (known: Momentum, SGD, Adam, AdamW, RMSProp)` {
+		t.Errorf("unknown optimizer: %v", err)
+	}
+	_, err = BuildSchedule(LRConfig{Name: "Exp", LearningRate: 0.1}, 1, 1)
+	if err == nil || err.Error() != `lr: unknown name "Exp" (known: Const, Cosine, Step, Piecewise, MultiStepDecay, Linear, Polynomial, OneCycle)` {
+		t.Errorf("unknown schedule: %v", err)
+	}
+	for _, n := range []string{"", "Constant", "Const"} {
+		s, err := BuildSchedule(LRConfig{Name: n, LearningRate: 0.3}, 2, 5)
+		if err != nil || s.LR(7) != 0.3 {
+			t.Errorf("schedule %q: %v, %v", n, s, err)
+		}
+	}
+	if _, _, err := Build(Config{Name: "AdamW", Regularizer: &Regularizer{Name: "L2", Coeff: 1e-4}, LR: LRConfig{LearningRate: 0.1}}, ps, 1, 1); err == nil ||
+		err.Error() != "Optimizer: AdamW takes weight_decay, not a regularizer" {
+		t.Errorf("AdamW with a regularizer: %v", err)
+	}
+}

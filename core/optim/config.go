@@ -3,6 +3,7 @@ package optim
 import (
 	"fmt"
 	"math"
+	"paddle/core/config"
 )
 
 // LRConfig is the `lr:` section of a Paddle optimizer config, in epochs:
@@ -13,8 +14,8 @@ import (
 // Polynomial, OneCycle. The keys follow PaddleOCR and PaddleClas.
 type LRConfig struct {
 	Name          string    `yaml:"name"`
-	LearningRate  float64   `yaml:"learning_rate"`
-	WarmupEpoch   float64   `yaml:"warmup_epoch"`
+	LearningRate  float64   `yaml:"learning_rate" check:"min=0"`
+	WarmupEpoch   float64   `yaml:"warmup_epoch" check:"min=0"`
 	WarmupStartLR float64   `yaml:"warmup_start_lr"`
 	EtaMin        float64   `yaml:"eta_min"`
 	StepSize      int       `yaml:"step_size"`    // Step: epochs between decays
@@ -35,6 +36,78 @@ type LRConfig struct {
 	LastEpoch int `yaml:"last_epoch"`
 }
 
+// A scheduleBuilder makes one kind of learning-rate schedule from the lr
+// section c over total steps, stepsPerEpoch a epoch (before warmup).
+type scheduleBuilder func(c LRConfig, total, stepsPerEpoch int) (Schedule, error)
+
+// Schedules are the lr names BuildSchedule knows ("" and Constant are
+// Const), each registered once; every kit's schedule goes through them.
+var Schedules = new(config.Choices[scheduleBuilder]).
+	Add("Const", func(c LRConfig, _, _ int) (Schedule, error) { return Constant(c.LearningRate), nil }).
+	Add("Cosine", func(c LRConfig, total, _ int) (Schedule, error) {
+		return Cosine{LearningRate: c.LearningRate, TMax: total, EtaMin: c.EtaMin}, nil
+	}).
+	Add("Step", func(c LRConfig, _, stepsPerEpoch int) (Schedule, error) {
+		g := c.Gamma
+		if g == 0 {
+			g = 0.1
+		}
+		if c.StepSize <= 0 {
+			return nil, fmt.Errorf("lr Step: step_size %d must be positive", c.StepSize)
+		}
+		return StepDecay{LearningRate: c.LearningRate, StepSize: c.StepSize * stepsPerEpoch, Gamma: g}, nil
+	}).
+	Add("Piecewise", func(c LRConfig, _, stepsPerEpoch int) (Schedule, error) {
+		b := make([]int, len(c.DecayEpochs))
+		for i, e := range c.DecayEpochs {
+			b[i] = e * stepsPerEpoch
+		}
+		p, err := NewPiecewise(b, c.Values)
+		if err != nil {
+			return nil, fmt.Errorf("lr Piecewise: %w", err)
+		}
+		return p, nil
+	}).
+	Add("MultiStepDecay", func(c LRConfig, _, stepsPerEpoch int) (Schedule, error) {
+		g := c.Gamma
+		if g == 0 {
+			g = 0.1
+		}
+		b := make([]int, len(c.Milestones))
+		v := []float64{c.LearningRate}
+		for i, e := range c.Milestones {
+			b[i] = e * stepsPerEpoch
+			v = append(v, v[i]*g)
+		}
+		p, err := NewPiecewise(b, v)
+		if err != nil {
+			return nil, fmt.Errorf("lr MultiStepDecay: %w", err)
+		}
+		return p, nil
+	}).
+	Add("Linear", polynomial).
+	Add("Polynomial", polynomial).
+	Add("OneCycle", func(c LRConfig, total, _ int) (Schedule, error) {
+		m := c.MaxLR
+		if m == 0 {
+			m = c.LearningRate
+		}
+		end := c.EndLR
+		if end == 0 {
+			end = 1e-4
+		}
+		return OneCycle{MaxLR: m, TotalSteps: total, PctStart: c.PhasePct, DivFactor: c.DivideFactor, EndLR: end}, nil
+	})
+
+// polynomial is Linear (power 1 by default) and Polynomial.
+func polynomial(c LRConfig, total, _ int) (Schedule, error) {
+	pw := c.Power
+	if pw == 0 {
+		pw = 1
+	}
+	return Polynomial{LearningRate: c.LearningRate, DecaySteps: total, EndLR: c.EndLR, Power: pw}, nil
+}
+
 // BuildSchedule turns c into an iteration-based schedule for a run of
 // epochs epochs of stepsPerEpoch iterations, the way PaddleOCR's lr builders
 // do: epoch counts become step counts, and warm-up (if any) wraps the
@@ -52,65 +125,17 @@ func BuildSchedule(c LRConfig, epochs, stepsPerEpoch int) (Schedule, error) {
 		return PerEpoch{S: s, StepsPerEpoch: stepsPerEpoch}, nil
 	}
 	total := epochs * stepsPerEpoch
-	var s Schedule
-	switch c.Name {
-	case "Const", "Constant", "":
-		s = Constant(c.LearningRate)
-	case "Cosine":
-		s = Cosine{LearningRate: c.LearningRate, TMax: total, EtaMin: c.EtaMin}
-	case "Step":
-		g := c.Gamma
-		if g == 0 {
-			g = 0.1
-		}
-		if c.StepSize <= 0 {
-			return nil, fmt.Errorf("lr Step: step_size %d must be positive", c.StepSize)
-		}
-		s = StepDecay{LearningRate: c.LearningRate, StepSize: c.StepSize * stepsPerEpoch, Gamma: g}
-	case "Piecewise":
-		b := make([]int, len(c.DecayEpochs))
-		for i, e := range c.DecayEpochs {
-			b[i] = e * stepsPerEpoch
-		}
-		p, err := NewPiecewise(b, c.Values)
-		if err != nil {
-			return nil, fmt.Errorf("lr Piecewise: %w", err)
-		}
-		s = p
-	case "MultiStepDecay":
-		g := c.Gamma
-		if g == 0 {
-			g = 0.1
-		}
-		b := make([]int, len(c.Milestones))
-		v := []float64{c.LearningRate}
-		for i, e := range c.Milestones {
-			b[i] = e * stepsPerEpoch
-			v = append(v, v[i]*g)
-		}
-		p, err := NewPiecewise(b, v)
-		if err != nil {
-			return nil, fmt.Errorf("lr MultiStepDecay: %w", err)
-		}
-		s = p
-	case "Linear", "Polynomial":
-		pw := c.Power
-		if pw == 0 {
-			pw = 1
-		}
-		s = Polynomial{LearningRate: c.LearningRate, DecaySteps: total, EndLR: c.EndLR, Power: pw}
-	case "OneCycle":
-		m := c.MaxLR
-		if m == 0 {
-			m = c.LearningRate
-		}
-		end := c.EndLR
-		if end == 0 {
-			end = 1e-4
-		}
-		s = OneCycle{MaxLR: m, TotalSteps: total, PctStart: c.PhasePct, DivFactor: c.DivideFactor, EndLR: end}
-	default:
-		return nil, fmt.Errorf("lr: unknown name %q (known: Const, Cosine, Step, Piecewise, MultiStepDecay, Linear, Polynomial, OneCycle)", c.Name)
+	name := c.Name
+	if name == "" || name == "Constant" {
+		name = "Const"
+	}
+	build, ok := Schedules.Get(name)
+	if !ok {
+		return nil, fmt.Errorf("lr: unknown name %q (known: %s)", c.Name, Schedules.Known())
+	}
+	s, err := build(c, total, stepsPerEpoch)
+	if err != nil {
+		return nil, err
 	}
 	if w := int(math.Round(c.WarmupEpoch * float64(stepsPerEpoch))); w > 0 {
 		end := c.LearningRate

@@ -10,7 +10,7 @@ import (
 
 // RMSPropOptions configure RMSProp.
 type RMSPropOptions struct {
-	LR          float64 `yaml:"learning_rate"`
+	LR          float64 `yaml:"learning_rate" check:"min=0"`
 	Alpha       float64 `yaml:"rho"`     // smoothing constant; default 0.99 when zero
 	Eps         float64 `yaml:"epsilon"` // default 1e-8 when zero
 	Momentum    float64 `yaml:"momentum"`

@@ -22,7 +22,7 @@ func (c Constant) LR(int) float64 { return float64(c) }
 // StepDecay multiplies LearningRate by Gamma every StepSize steps:
 // lr·γ^⌊step/StepSize⌋ (paddle.optimizer.lr.StepDecay, torch StepLR).
 type StepDecay struct {
-	LearningRate float64 `yaml:"learning_rate"`
+	LearningRate float64 `yaml:"learning_rate" check:"min=0"`
 	StepSize     int     `yaml:"step_size"`
 	Gamma        float64 `yaml:"gamma"`
 }
@@ -67,7 +67,7 @@ func (p Piecewise) LR(step int) float64 {
 // paddle.optimizer.lr.CosineAnnealingDecay and torch CosineAnnealingLR).
 // After TMax it stays at EtaMin.
 type Cosine struct {
-	LearningRate float64 `yaml:"learning_rate"`
+	LearningRate float64 `yaml:"learning_rate" check:"min=0"`
 	TMax         int     `yaml:"T_max"`
 	EtaMin       float64 `yaml:"eta_min"`
 }
@@ -84,7 +84,7 @@ func (c Cosine) LR(step int) float64 {
 // (lr-end)·(1-min(step, N)/N)^Power + end (paddle.optimizer.lr.PolynomialDecay
 // without cycle).
 type Polynomial struct {
-	LearningRate float64 `yaml:"learning_rate"`
+	LearningRate float64 `yaml:"learning_rate" check:"min=0"`
 	DecaySteps   int     `yaml:"decay_steps"`
 	EndLR        float64 `yaml:"end_lr"`
 	Power        float64 `yaml:"power"`

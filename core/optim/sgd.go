@@ -10,7 +10,7 @@ import (
 
 // SGDOptions configure SGD (Paddle's SGD and Momentum optimizers).
 type SGDOptions struct {
-	LR          float64 `yaml:"learning_rate"`
+	LR          float64 `yaml:"learning_rate" check:"min=0"`
 	Momentum    float64 `yaml:"momentum"`
 	Dampening   float64 `yaml:"dampening"`
 	Nesterov    bool    `yaml:"use_nesterov"`

@@ -117,6 +117,34 @@ func (a *arena) reset(out map[string]*tensor.Tensor) {
 // concurrent calls make their own and drop them after).
 const maxIdleArenas = 2
 
+// MaxIdleArenaBytes bounds the bytes of buffers a Predictor's idle arenas
+// keep between calls, all together: an arena returned over the budget
+// drops its largest buffers until it fits. One call of any size still
+// gets what it needs; what stays allocated after it is bounded. (A
+// variable for tests; 256 MiB holds the working set of OCR detection at
+// about 1600² pixels.)
+var MaxIdleArenaBytes int64 = 256 << 20
+
+// bytes is the size of a's free buffers.
+func (a *arena) bytes() int64 {
+	var n int64
+	for _, b := range a.free {
+		n += int64(cap(b)) * 4
+	}
+	return n
+}
+
+// trim drops a's largest free buffers until they total at most budget bytes.
+func (a *arena) trim(budget int64) {
+	n := a.bytes()
+	for len(a.free) > 0 && n > budget {
+		last := len(a.free) - 1
+		n -= int64(cap(a.free[last])) * 4
+		a.free[last] = nil
+		a.free = a.free[:last]
+	}
+}
+
 // arenaPool is a Predictor's idle arenas.
 type arenaPool struct {
 	mu   sync.Mutex
@@ -138,7 +166,34 @@ func (p *arenaPool) get() *arena {
 func (p *arenaPool) put(a *arena) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if len(p.idle) < maxIdleArenas {
+	if len(p.idle) >= maxIdleArenas {
+		return
+	}
+	held := int64(0)
+	for _, b := range p.idle {
+		held += b.bytes()
+	}
+	a.trim(max(MaxIdleArenaBytes-held, 0))
+	if len(a.free) > 0 {
 		p.idle = append(p.idle, a)
 	}
+}
+
+// bytes is the size of the idle arenas' buffers.
+func (p *arenaPool) bytes() int64 {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	n := int64(0)
+	for _, a := range p.idle {
+		n += a.bytes()
+	}
+	return n
+}
+
+// drain drops every idle arena.
+func (p *arenaPool) drain() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	clear(p.idle)
+	p.idle = p.idle[:0]
 }

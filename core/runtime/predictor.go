@@ -29,6 +29,12 @@ import (
 // PlanCacheSize bounds the number of input-shape plans a Predictor keeps.
 const PlanCacheSize = 16
 
+// PlanCacheBytes bounds the bytes of values folded for input shapes (a
+// mask or a grid the size of the image) that a Predictor's cached plans
+// keep, all together; the least recently used plans go first, the newest
+// stays. (A variable for tests.)
+var PlanCacheBytes int64 = 64 << 20
+
 // Options configure Load.
 type Options struct {
 	// Threads sets how many goroutines kernels use (process-wide, see
@@ -65,10 +71,11 @@ type Predictor struct {
 	producer map[int]int // value id -> index of the step that makes it
 	trace    func(n *graph.Node, outs []*tensor.Tensor, d time.Duration)
 
-	arenas arenaPool // idle call arenas, see arena.go
-	mu     sync.Mutex
-	plans  map[string]*list.Element
-	lru    *list.List
+	arenas    arenaPool // idle call arenas, see arena.go
+	mu        sync.Mutex
+	plans     map[string]*list.Element
+	lru       *list.List
+	planBytes int64 // folded values of the cached plans
 }
 
 // step is one node with its inputs and outputs as value ids, and the ids
@@ -233,6 +240,7 @@ type plan struct {
 	attrs  []op.Attrs  // nil: resolve at run time
 	metas  [][]op.Meta // nil: infer at run time
 	folded [][]*tensor.Tensor
+	bytes  int64 // of folded
 }
 
 func (p *Predictor) planFor(in []*tensor.Tensor) (*plan, error) {
@@ -273,6 +281,11 @@ func (p *Predictor) planFor(in []*tensor.Tensor) (*plan, error) {
 				f[j] = s.Known[v]
 			}
 			pl.folded[i] = f
+			for _, t := range f {
+				if t != nil {
+					pl.bytes += int64(t.Len() * t.DType().Size())
+				}
+			}
 			continue
 		}
 		if pl.attrs[i] == nil {
@@ -300,10 +313,12 @@ func (p *Predictor) planFor(in []*tensor.Tensor) (*plan, error) {
 		return e.Value.(*planEntry).plan, nil
 	}
 	p.plans[key] = p.lru.PushFront(&planEntry{key, pl})
-	for p.lru.Len() > PlanCacheSize {
+	p.planBytes += pl.bytes
+	for p.lru.Len() > PlanCacheSize || (p.planBytes > PlanCacheBytes && p.lru.Len() > 1) {
 		e := p.lru.Back()
 		p.lru.Remove(e)
 		delete(p.plans, e.Value.(*planEntry).key)
+		p.planBytes -= e.Value.(*planEntry).plan.bytes
 	}
 	return pl, nil
 }
@@ -318,6 +333,35 @@ func (p *Predictor) PlanCount() int {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.lru.Len()
+}
+
+// CachedBytes returns the bytes a Predictor keeps between Run calls beyond
+// its weights: the idle arenas' buffers (at most MaxIdleArenaBytes) and
+// the cached plans' folded values (at most PlanCacheBytes, or the newest
+// plan's when that alone is larger).
+func (p *Predictor) CachedBytes() (arenas, plans int64) {
+	p.mu.Lock()
+	plans = p.planBytes
+	p.mu.Unlock()
+	return p.arenas.bytes(), plans
+}
+
+// Release drops what a Predictor keeps between calls (idle arenas, cached
+// plans), for the garbage collector to return; the next Run rebuilds them.
+// A long-lived process calls it when it goes idle or after an unusually
+// large input. Safe while Run calls are in flight.
+func (p *Predictor) Release() {
+	p.arenas.drain()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	clear(p.plans)
+	p.lru.Init()
+	p.planBytes = 0
+	for _, st := range p.steps {
+		for _, b := range st.branches {
+			b.Release()
+		}
+	}
 }
 
 // Run executes the model on the named inputs and returns the outputs by name.

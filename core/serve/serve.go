@@ -3,12 +3,16 @@
 // multipart/form-data or as JSON with base64) and GET /healthz, on one loaded
 // model shared by concurrent requests.
 //
-// A request is admitted when fewer than Concurrency+Queue requests are
+// A request's body is read first, whole, within ReadTimeout (408 otherwise)
+// and up to MaxBody bytes (413 otherwise), without taking any place: a client
+// that uploads slowly or stalls mid-body holds only its own connection. Then
+// the request is admitted when fewer than Concurrency+Queue requests are
 // waiting or running (503 with Retry-After otherwise), runs when one of
 // Concurrency slots is free, and gets a 504 when it has not finished within
-// Timeout. Bodies over MaxBody get a 413, inputs the kit cannot read a 400,
-// and every error is JSON: {"error": "..."}. Serve shuts down gracefully:
-// in-flight requests finish before it returns.
+// Timeout of its admission. Inputs the kit cannot read get a 400, and every
+// error the handler writes is JSON: {"error": "..."}, saying what happened.
+// Serve shuts down gracefully: in-flight requests finish, within
+// ShutdownGrace, before it returns.
 package serve
 
 import (
@@ -17,11 +21,16 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
+	"os"
 	"strconv"
+	"strings"
 	"sync"
+	"sync/atomic"
+	"syscall"
 	"time"
 )
 
@@ -59,7 +68,10 @@ type Options struct {
 	MaxBody     int64         // largest request body in bytes (default 20 MB)
 	Concurrency int           // requests predicted at the same time (default 1)
 	Queue       int           // requests that may wait for a slot beyond that (0: none wait)
-	Timeout     time.Duration // from arrival to answer, queueing included (default 30 s)
+	Timeout     time.Duration // from admission to answer, queueing included (default 30 s)
+	// ReadTimeout bounds the time to receive a request's whole body (default
+	// 20 s); a body not received by then gets a 408.
+	ReadTimeout time.Duration
 	// ShutdownGrace bounds how long Serve waits for in-flight requests after
 	// its context ends (default Timeout + 5 s).
 	ShutdownGrace time.Duration
@@ -69,6 +81,10 @@ type Options struct {
 const (
 	DefaultMaxBody = 20 << 20
 	DefaultTimeout = 30 * time.Second
+	// DefaultReadTimeout bounds a body's upload: 20 MB at 1 MB/s.
+	DefaultReadTimeout = 20 * time.Second
+	// headerTimeout bounds the time to receive a request's headers.
+	headerTimeout = 10 * time.Second
 	// DefaultMaxPixels is the served --max-pixels: 40 megapixels (6300×6300),
 	// lower than predict's, since several requests decode at once.
 	DefaultMaxPixels = 40_000_000
@@ -85,6 +101,9 @@ func (o Options) withDefaults() Options {
 	if o.Timeout <= 0 {
 		o.Timeout = DefaultTimeout
 	}
+	if o.ReadTimeout <= 0 {
+		o.ReadTimeout = DefaultReadTimeout
+	}
 	if o.ShutdownGrace <= 0 {
 		o.ShutdownGrace = o.Timeout + 5*time.Second
 	}
@@ -94,29 +113,32 @@ func (o Options) withDefaults() Options {
 // Server serves one kit's Predictor. Build it with New; it is an http.Handler.
 type Server struct {
 	kit  string
+	site *site // the routes around predict, on the server Serve runs (group.go)
 	pred Predictor
 	opts Options
 	mux  *http.ServeMux
 
-	tickets chan struct{} // admitted requests: waiting or running
-	slots   chan struct{} // running predictions
-	running sync.WaitGroup
+	tickets  chan struct{} // admitted requests: waiting or running
+	slots    chan struct{} // running predictions
+	running  sync.WaitGroup
+	reading  atomic.Int64 // requests whose body is being received
+	inFlight atomic.Int64 // predict requests between arrival and answer
 }
 
-// New returns the server of kit (the route is POST /v1/<kit>) over p.
+// New returns the server of kit (the route is POST /v1/<kit>) over p, with
+// the routes every server has (group.go): /healthz, /, /openapi.json, /metrics.
 func New(kit string, p Predictor, opts Options) *Server {
-	o := opts.withDefaults()
-	s := &Server{
+	s, _ := NewGroup(opts, Kit{Name: kit, Predictor: p}) // one named kit: no error
+	return s
+}
+
+// newKit returns one kit's admission and predict handler, without routes.
+func newKit(kit string, p Predictor, o Options) *Server {
+	return &Server{
 		kit: kit, pred: p, opts: o, mux: http.NewServeMux(),
 		tickets: make(chan struct{}, o.Concurrency+o.Queue),
 		slots:   make(chan struct{}, o.Concurrency),
 	}
-	s.mux.HandleFunc("/v1/"+kit, s.handlePredict)
-	s.mux.HandleFunc("/healthz", s.handleHealth)
-	s.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		writeError(w, http.StatusNotFound, fmt.Sprintf("no route %s %s (known: POST /v1/%s, GET /healthz)", r.Method, r.URL.Path, kit))
-	})
-	return s
 }
 
 // Options returns the server's limits with the defaults filled in.
@@ -131,6 +153,7 @@ type Health struct {
 	Kit         string `json:"kit"`
 	Running     int    `json:"running"`
 	Waiting     int    `json:"waiting"`
+	Reading     int    `json:"reading"` // bodies being received; they hold no place
 	Concurrency int    `json:"concurrency"`
 	Queue       int    `json:"queue"`
 }
@@ -144,7 +167,7 @@ func (s *Server) handleHealth(w http.ResponseWriter, r *http.Request) {
 	run := len(s.slots)
 	wait := max(len(s.tickets)-run, 0)
 	writeJSON(w, http.StatusOK, Health{Status: "ok", Kit: s.kit, Running: run, Waiting: wait,
-		Concurrency: s.opts.Concurrency, Queue: s.opts.Queue})
+		Reading: int(s.reading.Load()), Concurrency: s.opts.Concurrency, Queue: s.opts.Queue})
 }
 
 // result is one prediction's outcome, handed from the worker to the handler.
@@ -160,11 +183,18 @@ func (s *Server) handlePredict(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusMethodNotAllowed, fmt.Sprintf("use POST /v1/%s with an image", s.kit))
 		return
 	}
+	s.inFlight.Add(1)
+	defer s.inFlight.Add(-1)
 	if r.ContentLength > s.opts.MaxBody {
 		s.tooLarge(w)
 		return
 	}
-	// Admission first, so a full server refuses before reading the body.
+	// The whole body first, within ReadTimeout, holding no place: a slow or
+	// stalled upload keeps only its own connection busy.
+	in, ok := s.readBody(w, r)
+	if !ok {
+		return
+	}
 	select {
 	case s.tickets <- struct{}{}:
 	default:
@@ -181,17 +211,6 @@ func (s *Server) handlePredict(w http.ResponseWriter, r *http.Request) {
 	ctx, cancel := context.WithTimeout(r.Context(), s.opts.Timeout)
 	defer cancel()
 
-	r.Body = http.MaxBytesReader(w, r.Body, s.opts.MaxBody)
-	in, err := readInput(r)
-	if err != nil {
-		if isTooLarge(err) {
-			s.tooLarge(w)
-		} else {
-			writeError(w, http.StatusBadRequest, err.Error())
-		}
-		return
-	}
-
 	select {
 	case s.slots <- struct{}{}:
 	case <-ctx.Done():
@@ -205,12 +224,12 @@ func (s *Server) handlePredict(w http.ResponseWriter, r *http.Request) {
 	done := make(chan result, 1)
 	s.running.Add(1)
 	go func() {
-		defer func() {
-			<-s.slots
-			<-s.tickets
-			s.running.Done()
-		}()
 		v, err := s.predict(ctx, in)
+		// Free the place before answering, so a client that sends its next
+		// request as soon as it has this answer finds the place free.
+		<-s.slots
+		<-s.tickets
+		s.running.Done()
 		done <- result{v, err}
 	}()
 	var res result
@@ -232,6 +251,77 @@ func (s *Server) handlePredict(w http.ResponseWriter, r *http.Request) {
 		slog.Debug("predicted", "kit", s.kit, "name", in.Name, "bytes", len(in.Body), "ms", time.Since(start).Milliseconds())
 	}
 }
+
+// readBody receives r's whole body within ReadTimeout and up to MaxBody bytes
+// and extracts its Input. On failure it has written the error (408, 413 or
+// 400, saying what happened) and returns false.
+func (s *Server) readBody(w http.ResponseWriter, r *http.Request) (Input, bool) {
+	s.reading.Add(1)
+	defer s.reading.Add(-1)
+	rc := http.NewResponseController(w)
+	// ErrNotSupported (a test's recorder) leaves the body unbounded in time.
+	_ = rc.SetReadDeadline(time.Now().Add(s.opts.ReadTimeout))
+	body := &countingBody{r: r.Body}
+	r.Body = http.MaxBytesReader(w, body, s.opts.MaxBody)
+	in, err := readInput(r)
+	if err == nil {
+		// Read to the end (trailing bytes after JSON), so the server watches
+		// the connection for a client that goes away while its request waits.
+		_, err = io.Copy(io.Discard, r.Body)
+	}
+	// The deadline was for the body: the wait and prediction have their own.
+	_ = rc.SetReadDeadline(time.Time{})
+	switch {
+	case err == nil:
+		return in, true
+	case isTooLarge(err):
+		s.tooLarge(w)
+	case body.err != nil && errors.Is(body.err, os.ErrDeadlineExceeded):
+		w.Header().Set("Connection", "close")
+		writeError(w, http.StatusRequestTimeout, fmt.Sprintf("request body not received within %s (got %s%s; the server's --read-timeout): send the whole body without pausing",
+			s.opts.ReadTimeout, FormatSize(body.n), ofLength(r.ContentLength)))
+	case body.err != nil:
+		// The transport failed (the client hung up, a broken chunked
+		// encoding): say so in words rather than with the socket's message.
+		w.Header().Set("Connection", "close")
+		what := "the client closed the connection"
+		if !errors.Is(body.err, io.ErrUnexpectedEOF) && !errors.Is(body.err, syscall.ECONNRESET) {
+			what = "the body is not valid HTTP framing (" + strings.TrimPrefix(body.err.Error(), "http: ") + ")"
+		}
+		slog.Debug("request body broken off", "kit", s.kit, "bytes", body.n, "err", body.err)
+		writeError(w, http.StatusBadRequest, fmt.Sprintf("request body broken off after %s%s: %s", FormatSize(body.n), ofLength(r.ContentLength), what))
+	default:
+		writeError(w, http.StatusBadRequest, err.Error())
+	}
+	return Input{}, false
+}
+
+// ofLength is " of <n>" for a declared Content-Length, else "".
+func ofLength(n int64) string {
+	if n < 0 {
+		return ""
+	}
+	return " of " + FormatSize(n)
+}
+
+// countingBody counts the bytes read from a request body and keeps the
+// transport's error (anything but io.EOF), which readInput wraps in its own.
+type countingBody struct {
+	r   io.ReadCloser
+	n   int64
+	err error
+}
+
+func (b *countingBody) Read(p []byte) (int, error) {
+	n, err := b.r.Read(p)
+	b.n += int64(n)
+	if err != nil && err != io.EOF && b.err == nil {
+		b.err = err
+	}
+	return n, err
+}
+
+func (b *countingBody) Close() error { return b.r.Close() }
 
 // predict calls the kit, turning a panic into a 500 so one bad input cannot
 // take the server down.
@@ -258,16 +348,20 @@ func (s *Server) timedOut(w http.ResponseWriter, r *http.Request, what string) {
 }
 
 // Serve answers requests on ln until ctx ends, then shuts down gracefully:
-// it stops accepting, lets in-flight requests finish (within ShutdownGrace)
-// and returns nil. It returns an error only when serving fails.
+// it stops accepting, lets in-flight requests finish (within ShutdownGrace),
+// logs what happened and returns nil. It returns an error when serving fails
+// or when requests were still running at the end of the grace period (their
+// connections are then closed).
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	hs := &http.Server{
 		Handler:           s,
-		ReadHeaderTimeout: 10 * time.Second,
-		ReadTimeout:       s.opts.Timeout + 10*time.Second,
-		WriteTimeout:      2*s.opts.Timeout + 10*time.Second,
-		IdleTimeout:       60 * time.Second,
-		ErrorLog:          slog.NewLogLogger(slog.Default().Handler(), slog.LevelWarn),
+		ReadHeaderTimeout: headerTimeout,
+		// A whole request, for routes that do not read their body; predict
+		// requests set their own body deadline.
+		ReadTimeout:  headerTimeout + s.opts.ReadTimeout,
+		WriteTimeout: headerTimeout + s.opts.ReadTimeout + 2*s.opts.Timeout,
+		IdleTimeout:  60 * time.Second,
+		ErrorLog:     slog.NewLogLogger(slog.Default().Handler(), slog.LevelWarn),
 	}
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
@@ -276,10 +370,11 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		return fmt.Errorf("serve %s: %w", ln.Addr(), err)
 	case <-ctx.Done():
 	}
+	n := s.inFlight.Load()
+	slog.Info(fmt.Sprintf("stopping (%v): no new requests; finishing %d in flight, waiting at most %s", context.Cause(ctx), n, s.opts.ShutdownGrace))
 	sctx, cancel := context.WithTimeout(context.Background(), s.opts.ShutdownGrace)
 	defer cancel()
 	err := hs.Shutdown(sctx)
-	<-errc // http.ErrServerClosed
 	// Predictions whose requests timed out may still run; let them end too.
 	idle := make(chan struct{})
 	go func() { s.running.Wait(); close(idle) }()
@@ -288,8 +383,13 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	case <-sctx.Done():
 	}
 	if err != nil {
-		return fmt.Errorf("shutdown: in-flight requests did not finish within %s: %w", s.opts.ShutdownGrace, err)
+		left := s.inFlight.Load()
+		hs.Close() // cut off what is left
+		<-errc
+		return fmt.Errorf("shutdown: %d of the %d requests in flight did not finish within the grace period of %s; their connections were closed", left, n, s.opts.ShutdownGrace)
 	}
+	<-errc // http.ErrServerClosed
+	slog.Info(fmt.Sprintf("stopped: the %d requests in flight were answered", n))
 	return nil
 }
 

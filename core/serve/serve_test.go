@@ -24,7 +24,7 @@ import (
 )
 
 // testPNG returns a w×h PNG.
-func testPNG(t *testing.T, w, h int) []byte {
+func testPNG(t testing.TB, w, h int) []byte {
 	t.Helper()
 	img := image.NewRGBA(image.Rect(0, 0, w, h))
 	for i := range img.Pix {
@@ -55,7 +55,7 @@ var decodePredictor = PredictorFunc(func(_ context.Context, in Input) (any, erro
 	return decoded{in.Name, in.ContentType, cfg.Width, cfg.Height}, nil
 })
 
-func multipartBody(t *testing.T, parts ...[3]string) (string, []byte) {
+func multipartBody(t testing.TB, parts ...[3]string) (string, []byte) {
 	t.Helper()
 	var b bytes.Buffer
 	mw := multipart.NewWriter(&b)
@@ -215,7 +215,8 @@ func TestRoutes(t *testing.T) {
 	}{
 		{"GET", "/v1/fake", 405, "use POST /v1/fake"},
 		{"POST", "/v1/other", 404, "known: POST /v1/fake"},
-		{"GET", "/", 404, "no route GET /"},
+		{"GET", "/nowhere", 404, "no route GET /nowhere"},
+		{"POST", "/", 405, "use GET /"},
 		{"POST", "/healthz", 405, "GET /healthz"},
 	}
 	for _, tt := range tests {

@@ -25,6 +25,11 @@ type State struct {
 	BestMetric float64 `yaml:"best_metric"` // best main metric so far (-1: none yet)
 	BestEpoch  int     `yaml:"best_epoch"`
 	LastMetric float64 `yaml:"last_metric"`
+	// Ranks and GlobalBatch are the ranks and samples per batch (all ranks
+	// together) of a distributed run that saved it (0: a run alone with the
+	// config's batch size), so a resume with other ranks finds its place.
+	Ranks       int `yaml:"ranks,omitempty"`
+	GlobalBatch int `yaml:"global_batch,omitempty"`
 }
 
 // LoadModel copies the checkpoint's tensors into m's parameters and buffers,

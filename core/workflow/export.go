@@ -71,13 +71,18 @@ func InputsOf(g *graph.Graph) []InferenceInput {
 
 // WriteExport writes an export directory: g as model.onnx, inf as
 // inference.yaml (its Inputs filled from g when empty) and cfg, the
-// resolved config the model was trained with, as config.yaml.
+// resolved config the model was trained with, as config.yaml. The files are
+// written beside their places first and renamed in only when all are
+// written (io.WriteFilesAtomic): a full disk or a read-only folder leaves an
+// earlier export as it was, and the error says why.
 func WriteExport(dir string, g *graph.Graph, inf *Inference, cfg *config.Config) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("export: %w", err)
-	}
-	if err := onnx.WriteFile(filepath.Join(dir, ExportModelFile), g); err != nil {
+	m, err := onnx.Export(g)
+	if err != nil {
 		return err
+	}
+	model, err := m.Marshal()
+	if err != nil {
+		return fmt.Errorf("onnx export: %w", err)
 	}
 	if inf.Inputs == nil {
 		inf.Inputs = InputsOf(g)
@@ -88,18 +93,23 @@ func WriteExport(dir string, g *graph.Graph, inf *Inference, cfg *config.Config)
 	if err := enc.Encode(inf); err != nil {
 		return fmt.Errorf("export: %s: %w", ExportInferenceFile, err)
 	}
-	b := buf.Bytes()
-	if err := io.WriteFileAtomic(filepath.Join(dir, ExportInferenceFile), b, 0o644); err != nil {
-		return fmt.Errorf("export: %w", err)
-	}
+	files := []io.File{{Name: ExportModelFile, Data: model, Perm: 0o644}, {Name: ExportInferenceFile, Data: buf.Bytes(), Perm: 0o644}}
 	if cfg != nil {
 		y, err := cfg.YAML()
 		if err != nil {
 			return err
 		}
-		if err := io.WriteFileAtomic(filepath.Join(dir, ExportConfigFile), y, 0o644); err != nil {
-			return fmt.Errorf("export: %w", err)
+		files = append(files, io.File{Name: ExportConfigFile, Data: y, Perm: 0o644})
+	}
+	if err := io.WriteFilesAtomic(dir, files); err != nil {
+		left := "nothing was written"
+		if _, serr := os.Stat(filepath.Join(dir, ExportModelFile)); serr == nil {
+			left = "the export already in " + dir + " is unchanged"
 		}
+		if why := io.Why(err); why != "" {
+			return fmt.Errorf("export %s: %w (%s; %s)", dir, err, why, left)
+		}
+		return fmt.Errorf("export %s: %w (%s)", dir, err, left)
 	}
 	return nil
 }

@@ -16,5 +16,15 @@ func BuildOptimizer[B any](t *Task[B], file string, c optim.Config, epochs, step
 	}
 	t.Optimizer = o
 	t.LR = func(step int, _ float64) float64 { return sched.LR(step) }
+	if stepsPerEpoch == t.StepsPerEpoch { // an epoch of the loader's steps: a distributed run has fewer
+		t.reschedule = func(steps int) error {
+			_, sched, err := optim.Build(c, t.Model.Params(), epochs, steps)
+			if err != nil {
+				return fmt.Errorf("%s: %w", file, err)
+			}
+			t.LR = func(step int, _ float64) float64 { return sched.LR(step) }
+			return nil
+		}
+	}
 	return nil
 }

@@ -8,6 +8,7 @@ import (
 
 	"paddle/core/ag"
 	"paddle/core/config"
+	"paddle/core/dist"
 	"paddle/core/metric"
 	"paddle/core/nn"
 	"paddle/core/optim"
@@ -57,6 +58,13 @@ type Task[B any] struct {
 	EvalBatches   func(ctx context.Context) iter.Seq2[B, error]
 	StepsPerEpoch int
 	BatchSize     int
+	// shard makes TrainBatches and StepsPerEpoch one rank's part of every
+	// epoch for a distributed run (set by TrainOn); nil: the kit's batches
+	// cannot be split, and Train refuses to run distributed.
+	shard func(rank, ranks int)
+	// reschedule rebuilds LR for epochs of another number of steps (set by
+	// BuildOptimizer when its epochs are the loader's).
+	reschedule func(stepsPerEpoch int) error
 
 	Schedule Schedule
 	Seed     uint64
@@ -103,6 +111,10 @@ type Env struct {
 	Resume  string // --resume: a checkpoint directory to continue training from
 	Output  string // --output: where to write (checkpoints, exports, drawings)
 	Format  string // resolved --format
+	Shard   Shard  // --shard: the part of the predict inputs this run does
+	// Comm is the job a distributed training run belongs to (nil: alone).
+	// Rank 0 logs, evaluates and writes checkpoints.
+	Comm dist.Comm
 }
 
 // Runner is a kit's tasks with their types erased: the shared verbs talk to it.

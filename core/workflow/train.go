@@ -1,7 +1,9 @@
 package workflow
 
 import (
+	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"math"
@@ -10,6 +12,7 @@ import (
 	"time"
 
 	"paddle/core/ag"
+	"paddle/core/dist"
 	"paddle/core/metric"
 	"paddle/core/nn"
 	"paddle/core/op"
@@ -26,7 +29,19 @@ const (
 // and clipping, logs every Schedule.LogEvery steps, evaluation and best-model
 // tracking, a `latest` checkpoint after every epoch, and exact resume. On
 // Ctrl-C (ctx cancelled) it saves `latest` and returns ctx.Err() (context.Canceled).
+//
+// With env.Comm of several ranks it is one rank of a data-parallel run
+// (distributed.go): rank 0's weights are broadcast, each rank reads its part
+// of every epoch, gradients are averaged across the ranks before each
+// optimizer step, only rank 0 evaluates and saves, and a failing rank
+// aborts them all.
 func (t *Task[B]) Train(ctx context.Context, env Env, configYAML []byte) (err error) {
+	var d *ranks
+	defer func() {
+		if d != nil {
+			err = d.fail(err)
+		}
+	}()
 	defer guard(&err)
 	sch := t.Schedule
 	sch.LogEvery = cmpOr(sch.LogEvery, 50)
@@ -39,7 +54,16 @@ func (t *Task[B]) Train(ctx context.Context, env Env, configYAML []byte) (err er
 		}
 		slog.Info("resumed", "from", from, "epoch", st.Epoch, "batch", st.Batch, "step", st.Step)
 	}
+	if d, err = t.distribute(env.Comm, &st); err != nil {
+		return err
+	}
+	if !d.root() {
+		env.IO.Progress = nil
+	}
 	save := func(name string) error {
+		if !d.root() {
+			return nil
+		}
 		dir := filepath.Join(env.Output, name)
 		if err := SaveCheckpoint(dir, t.Model, t.Optimizer, st, configYAML); err != nil {
 			return err
@@ -56,16 +80,20 @@ func (t *Task[B]) Train(ctx context.Context, env Env, configYAML []byte) (err er
 		tick := time.Now()
 		batch := st.Batch // resuming mid-epoch: the loader starts after the batches done
 		accum := 0
-		stopped := false // MaxSteps reached inside the epoch
-		for b, berr := range t.TrainBatches(ctx, epoch, st.Batch) {
+		stopped := false     // MaxSteps reached inside the epoch
+		interrupted := false // ctx done (on any rank)
+		for b, berr := range t.TrainBatches(d.batches(ctx), epoch, st.Batch) {
 			if berr != nil {
 				bar.Finish()
-				if ctx.Err() != nil {
+				if ctx.Err() != nil && !d.many() {
+					interrupted = true
 					break
 				}
 				return fmt.Errorf("epoch %d: %w", epoch+1, berr)
 			}
-			if ctx.Err() != nil {
+			if interrupted, err = d.stop(ctx); err != nil {
+				return err
+			} else if interrupted {
 				break
 			}
 			info := StepInfo{Epoch: epoch, Step: st.Step, Rand: rand.New(rand.NewPCG(t.Seed, uint64(st.Step)*2654435761+uint64(accum)))}
@@ -83,7 +111,7 @@ func (t *Task[B]) Train(ctx context.Context, env Env, configYAML []byte) (err er
 			loss.Backward()
 			lossSum += lv
 			lossN++
-			samples += t.BatchSize
+			samples += t.BatchSize * d.c.Size()
 			batch++
 			accum++
 			bar.Add(1)
@@ -93,6 +121,9 @@ func (t *Task[B]) Train(ctx context.Context, env Env, configYAML []byte) (err er
 			accum = 0
 			lr := t.LR(st.Step, float64(epoch)+float64(batch)/float64(max(t.StepsPerEpoch, 1)))
 			t.Optimizer.SetLR(lr)
+			if err := d.averageGrads(); err != nil {
+				return err
+			}
 			if sch.ClipNorm > 0 {
 				optim.ClipGradNorm(params, sch.ClipNorm)
 			}
@@ -100,7 +131,7 @@ func (t *Task[B]) Train(ctx context.Context, env Env, configYAML []byte) (err er
 			t.Optimizer.ZeroGrad()
 			st.Step++
 			st.Batch = batch
-			if st.Step%sch.LogEvery == 0 {
+			if st.Step%sch.LogEvery == 0 && d.root() {
 				el := time.Since(tick).Seconds()
 				slog.Info("train", "epoch", epoch+1, "step", st.Step, "loss", round(lossSum/float64(lossN)), "lr", lr,
 					"samples/s", round(float64(samples)/el))
@@ -112,21 +143,23 @@ func (t *Task[B]) Train(ctx context.Context, env Env, configYAML []byte) (err er
 			}
 		}
 		bar.Finish()
-		if ctx.Err() != nil {
+		if interrupted {
 			nn.ZeroGrad(t.Model)
 			if err := save(LatestDir); err != nil {
 				return err
 			}
-			slog.Warn("interrupted", "epoch", epoch+1, "step", st.Step, "checkpoint", filepath.Join(env.Output, LatestDir))
-			return ctx.Err()
+			if d.root() {
+				slog.Warn("interrupted", "epoch", epoch+1, "step", st.Step, "checkpoint", filepath.Join(env.Output, LatestDir))
+			}
+			return cmp.Or(ctx.Err(), context.Canceled) // another rank was interrupted
 		}
 		if !stopped { // an epoch ended; a budget that ended mid-epoch resumes from st.Batch
 			st.Epoch++
 			st.Batch = 0
 		}
 		last := st.Epoch == sch.Epochs || t.done(st)
-		if t.EvalBatches != nil && (last || (!stopped && sch.EvalEvery > 0 && st.Epoch%sch.EvalEvery == 0)) {
-			rep, err := t.Eval(ctx)
+		if d.root() && t.EvalBatches != nil && (last || (!stopped && sch.EvalEvery > 0 && st.Epoch%sch.EvalEvery == 0)) {
+			rep, err := t.Eval(WithProgress(ctx, env.IO))
 			if err != nil {
 				return err
 			}
@@ -151,6 +184,45 @@ func (t *Task[B]) Train(ctx context.Context, env Env, configYAML []byte) (err er
 	return nil
 }
 
+// distribute joins the run to comm's ranks (nil: alone): rank 0's weights
+// everywhere, this rank's part of the data, and a mid-epoch resume point
+// st saved with another number of ranks moved to the same samples.
+func (t *Task[B]) distribute(comm dist.Comm, st *State) (*ranks, error) {
+	d, err := newRanks(comm, t.Model)
+	if err != nil {
+		return nil, err
+	}
+	n := d.c.Size()
+	if d.many() {
+		if t.shard == nil {
+			return nil, errors.New("this model's training data cannot be split across ranks yet: train alone (-o Global.distributed=off, without mpirun)")
+		}
+		t.shard(d.c.Rank(), n)
+		if t.StepsPerEpoch == 0 {
+			return nil, fmt.Errorf("the training set gives no batch per rank with %d ranks", n)
+		}
+		if t.reschedule != nil { // the schedule's epochs are of global batches
+			if err := t.reschedule(t.StepsPerEpoch); err != nil {
+				return nil, err
+			}
+		}
+	}
+	// An epoch's first k global batches are the first k×global samples of
+	// its order (data.DistributedBatch), so a resume point converts.
+	global := t.BatchSize * n
+	if old := cmpOr(st.GlobalBatch, t.BatchSize); st.Batch > 0 && old != global {
+		b := st.Batch * old / global
+		slog.Warn("resuming mid-epoch with another global batch", "ranks", n, "global_batch", global, "saved_with", old,
+			"batch", b, "repeated_samples", st.Batch*old-b*global)
+		st.Batch = b
+	}
+	st.Ranks, st.GlobalBatch = 0, 0
+	if n > 1 {
+		st.Ranks, st.GlobalBatch = n, global
+	}
+	return d, nil
+}
+
 func (t *Task[B]) done(st State) bool {
 	return t.Schedule.MaxSteps > 0 && st.Step >= t.Schedule.MaxSteps
 }
@@ -160,6 +232,8 @@ func (t *Task[B]) done(st State) bool {
 func (t *Task[B]) Eval(ctx context.Context) (rep metric.Report, err error) {
 	defer guard(&err)
 	t.Metric.Reset()
+	bar := progressBar(ctx, -1, "eval batches")
+	defer bar.Finish()
 	ag.NoGrad(func() {
 		for b, berr := range t.EvalBatches(ctx) {
 			if berr != nil {
@@ -169,6 +243,7 @@ func (t *Task[B]) Eval(ctx context.Context) (rep metric.Report, err error) {
 			if err = t.Evaluate(b); err != nil {
 				return
 			}
+			bar.Add(1)
 		}
 	})
 	if err != nil {

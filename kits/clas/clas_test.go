@@ -313,3 +313,17 @@ Infer:
 		t.Fatalf("predict exit %d: %s\n%s", code, stdout, errOut)
 	}
 }
+
+// Out-of-range config values are usage errors (exit 2) naming the key,
+// before any training starts.
+func TestTrainRejectsOutOfRangeValues(t *testing.T) {
+	for _, c := range []struct{ override, want string }{
+		{"Global.epochs=0", "Global.epochs: must be at least 1, got 0"},
+		{"DataLoader.Train.sampler.batch_size=-5", "DataLoader.Train.sampler.batch_size: must be at least 1, got -5"},
+	} {
+		code, _, errOut := paddle(t, "clas", "train", "-c", "clas/lenet_digits.yaml", "-o", c.override, "-o", "Global.output_dir="+t.TempDir())
+		if code != 2 || !strings.Contains(errOut, c.want) {
+			t.Errorf("-o %s: exit %d, stderr %q; want exit 2 and %q", c.override, code, errOut, c.want)
+		}
+	}
+}

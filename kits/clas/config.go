@@ -10,7 +10,7 @@ import (
 
 // GlobalOpts is the Global section.
 type GlobalOpts struct {
-	Epochs         int    `yaml:"epochs"`
+	Epochs         int    `yaml:"epochs" check:"min=1"`
 	ClassNum       int    `yaml:"class_num"`
 	ImageShape     []int  `yaml:"image_shape"` // [C, H, W] the model sees
 	Seed           uint64 `yaml:"seed"`
@@ -50,14 +50,14 @@ type SplitOpts struct {
 // SamplerOpts are PaddleClas sampler keys.
 type SamplerOpts struct {
 	Name      string `yaml:"name"`
-	BatchSize int    `yaml:"batch_size"`
+	BatchSize int    `yaml:"batch_size" check:"min=1"`
 	Shuffle   bool   `yaml:"shuffle"`
 	DropLast  bool   `yaml:"drop_last"`
 }
 
 // LoaderOpts are PaddleClas loader keys.
 type LoaderOpts struct {
-	NumWorkers int  `yaml:"num_workers"`
+	NumWorkers int  `yaml:"num_workers" check:"min=0"`
 	UseShared  bool `yaml:"use_shared_memory"`
 }
 
@@ -103,7 +103,7 @@ type TopkAccOpts struct {
 // InferOpts is the Infer section.
 type InferOpts struct {
 	InferImgs   string             `yaml:"infer_imgs"`
-	BatchSize   int                `yaml:"batch_size"`
+	BatchSize   int                `yaml:"batch_size" check:"min=1"`
 	Transforms  []config.Component `yaml:"transforms"`
 	PostProcess PostProcessOpts    `yaml:"PostProcess"`
 }

@@ -105,33 +105,32 @@ func (r *runner) exportOps() []any {
 	return out
 }
 
-// predictExport classifies image files with the export directory env.Model
-// on core/runtime.
-func (r *runner) predictExport(ctx context.Context, env workflow.Env, args []string) error {
+// loadExport loads the export directory env.Model on core/runtime.
+func (r *runner) loadExport(env workflow.Env) (*Classifier, error) {
 	p, cfg, err := workflow.ReadExport(env.Model, inferenceSchema(), runtime.Options{})
 	if err != nil {
-		return err
+		return nil, err
 	}
 	var pre exportPreProcess
 	var post exportPostProcess
 	inputs, err := workflow.DecodeInference(cfg, &pre, &post)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	file := filepath.Join(env.Model, workflow.ExportInferenceFile)
 	if len(inputs) != 1 || len(inputs[0].Shape) != 4 {
-		return fmt.Errorf("%s: Inputs: want one image input (batch, C, H, W), got %v", file, inputs)
+		return nil, fmt.Errorf("%s: Inputs: want one image input (batch, C, H, W), got %v", file, inputs)
 	}
 	tr, err := buildTransforms(pre.TransformOps, GlobalOpts{ImageShape: inputs[0].Shape[1:]})
 	if err != nil {
-		return err
+		return nil, err
 	}
 	name, out := inputs[0].Name, p.OutputNames()[0]
-	return predictFiles(ctx, env, args, tr, max(post.Topk, 1), post.LabelList, func(x *tensor.Tensor) ([]float32, error) {
+	return &Classifier{tr: tr, k: max(post.Topk, 1), labels: post.LabelList, classify: func(x *tensor.Tensor) ([]float32, error) {
 		res, err := p.Run(map[string]*tensor.Tensor{name: x})
 		if err != nil {
 			return nil, err
 		}
 		return res[out].Contiguous().F32(), nil
-	})
+	}}, nil
 }

@@ -10,6 +10,7 @@
 //	dataset.go     datasets by config name, batches
 //	transforms.go  PaddleClas transform ops (DecodeImage, ResizeImage, NormalizeImage, ...)
 //	runner.go      train / eval / predict over core/workflow
+//	serve.go       `paddle serve clas` (the kit's Serve hook)
 //	export.go      export (trace → model.onnx + inference.yaml) and predict --model
 //	idx.go digits.go listfile.go   MNIST IDX, sklearn digits, list files and class folders
 //	datasetcmd.go  `paddle clas dataset mnist|digits`
@@ -35,5 +36,6 @@ func Kit() *cmdutil.Kit {
 		Commands: func(f *cmdutil.Factory, _ *kit.Kit) []*cobra.Command {
 			return []*cobra.Command{newCmdDataset(f)}
 		},
+		Serve: Serve, // paddle serve clas
 	}
 }

@@ -31,7 +31,22 @@ Infer:
 // seeded model; the shipped OCR test images; a broken file) in
 // testdata/golden/predict.jsonl (-update rewrites it).
 func TestPredictGolden(t *testing.T) {
-	dir := t.TempDir()
+	dir, ck := goldenCheckpoint(t)
+	bad := filepath.Join(dir, "broken.png")
+	os.WriteFile(bad, []byte("not a png"), 0o644)
+	img := func(n string) string { return filepath.Join("..", "ocr", "testdata", "images", n) }
+	code, out, errOut := paddle(t, "clas", "predict", "--weights", ck, "--format", "jsonl", img("line.png"), bad, img("photo.png"))
+	if code != 1 {
+		t.Fatalf("exit %d, want 1 (one broken input):\n%s", code, errOut)
+	}
+	clitest.Golden(t, filepath.Join("testdata", "golden", "predict.jsonl"), out, map[string]string{dir: "$TMP"})
+}
+
+// goldenCheckpoint saves goldenConfig's untrained model as a checkpoint in
+// a temporary folder dir and returns dir and the checkpoint's folder.
+func goldenCheckpoint(t *testing.T) (dir, ck string) {
+	t.Helper()
+	dir = t.TempDir()
 	cfgPath := filepath.Join(dir, "golden.yaml")
 	os.WriteFile(cfgPath, []byte(goldenConfig), 0o644)
 	cfg, err := config.Load(cfgPath)
@@ -47,16 +62,9 @@ func TestPredictGolden(t *testing.T) {
 		t.Fatal(err)
 	}
 	y, _ := cfg.YAML()
-	ck := filepath.Join(dir, "ck")
+	ck = filepath.Join(dir, "ck")
 	if err := workflow.SaveCheckpoint(ck, m, nil, workflow.State{}, y); err != nil {
 		t.Fatal(err)
 	}
-	bad := filepath.Join(dir, "broken.png")
-	os.WriteFile(bad, []byte("not a png"), 0o644)
-	img := func(n string) string { return filepath.Join("..", "ocr", "testdata", "images", n) }
-	code, out, errOut := paddle(t, "clas", "predict", "--weights", ck, "--format", "jsonl", img("line.png"), bad, img("photo.png"))
-	if code != 1 {
-		t.Fatalf("exit %d, want 1 (one broken input):\n%s", code, errOut)
-	}
-	clitest.Golden(t, filepath.Join("testdata", "golden", "predict.jsonl"), out, map[string]string{dir: "$TMP"})
+	return dir, ck
 }

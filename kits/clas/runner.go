@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"math/rand/v2"
 	"sort"
+	"sync"
 
 	"paddle/core/ag"
 	"paddle/core/config"
@@ -176,19 +177,8 @@ func (r *runner) Train(ctx context.Context, env workflow.Env) error {
 	if err != nil {
 		return err
 	}
-	t, err := r.task(model, true)
-	if err != nil {
-		return err
-	}
-	if env.Output == "" {
-		env.Output = r.global.OutputDir
-	}
-	y, err := r.cfg.YAML()
-	if err != nil {
-		return err
-	}
-	slog.Info("train", "arch", r.arch.Name, "params", nn.NumParams(model), "steps/epoch", t.StepsPerEpoch, "output", env.Output)
-	return t.Train(ctx, env, y)
+	return workflow.Start[nn.Layer, Batch]{Config: r.cfg, Output: r.global.OutputDir, Attrs: []any{"arch", r.arch.Name},
+		Task: func(m nn.Layer) (*workflow.Task[Batch], error) { return r.task(m, true) }}.Run(ctx, env, model)
 }
 
 // Eval evaluates the checkpoint env.Weights on the eval split.
@@ -220,27 +210,76 @@ type ClassProb struct {
 // Predict classifies image files with the checkpoint env.Weights, or with
 // the export directory env.Model (export.go).
 func (r *runner) Predict(ctx context.Context, env workflow.Env, args []string) error {
+	c, err := r.loadClassifier(env)
+	if err != nil {
+		return err
+	}
+	return predictFiles(ctx, env, args, c)
+}
+
+// Classifier is a loaded model that classifies one image at a time:
+// predict's per-image step and `paddle serve clas`'s predictor. It is safe
+// for concurrent use.
+type Classifier struct {
+	tr     data.Transform[Sample]
+	k      int // classes reported
+	labels []string
+	// classify maps one image (1, C, H, W) to class probabilities.
+	classify func(x *tensor.Tensor) ([]float32, error)
+}
+
+// loadClassifier loads the export env.Model, else the checkpoint env.Weights.
+func (r *runner) loadClassifier(env workflow.Env) (*Classifier, error) {
 	if env.Model != "" {
-		return r.predictExport(ctx, env, args)
+		return r.loadExport(env)
 	}
 	model, err := r.newModel()
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if _, err := workflow.LoadCheckpoint(env.Weights, model, nil); err != nil {
-		return err
+		return nil, err
 	}
 	tr, err := buildTransforms(r.predictOps(), r.global)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	return predictFiles(ctx, env, args, tr, max(r.infer.PostProcess.Topk, 1), r.labelNames(), func(x *tensor.Tensor) ([]float32, error) {
+	// The autograd model was not written for concurrent forwards: one at a time.
+	var mu sync.Mutex
+	return &Classifier{tr: tr, k: max(r.infer.PostProcess.Topk, 1), labels: r.labelNames(), classify: func(x *tensor.Tensor) ([]float32, error) {
+		mu.Lock()
+		defer mu.Unlock()
 		var probs []float32
 		ag.NoGrad(func() {
 			probs = ag.Softmax(model.Forward(ag.Const(x), false), -1).T.Contiguous().F32()
 		})
 		return probs, nil
-	})
+	}}, nil
+}
+
+// Classify returns the top classes of the image of s (its Path or File).
+func (c *Classifier) Classify(s Sample) ([]ClassProb, error) {
+	if err := c.prepare(&s); err != nil {
+		return nil, err
+	}
+	return c.top(s)
+}
+
+// prepare decodes and transforms s's image into s.X: an error here is the
+// input's.
+func (c *Classifier) prepare(s *Sample) error {
+	s.Label = -1
+	_, err := c.tr.Apply(s, rand.New(rand.NewPCG(0, 0)))
+	return err
+}
+
+// top runs the model on a prepared sample.
+func (c *Classifier) top(s Sample) ([]ClassProb, error) {
+	probs, err := c.classify(s.X.Reshape(append([]int{1}, s.X.Shape()...)...))
+	if err != nil {
+		return nil, err
+	}
+	return topClasses(probs, c.k, c.labels), nil
 }
 
 // predictOps are the transform ops of predict: Infer.transforms, else the
@@ -253,25 +292,15 @@ func (r *runner) predictOps() []config.Component {
 	return ops
 }
 
-// predictFiles runs tr and classify (one image (1, C, H, W) → class
-// probabilities) on each input file and writes the top k in env.Format.
-func predictFiles(ctx context.Context, env workflow.Env, args []string, tr data.Transform[Sample], k int, labels []string,
-	classify func(x *tensor.Tensor) ([]float32, error)) error {
-	inputs, err := workflow.ExpandInputs(args, env.IO.In, workflow.ImageExts)
+// predictFiles classifies each input file and writes the top k in env.Format.
+func predictFiles(ctx context.Context, env workflow.Env, args []string, c *Classifier) error {
+	inputs, err := env.Inputs(args, workflow.ImageExts)
 	if err != nil {
 		return config.Usage(err)
 	}
 	out := workflow.NewPrinter(env.IO.Out, env.Format, workflow.KeyImage, predictionLine)
 	failed, err := workflow.RunOrdered(ctx, inputs, 1, func(_ context.Context, in workflow.Input) ([]ClassProb, error) {
-		s := Sample{Path: in.Path, Label: -1}
-		if _, err := tr.Apply(&s, rand.New(rand.NewPCG(0, 0))); err != nil {
-			return nil, err
-		}
-		probs, err := classify(s.X.Reshape(append([]int{1}, s.X.Shape()...)...))
-		if err != nil {
-			return nil, err
-		}
-		return topClasses(probs, k, labels), nil
+		return c.Classify(Sample{Path: in.Path})
 	}, workflow.PrintResults(out, func(res workflow.Result[[]ClassProb]) Prediction {
 		return Prediction{Image: res.Input.Path, TopK: res.Value}
 	}))

@@ -12,6 +12,7 @@ import (
 // Sample is one image on its way to the model.
 type Sample struct {
 	Path  string         // file it came from ("" for in-memory sets)
+	File  []byte         // the encoded file itself (a served request), decoded instead of Path
 	Image *data.Image    // decoded pixels (HWC)
 	Label int            // class id (-1 when unknown, at predict time)
 	X     *tensor.Tensor // (C, H, W) float32, set by NormalizeImage/ToCHWImage
@@ -171,7 +172,13 @@ func decode(mode data.ColorMode) data.Transform[Sample] {
 		if s.Image != nil {
 			return true, nil
 		}
-		img, err := data.DecodeFile(s.Path, mode)
+		var img *data.Image
+		var err error
+		if s.File != nil {
+			img, err = data.Decode(s.File, mode)
+		} else {
+			img, err = data.DecodeFile(s.Path, mode)
+		}
 		s.Image = img
 		return err == nil, err
 	})

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"path/filepath"
+	"strings"
 
 	"paddle/core/config"
 	"paddle/core/data"
@@ -22,9 +23,36 @@ type Batch struct {
 	Sizes   [][2]int  // original (w, h)
 }
 
-// openDataset reads a TrainDataset/EvalDataset component.
-func openDataset(c config.Component) (*Dataset, error) {
-	if c.Name == "SynthDataSet" { // composited on the fly (see synthSource); only its classes here
+// datasets are the data sets TrainDataset / EvalDataset / TestDataset can
+// name and this kit reads.
+var datasets = newDatasets()
+
+func newDatasets() *config.Registry[struct{}, *Dataset] {
+	r := config.NewRegistry[struct{}, *Dataset]("dataset")
+	join := func(o DatasetOpts, p string) string {
+		if p == "" || filepath.IsAbs(p) {
+			return p
+		}
+		return filepath.Join(o.DatasetDir, p)
+	}
+	config.Add(r, "COCODataSet", DatasetOpts{}, func(c config.Component, o DatasetOpts, _ struct{}) (*Dataset, error) {
+		if o.AnnoPath == "" {
+			return nil, c.Errorf("anno_path is required")
+		}
+		img := join(o, o.ImageDir)
+		if img == "" {
+			img = o.DatasetDir
+		}
+		return ReadCOCO(join(o, o.AnnoPath), img)
+	})
+	config.Add(r, "VOCDataSet", DatasetOpts{}, func(c config.Component, o DatasetOpts, _ struct{}) (*Dataset, error) {
+		if o.AnnoPath == "" || o.LabelList == "" {
+			return nil, c.Errorf("anno_path (list file) and label_list are required")
+		}
+		return ReadVOC(o.DatasetDir, join(o, o.AnnoPath), join(o, o.LabelList))
+	})
+	// Composited on the fly (see synthSource); only its classes here.
+	config.Add(r, "SynthDataSet", SynthDataSetOpts{}, func(c config.Component, _ SynthDataSetOpts, _ struct{}) (*Dataset, error) {
 		names, err := synthClassNames(c)
 		if err != nil {
 			return nil, err
@@ -34,36 +62,19 @@ func openDataset(c config.Component) (*Dataset, error) {
 			ds.CategoryIDs = append(ds.CategoryIDs, int64(i+1))
 		}
 		return ds, nil
-	}
-	var o DatasetOpts
-	if err := c.Decode(&o); err != nil {
-		return nil, err
-	}
-	join := func(p string) string {
-		if p == "" || filepath.IsAbs(p) {
-			return p
-		}
-		return filepath.Join(o.DatasetDir, p)
-	}
-	switch c.Name {
-	case "COCODataSet":
-		if o.AnnoPath == "" {
-			return nil, c.Errorf("anno_path is required")
-		}
-		img := join(o.ImageDir)
-		if img == "" {
-			img = o.DatasetDir
-		}
-		return ReadCOCO(join(o.AnnoPath), img)
-	case "VOCDataSet":
-		if o.AnnoPath == "" || o.LabelList == "" {
-			return nil, c.Errorf("anno_path (list file) and label_list are required")
-		}
-		return ReadVOC(o.DatasetDir, join(o.AnnoPath), join(o.LabelList))
-	case "":
+	})
+	return r
+}
+
+// openDataset reads a TrainDataset/EvalDataset component.
+func openDataset(c config.Component) (*Dataset, error) {
+	if c.Name == "" {
 		return nil, fmt.Errorf("%s: the dataset is missing", c.Path)
 	}
-	return nil, c.Errorf("dataset %s cannot be read (known: COCODataSet, VOCDataSet, SynthDataSet)", c.Name)
+	if !datasets.Has(c.Name) {
+		return nil, c.Errorf("dataset %s cannot be read (known: %s)", c.Name, strings.Join(datasets.Names(), ", "))
+	}
+	return datasets.Build(c, struct{}{})
 }
 
 // detDataset serves a Dataset's records through a pipeline.

@@ -116,7 +116,7 @@ type DatasetOpts struct {
 type ReaderOpts struct {
 	SampleTransforms []config.Component `yaml:"sample_transforms"`
 	BatchTransforms  []config.Component `yaml:"batch_transforms"`
-	BatchSize        int                `yaml:"batch_size"`
+	BatchSize        int                `yaml:"batch_size" check:"min=1"`
 	Shuffle          bool               `yaml:"shuffle"`
 	DropLast         bool               `yaml:"drop_last"`
 	InputsDef        map[string]any     `yaml:"inputs_def"` // accepted
@@ -136,7 +136,7 @@ type SchedulerOpts struct {
 	MinLRRatio  float64   `yaml:"min_lr_ratio"`
 	StartFactor float64   `yaml:"start_factor"`
 	Steps       int       `yaml:"steps"`
-	Epochs      float64   `yaml:"epochs"` // LinearWarmup in epochs instead of steps
+	Epochs      float64   `yaml:"epochs" check:"positive"` // LinearWarmup in epochs instead of steps
 	Gamma       float64   `yaml:"gamma"`
 	Milestones  []int     `yaml:"milestones"`
 	Values      []float64 `yaml:"values"`
@@ -162,7 +162,7 @@ type (
 	DecodeOpts struct{}
 	// RandomFlipOpts: horizontal flip with probability prob.
 	RandomFlipOpts struct {
-		Prob float64 `yaml:"prob"`
+		Prob float64 `yaml:"prob" check:"prob"`
 	}
 	// RandomDistortOpts: hue, brightness, contrast and saturation jitter.
 	RandomDistortOpts struct {
@@ -176,7 +176,7 @@ type (
 	// RandomExpandOpts: place the image on a larger canvas of fill_value.
 	RandomExpandOpts struct {
 		Ratio     float64   `yaml:"ratio"`
-		Prob      float64   `yaml:"prob"`
+		Prob      float64   `yaml:"prob" check:"prob"`
 		FillValue []float64 `yaml:"fill_value"`
 	}
 	// RandomCropOpts: an SSD-style crop that keeps objects with their centres inside.
@@ -188,7 +188,7 @@ type (
 		AllowNoCrop *bool     `yaml:"allow_no_crop"`
 		CoverAllBox bool      `yaml:"cover_all_box"`
 		IsMaskCrop  bool      `yaml:"is_mask_crop"`
-		Prob        float64   `yaml:"prob"` // paddle extension: chance to try a crop (default 1)
+		Prob        float64   `yaml:"prob" check:"prob"` // paddle extension: chance to try a crop (default 1)
 	}
 	// ResizeOpts: resize to target_size [h, w] (keep_ratio false).
 	ResizeOpts struct {
@@ -212,9 +212,9 @@ type (
 	// MosaicOpts: four images around a random centre on one canvas
 	// (YOLOv4/PaddleDetection's Mosaic, simplified: no mixup).
 	MosaicOpts struct {
-		Prob       float64 `yaml:"prob"`        // chance per sample (default 0.5)
-		TargetSize int     `yaml:"target_size"` // each image's longer side on the 2·target_size canvas (default 320)
-		FillValue  float64 `yaml:"fill_value"`  // canvas grey (default 114)
+		Prob       float64 `yaml:"prob" check:"prob"` // chance per sample (default 0.5)
+		TargetSize int     `yaml:"target_size"`       // each image's longer side on the 2·target_size canvas (default 320)
+		FillValue  float64 `yaml:"fill_value"`        // canvas grey (default 114)
 	}
 	// NoOpts: transforms without options (Permute, PadGT, PadBatch).
 	NoOpts struct {
@@ -222,20 +222,9 @@ type (
 	}
 )
 
-func transformOptions() map[string]any {
-	return map[string]any{
-		"Decode": (*DecodeOpts)(nil), "RandomFlip": (*RandomFlipOpts)(nil), "RandomDistort": (*RandomDistortOpts)(nil),
-		"RandomExpand": (*RandomExpandOpts)(nil), "RandomCrop": (*RandomCropOpts)(nil), "Resize": (*ResizeOpts)(nil),
-		"BatchRandomResize": (*BatchRandomResizeOpts)(nil), "NormalizeImage": (*NormalizeImageOpts)(nil),
-		"Permute": (*NoOpts)(nil), "PadGT": (*NoOpts)(nil), "PadBatch": (*NoOpts)(nil), "Mosaic": (*MosaicOpts)(nil),
-	}
-}
-
 // Schema is the det kit's config schema.
 func Schema() *config.Schema {
-	datasets := map[string]any{"COCODataSet": (*DatasetOpts)(nil), "VOCDataSet": (*DatasetOpts)(nil), "ImageFolder": (*DatasetOpts)(nil),
-		"SynthDataSet": (*SynthDataSetOpts)(nil)}
-	return &config.Schema{
+	s := &config.Schema{
 		Sections: map[string]any{
 			"use_gpu": (*bool)(nil), "use_xpu": (*bool)(nil), "log_iter": (*int)(nil), "save_dir": (*string)(nil),
 			"snapshot_epoch": (*int)(nil), "print_flops": (*bool)(nil), "find_unused_parameters": (*bool)(nil),
@@ -249,16 +238,20 @@ func Schema() *config.Schema {
 			"LearningRate": (*LearningRateOpts)(nil), "OptimizerBuilder": (*OptimizerBuilderOpts)(nil),
 		},
 		Components: map[string]map[string]any{
-			"architecture":          {"PicoDet": (*PicoDetOpts)(nil)},
-			"*.backbone":            {"LCNet": (*LCNetOpts)(nil)},
-			"*.neck":                {"LCPAN": (*LCPANOpts)(nil)},
-			"*.head":                {"PicoHeadV2": (*PicoHeadOpts)(nil)},
-			"TrainDataset":          datasets,
-			"EvalDataset":           datasets,
-			"TestDataset":           datasets,
-			"*.sample_transforms.*": transformOptions(),
-			"*.batch_transforms.*":  transformOptions(),
+			"architecture": {"PicoDet": (*PicoDetOpts)(nil)},
+			"*.backbone":   {"LCNet": (*LCNetOpts)(nil)},
+			"*.neck":       {"LCPAN": (*LCPANOpts)(nil)},
+			"*.head":       {"PicoHeadV2": (*PicoHeadOpts)(nil)},
 		},
 		Selector: "name",
 	}
+	for _, slot := range []string{"TrainDataset", "EvalDataset", "TestDataset"} {
+		config.Attach(s, slot, datasets)
+		// PaddleDetection's TestDataset kind: accepted (predict reads its
+		// inputs from the command line), never read as a data set.
+		s.Components[slot]["ImageFolder"] = (*DatasetOpts)(nil)
+	}
+	config.Attach(s, "*.sample_transforms.*", transforms)
+	config.Attach(s, "*.batch_transforms.*", transforms)
+	return s
 }

@@ -4,15 +4,11 @@ import (
 	"fmt"
 	"image"
 	"image/color"
-	"image/draw"
 	"image/png"
 	"os"
 
-	"golang.org/x/image/font"
-	"golang.org/x/image/font/basicfont"
-	"golang.org/x/image/math/fixed"
-
 	"paddle/core/data"
+	"paddle/core/vis"
 )
 
 // classColors cycle over the classes.
@@ -22,8 +18,9 @@ var classColors = []color.RGBA{
 }
 
 // drawFile writes the image at src with each detection's box (2 px, one
-// colour per class) and a "label score" tag as a PNG at dst.
-func drawFile(src, dst string, ds []Detection) error {
+// colour per class) and a "label score" tag in font (core/vis, the
+// rendering of `ocr --draw`) as a PNG at dst.
+func drawFile(src, dst string, ds []Detection, font *vis.Font) error {
 	img, err := data.DecodeFile(src, data.RGB)
 	if err != nil {
 		return err
@@ -39,19 +36,14 @@ func drawFile(src, dst string, ds []Detection) error {
 			}
 		}
 	}
-	face := basicfont.Face7x13
+	face := font.Face(vis.LabelSize(img.H))
 	for _, d := range ds {
 		c := classColors[d.ClassID%len(classColors)]
 		b := d.BBox
 		for t := range 2 {
-			rect(out, b[0]+t, b[1]+t, b[2]-t, b[3]-t, c)
+			vis.Rect(out, b[0]+t, b[1]+t, b[2]-t, b[3]-t, c)
 		}
-		tag := fmt.Sprintf("%s %.2f", d.Label, d.Score)
-		tw := font.MeasureString(face, tag).Ceil()
-		ty := max(b[1], 13)
-		draw.Draw(out, image.Rect(b[0], ty-13, b[0]+tw+4, ty), &image.Uniform{c}, image.Point{}, draw.Src)
-		dr := &font.Drawer{Dst: out, Src: image.White, Face: face, Dot: fixed.P(b[0]+2, ty-3)}
-		dr.DrawString(tag)
+		vis.Tag(out, face, fmt.Sprintf("%s %.2f", d.Label, d.Score), b[0], b[1], c)
 	}
 	f, err := os.Create(dst)
 	if err != nil {
@@ -62,22 +54,4 @@ func drawFile(src, dst string, ds []Detection) error {
 		return fmt.Errorf("write %s: %w", dst, err)
 	}
 	return f.Close()
-}
-
-// rect draws a 1-px rectangle outline, clipped to the image.
-func rect(img *image.RGBA, x1, y1, x2, y2 int, c color.RGBA) {
-	r := img.Bounds()
-	set := func(x, y int) {
-		if image.Pt(x, y).In(r) {
-			img.SetRGBA(x, y, c)
-		}
-	}
-	for x := x1; x <= x2; x++ {
-		set(x, y1)
-		set(x, y2)
-	}
-	for y := y1; y <= y2; y++ {
-		set(x1, y)
-		set(x2, y)
-	}
 }

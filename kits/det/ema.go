@@ -5,6 +5,7 @@ import (
 	"math"
 	"strings"
 
+	"paddle/core/config"
 	"paddle/core/nn"
 	"paddle/core/op"
 	"paddle/core/optim"
@@ -31,16 +32,18 @@ type weightEMA struct {
 	swapped bool             // the params hold the average, avg the raw weights
 }
 
+// emaKinds are the ema_decay_type values.
+var emaKinds = config.NameSet("threshold", "exponential")
+
 func newWeightEMA(params []nn.Param, decay float64, kind string) (*weightEMA, error) {
 	if decay <= 0 || decay >= 1 {
 		return nil, fmt.Errorf("ema_decay: %g must be in (0, 1)", decay)
 	}
-	switch kind {
-	case "":
+	if kind == "" {
 		kind = "threshold"
-	case "threshold", "exponential":
-	default:
-		return nil, fmt.Errorf("ema_decay_type: %q is not supported (known: threshold, exponential)", kind)
+	}
+	if _, ok := emaKinds.Get(kind); !ok {
+		return nil, fmt.Errorf("ema_decay_type: %q is not supported (known: %s)", kind, emaKinds.Known())
 	}
 	e := &weightEMA{decay: decay, kind: kind, params: params}
 	for _, p := range params {

@@ -63,7 +63,7 @@ func NewCmdEval(f *cmdutil.Factory, k *kit.Kit, runF func(*EvalOptions) error) *
 				return runF(opts)
 			}
 			if model {
-				return evalModelRun(cmd.Context(), opts)
+				return evalModelRun(workflow.WithProgress(cmd.Context(), f.RunnerIO()), opts)
 			}
 			return evalRun(opts)
 		},

@@ -38,7 +38,7 @@ type exportPostProcess struct {
 
 // inferenceSchema checks an export's inference.yaml.
 func inferenceSchema() *config.Schema {
-	return workflow.InferenceSchema((*exportPreProcess)(nil), (*exportPostProcess)(nil), transformOptions(), "name")
+	return workflow.InferenceSchema((*exportPreProcess)(nil), (*exportPostProcess)(nil), transforms.Options(), "name")
 }
 
 var _ workflow.Exporter = (*runner)(nil)

@@ -17,6 +17,7 @@
 //	runner.go      train / eval over core/workflow, COCO metric
 //	predict.go     predict (jsonl, --draw) from a checkpoint or an export
 //	predictcmd.go  `paddle det predict`: the shared verb plus --draw
+//	serve.go       `paddle serve det` (the kit's Serve hook)
 //	draw.go        boxes, labels and scores drawn on the image (PNG)
 //	export.go      export (model.onnx + inference.yaml)
 //	dataset.go     Dataset, Record, Object; box checks; conversion to COCO ground truth
@@ -46,5 +47,6 @@ func Kit() *cmdutil.Kit {
 		Commands: func(f *cmdutil.Factory, k *kit.Kit) []*cobra.Command {
 			return []*cobra.Command{NewCmdEval(f, k, nil), newCmdPredict(f, k), NewCmdSynth(f, nil)}
 		},
+		Serve: Serve, // paddle serve det
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"paddle/core/ag"
+	"paddle/core/config"
 	"paddle/core/tensor"
 )
 
@@ -15,16 +16,46 @@ type lossConfig struct {
 	assigner           AssignerOpts
 }
 
+// The loss kinds PicoHeadV2's loss_class, loss_dfl and loss_bbox accept.
+var (
+	lossClasses = config.NameSet("VarifocalLoss")
+	lossDFLs    = config.NameSet("DistributionFocalLoss")
+	lossBBoxes  = config.NameSet("GIoULoss")
+)
+
+// assigners are the assigner kinds, each with its defaults.
+var assigners = new(config.Choices[func(*AssignerOpts)]).
+	Add("TaskAlignedAssigner", func(a *AssignerOpts) {
+		a.TopK = cmpOr(a.TopK, 13)
+		if a.Alpha == 0 {
+			a.Alpha = 1
+		}
+		if a.Beta == 0 {
+			a.Beta = 6
+		}
+	}).
+	Add("SimOTAAssigner", func(a *AssignerOpts) {
+		a.CandidateK = cmpOr(a.CandidateK, 10)
+		if a.CenterRadius == 0 {
+			a.CenterRadius = 2.5
+		}
+		if a.IoUWeight == 0 {
+			a.IoUWeight = 3
+		}
+		if a.ClsWeight == 0 {
+			a.ClsWeight = 1
+		}
+	})
+
 func newLossConfig(o PicoHeadOpts) (lossConfig, error) {
 	lc := lossConfig{vflAlpha: 0.75, vflGamma: 2, wCls: 1, wDFL: 0.5, wBox: 2.5, assigner: o.Assigner}
-	if n := o.LossClass.Name; n != "" && n != "VarifocalLoss" {
-		return lc, fmt.Errorf("loss_class: %q is not supported (known: VarifocalLoss)", n)
-	}
-	if n := o.LossDFL.Name; n != "" && n != "DistributionFocalLoss" {
-		return lc, fmt.Errorf("loss_dfl: %q is not supported (known: DistributionFocalLoss)", n)
-	}
-	if n := o.LossBBox.Name; n != "" && n != "GIoULoss" {
-		return lc, fmt.Errorf("loss_bbox: %q is not supported (known: GIoULoss)", n)
+	for _, l := range []struct {
+		key, name string
+		known     *config.Choices[struct{}]
+	}{{"loss_class", o.LossClass.Name, lossClasses}, {"loss_dfl", o.LossDFL.Name, lossDFLs}, {"loss_bbox", o.LossBBox.Name, lossBBoxes}} {
+		if _, ok := l.known.Get(l.name); l.name != "" && !ok {
+			return lc, fmt.Errorf("%s: %q is not supported (known: %s)", l.key, l.name, l.known.Known())
+		}
 	}
 	if o.LossClass.Alpha != 0 {
 		lc.vflAlpha = o.LossClass.Alpha
@@ -41,30 +72,14 @@ func newLossConfig(o PicoHeadOpts) (lossConfig, error) {
 		}
 	}
 	a := &lc.assigner
-	switch a.Name {
-	case "", "TaskAlignedAssigner":
+	if a.Name == "" {
 		a.Name = "TaskAlignedAssigner"
-		a.TopK = cmpOr(a.TopK, 13)
-		if a.Alpha == 0 {
-			a.Alpha = 1
-		}
-		if a.Beta == 0 {
-			a.Beta = 6
-		}
-	case "SimOTAAssigner":
-		a.CandidateK = cmpOr(a.CandidateK, 10)
-		if a.CenterRadius == 0 {
-			a.CenterRadius = 2.5
-		}
-		if a.IoUWeight == 0 {
-			a.IoUWeight = 3
-		}
-		if a.ClsWeight == 0 {
-			a.ClsWeight = 1
-		}
-	default:
-		return lc, fmt.Errorf("assigner: %q is not supported (known: TaskAlignedAssigner, SimOTAAssigner)", a.Name)
 	}
+	defaults, ok := assigners.Get(a.Name)
+	if !ok {
+		return lc, fmt.Errorf("assigner: %q is not supported (known: %s)", a.Name, assigners.Known())
+	}
+	defaults(a)
 	return lc, nil
 }
 

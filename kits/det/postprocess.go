@@ -3,6 +3,7 @@ package det
 import (
 	"fmt"
 	"math"
+	"paddle/core/config"
 	"sort"
 )
 
@@ -17,13 +18,16 @@ type Det struct {
 	Box   [4]float64 // x1, y1, x2, y2
 }
 
+// nmsKinds are the nms.name values.
+var nmsKinds = config.NameSet("MultiClassNMS", "MatrixNMS")
+
 // withNMSDefaults fills PicoDet's post-processing defaults.
 func withNMSDefaults(o NMSOpts) (NMSOpts, error) {
 	if o.Name == "" {
 		o.Name = "MultiClassNMS"
 	}
-	if o.Name != "MultiClassNMS" && o.Name != "MatrixNMS" {
-		return o, fmt.Errorf("nms: %q is not supported (known: MultiClassNMS, MatrixNMS)", o.Name)
+	if _, ok := nmsKinds.Get(o.Name); !ok {
+		return o, fmt.Errorf("nms: %q is not supported (known: %s)", o.Name, nmsKinds.Known())
 	}
 	o.NMSTopK = cmpOr(o.NMSTopK, 1000)
 	o.KeepTopK = cmpOr(o.KeepTopK, 100)

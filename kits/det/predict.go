@@ -3,15 +3,19 @@ package det
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"paddle/core/config"
+	"paddle/core/data"
 	"paddle/core/runtime"
 	"paddle/core/tensor"
+	"paddle/core/vis"
 	"paddle/core/workflow"
 )
 
@@ -35,59 +39,85 @@ type Detection struct {
 // in original pixels.
 type detector func(b Batch) ([][]Det, error)
 
+// Detector is a loaded model that detects the objects of one image at a
+// time: predict's per-image step and `paddle serve det`'s predictor. It is
+// safe for concurrent use.
+type Detector struct {
+	p      *pipeline
+	labels []string
+	thresh float64
+	det    detector
+}
+
 // Predict detects objects in image files with the checkpoint env.Weights or
 // the export directory env.Model; with env.Output set it also draws each
 // image's boxes into that folder.
 func (r *runner) Predict(ctx context.Context, env workflow.Env, args []string) error {
+	d, err := r.loadDetector(env)
+	if err != nil {
+		return err
+	}
+	return predictFiles(ctx, env, args, d)
+}
+
+// loadDetector loads the export env.Model, else the checkpoint env.Weights.
+func (r *runner) loadDetector(env workflow.Env) (*Detector, error) {
 	if env.Model != "" {
-		return r.predictExport(ctx, env, args)
+		return r.loadExport(env)
 	}
 	model, err := r.newModel()
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if _, err := workflow.LoadCheckpoint(env.Weights, model, nil); err != nil {
-		return err
+		return nil, err
 	}
 	_, ops, err := r.inputSize()
 	if err != nil {
-		return err
+		return nil, err
 	}
 	p, err := buildPipeline(ReaderOpts{SampleTransforms: ops})
 	if err != nil {
-		return err
+		return nil, err
 	}
-	return predictFiles(ctx, env, args, p, r.labelNames(env.Weights), r.drawThresh, func(b Batch) ([][]Det, error) { return r.predict(model, b), nil })
+	// The autograd model keeps no per-call state it shares, but it was not
+	// written for concurrent forwards: one at a time.
+	var mu sync.Mutex
+	return &Detector{p: p, labels: r.labelNames(env.Weights), thresh: r.drawThresh, det: func(b Batch) ([][]Det, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		return r.predict(model, b), nil
+	}}, nil
 }
 
-// predictExport runs the export directory env.Model on core/runtime.
-func (r *runner) predictExport(ctx context.Context, env workflow.Env, args []string) error {
+// loadExport loads the export directory env.Model on core/runtime.
+func (r *runner) loadExport(env workflow.Env) (*Detector, error) {
 	pr, cfg, err := workflow.ReadExport(env.Model, inferenceSchema(), runtime.Options{})
 	if err != nil {
-		return err
+		return nil, err
 	}
 	var pre exportPreProcess
 	var post exportPostProcess
 	if err := cfg.Decode("PreProcess", &pre); err != nil {
-		return err
+		return nil, err
 	}
 	if err := cfg.Decode("PostProcess", &post); err != nil {
-		return err
+		return nil, err
 	}
 	nms, err := withNMSDefaults(post.NMSOpts)
 	if err != nil {
-		return fmt.Errorf("%s: PostProcess.%w", filepath.Join(env.Model, workflow.ExportInferenceFile), err)
+		return nil, fmt.Errorf("%s: PostProcess.%w", filepath.Join(env.Model, workflow.ExportInferenceFile), err)
 	}
 	p, err := buildPipeline(ReaderOpts{SampleTransforms: pre.TransformOps})
 	if err != nil {
-		return err
+		return nil, err
 	}
 	in := pr.InputNames()[0]
 	thresh := r.drawThresh
 	if post.DrawThreshold != nil {
 		thresh = *post.DrawThreshold
 	}
-	return predictFiles(ctx, env, args, p, post.LabelList, thresh, func(b Batch) ([][]Det, error) {
+	return &Detector{p: p, labels: post.LabelList, thresh: thresh, det: func(b Batch) ([][]Det, error) {
 		res, err := pr.Run(map[string]*tensor.Tensor{in: b.X})
 		if err != nil {
 			return nil, err
@@ -105,52 +135,73 @@ func (r *runner) predictExport(ctx context.Context, env workflow.Env, args []str
 			out[i] = toOriginal(d, b.SX[i], b.SY[i], b.Sizes[i][0], b.Sizes[i][1])
 		}
 		return out, nil
-	})
+	}}, nil
 }
 
-// predictFiles runs p and det on each input and prints a Prediction per
-// image with the detections scored above thresh.
-func predictFiles(ctx context.Context, env workflow.Env, args []string, p *pipeline, labels []string, thresh float64, det detector) error {
-	inputs, err := workflow.ExpandInputs(args, env.IO.In, workflow.ImageExts)
+// Detect returns the detections scored at least the draw threshold in img
+// (RGB, 3 channels), in its pixels.
+func (d *Detector) Detect(img *data.Image) ([]Detection, error) {
+	if img.C != 3 {
+		return nil, fmt.Errorf("want a colour image, got %d channel(s)", img.C)
+	}
+	s := Sample{Img: img, SX: 1, SY: 1}
+	if err := d.p.apply(&s, rand.New(rand.NewPCG(0, 0))); err != nil {
+		return nil, err
+	}
+	b, err := d.p.collate([]Sample{s})
+	if err != nil {
+		return nil, err
+	}
+	ds, err := d.det(b)
+	if err != nil {
+		return nil, err
+	}
+	name := func(c int) string {
+		if c < len(d.labels) && d.labels[c] != "" {
+			return d.labels[c]
+		}
+		return fmt.Sprint(c)
+	}
+	res := make([]Detection, 0, len(ds[0]))
+	for _, x := range ds[0] {
+		if x.Score < d.thresh {
+			continue
+		}
+		res = append(res, Detection{Label: name(x.Class), ClassID: x.Class, Score: math.Round(x.Score*1e5) / 1e5,
+			BBox: [4]int{int(math.Round(x.Box[0])), int(math.Round(x.Box[1])), int(math.Round(x.Box[2])), int(math.Round(x.Box[3]))}})
+	}
+	return res, nil
+}
+
+// predictFiles runs d on each input and prints a Prediction per image.
+func predictFiles(ctx context.Context, env workflow.Env, args []string, d *Detector) error {
+	inputs, err := env.Inputs(args, workflow.ImageExts)
 	if err != nil {
 		return config.Usage(err)
 	}
 	stems := workflow.OutputStems(inputs)
+	var font *vis.Font
 	if env.Output != "" {
 		if err := os.MkdirAll(env.Output, 0o755); err != nil {
 			return err
 		}
-	}
-	name := func(c int) string {
-		if c < len(labels) && labels[c] != "" {
-			return labels[c]
+		var warn string
+		if font, warn = vis.LoadFont(""); warn != "" {
+			slog.Warn("draw: " + warn)
 		}
-		return fmt.Sprint(c)
 	}
 	out := workflow.NewPrinter(env.IO.Out, env.Format, workflow.KeyImage, predictionLine)
 	failed, err := workflow.RunOrdered(ctx, inputs, 1, func(_ context.Context, in workflow.Input) ([]Detection, error) {
-		s := Sample{Path: in.Path, SX: 1, SY: 1}
-		if err := loadSample(&s, p, rand.New(rand.NewPCG(0, 0))); err != nil {
-			return nil, err
-		}
-		b, err := p.collate([]Sample{s})
+		img, err := data.DecodeFile(in.Path, data.RGB)
 		if err != nil {
 			return nil, err
 		}
-		ds, err := det(b)
+		res, err := d.Detect(img)
 		if err != nil {
-			return nil, err
-		}
-		res := make([]Detection, 0, len(ds[0]))
-		for _, d := range ds[0] {
-			if d.Score < thresh {
-				continue
-			}
-			res = append(res, Detection{Label: name(d.Class), ClassID: d.Class, Score: math.Round(d.Score*1e5) / 1e5,
-				BBox: [4]int{int(math.Round(d.Box[0])), int(math.Round(d.Box[1])), int(math.Round(d.Box[2])), int(math.Round(d.Box[3]))}})
+			return nil, fmt.Errorf("%s: %w", in.Path, err)
 		}
 		if env.Output != "" {
-			if err := drawFile(in.Path, filepath.Join(env.Output, stems[in.Path]+".png"), res); err != nil {
+			if err := drawFile(in.Path, filepath.Join(env.Output, stems[in.Path]+".png"), res, font); err != nil {
 				return nil, err
 			}
 		}

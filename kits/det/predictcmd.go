@@ -33,10 +33,23 @@ func newCmdPredict(f *cmdutil.Factory, k *kit.Kit) *cobra.Command {
 // predictRun loads the checkpoint's (or export's) config unless -c is given
 // and runs Predict.
 func predictRun(opts *PredictOptions) error {
-	f := opts.Factory
-	dir := opts.Weights
+	r, cfg, err := runnerFor(opts.Factory, opts.Weights, opts.Model)
+	if err != nil {
+		return err
+	}
+	env := opts.Env(cfg)
+	if opts.Draw != "" {
+		env.Output = opts.Draw
+	}
+	return r.Predict(context.Background(), env, opts.Inputs)
+}
+
+// runnerFor builds the runner of -c, else of the config saved with the
+// checkpoint weights (or the export model).
+func runnerFor(f *cmdutil.Factory, weights, model string) (*runner, *config.Config, error) {
+	dir := weights
 	if dir == "" {
-		dir = opts.Model
+		dir = model
 	}
 	var cfg *config.Config
 	var err error
@@ -47,16 +60,11 @@ func predictRun(opts *PredictOptions) error {
 		err = config.Usage(err)
 	}
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
 	r, err := build(cfg)
 	if err != nil {
-		return config.Usage(err)
+		return nil, nil, config.Usage(err)
 	}
-	out := opts.Output
-	if opts.Draw != "" {
-		out = opts.Draw
-	}
-	return r.Predict(context.Background(), workflow.Env{IO: f.RunnerIO(), Config: cfg, Weights: opts.Weights, Model: opts.Model,
-		Output: out, Format: f.Settings.Format}, opts.Inputs)
+	return r.(*runner), cfg, nil
 }

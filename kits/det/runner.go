@@ -6,7 +6,6 @@ import (
 	"iter"
 	"log/slog"
 	"math/rand/v2"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -16,7 +15,6 @@ import (
 	pio "paddle/core/io"
 	"paddle/core/metric"
 	"paddle/core/metric/coco"
-	"paddle/core/nn"
 	"paddle/core/optim"
 	"paddle/core/workflow"
 )
@@ -125,6 +123,38 @@ func (r *runner) newModel() (*PicoDet, error) {
 	return NewPicoDet(r.backbone, r.neck, r.head, r.numClasses, rand.New(rand.NewPCG(r.seed, 1)))
 }
 
+// lrEnv is what a LearningRate scheduler entry is applied with.
+type lrEnv struct {
+	baseLR        float64
+	stepsPerEpoch int
+	epochs        *int // the schedule's length in epochs (CosineDecay's max_epochs sets it)
+}
+
+// lrScheduler sets optim's LR config for one LearningRate.schedulers entry.
+type lrScheduler func(l *optim.LRConfig, s SchedulerOpts, e lrEnv)
+
+// schedulers are the LearningRate.schedulers kinds.
+var schedulers = new(config.Choices[lrScheduler]).
+	Add("CosineDecay", func(l *optim.LRConfig, s SchedulerOpts, e lrEnv) {
+		l.Name = "Cosine"
+		l.EtaMin = e.baseLR * s.MinLRRatio
+		if s.MaxEpochs > 0 {
+			*e.epochs = s.MaxEpochs
+		}
+	}).
+	Add("PiecewiseDecay", func(l *optim.LRConfig, s SchedulerOpts, _ lrEnv) {
+		l.Name = "MultiStepDecay"
+		l.Milestones = s.Milestones
+		l.Gamma = s.Gamma
+	}).
+	Add("LinearWarmup", func(l *optim.LRConfig, s SchedulerOpts, e lrEnv) {
+		l.WarmupStartLR = e.baseLR * s.StartFactor
+		l.WarmupEpoch = s.Epochs
+		if s.Steps > 0 {
+			l.WarmupEpoch = float64(s.Steps) / float64(max(e.stepsPerEpoch, 1))
+		}
+	})
+
 // optimConfig maps LearningRate and OptimizerBuilder onto core/optim's
 // config: CosineDecay with LinearWarmup, or PiecewiseDecay.
 func (r *runner) optimConfig(stepsPerEpoch int) (optim.Config, int, error) {
@@ -139,26 +169,11 @@ func (r *runner) optimConfig(stepsPerEpoch int) (optim.Config, int, error) {
 	c.LR = optim.LRConfig{Name: "Constant", LearningRate: r.lr.BaseLR}
 	epochs := r.epochs
 	for _, s := range r.lr.Schedulers {
-		switch s.Name {
-		case "CosineDecay":
-			c.LR.Name = "Cosine"
-			c.LR.EtaMin = r.lr.BaseLR * s.MinLRRatio
-			if s.MaxEpochs > 0 {
-				epochs = s.MaxEpochs
-			}
-		case "PiecewiseDecay":
-			c.LR.Name = "MultiStepDecay"
-			c.LR.Milestones = s.Milestones
-			c.LR.Gamma = s.Gamma
-		case "LinearWarmup":
-			c.LR.WarmupStartLR = r.lr.BaseLR * s.StartFactor
-			c.LR.WarmupEpoch = s.Epochs
-			if s.Steps > 0 {
-				c.LR.WarmupEpoch = float64(s.Steps) / float64(max(stepsPerEpoch, 1))
-			}
-		default:
-			return c, 0, fmt.Errorf("LearningRate.schedulers: %q is not supported (known: CosineDecay, PiecewiseDecay, LinearWarmup)", s.Name)
+		apply, ok := schedulers.Get(s.Name)
+		if !ok {
+			return c, 0, fmt.Errorf("LearningRate.schedulers: %q is not supported (known: %s)", s.Name, schedulers.Known())
 		}
+		apply(&c.LR, s, lrEnv{baseLR: r.lr.BaseLR, stepsPerEpoch: stepsPerEpoch, epochs: &epochs})
 	}
 	return c, epochs, nil
 }
@@ -341,32 +356,24 @@ func (r *runner) Train(ctx context.Context, env workflow.Env) error {
 	if err != nil {
 		return err
 	}
-	if env.Resume == "" { // a resumed run has its own weights
-		if err := r.loadPretrained(model); err != nil {
-			return err
-		}
-	}
-	t, err := r.task(model, true) // after loading: the EMA starts from the loaded weights
-	if err != nil {
-		return err
-	}
-	if env.Output == "" {
-		env.Output = r.saveDir
-	}
-	y, err := r.cfg.YAML()
-	if err != nil {
-		return err
-	}
-	if names := r.labelNames(""); names != nil {
-		if err := os.MkdirAll(env.Output, 0o755); err != nil {
-			return err
-		}
-		if err := pio.WriteFileAtomic(filepath.Join(env.Output, labelListFile), []byte(strings.Join(names, "\n")+"\n"), 0o644); err != nil {
-			return err
-		}
-	}
-	slog.Info("train", "arch", "PicoDet", "params", nn.NumParams(model), "steps/epoch", t.StepsPerEpoch, "output", env.Output)
-	return t.Train(ctx, env, y)
+	names := r.labelNames("")
+	return workflow.Start[*PicoDet, Batch]{
+		Config: r.cfg, Output: r.saveDir, Attrs: []any{"arch", "PicoDet"},
+		Pretrained: func(m *PicoDet, env workflow.Env) error {
+			if env.Resume != "" { // a resumed run has its own weights
+				return nil
+			}
+			return r.loadPretrained(m)
+		},
+		// after loading: the EMA starts from the loaded weights
+		Task: func(m *PicoDet) (*workflow.Task[Batch], error) { return r.task(m, true) },
+		Prepare: func(env workflow.Env) error {
+			if names == nil {
+				return nil
+			}
+			return pio.WriteFileAtomic(filepath.Join(env.Output, labelListFile), []byte(strings.Join(names, "\n")+"\n"), 0o644)
+		},
+	}.Run(ctx, env, model)
 }
 
 // loadPretrained starts model from pretrain_weights, when the config sets

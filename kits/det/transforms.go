@@ -1,7 +1,6 @@
 package det
 
 import (
-	"fmt"
 	"math"
 	"math/rand/v2"
 
@@ -33,23 +32,6 @@ type pipeline struct {
 	scale     float32
 }
 
-// decodeSize reads a target_size entry: an int (square) or [h, w].
-func decodeSize(v any) ([2]int, error) {
-	switch t := v.(type) {
-	case int:
-		return [2]int{t, t}, nil
-	case []any:
-		if len(t) == 2 {
-			h, ok1 := t[0].(int)
-			w, ok2 := t[1].(int)
-			if ok1 && ok2 {
-				return [2]int{h, w}, nil
-			}
-		}
-	}
-	return [2]int{}, fmt.Errorf("target_size: want an int or [h, w], got %v", v)
-}
-
 // buildPipeline resolves a reader's sample_transforms and batch_transforms.
 func buildPipeline(rd ReaderOpts) (*pipeline, error) {
 	p := &pipeline{scale: 1.0 / 255, mean: []float32{0.485, 0.456, 0.406}, std: []float32{0.229, 0.224, 0.225}}
@@ -65,67 +47,57 @@ func buildPipeline(rd ReaderOpts) (*pipeline, error) {
 	return p, nil
 }
 
-func (p *pipeline) add(c config.Component) (sampleOp, error) {
-	switch c.Name {
-	case "Mosaic":
-		o := MosaicOpts{Prob: 0.5, TargetSize: 320, FillValue: 114}
-		if err := c.Decode(&o); err != nil {
-			return nil, err
-		}
+// transforms are the sample and batch transforms a reader can name; each
+// builder sets up p (the pipeline being built) and returns its per-sample
+// step, or nil when the pipeline or the data set applies it.
+var transforms = newTransforms()
+
+func newTransforms() *config.Registry[*pipeline, sampleOp] {
+	r := config.NewRegistry[*pipeline, sampleOp]("transform")
+	config.Add(r, "Mosaic", MosaicOpts{Prob: 0.5, TargetSize: 320, FillValue: 114}, func(c config.Component, o MosaicOpts, p *pipeline) (sampleOp, error) {
 		if o.TargetSize < 32 {
 			return nil, c.Errorf("target_size must be ≥ 32, got %d", o.TargetSize)
 		}
 		p.mosaic = &o
 		return nil, nil // the data set applies it: it needs three more images
-	case "Decode", "Permute", "PadGT", "PadBatch":
-		return nil, nil // decoding is implied; the batch is always CHW and padded per image
-	case "RandomFlip":
-		o := RandomFlipOpts{Prob: 0.5}
-		if err := c.Decode(&o); err != nil {
-			return nil, err
-		}
+	})
+	// Decoding is implied; the batch is always CHW and padded per image.
+	implied := func(config.Component, NoOpts, *pipeline) (sampleOp, error) { return nil, nil }
+	config.Add(r, "Decode", DecodeOpts{}, func(config.Component, DecodeOpts, *pipeline) (sampleOp, error) { return nil, nil })
+	config.Add(r, "Permute", NoOpts{}, implied)
+	config.Add(r, "PadGT", NoOpts{}, implied)
+	config.Add(r, "PadBatch", NoOpts{}, implied)
+	config.Add(r, "RandomFlip", RandomFlipOpts{Prob: 0.5}, func(_ config.Component, o RandomFlipOpts, _ *pipeline) (sampleOp, error) {
 		return func(s *Sample, r *rand.Rand) error {
 			if r.Float64() < o.Prob {
 				flipH(s)
 			}
 			return nil
 		}, nil
-	case "RandomDistort":
-		o := RandomDistortOpts{Brightness: []float64{0.6, 1.4, 0.5}, Contrast: []float64{0.6, 1.4, 0.5}, Saturation: []float64{0.5, 1.5, 0.5},
-			Hue: []float64{-18, 18, 0.5}}
-		if err := c.Decode(&o); err != nil {
-			return nil, err
-		}
+	})
+	config.Add(r, "RandomDistort", RandomDistortOpts{Brightness: []float64{0.6, 1.4, 0.5}, Contrast: []float64{0.6, 1.4, 0.5}, Saturation: []float64{0.5, 1.5, 0.5},
+		Hue: []float64{-18, 18, 0.5}}, func(c config.Component, o RandomDistortOpts, _ *pipeline) (sampleOp, error) {
 		for _, v := range [][]float64{o.Brightness, o.Contrast, o.Saturation, o.Hue} {
 			if len(v) != 3 {
 				return nil, c.Errorf("hue, brightness, contrast and saturation are [low, high, prob], got %v", v)
 			}
 		}
 		return func(s *Sample, r *rand.Rand) error { distort(s, o, r); return nil }, nil
-	case "RandomExpand":
-		o := RandomExpandOpts{Ratio: 4, Prob: 0.5, FillValue: []float64{123.675, 116.28, 103.53}}
-		if err := c.Decode(&o); err != nil {
-			return nil, err
-		}
+	})
+	config.Add(r, "RandomExpand", RandomExpandOpts{Ratio: 4, Prob: 0.5, FillValue: []float64{123.675, 116.28, 103.53}}, func(c config.Component, o RandomExpandOpts, _ *pipeline) (sampleOp, error) {
 		if len(o.FillValue) != 3 || o.Ratio < 1 {
 			return nil, c.Errorf("ratio must be ≥ 1 and fill_value 3 numbers")
 		}
 		return func(s *Sample, r *rand.Rand) error { expand(s, o, r); return nil }, nil
-	case "RandomCrop":
-		o := RandomCropOpts{AspectRatio: []float64{0.5, 2}, Thresholds: []float64{0.1, 0.3, 0.5, 0.7, 0.9}, Scaling: []float64{0.3, 1},
-			NumAttempts: 50, Prob: 1}
-		if err := c.Decode(&o); err != nil {
-			return nil, err
-		}
+	})
+	config.Add(r, "RandomCrop", RandomCropOpts{AspectRatio: []float64{0.5, 2}, Thresholds: []float64{0.1, 0.3, 0.5, 0.7, 0.9}, Scaling: []float64{0.3, 1},
+		NumAttempts: 50, Prob: 1}, func(c config.Component, o RandomCropOpts, _ *pipeline) (sampleOp, error) {
 		if len(o.AspectRatio) != 2 || len(o.Scaling) != 2 {
 			return nil, c.Errorf("aspect_ratio and scaling are [low, high]")
 		}
 		return func(s *Sample, r *rand.Rand) error { randomCrop(s, o, r); return nil }, nil
-	case "Resize":
-		var o ResizeOpts
-		if err := c.Decode(&o); err != nil {
-			return nil, err
-		}
+	})
+	config.Add(r, "Resize", ResizeOpts{}, func(c config.Component, o ResizeOpts, p *pipeline) (sampleOp, error) {
 		if len(o.TargetSize) != 2 || o.TargetSize[0] <= 0 || o.TargetSize[1] <= 0 {
 			return nil, c.Errorf("target_size: want [h, w], got %v", o.TargetSize)
 		}
@@ -135,32 +107,17 @@ func (p *pipeline) add(c config.Component) (sampleOp, error) {
 		p.fixed = [2]int{o.TargetSize[0], o.TargetSize[1]}
 		h, w := p.fixed[0], p.fixed[1]
 		return func(s *Sample, _ *rand.Rand) error { return resizeSample(s, h, w) }, nil
-	case "BatchRandomResize":
-		var o struct {
-			TargetSize   []any `yaml:"target_size"`
-			RandomSize   bool  `yaml:"random_size"`
-			RandomInterp bool  `yaml:"random_interp"`
-			KeepRatio    bool  `yaml:"keep_ratio"`
-		}
-		if err := c.Decode(&o); err != nil {
-			return nil, err
-		}
+	})
+	config.Add(r, "BatchRandomResize", BatchRandomResizeOpts{}, func(c config.Component, o BatchRandomResizeOpts, p *pipeline) (sampleOp, error) {
 		for _, v := range o.TargetSize {
-			sz, err := decodeSize(v)
-			if err != nil {
-				return nil, c.Errorf("%v", err)
-			}
-			p.sizes = append(p.sizes, sz)
+			p.sizes = append(p.sizes, [2]int{v, v})
 		}
 		if len(p.sizes) == 0 {
 			return nil, c.Errorf("target_size is empty")
 		}
 		return nil, nil
-	case "NormalizeImage":
-		o := NormalizeImageOpts{IsScale: true}
-		if err := c.Decode(&o); err != nil {
-			return nil, err
-		}
+	})
+	config.Add(r, "NormalizeImage", NormalizeImageOpts{IsScale: true}, func(c config.Component, o NormalizeImageOpts, p *pipeline) (sampleOp, error) {
 		if len(o.Mean) != 3 || len(o.Std) != 3 {
 			return nil, c.Errorf("mean and std need 3 values each")
 		}
@@ -169,9 +126,11 @@ func (p *pipeline) add(c config.Component) (sampleOp, error) {
 			p.scale = 1.0 / 255
 		}
 		return nil, nil
-	}
-	return nil, c.Errorf("transform %s is not supported", c.Name)
+	})
+	return r
 }
+
+func (p *pipeline) add(c config.Component) (sampleOp, error) { return transforms.Build(c, p) }
 
 func f32s(v []float64) []float32 {
 	out := make([]float32, len(v))

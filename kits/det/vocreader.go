@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -174,8 +175,9 @@ func readVOCXML(path string, cls map[string]int) (Record, []string, error) {
 
 func parseNum(s string) (float64, error) {
 	v, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
-	if err != nil {
-		return 0, fmt.Errorf("%q is not a number", s)
+	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+		// NaN would pass every range check of a box and reach training.
+		return 0, fmt.Errorf("%q is not a finite number", s)
 	}
 	return v, nil
 }

@@ -20,7 +20,7 @@ import (
 // GlobalOpts is the Global section.
 type GlobalOpts struct {
 	TaskType       string `yaml:"task_type"` // regression | classification
-	Epochs         int    `yaml:"epochs"`
+	Epochs         int    `yaml:"epochs" check:"min=1"`
 	Seed           uint64 `yaml:"seed"`
 	OutputDir      string `yaml:"output_dir"`
 	EvalInterval   int    `yaml:"eval_interval"`    // epochs
@@ -31,7 +31,7 @@ type GlobalOpts struct {
 
 // BatchOpts is the Train and Eval sections.
 type BatchOpts struct {
-	BatchSize int  `yaml:"batch_size"`
+	BatchSize int  `yaml:"batch_size" check:"min=1"`
 	Shuffle   bool `yaml:"shuffle"`
 	DropLast  bool `yaml:"drop_last"`
 }

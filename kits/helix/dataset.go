@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"paddle/core/chem"
+	"paddle/core/config"
 	"paddle/core/hub"
 )
 
@@ -59,6 +60,10 @@ func resolvePath(p string) string {
 	return p
 }
 
+// datasets are the Dataset.name values (any case), by file format.
+var datasets = new(config.Choices[func(file string, o DatasetOpts) ([]Molecule, error)]).
+	Add("CSV", readCSVSet).Add("SMI", readSMISet).Add("SDF", readSDFSet)
+
 // LoadDataset reads the molecules o describes. Molecules that do not parse
 // are skipped with a warning naming file:line; malformed labels are errors.
 func LoadDataset(o DatasetOpts) ([]Molecule, error) {
@@ -69,18 +74,11 @@ func LoadDataset(o DatasetOpts) ([]Molecule, error) {
 	if file == "" {
 		return nil, fmt.Errorf("Dataset.file is required")
 	}
-	var mols []Molecule
-	var err error
-	switch strings.ToUpper(o.Name) {
-	case "CSV":
-		mols, err = readCSVSet(file, o)
-	case "SMI":
-		mols, err = readSMISet(file, o)
-	case "SDF":
-		mols, err = readSDFSet(file, o)
-	default:
-		return nil, fmt.Errorf("Dataset.name: %q is not a dataset (known: CSV, SMI, SDF)", o.Name)
+	read, ok := datasets.Get(strings.ToUpper(o.Name))
+	if !ok {
+		return nil, fmt.Errorf("Dataset.name: %q is not a dataset (known: %s)", o.Name, datasets.Known())
 	}
+	mols, err := read(file, o)
 	if err != nil {
 		return nil, err
 	}

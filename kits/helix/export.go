@@ -208,21 +208,21 @@ func (r *runner) Export(_ context.Context, env workflow.Env, dir string) error {
 	return workflow.WriteExport(dir, g, inf, r.cfg)
 }
 
-// predictExport predicts with the export directory env.Model on core/runtime.
-func predictExport(_ context.Context, env workflow.Env, smiles []string) error {
-	p, cfg, err := workflow.ReadExport(env.Model, inferenceSchema(), runtime.Options{})
+// predictExport predicts with the export directory dir on core/runtime.
+func loadExport(dir string) (*molPredictor, error) {
+	p, cfg, err := workflow.ReadExport(dir, inferenceSchema(), runtime.Options{})
 	if err != nil {
-		return err
+		return nil, err
 	}
 	var pre exportPreProcess
 	var post exportPostProcess
 	inputs, err := workflow.DecodeInference(cfg, &pre, &post)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	file := filepath.Join(env.Model, workflow.ExportInferenceFile)
+	file := filepath.Join(dir, workflow.ExportInferenceFile)
 	if len(pre.TransformOps) != 1 {
-		return fmt.Errorf("%s: PreProcess.transform_ops: want one MolGraph or MorganFingerprint step", file)
+		return nil, fmt.Errorf("%s: PreProcess.transform_ops: want one MolGraph or MorganFingerprint step", file)
 	}
 	op := pre.TransformOps[0]
 	var feat *Featurizer
@@ -231,19 +231,19 @@ func predictExport(_ context.Context, env workflow.Env, smiles []string) error {
 	case "MolGraph":
 		var o MolGraphOpts
 		if err := op.Decode(&o); err != nil {
-			return err
+			return nil, err
 		}
 		if feat, err = NewFeaturizer(o.AtomNames, o.BondNames); err != nil {
-			return fmt.Errorf("%s: %w", file, err)
+			return nil, fmt.Errorf("%s: %w", file, err)
 		}
 	case "MorganFingerprint":
 		if err := op.Decode(&morgan); err != nil {
-			return err
+			return nil, err
 		}
 	}
 	out := p.OutputNames()[0]
 	T := len(post.Tasks)
-	return predictBatches(env, smiles, post.Tasks, func(ms []*Molecule) ([]float64, error) {
+	return &molPredictor{tasks: post.Tasks, run: func(ms []*Molecule) ([]float64, error) {
 		feeds := map[string]*tensor.Tensor{}
 		if feat == nil {
 			o := ModelOpts{Radius: morgan.Radius, Bits: morgan.Bits}
@@ -279,5 +279,5 @@ func predictExport(_ context.Context, env workflow.Env, smiles []string) error {
 			return nil, fmt.Errorf("%s: the model gave %d values for %d molecules × %d tasks", file, len(v), len(ms), T)
 		}
 		return v, nil
-	})
+	}}, nil
 }

@@ -17,6 +17,7 @@
 //	runner.go     train / eval over core/workflow
 //	predict.go    predict from a checkpoint: SMILES from files or stdin, one line per molecule
 //	predictcmd.go `paddle helix predict` (--smiles, files, stdin)
+//	serve.go      `paddle serve helix` (the kit's Serve hook)
 //	export.go     export (dense graph form → model.onnx + inference.yaml) and predict --model
 //	featurize.go  `paddle helix featurize`
 package helix
@@ -41,5 +42,6 @@ func Kit() *cmdutil.Kit {
 		Commands: func(f *cmdutil.Factory, k *kit.Kit) []*cobra.Command {
 			return []*cobra.Command{newCmdPredict(f, k, nil), newCmdFeaturize(f, nil)}
 		},
+		Serve: Serve, // paddle serve helix
 	}
 }

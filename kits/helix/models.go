@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 
 	"paddle/core/ag"
+	"paddle/core/config"
 	"paddle/core/nn"
 	"paddle/core/tensor"
 )
@@ -135,19 +136,44 @@ func (m *Model) Predict(in *Inputs, classification bool) *ag.Var {
 	return ag.Add(ag.Mul(y, m.Std), m.Mean)
 }
 
+// modelKind is one Model.name: how its network is built (nil: the random
+// forest, trained by forest.go, has none) and, for the graph networks, what
+// one message-passing layer holds.
+type modelKind struct {
+	build func(o ModelOpts, f *Featurizer, tasks int, r *rand.Rand) (net, error)
+	layer func(l *gnnLayer, f *Featurizer, r *rand.Rand)
+}
+
+// models are the Model.name values; registered in init, since newGNN
+// reads its layers' kinds from them.
+var models config.Choices[modelKind]
+
+func init() {
+	gnnNet := func(o ModelOpts, f *Featurizer, tasks int, r *rand.Rand) (net, error) { return newGNN(o, f, tasks, r) }
+	models.Add("GIN", modelKind{gnnNet, func(l *gnnLayer, f *Featurizer, r *rand.Rand) {
+		l.bond = embedding(f.BondVocab, l.d, len(f.BondNames), r)
+		l.mlp1, l.mlp2 = linear(l.d, 2*l.d, r), linear(2*l.d, l.d, r)
+	}}).
+		Add("GCN", modelKind{gnnNet, func(l *gnnLayer, _ *Featurizer, r *rand.Rand) {
+			l.mlp1 = linear(l.d, l.d, r)
+		}}).
+		Add("MPNN", modelKind{gnnNet, func(l *gnnLayer, f *Featurizer, r *rand.Rand) {
+			l.bond = embedding(f.BondVocab, l.d, len(f.BondNames), r)
+			l.mlp1, l.coef, l.root = linear(l.d, l.nb*l.d, r), linear(l.d, l.nb, r), linear(l.d, l.d, r)
+		}}).
+		Add("FingerprintMLP", modelKind{build: func(o ModelOpts, _ *Featurizer, tasks int, r *rand.Rand) (net, error) { return newFPMLP(o, tasks, r) }}).
+		Add("RandomForest", modelKind{})
+}
+
 // buildModel builds the network the Model section names for tasks outputs.
 func buildModel(o ModelOpts, f *Featurizer, tasks int, r *rand.Rand) (*Model, error) {
 	m := &Model{Mean: ag.Const(tensor.New(tensor.Float32, tasks)), Std: ag.Const(tensor.Ones(tensor.Float32, tasks))}
-	var err error
-	switch o.Name {
-	case "GIN", "GCN", "MPNN":
-		m.Net, err = newGNN(o, f, tasks, r)
-	case "FingerprintMLP":
-		m.Net, err = newFPMLP(o, tasks, r)
-	default:
-		return nil, fmt.Errorf("Model.name: %q is not a model (known: GIN, GCN, MPNN, FingerprintMLP, RandomForest)", o.Name)
+	k, ok := models.Get(o.Name)
+	if !ok || k.build == nil {
+		return nil, fmt.Errorf("Model.name: %q is not a model (known: %s)", o.Name, models.Known())
 	}
-	if err != nil {
+	var err error
+	if m.Net, err = k.build(o, f, tasks, r); err != nil {
 		return nil, fmt.Errorf("Model: %w", err)
 	}
 	return m, nil
@@ -257,18 +283,10 @@ func newGNN(o ModelOpts, f *Featurizer, tasks int, r *rand.Rand) (*gnn, error) {
 	if nb <= 0 {
 		nb = 8
 	}
+	kind, _ := models.Get(o.Name)
 	for range o.LayerNum {
 		l := &gnnLayer{kind: o.Name, norm: layerNorm(d), d: d, nb: nb}
-		switch o.Name {
-		case "GIN":
-			l.bond = embedding(f.BondVocab, d, len(f.BondNames), r)
-			l.mlp1, l.mlp2 = linear(d, 2*d, r), linear(2*d, d, r)
-		case "GCN":
-			l.mlp1 = linear(d, d, r)
-		case "MPNN":
-			l.bond = embedding(f.BondVocab, d, len(f.BondNames), r)
-			l.mlp1, l.coef, l.root = linear(d, nb*d, r), linear(d, nb, r), linear(d, d, r)
-		}
+		kind.layer(l, f, r)
 		g.layers = append(g.layers, l)
 	}
 	if o.Readout == "attention" {

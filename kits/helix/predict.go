@@ -8,6 +8,7 @@ import (
 	"io"
 	"math"
 	"strings"
+	"sync"
 
 	"paddle/core/ag"
 	"paddle/core/chem"
@@ -72,9 +73,31 @@ func predictionLine(p Prediction) string {
 	return strings.Join(parts, "\t") + "\n"
 }
 
-// predictBatches parses smiles, runs run on batches of the parsed ones and
+// molPredictor is a loaded model: run maps molecules to len(tasks) values
+// each (row-major). It is safe for concurrent use.
+type molPredictor struct {
+	tasks []string
+	run   func(ms []*Molecule) ([]float64, error)
+}
+
+// predictOne parses one SMILES and predicts it; parseErr is a SMILES that
+// does not parse (the input's fault), err the model's.
+func (mp *molPredictor) predictOne(s string) (p Prediction, parseErr, err error) {
+	m, perr := chem.Parse(s)
+	if perr != nil {
+		return Prediction{}, perr, nil
+	}
+	v, err := mp.run([]*Molecule{{SMILES: s, Mol: m, Labels: make([]float64, len(mp.tasks))}})
+	if err != nil {
+		return Prediction{}, nil, err
+	}
+	return Prediction{SMILES: s, Canonical: m.SMILES(), Tasks: mp.tasks, Values: v}, nil, nil
+}
+
+// predictBatches parses smiles, runs mp on batches of the parsed ones and
 // prints a line per input in order; it fails (exit 1) when any did not parse.
-func predictBatches(env workflow.Env, smiles, tasks []string, run func(ms []*Molecule) ([]float64, error)) error {
+func predictBatches(env workflow.Env, smiles []string, mp *molPredictor) error {
+	tasks, run := mp.tasks, mp.run
 	out := workflow.NewPrinter(env.IO.Out, cmpStr(env.Format, "jsonl"), workflow.KeySMILES, predictionLine)
 	preds := make([]Prediction, len(smiles))
 	errs := make([]error, len(smiles))
@@ -127,22 +150,35 @@ func predictBatches(env workflow.Env, smiles, tasks []string, run func(ms []*Mol
 
 // predictSmiles predicts with the checkpoint env.Weights.
 func (r *runner) predictSmiles(_ context.Context, env workflow.Env, smiles []string) error {
-	if r.isForest() {
-		fs, err := loadForests(env.Weights)
-		if err != nil {
-			return err
-		}
-		return predictBatches(env, smiles, r.ds.Tasks, func(ms []*Molecule) ([]float64, error) { return r.forestPredict(fs, ms), nil })
-	}
-	model, err := r.newModel()
+	mp, err := r.loadCheckpoint(env.Weights)
 	if err != nil {
 		return err
 	}
-	if _, err := workflow.LoadCheckpoint(env.Weights, model, nil); err != nil {
-		return err
+	return predictBatches(env, smiles, mp)
+}
+
+// loadCheckpoint loads the checkpoint dir (a forest or a network).
+func (r *runner) loadCheckpoint(dir string) (*molPredictor, error) {
+	if r.isForest() {
+		fs, err := loadForests(dir)
+		if err != nil {
+			return nil, err
+		}
+		return &molPredictor{tasks: r.ds.Tasks, run: func(ms []*Molecule) ([]float64, error) { return r.forestPredict(fs, ms), nil }}, nil
+	}
+	model, err := r.newModel()
+	if err != nil {
+		return nil, err
+	}
+	if _, err := workflow.LoadCheckpoint(dir, model, nil); err != nil {
+		return nil, err
 	}
 	col := r.collate(false)
-	return predictBatches(env, smiles, r.ds.Tasks, func(ms []*Molecule) ([]float64, error) {
+	// The autograd model was not written for concurrent forwards: one at a time.
+	var mu sync.Mutex
+	return &molPredictor{tasks: r.ds.Tasks, run: func(ms []*Molecule) ([]float64, error) {
+		mu.Lock()
+		defer mu.Unlock()
 		ss := make([]sample, len(ms))
 		for i, m := range ms {
 			ss[i] = r.sampleOf(m)
@@ -154,7 +190,16 @@ func (r *runner) predictSmiles(_ context.Context, env workflow.Env, smiles []str
 		var v []float64
 		ag.NoGrad(func() { v = model.Predict(inputsOf(&b), r.cls).T.Contiguous().Float64s() })
 		return v, nil
-	})
+	}}, nil
+}
+
+// predictExport predicts with the export directory env.Model.
+func predictExport(env workflow.Env, smiles []string) error {
+	mp, err := loadExport(env.Model)
+	if err != nil {
+		return err
+	}
+	return predictBatches(env, smiles, mp)
 }
 
 // Predict is the Runner form (files or "-" as inputs) of predictSmiles;
@@ -164,8 +209,9 @@ func (r *runner) Predict(ctx context.Context, env workflow.Env, inputs []string)
 	if err != nil {
 		return err
 	}
+	smiles = workflow.Sharded(env.Shard, smiles)
 	if env.Model != "" {
-		return predictExport(ctx, env, smiles)
+		return predictExport(env, smiles)
 	}
 	return r.predictSmiles(ctx, env, smiles)
 }

@@ -19,12 +19,14 @@ type predictOptions struct {
 	Model   string
 	Smiles  []string
 	Inputs  []string
+	Shard   workflow.Shard // --shard I/N: of the SMILES, in order
 }
 
 // newCmdPredict is `paddle helix predict`: the shared verb's checkpoint /
 // export handling plus --smiles, and SMILES files or stdin as inputs.
 func newCmdPredict(f *cmdutil.Factory, k *kit.Kit, runF func(*predictOptions) error) *cobra.Command {
 	opts := &predictOptions{Factory: f, Kit: k}
+	var shard func() (workflow.Shard, error)
 	cmd := &cobra.Command{
 		Use:   "predict --weights <checkpoint dir> | --model <export dir> [--smiles S]... [file.smi|file.csv|-]...",
 		Short: "Predict molecular properties from SMILES with a trained or exported model",
@@ -41,6 +43,10 @@ func newCmdPredict(f *cmdutil.Factory, k *kit.Kit, runF func(*predictOptions) er
 			if len(opts.Smiles) == 0 && len(args) == 0 {
 				return cmdutil.FlagErrorf("give --smiles, SMILES files, or - for stdin")
 			}
+			var err error
+			if opts.Shard, err = shard(); err != nil {
+				return err
+			}
 			if runF != nil {
 				return runF(opts)
 			}
@@ -50,18 +56,21 @@ func newCmdPredict(f *cmdutil.Factory, k *kit.Kit, runF func(*predictOptions) er
 	cmd.Flags().StringVar(&opts.Weights, "weights", "", "checkpoint directory (model.safetensors + config.yaml)")
 	cmd.Flags().StringVar(&opts.Model, "model", "", "export directory (model.onnx + inference.yaml, from paddle helix export)")
 	cmd.Flags().StringArrayVar(&opts.Smiles, "smiles", nil, "a SMILES string (repeatable)")
+	shard = cmdutil.ShardFlag(cmd)
 	cmdutil.SupportsFormats(cmd, "jsonl", "json", "text")
+	cmd.Long += "\n\n" + cmdutil.FormatsHelp(cmd)
 	return cmd
 }
 
 func predictCmdRun(ctx context.Context, opts *predictOptions) error {
-	env := workflow.Env{IO: opts.Factory.RunnerIO(), Weights: opts.Weights, Model: opts.Model, Format: opts.Factory.Settings.Format}
+	env := workflow.Env{IO: opts.Factory.RunnerIO(), Weights: opts.Weights, Model: opts.Model, Format: opts.Factory.Settings.Format, Shard: opts.Shard}
 	smiles, err := collectSmiles(opts.Smiles, opts.Inputs, opts.Factory.IOStreams.In)
 	if err != nil {
 		return config.Usage(err)
 	}
+	smiles = workflow.Sharded(opts.Shard, smiles)
 	if opts.Model != "" && opts.Factory.Settings.Config == "" {
-		return predictExport(ctx, env, smiles) // the export's inference.yaml says everything
+		return predictExport(env, smiles) // the export's inference.yaml says everything
 	}
 	var cfg *config.Config
 	if opts.Factory.Settings.Config != "" {
@@ -79,7 +88,7 @@ func predictCmdRun(ctx context.Context, opts *predictOptions) error {
 	}
 	env.Config = cfg
 	if opts.Model != "" {
-		return predictExport(ctx, env, smiles)
+		return predictExport(env, smiles)
 	}
 	return r.(*runner).predictSmiles(ctx, env, smiles)
 }

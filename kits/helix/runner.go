@@ -308,20 +308,14 @@ func (r *runner) Train(ctx context.Context, env workflow.Env) error {
 	if err != nil {
 		return err
 	}
-	t, err := r.task(model, true)
-	if err != nil {
-		return err
-	}
-	r.labelScale(model)
-	if env.Output == "" {
-		env.Output = r.global.OutputDir
-	}
-	y, err := r.cfg.YAML()
-	if err != nil {
-		return err
-	}
-	slog.Info("train", "model", r.model.Name, "params", nn.NumParams(model), "steps/epoch", t.StepsPerEpoch, "output", env.Output)
-	return t.Train(ctx, env, y)
+	return workflow.Start[*Model, Batch]{Config: r.cfg, Output: r.global.OutputDir, Attrs: []any{"model", r.model.Name},
+		Task: func(m *Model) (*workflow.Task[Batch], error) {
+			t, err := r.task(m, true)
+			if err == nil {
+				r.labelScale(m)
+			}
+			return t, err
+		}}.Run(ctx, env, model)
 }
 
 // Eval evaluates the checkpoint env.Weights on the evaluation part.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"paddle/core/config"
 	"sort"
 )
 
@@ -25,18 +26,25 @@ func Split(mols []Molecule, o SplitOpts) (train, valid, test []int, err error) {
 	if len(frac) != 3 || frac[0] <= 0 || frac[1] < 0 || frac[2] < 0 || math.Abs(frac[0]+frac[1]+frac[2]-1) > 1e-6 {
 		return nil, nil, nil, fmt.Errorf("Split.frac: %v: want [train, valid, test] summing to 1", o.Frac)
 	}
-	switch o.Name {
-	case "", "random":
-		train, valid, test = randomSplit(len(mols), frac, o.Seed)
-	case "scaffold":
-		train, valid, test = scaffoldSplit(mols, frac)
-	case "stratified":
-		train, valid, test = stratifiedSplit(mols, frac, o.Seed)
-	default:
-		return nil, nil, nil, fmt.Errorf("Split.name: %q (known: random, scaffold, stratified)", o.Name)
+	name := o.Name
+	if name == "" {
+		name = "random"
 	}
+	split, ok := splits.Get(name)
+	if !ok {
+		return nil, nil, nil, fmt.Errorf("Split.name: %q (known: %s)", o.Name, splits.Known())
+	}
+	train, valid, test = split(mols, frac, o.Seed)
 	return train, valid, test, nil
 }
+
+// splits are the Split.name values ("" is random); scaffold is deterministic.
+var splits = new(config.Choices[func(mols []Molecule, frac []float64, seed uint64) (a, b, c []int)]).
+	Add("random", func(mols []Molecule, frac []float64, seed uint64) (a, b, c []int) {
+		return randomSplit(len(mols), frac, seed)
+	}).
+	Add("scaffold", func(mols []Molecule, frac []float64, _ uint64) (a, b, c []int) { return scaffoldSplit(mols, frac) }).
+	Add("stratified", stratifiedSplit)
 
 // randomSplit shuffles the indices with the seed and cuts them.
 func randomSplit(n int, frac []float64, seed uint64) (a, b, c []int) {

@@ -24,35 +24,26 @@ import (
 
 	"paddle/core/cli/cmdutil"
 	"paddle/core/cli/predict"
-	"paddle/core/config"
 	"paddle/core/kit"
-	"paddle/core/workflow"
 )
 
 // Kit returns the nlp kit.
 func Kit() *cmdutil.Kit {
 	return &cmdutil.Kit{
-		Kit: &kit.Kit{
+		Kit: (&kit.Kit{
 			Name:          "nlp",
 			Short:         "Text (PaddleNLP): tokenizers identical to Hugging Face's, text classification, sequence labelling",
-			Schema:        KitSchema(),
-			Build:         buildRunner,
 			PredictRecord: PredictRecord,
-		},
+		}).WithTasks(
+			// Model.name a tagger → tagging (tagrunner.go), else text classification.
+			kit.Task{Name: "tag", Match: IsTaggingConfig, Schema: TagSchema(), Build: buildTagging},
+			kit.Task{Name: "cls", Schema: TextSchema(), Build: build},
+		),
 		Serve: Serve, // paddle serve nlp
 		Commands: func(f *cmdutil.Factory, k *kit.Kit) []*cobra.Command {
 			return []*cobra.Command{newCmdTokenize(f, nil), predictCmd(predict.NewCmdPredict(f, k, nil)), newCmdDataset(f)}
 		},
 	}
-}
-
-// buildRunner builds a tagging runner when Model.name is a tagger
-// (tagrunner.go), else a text-classification runner.
-func buildRunner(cfg *config.Config) (workflow.Runner, error) {
-	if IsTaggingConfig(cfg) {
-		return buildTagging(cfg)
-	}
-	return build(cfg)
 }
 
 // predictCmd says what the shared predict verb reads in this kit: text

@@ -6,10 +6,8 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 
-	"paddle/core/config"
 	pio "paddle/core/io"
 	"paddle/core/workflow"
 )
@@ -20,16 +18,21 @@ import (
 // line text makes). A line predict fails on gets the record {"text": line,
 // "error"}, a file that cannot be read {"text": null, "error"}, and the
 // rest go on; the run then fails (exit 1) naming how many did. It stops
-// when ctx is done.
+// when ctx is done. With env.Shard it does only the shard's lines (and
+// unreadable files), counted across all files in order.
 func predictLines[T any](ctx context.Context, env workflow.Env, args []string, text func(T) string, predict func(line string) (T, error)) error {
 	if len(args) == 0 {
 		args = []string{"-"}
 	}
 	out := workflow.NewPrinter(env.IO.Out, env.Format, workflow.KeyText, text)
 	n, failed := 0, 0
+	pos := -1      // position of the line (or unreadable file) in the whole input, for env.Shard
 	var werr error // writing a record failed: stop
 	for _, a := range args {
 		if err := eachLineOf(ctx, env.IO.In, a, func(line string) error {
+			if pos++; !env.Shard.Keeps(pos) {
+				return nil
+			}
 			n++
 			p, err := predict(line)
 			if err != nil {
@@ -42,6 +45,9 @@ func predictLines[T any](ctx context.Context, env workflow.Env, args []string, t
 		}); err != nil {
 			if werr != nil || ctx.Err() != nil {
 				return err
+			}
+			if pos++; !env.Shard.Keeps(pos) {
+				continue
 			}
 			n++
 			failed++
@@ -80,26 +86,6 @@ func eachLineOf(ctx context.Context, stdin io.Reader, a string, fn func(line str
 		return fmt.Errorf("%s: %w", a, err)
 	}
 	return nil
-}
-
-// trainOutput settles the training output folder (env.Output, else the
-// config's Global.output_dir), creates it, writes label.txt there and
-// returns the resolved config that the checkpoints carry.
-func trainOutput(env *workflow.Env, cfg *config.Config, outputDir string, labels []string) ([]byte, error) {
-	if env.Output == "" {
-		env.Output = outputDir
-	}
-	y, err := cfg.YAML()
-	if err != nil {
-		return nil, err
-	}
-	if err := os.MkdirAll(env.Output, 0o755); err != nil {
-		return nil, err
-	}
-	if err := writeLines(filepath.Join(env.Output, "label.txt"), labels); err != nil {
-		return nil, err
-	}
-	return y, nil
 }
 
 // writeLines writes one item a line, atomically.

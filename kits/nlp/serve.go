@@ -21,15 +21,14 @@ import (
 // body is one text (UTF-8; a trailing newline is dropped), answered with
 // predict's object {"text", "label", "score"}.
 func Serve(f *cmdutil.Factory, cmd *cobra.Command) func(context.Context) (serve.Predictor, error) {
-	var model, weights string
-	cmd.Flags().StringVar(&model, "model", "", "export directory (model.onnx + inference.yaml, from paddle nlp export)")
-	cmd.Flags().StringVar(&weights, "weights", "", "checkpoint directory (model.safetensors + config.yaml)")
+	m := cmdutil.ServeModelFlags(cmd, "nlp")
 	cmd.Example = "  paddle serve nlp --model inference/langid --addr 127.0.0.1:8080\n" +
 		"  curl --data-binary 'Das ist ein kleiner Test.' http://127.0.0.1:8080/v1/nlp"
 	return func(ctx context.Context) (serve.Predictor, error) {
-		if (model == "") == (weights == "") {
-			return nil, cmdutil.FlagErrorf("give one of --model (an export) and --weights (a checkpoint)")
+		if err := m.Check(); err != nil {
+			return nil, err
 		}
+		model, weights := m.Model, m.Weights
 		if model != "" {
 			s, err := loadExportScorer(model, f.Settings.Threads)
 			if err != nil {

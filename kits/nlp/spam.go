@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"paddle/core/cli/cmdutil"
+	"paddle/core/config"
 	"paddle/core/hub"
 	pio "paddle/core/io"
 	"paddle/datasets"
@@ -179,8 +180,8 @@ func newCmdDataset(f *cmdutil.Factory) *cobra.Command {
 			"  scripts/fetch_brown.sh && paddle nlp dataset brown-genre --output data/brown_genre",
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if args[0] != "spam" && args[0] != "fortunes" && args[0] != "brown-genre" {
-				return cmdutil.FlagErrorf("dataset %q: want spam, fortunes or brown-genre", args[0])
+			if _, ok := dataSets.Get(args[0]); !ok {
+				return cmdutil.FlagErrorf("dataset %q: want one of %s", args[0], dataSets.Known())
 			}
 			if opts.Output == "" {
 				return cmdutil.FlagErrorf("--output is required")
@@ -200,16 +201,16 @@ func newCmdDataset(f *cmdutil.Factory) *cobra.Command {
 // WriteDataset writes the TSV splits and label.txt of data set o.Name
 // (spam, fortunes or brown-genre) into o.Output.
 func WriteDataset(env datasets.Env, o DatasetOptions) error {
-	switch o.Name {
-	case "spam":
-		return spamRun(env, &o)
-	case "fortunes":
-		return fortunesRun(env, &o)
-	case "brown-genre":
-		return brownGenreRun(env, &o)
+	run, ok := dataSets.Get(o.Name)
+	if !ok {
+		return fmt.Errorf("nlp data set %q: want one of %s", o.Name, dataSets.Known())
 	}
-	return fmt.Errorf("nlp data set %q: want spam, fortunes or brown-genre", o.Name)
+	return run(env, &o)
 }
+
+// dataSets are the data sets WriteDataset builds.
+var dataSets = new(config.Choices[func(datasets.Env, *DatasetOptions) error]).
+	Add("spam", spamRun).Add("fortunes", fortunesRun).Add("brown-genre", brownGenreRun)
 
 func spamRun(env datasets.Env, opts *DatasetOptions) error {
 	src := opts.Source

@@ -201,7 +201,7 @@ func TestTaggingConfigErrors(t *testing.T) {
 	dir := t.TempDir()
 	data := toyNER(t, dir)
 	for _, c := range []struct{ body, want string }{
-		{"Model: {name: BiLSTMCRF}\nDataLoader: {Train: {dataset: {name: TSVDataset, data_file: x}}}\n", "unknown dataset \"TSVDataset\" for a tagger"},
+		{"Model: {name: BiLSTMCRF}\nDataLoader: {Train: {dataset: {name: TSVDataset, data_file: x}}}\n", "unknown tagging dataset \"TSVDataset\" (known: BrownDataset, CoNLLDataset)"},
 		{"Model: {name: BiLSTMCRF, char_width: 2, char_dim: 4}\nDataLoader: {Train: {dataset: {name: CoNLLDataset, data_file: " + data + "}}}\n", "char_width 2 must be odd"},
 		{"Model: {name: BiLSTMCRF}\nDataLoader: {Train: {dataset: {name: BrownDataset, task: chunk, data_dir: " + dir + "}}}\n", "no c<genre><NN> files"},
 		{"Model: {name: TransformerCRF, hidden_size: 8}\nDataLoader: {Train: {dataset: {name: CoNLLDataset, data_file: " + data + "}}}\n", "hidden_size"},

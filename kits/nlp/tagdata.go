@@ -49,38 +49,26 @@ type CoNLLDatasetOpts struct {
 	Strict    bool   `yaml:"strict"` // span F1 in seqeval's strict mode under scheme
 }
 
-// tagDatasetOptions lists the tagging datasets.
-func tagDatasetOptions() map[string]any {
-	return map[string]any{"BrownDataset": (*BrownDatasetOpts)(nil), "CoNLLDataset": (*CoNLLDatasetOpts)(nil)}
+// TagSchema is the schema of tagging configs: the classification configs'
+// sections, with the taggers as Model and the tagging data sets.
+func TagSchema() *config.Schema {
+	s := TextSchema()
+	s.Components, s.Kinds = nil, nil
+	config.Attach(s, "Model", taggers)
+	config.Attach(s, "DataLoader.*.dataset", tagDatasets)
+	return s
 }
 
-// KitSchema is the nlp kit's schema: the classification schema with the
-// taggers and tagging datasets added to its component slots.
-func KitSchema() *config.Schema {
-	s := TextSchema()
-	out := &config.Schema{Sections: maps.Clone(s.Sections), Components: map[string]map[string]any{}, Selector: s.Selector}
-	for k, v := range s.Components {
-		out.Components[k] = maps.Clone(v)
-	}
-	add := func(slot string, names map[string]any) {
-		if out.Components[slot] == nil {
-			out.Components[slot] = map[string]any{}
-		}
-		maps.Copy(out.Components[slot], names)
-	}
-	add("Model", taggerOptions())
-	add("DataLoader.*.dataset", tagDatasetOptions())
-	return out
-}
+// KitSchema is the nlp kit's schema, the tagging and classification
+// schemas merged; a tagging config is validated against it, so a
+// classification data set in one is reported by the tagging data sets'
+// registry.
+func KitSchema() *config.Schema { return config.MergeSchemas(TagSchema(), TextSchema()) }
 
 // IsTaggingConfig reports whether cfg's Model.name is a tagger.
 func IsTaggingConfig(cfg *config.Config) bool {
 	n, ok := cfg.Node("Model.name")
-	if !ok {
-		return false
-	}
-	_, tagger := taggerOptions()[n.Value]
-	return tagger
+	return ok && taggers.Has(n.Value)
 }
 
 // tagSplit is what a split's dataset component gives.
@@ -90,23 +78,26 @@ type tagSplit struct {
 	scheme string
 }
 
-// readTagSplit reads the sentences of a split's dataset component.
-func readTagSplit(c config.Component) (tagSplit, error) {
-	var out tagSplit
-	limit := 0
-	switch c.Name {
-	case "BrownDataset":
-		var o BrownDatasetOpts
-		if err := c.Decode(&o); err != nil {
-			return out, err
-		}
+// tagSource is a read tagging dataset component and its limit.
+type tagSource struct {
+	split tagSplit
+	limit int
+}
+
+// tagDatasets are the data sets a tagging config's DataLoader.*.dataset can name.
+var tagDatasets = newTagDatasets()
+
+func newTagDatasets() *config.Registry[struct{}, tagSource] {
+	r := config.NewRegistry[struct{}, tagSource]("tagging dataset")
+	config.Add(r, "BrownDataset", BrownDatasetOpts{}, func(c config.Component, o BrownDatasetOpts, _ struct{}) (tagSource, error) {
+		var out tagSplit
 		dir := o.DataDir
 		if dir == "" {
 			dir = defaultBrownDir()
 		}
 		train, test, err := BrownFiles(dir)
 		if err != nil {
-			return out, c.Errorf("%v", err)
+			return tagSource{}, c.Errorf("%v", err)
 		}
 		files := train
 		switch o.Split {
@@ -114,31 +105,39 @@ func readTagSplit(c config.Component) (tagSplit, error) {
 		case "test":
 			files = test
 		default:
-			return out, c.Errorf("split %q (want train or test)", o.Split)
+			return tagSource{}, c.Errorf("split %q (want train or test)", o.Split)
 		}
 		if out.sents, err = ReadBrown(files, o.Task); err != nil {
-			return out, c.Errorf("%v", err)
+			return tagSource{}, c.Errorf("%v", err)
 		}
-		limit, out.strict, out.scheme = o.Limit, o.Strict, "BIO"
-	case "CoNLLDataset":
-		var o CoNLLDatasetOpts
-		if err := c.Decode(&o); err != nil {
-			return out, err
-		}
+		out.strict, out.scheme = o.Strict, "BIO"
+		return tagSource{out, o.Limit}, nil
+	})
+	config.Add(r, "CoNLLDataset", CoNLLDatasetOpts{}, func(c config.Component, o CoNLLDatasetOpts, _ struct{}) (tagSource, error) {
+		var out tagSplit
 		if o.DataFile == "" {
-			return out, c.Errorf("data_file is required")
+			return tagSource{}, c.Errorf("data_file is required")
 		}
 		var err error
 		if out.sents, err = ReadCoNLL(o.DataFile, CoNLLOptions{TagColumn: o.TagColumn, Scheme: o.Scheme}); err != nil {
-			return out, err
+			return tagSource{}, err
 		}
 		if o.Strict && o.Scheme == "" {
-			return out, c.Errorf("strict needs a scheme (BIO or BIOES)")
+			return tagSource{}, c.Errorf("strict needs a scheme (BIO or BIOES)")
 		}
-		limit, out.strict, out.scheme = o.Limit, o.Strict, o.Scheme
-	default:
-		return out, c.Errorf("unknown dataset %q for a tagger (want BrownDataset or CoNLLDataset)", c.Name)
+		out.strict, out.scheme = o.Strict, o.Scheme
+		return tagSource{out, o.Limit}, nil
+	})
+	return r
+}
+
+// readTagSplit reads the sentences of a split's dataset component.
+func readTagSplit(c config.Component) (tagSplit, error) {
+	src, err := tagDatasets.Build(c, struct{}{})
+	if err != nil {
+		return tagSplit{}, err
 	}
+	out, limit := src.split, src.limit
 	if len(out.sents) == 0 {
 		return out, c.Errorf("no sentences")
 	}

@@ -50,11 +50,6 @@ type TransformerCRFOptions struct {
 	MaxPositions   int `yaml:"max_positions"`   // learned positions; later ones share the last (default 512)
 }
 
-// taggerOptions lists the tagger component names and their options.
-func taggerOptions() map[string]any {
-	return map[string]any{"BiLSTMCRF": (*BiLSTMCRFOptions)(nil), "TransformerCRF": (*TransformerCRFOptions)(nil)}
-}
-
 // Tagger is a sequence labeller: Emissions gives per-token tag scores, the
 // CRF (nil without use_crf) scores tag transitions.
 type Tagger struct {
@@ -88,26 +83,78 @@ func (c *TaggerCommon) defaults() {
 	}
 }
 
+// taggerEnv is what a tagger is built for: word and char vocabularies of
+// words and chars entries, tags tags.
+type taggerEnv struct {
+	words, chars, tags int
+	r                  *rand.Rand
+}
+
+// taggers are the taggers a tagging config's Model.name can choose: each
+// gives its common options and its encoder, which newTagger puts between
+// the embeddings and the output layer.
+var taggers = newTaggers()
+
+// encoder adds a tagger's encoder to m over featDim features and returns its width.
+type encoder func(m *Tagger, featDim int, dropout float64, r *rand.Rand) (int, error)
+
+func newTaggers() *config.Registry[taggerEnv, *Tagger] {
+	reg := config.NewRegistry[taggerEnv, *Tagger]("tagger")
+	config.Add(reg, "BiLSTMCRF", BiLSTMCRFOptions{}, func(c config.Component, bl BiLSTMCRFOptions, e taggerEnv) (*Tagger, error) {
+		return newTagger(c, &bl.TaggerCommon, e, func(m *Tagger, featDim int, _ float64, r *rand.Rand) (int, error) {
+			if bl.HiddenSize == 0 {
+				bl.HiddenSize = 128
+			}
+			var err error
+			m.LSTM, err = nn.NewLSTM(nn.RNNOptions{InputSize: featDim, HiddenSize: bl.HiddenSize, NumLayers: max(bl.NumLayers, 1),
+				Bidirectional: true, BatchFirst: true}, r)
+			return 2 * bl.HiddenSize, err
+		})
+	})
+	config.Add(reg, "TransformerCRF", TransformerCRFOptions{}, func(c config.Component, tf TransformerCRFOptions, e taggerEnv) (*Tagger, error) {
+		return newTagger(c, &tf.TaggerCommon, e, func(m *Tagger, featDim int, dropout float64, r *rand.Rand) (int, error) {
+			if tf.DModel == 0 {
+				tf.DModel = 128
+			}
+			if tf.NHead == 0 {
+				tf.NHead = 4
+			}
+			if tf.NumLayers == 0 {
+				tf.NumLayers = 2
+			}
+			if tf.DimFeedforward == 0 {
+				tf.DimFeedforward = 4 * tf.DModel
+			}
+			if tf.MaxPositions == 0 {
+				tf.MaxPositions = 512
+			}
+			m.maxPos = tf.MaxPositions
+			var err error
+			if m.In, err = nn.NewLinear(nn.LinearOptions{In: featDim, Out: tf.DModel}, r); err != nil {
+				return 0, err
+			}
+			if m.Pos, err = nn.NewEmbedding(nn.EmbeddingOptions{NumEmbeddings: tf.MaxPositions, EmbeddingDim: tf.DModel}, r); err != nil {
+				return 0, err
+			}
+			nn.Normal(r, m.Pos.Weight.T, 0, 0.02)
+			m.Encoder, err = nn.NewTransformerEncoder(nn.TransformerEncoderLayerOptions{DModel: tf.DModel, NHead: tf.NHead,
+				DimFeedforward: tf.DimFeedforward, Dropout: dropout, Activation: "gelu", NormFirst: true}, tf.NumLayers, true, r)
+			return tf.DModel, err
+		})
+	})
+	return reg
+}
+
 // buildTagger makes the tagger a Model component names, for a word
 // vocabulary of words entries, chars char entries and tags tags.
 func buildTagger(c config.Component, words, chars, tags int, r *rand.Rand) (*Tagger, error) {
-	var common *TaggerCommon
-	var bl BiLSTMCRFOptions
-	var tf TransformerCRFOptions
-	switch c.Name {
-	case "BiLSTMCRF":
-		if err := c.Decode(&bl); err != nil {
-			return nil, err
-		}
-		common = &bl.TaggerCommon
-	case "TransformerCRF":
-		if err := c.Decode(&tf); err != nil {
-			return nil, err
-		}
-		common = &tf.TaggerCommon
-	default:
-		return nil, c.Errorf("unknown tagger %q (want BiLSTMCRF or TransformerCRF)", c.Name)
-	}
+	return taggers.Build(c, taggerEnv{words, chars, tags, r})
+}
+
+// newTagger builds the parts every tagger has (embeddings, char
+// convolution, dropout, output layer, CRF) around the encoder enc adds.
+func newTagger(c config.Component, common *TaggerCommon, e taggerEnv, enc encoder) (*Tagger, error) {
+	words, chars, tags, r := e.words, e.chars, e.tags, e.r
 	common.defaults()
 	m := &Tagger{Name: c.Name, wordLen: common.MaxWordLen}
 	var err error
@@ -134,46 +181,9 @@ func buildTagger(c config.Component, words, chars, tags int, r *rand.Rand) (*Tag
 	if m.drop, err = nn.NewDropout(nn.DropoutOptions{P: common.Dropout}, r); err != nil {
 		return nil, wrap(err)
 	}
-	encDim := 0
-	switch c.Name {
-	case "BiLSTMCRF":
-		if bl.HiddenSize == 0 {
-			bl.HiddenSize = 128
-		}
-		if m.LSTM, err = nn.NewLSTM(nn.RNNOptions{InputSize: featDim, HiddenSize: bl.HiddenSize, NumLayers: max(bl.NumLayers, 1),
-			Bidirectional: true, BatchFirst: true}, r); err != nil {
-			return nil, wrap(err)
-		}
-		encDim = 2 * bl.HiddenSize
-	case "TransformerCRF":
-		if tf.DModel == 0 {
-			tf.DModel = 128
-		}
-		if tf.NHead == 0 {
-			tf.NHead = 4
-		}
-		if tf.NumLayers == 0 {
-			tf.NumLayers = 2
-		}
-		if tf.DimFeedforward == 0 {
-			tf.DimFeedforward = 4 * tf.DModel
-		}
-		if tf.MaxPositions == 0 {
-			tf.MaxPositions = 512
-		}
-		m.maxPos = tf.MaxPositions
-		if m.In, err = nn.NewLinear(nn.LinearOptions{In: featDim, Out: tf.DModel}, r); err != nil {
-			return nil, wrap(err)
-		}
-		if m.Pos, err = nn.NewEmbedding(nn.EmbeddingOptions{NumEmbeddings: tf.MaxPositions, EmbeddingDim: tf.DModel}, r); err != nil {
-			return nil, wrap(err)
-		}
-		nn.Normal(r, m.Pos.Weight.T, 0, 0.02)
-		if m.Encoder, err = nn.NewTransformerEncoder(nn.TransformerEncoderLayerOptions{DModel: tf.DModel, NHead: tf.NHead,
-			DimFeedforward: tf.DimFeedforward, Dropout: common.Dropout, Activation: "gelu", NormFirst: true}, tf.NumLayers, true, r); err != nil {
-			return nil, wrap(err)
-		}
-		encDim = tf.DModel
+	encDim, err := enc(m, featDim, common.Dropout, r)
+	if err != nil {
+		return nil, wrap(err)
 	}
 	if m.Out, err = nn.NewLinear(nn.LinearOptions{In: encDim, Out: tags}, r); err != nil {
 		return nil, wrap(err)

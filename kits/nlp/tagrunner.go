@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"iter"
-	"log/slog"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -284,25 +283,23 @@ func (r *tagRunner) Train(ctx context.Context, env workflow.Env) error {
 	if err != nil {
 		return err
 	}
-	t, err := r.task(model, true)
-	if err != nil {
-		return err
-	}
-	y, err := trainOutput(&env, r.cfg, r.global.OutputDir, r.labels.Names)
-	if err != nil {
-		return err
-	}
-	if err := writeTagVocab(filepath.Join(env.Output, "vocab.txt"), r.enc.words); err != nil {
-		return err
-	}
-	if r.enc.chars != nil {
-		if err := writeTagVocab(filepath.Join(env.Output, "chars.txt"), r.enc.chars); err != nil {
-			return err
-		}
-	}
-	slog.Info("train", "model", r.model.Name, "params", nn.NumParams(model), "words", len(r.enc.words.Items),
-		"tags", len(r.labels.Names), "sentences", len(r.train.sents), "steps/epoch", t.StepsPerEpoch, "output", env.Output)
-	return t.Train(ctx, env, y)
+	return workflow.Start[*Tagger, TagBatch]{
+		Config: r.cfg, Output: r.global.OutputDir, Attrs: []any{"model", r.model.Name},
+		Sizes: []any{"words", len(r.enc.words.Items), "tags", len(r.labels.Names), "sentences", len(r.train.sents)},
+		Task:  func(m *Tagger) (*workflow.Task[TagBatch], error) { return r.task(m, true) },
+		Prepare: func(env workflow.Env) error {
+			if err := writeLines(filepath.Join(env.Output, "label.txt"), r.labels.Names); err != nil {
+				return err
+			}
+			if err := writeTagVocab(filepath.Join(env.Output, "vocab.txt"), r.enc.words); err != nil {
+				return err
+			}
+			if r.enc.chars != nil {
+				return writeTagVocab(filepath.Join(env.Output, "chars.txt"), r.enc.chars)
+			}
+			return nil
+		},
+	}.Run(ctx, env, model)
 }
 
 // Eval evaluates the checkpoint env.Weights on DataLoader.Eval.

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"iter"
-	"log/slog"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -251,22 +250,20 @@ func (r *textRunner) Train(ctx context.Context, env workflow.Env) error {
 	if err != nil {
 		return err
 	}
-	t, err := r.task(model, true)
-	if err != nil {
-		return err
-	}
-	y, err := trainOutput(&env, r.cfg, r.global.OutputDir, r.labels.Names)
-	if err != nil {
-		return err
-	}
-	if v, ok := r.enc.(*WordVocab); ok {
-		if err := writeLines(filepath.Join(env.Output, "vocab.txt"), v.Words); err != nil {
-			return err
-		}
-	}
-	slog.Info("train", "model", r.model.Name, "params", nn.NumParams(model), "vocab", r.enc.Size(),
-		"labels", r.labels.Names, "samples", len(r.train), "steps/epoch", t.StepsPerEpoch, "output", env.Output)
-	return t.Train(ctx, env, y)
+	return workflow.Start[TextClassifier, TextBatch]{
+		Config: r.cfg, Output: r.global.OutputDir, Attrs: []any{"model", r.model.Name},
+		Sizes: []any{"vocab", r.enc.Size(), "labels", r.labels.Names, "samples", len(r.train)},
+		Task:  func(m TextClassifier) (*workflow.Task[TextBatch], error) { return r.task(m, true) },
+		Prepare: func(env workflow.Env) error {
+			if err := writeLines(filepath.Join(env.Output, "label.txt"), r.labels.Names); err != nil {
+				return err
+			}
+			if v, ok := r.enc.(*WordVocab); ok {
+				return writeLines(filepath.Join(env.Output, "vocab.txt"), v.Words)
+			}
+			return nil
+		},
+	}.Run(ctx, env, model)
 }
 
 // Eval evaluates the checkpoint env.Weights on DataLoader.Eval.

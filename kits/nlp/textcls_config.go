@@ -19,7 +19,7 @@ import (
 
 // TextGlobalOpts is the Global section.
 type TextGlobalOpts struct {
-	Epochs         int    `yaml:"epochs"`
+	Epochs         int    `yaml:"epochs" check:"min=1"`
 	Seed           uint64 `yaml:"seed"`
 	OutputDir      string `yaml:"output_dir"`
 	EvalInterval   int    `yaml:"eval_interval"`    // epochs
@@ -59,7 +59,7 @@ type TextSplitOpts struct {
 
 // TextSamplerOpts are the batching keys.
 type TextSamplerOpts struct {
-	BatchSize int  `yaml:"batch_size"`
+	BatchSize int  `yaml:"batch_size" check:"min=1"`
 	Shuffle   bool `yaml:"shuffle"`
 	DropLast  bool `yaml:"drop_last"`
 }
@@ -72,17 +72,16 @@ type TSVDatasetOpts struct {
 
 // TextSchema is the schema of text classification configs.
 func TextSchema() *config.Schema {
-	return &config.Schema{
+	s := &config.Schema{
 		Sections: map[string]any{
 			"Global":     (*TextGlobalOpts)(nil),
 			"Model":      (*config.Component)(nil),
 			"Optimizer":  (*optim.Config)(nil),
 			"DataLoader": (*TextDataLoaderOpts)(nil),
 		},
-		Components: map[string]map[string]any{
-			"Model":                archOptions(),
-			"DataLoader.*.dataset": datasetComponents(),
-		},
 		Selector: "name",
 	}
+	config.Attach(s, "Model", models)
+	config.Attach(s, "DataLoader.*.dataset", textDatasets)
+	return s
 }

@@ -192,46 +192,40 @@ func or(s, def string) string {
 	return s
 }
 
-// datasetComponents are the DataLoader.*.dataset components.
-func datasetComponents() map[string]any {
-	return map[string]any{
-		"TSVDataset":   (*TSVDatasetOpts)(nil),
-		"JSONLDataset": (*JSONLDatasetOpts)(nil),
-		"CSVDataset":   (*CSVDatasetOpts)(nil),
-	}
+// textSource is a decoded dataset component: its file, its limit, and how
+// to read it.
+type textSource struct {
+	file  string
+	limit int
+	read  func() ([]Example, *LabelMap, error)
+}
+
+// textDatasets are the data sets a classification config's DataLoader.*.dataset
+// can name; their env is the label map read so far (nil: none yet).
+var textDatasets = newDatasets()
+
+func newDatasets() *config.Registry[*LabelMap, textSource] {
+	r := config.NewRegistry[*LabelMap, textSource]("dataset")
+	config.Add(r, "CSVDataset", CSVDatasetOpts{}, func(_ config.Component, o CSVDatasetOpts, labels *LabelMap) (textSource, error) {
+		return textSource{o.DataFile, o.Limit, func() ([]Example, *LabelMap, error) { return ReadCSV(o.DataFile, o, labels) }}, nil
+	})
+	config.Add(r, "JSONLDataset", JSONLDatasetOpts{}, func(_ config.Component, o JSONLDatasetOpts, labels *LabelMap) (textSource, error) {
+		return textSource{o.DataFile, o.Limit, func() ([]Example, *LabelMap, error) { return ReadJSONL(o.DataFile, o.TextKey, o.LabelKey, labels) }}, nil
+	})
+	config.Add(r, "TSVDataset", TSVDatasetOpts{}, func(_ config.Component, o TSVDatasetOpts, labels *LabelMap) (textSource, error) {
+		return textSource{o.DataFile, o.Limit, func() ([]Example, *LabelMap, error) { return ReadTSV(o.DataFile, labels) }}, nil
+	})
+	return r
 }
 
 // readDataset reads the file of a dataset component (TSVDataset,
 // JSONLDataset or CSVDataset), keeping every k-th example when limit asks.
 func readDataset(c config.Component, labels *LabelMap) ([]Example, *LabelMap, error) {
-	var file string
-	var limit int
-	var read func() ([]Example, *LabelMap, error)
-	switch c.Name {
-	case "TSVDataset":
-		var o TSVDatasetOpts
-		if err := c.Decode(&o); err != nil {
-			return nil, nil, err
-		}
-		file, limit = o.DataFile, o.Limit
-		read = func() ([]Example, *LabelMap, error) { return ReadTSV(o.DataFile, labels) }
-	case "JSONLDataset":
-		var o JSONLDatasetOpts
-		if err := c.Decode(&o); err != nil {
-			return nil, nil, err
-		}
-		file, limit = o.DataFile, o.Limit
-		read = func() ([]Example, *LabelMap, error) { return ReadJSONL(o.DataFile, o.TextKey, o.LabelKey, labels) }
-	case "CSVDataset":
-		var o CSVDatasetOpts
-		if err := c.Decode(&o); err != nil {
-			return nil, nil, err
-		}
-		file, limit = o.DataFile, o.Limit
-		read = func() ([]Example, *LabelMap, error) { return ReadCSV(o.DataFile, o, labels) }
-	default:
-		return nil, nil, c.Errorf("unknown dataset %q (known: CSVDataset, JSONLDataset, TSVDataset)", c.Name)
+	src, err := textDatasets.Build(c, labels)
+	if err != nil {
+		return nil, nil, err
 	}
+	file, limit, read := src.file, src.limit, src.read
 	if file == "" {
 		return nil, nil, c.Errorf("data_file is required")
 	}

@@ -26,15 +26,6 @@ type BoEOpts struct {
 	HiddenDim    int `yaml:"hidden_dim"`    // default 64
 }
 
-// archOptions are the Model components.
-func archOptions() map[string]any {
-	return map[string]any{
-		"TextCNN": (*TextCNNOpts)(nil), "BoE": (*BoEOpts)(nil),
-		"BiLSTM": (*BiRNNOpts)(nil), "BiGRU": (*BiRNNOpts)(nil),
-		"Transformer": (*TransformerOpts)(nil),
-	}
-}
-
 // TextClassifier maps padded int64 ids (N, L) to logits (N, classes).
 type TextClassifier interface {
 	nn.Module
@@ -57,27 +48,48 @@ type BoE struct {
 	Hidden, Out *nn.Linear
 }
 
-// buildModel makes the model c names for a vocabulary of vocab units and
-// texts of at most maxLen units.
-func buildModel(c config.Component, vocab, classes, maxLen int, r *rand.Rand) (TextClassifier, error) {
-	pad := PadID
-	switch c.Name {
-	case "BiLSTM", "BiGRU":
-		return newBiRNN(c, vocab, classes, r)
-	case "Transformer":
-		return newTransformer(c, vocab, classes, maxLen, r)
-	case "TextCNN":
-		o := TextCNNOpts{EmbeddingDim: 64, NumFilters: 64, Widths: []int{3, 4, 5}}
-		if err := c.Decode(&o); err != nil {
-			return nil, err
+// modelEnv is what a classifier is built for: a vocabulary of vocab units,
+// classes classes, texts of at most maxLen units.
+type modelEnv struct {
+	vocab, classes, maxLen int
+	r                      *rand.Rand
+}
+
+// models are the classifiers a classification config's Model.name can choose.
+var models = newModels()
+
+func newModels() *config.Registry[modelEnv, TextClassifier] {
+	r := config.NewRegistry[modelEnv, TextClassifier]("model")
+	birnn := BiRNNOpts{EmbeddingDim: 64, HiddenSize: 64, NumLayers: 1, Pooling: "attention"}
+	rnn := func(c config.Component, o BiRNNOpts, e modelEnv) (TextClassifier, error) {
+		return newBiRNN(c, o, e.vocab, e.classes, e.r)
+	}
+	config.Add(r, "BiGRU", birnn, rnn)
+	config.Add(r, "BiLSTM", birnn, rnn)
+	config.Add(r, "BoE", BoEOpts{EmbeddingDim: 64, HiddenDim: 64}, func(c config.Component, o BoEOpts, e modelEnv) (TextClassifier, error) {
+		pad := PadID
+		m := &BoE{}
+		var err error
+		if m.Embed, err = nn.NewEmbedding(nn.EmbeddingOptions{NumEmbeddings: e.vocab, EmbeddingDim: o.EmbeddingDim, PaddingIdx: &pad}, e.r); err != nil {
+			return nil, c.Errorf("%v", err)
 		}
+		if m.Hidden, err = nn.NewLinear(nn.LinearOptions{In: o.EmbeddingDim, Out: o.HiddenDim}, e.r); err != nil {
+			return nil, c.Errorf("%v", err)
+		}
+		if m.Out, err = nn.NewLinear(nn.LinearOptions{In: o.HiddenDim, Out: e.classes}, e.r); err != nil {
+			return nil, c.Errorf("%v", err)
+		}
+		return m, nil
+	})
+	config.Add(r, "TextCNN", TextCNNOpts{EmbeddingDim: 64, NumFilters: 64, Widths: []int{3, 4, 5}}, func(c config.Component, o TextCNNOpts, e modelEnv) (TextClassifier, error) {
+		pad := PadID
 		m := &TextCNN{}
 		var err error
-		if m.Embed, err = nn.NewEmbedding(nn.EmbeddingOptions{NumEmbeddings: vocab, EmbeddingDim: o.EmbeddingDim, PaddingIdx: &pad}, r); err != nil {
+		if m.Embed, err = nn.NewEmbedding(nn.EmbeddingOptions{NumEmbeddings: e.vocab, EmbeddingDim: o.EmbeddingDim, PaddingIdx: &pad}, e.r); err != nil {
 			return nil, c.Errorf("%v", err)
 		}
 		for _, w := range o.Widths {
-			conv, err := nn.NewConv1D(nn.ConvOptions{InChannels: o.EmbeddingDim, OutChannels: o.NumFilters, KernelSize: []int{w}}, r)
+			conv, err := nn.NewConv1D(nn.ConvOptions{InChannels: o.EmbeddingDim, OutChannels: o.NumFilters, KernelSize: []int{w}}, e.r)
 			if err != nil {
 				return nil, c.Errorf("%v", err)
 			}
@@ -87,29 +99,22 @@ func buildModel(c config.Component, vocab, classes, maxLen int, r *rand.Rand) (T
 		if len(o.Widths) == 0 {
 			return nil, c.Errorf("widths: want at least one window width")
 		}
-		if m.Out, err = nn.NewLinear(nn.LinearOptions{In: o.NumFilters * len(o.Widths), Out: classes}, r); err != nil {
+		if m.Out, err = nn.NewLinear(nn.LinearOptions{In: o.NumFilters * len(o.Widths), Out: e.classes}, e.r); err != nil {
 			return nil, c.Errorf("%v", err)
 		}
 		return m, nil
-	case "BoE":
-		o := BoEOpts{EmbeddingDim: 64, HiddenDim: 64}
-		if err := c.Decode(&o); err != nil {
-			return nil, err
-		}
-		m := &BoE{}
-		var err error
-		if m.Embed, err = nn.NewEmbedding(nn.EmbeddingOptions{NumEmbeddings: vocab, EmbeddingDim: o.EmbeddingDim, PaddingIdx: &pad}, r); err != nil {
-			return nil, c.Errorf("%v", err)
-		}
-		if m.Hidden, err = nn.NewLinear(nn.LinearOptions{In: o.EmbeddingDim, Out: o.HiddenDim}, r); err != nil {
-			return nil, c.Errorf("%v", err)
-		}
-		if m.Out, err = nn.NewLinear(nn.LinearOptions{In: o.HiddenDim, Out: classes}, r); err != nil {
-			return nil, c.Errorf("%v", err)
-		}
-		return m, nil
-	}
-	return nil, c.Errorf("unknown model %q (known: BiGRU, BiLSTM, BoE, TextCNN, Transformer)", c.Name)
+	})
+	config.Add(r, "Transformer", TransformerOpts{DModel: 64, NHead: 4, NumLayers: 2, Dropout: 0.1, Positions: "learned", Pooling: "mean"},
+		func(c config.Component, o TransformerOpts, e modelEnv) (TextClassifier, error) {
+			return newTransformer(c, o, e.vocab, e.classes, e.maxLen, e.r)
+		})
+	return r
+}
+
+// buildModel makes the model c names for a vocabulary of vocab units and
+// texts of at most maxLen units.
+func buildModel(c config.Component, vocab, classes, maxLen int, r *rand.Rand) (TextClassifier, error) {
+	return models.Build(c, modelEnv{vocab, classes, maxLen, r})
 }
 
 // Params returns the embedding, convolutions and output layer.

@@ -109,11 +109,7 @@ type BiRNN struct {
 	drop  *nn.Dropout
 }
 
-func newBiRNN(c config.Component, vocab, classes int, r *rand.Rand) (*BiRNN, error) {
-	o := BiRNNOpts{EmbeddingDim: 64, HiddenSize: 64, NumLayers: 1, Pooling: "attention"}
-	if err := c.Decode(&o); err != nil {
-		return nil, err
-	}
+func newBiRNN(c config.Component, o BiRNNOpts, vocab, classes int, r *rand.Rand) (*BiRNN, error) {
 	if o.AttentionDim == 0 {
 		o.AttentionDim = 2 * o.HiddenSize
 	}
@@ -209,11 +205,7 @@ type Transformer struct {
 	maxLen int
 }
 
-func newTransformer(c config.Component, vocab, classes, maxLen int, r *rand.Rand) (*Transformer, error) {
-	o := TransformerOpts{DModel: 64, NHead: 4, NumLayers: 2, Dropout: 0.1, Positions: "learned", Pooling: "mean"}
-	if err := c.Decode(&o); err != nil {
-		return nil, err
-	}
+func newTransformer(c config.Component, o TransformerOpts, vocab, classes, maxLen int, r *rand.Rand) (*Transformer, error) {
 	if o.DimFeedforward == 0 {
 		o.DimFeedforward = 4 * o.DModel
 	}

@@ -6,7 +6,6 @@ import (
 	"paddle/core/cli/cmdutil"
 	"paddle/core/config"
 	"paddle/core/kit"
-	"paddle/core/workflow"
 	"paddle/kits/ocr/dettrain"
 	"paddle/kits/ocr/rectrain"
 	"paddle/kits/ocr/synth"
@@ -17,12 +16,14 @@ import (
 // shared verbs over kits/ocr/rectrain (CRNN recognition), and export; synth renders training data.
 func Kit() *cmdutil.Kit {
 	return &cmdutil.Kit{
-		Kit: &kit.Kit{
-			Name:   "ocr",
-			Short:  "Text detection and recognition (PaddleOCR): the PP-OCRv4 system, exact to PaddleOCR 2.x",
-			Schema: dettrain.MergeSchema(rectrain.Schema(), dettrain.Schema()),
-			Build:  buildTrainer,
-		},
+		Kit: (&kit.Kit{
+			Name:  "ocr",
+			Short: "Text detection and recognition (PaddleOCR): the PP-OCRv4 system, exact to PaddleOCR 2.x",
+		}).WithTasks(
+			// Architecture.model_type det → dettrain (DB), anything else → rectrain (CRNN).
+			kit.Task{Name: "rec", Match: func(cfg *config.Config) bool { return !isDetConfig(cfg) }, Schema: rectrain.Schema(), Build: rectrain.Build},
+			kit.Task{Name: "det", Match: isDetConfig, Schema: dettrain.Schema(), Build: dettrain.Build},
+		),
 		Serve: Serve, // paddle serve ocr
 		Commands: func(f *cmdutil.Factory, _ *kit.Kit) []*cobra.Command {
 			return []*cobra.Command{NewCmdPredict(f, nil), synth.NewCmdSynth(f, nil)}
@@ -30,11 +31,8 @@ func Kit() *cmdutil.Kit {
 	}
 }
 
-// buildTrainer builds the training runner Architecture.model_type names:
-// det → dettrain (DB), anything else → rectrain (CRNN).
-func buildTrainer(cfg *config.Config) (workflow.Runner, error) {
-	if n, ok := cfg.Node("Architecture.model_type"); ok && n.Value == "det" {
-		return dettrain.Build(cfg)
-	}
-	return rectrain.Build(cfg)
+// isDetConfig reports whether cfg trains a detector (Architecture.model_type det).
+func isDetConfig(cfg *config.Config) bool {
+	n, ok := cfg.Node("Architecture.model_type")
+	return ok && n.Value == "det"
 }

@@ -22,6 +22,7 @@ import (
 	"paddle/core/data"
 	"paddle/core/imgproc"
 	"paddle/core/workflow"
+	"paddle/kits/ocr/synth"
 )
 
 // PredictOptions are the inputs of `paddle ocr predict`.
@@ -37,8 +38,9 @@ type PredictOptions struct {
 	Batch                                 int
 	Offline                               bool
 	DetModel, RecModel, ClsModel, RecDict string
-	SpaceMode                             string // ParseSpaceMode's values; "" : DefaultSpaceMode(Lang)
-	Lang                                  string // ParseLang's values
+	SpaceMode                             string         // ParseSpaceMode's values; "" : DefaultSpaceMode(Lang)
+	Lang                                  string         // ParseLang's values
+	Shard                                 workflow.Shard // --shard I/N
 
 	// load replaces LoadSystem in tests.
 	load func(context.Context, Sources, Profile) (*System, error)
@@ -48,6 +50,7 @@ type PredictOptions struct {
 func NewCmdPredict(f *cmdutil.Factory, runF func(*PredictOptions) error) *cobra.Command {
 	opts := &PredictOptions{Factory: f}
 	var maxPixels func() error
+	var shard func() (workflow.Shard, error)
 	cmd := &cobra.Command{
 		Use:   "predict [PATH... | -]",
 		Short: "Detect and recognise text with PP-OCRv4 in images, folders, globs, PDFs or paths from stdin",
@@ -56,12 +59,17 @@ func NewCmdPredict(f *cmdutil.Factory, runF func(*PredictOptions) error) *cobra.
 			"The ppocrv4 models are pulled into the model store on first use (see `paddle model`)\n" +
 			"unless --offline, or taken from --det-model/--rec-model/--cls-model/--rec-dict.\n" +
 			"Results go to stdout in input order; errors of single inputs are reported and the\n" +
-			"rest go on (exit 1 at the end).\n\n" + predict.RecordHelp(PredictRecord),
+			"rest go on (exit 1 at the end).\n\n" +
+			"--format paddleocr writes PaddleOCR's detection label lines, as predict_system.py's\n" +
+			"system_results.txt and PPOCRLabel do: `path<TAB>[{\"transcription\": ..., \"points\": [[x, y], ...]}, ...]`\n" +
+			"(the path as given; failed inputs only on stderr), so predictions can be corrected and\n" +
+			"trained on (Train.dataset.label_file_list of a det config).\n\n" + predict.RecordHelp(PredictRecord),
 		Example: "  paddle ocr predict kits/ocr/testdata/images/sample_en.png\n" +
 			"  paddle ocr predict --format jsonl scans/ --cls\n" +
 			"  find . -name '*.png' | paddle ocr predict - --format jsonl --workers 4\n" +
 			"  paddle ocr predict --det=false line.png\n" +
-			"  paddle ocr predict --lang en kits/ocr/testdata/images/sample_en.png",
+			"  paddle ocr predict --lang en kits/ocr/testdata/images/sample_en.png\n" +
+			"  paddle ocr predict --format paddleocr scans/ > det_label.txt",
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Inputs = args
 			if len(args) == 0 {
@@ -85,6 +93,13 @@ func NewCmdPredict(f *cmdutil.Factory, runF func(*PredictOptions) error) *cobra.
 			if err := maxPixels(); err != nil {
 				return err
 			}
+			var err error
+			if opts.Shard, err = shard(); err != nil {
+				return err
+			}
+			if f.Settings.Format == "paddleocr" && !opts.Det {
+				return cmdutil.FlagErrorf("--format paddleocr writes detection labels: it needs --det (the boxes)")
+			}
 			if runF != nil {
 				return runF(opts)
 			}
@@ -107,7 +122,9 @@ func NewCmdPredict(f *cmdutil.Factory, runF func(*PredictOptions) error) *cobra.
 	fl.StringVar(&opts.SpaceMode, "space-mode", SpaceCTC, "spaces: ctc (PaddleOCR's decoding; the default for --lang ch) or gaps (also a space where the space class peaks between two Latin characters; the default for --lang en; docs/ocr.md)")
 	fl.StringVar(&opts.Lang, "lang", LangCh, "recogniser: ch (PP-OCRv4's Chinese+English, exact to PaddleOCR 2.x) or en (English: en_dict.txt + space; docs/ocr.md)")
 	maxPixels = cmdutil.MaxPixelsFlag(cmd, data.DefaultMaxPixels)
-	cmdutil.SupportsFormats(cmd, "text", "jsonl", "json")
+	shard = cmdutil.ShardFlag(cmd)
+	cmdutil.SupportsFormats(cmd, "text", "jsonl", "json", "paddleocr")
+	cmd.Long += "\n\n" + cmdutil.FormatsHelp(cmd)
 	return cmd
 }
 
@@ -161,6 +178,7 @@ func predictRun(ctx context.Context, opts *PredictOptions) error {
 	if len(inputs) == 0 {
 		return config.Usage(fmt.Errorf("no input images found in %s", strings.Join(opts.Inputs, " ")))
 	}
+	inputs = workflow.Sharded(opts.Shard, inputs) // after the check: a shard may be empty
 	load := LoadSystem
 	if opts.load != nil {
 		load = opts.load
@@ -366,6 +384,8 @@ func (w *writer) write(o Output) error {
 	case "json":
 		w.all = append(w.all, o)
 		return nil
+	case "paddleocr":
+		return writeDetLabel(w.out, o)
 	}
 	if w.many {
 		if w.n > 0 {
@@ -408,6 +428,22 @@ func (w *writer) finish() error {
 	enc.SetEscapeHTML(false)
 	enc.SetIndent("", "  ")
 	return enc.Encode(w.all)
+}
+
+// writeDetLabel writes o as one PaddleOCR detection label line:
+// `image<TAB>[{"transcription": ..., "points": [[x, y], ...]}, ...]`, the
+// JSON spaced as Python's json.dumps(ensure_ascii=False) writes it.
+func writeDetLabel(out io.Writer, o Output) error {
+	boxes := make([]synth.DetBox, len(o.Results))
+	for i, r := range o.Results {
+		boxes[i] = synth.DetBox{Transcription: r.Text, Points: r.Points}
+	}
+	js, err := synth.MarshalDetLabel(boxes)
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(out, "%s\t%s\n", o.Image, js)
+	return err
 }
 
 // PredictRecord is `ocr predict`'s record (--format jsonl|json), for --help

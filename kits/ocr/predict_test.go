@@ -14,6 +14,7 @@ import (
 	"paddle/core/cli/iostreams"
 	"paddle/core/data"
 	"paddle/core/tensor"
+	"paddle/kits/ocr/rectrain"
 )
 
 // blockDet answers every detection with one text block: rows 25-60 %, columns 10-80 %.
@@ -221,5 +222,57 @@ func TestPredictFlags(t *testing.T) {
 		if !errors.As(err, &fe) {
 			t.Errorf("%v: err %v, want a flag error", args, err)
 		}
+	}
+}
+
+// --format paddleocr writes PaddleOCR's detection label lines, which the
+// project's own PaddleOCR det label reader reads back: the same paths,
+// transcriptions and boxes as the jsonl records. A failed input is only on
+// stderr (a label file has no place for it).
+func TestPredictPaddleOCRFormat(t *testing.T) {
+	a, b := filepath.Join("testdata", "images", "line.png"), filepath.Join("testdata", "images", "sample_en.png")
+	bad := filepath.Join(t.TempDir(), "broken.png")
+	os.WriteFile(bad, []byte("not a png"), 0o644)
+	labels, errOut, err := runPredict(t, "paddleocr", "", a, bad, b)
+	if !errors.Is(err, cmdutil.ErrSilent) || !strings.Contains(errOut, "broken.png") {
+		t.Errorf("err = %v, stderr %q; want exit 1 naming broken.png", err, errOut)
+	}
+	jsonl, _, _ := runPredict(t, "jsonl", "", a, b)
+	lines := strings.Split(strings.TrimSuffix(labels, "\n"), "\n")
+	recs := strings.Split(strings.TrimSuffix(jsonl, "\n"), "\n")
+	if len(lines) != 2 || len(recs) != 2 {
+		t.Fatalf("label lines %q, records %q", labels, jsonl)
+	}
+	// PaddleOCR's layout exactly: json.dumps spacing, integer points.
+	if want := a + "\t" + `[{"transcription": "ab", "points": [[15, 2], [253, 2], [253, 38], [15, 38]]}]`; lines[0] != want {
+		t.Errorf("line\n%q\nwant\n%q", lines[0], want)
+	}
+	for i, line := range lines {
+		it, err := rectrain.ParseDetLine(line, "", "\t")
+		if err != nil {
+			t.Fatalf("line %d: %v", i, err)
+		}
+		var o Output
+		if err := json.Unmarshal([]byte(recs[i]), &o); err != nil {
+			t.Fatal(err)
+		}
+		if it.Path != o.Image || len(it.Boxes) != len(o.Results) {
+			t.Fatalf("line %d read back as %+v; record %s", i, it, recs[i])
+		}
+		for j, box := range it.Boxes {
+			r := o.Results[j]
+			if box.Text != r.Text || len(box.Points) != len(r.Points) {
+				t.Errorf("box %d: %+v, record %+v", j, box, r)
+				continue
+			}
+			for k, p := range box.Points {
+				if p != [2]float64{float64(r.Points[k][0]), float64(r.Points[k][1])} {
+					t.Errorf("box %d point %d: %v, record %v", j, k, p, r.Points[k])
+				}
+			}
+		}
+	}
+	if _, _, err := runPredict(t, "paddleocr", "", "--det=false", a); err == nil || !strings.Contains(err.Error(), "needs --det") {
+		t.Errorf("--det=false: err %v", err)
 	}
 }

@@ -1,6 +1,9 @@
 package ocr
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+)
 
 // Profile holds the constants of one PaddleOCR inference profile.
 type Profile struct {
@@ -45,13 +48,19 @@ func ProfileV3() Profile {
 	return p
 }
 
+// profiles are the profiles ProfileByName knows, in the order its error
+// lists them; "" is the first.
+var profiles = []func() Profile{ProfileV2, ProfileV3}
+
 // ProfileByName returns ProfileV2 for "v2" (or "") and ProfileV3 for "v3".
 func ProfileByName(name string) (Profile, error) {
-	switch name {
-	case "", "v2":
-		return ProfileV2(), nil
-	case "v3":
-		return ProfileV3(), nil
+	known := make([]string, len(profiles))
+	for i, f := range profiles {
+		p := f()
+		if p.Name == name || name == "" && i == 0 {
+			return p, nil
+		}
+		known[i] = p.Name
 	}
-	return Profile{}, fmt.Errorf("unknown profile %q (known: v2, v3)", name)
+	return Profile{}, fmt.Errorf("unknown profile %q (known: %s)", name, strings.Join(known, ", "))
 }

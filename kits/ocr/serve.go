@@ -87,3 +87,6 @@ func (p *Predictor) Predict(_ context.Context, in serve.Input) (any, error) {
 	pg := page{name: in.Name, img: imgproc.Mat8{H: m.H, W: m.W, C: m.C, Pix: m.Pix}}
 	return recognisePage(p.System, pg, p.Det, nil, "")
 }
+
+// Describe tells /openapi.json the input and record.
+func (p *Predictor) Describe() (string, any) { return serve.InputImage, Output{} }

@@ -17,7 +17,7 @@ type DatasetOpts struct {
 	DatasetRoot string             `yaml:"dataset_root"`
 	TrainPath   string             `yaml:"train_path"`
 	ValPath     string             `yaml:"val_path"`
-	NumClasses  int                `yaml:"num_classes"`
+	NumClasses  int                `yaml:"num_classes" check:"min=1"`
 	Mode        string             `yaml:"mode"` // train | val
 	IgnoreIndex *int               `yaml:"ignore_index"`
 	Separator   string             `yaml:"separator"`
@@ -38,7 +38,7 @@ type OptimizerOpts struct {
 // LRSchedulerOpts is PaddleSeg's `lr_scheduler` section.
 type LRSchedulerOpts struct {
 	Type          string  `yaml:"type"` // PolynomialDecay, CosineAnnealingDecay, Constant
-	LearningRate  float64 `yaml:"learning_rate"`
+	LearningRate  float64 `yaml:"learning_rate" check:"min=0"`
 	EndLR         float64 `yaml:"end_lr"`
 	Power         float64 `yaml:"power"`
 	EtaMin        float64 `yaml:"eta_min"`
@@ -100,12 +100,12 @@ type ExportOpts struct {
 // (the extra two only in training).
 type PPLiteSegOpts struct {
 	Backbone        config.Component `yaml:"backbone"`
-	ArmOutChs       []int            `yaml:"arm_out_chs"`        // decoder widths at strides 8, 16, 32 (default [64, 96, 128])
-	SegHeadInterChs []int            `yaml:"seg_head_inter_chs"` // default [64, 64, 64]
-	CMChs           int              `yaml:"cm_out_ch"`          // SPPM width (default 128)
-	CMBins          []int            `yaml:"cm_bin_sizes"`       // default [1, 2, 4]
-	NumClasses      int              `yaml:"num_classes"`        // default: train_dataset.num_classes
-	Pretrained      string           `yaml:"pretrained"`         // whole-model checkpoint folder to start training from (null: none)
+	ArmOutChs       []int            `yaml:"arm_out_chs"`               // decoder widths at strides 8, 16, 32 (default [64, 96, 128])
+	SegHeadInterChs []int            `yaml:"seg_head_inter_chs"`        // default [64, 64, 64]
+	CMChs           int              `yaml:"cm_out_ch"`                 // SPPM width (default 128)
+	CMBins          []int            `yaml:"cm_bin_sizes"`              // default [1, 2, 4]
+	NumClasses      int              `yaml:"num_classes" check:"min=1"` // default: train_dataset.num_classes
+	Pretrained      string           `yaml:"pretrained"`                // whole-model checkpoint folder to start training from (null: none)
 }
 
 // BackboneOpts configure the STDC backbone of PPLiteSeg (zoo.STDCOptions)
@@ -121,7 +121,7 @@ type BackboneOpts struct {
 // double 3x3 ConvBN per level, 4 max-pool downsamplings, bilinear (or
 // transposed-conv) upsampling with skip concatenation.
 type UNetOpts struct {
-	NumClasses   int    `yaml:"num_classes"`
+	NumClasses   int    `yaml:"num_classes" check:"min=1"`
 	BaseChannels int    `yaml:"base_channels"` // default 64 (PaddleSeg's)
 	UseDeconv    bool   `yaml:"use_deconv"`
 	InChannels   int    `yaml:"in_channels"` // default 3
@@ -145,7 +145,7 @@ type (
 	}
 	// RandomHorizontalFlipOpts flip with probability prob (default 0.5).
 	RandomHorizontalFlipOpts struct {
-		Prob *float64 `yaml:"prob"`
+		Prob *float64 `yaml:"prob" check:"prob"`
 	}
 	// RandomDistortOpts jitter brightness, contrast and saturation.
 	RandomDistortOpts struct {
@@ -167,29 +167,9 @@ type (
 	}
 )
 
-func transformOptions() map[string]any {
-	return map[string]any{
-		"ResizeStepScaling":    (*ResizeStepScalingOpts)(nil),
-		"RandomPaddingCrop":    (*RandomPaddingCropOpts)(nil),
-		"RandomHorizontalFlip": (*RandomHorizontalFlipOpts)(nil),
-		"RandomDistort":        (*RandomDistortOpts)(nil),
-		"Resize":               (*ResizeOpts)(nil),
-		"Normalize":            (*NormalizeOpts)(nil),
-	}
-}
-
-func lossOptions() map[string]any {
-	return map[string]any{
-		"CrossEntropyLoss":     (*CrossEntropyOpts)(nil),
-		"OhemCrossEntropyLoss": (*OhemOpts)(nil),
-		"DiceLoss":             (*DiceOpts)(nil),
-		"MixedLoss":            (*MixedLossOpts)(nil),
-	}
-}
-
 // Schema is the seg kit's config schema.
 func Schema() *config.Schema {
-	return &config.Schema{
+	s := &config.Schema{
 		Sections: map[string]any{
 			"batch_size":    (*int)(nil),
 			"iters":         (*int)(nil),
@@ -208,14 +188,15 @@ func Schema() *config.Schema {
 			"export":        (*ExportOpts)(nil),
 		},
 		Components: map[string]map[string]any{
-			"train_dataset":         {"Dataset": (*DatasetOpts)(nil), "SynthDataset": (*SynthDatasetOpts)(nil)},
-			"val_dataset":           {"Dataset": (*DatasetOpts)(nil), "SynthDataset": (*SynthDatasetOpts)(nil)},
-			"*.transforms.*":        transformOptions(),
-			"model":                 {"PPLiteSeg": (*PPLiteSegOpts)(nil), "UNet": (*UNetOpts)(nil)},
-			"model.backbone":        {"STDC1": (*BackboneOpts)(nil), "STDC2": (*BackboneOpts)(nil), "STDCNet": (*BackboneOpts)(nil)},
-			"loss.types.*":          lossOptions(),
-			"loss.types.*.losses.*": lossOptions(),
+			"train_dataset": {"Dataset": (*DatasetOpts)(nil), "SynthDataset": (*SynthDatasetOpts)(nil)},
+			"val_dataset":   {"Dataset": (*DatasetOpts)(nil), "SynthDataset": (*SynthDatasetOpts)(nil)},
 		},
 		Selector: "type",
 	}
+	config.Attach(s, "*.transforms.*", transforms)
+	config.Attach(s, "model", models)
+	config.Attach(s, "model.backbone", backbones)
+	config.Attach(s, "loss.types.*", losses)
+	config.Attach(s, "loss.types.*.losses.*", losses)
+	return s
 }

@@ -19,6 +19,7 @@ import (
 	"paddle/core/config"
 	"paddle/core/metric/seg"
 	"paddle/core/parallel"
+	"paddle/core/workflow"
 )
 
 // EvalOptions are the inputs of `paddle seg eval`.
@@ -63,7 +64,7 @@ func NewCmdEval(f *cmdutil.Factory, runF func(*EvalOptions) error) *cobra.Comman
 				if runF != nil {
 					return runF(opts)
 				}
-				return evalModelRun(cmd.Context(), opts)
+				return evalModelRun(workflow.WithProgress(cmd.Context(), f.RunnerIO()), opts)
 			}
 			if opts.Pred == "" || opts.Label == "" {
 				return cmdutil.FlagErrorf("--pred and --label are both required")

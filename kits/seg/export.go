@@ -35,7 +35,7 @@ type exportPostProcess struct {
 
 // inferenceSchema checks an export's inference.yaml.
 func inferenceSchema() *config.Schema {
-	return workflow.InferenceSchema((*exportPreProcess)(nil), (*exportPostProcess)(nil), transformOptions(), "type")
+	return workflow.InferenceSchema((*exportPreProcess)(nil), (*exportPostProcess)(nil), transforms.Options(), "type")
 }
 
 var _ workflow.Exporter = (*runner)(nil)
@@ -99,33 +99,32 @@ func (r *runner) Export(_ context.Context, env workflow.Env, dir string) error {
 	return workflow.WriteExport(dir, g, inf, r.cfg)
 }
 
-// predictExport segments image files with the export directory env.Model
-// on core/runtime.
-func (r *runner) predictExport(ctx context.Context, env workflow.Env, args []string) error {
+// loadExport loads the export directory env.Model on core/runtime.
+func (r *runner) loadExport(env workflow.Env) (*Segmenter, error) {
 	p, cfg, err := workflow.ReadExport(env.Model, inferenceSchema(), runtime.Options{})
 	if err != nil {
-		return err
+		return nil, err
 	}
 	var pre exportPreProcess
 	var post exportPostProcess
 	inputs, err := workflow.DecodeInference(cfg, &pre, &post)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	file := filepath.Join(env.Model, workflow.ExportInferenceFile)
 	if len(inputs) != 1 || len(inputs[0].Shape) != 4 {
-		return fmt.Errorf("%s: Inputs: want one image input (batch, 3, H, W), got %v", file, inputs)
+		return nil, fmt.Errorf("%s: Inputs: want one image input (batch, 3, H, W), got %v", file, inputs)
 	}
 	tr, err := buildTransforms(pre.TransformOps)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	name, out := inputs[0].Name, p.OutputNames()[0]
-	return r.predictFiles(ctx, env, args, tr, post.LabelList, func(x *tensor.Tensor) (*tensor.Tensor, error) {
+	return &Segmenter{tr: tr, labels: post.LabelList, segment: func(x *tensor.Tensor) (*tensor.Tensor, error) {
 		res, err := p.Run(map[string]*tensor.Tensor{name: x})
 		if err != nil {
 			return nil, err
 		}
 		return res[out].Cast(tensor.Float32).Contiguous(), nil
-	})
+	}}, nil
 }

@@ -16,6 +16,7 @@
 //	infer.go      whole-image and sliding-window inference, argmax
 //	runner.go     train / eval over core/workflow
 //	predict.go    predict: label PNGs, overlays, jsonl with per-class pixel counts
+//	serve.go      `paddle serve seg` (the kit's Serve hook; label map as a data: URL)
 //	export.go     export (model.onnx + inference.yaml) and predict --model
 //	label.go filelist.go   label PNGs, file lists, labels.txt
 //	evalcmd.go    `paddle seg eval` (--pred/--label folders, or a checkpoint)
@@ -33,7 +34,6 @@ import (
 	"paddle/core/cli/predict"
 	"paddle/core/config"
 	"paddle/core/kit"
-	"paddle/core/workflow"
 )
 
 // Kit returns the seg kit.
@@ -49,6 +49,7 @@ func Kit() *cmdutil.Kit {
 		Commands: func(f *cmdutil.Factory, k *kit.Kit) []*cobra.Command {
 			return []*cobra.Command{NewCmdEval(f, nil), newCmdPredict(f, k), NewCmdSynth(f, nil)}
 		},
+		Serve: Serve, // paddle serve seg
 	}
 }
 
@@ -91,10 +92,7 @@ func predictRun(ctx context.Context, o *predict.Options, draw bool) error {
 	}
 	r := w.(*runner)
 	r.draw = draw
-	return r.Predict(ctx, workflow.Env{
-		IO: o.Factory.RunnerIO(), Config: cfg, Weights: o.Weights, Model: o.Model, Output: o.Output,
-		Format: o.Factory.Settings.Format,
-	}, o.Inputs)
+	return r.Predict(ctx, o.Env(cfg), o.Inputs)
 }
 
 // evalModelRun evaluates a checkpoint on the config's val_dataset and

@@ -49,41 +49,31 @@ func ignoreOr(p *int, def int) int {
 	return def
 }
 
-// buildLoss makes one loss component.
-func buildLoss(c config.Component, ignore int) (lossFunc, error) {
-	switch c.Name {
-	case "CrossEntropyLoss":
-		var o CrossEntropyOpts
-		if err := c.Decode(&o); err != nil {
-			return nil, err
-		}
+// losses are the losses `loss.types` (and MixedLoss's `losses`) can
+// choose; their env is the dataset's ignore index. Registered in init, since
+// MixedLoss builds its parts through the registry.
+var losses = config.NewRegistry[int, lossFunc]("loss")
+
+func init() {
+	config.Add(losses, "CrossEntropyLoss", CrossEntropyOpts{}, func(_ config.Component, o CrossEntropyOpts, ignore int) (lossFunc, error) {
 		ce := nn.CrossEntropyOptions{Weight: o.Weight, IgnoreIndex: nn.Ignore(ignoreOr(o.IgnoreIndex, ignore)), Reduction: nn.ReduceMean}
 		return func(l *ag.Var, y *tensor.Tensor) (*ag.Var, error) { return crossEntropy(l, y, ce) }, nil
-	case "OhemCrossEntropyLoss":
-		o := OhemOpts{Thresh: 0.7, MinKept: 10000}
-		if err := c.Decode(&o); err != nil {
-			return nil, err
-		}
+	})
+	config.Add(losses, "OhemCrossEntropyLoss", OhemOpts{Thresh: 0.7, MinKept: 10000}, func(_ config.Component, o OhemOpts, ignore int) (lossFunc, error) {
 		ig := ignoreOr(o.IgnoreIndex, ignore)
 		return func(l *ag.Var, y *tensor.Tensor) (*ag.Var, error) {
 			return OhemCrossEntropy(l, y, o.Thresh, o.MinKept, ig)
 		}, nil
-	case "DiceLoss":
-		var o DiceOpts
-		if err := c.Decode(&o); err != nil {
-			return nil, err
-		}
+	})
+	config.Add(losses, "DiceLoss", DiceOpts{}, func(_ config.Component, o DiceOpts, ignore int) (lossFunc, error) {
 		smooth := 1.0
 		if o.Smooth != nil {
 			smooth = *o.Smooth
 		}
 		ig := ignoreOr(o.IgnoreIndex, ignore)
 		return func(l *ag.Var, y *tensor.Tensor) (*ag.Var, error) { return DiceLoss(l, y, o.Weight, smooth, ig) }, nil
-	case "MixedLoss":
-		var o MixedLossOpts
-		if err := c.Decode(&o); err != nil {
-			return nil, err
-		}
+	})
+	config.Add(losses, "MixedLoss", MixedLossOpts{}, func(c config.Component, o MixedLossOpts, ignore int) (lossFunc, error) {
 		if len(o.Losses) == 0 || len(o.Losses) != len(o.Coef) {
 			return nil, c.Errorf("MixedLoss: %d losses and %d coef: want the same number, at least one", len(o.Losses), len(o.Coef))
 		}
@@ -111,9 +101,11 @@ func buildLoss(c config.Component, ignore int) (lossFunc, error) {
 			}
 			return sum, nil
 		}, nil
-	}
-	return nil, c.Errorf("unknown loss %q (known: CrossEntropyLoss, OhemCrossEntropyLoss, DiceLoss, MixedLoss)", c.Name)
+	})
 }
+
+// buildLoss makes one loss component.
+func buildLoss(c config.Component, ignore int) (lossFunc, error) { return losses.Build(c, ignore) }
 
 // crossEntropy is nn.CrossEntropy, but a batch whose labels are all ignored
 // gives a zero loss (still connected to the logits) instead of 0/0.

@@ -23,54 +23,81 @@ type Model interface {
 	Logits(x *ag.Var, training bool) []*ag.Var
 }
 
-// buildModel makes the model `model:` names for numClasses classes.
-func buildModel(c config.Component, numClasses int, r *rand.Rand) (Model, error) {
-	switch c.Name {
-	case "PPLiteSeg":
-		var o PPLiteSegOpts
-		if err := c.Decode(&o); err != nil {
-			return nil, err
-		}
-		if o.NumClasses == 0 {
-			o.NumClasses = numClasses
-		}
-		bb, err := buildBackbone(o.Backbone, r)
-		if err != nil {
-			return nil, err
-		}
-		return newPPLiteSeg(o, bb, r)
-	case "UNet":
-		var o UNetOpts
-		if err := c.Decode(&o); err != nil {
-			return nil, err
-		}
-		if o.NumClasses == 0 {
-			o.NumClasses = numClasses
-		}
-		return newUNet(o, r)
-	}
-	return nil, c.Errorf("unknown model %q (known: PPLiteSeg, UNet)", c.Name)
+// modelSpec is a decoded `model:`: how to build it for a number of classes,
+// and the checkpoint folders its options name to start training from.
+type modelSpec struct {
+	build                     func(numClasses int, r *rand.Rand) (Model, error)
+	backbonePretrained, whole string // model.backbone.pretrained, model.pretrained ("" when null)
 }
 
-func buildBackbone(c config.Component, r *rand.Rand) (*zoo.STDCNet, error) {
-	o := zoo.STDCOptions{}
-	switch c.Name {
-	case "STDC1", "STDCNet", "":
-		o.Layers = []int{2, 2, 2}
-	case "STDC2":
-		o.Layers = []int{4, 5, 3}
-	default:
-		return nil, c.Errorf("unknown backbone %q (known: STDC1, STDC2, STDCNet)", c.Name)
-	}
-	b := BackboneOpts{STDCOptions: o}
-	if err := c.Decode(&b); err != nil {
+// models are the networks `model:` can choose.
+var models = newModels()
+
+func newModels() *config.Registry[struct{}, modelSpec] {
+	r := config.NewRegistry[struct{}, modelSpec]("model")
+	config.Add(r, "PPLiteSeg", PPLiteSegOpts{}, func(_ config.Component, o PPLiteSegOpts, _ struct{}) (modelSpec, error) {
+		var b BackboneOpts
+		if o.Backbone.Name != "" {
+			if err := o.Backbone.Decode(&b); err != nil {
+				return modelSpec{}, err
+			}
+		}
+		return modelSpec{backbonePretrained: b.Pretrained, whole: o.Pretrained, build: func(numClasses int, r *rand.Rand) (Model, error) {
+			if o.NumClasses == 0 {
+				o.NumClasses = numClasses
+			}
+			bb, err := buildBackbone(o.Backbone, r)
+			if err != nil {
+				return nil, err
+			}
+			return newPPLiteSeg(o, bb, r)
+		}}, nil
+	})
+	config.Add(r, "UNet", UNetOpts{}, func(_ config.Component, o UNetOpts, _ struct{}) (modelSpec, error) {
+		return modelSpec{whole: o.Pretrained, build: func(numClasses int, r *rand.Rand) (Model, error) {
+			if o.NumClasses == 0 {
+				o.NumClasses = numClasses
+			}
+			return newUNet(o, r)
+		}}, nil
+	})
+	return r
+}
+
+// buildModel makes the model `model:` names for numClasses classes.
+func buildModel(c config.Component, numClasses int, r *rand.Rand) (Model, error) {
+	spec, err := models.Build(c, struct{}{})
+	if err != nil {
 		return nil, err
 	}
-	bb, err := zoo.NewSTDCNet(b.STDCOptions, r)
-	if err != nil {
-		return nil, c.Errorf("%v", err)
+	return spec.build(numClasses, r)
+}
+
+// backbones are the STDC variants `model.backbone` can choose; STDCNet is
+// STDC1 (PaddleSeg's name for the class).
+var backbones = newBackbones()
+
+func newBackbones() *config.Registry[*rand.Rand, *zoo.STDCNet] {
+	r := config.NewRegistry[*rand.Rand, *zoo.STDCNet]("backbone")
+	stdc := func(c config.Component, b BackboneOpts, r *rand.Rand) (*zoo.STDCNet, error) {
+		bb, err := zoo.NewSTDCNet(b.STDCOptions, r)
+		if err != nil {
+			return nil, c.Errorf("%v", err)
+		}
+		return bb, nil
 	}
-	return bb, nil
+	config.Add(r, "STDC1", BackboneOpts{STDCOptions: zoo.STDCOptions{Layers: []int{2, 2, 2}}}, stdc)
+	config.Add(r, "STDC2", BackboneOpts{STDCOptions: zoo.STDCOptions{Layers: []int{4, 5, 3}}}, stdc)
+	config.Add(r, "STDCNet", BackboneOpts{STDCOptions: zoo.STDCOptions{Layers: []int{2, 2, 2}}}, stdc)
+	return r
+}
+
+// buildBackbone makes the backbone c names (STDC1 when the config names none).
+func buildBackbone(c config.Component, r *rand.Rand) (*zoo.STDCNet, error) {
+	if c.Name == "" {
+		c.Name = "STDC1"
+	}
+	return backbones.Build(c, r)
 }
 
 // upsample resizes x (N, C, h, w) bilinearly to (N, C, H, W), as

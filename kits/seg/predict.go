@@ -7,18 +7,21 @@ import (
 	"image"
 	"image/color"
 	"image/png"
+	"log/slog"
 	"maps"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 
 	"paddle/core/config"
 	"paddle/core/data"
 	pio "paddle/core/io"
 	"paddle/core/op"
 	"paddle/core/tensor"
+	"paddle/core/vis"
 	"paddle/core/workflow"
 )
 
@@ -35,27 +38,67 @@ type Prediction struct {
 	ClassPixels map[string]int `json:"class_pixels"`
 }
 
+// Segmenter is a loaded model that segments one image at a time: predict's
+// per-image step and `paddle serve seg`'s predictor. It is safe for
+// concurrent use.
+type Segmenter struct {
+	tr     transform
+	labels []string
+	// segment maps one image (1, 3, h, w) to logits (1, C, h, w).
+	segment func(x *tensor.Tensor) (*tensor.Tensor, error)
+}
+
 // Predict segments image files with the checkpoint env.Weights, or with
 // the export directory env.Model (export.go).
 func (r *runner) Predict(ctx context.Context, env workflow.Env, args []string) error {
+	sg, err := r.loadSegmenter(env)
+	if err != nil {
+		return err
+	}
+	return r.predictFiles(ctx, env, args, sg)
+}
+
+// loadSegmenter loads the export env.Model, else the checkpoint env.Weights.
+func (r *runner) loadSegmenter(env workflow.Env) (*Segmenter, error) {
 	if env.Model != "" {
-		return r.predictExport(ctx, env, args)
+		return r.loadExport(env)
 	}
 	model, err := r.newModel()
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if _, err := workflow.LoadCheckpoint(env.Weights, model, nil); err != nil {
-		return err
+		return nil, err
 	}
 	tr, err := buildTransforms(r.valOptions.Transforms)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	fw := forward(model)
-	return r.predictFiles(ctx, env, args, tr, r.labelNames(), func(x *tensor.Tensor) (*tensor.Tensor, error) {
+	// The autograd model was not written for concurrent forwards: one at a time.
+	var mu sync.Mutex
+	return &Segmenter{tr: tr, labels: r.labelNames(), segment: func(x *tensor.Tensor) (*tensor.Tensor, error) {
+		mu.Lock()
+		defer mu.Unlock()
 		return infer(fw, x, r.test), nil
-	})
+	}}, nil
+}
+
+// Segment returns img's class per pixel (row-major, img's size) and the
+// number of classes the model knows.
+func (sg *Segmenter) Segment(img *data.Image) (pred []uint8, classes int, err error) {
+	s := item{Img: img}
+	if _, err := sg.tr.Apply(&s, rand.New(rand.NewPCG(0, 0))); err != nil {
+		return nil, 0, err
+	}
+	logits, err := sg.segment(s.X.Reshape(append([]int{1}, s.X.Shape()...)...))
+	if err != nil {
+		return nil, 0, err
+	}
+	if logits.Dim(2) != img.H || logits.Dim(3) != img.W {
+		logits = op.Resize(logits, op.ResizeParams{Mode: "linear", CoordMode: "half_pixel", Sizes: []int{img.H, img.W}})
+	}
+	return argmax(logits)[0], logits.Dim(1), nil
 }
 
 // labelNames reads labels.txt next to the val (or train) list, if present.
@@ -76,9 +119,8 @@ func (r *runner) labelNames() []string {
 // and writes pseudo_color_prediction/<name>.png (palette PNG of class
 // indices), with draw added_prediction/<name>.png (colour overlay), and one
 // Prediction per image in env.Format.
-func (r *runner) predictFiles(ctx context.Context, env workflow.Env, args []string, tr transform, labels []string,
-	segment func(x *tensor.Tensor) (*tensor.Tensor, error)) error {
-	inputs, err := workflow.ExpandInputs(args, env.IO.In, workflow.ImageExts)
+func (r *runner) predictFiles(ctx context.Context, env workflow.Env, args []string, sg *Segmenter) error {
+	inputs, err := env.Inputs(args, workflow.ImageExts)
 	if err != nil {
 		return config.Usage(err)
 	}
@@ -87,25 +129,24 @@ func (r *runner) predictFiles(ctx context.Context, env workflow.Env, args []stri
 		outDir = filepath.Join(r.outputDir, "predict")
 	}
 	stems := workflow.OutputStems(inputs)
+	var font *vis.Font
+	if r.draw {
+		var warn string
+		if font, warn = vis.LoadFont(""); warn != "" {
+			slog.Warn("draw: " + warn)
+		}
+	}
 	out := workflow.NewPrinter(env.IO.Out, env.Format, workflow.KeyImage, predictionLine)
 	failed, err := workflow.RunOrdered(ctx, inputs, 1, func(_ context.Context, in workflow.Input) (Prediction, error) {
 		img, err := data.DecodeFile(in.Path, data.RGB)
 		if err != nil {
 			return Prediction{}, err
 		}
-		s := item{Path: in.Path, Img: img}
-		if _, err := tr.Apply(&s, rand.New(rand.NewPCG(0, 0))); err != nil {
-			return Prediction{}, err
-		}
-		logits, err := segment(s.X.Reshape(append([]int{1}, s.X.Shape()...)...))
+		pred, classes, err := sg.Segment(img)
 		if err != nil {
-			return Prediction{}, err
+			return Prediction{}, fmt.Errorf("%s: %w", in.Path, err)
 		}
-		if logits.Dim(2) != img.H || logits.Dim(3) != img.W {
-			logits = op.Resize(logits, op.ResizeParams{Mode: "linear", CoordMode: "half_pixel", Sizes: []int{img.H, img.W}})
-		}
-		pred := argmax(logits)[0]
-		return r.writePrediction(outDir, stems[in.Path], img, pred, logits.Dim(1), labels)
+		return r.writePrediction(outDir, stems[in.Path], img, pred, classes, sg.labels, font)
 	}, workflow.PrintResults(out, func(res workflow.Result[Prediction]) Prediction {
 		p := res.Value
 		p.Image = res.Input.Path
@@ -115,8 +156,28 @@ func (r *runner) predictFiles(ctx context.Context, env workflow.Env, args []stri
 }
 
 // writePrediction writes the label map (and with --draw the overlay) of one
-// input under dir as <stem>.png (workflow.OutputStems: unique per input).
-func (r *runner) writePrediction(dir, stem string, img *data.Image, pred []uint8, classes int, labels []string) (Prediction, error) {
+// input under dir as <stem>.png (workflow.OutputStems: unique per input);
+// the overlay's legend is drawn in font.
+func (r *runner) writePrediction(dir, stem string, img *data.Image, pred []uint8, classes int, labels []string, font *vis.Font) (Prediction, error) {
+	p, lm := summarize(img, pred, classes, labels)
+	p.LabelMap = filepath.Join(dir, "pseudo_color_prediction", stem+".png")
+	if err := writeImagePNG(p.LabelMap, lm); err != nil {
+		return p, err
+	}
+	if r.draw {
+		p.Overlay = filepath.Join(dir, "added_prediction", stem+".png")
+		ov := overlay(img, pred, lm.Palette)
+		legend(ov, font, pred, lm.Palette, labels)
+		if err := writeImagePNG(p.Overlay, ov); err != nil {
+			return p, err
+		}
+	}
+	return p, nil
+}
+
+// summarize returns the record of one segmented image without its files:
+// its size and pixels per class, and its label map (palette PNG image).
+func summarize(img *data.Image, pred []uint8, classes int, labels []string) (Prediction, *image.Paletted) {
 	p := Prediction{Width: img.W, Height: img.H, ClassPixels: map[string]int{}}
 	counts := make([]int, classes)
 	for _, v := range pred {
@@ -133,32 +194,57 @@ func (r *runner) writePrediction(dir, stem string, img *data.Image, pred []uint8
 		p.ClassPixels[name] = n
 	}
 	pal := colorMap(max(classes, 1))
-	lm := &image.Paletted{Pix: pred, Stride: img.W, Rect: image.Rect(0, 0, img.W, img.H), Palette: pal}
-	p.LabelMap = filepath.Join(dir, "pseudo_color_prediction", stem+".png")
-	if err := writeImagePNG(p.LabelMap, lm); err != nil {
-		return p, err
+	return p, &image.Paletted{Pix: pred, Stride: img.W, Rect: image.Rect(0, 0, img.W, img.H), Palette: pal}
+}
+
+// legend tags the overlay's top-left corner with each predicted class's
+// name on its colour, largest class first (core/vis: the TrueType rendering
+// of every kit's --draw).
+func legend(ov *image.RGBA, font *vis.Font, pred []uint8, pal color.Palette, labels []string) {
+	counts := make([]int, len(pal))
+	for _, v := range pred {
+		counts[v]++
 	}
-	if r.draw {
-		ov := image.NewRGBA(image.Rect(0, 0, img.W, img.H))
-		for i, v := range pred {
-			c := pal[v].(color.RGBA)
-			src := img.Pix[3*i : 3*i+3]
-			// PaddleSeg's visualize: 0.6·image + 0.4·colour (background keeps the photo)
-			if v == 0 {
-				ov.Pix[4*i], ov.Pix[4*i+1], ov.Pix[4*i+2] = src[0], src[1], src[2]
-			} else {
-				ov.Pix[4*i] = uint8(0.6*float64(src[0]) + 0.4*float64(c.R) + 0.5)
-				ov.Pix[4*i+1] = uint8(0.6*float64(src[1]) + 0.4*float64(c.G) + 0.5)
-				ov.Pix[4*i+2] = uint8(0.6*float64(src[2]) + 0.4*float64(c.B) + 0.5)
-			}
-			ov.Pix[4*i+3] = 255
-		}
-		p.Overlay = filepath.Join(dir, "added_prediction", stem+".png")
-		if err := writeImagePNG(p.Overlay, ov); err != nil {
-			return p, err
+	var present []int
+	for k, n := range counts {
+		if n > 0 {
+			present = append(present, k)
 		}
 	}
-	return p, nil
+	slices.SortStableFunc(present, func(a, b int) int { return counts[b] - counts[a] })
+	face := font.Face(vis.LabelSize(ov.Rect.Dy()))
+	step := vis.TagHeight(face) + 2
+	y := 0
+	for _, k := range present {
+		name := fmt.Sprint(k)
+		if k < len(labels) && labels[k] != "" {
+			name = labels[k]
+		}
+		y += step
+		if y > ov.Rect.Dy() {
+			break
+		}
+		vis.Tag(ov, face, name, 2, y, pal[k])
+	}
+}
+
+// overlay is PaddleSeg's visualisation of pred on img.
+func overlay(img *data.Image, pred []uint8, pal color.Palette) *image.RGBA {
+	ov := image.NewRGBA(image.Rect(0, 0, img.W, img.H))
+	for i, v := range pred {
+		c := pal[v].(color.RGBA)
+		src := img.Pix[3*i : 3*i+3]
+		// PaddleSeg's visualize: 0.6·image + 0.4·colour (background keeps the photo)
+		if v == 0 {
+			ov.Pix[4*i], ov.Pix[4*i+1], ov.Pix[4*i+2] = src[0], src[1], src[2]
+		} else {
+			ov.Pix[4*i] = uint8(0.6*float64(src[0]) + 0.4*float64(c.R) + 0.5)
+			ov.Pix[4*i+1] = uint8(0.6*float64(src[1]) + 0.4*float64(c.G) + 0.5)
+			ov.Pix[4*i+2] = uint8(0.6*float64(src[2]) + 0.4*float64(c.B) + 0.5)
+		}
+		ov.Pix[4*i+3] = 255
+	}
+	return ov
 }
 
 func writeImagePNG(path string, m image.Image) error {

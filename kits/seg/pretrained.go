@@ -23,26 +23,11 @@ const backbonePrefix = "backbone."
 // pretrainedSources returns the folders model.backbone.pretrained and
 // model.pretrained name ("" when null).
 func (r *runner) pretrainedSources() (backbone, whole string, err error) {
-	switch r.model.Name {
-	case "PPLiteSeg":
-		var o PPLiteSegOpts
-		if err := r.model.Decode(&o); err != nil {
-			return "", "", err
-		}
-		var b BackboneOpts
-		if o.Backbone.Name != "" {
-			if err := o.Backbone.Decode(&b); err != nil {
-				return "", "", err
-			}
-		}
-		backbone, whole = b.Pretrained, o.Pretrained
-	case "UNet":
-		var o UNetOpts
-		if err := r.model.Decode(&o); err != nil {
-			return "", "", err
-		}
-		whole = o.Pretrained
+	spec, err := models.Build(r.model, struct{}{})
+	if err != nil {
+		return "", "", err
 	}
+	backbone, whole = spec.backbonePretrained, spec.whole
 	for _, s := range []struct{ key, dir string }{{"model.backbone.pretrained", backbone}, {"model.pretrained", whole}} {
 		if strings.Contains(s.dir, "://") {
 			return "", "", fmt.Errorf("%s: %s: %q: only a local checkpoint folder can be loaded (nothing is downloaded)", r.cfg.File, s.key, s.dir)

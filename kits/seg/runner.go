@@ -12,7 +12,6 @@ import (
 	"paddle/core/data"
 	"paddle/core/metric"
 	"paddle/core/metric/seg"
-	"paddle/core/nn"
 	"paddle/core/optim"
 	"paddle/core/tensor"
 	"paddle/core/workflow"
@@ -242,38 +241,28 @@ func (r *runner) task(model Model, withTrain bool) (*workflow.Task[Batch], *segM
 // over iters.
 func (r *runner) optimConfig() (optim.Config, error) {
 	c := optim.Config{Momentum: r.opt.Momentum, Beta1: r.opt.Beta1, Beta2: r.opt.Beta2}
-	switch r.opt.Type {
-	case "SGD", "sgd", "Momentum", "":
-		c.Name = "Momentum"
-		if r.opt.WeightDecay > 0 {
-			c.Regularizer = &optim.Regularizer{Name: "L2", Coeff: r.opt.WeightDecay}
-		}
-	case "Adam":
-		c.Name = "Adam"
-		if r.opt.WeightDecay > 0 {
-			c.Regularizer = &optim.Regularizer{Name: "L2", Coeff: r.opt.WeightDecay}
-		}
-	case "AdamW":
-		c.Name, c.WeightDecay = "AdamW", r.opt.WeightDecay
-	default:
-		return c, fmt.Errorf("%s: optimizer.type %q is not supported (known: SGD, Momentum, Adam, AdamW)", r.cfg.File, r.opt.Type)
+	o, ok := lookupType(optimizers, r.opt.Type, map[string]string{"": "SGD", "sgd": "SGD"})
+	if !ok {
+		return c, fmt.Errorf("%s: optimizer.type %q is not supported (known: %s)", r.cfg.File, r.opt.Type, optimizers.Known())
+	}
+	c.Name = o.name
+	switch {
+	case o.decoupled:
+		c.WeightDecay = r.opt.WeightDecay
+	case r.opt.WeightDecay > 0:
+		c.Regularizer = &optim.Regularizer{Name: "L2", Coeff: r.opt.WeightDecay}
 	}
 	l := optim.LRConfig{LearningRate: r.lr.LearningRate, EndLR: r.lr.EndLR, Power: r.lr.Power, EtaMin: r.lr.EtaMin, WarmupStartLR: r.lr.WarmupStartLR}
 	if l.LearningRate == 0 {
 		l.LearningRate = 0.01
 	}
-	switch r.lr.Type {
-	case "PolynomialDecay", "":
-		l.Name = "Polynomial"
-		if l.Power == 0 {
-			l.Power = 0.9
-		}
-	case "CosineAnnealingDecay":
-		l.Name = "Cosine"
-	case "Constant", "ConstantLR":
-		l.Name = "Const"
-	default:
-		return c, fmt.Errorf("%s: lr_scheduler.type %q is not supported (known: PolynomialDecay, CosineAnnealingDecay, Constant)", r.cfg.File, r.lr.Type)
+	s, ok := lookupType(schedulers, r.lr.Type, map[string]string{"": "PolynomialDecay", "ConstantLR": "Constant"})
+	if !ok {
+		return c, fmt.Errorf("%s: lr_scheduler.type %q is not supported (known: %s)", r.cfg.File, r.lr.Type, schedulers.Known())
+	}
+	l.Name = s.name
+	if l.Power == 0 {
+		l.Power = s.power
 	}
 	if r.lr.WarmupIters > 0 {
 		l.WarmupEpoch = float64(r.lr.WarmupIters) / float64(r.iters)
@@ -282,32 +271,59 @@ func (r *runner) optimConfig() (optim.Config, error) {
 	return c, nil
 }
 
+// segType is what one PaddleSeg optimizer or lr_scheduler type maps onto.
+type segType struct {
+	name      string  // optim's name
+	decoupled bool    // an optimizer whose weight_decay is decoupled (AdamW), not an L2 regularizer
+	power     float64 // a scheduler's default power (PolynomialDecay: 0.9)
+}
+
+// optimizers are the optimizer.type values ("" and sgd are SGD): SGD is
+// momentum SGD with L2 weight decay (Paddle's coupled regularizer), AdamW's
+// weight_decay is decoupled.
+var optimizers = new(config.Choices[segType]).
+	Add("SGD", segType{name: "Momentum"}).
+	Add("Momentum", segType{name: "Momentum"}).
+	Add("Adam", segType{name: "Adam"}).
+	Add("AdamW", segType{name: "AdamW", decoupled: true})
+
+// schedulers are the lr_scheduler.type values ("" is PolynomialDecay,
+// ConstantLR Constant); PolynomialDecay decays over iters.
+var schedulers = new(config.Choices[segType]).
+	Add("PolynomialDecay", segType{name: "Polynomial", power: 0.9}).
+	Add("CosineAnnealingDecay", segType{name: "Cosine"}).
+	Add("Constant", segType{name: "Const"})
+
+// lookupType finds typ, or what aliases map it to, among ts.
+func lookupType(ts *config.Choices[segType], typ string, aliases map[string]string) (segType, bool) {
+	if a, ok := aliases[typ]; ok {
+		typ = a
+	}
+	return ts.Get(typ)
+}
+
 // Train trains the model the config describes.
 func (r *runner) Train(ctx context.Context, env workflow.Env) error {
 	model, err := r.newModel()
 	if err != nil {
 		return err
 	}
-	if env.Resume == "" {
-		if err := r.loadPretrained(model); err != nil {
-			return err
-		}
-	} else if bb, whole, err := r.pretrainedSources(); err == nil && bb+whole != "" {
-		slog.Info("resuming: model.pretrained / model.backbone.pretrained are not loaded", "resume", env.Resume)
-	}
-	t, _, err := r.task(model, true)
-	if err != nil {
-		return err
-	}
-	if env.Output == "" {
-		env.Output = r.outputDir
-	}
-	y, err := r.cfg.YAML()
-	if err != nil {
-		return err
-	}
-	slog.Info("train", "model", r.model.Name, "params", nn.NumParams(model), "iters", r.iters, "steps/epoch", t.StepsPerEpoch, "output", env.Output)
-	return t.Train(ctx, env, y)
+	return workflow.Start[Model, Batch]{
+		Config: r.cfg, Output: r.outputDir, Attrs: []any{"model", r.model.Name}, Sizes: []any{"iters", r.iters},
+		Pretrained: func(m Model, env workflow.Env) error {
+			if env.Resume == "" {
+				return r.loadPretrained(m)
+			}
+			if bb, whole, err := r.pretrainedSources(); err == nil && bb+whole != "" {
+				slog.Info("resuming: model.pretrained / model.backbone.pretrained are not loaded", "resume", env.Resume)
+			}
+			return nil
+		},
+		Task: func(m Model) (*workflow.Task[Batch], error) {
+			t, _, err := r.task(m, true)
+			return t, err
+		},
+	}.Run(ctx, env, model)
 }
 
 // evalResult evaluates checkpoint dir on the val split and returns

@@ -31,9 +31,9 @@ import (
 //
 // val and eval are fixed sets (composite i is the same every epoch).
 type SynthDatasetOpts struct {
-	NumClasses  int                `yaml:"num_classes"` // background + the class set's classes
-	ClassSet    string             `yaml:"class_set"`   // default (8 classes) | pretrain (22: the 8 first, then 14 more)
-	Mode        string             `yaml:"mode"`        // train | val (accepted for PaddleSeg's layout)
+	NumClasses  int                `yaml:"num_classes" check:"min=1"` // background + the class set's classes
+	ClassSet    string             `yaml:"class_set"`                 // default (8 classes) | pretrain (22: the 8 first, then 14 more)
+	Mode        string             `yaml:"mode"`                      // train | val (accepted for PaddleSeg's layout)
 	IgnoreIndex *int               `yaml:"ignore_index"`
 	Split       string             `yaml:"split"`   // train (default) | val | eval
 	Holdout     bool               `yaml:"holdout"` // split train: leave out the val objects and backgrounds

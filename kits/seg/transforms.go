@@ -69,22 +69,18 @@ func prob(p *float64, def float64) float64 {
 	return def
 }
 
-func buildTransform(c config.Component) (transform, error) {
-	switch c.Name {
-	case "ResizeStepScaling":
-		o := ResizeStepScalingOpts{MinScaleFactor: 0.75, MaxScaleFactor: 1.25, ScaleStepSize: 0.25}
-		if err := c.Decode(&o); err != nil {
-			return nil, err
-		}
+// transforms are the PaddleSeg transforms a `transforms:` list can name.
+var transforms = newTransforms()
+
+func newTransforms() *config.Registry[struct{}, transform] {
+	r := config.NewRegistry[struct{}, transform]("transform")
+	config.Add(r, "ResizeStepScaling", ResizeStepScalingOpts{MinScaleFactor: 0.75, MaxScaleFactor: 1.25, ScaleStepSize: 0.25}, func(c config.Component, o ResizeStepScalingOpts, _ struct{}) (transform, error) {
 		if o.MinScaleFactor <= 0 || o.MinScaleFactor > o.MaxScaleFactor {
 			return nil, c.Errorf("ResizeStepScaling: want 0 < min_scale_factor ≤ max_scale_factor, got %g, %g", o.MinScaleFactor, o.MaxScaleFactor)
 		}
 		return transformFunc(func(s *item, r *rand.Rand) (bool, error) { return true, resizeStepScaling(s, o, r) }), nil
-	case "RandomPaddingCrop":
-		o := RandomPaddingCropOpts{CropSize: []int{512, 512}}
-		if err := c.Decode(&o); err != nil {
-			return nil, err
-		}
+	})
+	config.Add(r, "RandomPaddingCrop", RandomPaddingCropOpts{CropSize: []int{512, 512}}, func(c config.Component, o RandomPaddingCropOpts, _ struct{}) (transform, error) {
 		if len(o.CropSize) != 2 || o.CropSize[0] < 1 || o.CropSize[1] < 1 {
 			return nil, c.Errorf("RandomPaddingCrop: crop_size wants [w, h] > 0, got %v", o.CropSize)
 		}
@@ -94,11 +90,8 @@ func buildTransform(c config.Component) (transform, error) {
 			randomPaddingCrop(s, o.CropSize[0], o.CropSize[1], imPad, labPad, r)
 			return true, nil
 		}), nil
-	case "RandomHorizontalFlip":
-		var o RandomHorizontalFlipOpts
-		if err := c.Decode(&o); err != nil {
-			return nil, err
-		}
+	})
+	config.Add(r, "RandomHorizontalFlip", RandomHorizontalFlipOpts{}, func(c config.Component, o RandomHorizontalFlipOpts, _ struct{}) (transform, error) {
 		p := prob(o.Prob, 0.5)
 		return transformFunc(func(s *item, r *rand.Rand) (bool, error) {
 			if r.Float64() < p {
@@ -109,28 +102,19 @@ func buildTransform(c config.Component) (transform, error) {
 			}
 			return true, nil
 		}), nil
-	case "RandomDistort":
-		o := RandomDistortOpts{BrightnessRange: 0.5, ContrastRange: 0.5, SaturationRange: 0.5}
-		if err := c.Decode(&o); err != nil {
-			return nil, err
-		}
+	})
+	config.Add(r, "RandomDistort", RandomDistortOpts{BrightnessRange: 0.5, ContrastRange: 0.5, SaturationRange: 0.5}, func(c config.Component, o RandomDistortOpts, _ struct{}) (transform, error) {
 		return transformFunc(func(s *item, r *rand.Rand) (bool, error) { randomDistort(s, o, r); return true, nil }), nil
-	case "Resize":
-		o := ResizeOpts{TargetSize: []int{512, 512}}
-		if err := c.Decode(&o); err != nil {
-			return nil, err
-		}
+	})
+	config.Add(r, "Resize", ResizeOpts{TargetSize: []int{512, 512}}, func(c config.Component, o ResizeOpts, _ struct{}) (transform, error) {
 		if len(o.TargetSize) != 2 || o.TargetSize[0] < 1 || o.TargetSize[1] < 1 {
 			return nil, c.Errorf("Resize: target_size wants [w, h] > 0, got %v", o.TargetSize)
 		}
 		return transformFunc(func(s *item, _ *rand.Rand) (bool, error) {
 			return true, resizeItem(s, o.TargetSize[0], o.TargetSize[1])
 		}), nil
-	case "Normalize":
-		o := NormalizeOpts{Mean: []float64{0.5, 0.5, 0.5}, Std: []float64{0.5, 0.5, 0.5}}
-		if err := c.Decode(&o); err != nil {
-			return nil, err
-		}
+	})
+	config.Add(r, "Normalize", NormalizeOpts{Mean: []float64{0.5, 0.5, 0.5}, Std: []float64{0.5, 0.5, 0.5}}, func(c config.Component, o NormalizeOpts, _ struct{}) (transform, error) {
 		if len(o.Mean) != 3 || len(o.Std) != 3 {
 			return nil, c.Errorf("Normalize: mean and std want 3 values each, got %v, %v", o.Mean, o.Std)
 		}
@@ -143,9 +127,11 @@ func buildTransform(c config.Component) (transform, error) {
 			n.std = append(n.std, float32(o.Std[i]))
 		}
 		return n, nil
-	}
-	return nil, c.Errorf("unknown transform %q (known: ResizeStepScaling, RandomPaddingCrop, RandomHorizontalFlip, RandomDistort, Resize, Normalize)", c.Name)
+	})
+	return r
 }
+
+func buildTransform(c config.Component) (transform, error) { return transforms.Build(c, struct{}{}) }
 
 // resizeItem resizes the image bilinearly and the label by nearest
 // neighbour to w×h.

@@ -73,6 +73,7 @@ type ASRResult struct {
 func newCmdASR(f *cmdutil.Factory) *cobra.Command {
 	var weights, model string
 	var inputs []string
+	var shard func() (workflow.Shard, error)
 	cmd := &cobra.Command{
 		Use:   "asr (--model DIR | --weights DIR) --input x.wav [<input>... | -]",
 		Short: "Transcribe speech with a trained CTC recogniser (jsonl {audio, text})",
@@ -90,9 +91,12 @@ func newCmdASR(f *cmdutil.Factory) *cobra.Command {
 			if (weights == "") == (model == "") {
 				return cmdutil.FlagErrorf("give one of --model (an export) and --weights (a checkpoint)")
 			}
-			env := workflow.Env{IO: f.RunnerIO(), Model: model, Weights: weights, Format: f.Settings.Format}
+			sh, err := shard()
+			if err != nil {
+				return err
+			}
+			env := workflow.Env{IO: f.RunnerIO(), Model: model, Weights: weights, Format: f.Settings.Format, Shard: sh}
 			var rec *recognizer
-			var err error
 			if model != "" {
 				rec, err = loadExportRecognizer(model)
 			} else {
@@ -119,12 +123,13 @@ func newCmdASR(f *cmdutil.Factory) *cobra.Command {
 	cmd.Flags().StringVar(&weights, "weights", "", "checkpoint directory (with its config.yaml)")
 	cmd.Flags().StringVar(&model, "model", "", "export directory (model.onnx + inference.yaml)")
 	cmd.Flags().StringArrayVar(&inputs, "input", nil, "audio file, folder or glob (repeatable)")
+	shard = cmdutil.ShardFlag(cmd)
 	cmdutil.SupportsFormats(cmd, "jsonl", "json", "text")
 	return cmd
 }
 
 func (r *recognizer) run(ctx context.Context, env workflow.Env, args []string) error {
-	inputs, err := workflow.ExpandInputs(args, env.IO.In, audio.Exts)
+	inputs, err := env.Inputs(args, audio.Exts)
 	if err != nil {
 		return config.Usage(err)
 	}

@@ -48,7 +48,34 @@ type asrPostProcess struct {
 
 func asrInferenceSchema() *config.Schema {
 	return workflow.InferenceSchema((*kwsPreProcess)(nil), (*asrPostProcess)(nil),
-		map[string]any{"LoadAudio": (*asrLoadAudio)(nil), "KaldiFbank": (*FeatureOpts)(nil), "UtteranceCMVN": (*asrCMVN)(nil)}, "name")
+		asrPreOps.Options(), "name")
+}
+
+// asrPre is what an ASR export's PreProcess ops set.
+type asrPre struct {
+	feat  ASRFeature
+	fbank *FeatureOpts
+	cmvn  bool
+}
+
+// asrPreOps are the PreProcess ops of a recogniser's export.
+var asrPreOps = newASRPreOps()
+
+func newASRPreOps() *config.Registry[*asrPre, struct{}] {
+	r := config.NewRegistry[*asrPre, struct{}]("transform")
+	config.Add(r, "LoadAudio", asrLoadAudio{}, func(_ config.Component, l asrLoadAudio, p *asrPre) (struct{}, error) {
+		p.feat.SampleRate = l.SampleRate
+		return struct{}{}, nil
+	})
+	config.Add(r, "KaldiFbank", asrFbankOpts(ASRFeature{}), func(_ config.Component, f FeatureOpts, p *asrPre) (struct{}, error) {
+		p.fbank, p.feat.NMels = &f, f.NumMelBins
+		return struct{}{}, nil
+	})
+	config.Add(r, "UtteranceCMVN", asrCMVN{}, func(_ config.Component, c asrCMVN, p *asrPre) (struct{}, error) {
+		p.cmvn = c.NormMeans && c.NormVars
+		return struct{}{}, nil
+	})
+	return r
 }
 
 // asrFbankOpts are the fbank options asrFeatures uses, in the Feature
@@ -114,33 +141,13 @@ func loadExportRecognizer(dir string) (*recognizer, error) {
 		return nil, err
 	}
 	p, file, inputs, pre := x.predictor, x.file, x.inputs, x.pre
-	var feat ASRFeature
-	var fbank *FeatureOpts
-	cmvn := false
+	var ap asrPre
 	for _, op := range pre.TransformOps {
-		switch op.Name {
-		case "LoadAudio":
-			var l asrLoadAudio
-			if err := op.Decode(&l); err != nil {
-				return nil, err
-			}
-			feat.SampleRate = l.SampleRate
-		case "KaldiFbank":
-			f := asrFbankOpts(ASRFeature{})
-			if err := op.Decode(&f); err != nil {
-				return nil, err
-			}
-			fbank, feat.NMels = &f, f.NumMelBins
-		case "UtteranceCMVN":
-			var c asrCMVN
-			if err := op.Decode(&c); err != nil {
-				return nil, err
-			}
-			cmvn = c.NormMeans && c.NormVars
-		default:
-			return nil, op.Errorf("unknown transform %q (known: LoadAudio, KaldiFbank, UtteranceCMVN)", op.Name)
+		if _, err := asrPreOps.Build(op, &ap); err != nil {
+			return nil, err
 		}
 	}
+	feat, fbank, cmvn := ap.feat, ap.fbank, ap.cmvn
 	if feat.SampleRate <= 0 || fbank == nil || !cmvn {
 		return nil, fmt.Errorf("%s: PreProcess.transform_ops: want LoadAudio (sample_rate), KaldiFbank and UtteranceCMVN (norm_means, norm_vars)", file)
 	}

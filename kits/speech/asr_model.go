@@ -55,14 +55,14 @@ type ASRModel struct {
 // ASRTraining is the training section.
 type ASRTraining struct {
 	NEpoch       int    `yaml:"n_epoch"`
-	BatchSize    int    `yaml:"batch_size"`
+	BatchSize    int    `yaml:"batch_size" check:"min=1"`
 	Seed         uint64 `yaml:"seed"`
 	OutputDir    string `yaml:"output_dir"`
-	MaxClips     int    `yaml:"max_clips"`     // 0: every clip of the train manifest
-	MaxSteps     int    `yaml:"max_steps"`     // stop early (0: no limit)
-	LogInterval  int    `yaml:"log_interval"`  // log every N steps (0: 50)
-	EvalInterval int    `yaml:"eval_interval"` // evaluate every N epochs (0: 1)
-	NumWorkers   int    `yaml:"num_workers"`   // feature extraction workers (0: 2)
+	MaxClips     int    `yaml:"max_clips"`                 // 0: every clip of the train manifest
+	MaxSteps     int    `yaml:"max_steps"`                 // stop early (0: no limit)
+	LogInterval  int    `yaml:"log_interval"`              // log every N steps (0: 50)
+	EvalInterval int    `yaml:"eval_interval"`             // evaluate every N epochs (0: 1)
+	NumWorkers   int    `yaml:"num_workers" check:"min=0"` // feature extraction workers (0: 2)
 	// InitFrom starts training from the weights of this checkpoint
 	// directory (same model section), e.g. a model trained on synthetic
 	// speech fine-tuned with real speech. Empty: random initialisation.
@@ -112,13 +112,14 @@ func decodeASRConfig(cfg *config.Config) (*ASRConfig, error) {
 	if c.Feature.SampleRate <= 0 || c.Feature.NMels <= 0 || m.ConvChannels <= 0 || m.RNNLayerSize <= 0 || m.NumRNNLayers <= 0 || m.NumConvLayers < 0 {
 		return nil, fmt.Errorf("%s: feature.sample_rate, feature.n_mels, model.conv_channels, model.rnn_layer_size and model.num_rnn_layers must be positive", cfg.File)
 	}
-	switch c.Decoding.DecodingMethod {
-	case "", "ctc_greedy_search", "ctc_prefix_beam_search":
-	default:
-		return nil, fmt.Errorf("%s: decoding.decoding_method %q (known: ctc_greedy_search, ctc_prefix_beam_search)", cfg.File, c.Decoding.DecodingMethod)
+	if _, ok := decodingMethods.Get(c.Decoding.DecodingMethod); c.Decoding.DecodingMethod != "" && !ok {
+		return nil, fmt.Errorf("%s: decoding.decoding_method %q (known: %s)", cfg.File, c.Decoding.DecodingMethod, decodingMethods.Known())
 	}
 	return c, nil
 }
+
+// decodingMethods are the decoding.decoding_method values ("" is greedy).
+var decodingMethods = config.NameSet("ctc_greedy_search", "ctc_prefix_beam_search")
 
 // loadASRConfig reads and checks an ASR config file.
 func loadASRConfig(path string, overrides ...string) (*ASRConfig, error) {

@@ -181,25 +181,11 @@ func (r *asrRunner) Train(ctx context.Context, env workflow.Env) error {
 	if err != nil {
 		return err
 	}
-	if from := r.c.Training.InitFrom; from != "" && env.Resume == "" {
-		if _, err := workflow.LoadCheckpoint(from, model, nil); err != nil {
-			return fmt.Errorf("%s: training.init_from: %w", r.c.file, err)
-		}
-		slog.Info("init_from", "weights", from)
-	}
-	t, err := r.task(model, train, dev)
-	if err != nil {
-		return err
-	}
-	if env.Output == "" {
-		env.Output = r.c.Training.OutputDir
-	}
-	y, err := r.cfg.YAML()
-	if err != nil {
-		return err
-	}
-	slog.Info("train", "model", "DeepSpeech2", "params", nn.NumParams(model), "steps/epoch", t.StepsPerEpoch, "output", env.Output)
-	return t.Train(ctx, env, y)
+	return workflow.Start[*asrModel, asrBatch]{Config: r.cfg, Output: r.c.Training.OutputDir, Attrs: []any{"model", "DeepSpeech2"},
+		Pretrained: func(m *asrModel, env workflow.Env) error {
+			return loadInitWeights(m, r.c.Training.InitFrom, env, r.c.file, "training.init_from", "init_from")
+		},
+		Task: func(m *asrModel) (*workflow.Task[asrBatch], error) { return r.task(m, train, dev) }}.Run(ctx, env, model)
 }
 
 // Eval scores the checkpoint env.Weights on data.dev_manifest with the

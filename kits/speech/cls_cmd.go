@@ -22,10 +22,12 @@ type clsOptions struct {
 	Model   string   // --model export dir
 	Weights string   // --weights checkpoint dir
 	TopK    int
+	Shard   workflow.Shard // --shard I/N
 }
 
 func newCmdCls(f *cmdutil.Factory, runF func(*clsOptions) error) *cobra.Command {
 	opts := &clsOptions{Factory: f}
+	var shard func() (workflow.Shard, error)
 	cmd := &cobra.Command{
 		Use:   "cls --model DIR | --weights DIR --input x.wav [<input>... | -]",
 		Short: "Classify audio files (spoken language, sound events) with a trained classifier",
@@ -48,6 +50,10 @@ func newCmdCls(f *cmdutil.Factory, runF func(*clsOptions) error) *cobra.Command 
 			if opts.TopK < 1 {
 				return cmdutil.FlagErrorf("--topk must be at least 1")
 			}
+			var err error
+			if opts.Shard, err = shard(); err != nil {
+				return err
+			}
 			if runF != nil {
 				return runF(opts)
 			}
@@ -58,6 +64,7 @@ func newCmdCls(f *cmdutil.Factory, runF func(*clsOptions) error) *cobra.Command 
 	cmd.Flags().StringVar(&opts.Model, "model", "", "export directory (model.onnx + inference.yaml)")
 	cmd.Flags().StringVar(&opts.Weights, "weights", "", "checkpoint directory (with its config.yaml)")
 	cmd.Flags().IntVar(&opts.TopK, "topk", 5, "classes to list per file")
+	shard = cmdutil.ShardFlag(cmd)
 	cmdutil.SupportsFormats(cmd, "jsonl", "json", "text")
 	return cmd
 }
@@ -87,7 +94,7 @@ func loadClassifier(model, weights string, overrides []string) (*audioClassifier
 }
 
 func clsRun(ctx context.Context, opts *clsOptions) error {
-	env := workflow.Env{IO: opts.Factory.RunnerIO(), Model: opts.Model, Weights: opts.Weights, Format: opts.Factory.Settings.Format}
+	env := workflow.Env{IO: opts.Factory.RunnerIO(), Model: opts.Model, Weights: opts.Weights, Format: opts.Factory.Settings.Format, Shard: opts.Shard}
 	c, err := loadClassifier(opts.Model, opts.Weights, opts.Factory.Settings.Overrides)
 	if err != nil {
 		return err

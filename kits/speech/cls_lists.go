@@ -5,6 +5,7 @@ import (
 	"hash/fnv"
 	"io/fs"
 	"os"
+	"paddle/core/config"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -103,10 +104,13 @@ func classifyClip(task, rel string) (stamp, class string, ok bool) {
 	return "", "", false
 }
 
+// clsListTasks are the classification tasks MakeClsLists writes lists for.
+var clsListTasks = config.NameSet("langid", "sound")
+
 // MakeClsLists walks o.Root and writes the lists of o.Task.
 func MakeClsLists(o ClsDataOptions) (*ClsDataSummary, error) {
-	if o.Task != "langid" && o.Task != "sound" {
-		return nil, fmt.Errorf("unknown task %q (known: langid, sound)", o.Task)
+	if _, ok := clsListTasks.Get(o.Task); !ok {
+		return nil, fmt.Errorf("unknown task %q (known: %s)", o.Task, clsListTasks.Known())
 	}
 	if o.Folds < 0 || o.Folds == 1 || o.Fold < 0 || (o.Folds > 0 && o.Fold >= o.Folds) {
 		return nil, fmt.Errorf("fold %d of %d: want 0 ≤ fold < folds, folds ≥ 2 (or 0: no folds)", o.Fold, o.Folds)

@@ -146,24 +146,19 @@ func (m *PANNsCNN) Forward(x *ag.Var, training bool) *ag.Var {
 	return m.fc.Forward(x, training)
 }
 
-// clsArchOptions lists the models an audio-classification config's
-// `Arch.name` can choose.
-func clsArchOptions() map[string]any {
-	return map[string]any{"PANNsCNN": (*PANNsCNNOptions)(nil)}
-}
+// clsArchs are the models an audio-classification config's `Arch.name`
+// can choose.
+var clsArchs = newClsArchs()
 
-// isClsArch reports whether name is an audio-classification model.
-func isClsArch(name string) bool { _, ok := clsArchOptions()[name]; return ok }
+func newClsArchs() *config.Registry[archEnv, nn.Layer] {
+	r := config.NewRegistry[archEnv, nn.Layer]("Arch")
+	config.Add(r, "PANNsCNN", PANNsCNNOptions{Dropout: 0.2}, func(_ config.Component, o PANNsCNNOptions, e archEnv) (nn.Layer, error) {
+		return newPANNsCNN(o, e.mels, e.classes, e.r)
+	})
+	return r
+}
 
 // buildClsModel makes the model Arch names for mels-bin features and classes classes.
 func buildClsModel(c config.Component, mels, classes int, r *rand.Rand) (nn.Layer, error) {
-	switch c.Name {
-	case "PANNsCNN":
-		o := PANNsCNNOptions{Dropout: 0.2}
-		if err := c.Decode(&o); err != nil {
-			return nil, err
-		}
-		return newPANNsCNN(o, mels, classes, r)
-	}
-	return nil, c.Errorf("unknown Arch %q (known: PANNsCNN)", c.Name)
+	return clsArchs.Build(c, archEnv{mels, classes, r})
 }

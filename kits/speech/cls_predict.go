@@ -95,7 +95,7 @@ func clsRound5(x float32) float64 { return math.Round(float64(x)*1e5) / 1e5 }
 
 // run classifies every input and prints one line each in env.Format.
 func (c *audioClassifier) run(ctx context.Context, env workflow.Env, args []string, topk int) error {
-	inputs, err := workflow.ExpandInputs(args, env.IO.In, audio.Exts)
+	inputs, err := env.Inputs(args, audio.Exts)
 	if err != nil {
 		return config.Usage(err)
 	}

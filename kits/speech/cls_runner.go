@@ -3,8 +3,6 @@ package speech
 import (
 	"context"
 	"fmt"
-	"log/slog"
-	"maps"
 	"math"
 	"math/rand/v2"
 
@@ -38,32 +36,15 @@ type ClsListOpts struct {
 	ClassBalance float64 `yaml:"class_balance"`
 }
 
-// withClsSchema returns s plus the audio-classification model and dataset
-// components, so `-o` and `paddle config show` know them; buildCls still
-// validates strictly.
-func withClsSchema(s *config.Schema) *config.Schema {
-	out := *s
-	out.Components = map[string]map[string]any{}
-	for k, v := range s.Components {
-		out.Components[k] = maps.Clone(v)
-	}
-	for k, v := range clsSchema().Components {
-		if out.Components[k] == nil {
-			out.Components[k] = map[string]any{}
-		}
-		maps.Copy(out.Components[k], v)
-	}
-	return &out
-}
-
 // clsSchema is the audio-classification config schema.
 func clsSchema() *config.Schema {
 	s := KWSSchema()
 	s.Components = map[string]map[string]any{
-		"Arch":                 clsArchOptions(),
-		"DataLoader.*.dataset": {"ClsList": (*ClsListOpts)(nil)},
-		"Metric.*.*":           {"TopkAcc": (*KWSTopkAccOpts)(nil)},
+		"Metric.*.*": {"TopkAcc": (*KWSTopkAccOpts)(nil)},
 	}
+	s.Kinds = nil
+	config.Attach(s, "Arch", clsArchs)
+	config.Attach(s, "DataLoader.*.dataset", clsDatasets)
 	return s
 }
 
@@ -71,18 +52,7 @@ func clsSchema() *config.Schema {
 // Arch.name is a classification model).
 func isClsConfig(cfg *config.Config) bool {
 	n, ok := cfg.Node("Arch.name")
-	return ok && isClsArch(n.Value)
-}
-
-// withCls returns a Build that makes the audio classifier's runner for a
-// classification config and calls build otherwise.
-func withCls(build func(*config.Config) (workflow.Runner, error)) func(*config.Config) (workflow.Runner, error) {
-	return func(cfg *config.Config) (workflow.Runner, error) {
-		if isClsConfig(cfg) {
-			return buildCls(cfg)
-		}
-		return build(cfg)
-	}
+	return ok && clsArchs.Has(n.Value)
 }
 
 // clsRunner is the audio classifier's workflow.Runner.
@@ -115,17 +85,21 @@ func (r *clsRunner) newModel() (nn.Layer, error) {
 
 func (r *clsRunner) featurizer() clsFeaturizer { return newClsFeaturizer(r.global, r.feat) }
 
+// clsDatasets are the data sets an audio classifier's DataLoader can name.
+var clsDatasets = config.NewRegistry[struct{}, ClsListOpts]("dataset")
+
+func init() {
+	config.Add(clsDatasets, "ClsList", ClsListOpts{}, func(_ config.Component, o ClsListOpts, _ struct{}) (ClsListOpts, error) { return o, nil })
+}
+
 // loaderFor builds the loader of one split.
 func (r *clsRunner) loaderFor(s *KWSSplit, train bool) (*data.Loader[ClsSample, ClsBatch], error) {
 	name := map[bool]string{true: "Train", false: "Eval"}[train]
 	if s == nil {
 		return nil, fmt.Errorf("%s: DataLoader.%s is missing", r.cfg.File, name)
 	}
-	if s.Dataset.Name != "ClsList" {
-		return nil, s.Dataset.Errorf("unknown dataset %q (known: ClsList)", s.Dataset.Name)
-	}
-	var o ClsListOpts
-	if err := s.Dataset.Decode(&o); err != nil {
+	o, err := clsDatasets.Build(s.Dataset, struct{}{})
+	if err != nil {
 		return nil, err
 	}
 	items, err := readClsList(o.ListFile, o.DataDir, r.classes)
@@ -188,19 +162,9 @@ func (r *clsRunner) Train(ctx context.Context, env workflow.Env) error {
 	if err != nil {
 		return err
 	}
-	t, err := r.task(model, true)
-	if err != nil {
-		return err
-	}
-	if env.Output == "" {
-		env.Output = r.global.OutputDir
-	}
-	y, err := r.cfg.YAML()
-	if err != nil {
-		return err
-	}
-	slog.Info("train", "arch", r.arch.Name, "params", nn.NumParams(model), "classes", len(r.classes), "steps/epoch", t.StepsPerEpoch, "output", env.Output)
-	return t.Train(ctx, env, y)
+	return workflow.Start[nn.Layer, ClsBatch]{Config: r.cfg, Output: r.global.OutputDir,
+		Attrs: []any{"arch", r.arch.Name}, Sizes: []any{"classes", len(r.classes)},
+		Task: func(m nn.Layer) (*workflow.Task[ClsBatch], error) { return r.task(m, true) }}.Run(ctx, env, model)
 }
 
 // Eval evaluates the checkpoint env.Weights on the eval list.

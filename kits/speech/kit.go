@@ -31,7 +31,7 @@
 //	asr_train.go    ASR data sets and CER/WER evaluation
 //	asr_runner.go   ASR train / eval / predict over core/workflow
 //	asr_export.go   ASR export (model.onnx + inference.yaml) and predict --model
-//	asr_kit.go      the kit's schema and Build with the ASR configs added
+//	asr_kit.go      how the kit's asr task recognises its configs
 //	asr_data.go     `paddle speech asr-data` (real Tux Paint and pocketsphinx manifests)
 //	asr_cmd.go      `paddle speech asr-synth|asr`
 //	cls_lists.go    audio-classification lists from the Tux Paint sounds (split by stamp)
@@ -55,13 +55,16 @@ import (
 // Kit returns the speech kit.
 func Kit() *cmdutil.Kit {
 	return &cmdutil.Kit{
-		Kit: &kit.Kit{
+		Kit: (&kit.Kit{
 			Name:          "speech",
 			Short:         "Speech (PaddleSpeech): Kaldi features, voice activity detection, keyword spotting",
-			Schema:        withClsSchema(withASRSchema(KWSSchema())), // + the recogniser's sections (asr_kit.go), the classifier's components (cls_runner.go)
-			Build:         withCls(withASR(buildKWS)),                // asr_*.yaml → the recogniser; Arch.name PANNsCNN → the audio classifier
 			PredictRecord: PredictRecord,
-		},
+		}).WithTasks(
+			// Arch.name PANNsCNN → the audio classifier; asr_*.yaml (model and training sections) → the recogniser; else the spotter.
+			kit.Task{Name: "cls", Match: isClsConfig, Schema: clsSchema(), Build: buildCls},
+			kit.Task{Name: "asr", Match: isASRConfig, Schema: ASRSchema(), Build: buildASR},
+			kit.Task{Name: "kws", Schema: KWSSchema(), Build: buildKWS},
+		),
 		Serve: Serve, // paddle serve speech
 		Commands: func(f *cmdutil.Factory, _ *kit.Kit) []*cobra.Command {
 			return []*cobra.Command{

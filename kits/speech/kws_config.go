@@ -16,7 +16,7 @@ import (
 
 // KWSGlobal is the Global section.
 type KWSGlobal struct {
-	Epochs         int     `yaml:"epochs"`
+	Epochs         int     `yaml:"epochs" check:"min=1"`
 	Seed           uint64  `yaml:"seed"`
 	OutputDir      string  `yaml:"output_dir"`
 	EvalInterval   int     `yaml:"eval_interval"`    // epochs
@@ -118,14 +118,14 @@ type KWSSplit struct {
 
 // SamplerOpts are PaddleClas sampler keys.
 type SamplerOpts struct {
-	BatchSize int  `yaml:"batch_size"`
+	BatchSize int  `yaml:"batch_size" check:"min=1"`
 	Shuffle   bool `yaml:"shuffle"`
 	DropLast  bool `yaml:"drop_last"`
 }
 
 // LoaderOpts are PaddleClas loader keys.
 type LoaderOpts struct {
-	NumWorkers int `yaml:"num_workers"`
+	NumWorkers int `yaml:"num_workers" check:"min=0"`
 }
 
 // KWSListOpts read a list file of `<wav><TAB or space><class>` lines
@@ -165,7 +165,7 @@ type KWSNoiseOpts struct {
 	Dir      string     `yaml:"dir"`       // walked for audio files (WAV, Ogg Vorbis); a leading ~/ is the home folder
 	Exclude  string     `yaml:"exclude"`   // skip paths containing this (e.g. "_desc": Tux Paint's spoken descriptions)
 	MaxFiles int        `yaml:"max_files"` // an evenly spread subset of this many (0: all)
-	Prob     float64    `yaml:"prob"`
+	Prob     float64    `yaml:"prob" check:"prob"`
 	SNRdB    [2]float64 `yaml:"snr_db"`
 }
 
@@ -195,7 +195,7 @@ type KWSTopkAccOpts struct {
 
 // KWSSchema is the keyword-spotting config schema.
 func KWSSchema() *config.Schema {
-	return &config.Schema{
+	s := &config.Schema{
 		Sections: map[string]any{
 			"Global":     (*KWSGlobal)(nil),
 			"Feature":    (*FeatureOpts)(nil),
@@ -207,10 +207,11 @@ func KWSSchema() *config.Schema {
 			"Infer":      (*KWSInferOpts)(nil),
 		},
 		Components: map[string]map[string]any{
-			"Arch":                 archOptions(),
-			"DataLoader.*.dataset": {"KWSList": (*KWSListOpts)(nil)},
-			"Metric.*.*":           {"TopkAcc": (*KWSTopkAccOpts)(nil)},
+			"Metric.*.*": {"TopkAcc": (*KWSTopkAccOpts)(nil)},
 		},
 		Selector: "name",
 	}
+	config.Attach(s, "Arch", archs)
+	config.Attach(s, "DataLoader.*.dataset", kwsDatasets)
+	return s
 }

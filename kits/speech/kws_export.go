@@ -133,8 +133,23 @@ func (e kwsEnsemble) probs(x *ag.Var) *ag.Var {
 }
 
 // clipTransforms are the PreProcess transforms of a clip classifier's export.
-func clipTransforms() map[string]any {
-	return map[string]any{"LoadAudio": (*LoadAudioOpts)(nil), "KaldiFbank": (*FeatureOpts)(nil)}
+func clipTransforms() map[string]any { return clipPreOps.Options() }
+
+// clipPreOps are the PreProcess ops of a clip classifier's export; each
+// records its options in the clipExport being read.
+var clipPreOps = newClipPreOps()
+
+func newClipPreOps() *config.Registry[*clipExport, struct{}] {
+	r := config.NewRegistry[*clipExport, struct{}]("transform")
+	config.Add(r, "LoadAudio", LoadAudioOpts{}, func(_ config.Component, o LoadAudioOpts, x *clipExport) (struct{}, error) {
+		x.load = &o
+		return struct{}{}, nil
+	})
+	config.Add(r, "KaldiFbank", defaultFeature(), func(_ config.Component, o FeatureOpts, x *clipExport) (struct{}, error) {
+		x.feat = &o
+		return struct{}{}, nil
+	})
+	return r
 }
 
 // audioExport is what an audio model's export directory holds: the
@@ -179,18 +194,8 @@ func readClipExport(dir string, schema *config.Schema, post any) (clipExport, er
 		return x, fmt.Errorf("%s: Inputs: want one feature input (batch, 1, T, F), got %v", x.file, x.inputs)
 	}
 	for _, op := range x.pre.TransformOps {
-		switch op.Name {
-		case "LoadAudio":
-			x.load = &LoadAudioOpts{}
-			if err := op.Decode(x.load); err != nil {
-				return x, err
-			}
-		case "KaldiFbank":
-			f := defaultFeature()
-			if err := op.Decode(&f); err != nil {
-				return x, err
-			}
-			x.feat = &f
+		if _, err := clipPreOps.Build(op, &x); err != nil {
+			return x, err
 		}
 	}
 	if x.load == nil || x.feat == nil || x.load.SampleRate <= 0 || x.load.ClipSeconds <= 0 {

@@ -124,28 +124,27 @@ func (m *DSCNN) Forward(x *ag.Var, training bool) *ag.Var {
 	return m.fc.Forward(x, training)
 }
 
-// archOptions lists the models `Arch.name` can choose.
-func archOptions() map[string]any {
-	return map[string]any{"DSCNN": (*DSCNNOptions)(nil), "TCN": (*TCNOptions)(nil)}
+// archEnv is what a model is built for: mels-bin features, classes classes.
+type archEnv struct {
+	mels, classes int
+	r             *rand.Rand
+}
+
+// archs are the models a spotter config's `Arch.name` can choose.
+var archs = newArchs()
+
+func newArchs() *config.Registry[archEnv, nn.Layer] {
+	r := config.NewRegistry[archEnv, nn.Layer]("Arch")
+	config.Add(r, "DSCNN", DSCNNOptions{Dropout: 0.2}, func(_ config.Component, o DSCNNOptions, e archEnv) (nn.Layer, error) {
+		return newDSCNN(o, e.classes, e.r)
+	})
+	config.Add(r, "TCN", TCNOptions{Dropout: 0.2}, func(_ config.Component, o TCNOptions, e archEnv) (nn.Layer, error) {
+		return newTCN(o, e.mels, e.classes, e.r)
+	})
+	return r
 }
 
 // buildModel makes the model Arch names for mels-bin features and classes classes.
 func buildModel(c config.Component, mels, classes int, r *rand.Rand) (nn.Layer, error) {
-	switch c.Name {
-	case "DSCNN":
-		var o DSCNNOptions
-		o.Dropout = 0.2
-		if err := c.Decode(&o); err != nil {
-			return nil, err
-		}
-		return newDSCNN(o, classes, r)
-	case "TCN":
-		var o TCNOptions
-		o.Dropout = 0.2
-		if err := c.Decode(&o); err != nil {
-			return nil, err
-		}
-		return newTCN(o, mels, classes, r)
-	}
-	return nil, c.Errorf("unknown Arch %q (known: DSCNN, TCN)", c.Name)
+	return archs.Build(c, archEnv{mels, classes, r})
 }

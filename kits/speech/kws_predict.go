@@ -251,7 +251,7 @@ func stack(ts []*tensor.Tensor) *tensor.Tensor {
 
 // run spots every input and prints one line each in env.Format.
 func (s *spotter) run(ctx context.Context, env workflow.Env, args []string) error {
-	inputs, err := workflow.ExpandInputs(args, env.IO.In, audio.Exts)
+	inputs, err := env.Inputs(args, audio.Exts)
 	if err != nil {
 		return config.Usage(err)
 	}

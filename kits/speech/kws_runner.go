@@ -186,17 +186,21 @@ func (r *kwsRunner) newModel() (nn.Layer, error) {
 
 func (r *kwsRunner) featurizer() featurizer { return newFeaturizer(r.global, r.feat) }
 
+// kwsDatasets are the data sets a spotter's DataLoader can name.
+var kwsDatasets = config.NewRegistry[struct{}, KWSListOpts]("dataset")
+
+func init() {
+	config.Add(kwsDatasets, "KWSList", KWSListOpts{}, func(_ config.Component, o KWSListOpts, _ struct{}) (KWSListOpts, error) { return o, nil })
+}
+
 // loaderFor builds the loader of one split.
 func (r *kwsRunner) loaderFor(s *KWSSplit, train bool) (*data.Loader[KWSSample, KWSBatch], error) {
 	name := map[bool]string{true: "Train", false: "Eval"}[train]
 	if s == nil {
 		return nil, fmt.Errorf("%s: DataLoader.%s is missing", r.cfg.File, name)
 	}
-	if s.Dataset.Name != "KWSList" {
-		return nil, s.Dataset.Errorf("unknown dataset %q (known: KWSList)", s.Dataset.Name)
-	}
-	var o KWSListOpts
-	if err := s.Dataset.Decode(&o); err != nil {
+	o, err := kwsDatasets.Build(s.Dataset, struct{}{})
+	if err != nil {
 		return nil, err
 	}
 	items, err := readKWSList(o.ListFile, o.DataDir, r.classes)
@@ -279,25 +283,26 @@ func (r *kwsRunner) Train(ctx context.Context, env workflow.Env) error {
 	if err != nil {
 		return err
 	}
-	if p := r.global.PretrainedModel; p != "" && env.Resume == "" {
-		if _, err := workflow.LoadCheckpoint(p, model, nil); err != nil {
-			return fmt.Errorf("%s: Global.pretrained_model: %w", r.cfg.File, err)
-		}
-		slog.Info("pretrained_model", "weights", p)
+	return workflow.Start[nn.Layer, KWSBatch]{Config: r.cfg, Output: r.global.OutputDir,
+		Attrs: []any{"arch", r.arch.Name}, Sizes: []any{"classes", len(r.classes)},
+		Pretrained: func(m nn.Layer, env workflow.Env) error {
+			return loadInitWeights(m, r.global.PretrainedModel, env, r.cfg.File, "Global.pretrained_model", "pretrained_model")
+		},
+		Task: func(m nn.Layer) (*workflow.Task[KWSBatch], error) { return r.task(m, true) }}.Run(ctx, env, model)
+}
+
+// loadInitWeights loads the checkpoint folder dir (the config's key) into
+// m when a run starts fresh (not on --resume, whose checkpoint has its own
+// weights), logging it under msg.
+func loadInitWeights(m nn.Module, dir string, env workflow.Env, file, key, msg string) error {
+	if dir == "" || env.Resume != "" {
+		return nil
 	}
-	t, err := r.task(model, true)
-	if err != nil {
-		return err
+	if _, err := workflow.LoadCheckpoint(dir, m, nil); err != nil {
+		return fmt.Errorf("%s: %s: %w", file, key, err)
 	}
-	if env.Output == "" {
-		env.Output = r.global.OutputDir
-	}
-	y, err := r.cfg.YAML()
-	if err != nil {
-		return err
-	}
-	slog.Info("train", "arch", r.arch.Name, "params", nn.NumParams(model), "classes", len(r.classes), "steps/epoch", t.StepsPerEpoch, "output", env.Output)
-	return t.Train(ctx, env, y)
+	slog.Info(msg, "weights", dir)
+	return nil
 }
 
 // Eval evaluates the checkpoint env.Weights on the eval list.

@@ -29,10 +29,12 @@ type kwsOptions struct {
 	// setWarps and setCombine say the flags were given (else the
 	// checkpoint's Infer section or the export's PostProcess decides).
 	setWarps, setCombine bool
+	Shard                workflow.Shard // --shard I/N
 }
 
 func newCmdKWS(f *cmdutil.Factory, runF func(*kwsOptions) error) *cobra.Command {
 	opts := &kwsOptions{Factory: f}
+	var shard func() (workflow.Shard, error)
 	cmd := &cobra.Command{
 		Use:   "kws --model DIR | --weights DIR --input x.wav [<input>... | -]",
 		Short: "Spot spoken keywords in audio files with a trained keyword spotter",
@@ -72,6 +74,10 @@ func newCmdKWS(f *cmdutil.Factory, runF func(*kwsOptions) error) *cobra.Command 
 				return cmdutil.FlagErrorf("give one of --speakers and --speaker-per-folder")
 			}
 			opts.setWarps, opts.setCombine = cmd.Flags().Changed("warps"), cmd.Flags().Changed("warp-combine")
+			var err error
+			if opts.Shard, err = shard(); err != nil {
+				return err
+			}
 			if runF != nil {
 				return runF(opts)
 			}
@@ -88,12 +94,13 @@ func newCmdKWS(f *cmdutil.Factory, runF func(*kwsOptions) error) *cobra.Command 
 	cmd.Flags().StringVar(&opts.Combine, "warp-combine", "mean", "how --warps' answers merge: mean, max, or group (one warp per speaker)")
 	cmd.Flags().StringVar(&opts.Speakers, "speakers", "", "file of `<path> <speaker>` lines for --warp-combine group")
 	cmd.Flags().BoolVar(&opts.SpeakerPerFolder, "speaker-per-folder", false, "for --warp-combine group: each input's folder is its speaker")
+	shard = cmdutil.ShardFlag(cmd)
 	cmdutil.SupportsFormats(cmd, "jsonl", "json", "text")
 	return cmd
 }
 
 func kwsRun(ctx context.Context, opts *kwsOptions) error {
-	env := workflow.Env{IO: opts.Factory.RunnerIO(), Model: opts.Model, Weights: opts.Weights, Format: opts.Factory.Settings.Format}
+	env := workflow.Env{IO: opts.Factory.RunnerIO(), Model: opts.Model, Weights: opts.Weights, Format: opts.Factory.Settings.Format, Shard: opts.Shard}
 	var s *spotter
 	var err error
 	if opts.Model != "" {

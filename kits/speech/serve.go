@@ -33,17 +33,17 @@ const MaxServeSeconds = 600
 // "start", "end"]}; "audio" is the request's name (?name= or the multipart
 // file name), else "".
 func Serve(f *cmdutil.Factory, cmd *cobra.Command) func(context.Context) (serve.Predictor, error) {
-	var model, weights string
+	m := cmdutil.ServeModelFlags(cmd, "speech")
+	cmd.Flags().Lookup("model").Usage += ": a keyword spotter, audio classifier or recogniser"
 	var hopMs float64
-	cmd.Flags().StringVar(&model, "model", "", "export directory (model.onnx + inference.yaml, from paddle speech export): a keyword spotter, audio classifier or recogniser")
-	cmd.Flags().StringVar(&weights, "weights", "", "checkpoint directory (model.safetensors + config.yaml)")
 	cmd.Flags().Float64Var(&hopMs, "hop-ms", 100, "window hop for recordings longer than the model's window (ms)")
 	cmd.Example = "  paddle serve speech --model output/kws_dscnn/export --addr 127.0.0.1:8080\n" +
 		"  curl --data-binary @yes.wav http://127.0.0.1:8080/v1/speech"
 	return func(ctx context.Context) (serve.Predictor, error) {
-		if (model == "") == (weights == "") {
-			return nil, cmdutil.FlagErrorf("give one of --model (an export) and --weights (a checkpoint)")
+		if err := m.Check(); err != nil {
+			return nil, err
 		}
+		model, weights := m.Model, m.Weights
 		// an audio classifier (cls_serve.go) answers `speech cls`'s object
 		if p, ok, err := clsServePredictor(f, model, weights); ok || err != nil {
 			return p, err

@@ -89,8 +89,8 @@ func newCmdSynth(f *cmdutil.Factory, runF func(*synthOptions) error) *cobra.Comm
 				return cmdutil.FlagErrorf("--connected %g: want a share from 0 to 1", opts.Connected)
 			}
 			for _, e := range opts.Engines {
-				if e != "espeak-ng" && e != "flite" && e != "festival" {
-					return cmdutil.FlagErrorf("--engines: unknown synthesiser %q (known: espeak-ng, flite, festival)", e)
+				if !slices.Contains(synth.Synthesisers, e) {
+					return cmdutil.FlagErrorf("--engines: unknown synthesiser %q (known: %s)", e, strings.Join(synth.Synthesisers, ", "))
 				}
 			}
 			if opts.RecShare < 0 || opts.RecShare > 1 {
@@ -178,17 +178,15 @@ func synthRun(ctx context.Context, opts *synthOptions) error {
 		aug = synth.Augment{LevelMin: -24, LevelMax: -24}
 		noises = nil
 	}
-	ios := opts.Factory.IOStreams
 	classes := synth.Classes(words)
-	step := max(len(clips)/20, 1)
+	// A bar on a terminal, a log line every few seconds elsewhere (never a
+	// line per clip into a pipe).
+	bar := opts.Factory.IOStreams.Progress(len(clips), "synth clips")
 	err = synth.Run(ctx, eng, clips, classes, opts.Output, synth.Options{
 		Rate: opts.Rate, Seconds: opts.Seconds, Augment: aug, Workers: opts.Workers, Noises: noises, Backgrounds: bgs,
-		Progress: func(done, total int) {
-			if done%step == 0 || done == total {
-				fmt.Fprintf(ios.ErrOut, "synth: %d/%d clips\n", done, total)
-			}
-		},
+		Progress: func(int, int) { bar.Add(1) }, // called under synth.Run's lock
 	})
+	bar.Finish()
 	if err != nil {
 		if ctx.Err() != nil {
 			return ctx.Err()
@@ -210,7 +208,7 @@ func synthRun(ctx context.Context, opts *synthOptions) error {
 	if err != nil {
 		return err
 	}
-	_, err = fmt.Fprintln(ios.Out, strings.TrimSpace(string(b)))
+	_, err = fmt.Fprintln(opts.Factory.IOStreams.Out, strings.TrimSpace(string(b)))
 	return err
 }
 

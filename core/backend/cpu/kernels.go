@@ -30,6 +30,7 @@ func installKernels() {
 func kernelSet() *op.Kernels {
 	k := &op.Kernels{Name: "cpu " + Level(), SGEMM: SGEMM, SGEMMEx: opSGEMMEx, GemmLoop: gemmLoop,
 		Winograd3x3: Winograd3x3, Winograd3x3Filter: Winograd3x3Filter}
+	k.SetOp("matmul_integer", matmulInteger) // the int8 GEMM (qgemm.go) at every level
 	if Level() == "generic" {
 		return k
 	}

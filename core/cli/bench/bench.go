@@ -13,6 +13,7 @@ import (
 
 	"paddle/core/cli/cmdutil"
 	"paddle/core/op"
+	"paddle/core/tensor"
 )
 
 // NewCmdBench returns `paddle bench` with its kernel subcommands.
@@ -32,6 +33,7 @@ func NewCmdBench(f *cmdutil.Factory) *cobra.Command {
 type GemmOptions struct {
 	M, N, K        int
 	TransA, TransB bool
+	DType          string        // float32, or int8 (uint8 A times int8 B into int32)
 	MinTime        time.Duration // keep calling until this much time has passed
 	MinRuns        int           // and at least this many calls
 }
@@ -39,11 +41,13 @@ type GemmOptions struct {
 // Result is what a benchmark prints (JSON keys per the bench contract).
 type Result struct {
 	Op       string  `json:"op"`
+	DType    string  `json:"dtype"`
+	Kernels  string  `json:"kernels"` // the active kernel set (backend and level)
 	M        int     `json:"m"`
 	N        int     `json:"n"`
 	K        int     `json:"k"`
 	Threads  int     `json:"threads"`
-	GFLOPS   float64 `json:"gflops"`
+	GFLOPS   float64 `json:"gflops"` // GOP/s for int8 (a multiply-add is 2 operations)
 	MedianMS float64 `json:"median_ms"`
 	MinMS    float64 `json:"min_ms"`
 }
@@ -53,18 +57,33 @@ func NewCmdGemm(f *cmdutil.Factory, runF func(*GemmOptions) error) *cobra.Comman
 	o := &GemmOptions{}
 	cmd := &cobra.Command{
 		Use:   "gemm --m M --n N --k K [--trans-a] [--trans-b]",
-		Short: "Time the float32 GEMM C = op(A)·op(B) (row-major)",
+		Short: "Time the float32 GEMM C = op(A)·op(B) (row-major), or the int8 one",
+		Long: "Time the GEMM of the active kernels: float32 (GFLOP/s), or with --dtype int8\n" +
+			"the int8 product uint8 A (M×K) · int8 B (K×N) → int32 C (GOP/s, core/op's\n" +
+			"matmul_integer with the backend's int8 kernel; no transposes).",
 		Example: "  paddle bench gemm --m 1024 --n 1024 --k 1024 --threads 1 --format json\n" +
-			"  paddle bench gemm --m 64 --n 3136 --k 576 --trans-b",
+			"  paddle bench gemm --m 64 --n 3136 --k 576 --trans-b\n" +
+			"  paddle bench gemm --dtype int8 --m 64 --n 3136 --k 576",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if o.M < 1 || o.N < 1 || o.K < 1 {
 				return cmdutil.FlagErrorf("--m, --n and --k must be positive (got %d, %d, %d)", o.M, o.N, o.K)
 			}
+			if o.DType != "float32" && o.DType != "int8" {
+				return cmdutil.FlagErrorf("--dtype %q: want float32 or int8", o.DType)
+			}
+			if o.DType == "int8" && (o.TransA || o.TransB) {
+				return cmdutil.FlagErrorf("--dtype int8 takes no --trans-a/--trans-b")
+			}
 			if runF != nil {
 				return runF(o)
 			}
-			r := gemmRun(o)
+			var r Result
+			if o.DType == "int8" {
+				r = gemmInt8Run(o)
+			} else {
+				r = gemmRun(o)
+			}
 			r.Threads = f.Settings.Threads
 			return printResult(f, r)
 		},
@@ -75,6 +94,7 @@ func NewCmdGemm(f *cmdutil.Factory, runF func(*GemmOptions) error) *cobra.Comman
 	fl.IntVar(&o.K, "k", 1024, "inner dimension")
 	fl.BoolVar(&o.TransA, "trans-a", false, "A is stored transposed (K×M)")
 	fl.BoolVar(&o.TransB, "trans-b", false, "B is stored transposed (N×K)")
+	fl.StringVar(&o.DType, "dtype", "float32", "element type: float32 or int8")
 	fl.DurationVar(&o.MinTime, "min-time", time.Second, "measure for at least this long")
 	fl.IntVar(&o.MinRuns, "min-runs", 5, "measure at least this many calls")
 	cmdutil.SupportsFormats(cmd, "text", "json")
@@ -106,13 +126,41 @@ func gemmRun(o *GemmOptions) Result {
 		op.SGEMM(o.TransA, o.TransB, m, n, k, 1, a, lda, b, ldb, 0, c, n)
 		return time.Since(t)
 	}
+	return summarize("gemm", m, n, k, measure(o, call))
+}
+
+// gemmInt8Run times matmul_integer (uint8 A, int8 B, int32 C) like gemmRun.
+func gemmInt8Run(o *GemmOptions) Result {
+	r := rand.New(rand.NewPCG(1, 2))
+	m, n, k := o.M, o.N, o.K
+	a, b := tensor.New(tensor.Uint8, m, k), tensor.New(tensor.Int8, k, n)
+	for i := range a.U8() {
+		a.U8()[i] = uint8(r.Uint32())
+	}
+	for i := range b.I8() {
+		b.I8()[i] = int8(r.Uint32())
+	}
+	c := tensor.New(tensor.Int32, m, n)
+	d := op.Lookup("matmul_integer")
+	call := func() time.Duration {
+		t := time.Now()
+		op.Run(d, []*tensor.Tensor{c}, []*tensor.Tensor{a, b}, nil)
+		return time.Since(t)
+	}
+	res := summarize("gemm", m, n, k, measure(o, call))
+	res.DType = "int8"
+	return res
+}
+
+// measure makes one warm-up call, then calls until MinTime and MinRuns are met.
+func measure(o *GemmOptions, call func() time.Duration) []time.Duration {
 	call()
 	var times []time.Duration
 	start := time.Now()
 	for len(times) < o.MinRuns || time.Since(start) < o.MinTime {
 		times = append(times, call())
 	}
-	return summarize("gemm", m, n, k, times)
+	return times
 }
 
 // summarize turns call times into a Result: GFLOP/s from the median.
@@ -124,7 +172,7 @@ func summarize(name string, m, n, k int, times []time.Duration) Result {
 	}
 	ms := func(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1e6 }
 	return Result{
-		Op: name, M: m, N: n, K: k,
+		Op: name, DType: "float32", Kernels: op.Active().Name, M: m, N: n, K: k,
 		GFLOPS:   2 * float64(m) * float64(n) * float64(k) / med.Seconds() / 1e9,
 		MedianMS: ms(med), MinMS: ms(times[0]),
 	}
@@ -135,7 +183,11 @@ func printResult(f *cmdutil.Factory, r Result) error {
 	if f.Settings.Format == "json" {
 		return json.NewEncoder(out).Encode(r)
 	}
-	_, err := fmt.Fprintf(out, "%s m=%d n=%d k=%d threads=%d: %.1f GFLOP/s (median %.3f ms, min %.3f ms)\n",
-		r.Op, r.M, r.N, r.K, r.Threads, r.GFLOPS, r.MedianMS, r.MinMS)
+	unit, name := "GFLOP/s", r.Op
+	if r.DType == "int8" {
+		unit, name = "GOP/s", r.Op+" int8"
+	}
+	_, err := fmt.Fprintf(out, "%s m=%d n=%d k=%d threads=%d (%s): %.1f %s (median %.3f ms, min %.3f ms)\n",
+		name, r.M, r.N, r.K, r.Threads, r.Kernels, r.GFLOPS, unit, r.MedianMS, r.MinMS)
 	return err
 }

@@ -89,3 +89,38 @@ func TestConvRejectsBadGroups(t *testing.T) {
 		t.Fatalf("err = %v, want a FlagError", err)
 	}
 }
+
+func TestGemmInt8JSON(t *testing.T) {
+	ios, _, out, _ := iostreams.Test()
+	f := &cmdutil.Factory{IOStreams: ios}
+	f.Settings.Format, f.Settings.Threads = "json", 1
+	cmd := NewCmdBench(f)
+	cmd.SetArgs([]string{"gemm", "--dtype", "int8", "--m", "33", "--n", "17", "--k", "65", "--min-time", "1ms", "--min-runs", "3"})
+	if err := cmd.Execute(); err != nil {
+		t.Fatal(err)
+	}
+	var r map[string]any
+	if err := json.Unmarshal(out.Bytes(), &r); err != nil {
+		t.Fatalf("output %q: %v", out.String(), err)
+	}
+	if r["dtype"] != "int8" || r["m"] != 33.0 || r["kernels"] == "" {
+		t.Errorf("got %s", out.String())
+	}
+	if g, _ := r["gflops"].(float64); !(g > 0) {
+		t.Errorf("gflops = %v, want > 0", r["gflops"])
+	}
+}
+
+func TestGemmRejectsBadDType(t *testing.T) {
+	ios, _, _, _ := iostreams.Test()
+	f := &cmdutil.Factory{IOStreams: ios}
+	for _, args := range [][]string{{"--dtype", "int4"}, {"--dtype", "int8", "--trans-b"}} {
+		cmd := NewCmdGemm(f, func(*GemmOptions) error { return nil })
+		cmd.SetArgs(args)
+		cmd.SilenceUsage, cmd.SilenceErrors = true, true
+		var fe *cmdutil.FlagError
+		if err := cmd.Execute(); !errors.As(err, &fe) {
+			t.Fatalf("%v: err = %v, want a FlagError", args, err)
+		}
+	}
+}

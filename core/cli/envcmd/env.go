@@ -11,6 +11,7 @@ import (
 
 	"paddle/core/backend/cpu"
 	"paddle/core/cli/cmdutil"
+	"paddle/core/dist"
 	"paddle/core/hub"
 )
 
@@ -24,6 +25,9 @@ type Env struct {
 	ModelsDir        string   `json:"models_dir"`
 	UserConfig       string   `json:"user_config"`
 	ConfigSearchPath []string `json:"config_search_path"`
+	Rank             int      `json:"rank"`
+	Size             int      `json:"size"`
+	Distributed      string   `json:"distributed"` // the Comm ("local", "mpi (…)") or why none
 }
 
 // NewCmdEnv returns `paddle env`.
@@ -43,6 +47,13 @@ func NewCmdEnv(f *cmdutil.Factory) *cobra.Command {
 			if e.UserConfig == "" {
 				e.UserConfig = "(none)"
 			}
+			e.Size = 1
+			if c, err := dist.Open(dist.Auto); err != nil {
+				e.Distributed = err.Error()
+			} else {
+				e.Rank, e.Size, e.Distributed = c.Rank(), c.Size(), c.Name()
+				c.Close()
+			}
 			out := f.IOStreams.Out
 			if s.Format == "json" {
 				enc := json.NewEncoder(out)
@@ -57,6 +68,7 @@ func NewCmdEnv(f *cmdutil.Factory) *cobra.Command {
 			fmt.Fprintf(out, "models dir:  %s\n", e.ModelsDir)
 			fmt.Fprintf(out, "user config: %s\n", e.UserConfig)
 			fmt.Fprintf(out, "config path: %s\n", strings.Join(e.ConfigSearchPath, "; "))
+			fmt.Fprintf(out, "rank:        %d of %d (%s)\n", e.Rank, e.Size, e.Distributed)
 			return nil
 		},
 	}

@@ -23,11 +23,15 @@ type Options struct {
 // NewCmdEval returns `paddle <kit> eval`.
 func NewCmdEval(f *cmdutil.Factory, k *kit.Kit, runF func(*Options) error) *cobra.Command {
 	opts := &Options{Factory: f, Kit: k}
+	cfg, name := cmdutil.ExampleConfig(k.Name)
 	cmd := &cobra.Command{
-		Use:     "eval -c <config.yaml> --weights <checkpoint dir>",
-		Short:   "Evaluate a trained " + k.Name + " model on the config's eval set",
-		Example: "  paddle " + k.Name + " eval -c " + k.Name + "/<model>.yaml --weights output/<model>/best --format json",
-		Args:    cobra.NoArgs,
+		Use:   "eval -c <config.yaml> --weights <checkpoint dir>",
+		Short: "Evaluate a trained model for " + cmdutil.KitSubject(k) + " on the config's eval set",
+		Long: "Runs the checkpoint (--weights) over the eval set of the config (-c) and prints its metrics,\n" +
+			"computed as the kit's Paddle project computes them.",
+		Example: "  paddle " + k.Name + " eval -c " + cfg + " --weights out/" + name + "/best\n" +
+			"  paddle " + k.Name + " eval -c " + cfg + " --weights out/" + name + "/best --format json",
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if opts.Weights == "" {
 				return cmdutil.FlagErrorf("--weights is required")
@@ -40,6 +44,7 @@ func NewCmdEval(f *cmdutil.Factory, k *kit.Kit, runF func(*Options) error) *cobr
 	}
 	cmd.Flags().StringVar(&opts.Weights, "weights", "", "checkpoint directory (model.safetensors + config.yaml)")
 	cmdutil.SupportsFormats(cmd, "text", "json")
+	cmd.Long += "\n\n" + cmdutil.FormatsHelp(cmd)
 	return cmd
 }
 
@@ -52,7 +57,8 @@ func run(cmd *cobra.Command, opts *Options) error {
 	if err != nil {
 		return config.Usage(err)
 	}
-	rep, err := r.Eval(cmd.Context(), workflow.Env{IO: opts.Factory.RunnerIO(), Config: cfg, Weights: opts.Weights})
+	io := opts.Factory.RunnerIO()
+	rep, err := r.Eval(workflow.WithProgress(cmd.Context(), io), workflow.Env{IO: io, Config: cfg, Weights: opts.Weights})
 	if err != nil {
 		return err
 	}

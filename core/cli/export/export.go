@@ -27,11 +27,16 @@ type Options struct {
 // NewCmdExport returns `paddle <kit> export`.
 func NewCmdExport(f *cmdutil.Factory, k *kit.Kit, runF func(*Options) error) *cobra.Command {
 	opts := &Options{Factory: f, Kit: k}
+	_, exName := cmdutil.ExampleConfig(k.Name)
 	cmd := &cobra.Command{
 		Use:   "export [-c <config.yaml>] --weights <checkpoint dir> --output <export dir>",
-		Short: "Export a trained " + k.Name + " model to ONNX with its pre- and post-processing",
-		Example: "  paddle " + k.Name + " export --weights output/<model>/best --output inference/<model>\n" +
-			"  paddle " + k.Name + " predict --model inference/<model> img.png",
+		Short: "Export a trained model for " + cmdutil.KitSubject(k) + " to ONNX with its pre- and post-processing",
+		Long: "Writes the checkpoint (--weights) as an export folder: model.onnx, inference.yaml (the\n" +
+			"pre- and post-processing, as PaddleX's inference.yml) and config.yaml. `predict --model`\n" +
+			"and `paddle serve " + k.Name + " --model` run it on paddle's runtime; any ONNX runtime can too.",
+		Example: "  paddle " + k.Name + " export --weights out/" + exName + "/best --output inference/" + exName + "\n" +
+			"  paddle " + k.Name + " predict --model inference/" + exName + " " + cmdutil.ExampleInput(k.PredictRecord) + "\n" +
+			"  paddle serve " + k.Name + " --model inference/" + exName,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if opts.Weights == "" {

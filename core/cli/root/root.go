@@ -56,6 +56,11 @@ func NewCmdRoot(f *cmdutil.Factory, kits ...*cmdutil.Kit) *cobra.Command {
 	pf.StringVar(&s.LogFormat, "log-format", "text", "log format on stderr: text or json")
 	pf.StringVarP(&s.Config, "config", "c", "", "model config YAML file (or an embedded name such as clas/lenet_mnist.yaml)")
 	pf.StringArrayVarP(&s.Overrides, "override", "o", nil, "override a config key, repeatable: -o Section.key=value")
+	_ = cmd.RegisterFlagCompletionFunc("config", cmdutil.CompleteConfig)
+	_ = cmd.RegisterFlagCompletionFunc("format", cmdutil.CompleteFormat)
+	_ = cmd.RegisterFlagCompletionFunc("device", cobra.FixedCompletions(backend.List(), cobra.ShellCompDirectiveNoFileComp))
+	_ = cmd.RegisterFlagCompletionFunc("log-level", cobra.FixedCompletions([]string{"debug", "info", "warn", "error"}, cobra.ShellCompDirectiveNoFileComp))
+	_ = cmd.RegisterFlagCompletionFunc("log-format", cobra.FixedCompletions([]string{"text", "json"}, cobra.ShellCompDirectiveNoFileComp))
 	for _, name := range []string{"device", "threads", "log-level", "log-format"} {
 		_ = v.BindPFlag(name, pf.Lookup(name))
 	}

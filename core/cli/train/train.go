@@ -2,6 +2,9 @@
 package train
 
 import (
+	"errors"
+	"strings"
+
 	"github.com/spf13/cobra"
 
 	"paddle/core/cli/cmdutil"
@@ -21,11 +24,21 @@ type Options struct {
 // NewCmdTrain returns `paddle <kit> train`; runF replaces the run in tests.
 func NewCmdTrain(f *cmdutil.Factory, k *kit.Kit, runF func(*Options) error) *cobra.Command {
 	opts := &Options{Factory: f, Kit: k}
+	cfg, name := cmdutil.ExampleConfig(k.Name)
 	cmd := &cobra.Command{
 		Use:   "train -c <config.yaml> [-o Section.key=value]...",
-		Short: "Train a " + k.Name + " model from a YAML config",
-		Example: "  paddle " + k.Name + " train -c " + k.Name + "/<model>.yaml -o Global.epochs=2\n" +
-			"  paddle " + k.Name + " train -c " + k.Name + "/<model>.yaml --resume output/<model>/latest",
+		Short: "Train a model for " + cmdutil.KitSubject(k) + " from a YAML config",
+		Long: "Trains the model the config describes (-c: a file, or a config shipped in the binary; -o\n" +
+			"overrides single keys) and writes checkpoints under --output (default: the config's save\n" +
+			"folder): latest/ after every epoch (Ctrl-C saves it too; --resume continues from it) and\n" +
+			"best/ at the best eval metric. Each checkpoint holds model.safetensors and the config.yaml it\n" +
+			"was trained with, so eval, predict and export need no -c. Logs go to stderr; a progress bar\n" +
+			"only when stderr is a terminal.\n\n" +
+			"Configs shipped for " + k.Name + " (`paddle config show -c NAME` prints one):\n  " +
+			strings.Join(cmdutil.ConfigNames(k.Name), "\n  "),
+		Example: "  paddle " + k.Name + " train -c " + cfg + " --output out/" + name + "\n" +
+			"  paddle " + k.Name + " train -c " + cfg + " --output out/" + name + " --resume out/" + name + "/latest\n" +
+			"  paddle config show -c " + cfg + "   # every key -o can set",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if runF != nil {
@@ -48,8 +61,13 @@ func run(cmd *cobra.Command, opts *Options) error {
 	if err != nil {
 		return config.Usage(err)
 	}
-	return r.Train(cmd.Context(), workflow.Env{
+	comm, err := openComm(cfg)
+	if err != nil {
+		return err
+	}
+	err = r.Train(cmd.Context(), workflow.Env{
 		IO: opts.Factory.RunnerIO(), Config: cfg, Resume: opts.Resume, Output: opts.Output,
-		Format: opts.Factory.Settings.Format,
+		Format: opts.Factory.Settings.Format, Comm: comm,
 	})
+	return errors.Join(err, comm.Close()) // a failed rank of several never gets here: it aborted them all
 }

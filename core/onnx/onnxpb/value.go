@@ -95,7 +95,7 @@ func DecodeValue(b []byte, typ *TypeProto) (any, error) {
 	case typ.OptionalType != nil:
 		return DecodeOptional(b)
 	}
-	return nil, &Error{Err: errors.New("value type is none of tensor, sequence, map or optional")}
+	return nil, topErr(errors.New("value type is none of tensor, sequence, map or optional"))
 }
 
 func (d *decoder) sequence(b []byte) (*Sequence, error) {

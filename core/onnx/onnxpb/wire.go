@@ -5,9 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"strconv"
 
 	"google.golang.org/protobuf/encoding/protowire"
+
+	"paddle/core/io/protopath"
 )
 
 // maxDepth bounds message nesting (graphs inside attributes inside graphs,
@@ -15,55 +16,15 @@ import (
 // cannot exhaust the stack.
 const maxDepth = 100
 
-// Error reports where in the message tree decoding or encoding failed.
-type Error struct {
-	File string // the model file, when known
-	Path string // e.g. "graph.node[12].attribute[0]"; empty at the top level
-	Err  error
-}
+// Error reports where in the message tree decoding or encoding failed
+// (format "onnx").
+type Error = protopath.Error
 
-// Error formats the error as "onnx: FILE: PATH: ERR".
-func (e *Error) Error() string {
-	s := "onnx: "
-	if e.File != "" {
-		s += e.File + ": "
-	}
-	if e.Path != "" {
-		s += e.Path + ": "
-	}
-	return s + e.Err.Error()
-}
+const format = "onnx"
 
-// Unwrap returns the underlying error.
-func (e *Error) Unwrap() error { return e.Err }
-
-// at prefixes the path of err with elem ("graph", "node[3]").
-func at(err error, elem string) error {
-	var de *Error
-	if errors.As(err, &de) {
-		if de.Path == "" {
-			de.Path = elem
-		} else {
-			de.Path = elem + "." + de.Path
-		}
-		return de
-	}
-	return &Error{Path: elem, Err: err}
-}
-
-// topErr makes err a *Error, as every error of this package is.
-func topErr(err error) error {
-	var de *Error
-	if errors.As(err, &de) {
-		return de
-	}
-	return &Error{Err: err}
-}
-
-// atIndex is at with an indexed element name, "node[3]".
-func atIndex(err error, name string, i int) error {
-	return at(err, name+"["+strconv.Itoa(i)+"]")
-}
+func at(err error, elem string) error             { return protopath.At(format, err, elem) }
+func atIndex(err error, name string, i int) error { return protopath.AtIndex(format, err, name, i) }
+func topErr(err error) error                      { return protopath.Top(format, err) }
 
 // field is one field of a protobuf message as read from the wire.
 type field struct {

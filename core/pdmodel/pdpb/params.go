@@ -7,6 +7,8 @@ import (
 	"math"
 	"os"
 	"strconv"
+
+	"paddle/core/io/protopath"
 )
 
 // Tensor is one tensor of a .pdiparams stream: its TensorDesc and raw
@@ -65,13 +67,13 @@ func DecodeParams(b []byte, names []string) ([]Tensor, error) {
 	for _, name := range names {
 		t, n, err := decodeTensor(b[off:], name)
 		if err != nil {
-			return nil, &Error{Path: "variable " + strconv.Quote(name) + " at byte " + strconv.Itoa(off), Err: err}
+			return nil, protopath.At(format, err, "variable "+strconv.Quote(name)+" at byte "+strconv.Itoa(off))
 		}
 		out = append(out, t)
 		off += n
 	}
 	if off != len(b) {
-		return nil, &Error{Err: fmt.Errorf("%d bytes left after the %d tensors of the program's persistable variables: the file does not belong to this program", len(b)-off, len(names))}
+		return nil, protopath.Top(format, fmt.Errorf("%d bytes left after the %d tensors of the program's persistable variables: the file does not belong to this program", len(b)-off, len(names)))
 	}
 	return out, nil
 }

@@ -16,6 +16,8 @@ import (
 	"strconv"
 
 	"google.golang.org/protobuf/encoding/protowire"
+
+	"paddle/core/io/protopath"
 )
 
 // Type is VarType.Type: a data type (BOOL .. FP64, UINT8, INT8, ...) or a
@@ -162,42 +164,14 @@ func (o *Op) Attr(name string) *Attr {
 	return nil
 }
 
-// Error is a decoding error: the file (when known), the field path and the cause.
-type Error struct {
-	File, Path string
-	Err        error
-}
+// Error is a decoding error: the file (when known), the field path and the
+// cause (format "pdmodel").
+type Error = protopath.Error
 
-// Error formats the error as "pdmodel: FILE: PATH: ERR".
-func (e *Error) Error() string {
-	s := "pdmodel: "
-	if e.File != "" {
-		s += e.File + ": "
-	}
-	if e.Path != "" {
-		s += e.Path + ": "
-	}
-	return s + e.Err.Error()
-}
+const format = "pdmodel"
 
-// Unwrap returns the cause.
-func (e *Error) Unwrap() error { return e.Err }
-
-// at prefixes err's path with elem.
-func at(err error, elem string) error {
-	var de *Error
-	if errors.As(err, &de) {
-		if de.Path == "" {
-			de.Path = elem
-		} else {
-			de.Path = elem + "." + de.Path
-		}
-		return de
-	}
-	return &Error{Path: elem, Err: err}
-}
-
-func atIndex(err error, name string, i int) error { return at(err, name+"["+strconv.Itoa(i)+"]") }
+func at(err error, elem string) error             { return protopath.At(format, err, elem) }
+func atIndex(err error, name string, i int) error { return protopath.AtIndex(format, err, name, i) }
 
 // ReadProgram reads and decodes an inference.pdmodel.
 func ReadProgram(path string) (*Program, error) {
@@ -242,12 +216,12 @@ func DecodeProgram(b []byte) (*Program, error) {
 	if err != nil {
 		var de *Error
 		if !errors.As(err, &de) {
-			err = &Error{Err: err}
+			err = protopath.Top(format, err)
 		}
 		return nil, err
 	}
 	if len(p.Blocks) == 0 {
-		return nil, &Error{Err: fmt.Errorf("no blocks: not a ProgramDesc")}
+		return nil, protopath.Top(format, fmt.Errorf("no blocks: not a ProgramDesc"))
 	}
 	return p, nil
 }

@@ -87,7 +87,7 @@ type SimpleDataSetOpts = train.SimpleDataSetOpts
 
 // Schema is the detection config's schema.
 func Schema() *config.Schema {
-	return &config.Schema{
+	s := &config.Schema{
 		Sections: map[string]any{
 			"Global":       (*GlobalOpts)(nil),
 			"Architecture": (*ArchOpts)(nil),
@@ -107,8 +107,9 @@ func Schema() *config.Schema {
 			"PostProcess":            {"DBPostProcess": (*DBPostProcessOpts)(nil)},
 			"Metric":                 {"DetMetric": (*DetMetricOpts)(nil)},
 			"*.dataset":              {"SimpleDataSet": (*SimpleDataSetOpts)(nil)},
-			"*.dataset.transforms.*": transformOptions(),
 		},
 		Selector: "name",
 	}
+	config.Attach(s, "*.dataset.transforms.*", transforms)
+	return s
 }

@@ -107,15 +107,13 @@ func (r *runner) exportOps() []map[string]any {
 	var out []map[string]any
 	resized := false
 	for _, c := range o.Transforms {
-		switch c.Name {
-		case "DetLabelEncode", "MakeBorderMap", "MakeShrinkMap", "IaaAugment", "EastRandomCropData", "KeepKeys":
+		if _, ok := trainingOnly.Get(c.Name); ok {
 			continue
-		case "DetResizeForTest":
+		}
+		if c.Name == "DetResizeForTest" {
 			resized = true
-		case "NormalizeImage":
-			if !resized {
-				out, resized = append(out, resize), true
-			}
+		} else if c.Name == "NormalizeImage" && !resized {
+			out, resized = append(out, resize), true
 		}
 		var v map[string]any
 		if c.Decode(&v) != nil {
@@ -125,6 +123,10 @@ func (r *runner) exportOps() []map[string]any {
 	}
 	return append(out, map[string]any{"KeepKeys": map[string]any{"keep_keys": []string{"image", "shape"}}})
 }
+
+// trainingOnly are the eval transforms an export's PreProcess leaves out:
+// label making and augmentation (and KeepKeys, which it writes itself).
+var trainingOnly = config.NameSet("DetLabelEncode", "MakeBorderMap", "MakeShrinkMap", "IaaAugment", "EastRandomCropData", "KeepKeys")
 
 // Prediction is one image's detected boxes; a failed image's record is
 // workflow.Failed: {"image", "error"}.
@@ -161,7 +163,7 @@ func (r *runner) Predict(ctx context.Context, env workflow.Env, args []string) e
 	if err != nil {
 		return err
 	}
-	inputs, err := workflow.ExpandInputs(args, env.IO.In, workflow.ImageExts)
+	inputs, err := env.Inputs(args, workflow.ImageExts)
 	if err != nil {
 		return config.Usage(err)
 	}

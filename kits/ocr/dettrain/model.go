@@ -22,13 +22,16 @@ type DBNet struct {
 
 var _ nn.Module = (*DBNet)(nil)
 
+// algorithms are the Architecture.algorithm values this trainer implements.
+var algorithms = config.NameSet("DB")
+
 // buildModel assembles a DBNet from the Architecture section.
 func buildModel(a ArchOpts, r *rand.Rand) (*DBNet, error) {
 	if a.ModelType != "" && a.ModelType != "det" {
 		return nil, a.Backbone.Errorf("Architecture.model_type %q: want det", a.ModelType)
 	}
-	if a.Algorithm != "" && a.Algorithm != "DB" {
-		return nil, a.Backbone.Errorf("Architecture.algorithm %q is not implemented (known: DB)", a.Algorithm)
+	if _, ok := algorithms.Get(a.Algorithm); a.Algorithm != "" && !ok {
+		return nil, a.Backbone.Errorf("Architecture.algorithm %q is not implemented (known: %s)", a.Algorithm, algorithms.Known())
 	}
 	if a.Transform.Name != "" {
 		return nil, a.Transform.Errorf("Architecture.Transform %q is not implemented", a.Transform.Name)

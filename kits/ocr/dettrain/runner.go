@@ -31,6 +31,12 @@ type runner struct {
 	eval   *SplitOpts
 }
 
+// mainLosses are the Loss.main_loss_type values (loss.go; default DiceLoss).
+var mainLosses = config.NameSet("DiceLoss", "BCELoss")
+
+// boxTypes are the PostProcess.box_type values.
+var boxTypes = config.NameSet("quad")
+
 // Build decodes and validates a detection config (PaddleOCR layout,
 // Architecture.model_type det, algorithm DB).
 func Build(cfg *config.Config) (workflow.Runner, error) {
@@ -49,8 +55,8 @@ func Build(cfg *config.Config) (workflow.Runner, error) {
 	if err := decodeSection(cfg, "Loss", "DBLoss", &lo); err != nil {
 		return nil, err
 	}
-	if lo.MainLossType != "" && lo.MainLossType != "DiceLoss" && lo.MainLossType != "BCELoss" {
-		return nil, fmt.Errorf("%s: Loss.main_loss_type %q is not implemented (known: DiceLoss, BCELoss)", cfg.File, lo.MainLossType)
+	if _, ok := mainLosses.Get(lo.MainLossType); lo.MainLossType != "" && !ok {
+		return nil, fmt.Errorf("%s: Loss.main_loss_type %q is not implemented (known: %s)", cfg.File, lo.MainLossType, mainLosses.Known())
 	}
 	r.loss = newDBLoss(lo)
 	if cfg.Has("Optimizer") {
@@ -62,8 +68,8 @@ func Build(cfg *config.Config) (workflow.Runner, error) {
 	if err := decodeSection(cfg, "PostProcess", "DBPostProcess", &po); err != nil {
 		return nil, err
 	}
-	if po.BoxType != "" && po.BoxType != "quad" {
-		return nil, fmt.Errorf("%s: PostProcess.box_type %q is not implemented (known: quad)", cfg.File, po.BoxType)
+	if _, ok := boxTypes.Get(po.BoxType); po.BoxType != "" && !ok {
+		return nil, fmt.Errorf("%s: PostProcess.box_type %q is not implemented (known: %s)", cfg.File, po.BoxType, boxTypes.Known())
 	}
 	r.post = newDBPost(po)
 	if err := decodeSection(cfg, "Metric", "DetMetric", &r.metric); err != nil {

@@ -11,7 +11,7 @@ import (
 // The OCR kit's merged schema checks -o overrides of keys a file lacks
 // against the component the file chose, for detection and recognition files alike.
 func TestMergeSchemaOverrides(t *testing.T) {
-	config.Register("ocr-merge-test", MergeSchema(rectrain.Schema(), Schema()))
+	config.Register("ocr-merge-test", config.MergeSchemas(rectrain.Schema(), Schema()))
 	det := "Global: {epoch_num: 1}\nArchitecture: {model_type: det}\nLoss: {name: DBLoss}\n"
 	rec := "Global: {epoch_num: 1}\nArchitecture: {model_type: rec}\nLoss: {name: CTCLoss}\n"
 	tests := []struct {

@@ -59,16 +59,6 @@ type (
 	}
 )
 
-func transformOptions() map[string]any {
-	return map[string]any{
-		"DecodeImage": (*DecodeImageOpts)(nil), "DetLabelEncode": (*DetLabelEncodeOpts)(nil),
-		"IaaAugment": (*IaaAugmentOpts)(nil), "EastRandomCropData": (*CropOpts)(nil),
-		"MakeBorderMap": (*BorderMapOpts)(nil), "MakeShrinkMap": (*ShrinkMapOpts)(nil),
-		"NormalizeImage": (*NormalizeImageOpts)(nil), "ToCHWImage": (*ToCHWImageOpts)(nil),
-		"KeepKeys": (*KeepKeysOpts)(nil), "DetResizeForTest": (*DetResizeForTestOpts)(nil),
-	}
-}
-
 type tf = data.TransformFunc[Sample]
 
 // buildTransforms turns a transforms list into one transform. withLabels
@@ -88,12 +78,18 @@ func buildTransforms(ops []config.Component, withLabels bool) (data.Transform[Sa
 }
 
 func buildTransform(c config.Component, withLabels bool) (data.Transform[Sample], error) {
-	switch c.Name {
-	case "DecodeImage":
-		var o DecodeImageOpts
-		if err := c.Decode(&o); err != nil {
-			return nil, err
-		}
+	return transforms.Build(c, withLabels)
+}
+
+// transforms are the PaddleOCR detection transforms a transforms list can
+// name; their env says whether labels are made (false: prediction, the
+// label-map steps are dropped). A nil transform is a step with nothing to
+// do here (label encoding, layout, key selection happen by construction).
+var transforms = newTransforms()
+
+func newTransforms() *config.Registry[bool, data.Transform[Sample]] {
+	r := config.NewRegistry[bool, data.Transform[Sample]]("transform")
+	config.Add(r, "DecodeImage", DecodeImageOpts{}, func(c config.Component, o DecodeImageOpts, _ bool) (data.Transform[Sample], error) {
 		mode := data.BGR
 		if o.ImgMode != "" {
 			m, err := data.ParseColorMode(o.ImgMode)
@@ -114,15 +110,9 @@ func buildTransform(c config.Component, withLabels bool) (data.Transform[Sample]
 			s.SrcH, s.SrcW = img.H, img.W
 			return true, nil
 		}), nil
-	case "DetLabelEncode", "ToCHWImage", "KeepKeys":
-		return nil, c.Decode(&struct {
-			KeepKeys []string `yaml:"keep_keys"`
-		}{})
-	case "IaaAugment":
-		var o IaaAugmentOpts
-		if err := c.Decode(&o); err != nil {
-			return nil, err
-		}
+	})
+	config.Add(r, "DetLabelEncode", DetLabelEncodeOpts{}, func(config.Component, DetLabelEncodeOpts, bool) (data.Transform[Sample], error) { return nil, nil })
+	config.Add(r, "IaaAugment", IaaAugmentOpts{}, func(c config.Component, o IaaAugmentOpts, _ bool) (data.Transform[Sample], error) {
 		augs, err := parseIaa(o.AugmenterArgs)
 		if err != nil {
 			return nil, c.Errorf("IaaAugment.augmenter_args: %v", err)
@@ -131,11 +121,8 @@ func buildTransform(c config.Component, withLabels bool) (data.Transform[Sample]
 			s.Image = applyIaa(augs, s.Image, s.Polys, r)
 			return true, nil
 		}), nil
-	case "EastRandomCropData":
-		o := CropOpts{Size: []int{640, 640}, MaxTries: 10, MinCropSideRatio: 0.1}
-		if err := c.Decode(&o); err != nil {
-			return nil, err
-		}
+	})
+	config.Add(r, "EastRandomCropData", CropOpts{Size: []int{640, 640}, MaxTries: 10, MinCropSideRatio: 0.1}, func(c config.Component, o CropOpts, _ bool) (data.Transform[Sample], error) {
 		if len(o.Size) != 2 || o.Size[0] <= 0 || o.Size[1] <= 0 {
 			return nil, c.Errorf("EastRandomCropData.size %v: want [w, h]", o.Size)
 		}
@@ -143,19 +130,19 @@ func buildTransform(c config.Component, withLabels bool) (data.Transform[Sample]
 			eastRandomCrop(s, o, r)
 			return true, nil
 		}), nil
-	case "MakeBorderMap":
-		o := BorderMapOpts{ShrinkRatio: 0.4, ThreshMin: 0.3, ThreshMax: 0.7}
-		if err := c.Decode(&o); err != nil || !withLabels {
-			return nil, err
+	})
+	config.Add(r, "MakeBorderMap", BorderMapOpts{ShrinkRatio: 0.4, ThreshMin: 0.3, ThreshMax: 0.7}, func(_ config.Component, o BorderMapOpts, withLabels bool) (data.Transform[Sample], error) {
+		if !withLabels {
+			return nil, nil
 		}
 		return tf(func(s *Sample, _ *rand.Rand) (bool, error) {
 			s.ThreshMap, s.ThreshMask = MakeBorderMap(s.Polys, s.Ignore, s.Image.H, s.Image.W, o)
 			return true, nil
 		}), nil
-	case "MakeShrinkMap":
-		o := ShrinkMapOpts{ShrinkRatio: 0.4, MinTextSize: 8}
-		if err := c.Decode(&o); err != nil || !withLabels {
-			return nil, err
+	})
+	config.Add(r, "MakeShrinkMap", ShrinkMapOpts{ShrinkRatio: 0.4, MinTextSize: 8}, func(c config.Component, o ShrinkMapOpts, withLabels bool) (data.Transform[Sample], error) {
+		if !withLabels {
+			return nil, nil
 		}
 		if !(o.ShrinkRatio > 0 && o.ShrinkRatio < 1) {
 			return nil, c.Errorf("MakeShrinkMap.shrink_ratio %v: want 0 < r < 1", o.ShrinkRatio)
@@ -164,11 +151,8 @@ func buildTransform(c config.Component, withLabels bool) (data.Transform[Sample]
 			s.ShrinkMap, s.ShrinkMask = MakeShrinkMap(s.Polys, s.Ignore, s.Image.H, s.Image.W, o)
 			return true, nil
 		}), nil
-	case "NormalizeImage":
-		o := NormalizeImageOpts{Mean: []float64{0.485, 0.456, 0.406}, Std: []float64{0.229, 0.224, 0.225}}
-		if err := c.Decode(&o); err != nil {
-			return nil, err
-		}
+	})
+	config.Add(r, "NormalizeImage", NormalizeImageOpts{Mean: []float64{0.485, 0.456, 0.406}, Std: []float64{0.229, 0.224, 0.225}}, func(c config.Component, o NormalizeImageOpts, _ bool) (data.Transform[Sample], error) {
 		scale, err := parseScale(o.Scale)
 		if err != nil || len(o.Mean) != 3 || len(o.Std) != 3 {
 			return nil, c.Errorf("NormalizeImage: want scale a number and 3 means and stds (%v)", err)
@@ -177,11 +161,10 @@ func buildTransform(c config.Component, withLabels bool) (data.Transform[Sample]
 			s.X = normalize(s.Image, scale, o.Mean, o.Std)
 			return true, nil
 		}), nil
-	case "DetResizeForTest":
-		o := DetResizeForTestOpts{LimitSideLen: 736, LimitType: "min"}
-		if err := c.Decode(&o); err != nil {
-			return nil, err
-		}
+	})
+	config.Add(r, "ToCHWImage", ToCHWImageOpts{}, func(config.Component, ToCHWImageOpts, bool) (data.Transform[Sample], error) { return nil, nil })
+	config.Add(r, "KeepKeys", KeepKeysOpts{}, func(config.Component, KeepKeysOpts, bool) (data.Transform[Sample], error) { return nil, nil })
+	config.Add(r, "DetResizeForTest", DetResizeForTestOpts{LimitSideLen: 736, LimitType: "min"}, func(_ config.Component, o DetResizeForTestOpts, _ bool) (data.Transform[Sample], error) {
 		return tf(func(s *Sample, _ *rand.Rand) (bool, error) {
 			h, w := resizeForTest(s.Image.H, s.Image.W, o)
 			if h != s.Image.H || w != s.Image.W {
@@ -189,8 +172,31 @@ func buildTransform(c config.Component, withLabels bool) (data.Transform[Sample]
 			}
 			return true, nil
 		}), nil
+	})
+	return r
+}
+
+// augmenters are the IaaAugment augmenter types, each with how its args are read.
+var augmenters = new(config.Choices[func(IaaArg) (iaa, error)]).
+	Add("Fliplr", func(a IaaArg) (iaa, error) {
+		p, err := number(a.Args["p"], 0.5)
+		if err != nil {
+			return iaa{}, fmt.Errorf("Fliplr.p: %w", err)
+		}
+		return iaa{kind: a.Type, p: p}, nil
+	}).
+	Add("Affine", iaaRange("rotate")).
+	Add("Resize", iaaRange("size"))
+
+// iaaRange reads an augmenter whose args[key] is a [low, high] range.
+func iaaRange(key string) func(IaaArg) (iaa, error) {
+	return func(a IaaArg) (iaa, error) {
+		lo, hi, err := numberRange(a.Args[key])
+		if err != nil {
+			return iaa{}, fmt.Errorf("%s.%s: %w", a.Type, key, err)
+		}
+		return iaa{kind: a.Type, lo: lo, hi: hi}, nil
 	}
-	return nil, c.Errorf("unknown transform %q", c.Name)
 }
 
 func parseIaa(args []IaaArg) ([]iaa, error) {
@@ -199,23 +205,15 @@ func parseIaa(args []IaaArg) ([]iaa, error) {
 	}
 	var out []iaa
 	for _, a := range args {
-		switch a.Type {
-		case "Fliplr":
-			p, err := number(a.Args["p"], 0.5)
-			if err != nil {
-				return nil, fmt.Errorf("Fliplr.p: %w", err)
-			}
-			out = append(out, iaa{kind: a.Type, p: p})
-		case "Affine", "Resize":
-			key := map[string]string{"Affine": "rotate", "Resize": "size"}[a.Type]
-			lo, hi, err := numberRange(a.Args[key])
-			if err != nil {
-				return nil, fmt.Errorf("%s.%s: %w", a.Type, key, err)
-			}
-			out = append(out, iaa{kind: a.Type, lo: lo, hi: hi})
-		default:
-			return nil, fmt.Errorf("augmenter %q is not implemented (known: Fliplr, Affine, Resize)", a.Type)
+		parse, ok := augmenters.Get(a.Type)
+		if !ok {
+			return nil, fmt.Errorf("augmenter %q is not implemented (known: %s)", a.Type, augmenters.Known())
 		}
+		aug, err := parse(a)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, aug)
 	}
 	return out, nil
 }

@@ -76,7 +76,7 @@ type SimpleDataSetOpts = train.SimpleDataSetOpts
 
 // Schema is the recognition config's schema.
 func Schema() *config.Schema {
-	return &config.Schema{
+	s := &config.Schema{
 		Sections: map[string]any{
 			"Global":       (*GlobalOpts)(nil),
 			"Architecture": (*ArchOpts)(nil),
@@ -88,7 +88,6 @@ func Schema() *config.Schema {
 			"Eval":         (*SplitOpts)(nil),
 		},
 		Components: map[string]map[string]any{
-			"Architecture.Backbone":  {"MiniVGG": (*MiniVGGOpts)(nil), "SVTRNet": (*SVTRNetOpts)(nil), "ONNXModel": (*ONNXModelOpts)(nil)},
 			"Architecture.Neck":      {"SequenceEncoder": (*SequenceEncoderOpts)(nil)},
 			"Architecture.Head":      {"CTCHead": (*CTCHeadOpts)(nil)},
 			"Architecture.Transform": {},
@@ -96,8 +95,11 @@ func Schema() *config.Schema {
 			"PostProcess":            {"CTCLabelDecode": (*CTCLabelDecodeOpts)(nil)},
 			"Metric":                 {"RecMetric": (*RecMetricOpts)(nil)},
 			"*.dataset":              {"SimpleDataSet": (*SimpleDataSetOpts)(nil)},
-			"*.dataset.transforms.*": transformOptions(),
 		},
 		Selector: "name",
 	}
+	config.Attach(s, "Architecture.Backbone", backbones)
+	s.Components["Architecture.Backbone"]["ONNXModel"] = (*ONNXModelOpts)(nil) // the whole network, imported (buildImported)
+	config.Attach(s, "*.dataset.transforms.*", transforms)
+	return s
 }

@@ -159,53 +159,69 @@ func buildImported(a ArchOpts, numClasses int) (Recognizer, error) {
 	return m, nil
 }
 
+// algorithms are the Architecture.algorithm values this trainer builds.
+var algorithms = config.NameSet("CRNN", "SVTR", "SVTR_LCNet")
+
+// backbones are the trainable Architecture.Backbone networks (an
+// ONNXModel backbone is the whole network: buildImported).
+var backbones = newBackbones()
+
+func newBackbones() *config.Registry[*rand.Rand, Backbone] {
+	reg := config.NewRegistry[*rand.Rand, Backbone]("backbone")
+	config.Add(reg, "MiniVGG", MiniVGGOpts{}, func(c config.Component, o MiniVGGOpts, r *rand.Rand) (Backbone, error) {
+		b, err := NewMiniVGG(o, r)
+		if err != nil {
+			return nil, c.Errorf("%v", err)
+		}
+		return b, nil
+	})
+	config.Add(reg, "SVTRNet", SVTRNetOpts{}, func(c config.Component, o SVTRNetOpts, r *rand.Rand) (Backbone, error) {
+		b, err := NewSVTRNet(o, r)
+		if err != nil {
+			return nil, c.Errorf("%v", err)
+		}
+		return b, nil
+	})
+	return reg
+}
+
+// encoders are the SequenceEncoder.encoder_type values: each adds its part
+// to m over feat features and returns the features it gives the head.
+var encoders = new(config.Choices[func(m *CRNN, feat int, o SequenceEncoderOpts, r *rand.Rand) (int, error)]).
+	Add("rnn", func(m *CRNN, feat int, o SequenceEncoderOpts, r *rand.Rand) (int, error) {
+		var err error
+		m.LSTM, err = nn.NewLSTM(nn.RNNOptions{InputSize: feat, HiddenSize: o.HiddenSize, NumLayers: o.NumLayers, Bidirectional: true}, r)
+		return 2 * o.HiddenSize, err
+	}).
+	Add("reshape", func(_ *CRNN, feat int, _ SequenceEncoderOpts, _ *rand.Rand) (int, error) { return feat, nil })
+
 // buildCRNN assembles backbone, neck and head.
 func buildCRNN(a ArchOpts, numClasses int, r *rand.Rand) (*CRNN, error) {
 	if a.ModelType != "" && a.ModelType != "rec" {
 		return nil, a.Backbone.Errorf("Architecture.model_type %q: only rec is trainable here (det training is not implemented)", a.ModelType)
 	}
-	if a.Algorithm != "" && a.Algorithm != "CRNN" && a.Algorithm != "SVTR" && a.Algorithm != "SVTR_LCNet" {
-		return nil, a.Backbone.Errorf("Architecture.algorithm %q: known CRNN, SVTR, SVTR_LCNet", a.Algorithm)
+	if _, ok := algorithms.Get(a.Algorithm); a.Algorithm != "" && !ok {
+		return nil, a.Backbone.Errorf("Architecture.algorithm %q: known %s", a.Algorithm, algorithms.Known())
 	}
 	if a.Transform.Name != "" {
 		return nil, a.Transform.Errorf("Architecture.Transform %q is not supported (leave it empty)", a.Transform.Name)
 	}
 	m := &CRNN{Classes: numClasses}
 	var err error
-	switch a.Backbone.Name {
-	case "MiniVGG":
-		var bo MiniVGGOpts
-		if err := a.Backbone.Decode(&bo); err != nil {
-			return nil, err
-		}
-		if m.Backbone, err = NewMiniVGG(bo, r); err != nil {
-			return nil, a.Backbone.Errorf("%v", err)
-		}
-	case "SVTRNet":
-		var bo SVTRNetOpts
-		if err := a.Backbone.Decode(&bo); err != nil {
-			return nil, err
-		}
-		if m.Backbone, err = NewSVTRNet(bo, r); err != nil {
-			return nil, a.Backbone.Errorf("%v", err)
-		}
-	default:
-		return nil, a.Backbone.Errorf("unknown backbone %q (known: MiniVGG, SVTRNet)", a.Backbone.Name)
+	if m.Backbone, err = backbones.Build(a.Backbone, r); err != nil {
+		return nil, err
 	}
 	feat := m.Backbone.outChannels()
 	no := SequenceEncoderOpts{EncoderType: "rnn", HiddenSize: 48, NumLayers: 2}
 	if err := decodeNamed(a.Neck, "SequenceEncoder", &no); err != nil {
 		return nil, err
 	}
-	switch no.EncoderType {
-	case "rnn":
-		if m.LSTM, err = nn.NewLSTM(nn.RNNOptions{InputSize: feat, HiddenSize: no.HiddenSize, NumLayers: no.NumLayers, Bidirectional: true}, r); err != nil {
-			return nil, a.Neck.Errorf("%v", err)
-		}
-		feat = 2 * no.HiddenSize
-	case "reshape":
-	default:
-		return nil, a.Neck.Errorf("SequenceEncoder.encoder_type %q (known: rnn, reshape)", no.EncoderType)
+	encode, ok := encoders.Get(no.EncoderType)
+	if !ok {
+		return nil, a.Neck.Errorf("SequenceEncoder.encoder_type %q (known: %s)", no.EncoderType, encoders.Known())
+	}
+	if feat, err = encode(m, feat, no, r); err != nil {
+		return nil, a.Neck.Errorf("%v", err)
 	}
 	var ho CTCHeadOpts
 	if err := decodeNamed(a.Head, "CTCHead", &ho); err != nil {

@@ -338,7 +338,7 @@ func (r *runner) Predict(ctx context.Context, env workflow.Env, args []string) e
 	if err != nil {
 		return err
 	}
-	inputs, err := workflow.ExpandInputs(args, env.IO.In, workflow.ImageExts)
+	inputs, err := env.Inputs(args, workflow.ImageExts)
 	if err != nil {
 		return config.Usage(err)
 	}

@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 
 	"paddle/core/ag"
+	"paddle/core/config"
 	"paddle/core/nn"
 	"paddle/core/zoo"
 )
@@ -148,6 +149,18 @@ func NewSVTRNet(o SVTRNetOpts, r *rand.Rand) (*SVTRNet, error) {
 	return m, nil
 }
 
+// mixers are the SVTR block mixers: global attention, or a grouped 3x3
+// convolution; each builds its part of the block for width e.
+var mixers = new(config.Choices[func(b *svtrBlock, e, heads int, r *rand.Rand) error]).
+	Add("Global", func(b *svtrBlock, e, heads int, r *rand.Rand) (err error) {
+		b.Attn, err = nn.NewMultiHeadAttention(nn.MultiHeadAttentionOptions{EmbedDim: e, NumHeads: heads}, r)
+		return err
+	}).
+	Add("Conv", func(b *svtrBlock, e, heads int, r *rand.Rand) (err error) {
+		b.Conv, err = nn.NewConv2D(nn.ConvOptions{InChannels: e, OutChannels: e, KernelSize: []int{3}, Padding: []int{1}, Groups: heads}, r)
+		return err
+	})
+
 func newSVTRBlock(e, heads, hidden int, mixer string, r *rand.Rand) (*svtrBlock, error) {
 	b := &svtrBlock{}
 	var err error
@@ -157,14 +170,11 @@ func newSVTRBlock(e, heads, hidden int, mixer string, r *rand.Rand) (*svtrBlock,
 	if b.Norm2, err = nn.NewLayerNorm(nn.LayerNormOptions{Shape: []int{e}, Eps: 1e-6}); err != nil {
 		return nil, err
 	}
-	switch mixer {
-	case "Global":
-		b.Attn, err = nn.NewMultiHeadAttention(nn.MultiHeadAttentionOptions{EmbedDim: e, NumHeads: heads}, r)
-	case "Conv":
-		b.Conv, err = nn.NewConv2D(nn.ConvOptions{InChannels: e, OutChannels: e, KernelSize: []int{3}, Padding: []int{1}, Groups: heads}, r)
-	default:
-		return nil, fmt.Errorf("mixer %q (known: Global, Conv; PaddleOCR's Local is not implemented)", mixer)
+	build, ok := mixers.Get(mixer)
+	if !ok {
+		return nil, fmt.Errorf("mixer %q (known: %s; PaddleOCR's Local is not implemented)", mixer, mixers.Known())
 	}
+	err = build(b, e, heads, r)
 	if err != nil {
 		return nil, err
 	}

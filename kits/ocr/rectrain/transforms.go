@@ -28,7 +28,7 @@ type DecodeImageOpts struct {
 
 // CTCLabelEncodeOpts: text → classes; keys default to Global's.
 type CTCLabelEncodeOpts struct {
-	MaxTextLength     int    `yaml:"max_text_length"`
+	MaxTextLength     int    `yaml:"max_text_length" check:"min=1"`
 	CharacterDictPath string `yaml:"character_dict_path"`
 	UseSpaceChar      *bool  `yaml:"use_space_char"`
 }
@@ -60,13 +60,6 @@ type KeepKeysOpts struct {
 	KeepKeys []string `yaml:"keep_keys"`
 }
 
-func transformOptions() map[string]any {
-	return map[string]any{
-		"DecodeImage": (*DecodeImageOpts)(nil), "CTCLabelEncode": (*CTCLabelEncodeOpts)(nil),
-		"RecResizeImg": (*RecResizeImgOpts)(nil), "RecAug": (*RecAugOpts)(nil), "KeepKeys": (*KeepKeysOpts)(nil),
-	}
-}
-
 type tf = data.TransformFunc[Sample]
 
 // buildTransforms turns a transforms list into one transform; dict and
@@ -74,90 +67,102 @@ type tf = data.TransformFunc[Sample]
 // [C, H, W] shape RecResizeImg makes (nil without one).
 func buildTransforms(ops []config.Component, g GlobalOpts, withLabels bool) (data.Transform[Sample], []int, error) {
 	var ts []data.Transform[Sample]
-	var shape []int
+	env := &transformEnv{g: g, withLabels: withLabels}
 	for _, c := range ops {
-		var t data.Transform[Sample]
-		switch c.Name {
-		case "DecodeImage":
-			var o DecodeImageOpts
-			if err := c.Decode(&o); err != nil {
-				return nil, nil, err
-			}
-			mode := data.BGR
-			if o.ImgMode != "" {
-				m, err := data.ParseColorMode(o.ImgMode)
-				if err != nil {
-					return nil, nil, c.Errorf("DecodeImage.img_mode: %v", err)
-				}
-				mode = m
-			}
-			t = tf(func(s *Sample, _ *rand.Rand) (bool, error) {
-				if s.Image != nil {
-					return true, nil
-				}
-				img, err := data.DecodeFile(s.Path, mode)
-				s.Image = img
-				return err == nil, err
-			})
-		case "CTCLabelEncode":
-			if !withLabels {
-				continue
-			}
-			o := CTCLabelEncodeOpts{MaxTextLength: g.MaxTextLength, CharacterDictPath: g.CharacterDictPath}
-			if err := c.Decode(&o); err != nil {
-				return nil, nil, err
-			}
-			space := g.UseSpaceChar
-			if o.UseSpaceChar != nil {
-				space = *o.UseSpaceChar
-			}
-			d, err := LoadDict(o.CharacterDictPath, space)
-			if err != nil {
-				return nil, nil, c.Errorf("%v", err)
-			}
-			maxLen := o.MaxTextLength
-			if maxLen <= 0 {
-				maxLen = 25
-			}
-			t = tf(func(s *Sample, _ *rand.Rand) (bool, error) {
-				s.Label = d.Encode(s.Text, maxLen)
-				return s.Label != nil, nil
-			})
-		case "RecResizeImg":
-			var o RecResizeImgOpts
-			if err := c.Decode(&o); err != nil {
-				return nil, nil, err
-			}
-			if len(o.ImageShape) != 3 || o.ImageShape[0] != 1 && o.ImageShape[0] != 3 || o.ImageShape[1] <= 0 || o.ImageShape[2] <= 0 {
-				return nil, nil, c.Errorf("RecResizeImg.image_shape %v: want [C, H, W] with C 1 or 3", o.ImageShape)
-			}
-			shape = o.ImageShape
-			pad := o.Padding == nil || *o.Padding
-			t = tf(func(s *Sample, _ *rand.Rand) (bool, error) {
-				if s.Image == nil {
-					return false, fmt.Errorf("%s: RecResizeImg before DecodeImage", s.Path)
-				}
-				var err error
-				s.X, s.ValidRatio, err = ResizeNormImg(s.Image, o.ImageShape, pad, o.EvalMode)
-				return err == nil, err
-			})
-		case "RecAug":
-			var o RecAugOpts
-			if err := c.Decode(&o); err != nil {
-				return nil, nil, err
-			}
-			t = recAug(o)
-		case "KeepKeys":
-			continue
-		default:
-			return nil, nil, c.Errorf("unknown transform %q", c.Name)
+		t, err := transforms.Build(c, env)
+		if err != nil {
+			return nil, nil, err
 		}
-		ts = append(ts, t)
+		if t != nil {
+			ts = append(ts, t)
+		}
 	}
+	shape := env.shape
 	if shape == nil {
 		return nil, nil, fmt.Errorf("transforms: RecResizeImg is required (the model needs a fixed height)")
 	}
 	return data.Compose(ts...), shape, nil
+}
+
+// transformEnv is what the transforms are built with: the Global defaults
+// CTCLabelEncode uses, whether labels are made (false: prediction), and
+// the [C, H, W] shape RecResizeImg makes, which it records.
+type transformEnv struct {
+	g          GlobalOpts
+	withLabels bool
+	shape      []int
+}
+
+// transforms are the PaddleOCR recognition transforms a transforms list
+// can name; a nil transform is a step with nothing to do here.
+var transforms = newTransforms()
+
+func newTransforms() *config.Registry[*transformEnv, data.Transform[Sample]] {
+	r := config.NewRegistry[*transformEnv, data.Transform[Sample]]("transform")
+	config.Add(r, "DecodeImage", DecodeImageOpts{}, func(c config.Component, o DecodeImageOpts, _ *transformEnv) (data.Transform[Sample], error) {
+		mode := data.BGR
+		if o.ImgMode != "" {
+			m, err := data.ParseColorMode(o.ImgMode)
+			if err != nil {
+				return nil, c.Errorf("DecodeImage.img_mode: %v", err)
+			}
+			mode = m
+		}
+		return tf(func(s *Sample, _ *rand.Rand) (bool, error) {
+			if s.Image != nil {
+				return true, nil
+			}
+			img, err := data.DecodeFile(s.Path, mode)
+			s.Image = img
+			return err == nil, err
+		}), nil
+	})
+	config.Add(r, "CTCLabelEncode", CTCLabelEncodeOpts{}, func(c config.Component, _ CTCLabelEncodeOpts, e *transformEnv) (data.Transform[Sample], error) {
+		if !e.withLabels {
+			return nil, nil
+		}
+		// The defaults are the Global section's: decode again onto them.
+		o := CTCLabelEncodeOpts{MaxTextLength: e.g.MaxTextLength, CharacterDictPath: e.g.CharacterDictPath}
+		if err := c.Decode(&o); err != nil {
+			return nil, err
+		}
+		space := e.g.UseSpaceChar
+		if o.UseSpaceChar != nil {
+			space = *o.UseSpaceChar
+		}
+		d, err := LoadDict(o.CharacterDictPath, space)
+		if err != nil {
+			return nil, c.Errorf("%v", err)
+		}
+		maxLen := o.MaxTextLength
+		if maxLen <= 0 {
+			maxLen = 25
+		}
+		return tf(func(s *Sample, _ *rand.Rand) (bool, error) {
+			s.Label = d.Encode(s.Text, maxLen)
+			return s.Label != nil, nil
+		}), nil
+	})
+	config.Add(r, "RecResizeImg", RecResizeImgOpts{}, func(c config.Component, o RecResizeImgOpts, e *transformEnv) (data.Transform[Sample], error) {
+		if len(o.ImageShape) != 3 || o.ImageShape[0] != 1 && o.ImageShape[0] != 3 || o.ImageShape[1] <= 0 || o.ImageShape[2] <= 0 {
+			return nil, c.Errorf("RecResizeImg.image_shape %v: want [C, H, W] with C 1 or 3", o.ImageShape)
+		}
+		e.shape = o.ImageShape
+		pad := o.Padding == nil || *o.Padding
+		return tf(func(s *Sample, _ *rand.Rand) (bool, error) {
+			if s.Image == nil {
+				return false, fmt.Errorf("%s: RecResizeImg before DecodeImage", s.Path)
+			}
+			var err error
+			s.X, s.ValidRatio, err = ResizeNormImg(s.Image, o.ImageShape, pad, o.EvalMode)
+			return err == nil, err
+		}), nil
+	})
+	config.Add(r, "RecAug", RecAugOpts{}, func(_ config.Component, o RecAugOpts, _ *transformEnv) (data.Transform[Sample], error) {
+		return recAug(o), nil
+	})
+	config.Add(r, "KeepKeys", KeepKeysOpts{}, func(config.Component, KeepKeysOpts, *transformEnv) (data.Transform[Sample], error) { return nil, nil })
+	return r
 }
 
 // ResizeNormImg is PP-OCR's resize_norm_img: resize to height H keeping the

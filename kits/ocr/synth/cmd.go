@@ -3,6 +3,7 @@ package synth
 import (
 	"fmt"
 	"log/slog"
+	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -130,7 +131,11 @@ func synthRun(cmd *cobra.Command, o *CmdOptions) error {
 	}
 	start := time.Now()
 	slog.Info("synth", "count", o.Count, "fonts", len(opts.Fonts), "det", o.Det, "output", o.Output)
+	bar := o.Factory.IOStreams.Progress(o.Count, "synth "+map[bool]string{false: "lines", true: "pages"}[o.Det])
+	var mu sync.Mutex
+	opts.Progress = func(n int) { mu.Lock(); bar.Add(n); mu.Unlock() }
 	path, err := Generate(cmd.Context(), opts)
+	bar.Finish()
 	if err != nil {
 		return err
 	}

@@ -97,7 +97,11 @@ func loadSpec(s string) ([]*Font, error) {
 				return []*Font{{Name: g.name, Font: f}}, nil
 			}
 		}
-		return nil, fmt.Errorf("font %q: unknown Go font (known: GoRegular, GoBold, GoItalic, GoMedium, GoMono)", s)
+		known := make([]string, len(goFonts))
+		for i, g := range goFonts {
+			known[i] = g.name
+		}
+		return nil, fmt.Errorf("font %q: unknown Go font (known: %s)", s, strings.Join(known, ", "))
 	case s == "system":
 		var out []*Font
 		for _, d := range SystemFontDirs {

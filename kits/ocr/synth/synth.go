@@ -47,6 +47,8 @@ type Options struct {
 	Page PageOptions
 	// LabelFile is the label file's name inside Out (default rec_gt.txt, or det_gt.txt with Det).
 	LabelFile string
+	// Progress, if set, is called after each image (from several goroutines).
+	Progress func(done int)
 }
 
 // Generate renders o.Count images into o.Out/images and writes the label
@@ -85,6 +87,9 @@ func Generate(ctx context.Context, o Options) (string, error) {
 			defer wg.Done()
 			for i := range jobs {
 				labels[i], errs[i] = one(o, i, ext)
+				if o.Progress != nil {
+					o.Progress(1)
+				}
 			}
 		}()
 	}

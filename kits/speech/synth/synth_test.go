@@ -254,3 +254,10 @@ func TestApplyHeadroom(t *testing.T) {
 		t.Errorf("peak %.3f after Apply, want at most 0.5", p)
 	}
 }
+
+func TestUnknownSynthesiser(t *testing.T) {
+	_, err := Engines{}.path("say")
+	if err == nil || err.Error() != `unknown synthesiser "say" (known: espeak-ng, flite, festival, recorded)` {
+		t.Errorf("path(say): %v", err)
+	}
+}

@@ -115,8 +115,12 @@ func (e Engines) path(engine string) (string, error) {
 		}
 		return e.Festival, nil
 	}
-	return "", fmt.Errorf("unknown synthesiser %q (known: espeak-ng, flite, festival, %s)", engine, RecordedEngine)
+	return "", fmt.Errorf("unknown synthesiser %q (known: %s, %s)", engine, strings.Join(Synthesisers, ", "), RecordedEngine)
 }
+
+// Synthesisers are the speech synthesisers (programs) Engines runs, in the
+// order messages list them; RecordedEngine reads recordings instead.
+var Synthesisers = []string{"espeak-ng", "flite", "festival"}
 
 // Say synthesises text with voice v and returns mono samples at the
 // engine's rate (espeak-ng 22050 Hz, flite 16000 Hz for its 16 kHz voices);

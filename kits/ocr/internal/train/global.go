@@ -2,7 +2,6 @@ package train
 
 import (
 	"context"
-	"log/slog"
 
 	"paddle/core/config"
 	"paddle/core/nn"
@@ -12,7 +11,7 @@ import (
 // Global is PaddleOCR's Global section, the same for the detection and the
 // recognition configs (seed and max_steps are ours).
 type Global struct {
-	EpochNum        int    `yaml:"epoch_num"`
+	EpochNum        int    `yaml:"epoch_num" check:"min=1"`
 	PrintBatchStep  int    `yaml:"print_batch_step"` // log every N steps
 	SaveModelDir    string `yaml:"save_model_dir"`
 	SaveEpochStep   int    `yaml:"save_epoch_step"`  // save epoch_<n> every N epochs
@@ -24,7 +23,7 @@ type Global struct {
 
 	// The recognizer's dictionary and label length; detection ignores them.
 	CharacterDictPath string `yaml:"character_dict_path"`
-	MaxTextLength     int    `yaml:"max_text_length"`
+	MaxTextLength     int    `yaml:"max_text_length" check:"min=1"`
 	UseSpaceChar      bool   `yaml:"use_space_char"`
 
 	// Accepted for compatibility with PaddleOCR files; they change nothing here.
@@ -46,26 +45,17 @@ func (g *Global) Steps() Steps {
 		SaveEpochStep: g.SaveEpochStep, EvalBatchStep: g.EvalBatchStep}
 }
 
-// Start is a trainer's Train verb once the model exists: it loads
-// Global.pretrained_model into model, builds the training task with
-// newTask, takes the output and resume folders from Global where the
-// command line left them unset, logs attrs with the parameter count, and
-// trains, saving cfg's YAML beside the checkpoints.
+// Start is a trainer's Train verb once the model exists: workflow.Start
+// with Global's pretrained_model (loaded even when resuming: the checkpoint
+// then replaces it), save_model_dir and checkpoints, attrs logged first.
 func Start[M nn.Module, B any](ctx context.Context, env workflow.Env, cfg *config.Config, g *Global, model M,
 	newTask func(M) (*workflow.Task[B], error), attrs ...any) error {
-	if err := Pretrained(model, g.PretrainedModel); err != nil {
-		return err
-	}
-	t, err := newTask(model)
-	if err != nil {
-		return err
-	}
-	Defaults(&env, g.SaveModelDir, g.Checkpoints)
-	y, err := cfg.YAML()
-	if err != nil {
-		return err
-	}
-	attrs = append(attrs, "params", nn.NumParams(model), "steps/epoch", t.StepsPerEpoch, "output", env.Output)
-	slog.Info("train", attrs...)
-	return t.Train(ctx, env, y)
+	return workflow.Start[M, B]{
+		Config:     cfg,
+		Pretrained: func(m M, _ workflow.Env) error { return Pretrained(m, g.PretrainedModel) },
+		Task:       newTask,
+		Output:     g.SaveModelDir,
+		Resume:     g.Checkpoints,
+		Attrs:      attrs,
+	}.Run(ctx, env, model)
 }

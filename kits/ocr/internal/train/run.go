@@ -43,15 +43,3 @@ func Pretrained(model nn.Module, dir string) error {
 	}
 	return nil
 }
-
-// Defaults fills env's output folder and resume checkpoint, when the
-// command line left them unset, from Global.save_model_dir and
-// Global.checkpoints.
-func Defaults(env *workflow.Env, saveModelDir, checkpoints string) {
-	if env.Output == "" {
-		env.Output = saveModelDir
-	}
-	if env.Resume == "" {
-		env.Resume = checkpoints
-	}
-}

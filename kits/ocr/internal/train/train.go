@@ -18,9 +18,9 @@ type SplitOpts struct {
 // LoaderOpts are PaddleOCR's loader keys.
 type LoaderOpts struct {
 	Shuffle          bool `yaml:"shuffle"`
-	BatchSizePerCard int  `yaml:"batch_size_per_card"`
+	BatchSizePerCard int  `yaml:"batch_size_per_card" check:"min=1"`
 	DropLast         bool `yaml:"drop_last"`
-	NumWorkers       int  `yaml:"num_workers"`
+	NumWorkers       int  `yaml:"num_workers" check:"min=0"`
 	UseSharedMemory  bool `yaml:"use_shared_memory"`
 }
 

@@ -34,7 +34,7 @@ func TestEvalEpochs(t *testing.T) {
 	}
 }
 
-func TestOptimizeAndDefaults(t *testing.T) {
+func TestOptimizeAndPretrained(t *testing.T) {
 	lin, err := nn.NewLinear(nn.LinearOptions{In: 2, Out: 1}, rand.New(rand.NewPCG(1, 2)))
 	if err != nil {
 		t.Fatal(err)
@@ -55,11 +55,6 @@ func TestOptimizeAndDefaults(t *testing.T) {
 		t.Errorf("unknown optimizer: error %v, want one naming x.yml", err)
 	}
 
-	env := workflow.Env{Resume: "ck"}
-	Defaults(&env, "out", "cfgck")
-	if env.Output != "out" || env.Resume != "ck" {
-		t.Errorf("Defaults: env %+v, want output out, resume ck (the flag's)", env)
-	}
 	if err := Pretrained(lin, ""); err != nil {
 		t.Errorf("Pretrained(\"\") = %v", err)
 	}

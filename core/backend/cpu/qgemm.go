@@ -1,0 +1,294 @@
+package cpu
+
+import (
+	"encoding/binary"
+	"fmt"
+	"sync"
+
+	"paddle/core/parallel"
+)
+
+// Int8 GEMM with int32 accumulation.
+//
+// QGEMM multiplies an m×k byte matrix A by a k×n byte matrix B, one of them
+// holding int8 values and the other uint8 (the mix the dot-product
+// instructions take: AVX-512 VNNI vpdpbusd multiplies unsigned by signed
+// bytes), into int32. Integer arithmetic is exact, so every level's result
+// equals the reference's bit for bit (sums wrap modulo 2^32 like Go's int32
+// arithmetic; with |A·B| ≤ 255·128 they cannot overflow for k < 65793).
+//
+// Each level has its micro-kernel and packed layouts (qkernel):
+//   - generic: Go loops over the unpacked operands;
+//   - avx2: operands widened to int16 while packing, then vpmaddwd (int16
+//     pairs multiplied and summed into int32, exact for any int16 input)
+//     and vpaddd, 6×16 tiles. vpmaddubsw, which multiplies the bytes
+//     directly, saturates its int16 pair sums (255·127·2 > 32767), so it is
+//     not used;
+//   - avx512 with VNNI: vpdpbusd on bytes packed in groups of four k,
+//     12×32 tiles; an AVX-512 processor without VNNI runs the avx2 kernel.
+
+// qkernel is one level's int8 micro-kernel with its packing.
+type qkernel struct {
+	name   string
+	mr, nr int // tile rows and columns
+	kg     int // k values per packed group (4 for VNNI, 2 for int16 pairs)
+	esize  int // bytes per packed element (1, or 2 for int16)
+	// packA writes rows [i0, i0+mr) × k [p0, p0+kc) of A (zero past m or
+	// past the real k) into dst in the kernel's A layout.
+	packA func(a []byte, lda int, signed bool, i0, rows, p0, kc, kcPad int, dst []byte)
+	// packB writes k [p0, p0+kc) × columns [j0, j0+cols) of B in the B layout.
+	packB func(b []byte, ldb int, signed bool, p0, kc, kcPad, j0, cols int, dst []byte)
+	// run computes the mr×nr tile c (+)= Apanel·Bpanel over kcPad k.
+	run func(kcPad int, a, b []byte, c []int32, ldc int, accum, aSigned bool)
+}
+
+// qkc is the k block of the packed kernels (a multiple of 4): a 32-column
+// B micro-panel of qkc bytes per column stays in L1.
+const qkc = 768
+
+// QGEMM sets c[i·ldc+j] = Σ_p A[i·lda+p]·B[p·ldb+j] for i < m, j < n
+// (int32, wrapping), where A is int8 when aSigned (then B is uint8) and
+// uint8 otherwise (then B is int8). It runs on the active level's kernel
+// and the threads of core/parallel, splitting the columns (or rows) of c.
+func QGEMM(m, n, k int, a []byte, lda int, aSigned bool, b []byte, ldb int, c []int32, ldc int) {
+	if m <= 0 || n <= 0 {
+		return
+	}
+	checkQGemm(m, n, k, len(a), lda, len(b), ldb, len(c), ldc)
+	if k == 0 {
+		for i := range m {
+			clear(c[i*ldc : i*ldc+n])
+		}
+		return
+	}
+	kn := qkernelFor(curISA())
+	if kn == nil {
+		qgemmGeneric(m, n, k, a, lda, aSigned, b, ldb, c, ldc)
+		return
+	}
+	work := int64(m) * int64(n) * int64(k)
+	threads := parallel.Threads()
+	if work < 1<<18 {
+		threads = 1
+	}
+	// Split the columns into chunks of whole tiles when there are enough,
+	// else the rows; each part packs its own panels.
+	colTiles, rowTiles := ceilDiv(n, kn.nr), ceilDiv(m, kn.mr)
+	if colTiles >= threads || colTiles >= rowTiles {
+		parts := min(threads, colTiles)
+		per := ceilDiv(colTiles, parts)
+		parallel.For(parts, 1, func(lo, hi int) {
+			for p := lo; p < hi; p++ {
+				j0, j1 := p*per*kn.nr, min((p+1)*per*kn.nr, n)
+				if j0 < j1 {
+					kn.region(0, m, j0, j1, k, a, lda, aSigned, b, ldb, c, ldc)
+				}
+			}
+		})
+		return
+	}
+	parts := min(threads, rowTiles)
+	per := ceilDiv(rowTiles, parts)
+	parallel.For(parts, 1, func(lo, hi int) {
+		for p := lo; p < hi; p++ {
+			i0, i1 := p*per*kn.mr, min((p+1)*per*kn.mr, m)
+			if i0 < i1 {
+				kn.region(i0, i1, 0, n, k, a, lda, aSigned, b, ldb, c, ldc)
+			}
+		}
+	})
+}
+
+func checkQGemm(m, n, k, la, lda, lb, ldb, lc, ldc int) {
+	switch {
+	case k < 0 || lda < k || ldb < n || ldc < n:
+		panic(fmt.Sprintf("cpu: QGEMM %dx%dx%d: leading dimensions %d, %d, %d too small", m, n, k, lda, ldb, ldc))
+	case k > 0 && la < (m-1)*lda+k, k > 0 && lb < (k-1)*ldb+n, lc < (m-1)*ldc+n:
+		panic(fmt.Sprintf("cpu: QGEMM %dx%dx%d: operand lengths %d, %d, %d too short", m, n, k, la, lb, lc))
+	}
+}
+
+// qbuf holds one goroutine's packed panels.
+type qbuf struct{ a, b []byte }
+
+var qbufs sync.Pool
+
+// region computes c's rows [i0, i1) × columns [j0, j1): k in blocks of
+// qkc; per block, B's panels of the region, then each row panel of A
+// against them.
+func (kn *qkernel) region(i0, i1, j0, j1, k int, a []byte, lda int, aSigned bool, b []byte, ldb int, c []int32, ldc int) {
+	buf, _ := qbufs.Get().(*qbuf)
+	if buf == nil {
+		buf = &qbuf{}
+	}
+	defer qbufs.Put(buf)
+	cols := j1 - j0
+	npan := ceilDiv(cols, kn.nr)
+	kcMax := min(k, qkc)
+	kpMax := ceilDiv(kcMax, kn.kg) * kn.kg
+	needB := npan * kn.nr * kpMax * kn.esize
+	needA := kn.mr * kpMax * kn.esize
+	if len(buf.b) < needB {
+		buf.b = make([]byte, needB)
+	}
+	if len(buf.a) < needA {
+		buf.a = make([]byte, needA)
+	}
+	var tile [12 * 32]int32 // an edge tile's scratch (mr·nr ≤ 12·32)
+	for p0 := 0; p0 < k; p0 += qkc {
+		kc := min(qkc, k-p0)
+		kp := ceilDiv(kc, kn.kg) * kn.kg
+		pstride := kn.nr * kp * kn.esize
+		for q := range npan {
+			jq := j0 + q*kn.nr
+			kn.packB(b, ldb, !aSigned, p0, kc, kp, jq, min(kn.nr, j1-jq), buf.b[q*pstride:(q+1)*pstride])
+		}
+		accum := p0 > 0
+		for i := i0; i < i1; i += kn.mr {
+			rows := min(kn.mr, i1-i)
+			kn.packA(a, lda, aSigned, i, rows, p0, kc, kp, buf.a[:kn.mr*kp*kn.esize])
+			for q := range npan {
+				jq := j0 + q*kn.nr
+				w := min(kn.nr, j1-jq)
+				bp := buf.b[q*pstride : (q+1)*pstride]
+				if rows == kn.mr && w == kn.nr {
+					kn.run(kp, buf.a, bp, c[i*ldc+jq:], ldc, accum, aSigned)
+					continue
+				}
+				t := tile[:kn.mr*kn.nr]
+				kn.run(kp, buf.a, bp, t, kn.nr, false, aSigned)
+				for r := range rows {
+					dst, src := c[(i+r)*ldc+jq:][:w], t[r*kn.nr:][:w]
+					if accum {
+						for x := range dst {
+							dst[x] += src[x]
+						}
+					} else {
+						copy(dst, src)
+					}
+				}
+			}
+		}
+	}
+}
+
+// qgemmGeneric is the portable level: plain loops, one row of c at a time.
+func qgemmGeneric(m, n, k int, a []byte, lda int, aSigned bool, b []byte, ldb int, c []int32, ldc int) {
+	parallel.For(m, max(1, (1<<16)/max(1, n*k)), func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			row := c[i*ldc : i*ldc+n]
+			clear(row)
+			for p := range k {
+				av := int32(a[i*lda+p])
+				if aSigned {
+					av = int32(int8(a[i*lda+p]))
+				}
+				if av == 0 {
+					continue
+				}
+				br := b[p*ldb : p*ldb+n]
+				if aSigned {
+					for j, bv := range br {
+						row[j] += av * int32(bv)
+					}
+				} else {
+					for j, bv := range br {
+						row[j] += av * int32(int8(bv))
+					}
+				}
+			}
+		}
+	})
+}
+
+// byteVal reads a byte as int8 or uint8.
+func byteVal(v byte, signed bool) int32 {
+	if signed {
+		return int32(int8(v))
+	}
+	return int32(v)
+}
+
+// packA4 is the VNNI A layout: per group g of 4 k, mr rows of 4 bytes:
+// dst[g·4mr + 4i + t] = A[i0+i, p0+4g+t].
+func packA4(mr int) func(a []byte, lda int, signed bool, i0, rows, p0, kc, kcPad int, dst []byte) {
+	return func(a []byte, lda int, _ bool, i0, rows, p0, kc, kcPad int, dst []byte) {
+		clear(dst[:mr*kcPad])
+		full := kc &^ 3
+		for i := range rows {
+			src := a[(i0+i)*lda+p0:][:kc]
+			for p := 0; p < full; p += 4 {
+				binary.LittleEndian.PutUint32(dst[p*mr+i*4:], binary.LittleEndian.Uint32(src[p:]))
+			}
+			for p := full; p < kc; p++ {
+				dst[(p>>2)*4*mr+i*4+p&3] = src[p]
+			}
+		}
+	}
+}
+
+// packFast packs whole groups of k of one full-width panel: groups·kg
+// rows of B from src (rows ldb apart) into dst in a kernel's B layout,
+// signed saying how to widen when the layout does.
+type packFast func(src []byte, ldb, groups int, signed bool, dst []byte)
+
+// packB4 is the VNNI B layout: per group g of 4 k, nr columns of 4 bytes:
+// dst[g·4nr + 4j + t] = B[p0+4g+t, j0+j]. fast (may be nil) packs the
+// whole groups of a full panel.
+func packB4(nr int, fast packFast) func(b []byte, ldb int, signed bool, p0, kc, kcPad, j0, cols int, dst []byte) {
+	return func(b []byte, ldb int, signed bool, p0, kc, kcPad, j0, cols int, dst []byte) {
+		if cols < nr || kc < kcPad {
+			clear(dst[:nr*kcPad])
+		}
+		start := 0
+		if fast != nil && cols == nr && kc >= 4 {
+			start = kc &^ 3
+			fast(b[p0*ldb+j0:], ldb, start/4, signed, dst)
+		}
+		for p := start; p < kc; p++ {
+			src := b[(p0+p)*ldb+j0:][:cols]
+			d := dst[(p>>2)*4*nr+p&3:]
+			for j, v := range src {
+				d[4*j] = v
+			}
+		}
+	}
+}
+
+// packA2 is the int16-pair A layout: per pair g, mr rows of two int16
+// (little-endian): element [g·2mr + 2i + t] = A[i0+i, p0+2g+t] widened.
+func packA2(mr int) func(a []byte, lda int, signed bool, i0, rows, p0, kc, kcPad int, dst []byte) {
+	return func(a []byte, lda int, signed bool, i0, rows, p0, kc, kcPad int, dst []byte) {
+		clear(dst[:2*mr*kcPad])
+		for i := range rows {
+			src := a[(i0+i)*lda+p0:][:kc]
+			for p, v := range src {
+				e := 2 * ((p>>1)*2*mr + i*2 + p&1)
+				w := uint16(byteVal(v, signed))
+				dst[e], dst[e+1] = byte(w), byte(w>>8)
+			}
+		}
+	}
+}
+
+// packB2 is the int16-pair B layout: element [g·2nr + 2j + t] = B[p0+2g+t, j0+j] widened.
+func packB2(nr int, fast packFast) func(b []byte, ldb int, signed bool, p0, kc, kcPad, j0, cols int, dst []byte) {
+	return func(b []byte, ldb int, signed bool, p0, kc, kcPad, j0, cols int, dst []byte) {
+		if cols < nr || kc < kcPad {
+			clear(dst[:2*nr*kcPad])
+		}
+		start := 0
+		if fast != nil && cols == nr && kc >= 2 {
+			start = kc &^ 1
+			fast(b[p0*ldb+j0:], ldb, start/2, signed, dst)
+		}
+		for p := start; p < kc; p++ {
+			src := b[(p0+p)*ldb+j0:][:cols]
+			d := dst[2*((p>>1)*2*nr+p&1):]
+			for j, v := range src {
+				w := uint16(byteVal(v, signed))
+				d[4*j], d[4*j+1] = byte(w), byte(w>>8)
+			}
+		}
+	}
+}

@@ -1,0 +1,210 @@
+#!/usr/bin/env python3
+"""Writes qgemm_amd64.s: the int8 GEMM micro-kernels (qgemm.go), in Go
+assembly (ABI0).
+
+Run from this directory:  python3 qgemm_asm_gen.py > qgemm_amd64.s
+
+qgemmVNNI12x32(kp int, a, b *byte, c *int32, ldc int, accum, aSigned uint32)
+  AVX-512 VNNI. a: kp/4 groups of 12 rows x 4 bytes; b: kp/4 groups of 32
+  columns x 4 bytes. acc[r][j] += sum_t a[g][r][t]*b[g][j][t] with vpdpbusd
+  (unsigned bytes times signed bytes, four products summed into int32: no
+  intermediate rounding or saturation). aSigned picks which operand is the
+  signed one. Writes (or with accum adds into) c[r*ldc + j], 12x32 int32.
+
+qgemmAVX2x6x16(kp int, a, b *byte, c *int32, ldc int, accum uint32)
+  AVX2. a: kp/2 pairs of 6 rows x 2 int16; b: kp/2 pairs of 16 columns x 2
+  int16. vpmaddwd multiplies int16 pairs and sums each pair into int32
+  (exact: |product sums| <= 2*128*255), vpaddd accumulates. 6x16 int32.
+"""
+
+out = []
+
+
+def emit(s=""):
+    out.append(s)
+
+
+def vnni():
+    emit("// func qgemmVNNI12x32(kp int, a, b *byte, c *int32, ldc int, accum, aSigned uint32)")
+    emit("TEXT ·qgemmVNNI12x32(SB), NOSPLIT, $0-48")
+    emit("\tMOVQ kp+0(FP), CX")
+    emit("\tMOVQ a+8(FP), AX")
+    emit("\tMOVQ b+16(FP), BX")
+    emit("\tMOVQ c+24(FP), DX")
+    emit("\tMOVQ ldc+32(FP), SI")
+    emit("\tSHLQ $2, SI")
+    emit("\tSHRQ $2, CX")
+    for r in range(24):
+        emit(f"\tVPXORD Z{r}, Z{r}, Z{r}")
+    emit("\tMOVL aSigned+44(FP), R8")
+    emit("\tTESTL R8, R8")
+    emit("\tJNZ signedA")
+    # A unsigned (broadcast into a register), B signed (the vector operand)
+    emit("loopU:")
+    emit("\tVMOVDQU32 (BX), Z24")
+    emit("\tVMOVDQU32 64(BX), Z25")
+    for r in range(12):
+        emit(f"\tVPBROADCASTD {4*r}(AX), Z26")
+        # Go order: signed source, unsigned source, accumulator
+        emit(f"\tVPDPBUSD Z24, Z26, Z{2*r}")
+        emit(f"\tVPDPBUSD Z25, Z26, Z{2*r+1}")
+    emit("\tADDQ $48, AX")
+    emit("\tADDQ $128, BX")
+    emit("\tDECQ CX")
+    emit("\tJNZ loopU")
+    emit("\tJMP store")
+    # A signed: its four bytes broadcast from memory, B unsigned
+    emit("signedA:")
+    emit("loopS:")
+    emit("\tVMOVDQU32 (BX), Z24")
+    emit("\tVMOVDQU32 64(BX), Z25")
+    for r in range(12):
+        emit(f"\tVPDPBUSD.BCST {4*r}(AX), Z24, Z{2*r}")
+        emit(f"\tVPDPBUSD.BCST {4*r}(AX), Z25, Z{2*r+1}")
+    emit("\tADDQ $48, AX")
+    emit("\tADDQ $128, BX")
+    emit("\tDECQ CX")
+    emit("\tJNZ loopS")
+    emit("store:")
+    emit("\tMOVL accum+40(FP), R8")
+    emit("\tTESTL R8, R8")
+    emit("\tJZ write")
+    for r in range(12):
+        emit(f"\tVPADDD ({'DX'}), Z{2*r}, Z{2*r}")
+        emit(f"\tVPADDD 64(DX), Z{2*r+1}, Z{2*r+1}")
+        emit(f"\tVMOVDQU32 Z{2*r}, (DX)")
+        emit(f"\tVMOVDQU32 Z{2*r+1}, 64(DX)")
+        emit("\tADDQ SI, DX")
+    emit("\tVZEROUPPER")
+    emit("\tRET")
+    emit("write:")
+    for r in range(12):
+        emit(f"\tVMOVDQU32 Z{2*r}, (DX)")
+        emit(f"\tVMOVDQU32 Z{2*r+1}, 64(DX)")
+        emit("\tADDQ SI, DX")
+    emit("\tVZEROUPPER")
+    emit("\tRET")
+    emit()
+
+
+def avx2():
+    emit("// func qgemmAVX2x6x16(kp int, a, b *byte, c *int32, ldc int, accum uint32)")
+    emit("TEXT ·qgemmAVX2x6x16(SB), NOSPLIT, $0-44")
+    emit("\tMOVQ kp+0(FP), CX")
+    emit("\tMOVQ a+8(FP), AX")
+    emit("\tMOVQ b+16(FP), BX")
+    emit("\tMOVQ c+24(FP), DX")
+    emit("\tMOVQ ldc+32(FP), SI")
+    emit("\tSHLQ $2, SI")
+    emit("\tSHRQ $1, CX")
+    for r in range(12):
+        emit(f"\tVPXOR Y{r}, Y{r}, Y{r}")
+    emit("loop:")
+    emit("\tVMOVDQU (BX), Y12")
+    emit("\tVMOVDQU 32(BX), Y13")
+    for r in range(6):
+        emit(f"\tVPBROADCASTD {4*r}(AX), Y14")
+        emit(f"\tVPMADDWD Y12, Y14, Y15")
+        emit(f"\tVPADDD Y15, Y{2*r}, Y{2*r}")
+        emit(f"\tVPMADDWD Y13, Y14, Y15")
+        emit(f"\tVPADDD Y15, Y{2*r+1}, Y{2*r+1}")
+    emit("\tADDQ $24, AX")
+    emit("\tADDQ $64, BX")
+    emit("\tDECQ CX")
+    emit("\tJNZ loop")
+    emit("\tMOVL accum+40(FP), R8")
+    emit("\tTESTL R8, R8")
+    emit("\tJZ write")
+    for r in range(6):
+        emit(f"\tVPADDD (DX), Y{2*r}, Y{2*r}")
+        emit(f"\tVPADDD 32(DX), Y{2*r+1}, Y{2*r+1}")
+        emit(f"\tVMOVDQU Y{2*r}, (DX)")
+        emit(f"\tVMOVDQU Y{2*r+1}, 32(DX)")
+        emit("\tADDQ SI, DX")
+    emit("\tVZEROUPPER")
+    emit("\tRET")
+    emit("write:")
+    for r in range(6):
+        emit(f"\tVMOVDQU Y{2*r}, (DX)")
+        emit(f"\tVMOVDQU Y{2*r+1}, 32(DX)")
+        emit("\tADDQ SI, DX")
+    emit("\tVZEROUPPER")
+    emit("\tRET")
+    emit()
+
+
+def packb4():
+    emit("// func qpackB4x32(src *byte, ldb, groups int, dst *byte)")
+    emit("// dst[g*128 + 4j + t] = src[(4g+t)*ldb + j] for g < groups, j < 32, t < 4.")
+    emit("TEXT ·qpackB4x32(SB), NOSPLIT, $0-32")
+    emit("\tMOVQ src+0(FP), SI")
+    emit("\tMOVQ ldb+8(FP), BX")
+    emit("\tMOVQ groups+16(FP), CX")
+    emit("\tMOVQ dst+24(FP), DI")
+    emit("\tLEAQ (BX)(BX*2), DX") # 3*ldb
+    emit("loop4:")
+    for half in range(2):
+        o = 16 * half
+        emit(f"\tVMOVDQU {o}(SI), X0")
+        emit(f"\tVMOVDQU {o}(SI)(BX*1), X1")
+        emit(f"\tVMOVDQU {o}(SI)(BX*2), X2")
+        emit(f"\tVMOVDQU {o}(SI)(DX*1), X3")
+        emit("\tVPUNPCKLBW X1, X0, X4")  # r0,r1 bytes of cols 0-7
+        emit("\tVPUNPCKHBW X1, X0, X5")  # cols 8-15
+        emit("\tVPUNPCKLBW X3, X2, X6")
+        emit("\tVPUNPCKHBW X3, X2, X7")
+        emit("\tVPUNPCKLWD X6, X4, X8")  # cols 0-3, 4 bytes each
+        emit("\tVPUNPCKHWD X6, X4, X9")  # cols 4-7
+        emit("\tVPUNPCKLWD X7, X5, X10")
+        emit("\tVPUNPCKHWD X7, X5, X11")
+        emit(f"\tVMOVDQU X8, {64*half}(DI)")
+        emit(f"\tVMOVDQU X9, {64*half+16}(DI)")
+        emit(f"\tVMOVDQU X10, {64*half+32}(DI)")
+        emit(f"\tVMOVDQU X11, {64*half+48}(DI)")
+    emit("\tLEAQ (SI)(BX*4), SI")
+    emit("\tADDQ $128, DI")
+    emit("\tDECQ CX")
+    emit("\tJNZ loop4")
+    emit("\tRET")
+    emit()
+
+
+def packb2(signed):
+    name = "qpackB2x16S" if signed else "qpackB2x16U"
+    ext = "VPMOVSXBW" if signed else "VPMOVZXBW"
+    emit(f"// func {name}(src *byte, ldb, pairs int, dst *byte)")
+    emit("// int16 element dst[g*32 + 2j + t] = src[(2g+t)*ldb + j] widened, g < pairs, j < 16, t < 2.")
+    emit(f"TEXT ·{name}(SB), NOSPLIT, $0-32")
+    emit("\tMOVQ src+0(FP), SI")
+    emit("\tMOVQ ldb+8(FP), BX")
+    emit("\tMOVQ pairs+16(FP), CX")
+    emit("\tMOVQ dst+24(FP), DI")
+    emit("loop2:")
+    for half in range(2):
+        o = 8 * half
+        emit(f"\t{ext} {o}(SI), X0")
+        emit(f"\t{ext} {o}(SI)(BX*1), X1")
+        emit("\tVPUNPCKLWD X1, X0, X2")
+        emit("\tVPUNPCKHWD X1, X0, X3")
+        emit(f"\tVMOVDQU X2, {32*half}(DI)")
+        emit(f"\tVMOVDQU X3, {32*half+16}(DI)")
+    emit("\tLEAQ (SI)(BX*2), SI")
+    emit("\tADDQ $64, DI")
+    emit("\tDECQ CX")
+    emit("\tJNZ loop2")
+    emit("\tRET")
+    emit()
+
+
+emit("// Code generated by qgemm_asm_gen.py; DO NOT EDIT.")
+emit()
+emit("//go:build amd64 && !purego")
+emit()
+emit('#include "textflag.h"')
+emit()
+vnni()
+avx2()
+packb4()
+packb2(False)
+packb2(True)
+print("\n".join(out), end="")

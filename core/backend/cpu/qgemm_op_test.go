@@ -1,0 +1,128 @@
+package cpu
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"paddle/core/op"
+	"paddle/core/tensor"
+)
+
+func randBytes(r *rand.Rand, d tensor.DType, shape ...int) *tensor.Tensor {
+	t := tensor.New(d, shape...)
+	if d == tensor.Int8 {
+		for i := range t.I8() {
+			t.I8()[i] = int8(r.Uint32())
+		}
+	} else {
+		for i := range t.U8() {
+			t.U8()[i] = uint8(r.Uint32())
+		}
+	}
+	return t
+}
+
+// runRef runs d with the reference kernels alone (no backend installed).
+func runRef(d *op.Def, a op.Attrs, in ...*tensor.Tensor) *tensor.Tensor {
+	prev := op.Use(nil)
+	defer op.Use(prev)
+	return op.Call(d, a, in...)[0]
+}
+
+// TestMatMulIntegerKernel checks the backend's matmul_integer at every
+// level against core/op's reference loops, exactly: every signedness pair,
+// zero points absent, scalar and per row/column, a batch.
+func TestMatMulIntegerKernel(t *testing.T) {
+	d := op.Lookup("matmul_integer")
+	dts := []tensor.DType{tensor.Uint8, tensor.Int8}
+	forLevels(t, func(t *testing.T) {
+		r := rand.New(rand.NewPCG(7, 8))
+		for _, da := range dts {
+			for _, db := range dts {
+				for zc := range 4 {
+					name := fmt.Sprintf("%v×%v/zeros%d", da, db, zc)
+					a, b := randBytes(r, da, 2, 13, 37), randBytes(r, db, 37, 35)
+					in := []*tensor.Tensor{a, b}
+					switch zc {
+					case 1:
+						in = append(in, randBytes(r, da, 1), randBytes(r, db, 1))
+					case 2:
+						in = append(in, randBytes(r, da, 13), randBytes(r, db, 35))
+					case 3:
+						in = append(in, tensor.FromSlice([]int32{0}, 1), randBytes(r, db, 35))
+					}
+					want := runRef(d, nil, in...)
+					got := op.Call(d, nil, in...)[0]
+					if !slices.Equal(got.I32(), want.I32()) {
+						t.Fatalf("%s: backend differs from the reference", name)
+					}
+				}
+			}
+		}
+	})
+}
+
+// TestQConvQGemmKernels checks qconv2d (3×3 padded with a nonzero zero
+// point, strided, grouped, pointwise) and qgemm with every output kind
+// through the backend at every level against the reference kernels,
+// exactly: the epilogue is shared Go code, so any difference is the GEMM's.
+func TestQConvQGemmKernels(t *testing.T) {
+	forLevels(t, func(t *testing.T) {
+		r := rand.New(rand.NewPCG(9, 10))
+		for _, out := range []tensor.DType{tensor.Float32, tensor.Uint8, tensor.Int8, tensor.Int32} {
+			for ci, cp := range []op.ConvParams{{Pads: []int{1, 1, 1, 1}}, {Strides: []int{2, 2}, Pads: []int{0, 1, 1, 0}}, {Groups: 2, Pads: []int{1, 1, 1, 1}}, {}} {
+				ks := 3
+				if ci == 3 {
+					ks = 1
+				}
+				x := randBytes(r, tensor.Uint8, 2, 6, 9, 11)
+				w := randBytes(r, tensor.Int8, 10, 6/max(cp.Groups, 1), ks, ks)
+				bias := tensor.New(tensor.Int32, 10)
+				for i := range bias.I32() {
+					bias.I32()[i] = int32(r.IntN(2000) - 1000)
+				}
+				ws := make([]float64, 10)
+				for i := range ws {
+					ws[i] = 0.001 + r.Float64()*0.01
+				}
+				qa := op.QuantAttrs(0.02, 7, ws, []int{0}, out, 0.05, 3).With("act", "relu")
+				a := cp.Attrs()
+				for k, v := range qa {
+					a[k] = v
+				}
+				d := op.Lookup("qconv2d")
+				want := runRef(d, a, x, w, bias)
+				got := op.QConv2D(x, w, bias, cp, qa)
+				if !tensorsEqual(got, want) {
+					t.Fatalf("qconv2d %+v out %v: backend differs from the reference", cp, out)
+				}
+			}
+			x := randBytes(r, tensor.Int8, 3, 5, 40)
+			w := randBytes(r, tensor.Int8, 40, 19)
+			qa := op.QuantAttrs(0.02, -3, []float64{0.01}, []int{0}, out, 0.05, 0)
+			want := runRef(op.Lookup("qgemm"), qa, x, w)
+			if got := op.QGemm(x, w, nil, qa); !tensorsEqual(got, want) {
+				t.Fatalf("qgemm out %v: backend differs from the reference", out)
+			}
+		}
+	})
+}
+
+func tensorsEqual(a, b *tensor.Tensor) bool {
+	if a.DType() != b.DType() || !slices.Equal(a.Shape(), b.Shape()) {
+		return false
+	}
+	switch a.DType() {
+	case tensor.Float32:
+		return slices.Equal(a.F32(), b.F32())
+	case tensor.Uint8:
+		return slices.Equal(a.U8(), b.U8())
+	case tensor.Int8:
+		return slices.Equal(a.I8(), b.I8())
+	case tensor.Int32:
+		return slices.Equal(a.I32(), b.I32())
+	}
+	return false
+}

@@ -1,0 +1,9 @@
+//go:build !amd64 || purego
+
+package cpu
+
+// qkernelFor returns nil: off amd64 the int8 GEMM runs the generic Go loops.
+func qkernelFor(isa) *qkernel { return nil }
+
+// QKernel names the int8 GEMM kernel of the active level.
+func QKernel() string { return "generic" }

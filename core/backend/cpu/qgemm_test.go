@@ -1,0 +1,144 @@
+package cpu
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+
+	"paddle/core/parallel"
+)
+
+// qgemmNaive is the integer reference: a triple loop in int32.
+func qgemmNaive(m, n, k int, a []byte, lda int, aSigned bool, b []byte, ldb int) []int32 {
+	c := make([]int32, m*n)
+	for i := range m {
+		for j := range n {
+			var s int32
+			for p := range k {
+				s += byteVal(a[i*lda+p], aSigned) * byteVal(b[p*ldb+j], !aSigned)
+			}
+			c[i*n+j] = s
+		}
+	}
+	return c
+}
+
+// TestQGEMMExact checks QGEMM at every level against the triple loop, bit
+// for bit, on shapes that leave partial tiles in every direction, k not a
+// multiple of the packed groups and k past one block (qkc), leading
+// dimensions larger than the rows, both signedness mixes, and operands at
+// the extremes (every product 255·-128 or 255·127: a kernel whose int16
+// pair sums saturated would fail here).
+func TestQGEMMExact(t *testing.T) {
+	shapes := [][3]int{{1, 1, 1}, {3, 5, 7}, {12, 32, 4}, {13, 33, 5}, {6, 16, 2}, {7, 17, 3}, {25, 70, 129}, {11, 31, 769}, {40, 100, 1601}, {64, 3, 9}, {2, 200, 27}}
+	forLevels(t, func(t *testing.T) {
+		r := rand.New(rand.NewPCG(3, 4))
+		for _, s := range shapes {
+			m, n, k := s[0], s[1], s[2]
+			for _, aSigned := range []bool{false, true} {
+				for _, fill := range []string{"random", "extreme-neg", "extreme-pos"} {
+					lda, ldb, ldc := k+r.IntN(3), n+r.IntN(3), n+r.IntN(3)
+					a, b := make([]byte, m*lda), make([]byte, k*ldb)
+					switch fill {
+					case "random":
+						for i := range a {
+							a[i] = byte(r.Uint32())
+						}
+						for i := range b {
+							b[i] = byte(r.Uint32())
+						}
+					case "extreme-neg": // unsigned 255, signed -128
+						u, sg := byte(255), byte(0x80)
+						a, b = fillBytes(a, pick(aSigned, sg, u)), fillBytes(b, pick(aSigned, u, sg))
+					case "extreme-pos": // unsigned 255, signed 127
+						u, sg := byte(255), byte(127)
+						a, b = fillBytes(a, pick(aSigned, sg, u)), fillBytes(b, pick(aSigned, u, sg))
+					}
+					want := qgemmNaive(m, n, k, a, lda, aSigned, b, ldb)
+					c := make([]int32, m*ldc)
+					for i := range c {
+						c[i] = 0x5a5a5a5a // stale values must be overwritten, padding kept
+					}
+					QGEMM(m, n, k, a, lda, aSigned, b, ldb, c, ldc)
+					for i := range m {
+						for j := range ldc {
+							got := c[i*ldc+j]
+							if j >= n {
+								if got != 0x5a5a5a5a {
+									t.Fatalf("%s %v aSigned=%v %s: c[%d,%d] beyond n written", QKernel(), s, aSigned, fill, i, j)
+								}
+								continue
+							}
+							if got != want[i*n+j] {
+								t.Fatalf("%s %v aSigned=%v %s: c[%d,%d] = %d, want %d", QKernel(), s, aSigned, fill, i, j, got, want[i*n+j])
+							}
+						}
+					}
+				}
+			}
+		}
+	})
+}
+
+func fillBytes(s []byte, v byte) []byte {
+	for i := range s {
+		s[i] = v
+	}
+	return s
+}
+
+func pick(c bool, x, y byte) byte {
+	if c {
+		return x
+	}
+	return y
+}
+
+// TestQGEMMThreads checks that the split over threads (columns or rows)
+// gives the single-thread result.
+func TestQGEMMThreads(t *testing.T) {
+	saved := parallel.Threads()
+	defer parallel.SetThreads(saved)
+	r := rand.New(rand.NewPCG(5, 6))
+	for _, s := range [][3]int{{200, 37, 300}, {31, 500, 200}} {
+		m, n, k := s[0], s[1], s[2]
+		a, b := make([]byte, m*k), make([]byte, k*n)
+		for i := range a {
+			a[i] = byte(r.Uint32())
+		}
+		for i := range b {
+			b[i] = byte(r.Uint32())
+		}
+		want := qgemmNaive(m, n, k, a, k, false, b, n)
+		for _, th := range []int{1, 3, 4} {
+			parallel.SetThreads(th)
+			c := make([]int32, m*n)
+			QGEMM(m, n, k, a, k, false, b, n, c, n)
+			for i := range c {
+				if c[i] != want[i] {
+					t.Fatalf("%v threads %d: c[%d] = %d, want %d", s, th, i, c[i], want[i])
+				}
+			}
+		}
+	}
+}
+
+func BenchmarkQGEMM(b *testing.B) {
+	for _, s := range [][3]int{{256, 256, 256}, {64, 3136, 576}} {
+		m, n, k := s[0], s[1], s[2]
+		x, y, c := make([]byte, m*k), make([]byte, k*n), make([]int32, m*n)
+		r := rand.New(rand.NewPCG(1, 2))
+		for i := range x {
+			x[i] = byte(r.Uint32())
+		}
+		for i := range y {
+			y[i] = byte(r.Uint32())
+		}
+		b.Run(fmt.Sprintf("%s/%dx%dx%d", QKernel(), m, n, k), func(b *testing.B) {
+			for b.Loop() {
+				QGEMM(m, n, k, x, k, true, y, n, c, n)
+			}
+			b.ReportMetric(2*float64(m*n*k)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GOP/s")
+		})
+	}
+}

@@ -1,0 +1,160 @@
+package op
+
+import (
+	"fmt"
+
+	"paddle/core/parallel"
+	"paddle/core/tensor"
+)
+
+// qconv2d is the quantized convolution with its epilogue fused: x (N, C,
+// H, W) uint8/int8, w (OC, C/groups, KH, KW) int8/uint8 with per-output-
+// channel scales, an optional bias (OC), conv2d's attributes and the
+// quantization attributes (quant.go). Each (image, group, tile of output
+// rows) unrolls its window into a byte matrix (padding holds x's zero
+// point, the quantized 0) and multiplies it by the weights through
+// matmul_integer (the backend's int8 GEMM). ONNX QLinearConv, ConvInteger
+// and folded QDQ Conv import as it.
+var qconv2dDef = define(&Def{
+	Name: "qconv2d", Arity: -1, Overwrites: true,
+	Infer: func(in []Meta, a Attrs) ([]Meta, error) {
+		if len(in) < 2 || len(in) > 3 {
+			return nil, fmt.Errorf("want 2 or 3 inputs (x, w, bias), got %d", len(in))
+		}
+		x, w := in[0], in[1]
+		if len(x.Shape) != 4 || len(w.Shape) != 4 {
+			return nil, fmt.Errorf("x %v and w %v: want (N, C, H, W) and (OC, C/groups, KH, KW)", x.Shape, w.Shape)
+		}
+		groups := a.Int("groups", 1)
+		if groups < 1 || x.Shape[1] != w.Shape[1]*groups || w.Shape[0]%groups != 0 {
+			return nil, fmt.Errorf("x %v, w %v and groups %d do not match", x.Shape, w.Shape, groups)
+		}
+		if _, err := checkQuantInputs(in, w.Shape[0]); err != nil {
+			return nil, err
+		}
+		q, err := parseQuant(a, w.Shape[0])
+		if err != nil {
+			return nil, err
+		}
+		g, err := makeGeom(x.Shape[2], x.Shape[3], w.Shape[2], w.Shape[3], a, false)
+		if err != nil {
+			return nil, err
+		}
+		return []Meta{{q.out, tensor.Shape{x.Shape[0], w.Shape[0], g.OH, g.OW}}}, nil
+	},
+	Ref: qconv2dRef,
+})
+
+// QConv2D runs qconv2d on x, w and bias (may be nil) with the conv
+// parameters p and the quantization attributes qa (QuantAttrs, plus "act").
+func QConv2D(x, w, bias *T, p ConvParams, qa Attrs) *T {
+	a := p.Attrs()
+	for k, v := range qa {
+		a[k] = v
+	}
+	in := []*T{x, w}
+	if bias != nil {
+		in = append(in, bias)
+	}
+	return call1(qconv2dDef, a, in...)
+}
+
+// byteView is elements [off, off+n) of a uint8 or int8 tensor as a tensor of shape s.
+func byteView(t *T, off int, s ...int) *T {
+	n := tensor.Shape(s).NumElements()
+	if t.DType() == tensor.Int8 {
+		return tensor.FromSlice(t.I8()[off:off+n], s...)
+	}
+	return tensor.FromSlice(t.U8()[off:off+n], s...)
+}
+
+func qconv2dRef(out, in []*T, a Attrs) {
+	x, w := in[0], in[1]
+	xs, ws := x.Shape(), w.Shape()
+	n, c, oc := xs[0], xs[1], ws[0]
+	groups := a.Int("groups", 1)
+	q, err := parseQuant(a, oc)
+	if err == nil {
+		_, err = makeGeom(xs[2], xs[3], ws[2], ws[3], a, false)
+	}
+	if err != nil {
+		panic(&ShapeError{Op: "qconv2d", Err: err})
+	}
+	g, _ := makeGeom(xs[2], xs[3], ws[2], ws[3], a, false)
+	var bias *T
+	if len(in) > 2 {
+		bias = in[2]
+	}
+	ep := newQuantEpilogue(q, oc, bias, true)
+	cg, ocg := c/groups, oc/groups
+	k, hw, ohw := cg*g.KH*g.KW, g.H*g.W, g.OH*g.OW
+	pw := g.isPointwise()
+	rows := g.OH
+	if !pw {
+		rows = g.tileRows(k)
+	}
+	nt := (g.OH + rows - 1) / rows
+	xz := zeroTensor([]int{q.xZero})
+	parallel.For(n*groups*nt, 1, func(lo, hi int) {
+		for t := lo; t < hi; t++ {
+			ni, gi, ti := t/nt/groups, t/nt%groups, t%nt
+			oh0, oh1 := ti*rows, min((ti+1)*rows, g.OH)
+			cols := (oh1 - oh0) * g.OW
+			var col *T
+			if pw {
+				col = byteView(x, (ni*c+gi*cg)*hw, cg, hw)
+			} else {
+				col = tensor.New(x.DType(), k, cols)
+				im2colBytes(x, (ni*c+gi*cg)*hw, cg, g, oh0, oh1, byte(q.xZero), col)
+			}
+			wz := q.wZero
+			if len(wz) > 1 {
+				wz = wz[gi*ocg : (gi+1)*ocg]
+			}
+			acc := tensor.New(tensor.Int32, ocg, cols)
+			Run(matmulIntegerDef, []*T{acc}, []*T{byteView(w, gi*ocg*k, ocg, k), col, zeroTensor(wz), xz}, nil)
+			ep.run(acc.I32(), ocg, cols, gi*ocg, out[0], (ni*oc+gi*ocg)*ohw+oh0*g.OW, ohw)
+		}
+	})
+}
+
+// im2colBytes is im2col for a uint8/int8 x: output rows [oh0, oh1) of the
+// c channels starting at element off of x unrolled into col (c·KH·KW,
+// rows·OW), pad where the window reads padding.
+func im2colBytes(x *T, off, c int, g geom2, oh0, oh1 int, pad byte, col *T) {
+	var src, dst []byte
+	if x.DType() == tensor.Int8 {
+		src, dst = int8Bytes(x.I8()), int8Bytes(col.I8())
+	} else {
+		src, dst = x.U8(), col.U8()
+	}
+	src = src[off:]
+	n := (oh1 - oh0) * g.OW
+	for ci := range c {
+		xc := src[ci*g.H*g.W:]
+		for kh := range g.KH {
+			for kw := range g.KW {
+				row := dst[((ci*g.KH+kh)*g.KW+kw)*n:][:n]
+				for oh := oh0; oh < oh1; oh++ {
+					ih := oh*g.SH + kh*g.DH - g.PT
+					r := row[(oh-oh0)*g.OW:][:g.OW]
+					if ih < 0 || ih >= g.H {
+						for i := range r {
+							r[i] = pad
+						}
+						continue
+					}
+					xr := xc[ih*g.W:][:g.W]
+					for ow := range r {
+						iw := ow*g.SW + kw*g.DW - g.PL
+						if iw < 0 || iw >= g.W {
+							r[ow] = pad
+						} else {
+							r[ow] = xr[iw]
+						}
+					}
+				}
+			}
+		}
+	}
+}

@@ -1,0 +1,173 @@
+package op
+
+import (
+	"fmt"
+	"math"
+
+	"paddle/core/tensor"
+)
+
+// quantize_linear and dequantize_linear are ONNX QuantizeLinear and
+// DequantizeLinear with constant scales and zero points (attributes
+// "scale" and "zero": one value, or one per index of axis "axis"):
+//
+//	q = clamp(roundEven(x / scale) + zero)   (uint8 or int8: attribute "dtype")
+//	x = (q - zero) · scale                   (float32, from uint8, int8 or int32)
+//
+// A QDQ model runs them as written; core/graph/pass may fold pairs around
+// a Conv or MatMul into qconv2d/qgemm.
+var (
+	quantizeLinearDef = define(&Def{
+		Name: "quantize_linear", ONNX: "QuantizeLinear", Arity: 1, Overwrites: true,
+		Export: exportQDQ("QuantizeLinear"),
+		Infer: func(in []Meta, a Attrs) ([]Meta, error) {
+			if in[0].DType != tensor.Float32 {
+				return nil, fmt.Errorf("input is %v: want float32", in[0].DType)
+			}
+			d, err := tensor.ParseDType(a.Str("dtype", "uint8"))
+			if err != nil || (d != tensor.Uint8 && d != tensor.Int8) {
+				return nil, fmt.Errorf("dtype %q: want uint8 or int8", a.Str("dtype", ""))
+			}
+			if err := checkQDQAxis(in[0].Shape, a); err != nil {
+				return nil, err
+			}
+			return []Meta{{d, in[0].Shape}}, nil
+		},
+		Ref: func(out, in []*T, a Attrs) {
+			x := in[0].F32()
+			scale, zero, axis := qdqParams(in[0].Shape(), a)
+			lo, hi := float32(0), float32(255)
+			if out[0].DType() == tensor.Int8 {
+				lo, hi = -128, 127
+			}
+			for i, v := range x {
+				c := qdqChannel(in[0].Shape(), axis, i)
+				q := float32(math.RoundToEven(float64(v/scale[c]))) + float32(zero[c])
+				q = min(max(q, lo), hi)
+				if out[0].DType() == tensor.Int8 {
+					out[0].I8()[i] = int8(q)
+				} else {
+					out[0].U8()[i] = uint8(q)
+				}
+			}
+		},
+	})
+	dequantizeLinearDef = define(&Def{
+		Name: "dequantize_linear", ONNX: "DequantizeLinear", Arity: 1, Overwrites: true,
+		Export: exportQDQ("DequantizeLinear"),
+		Infer: func(in []Meta, a Attrs) ([]Meta, error) {
+			if d := in[0].DType; d != tensor.Uint8 && d != tensor.Int8 && d != tensor.Int32 {
+				return nil, fmt.Errorf("input is %v: want uint8, int8 or int32", d)
+			}
+			if err := checkQDQAxis(in[0].Shape, a); err != nil {
+				return nil, err
+			}
+			return []Meta{{tensor.Float32, in[0].Shape}}, nil
+		},
+		Ref: func(out, in []*T, a Attrs) {
+			scale, zero, axis := qdqParams(in[0].Shape(), a)
+			o := out[0].F32()
+			var get func(i int) int32
+			switch in[0].DType() {
+			case tensor.Uint8:
+				get = func(i int) int32 { return int32(in[0].U8()[i]) }
+			case tensor.Int8:
+				get = func(i int) int32 { return int32(in[0].I8()[i]) }
+			default:
+				get = func(i int) int32 { return in[0].I32()[i] }
+			}
+			for i := range o {
+				c := qdqChannel(in[0].Shape(), axis, i)
+				o[i] = float32(get(i)-int32(zero[c])) * scale[c]
+			}
+		},
+	})
+)
+
+// QDQAttrs are quantize_linear's/dequantize_linear's attributes: scales
+// and zero points (one, or one per index of axis), and the quantized dtype.
+func QDQAttrs(scale []float64, zero []int, axis int, d tensor.DType) Attrs {
+	return Attrs{"scale": append([]float64(nil), scale...), "zero": append([]int(nil), zero...), "axis": axis, "dtype": d.String()}
+}
+
+func checkQDQAxis(s tensor.Shape, a Attrs) error {
+	sc, z := a.Floats("scale", nil), a.Ints("zero", []int{0})
+	if len(sc) == 0 {
+		return fmt.Errorf("attribute scale is missing")
+	}
+	for _, v := range sc {
+		if !(v > 0) {
+			return fmt.Errorf("scale %v: scales must be positive", sc)
+		}
+	}
+	if len(sc) == 1 && len(z) == 1 {
+		return nil
+	}
+	axis := a.Int("axis", 1)
+	if axis < 0 {
+		axis += len(s)
+	}
+	if axis < 0 || axis >= len(s) {
+		return fmt.Errorf("axis %d out of range for shape %v", a.Int("axis", 1), s)
+	}
+	if len(sc) != s[axis] || (len(z) != 1 && len(z) != s[axis]) {
+		return fmt.Errorf("%d scales and %d zero points for axis %d of shape %v", len(sc), len(z), axis, s)
+	}
+	return nil
+}
+
+// qdqParams returns per-channel float32 scales and zero points (one entry
+// when per-tensor) and the resolved axis (-1 when per-tensor).
+func qdqParams(s tensor.Shape, a Attrs) ([]float32, []int, int) {
+	sc, z := a.Floats("scale", nil), a.Ints("zero", []int{0})
+	n := max(len(sc), len(z))
+	scale, zero := make([]float32, n), make([]int, n)
+	for i := range n {
+		scale[i], zero[i] = float32(sc[min(i, len(sc)-1)]), z[min(i, len(z)-1)]
+	}
+	if n == 1 {
+		return scale, zero, -1
+	}
+	axis := a.Int("axis", 1)
+	if axis < 0 {
+		axis += len(s)
+	}
+	return scale, zero, axis
+}
+
+// qdqChannel is the channel of flat element i (0 when per-tensor).
+func qdqChannel(s tensor.Shape, axis, i int) int {
+	if axis < 0 {
+		return 0
+	}
+	inner := 1
+	for _, d := range s[axis+1:] {
+		inner *= d
+	}
+	return i / inner % s[axis]
+}
+
+// exportQDQ writes the node with its scales and zero points as initializers.
+func exportQDQ(opType string) ExportRule {
+	return func(w ONNXWriter, in, out []string) error {
+		a := w.Attrs()
+		sc, z := a.Floats("scale", nil), a.Ints("zero", []int{0})
+		st := tensor.New(tensor.Float32, len(sc))
+		for i, v := range sc {
+			st.F32()[i] = float32(v)
+		}
+		zd := w.In(0).DType
+		if opType == "QuantizeLinear" {
+			zd = w.Out(0).DType
+		}
+		zt := tensor.New(zd, len(z))
+		for i, v := range z {
+			zt.SetAt(float64(v), i)
+		}
+		if len(sc) == 1 {
+			st, zt = st.Reshape(), zt.Reshape()
+		}
+		w.Node(opType, []string{in[0], w.Const("scale", st), w.Const("zero_point", zt)}, out, ONNXInt("axis", a.Int("axis", 1)))
+		return nil
+	}
+}

@@ -1,0 +1,221 @@
+package op
+
+import (
+	"fmt"
+	"math"
+	"unsafe"
+
+	"paddle/core/tensor"
+)
+
+// Quantized arithmetic shared by the int8 ops (qgemm, qconv2d): their
+// attributes and the epilogue that turns an int32 accumulator into the
+// output.
+//
+// A quantized value q stands for the real number scale·(q - zero). The int8
+// ops take an activation x (uint8 or int8, one scale and zero point), a
+// weight w (int8 or uint8, one scale and zero point per output channel, or
+// one for all) and an optional bias (int32 in units of x_scale·w_scale, as
+// ONNX's QLinearConv; or float32, added after dequantizing); they
+// accumulate Σ (x - x_zero)(w - w_zero) exactly in int32, then
+//
+//	v = x_scale·w_scale[c]·acc + float bias[c];  v = act(v)
+//	out = v (float32), or clamp(roundEven(v / y_scale) + y_zero) (uint8/int8),
+//
+// or the accumulator itself when out is int32 (ONNX ConvInteger).
+
+// quantParams are the decoded attributes of a quantized op.
+type quantParams struct {
+	xScale float64
+	xZero  int
+	wScale []float64 // 1 or per output channel
+	wZero  []int     // 1 or per output channel
+	out    tensor.DType
+	yScale float64
+	yZero  int
+	act    string  // "", "relu", "clip", "hardswish", "sigmoid"
+	lo, hi float64 // clip's bounds
+}
+
+// QuantAttrs builds the quantization attributes of qgemm and qconv2d:
+// the activation's scale and zero point, the weight's per-channel (or
+// single) scales and zero points, and the output dtype (float32, uint8,
+// int8 or int32) with, for uint8/int8, its scale and zero point.
+func QuantAttrs(xScale float64, xZero int, wScale []float64, wZero []int, out tensor.DType, yScale float64, yZero int) Attrs {
+	return Attrs{"x_scale": xScale, "x_zero": xZero, "w_scale": append([]float64(nil), wScale...),
+		"w_zero": append([]int(nil), wZero...), "out": out.String(), "y_scale": yScale, "y_zero": yZero}
+}
+
+func parseQuant(a Attrs, channels int) (quantParams, error) {
+	q := quantParams{xScale: a.Float("x_scale", 1), xZero: a.Int("x_zero", 0),
+		wScale: a.Floats("w_scale", []float64{1}), wZero: a.Ints("w_zero", []int{0}),
+		yScale: a.Float("y_scale", 1), yZero: a.Int("y_zero", 0), act: a.Str("act", ""),
+		lo: a.Float("act_min", math.Inf(-1)), hi: a.Float("act_max", math.Inf(1))}
+	var err error
+	if q.out, err = tensor.ParseDType(a.Str("out", "float32")); err != nil {
+		return q, fmt.Errorf("attribute out: %w", err)
+	}
+	switch q.out {
+	case tensor.Float32, tensor.Uint8, tensor.Int8, tensor.Int32:
+	default:
+		return q, fmt.Errorf("attribute out = %v: want float32, uint8, int8 or int32", q.out)
+	}
+	if len(q.wScale) != 1 && len(q.wScale) != channels {
+		return q, fmt.Errorf("w_scale has %d values: want 1 or one per output channel (%d)", len(q.wScale), channels)
+	}
+	if len(q.wZero) != 1 && len(q.wZero) != channels {
+		return q, fmt.Errorf("w_zero has %d values: want 1 or one per output channel (%d)", len(q.wZero), channels)
+	}
+	if !(q.xScale > 0) || !(q.yScale > 0) {
+		return q, fmt.Errorf("scales must be positive (x_scale %g, y_scale %g)", q.xScale, q.yScale)
+	}
+	for _, s := range q.wScale {
+		if !(s > 0) {
+			return q, fmt.Errorf("w_scale %v: scales must be positive", q.wScale)
+		}
+	}
+	switch q.act {
+	case "", "relu", "clip", "hardswish", "sigmoid":
+	default:
+		return q, fmt.Errorf("act %q: want relu, clip, hardswish, sigmoid or none", q.act)
+	}
+	return q, nil
+}
+
+// checkQuantInputs checks x and w's dtypes and an optional bias of the
+// given channels; it returns the bias dtype (Invalid when absent).
+func checkQuantInputs(in []Meta, channels int) (tensor.DType, error) {
+	if d := in[0].DType; d != tensor.Uint8 && d != tensor.Int8 {
+		return 0, fmt.Errorf("input x is %v: want uint8 or int8", d)
+	}
+	if d := in[1].DType; d != tensor.Uint8 && d != tensor.Int8 {
+		return 0, fmt.Errorf("weight is %v: want int8 or uint8", d)
+	}
+	if len(in) < 3 {
+		return tensor.Invalid, nil
+	}
+	b := in[2]
+	if (b.DType != tensor.Int32 && b.DType != tensor.Float32) || len(b.Shape) != 1 || b.Shape[0] != channels {
+		return 0, fmt.Errorf("bias %v %v: want int32 or float32 of shape [%d]", b.DType, b.Shape, channels)
+	}
+	return b.DType, nil
+}
+
+// zeroTensor is a zero point as an int32 tensor for matmul_integer: one
+// value, or one per channel.
+func zeroTensor(z []int) *T {
+	v := make([]int32, len(z))
+	for i, x := range z {
+		v[i] = int32(x)
+	}
+	return tensor.FromSlice(v, len(v))
+}
+
+// quantEpilogue writes rows×cols outputs from acc (rows×cols, ld cols) into
+// dst (row r at dst[off + r·ldd]), the channel of element (r, j) being r
+// when perRow, else j.
+type quantEpilogue struct {
+	q      quantParams
+	mul    []float32 // x_scale·w_scale per channel
+	ibias  []int32
+	fbias  []float32
+	perRow bool
+}
+
+func newQuantEpilogue(q quantParams, channels int, bias *T, perRow bool) *quantEpilogue {
+	e := &quantEpilogue{q: q, perRow: perRow, mul: make([]float32, channels)}
+	for c := range channels {
+		e.mul[c] = float32(q.xScale * q.wScale[min(c, len(q.wScale)-1)])
+	}
+	if bias != nil {
+		if bias.DType() == tensor.Int32 {
+			e.ibias = bias.I32()
+		} else {
+			e.fbias = bias.F32()
+		}
+	}
+	return e
+}
+
+// value dequantizes one accumulator of channel c and applies the activation.
+func (e *quantEpilogue) value(acc int32, c int) float32 {
+	v := float32(acc) * e.mul[c]
+	if e.fbias != nil {
+		v += e.fbias[c]
+	}
+	switch e.q.act {
+	case "relu":
+		v = max(v, 0)
+	case "clip":
+		v = float32(math.Min(math.Max(float64(v), e.q.lo), e.q.hi))
+	case "hardswish":
+		v = v * min(max(v+3, 0), 6) / 6
+	case "sigmoid":
+		v = float32(1 / (1 + math.Exp(-float64(v))))
+	}
+	return v
+}
+
+// run writes the outputs of acc's rows×cols block whose first channel
+// (row or column) is c0 into out starting at off, rows ldd apart.
+func (e *quantEpilogue) run(acc []int32, rows, cols, c0 int, out *T, off, ldd int) {
+	ch := func(r, j int) int {
+		if e.perRow {
+			return c0 + r
+		}
+		return c0 + j
+	}
+	if e.ibias != nil {
+		for r := range rows {
+			for j := range cols {
+				acc[r*cols+j] += e.ibias[ch(r, j)]
+			}
+		}
+	}
+	switch e.q.out {
+	case tensor.Int32:
+		o := out.I32()
+		for r := range rows {
+			copy(o[off+r*ldd:][:cols], acc[r*cols:][:cols])
+		}
+	case tensor.Float32:
+		o := out.F32()
+		for r := range rows {
+			for j := range cols {
+				o[off+r*ldd+j] = e.value(acc[r*cols+j], ch(r, j))
+			}
+		}
+	default:
+		lo, hi := float32(0), float32(255)
+		if e.q.out == tensor.Int8 {
+			lo, hi = -128, 127
+		}
+		inv, z := float32(e.q.yScale), float32(e.q.yZero)
+		var u []uint8
+		var s []int8
+		if e.q.out == tensor.Uint8 {
+			u = out.U8()
+		} else {
+			s = out.I8()
+		}
+		for r := range rows {
+			for j := range cols {
+				v := float32(math.RoundToEven(float64(e.value(acc[r*cols+j], ch(r, j))/inv))) + z
+				v = min(max(v, lo), hi)
+				if u != nil {
+					u[off+r*ldd+j] = uint8(v)
+				} else {
+					s[off+r*ldd+j] = int8(v)
+				}
+			}
+		}
+	}
+}
+
+// int8Bytes views int8s as bytes (same memory).
+func int8Bytes(s []int8) []byte {
+	if len(s) == 0 {
+		return nil
+	}
+	return unsafe.Slice((*byte)(unsafe.Pointer(&s[0])), len(s))
+}
