@@ -27,6 +27,7 @@ const (
 type Sources struct {
 	Det, Rec, Cls string // .onnx file or export folder (model.onnx + inference.yaml)
 	Dict          string // rec dictionary, one entry per line
+	Lang          string // LangCh ("" too) or LangEn: the recogniser and dictionary when Rec/Dict are empty
 	UseDet        bool
 	UseCls        bool
 	Offline       bool // never pull the store model
@@ -37,7 +38,8 @@ type Sources struct {
 // unless src.Offline) and returns a System with profile p.
 func LoadSystem(ctx context.Context, src Sources, p Profile) (*System, error) {
 	need := (src.UseDet && src.Det == "") || src.Rec == "" || (src.UseCls && src.Cls == "")
-	if src.Dict == "" && dictFromExport(src.Rec) == nil {
+	english := src.Lang == LangEn
+	if src.Dict == "" && dictFromExport(src.Rec) == nil && !english {
 		need = true
 	}
 	var store string
@@ -69,7 +71,11 @@ func LoadSystem(ctx context.Context, src Sources, p Profile) (*System, error) {
 			return nil, err
 		}
 	}
-	if s.Rec, err = loadModel("recognition", pick(src.Rec, storeRec), src.Threads); err != nil {
+	if english && src.Rec == "" {
+		if s.Rec, s.Chars, err = loadEnglishRec(store, src.Threads); err != nil {
+			return nil, err
+		}
+	} else if s.Rec, err = loadModel("recognition", pick(src.Rec, storeRec), src.Threads); err != nil {
 		return nil, err
 	}
 	if src.UseCls {
@@ -82,6 +88,10 @@ func LoadSystem(ctx context.Context, src Sources, p Profile) (*System, error) {
 		s.Chars, err = LoadDict(src.Dict, true)
 	case dictFromExport(src.Rec) != nil:
 		s.Chars = dictFromExport(src.Rec)
+	case english:
+		if s.Chars == nil {
+			s.Chars, err = EnglishChars()
+		}
 	default:
 		s.Chars, err = LoadDict(filepath.Join(store, storeDict), true)
 	}

@@ -38,6 +38,8 @@ type PredictOptions struct {
 	Batch                                 int
 	Offline                               bool
 	DetModel, RecModel, ClsModel, RecDict string
+	SpaceMode                             string         // ParseSpaceMode's values; "" : DefaultSpaceMode(Lang)
+	Lang                                  string         // ParseLang's values
 	Shard                                 workflow.Shard // --shard I/N
 
 	// load replaces LoadSystem in tests.
@@ -66,6 +68,7 @@ func NewCmdPredict(f *cmdutil.Factory, runF func(*PredictOptions) error) *cobra.
 			"  paddle ocr predict --format jsonl scans/ --cls\n" +
 			"  find . -name '*.png' | paddle ocr predict - --format jsonl --workers 4\n" +
 			"  paddle ocr predict --det=false line.png\n" +
+			"  paddle ocr predict --lang en kits/ocr/testdata/images/sample_en.png\n" +
 			"  paddle ocr predict --format paddleocr scans/ > det_label.txt",
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Inputs = args
@@ -74,6 +77,15 @@ func NewCmdPredict(f *cmdutil.Factory, runF func(*PredictOptions) error) *cobra.
 			}
 			if _, err := ProfileByName(opts.Profile); err != nil {
 				return cmdutil.FlagErrorf("--profile: %v", err)
+			}
+			if _, err := ParseLang(opts.Lang); err != nil {
+				return cmdutil.FlagErrorf("--lang: %v", err)
+			}
+			if !cmd.Flags().Changed("space-mode") {
+				opts.SpaceMode = DefaultSpaceMode(opts.Lang)
+			}
+			if _, err := ParseSpaceMode(opts.SpaceMode); err != nil {
+				return cmdutil.FlagErrorf("--space-mode: %v", err)
 			}
 			if opts.Workers < 1 || opts.Batch < 1 {
 				return cmdutil.FlagErrorf("--workers and --batch must be at least 1")
@@ -107,6 +119,8 @@ func NewCmdPredict(f *cmdutil.Factory, runF func(*PredictOptions) error) *cobra.
 	fl.StringVar(&opts.RecModel, "rec-model", "", "recognition model: .onnx file or export folder")
 	fl.StringVar(&opts.ClsModel, "cls-model", "", "angle classifier: .onnx file or export folder")
 	fl.StringVar(&opts.RecDict, "rec-dict", "", "recognition dictionary, one character per line (a space class is appended)")
+	fl.StringVar(&opts.SpaceMode, "space-mode", SpaceCTC, "spaces: ctc (PaddleOCR's decoding; the default for --lang ch) or gaps (also a space where the space class peaks between two Latin characters; the default for --lang en; docs/ocr.md)")
+	fl.StringVar(&opts.Lang, "lang", LangCh, "recogniser: ch (PP-OCRv4's Chinese+English, exact to PaddleOCR 2.x) or en (English: en_dict.txt + space; docs/ocr.md)")
 	maxPixels = cmdutil.MaxPixelsFlag(cmd, data.DefaultMaxPixels)
 	shard = cmdutil.ShardFlag(cmd)
 	cmdutil.SupportsFormats(cmd, "text", "jsonl", "json", "paddleocr")
@@ -170,12 +184,14 @@ func predictRun(ctx context.Context, opts *PredictOptions) error {
 		load = opts.load
 	}
 	sys, err := load(ctx, Sources{
-		Det: opts.DetModel, Rec: opts.RecModel, Cls: opts.ClsModel, Dict: opts.RecDict,
+		Det: opts.DetModel, Rec: opts.RecModel, Cls: opts.ClsModel, Dict: opts.RecDict, Lang: opts.Lang,
 		UseDet: opts.Det, UseCls: opts.Cls, Offline: opts.Offline, Threads: f.Settings.Threads,
 	}, prof)
 	if err != nil {
 		return err
 	}
+	mode, _ := ParseSpaceMode(opts.SpaceMode)
+	sys.Decode = DecoderFor(mode)
 	var drawer *Drawer
 	if opts.Draw != "" {
 		if err := os.MkdirAll(opts.Draw, 0o755); err != nil {

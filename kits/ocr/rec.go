@@ -187,6 +187,11 @@ func Recognize(m Model, crops []imgproc.Mat8, chars []string, batch int) ([]RecR
 
 // Recognize is the package's Recognize for a model of input shape r.
 func (r RecShape) Recognize(m Model, crops []imgproc.Mat8, chars []string, batch int) ([]RecResult, error) {
+	return r.RecognizeWith(m, crops, chars, batch, CTCDecode)
+}
+
+// RecognizeWith is Recognize with the decoder dec (DecoderFor) instead of CTCDecode.
+func (r RecShape) RecognizeWith(m Model, crops []imgproc.Mat8, chars []string, batch int, dec Decoder) ([]RecResult, error) {
 	batch = max(batch, 1)
 	idx, _ := byAspect(crops)
 	res := make([]RecResult, len(crops))
@@ -210,7 +215,7 @@ func (r RecShape) Recognize(m Model, crops []imgproc.Mat8, chars []string, batch
 		probs := f32Data(y)
 		T, C := sh[1], sh[2]
 		for k, i := range idx[beg:end] {
-			text, score := CTCDecode(probs[k*T*C:(k+1)*T*C], T, C, chars)
+			text, score := dec(probs[k*T*C:(k+1)*T*C], T, C, chars)
 			res[i] = RecResult{text, score}
 		}
 	}

@@ -14,7 +14,7 @@ import (
 
 // serveFlags are the predict flags that choose and tune the models; `paddle serve
 // ocr` takes them with the same meaning and defaults.
-var serveFlags = []string{"det", "cls", "profile", "batch", "offline", "det-model", "rec-model", "cls-model", "rec-dict"}
+var serveFlags = []string{"det", "cls", "profile", "batch", "offline", "det-model", "rec-model", "cls-model", "rec-dict", "space-mode", "lang"}
 
 // Serve is the kit's kit.Kit.Serve: it gives `paddle serve ocr` predict's model
 // flags and returns the loader of the one System all requests share.
@@ -35,6 +35,19 @@ func Serve(f *cmdutil.Factory, cmd *cobra.Command) func(context.Context) (serve.
 		for i, name := range []string{"det-model", "rec-model", "cls-model", "rec-dict"} {
 			src[i], _ = fl.GetString(name)
 		}
+		langFlag, _ := fl.GetString("lang")
+		lang, err := ParseLang(langFlag)
+		if err != nil {
+			return nil, cmdutil.FlagErrorf("--lang: %v", err)
+		}
+		spaceMode, _ := fl.GetString("space-mode")
+		if !fl.Changed("space-mode") {
+			spaceMode = DefaultSpaceMode(lang)
+		}
+		mode, err := ParseSpaceMode(spaceMode)
+		if err != nil {
+			return nil, cmdutil.FlagErrorf("--space-mode: %v", err)
+		}
 		prof, err := ProfileByName(profile)
 		if err != nil {
 			return nil, cmdutil.FlagErrorf("--profile: %v", err)
@@ -44,12 +57,13 @@ func Serve(f *cmdutil.Factory, cmd *cobra.Command) func(context.Context) (serve.
 		}
 		prof.RecBatch, prof.ClsBatch = batch, batch
 		sys, err := LoadSystem(ctx, Sources{
-			Det: src[0], Rec: src[1], Cls: src[2], Dict: src[3],
+			Det: src[0], Rec: src[1], Cls: src[2], Dict: src[3], Lang: lang,
 			UseDet: det, UseCls: cls, Offline: offline, Threads: f.Settings.Threads,
 		}, prof)
 		if err != nil {
 			return nil, err
 		}
+		sys.Decode = DecoderFor(mode)
 		return &Predictor{System: sys, Det: det}, nil
 	}
 }

@@ -143,6 +143,8 @@ func TestServeFlags(t *testing.T) {
 	for _, tt := range []struct{ flag, value, wantErr string }{
 		{"profile", "v9", `--profile: unknown profile "v9"`},
 		{"batch", "0", "--batch must be at least 1"},
+		{"space-mode", "blanks", `--space-mode: unknown space mode "blanks"`},
+		{"lang", "fr", `--lang: unknown language "fr"`},
 	} {
 		cmd := &cobra.Command{}
 		load = Serve(f, cmd)

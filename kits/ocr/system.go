@@ -74,6 +74,7 @@ type System struct {
 	Cls     Model    // 0/180 angle classifier; nil: no classification
 	Chars   []string // CTC classes (LoadDict)
 	RecIn   RecShape // Rec's input height and minimum width (zero: PP-OCRv4's 48×320)
+	Decode  Decoder  // CTC decoder (DecoderFor); nil: CTCDecode, PaddleOCR's
 	Profile Profile
 }
 
@@ -142,5 +143,9 @@ func (s *System) recognize(crops []imgproc.Mat8) ([]RecResult, error) {
 			return nil, err
 		}
 	}
-	return s.RecIn.Recognize(s.Rec, crops, s.Chars, s.Profile.RecBatch)
+	dec := s.Decode
+	if dec == nil {
+		dec = CTCDecode
+	}
+	return s.RecIn.RecognizeWith(s.Rec, crops, s.Chars, s.Profile.RecBatch, dec)
 }

@@ -30,6 +30,7 @@ type CmdOptions struct {
 	MaxLines         int
 	WordGap          float64
 	ImageFormat      string
+	Doc              float64
 }
 
 // NewCmdSynth returns `paddle ocr synth`; runF replaces the run in tests.
@@ -87,6 +88,7 @@ characters, characters outside --charset dropped) or random strings over
 	fl.IntVar(&o.MaxLines, "max-lines", 8, "--det: at most this many lines per page")
 	fl.Float64Var(&o.WordGap, "word-gap", 0, "--det: widen each line's word gaps by up to this many space widths (uniform per line)")
 	fl.StringVar(&o.ImageFormat, "image-format", "jpg", "jpg or png")
+	fl.Float64Var(&o.Doc, "doc", 0, "share (0-1) of document-like lines: corpus words in varied case with prices, dates, times, e-mails, URLs, phone numbers, codes")
 	return cmd
 }
 
@@ -103,6 +105,10 @@ func (o *CmdOptions) Options() (Options, error) {
 	if err != nil {
 		return Options{}, err
 	}
+	if o.Doc < 0 || o.Doc > 1 {
+		return Options{}, fmt.Errorf("--doc %g: want a share between 0 and 1", o.Doc)
+	}
+	texts.Doc = o.Doc
 	fonts, err := LoadFonts(o.Fonts...)
 	if err != nil {
 		return Options{}, err

@@ -9,6 +9,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -246,5 +247,51 @@ func TestRenderMaskWordGap(t *testing.T) {
 	}
 	if d := wide.box[1].X - plain.box[1].X; math.Abs(d-4*space) > 1 {
 		t.Errorf("text box grew by %v px, want %v", d, 4*space)
+	}
+}
+
+func TestDocLines(t *testing.T) {
+	texts, err := NewTexts([]string{"The quick brown fox jumps over the lazy dog"}, "en", 1, 60)
+	if err != nil {
+		t.Fatal(err)
+	}
+	texts.Doc = 1
+	r := rand.New(rand.NewPCG(1, 2))
+	seen := map[string]bool{}
+	for range 400 {
+		s := texts.Pick(r)
+		if n := len([]rune(s)); n < 1 || n > 60 || strings.TrimSpace(s) != s || strings.Contains(s, "  ") {
+			t.Fatalf("line %q: length %d or spacing out of bounds", s, n)
+		}
+		for _, c := range s {
+			if !strings.ContainsRune(Charsets["en"], c) {
+				t.Fatalf("line %q: %q is outside the en charset", s, c)
+			}
+		}
+		for kind, re := range map[string]*regexp.Regexp{
+			"email": regexp.MustCompile(`[a-z0-9._-]+@[a-z]+\.[a-z.]+`),
+			"date":  regexp.MustCompile(`\d{4}-\d{2}-\d{2}|\d{2}/\d{2}/\d{4}`),
+			"price": regexp.MustCompile(`\$\d[\d,]*\.\d{2}`),
+			"url":   regexp.MustCompile(`https?://|www\.`),
+			"time":  regexp.MustCompile(`\d{1,2}:\d{2}`),
+			"upper": regexp.MustCompile(`\b[A-Z]{3,}\b`),
+		} {
+			if re.MatchString(s) {
+				seen[kind] = true
+			}
+		}
+	}
+	if len(seen) != 6 {
+		t.Errorf("kinds seen in 400 lines: %v", seen)
+	}
+	// deterministic for a seed
+	a, b := rand.New(rand.NewPCG(7, 7)), rand.New(rand.NewPCG(7, 7))
+	for range 20 {
+		if x, y := texts.Pick(a), texts.Pick(b); x != y {
+			t.Fatalf("%q != %q", x, y)
+		}
+	}
+	if thousands(1234567) != "1,234,567" || thousands(999) != "999" || thousands(1000) != "1,000" {
+		t.Error("thousands")
 	}
 }

@@ -25,7 +25,11 @@ type Texts struct {
 	Lines          []string // corpus lines; empty: random strings
 	Charset        []rune   // allowed characters (random strings draw from it)
 	MinLen, MaxLen int      // length range in characters (default 1–25)
-	allowed        map[rune]bool
+	// Doc is the share of samples that are document-like lines (docLine): corpus
+	// words in varied case mixed with prices, dates, times, e-mail addresses, URLs,
+	// phone numbers, codes and IDs.
+	Doc     float64
+	allowed map[rune]bool
 }
 
 // NewTexts builds a text source. charset is a preset name (digits, lower,
@@ -118,7 +122,9 @@ func ReadCorpus(path string) ([]string, error) {
 func (t *Texts) Pick(r *rand.Rand) string {
 	for range 50 {
 		var s string
-		if len(t.Lines) > 0 {
+		if t.Doc > 0 && r.Float64() < t.Doc {
+			s = t.docLine(r, t.MinLen+r.IntN(t.MaxLen-t.MinLen+1))
+		} else if len(t.Lines) > 0 {
 			s = t.window(t.Lines[r.IntN(len(t.Lines))], r)
 		} else {
 			s = t.random(r)
@@ -132,18 +138,7 @@ func (t *Texts) Pick(r *rand.Rand) string {
 
 // window takes a random run of whole words of line (after filtering) that fits MaxLen.
 func (t *Texts) window(line string, r *rand.Rand) string {
-	if t.allowed != nil {
-		line = strings.Map(func(c rune) rune {
-			if t.allowed[c] {
-				return c
-			}
-			if c == ' ' || c == '\t' {
-				return ' '
-			}
-			return -1
-		}, line)
-		line = strings.Join(strings.Fields(line), " ")
-	}
+	line = t.filter(line)
 	words := strings.Fields(line)
 	if len(words) == 0 {
 		return ""
@@ -158,6 +153,23 @@ func (t *Texts) window(line string, r *rand.Rand) string {
 		s = strings.TrimSpace(string(rs[:t.MaxLen]))
 	}
 	return s
+}
+
+// filter drops the characters outside Charset (when set) and collapses white space.
+func (t *Texts) filter(line string) string {
+	if t.allowed == nil {
+		return line
+	}
+	line = strings.Map(func(c rune) rune {
+		if t.allowed[c] {
+			return c
+		}
+		if c == ' ' || c == '\t' {
+			return ' '
+		}
+		return -1
+	}, line)
+	return strings.Join(strings.Fields(line), " ")
 }
 
 // random draws a string over Charset; spaces never lead, trail or double.

@@ -1,0 +1,189 @@
+package ocr
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"paddle/core/cli/cmdutil"
+	"paddle/core/cli/iostreams"
+	"paddle/core/hub"
+	"paddle/core/imgproc"
+	"paddle/core/onnx"
+	"paddle/core/onnx/onnxpb"
+	"paddle/core/runtime"
+	"paddle/core/tensor"
+)
+
+// gapRec reads a, blank (space class 0.3), b in every crop: "ab" under ctc, "a b" under gaps.
+type gapRec struct{}
+
+func (gapRec) Run(in map[string]*tensor.Tensor) (map[string]*tensor.Tensor, error) {
+	n := in["x"].Dim(0)
+	y := tensor.New(tensor.Float32, n, 3, 4)
+	for i := 0; i < n; i++ {
+		d := y.F32()[i*12:]
+		d[0*4+1], d[1*4+0], d[1*4+3], d[2*4+2] = 0.9, 0.7, 0.3, 0.9
+	}
+	return map[string]*tensor.Tensor{"y": y}, nil
+}
+
+// runLang runs predict with a fake system and returns its text output and the
+// Sources the loader was given.
+func runLang(t *testing.T, stdin string, args ...string) (string, Sources, error) {
+	t.Helper()
+	ios, in, out, _ := iostreams.Test()
+	in.WriteString(stdin)
+	f := &cmdutil.Factory{IOStreams: ios}
+	var got Sources
+	cmd := NewCmdPredict(f, func(o *PredictOptions) error {
+		o.load = func(_ context.Context, src Sources, p Profile) (*System, error) {
+			got = src
+			return &System{Det: blockDet{}, Rec: gapRec{}, Chars: []string{"blank", "a", "b", " "}, Profile: p}, nil
+		}
+		return predictRun(context.Background(), o)
+	})
+	cmd.SetArgs(args)
+	cmd.SilenceUsage, cmd.SilenceErrors = true, true
+	err := cmd.Execute()
+	return out.String(), got, err
+}
+
+func TestPredictLang(t *testing.T) {
+	line := filepath.Join("testdata", "images", "line.png")
+	for _, c := range []struct {
+		args []string
+		want string
+		lang string
+	}{
+		{[]string{line}, "ab\n", ""},
+		{[]string{"--lang", "ch", line}, "ab\n", "ch"},
+		{[]string{"--lang", "en", line}, "a b\n", "en"},
+		{[]string{"--lang", "en", "--space-mode", "ctc", line}, "ab\n", "en"},
+		{[]string{"--space-mode", "gaps", "--det=false", line}, "a b\n", ""},
+		{[]string{"--lang", "en", "--det=false", "-"}, "a b\n", "en"}, // paths on stdin
+	} {
+		out, src, err := runLang(t, line+"\n", c.args...)
+		if err != nil || out != c.want || src.Lang != map[string]string{"": "ch"}[c.lang]+c.lang {
+			t.Errorf("%v: %q %v (lang %q), want %q", c.args, out, err, src.Lang, c.want)
+		}
+	}
+	_, _, err := runLang(t, "", "--lang", "fr", line)
+	if err == nil || !strings.Contains(err.Error(), `--lang: unknown language "fr"`) {
+		t.Errorf("--lang fr: %v", err)
+	}
+}
+
+// headModel is Softmax(MatMul(x, W) + b) with W and b as Constant nodes: x [1, T, D].
+func headModel(w []float32, b []float32, D, C int) *onnxpb.Model {
+	konst := func(name string, t *onnxpb.Tensor) *onnxpb.Node {
+		return &onnxpb.Node{OpType: "Constant", Output: []string{name}, Attribute: []*onnxpb.Attribute{{Name: "value", Type: onnxpb.AttrTensor, T: t}}}
+	}
+	vi := func(name string, dims ...int64) *onnxpb.ValueInfo {
+		sh := &onnxpb.Shape{}
+		for _, d := range dims {
+			sh.Dim = append(sh.Dim, onnxpb.Dim{Value: d, HasValue: true})
+		}
+		return &onnxpb.ValueInfo{Name: name, Type: &onnxpb.TypeProto{TensorType: &onnxpb.TensorType{ElemType: onnxpb.Float, Shape: sh}}}
+	}
+	return &onnxpb.Model{IRVersion: 8, OpsetImport: []onnxpb.OpsetID{{Version: 13}}, Graph: &onnxpb.Graph{
+		Node: []*onnxpb.Node{
+			konst("w", onnxpb.FromFloat32s("w", []int64{int64(D), int64(C)}, w)),
+			konst("b", onnxpb.FromFloat32s("b", []int64{int64(C)}, b)),
+			{OpType: "MatMul", Input: []string{"x", "w"}, Output: []string{"mm"}},
+			{OpType: "Add", Input: []string{"mm", "b"}, Output: []string{"logits"}},
+			{OpType: "Softmax", Input: []string{"logits"}, Output: []string{"y"}, Attribute: []*onnxpb.Attribute{{Name: "axis", Type: onnxpb.AttrInt, I: 2}}},
+		},
+		Input:  []*onnxpb.ValueInfo{vi("x", 1, 2, int64(D))},
+		Output: []*onnxpb.ValueInfo{vi("y", 1, 2, int64(C))},
+	}}
+}
+
+func runHead(t *testing.T, m *onnxpb.Model, x []float32, D int) []float32 {
+	t.Helper()
+	g, err := onnx.Import(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := runtime.New(g, runtime.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := tensor.New(tensor.Float32, 1, 2, D)
+	copy(in.F32(), x)
+	out, err := runOne(p, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f32Data(out)
+}
+
+// The sliced head's softmax is the full head's, renormalised over the kept classes.
+func TestSliceRecHead(t *testing.T) {
+	const D, C = 3, 5
+	w := []float32{0.1, -0.4, 0.3, 0.9, -0.2, 0.5, 0.2, -0.7, 0.1, 0.4, -0.3, 0.8, 0.6, -0.1, 0.2}
+	b := []float32{0.05, -0.1, 0.2, 0, 0.3}
+	x := []float32{1, 0.5, -0.5, -1, 2, 0.25}
+	full := runHead(t, headModel(w, b, D, C), x, D)
+	keep := []int{0, 4, 2}
+	m := headModel(w, b, D, C)
+	if err := SliceRecHead(m, keep); err != nil {
+		t.Fatal(err)
+	}
+	if d := m.Graph.Output[0].Type.TensorType.Shape.Dim; d[2].Value != 3 {
+		t.Errorf("output dims %v", d)
+	}
+	got := runHead(t, m, x, D)
+	for s := 0; s < 2; s++ {
+		var sum float32
+		for _, k := range keep {
+			sum += full[s*C+k]
+		}
+		for j, k := range keep {
+			want := full[s*C+k] / sum
+			if d := got[s*3+j] - want; d > 1e-6 || d < -1e-6 {
+				t.Errorf("step %d class %d: %v, want %v", s, j, got[s*3+j], want)
+			}
+		}
+	}
+	if err := SliceRecHead(headModel(w, b, D, C), []int{0, 5}); err == nil || !strings.Contains(err.Error(), "class 5 out of range") {
+		t.Errorf("class out of range: %v", err)
+	}
+	bad := headModel(w, b, D, C)
+	bad.Graph.Node = bad.Graph.Node[:4]
+	if err := SliceRecHead(bad, keep); err == nil || !strings.Contains(err.Error(), "MatMul → Add → Softmax") {
+		t.Errorf("no softmax: %v", err)
+	}
+}
+
+func TestEnglishChars(t *testing.T) {
+	en, err := EnglishChars()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(en) != 96 || en[0] != "blank" || en[1] != "0" || en[95] != " " || en[94] != "/" {
+		t.Errorf("%d classes: %q", len(en), en)
+	}
+}
+
+// With the store's PP-OCRv4 files, the English recogniser reads the sample
+// line with spaces (skipped without them).
+func TestEnglishRecOnSample(t *testing.T) {
+	dir, ok := hub.Path("ppocrv4")
+	if !ok {
+		t.Skip("no ppocrv4 model in the store (paddle model pull ppocrv4)")
+	}
+	rec, chars, err := loadEnglishRec(dir, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	img := loadBGR(t, filepath.Join("images", "line.png"))
+	res, err := RecShape{}.RecognizeWith(rec, []imgproc.Mat8{img}, chars, 1, DecoderFor(SpaceGaps))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res[0].Text != "Hello World 123" || res[0].Score < 0.9 {
+		t.Errorf("%q %.3f, want \"Hello World 123\"", res[0].Text, res[0].Score)
+	}
+}

@@ -1,0 +1,46 @@
+// Command ocr_en_init writes the starting point of the English recogniser's
+// fine-tuning (docs/ocr.md, "Languages"): PP-OCRv4's recogniser from the model
+// store with its CTC head cut to configs/ocr/en_dict.txt + space
+// (ocr.EnglishRecModel, what `ocr predict --lang en` runs).
+//
+//	go run ./scripts/ocr_en_init -o en_PP-OCRv4_rec_init.onnx
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+
+	"paddle/core/hub"
+	"paddle/kits/ocr"
+)
+
+func main() {
+	out := flag.String("o", "en_PP-OCRv4_rec_init.onnx", "output ONNX file")
+	flag.Parse()
+	if err := run(*out); err != nil {
+		fmt.Fprintln(os.Stderr, "ocr_en_init:", err)
+		os.Exit(1)
+	}
+}
+
+func run(out string) error {
+	dir, err := hub.Ensure(context.Background(), "ppocrv4", false)
+	if err != nil {
+		return err
+	}
+	m, chars, err := ocr.EnglishRecModel(dir)
+	if err != nil {
+		return err
+	}
+	b, err := m.Marshal()
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(out, b, 0o644); err != nil {
+		return err
+	}
+	fmt.Printf("%s: %d bytes, %d classes\n", out, len(b), len(chars))
+	return nil
+}

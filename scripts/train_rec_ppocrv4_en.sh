@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# train_rec_ppocrv4_en.sh — the English recogniser of issue 23 (docs/ocr.md, "Languages"):
+# PP-OCRv4's recogniser with a new CTC head over en_dict + space, fine-tuned on synthetic
+# document-like English lines (configs/ocr/rec_ppocrv4_en.yaml).
+#
+#   train:  fortunes en without the dev categories, --doc 0.5 (prices, dates, e-mails, URLs,
+#           phone numbers, codes, mixed case), 1-60 characters, 14-48 px, default augmentation,
+#           fonts Roboto, Lato, Cantarell, Hack, Fira Code, Inconsolata, Noto Mono, EB Garamond,
+#           Comic Neue, Linux Libertine (none of them in the dev or test sets)
+#   eval:   scripts/ocr_heldout.sh's en-dev (DejaVu and Go fonts, fortunes computers/science/work/people)
+#   test:   scripts/ocr_heldout.sh's en-test (Liberation, FreeFont, Carlito, Open Sans; Brown corpus)
+#
+# Usage: scripts/train_rec_ppocrv4_en.sh [WORK_DIR]   (default ${PADDLE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/paddle}/rec_en)
+# Env: TRAIN_LINES (8000), EPOCHS (4), THREADS (2), PADDLE (binary; default bin/paddle), RESUME (1:
+# continue from WORK_DIR/out/latest when it is there).
+# Needs: fonts-roboto-unhinted fonts-lato fonts-cantarell fonts-hack fonts-firacode fonts-inconsolata
+#        fonts-noto-mono fonts-ebgaramond fonts-comic-neue fonts-linuxlibertine, and scripts/ocr_heldout.sh's.
+# Checkpoints: WORK_DIR/out/latest after every epoch and on SIGINT/SIGTERM; best by en-dev acc.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+C="${PADDLE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/paddle}"
+WORK="${1:-$C/rec_en}"
+TRAIN_LINES="${TRAIN_LINES:-8000}"
+EPOCHS="${EPOCHS:-4}"
+THREADS="${THREADS:-2}"
+P="${PADDLE:-bin/paddle}"
+mkdir -p "$WORK"
+T=/usr/share/fonts/truetype
+O=/usr/share/fonts/opentype
+FONTS="$T/roboto,$T/lato,$O/cantarell,$T/hack,$T/firacode,$T/inconsolata,$T/noto,$O/ebgaramond,$O/comic-neue,$O/linux-libertine"
+FO="$C/data/fortunes/en"
+if [ ! -s "$WORK/corpus_train.txt" ]; then
+  ls "$FO" | grep -v -x -e computers -e science -e work -e people | sed "s|^|$FO/|" | xargs cat \
+    | grep -v '^%$' | grep -P '^[\x20-\x7e]+$' | tr -s ' \t' ' ' | sed 's/^ *//' > "$WORK/corpus_train.txt"
+fi
+[ -s "$WORK/heldout/en-dev/rec_gt.txt" ] || PADDLE="$P" scripts/ocr_heldout.sh "$WORK/heldout" >/dev/null
+[ -s "$WORK/train/rec_gt.txt" ] || $P ocr synth --output "$WORK/train" --corpus "$WORK/corpus_train.txt" --charset en \
+  --doc 0.5 --min-len 1 --max-len 60 --min-size 14 --max-size 48 --fonts "$FONTS" --count "$TRAIN_LINES" --seed 23 --threads "$THREADS"
+[ -s "$WORK/en_PP-OCRv4_rec_init.onnx" ] || go run ./scripts/ocr_en_init -o "$WORK/en_PP-OCRv4_rec_init.onnx"
+resume=()
+if [ "${RESUME:-1}" = 1 ] && [ -d "$WORK/out/latest" ]; then resume=(--resume "$WORK/out/latest"); fi
+start=$(date +%s)
+$P ocr train -c ocr/rec_ppocrv4_en.yaml --threads "$THREADS" --output "$WORK/out" "${resume[@]}" \
+  -o Architecture.Backbone.model_file="$WORK/en_PP-OCRv4_rec_init.onnx" -o Global.epoch_num="$EPOCHS" \
+  -o Train.dataset.data_dir="$WORK/train" -o "Train.dataset.label_file_list=[$WORK/train/rec_gt.txt]" \
+  -o Eval.dataset.data_dir="$WORK/heldout/en-dev" -o "Eval.dataset.label_file_list=[$WORK/heldout/en-dev/rec_gt.txt]"
+echo "train_rec_ppocrv4_en: trained in $(( $(date +%s) - start ))s" >&2
+$P ocr export --weights "$WORK/out/best" --output "$WORK/export" >/dev/null
+for s in en-dev en-test; do
+  echo "$s: $(cut -f1 "$WORK/heldout/$s/rec_gt.txt" | sed "s#^#$WORK/heldout/$s/#" \
+    | $P ocr predict --det=false --format jsonl --rec-model "$WORK/export" --space-mode gaps - \
+    | go run ./scripts/bench/ocrlines -gt "$WORK/heldout/$s/rec_gt.txt")"
+done
