@@ -31,8 +31,8 @@ import (
 // Stages are numbered as PaddleClas names PP-LCNet's blocks, which is what
 // lr_mult_list indexes: 0 is the stem (the nodes before the second
 // convolution), 1..5 are blocks2..blocks6 whose outputs have strides 2, 4,
-// 8, 16 and 32. Features returns the outputs of stages 1..5; LCNet's
-// feature_maps [3, 4, 5] are the stride 8, 16 and 32 maps.
+// 8, 16 and 32. Stages returns the outputs of stages 1..5, Features those
+// of the stages feature_maps selects ([3, 4, 5]: strides 8, 16 and 32).
 //
 // Only the graph's Param constants (conv weights and biases, batch-norm
 // scale and shift) train; PP-LCNetV3's learnable affine blocks
@@ -45,9 +45,49 @@ type ImportedBackbone struct {
 	outputs  []string       // graph output names of stages 1..5
 	channels []int          // their channels
 	stage    map[string]int // parameter and buffer name → stage 0..5
+	maps     []int          // the stages Features returns (1..5)
+	train    StageTraining
 	// FreezeNorm keeps batch norm in inference mode while training (running
 	// statistics, not updated).
 	FreezeNorm bool
+}
+
+// ImportedOptions configure an ImportedBackbone from a config section (the
+// det kit's PPLCNetV3, the seg kit's model.backbone of type PPLCNetV3).
+type ImportedOptions struct {
+	ModelFile     string `yaml:"model_file"`   // default DefaultImportedModel
+	FeatureMaps   []int  `yaml:"feature_maps"` // stages 1..5 (strides 2..32) the neck takes; default [3, 4, 5]
+	FreezeNorm    bool   `yaml:"freeze_norm"`  // batch norm in inference mode while training
+	StageTraining `yaml:",inline"`
+}
+
+// DefaultImportedModel is the model file ImportedOptions import by default:
+// PP-OCRv4's text detector (PP-LCNetV3 ×0.75).
+const DefaultImportedModel = "ppocrv4:ch_PP-OCRv4_det_infer.onnx"
+
+// NewImported imports the backbone o describes; key names the config
+// section in errors.
+func NewImported(o ImportedOptions, key string) (*ImportedBackbone, error) {
+	if err := o.Check(key); err != nil {
+		return nil, err
+	}
+	if o.ModelFile == "" {
+		o.ModelFile = DefaultImportedModel
+	}
+	if len(o.FeatureMaps) == 0 {
+		o.FeatureMaps = []int{3, 4, 5}
+	}
+	for _, s := range o.FeatureMaps {
+		if s < 1 || s > 5 {
+			return nil, fmt.Errorf("%s.feature_maps: stage %d does not exist (1..5, strides 2..32)", key, s)
+		}
+	}
+	b, err := ImportBackbone(o.ModelFile)
+	if err != nil {
+		return nil, fmt.Errorf("%s.model_file: %w", key, err)
+	}
+	b.maps, b.train, b.FreezeNorm = append([]int(nil), o.FeatureMaps...), o.StageTraining, o.FreezeNorm
+	return b, nil
 }
 
 // importProbe is the input side used to measure strides.
@@ -127,7 +167,7 @@ func cutBackbone(g *graph.Graph) (*ImportedBackbone, error) {
 		}
 		prev = n.Out[0]
 	}
-	b := &ImportedBackbone{stage: stage, input: in.Name}
+	b := &ImportedBackbone{stage: stage, input: in.Name, maps: []int{3, 4, 5}}
 	g.Outputs, g.OutputNames = nil, nil
 	for s := 1; s <= 5; s++ {
 		if last[s] == nil {
@@ -146,8 +186,21 @@ func cutBackbone(g *graph.Graph) (*ImportedBackbone, error) {
 	return b, nil
 }
 
-// FeatureChannels returns the channels of the stage 1..5 maps.
-func (b *ImportedBackbone) FeatureChannels() []int { return append([]int(nil), b.channels...) }
+// StageChannels returns the channels of the stage 1..5 maps.
+func (b *ImportedBackbone) StageChannels() []int { return append([]int(nil), b.channels...) }
+
+// Channels returns the channels of the maps Features returns.
+func (b *ImportedBackbone) Channels() []int {
+	out := make([]int, len(b.maps))
+	for i, s := range b.maps {
+		out[i] = b.channels[s-1]
+	}
+	return out
+}
+
+// LRMult is the learning-rate multiplier of the parameter named name
+// (lr_mult_list and freeze_at of its stage; 1 for a name not in Params).
+func (b *ImportedBackbone) LRMult(name string) float64 { return b.train.Mult(b.Stage(name)) }
 
 // Stage returns the stage (0 stem, 1..5 blocks2..blocks6) of a parameter
 // or buffer, by its name in Params or Buffers; -1 when unknown.
@@ -164,9 +217,20 @@ func (b *ImportedBackbone) Params() []nn.Param { return b.mod.Params() }
 // Buffers are the batch-norm running statistics.
 func (b *ImportedBackbone) Buffers() []nn.Param { return b.mod.Buffers() }
 
-// Features maps images (N, 3, H, W) to the stage 1..5 maps, strides 2..32.
-// It panics with the graph's error on a bad input (a programmer error).
+// Features maps images (N, 3, H, W) to the maps of the selected stages
+// (feature_maps), fine to coarse.
 func (b *ImportedBackbone) Features(x *ag.Var, training bool) []*ag.Var {
+	all := b.Stages(x, training)
+	out := make([]*ag.Var, len(b.maps))
+	for i, s := range b.maps {
+		out[i] = all[s-1]
+	}
+	return out
+}
+
+// Stages maps images (N, 3, H, W) to the stage 1..5 maps, strides 2..32.
+// It panics with the graph's error on a bad input (a programmer error).
+func (b *ImportedBackbone) Stages(x *ag.Var, training bool) []*ag.Var {
 	out, err := b.mod.Run(map[string]*ag.Var{b.input: x}, training && !b.FreezeNorm)
 	if err != nil {
 		panic(err)

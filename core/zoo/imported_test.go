@@ -32,7 +32,7 @@ func TestImportedBackboneMatchesRuntime(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := b.FeatureChannels(), []int{32, 48, 96, 192, 384}; !slices.Equal(got, want) {
+	if got, want := b.StageChannels(), []int{32, 48, 96, 192, 384}; !slices.Equal(got, want) {
 		t.Fatalf("channels %v, want %v (PP-LCNetV3 ×0.75 blocks2..blocks6)", got, want)
 	}
 	if b.Stage("conv2d_0.w_0") != 0 || b.Stage("conv2d_394.w_0") != 1 || b.Stage("conv2d_396.w_0") != 2 || b.Stage("conv2d_414.w_0") != 5 {
@@ -64,7 +64,7 @@ func TestImportedBackboneMatchesRuntime(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := b.Features(ag.Const(x), false)
+	got := b.Stages(ag.Const(x), false)
 	for i, name := range b.outputs {
 		w, gt := want[name], got[i].T
 		if !gt.Shape().Equal(w.Shape()) {
