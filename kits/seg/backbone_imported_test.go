@@ -1,0 +1,59 @@
+package seg
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"paddle/core/hub"
+	pio "paddle/core/io"
+	"paddle/core/zoo"
+)
+
+// PP-LiteSeg on PP-OCRv4's imported PP-LCNetV3 (stride 8, 16, 32 maps)
+// trains through the command for 2 iterations: freeze_at 1 keeps the stem,
+// blocks2 and blocks3 exactly at the imported weights while blocks4..6 move.
+func TestTrainImportedBackbone(t *testing.T) {
+	if _, ok := hub.Path("ppocrv4"); !ok {
+		t.Skip("model store: ppocrv4 is not pulled (paddle model pull ppocrv4)")
+	}
+	dir := t.TempDir()
+	ds := filepath.Join(dir, "ds")
+	makeSynth(t, ds, 8, 2, 64)
+	y := strings.Replace(tinyConfig(ds, 2), "backbone: {type: STDC1, base: 16, layers: [1, 1, 1]}",
+		"backbone: {type: PPLCNetV3, model_file: "+zoo.DefaultImportedModel+", feature_maps: [3, 4, 5], freeze_at: 1, lr_mult_list: [1, 1, 1, 0.5, 1, 1]}", 1)
+	cfgPath := filepath.Join(dir, "tiny.yaml")
+	if err := os.WriteFile(cfgPath, []byte(y), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out")
+	if code, _, errOut := runPaddle(t, "seg", "train", "-c", cfgPath, "--output", out); code != 0 {
+		t.Fatalf("train: %s", errOut)
+	}
+	ck, err := pio.LoadCheckpoint(filepath.Join(out, "latest"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	orig, err := zoo.ImportBackbone(zoo.DefaultImportedModel)
+	if err != nil {
+		t.Fatal(err)
+	}
+	moved := make([]float64, 6)
+	for _, p := range orig.Params() {
+		got, ok := ck.Model[backbonePrefix+p.Name]
+		if !ok {
+			t.Fatalf("checkpoint has no %s%s", backbonePrefix, p.Name)
+		}
+		a, b := p.V.T.Float64s(), got.Float64s()
+		for i := range a {
+			moved[orig.Stage(p.Name)] += max(a[i]-b[i], b[i]-a[i])
+		}
+	}
+	t.Logf("sum |Δ| per stage: %v", moved)
+	for s, d := range moved {
+		if frozen := s <= 2; frozen != (d == 0) {
+			t.Errorf("stage %d: sum |Δ| %g, frozen %v", s, d, frozen)
+		}
+	}
+}
