@@ -3,6 +3,7 @@ package zoo
 import (
 	"fmt"
 	"math/bits"
+	"strings"
 
 	"paddle/core/ag"
 	"paddle/core/graph"
@@ -12,6 +13,7 @@ import (
 	"paddle/core/nn"
 	"paddle/core/onnx"
 	"paddle/core/op"
+	"paddle/core/tensor"
 )
 
 // ImportedBackbone is the backbone of an imported ONNX model, bound to
@@ -46,6 +48,7 @@ type ImportedBackbone struct {
 	channels []int          // their channels
 	stage    map[string]int // parameter and buffer name → stage 0..5
 	maps     []int          // the stages Features returns (1..5)
+	stemW    string         // the weight of the first convolution, which reads the image
 	train    StageTraining
 	// FreezeNorm keeps batch norm in inference mode while training (running
 	// statistics, not updated).
@@ -55,9 +58,13 @@ type ImportedBackbone struct {
 // ImportedOptions configure an ImportedBackbone from a config section (the
 // det kit's PPLCNetV3, the seg kit's model.backbone of type PPLCNetV3).
 type ImportedOptions struct {
-	ModelFile     string `yaml:"model_file"`   // default DefaultImportedModel
-	FeatureMaps   []int  `yaml:"feature_maps"` // stages 1..5 (strides 2..32) the neck takes; default [3, 4, 5]
-	FreezeNorm    bool   `yaml:"freeze_norm"`  // batch norm in inference mode while training
+	ModelFile   string `yaml:"model_file"`   // default DefaultImportedModel
+	FeatureMaps []int  `yaml:"feature_maps"` // stages 1..5 (strides 2..32) the neck takes; default [3, 4, 5]
+	FreezeNorm  bool   `yaml:"freeze_norm"`  // batch norm in inference mode while training
+	// ModelChannels is the channel order the imported model was trained on:
+	// BGR (default; PaddleOCR's readers decode with OpenCV) or RGB. The kits
+	// feed RGB, so for BGR the stem's input channels are reversed at import.
+	ModelChannels string `yaml:"model_channels"`
 	StageTraining `yaml:",inline"`
 }
 
@@ -85,6 +92,15 @@ func NewImported(o ImportedOptions, key string) (*ImportedBackbone, error) {
 	b, err := ImportBackbone(o.ModelFile)
 	if err != nil {
 		return nil, fmt.Errorf("%s.model_file: %w", key, err)
+	}
+	switch strings.ToUpper(o.ModelChannels) {
+	case "", "BGR":
+		if err := b.reverseInputChannels(); err != nil {
+			return nil, fmt.Errorf("%s.model_file: %w", key, err)
+		}
+	case "RGB":
+	default:
+		return nil, fmt.Errorf("%s.model_channels: want BGR or RGB, got %q", key, o.ModelChannels)
 	}
 	b.maps, b.train, b.FreezeNorm = append([]int(nil), o.FeatureMaps...), o.StageTraining, o.FreezeNorm
 	return b, nil
@@ -144,7 +160,7 @@ func cutBackbone(g *graph.Graph) (*ImportedBackbone, error) {
 	}
 	last := make([]*graph.Value, 6) // last value of each stage 1..5
 	stage := map[string]int{}
-	prev, cur, convs := in, 0, 0
+	prev, cur, convs, stemW := in, 0, 0, ""
 	for _, n := range g.Nodes {
 		chained := false
 		for _, v := range n.In {
@@ -154,7 +170,9 @@ func cutBackbone(g *graph.Graph) (*ImportedBackbone, error) {
 			break // the neck starts here
 		}
 		if n.Op.Name == "conv2d" {
-			convs++
+			if convs++; convs == 1 && len(n.In) > 1 && n.In[0] == in {
+				stemW = n.In[1].Name
+			}
 		}
 		if s := stageOf(n.Out[0]); s > 0 && convs > 1 {
 			cur = s
@@ -167,7 +185,7 @@ func cutBackbone(g *graph.Graph) (*ImportedBackbone, error) {
 		}
 		prev = n.Out[0]
 	}
-	b := &ImportedBackbone{stage: stage, input: in.Name, maps: []int{3, 4, 5}}
+	b := &ImportedBackbone{stage: stage, input: in.Name, maps: []int{3, 4, 5}, stemW: stemW}
 	g.Outputs, g.OutputNames = nil, nil
 	for s := 1; s <= 5; s++ {
 		if last[s] == nil {
@@ -184,6 +202,30 @@ func cutBackbone(g *graph.Graph) (*ImportedBackbone, error) {
 		return nil, err
 	}
 	return b, nil
+}
+
+// reverseInputChannels reverses the image channels the stem convolution
+// reads (BGR ↔ RGB).
+func (b *ImportedBackbone) reverseInputChannels() error {
+	for _, p := range b.mod.Params() {
+		if p.Name != b.stemW {
+			continue
+		}
+		w := p.V.T
+		s := w.Shape()
+		if w.DType() != tensor.Float32 || len(s) != 4 || s[1] != 3 || !w.IsContiguous() {
+			return fmt.Errorf("stem convolution %s: want float32 (O, 3, kh, kw), got %v %v", p.Name, w.DType(), s)
+		}
+		d, k := w.F32(), s[2]*s[3]
+		for o := range s[0] {
+			for j := range k {
+				i := o * 3 * k
+				d[i+j], d[i+2*k+j] = d[i+2*k+j], d[i+j]
+			}
+		}
+		return nil
+	}
+	return fmt.Errorf("no stem convolution reading the image")
 }
 
 // StageChannels returns the channels of the stage 1..5 maps.

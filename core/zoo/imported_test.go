@@ -4,11 +4,13 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 
 	"paddle/core/ag"
 	"paddle/core/hub"
 	"paddle/core/onnx"
+	"paddle/core/op"
 	"paddle/core/runtime"
 	"paddle/core/tensor"
 )
@@ -88,5 +90,40 @@ func TestImportedBackboneMatchesRuntime(t *testing.T) {
 func TestImportBackboneRejects(t *testing.T) {
 	if _, err := ImportBackbone("/nonexistent/model.onnx"); err == nil {
 		t.Error("a missing file: no error")
+	}
+}
+
+// NewImported reverses the stem's input channels for a BGR-trained model
+// (the default), so an RGB image gives what the imported model gives the
+// same image in BGR; model_channels RGB leaves them.
+func TestNewImportedChannelOrder(t *testing.T) {
+	ppocrv4Det(t)
+	plain, err := ImportBackbone(DefaultImportedModel)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rgb, err := NewImported(ImportedOptions{}, "PPLCNetV3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	same, err := NewImported(ImportedOptions{ModelChannels: "rgb", FeatureMaps: []int{5}}, "PPLCNetV3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := tensor.Rand(rand.New(rand.NewPCG(3, 4)), tensor.Float32, -1, 1, 1, 3, 64, 64)
+	bgr := op.Concat(1, op.Slice(x, []int{2}, []int{3}, []int{1}, nil), op.Slice(x, []int{1}, []int{2}, []int{1}, nil), op.Slice(x, []int{0}, []int{1}, []int{1}, nil))
+	want := plain.Stages(ag.Const(bgr), false)[4].T.Float64s()
+	got := rgb.Features(ag.Const(x), false)[2].T.Float64s()
+	asIs := same.Features(ag.Const(bgr), false)[0].T.Float64s()
+	for i := range want {
+		if math.Abs(got[i]-want[i]) > 1e-4 || math.Abs(asIs[i]-want[i]) > 1e-4 {
+			t.Fatalf("element %d: swapped %g, rgb as is %g, want %g", i, got[i], asIs[i], want[i])
+		}
+	}
+	if _, err := NewImported(ImportedOptions{ModelChannels: "HSV"}, "PPLCNetV3"); err == nil || !strings.Contains(err.Error(), "model_channels") {
+		t.Errorf("model_channels HSV: %v, want an error naming it", err)
+	}
+	if _, err := NewImported(ImportedOptions{FeatureMaps: []int{6}}, "PPLCNetV3"); err == nil || !strings.Contains(err.Error(), "feature_maps") {
+		t.Errorf("feature_maps [6]: %v, want an error naming it", err)
 	}
 }
