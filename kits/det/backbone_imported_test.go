@@ -52,7 +52,7 @@ func TestTrainImportedBackbone(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	orig, err := zoo.ImportBackbone(DefaultBackboneModel)
+	orig, err := zoo.NewImported(zoo.ImportedOptions{}, "PPLCNetV3") // as the config imports it (BGR stem reversed)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,11 +1,14 @@
 package seg
 
 import (
+	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
+	"paddle/core/config"
 	"paddle/core/hub"
 	pio "paddle/core/io"
 	"paddle/core/zoo"
@@ -35,7 +38,7 @@ func TestTrainImportedBackbone(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	orig, err := zoo.ImportBackbone(zoo.DefaultImportedModel)
+	orig, err := zoo.NewImported(zoo.ImportedOptions{}, "PPLCNetV3") // as the config imports it (BGR stem reversed)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,5 +58,35 @@ func TestTrainImportedBackbone(t *testing.T) {
 		if frozen := s <= 2; frozen != (d == 0) {
 			t.Errorf("stage %d: sum |Δ| %g, frozen %v", s, d, frozen)
 		}
+	}
+}
+
+// The shipped config builds PP-LiteSeg on the imported backbone, whose
+// frozen-or-not multipliers reach the optimizer through LRMult.
+func TestShippedImportedConfigBuilds(t *testing.T) {
+	if _, ok := hub.Path("ppocrv4"); !ok {
+		t.Skip("model store: ppocrv4 is not pulled (paddle model pull ppocrv4)")
+	}
+	c, err := config.Load(filepath.Join("..", "..", "configs", "seg", "pp_liteseg_synth_ppocrv4.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var model config.Component
+	if err := c.Decode("model", &model); err != nil {
+		t.Fatal(err)
+	}
+	m, err := buildModel(model, 9, rand.New(rand.NewPCG(1, 2)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pl := m.(*PPLiteSeg)
+	if _, ok := pl.Backbone.(*zoo.ImportedBackbone); !ok {
+		t.Fatalf("backbone %T, want the imported PP-LCNetV3", pl.Backbone)
+	}
+	if got := pl.Backbone.Channels(); !slices.Equal(got, []int{96, 192, 384}) {
+		t.Errorf("channels %v, want [96 192 384]", got)
+	}
+	if pl.LRMult("backbone.conv2d_0.w_0") != 1 || pl.LRMult("heads.0.cls.weight") != 1 {
+		t.Error("lr_mult_list all 1: want multiplier 1")
 	}
 }
