@@ -7,8 +7,14 @@ import (
 	"strings"
 	"testing"
 
+	"paddle/core/ag"
+	"paddle/core/config"
 	"paddle/core/hub"
 	pio "paddle/core/io"
+	"paddle/core/runtime"
+	"paddle/core/runtime/ortcheck"
+	"paddle/core/tensor"
+	"paddle/core/workflow"
 	"paddle/core/zoo"
 )
 
@@ -23,7 +29,7 @@ func ppocrv4(t *testing.T) {
 // PicoDet on the imported PP-OCRv4 backbone trains through the commands
 // (2 steps, Momentum with L2 and gradient clipping): freeze_at 0 keeps
 // the stem and blocks2 exactly at the imported weights, the other
-// stages move.
+// stages move; the trained model exports.
 func TestTrainImportedBackbone(t *testing.T) {
 	ppocrv4(t)
 	stamps, bgs := realPhotos(t)
@@ -86,6 +92,43 @@ func TestTrainImportedBackbone(t *testing.T) {
 			t.Errorf("stage %d did not train", s)
 		}
 	}
+	// The trained model exports; paddle's runtime and ONNX Runtime (when
+	// installed) on the export match the Go forward.
+	exp := filepath.Join(t.TempDir(), "exp")
+	if code, _, errOut := runPaddle(t, "det", "export", "--weights", filepath.Join(out, "latest"), "--output", exp); code != 0 {
+		t.Fatalf("export: %s", errOut)
+	}
+	c, err := config.Load(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wr, err := build(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	model, err := wr.(*runner).newModel()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := workflow.LoadCheckpoint(filepath.Join(out, "latest"), model, nil); err != nil {
+		t.Fatal(err)
+	}
+	x := tensor.Randn(rand.New(rand.NewPCG(9, 9)), tensor.Float32, 0, 1, 2, 3, 96, 96)
+	var scores *tensor.Tensor
+	ag.NoGrad(func() { scores = ag.Sigmoid(model.Run(ag.Const(x), false).Cls).T })
+	p, err := runtime.Load(filepath.Join(exp, "model.onnx"), runtime.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := p.Run(map[string]*tensor.Tensor{"image": x})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d, _ := tensor.MaxDiff(got["scores"], scores, 0, 0); d > 1e-5 {
+		t.Errorf("paddle runtime on the export: scores differ by %g", d)
+	}
+	ortcheck.Compare(t, filepath.Join(exp, "model.onnx"), map[string]*tensor.Tensor{"image": x},
+		ortcheck.Output{Name: "scores", Want: scores, Tol: 1e-4})
 }
 
 // LRMult gives the imported backbone's parameters their stage's

@@ -16,7 +16,9 @@ import (
 
 // PP-LiteSeg on PP-OCRv4's imported PP-LCNetV3 (stride 8, 16, 32 maps)
 // trains through the command for 2 iterations: freeze_at 1 keeps the stem,
-// blocks2 and blocks3 exactly at the imported weights while blocks4..6 move.
+// blocks2 and blocks3 exactly at the imported weights while blocks4..6
+// move; the trained model exports (paddle's runtime and ONNX Runtime, when
+// installed, match the Go forward).
 func TestTrainImportedBackbone(t *testing.T) {
 	if _, ok := hub.Path("ppocrv4"); !ok {
 		t.Skip("model store: ppocrv4 is not pulled (paddle model pull ppocrv4)")
@@ -59,6 +61,12 @@ func TestTrainImportedBackbone(t *testing.T) {
 			t.Errorf("stage %d: sum |Δ| %g, frozen %v", s, d, frozen)
 		}
 	}
+	// The trained model exports; the runtime on the export matches the Go forward.
+	exp := filepath.Join(dir, "export")
+	if code, _, errOut := runPaddle(t, "seg", "export", "--weights", filepath.Join(out, "latest"), "--output", exp); code != 0 {
+		t.Fatalf("export: %s", errOut)
+	}
+	checkExportNumerics(t, cfgPath, filepath.Join(out, "latest"), exp)
 }
 
 // The shipped config builds PP-LiteSeg on the imported backbone, whose
