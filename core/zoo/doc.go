@@ -8,5 +8,6 @@
 //	convbn.go   ConvBN: conv + batch norm + activation, the unit of every backbone
 //	resnet.go   ResNet (BasicBlock, Bottleneck)
 //	pplcnet.go  PPLCNet (DepthwiseSeparable, SEModule)
+//	imported.go ImportedBackbone: the chain backbone of an imported ONNX model (PP-OCRv4's PP-LCNetV3), trainable
 //	paddle_names.go  maps to PaddleClas parameter names, for loading .pdparams
 package zoo

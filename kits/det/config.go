@@ -239,7 +239,7 @@ func Schema() *config.Schema {
 		},
 		Components: map[string]map[string]any{
 			"architecture": {"PicoDet": (*PicoDetOpts)(nil)},
-			"*.backbone":   {"LCNet": (*LCNetOpts)(nil)},
+			"*.backbone":   {"LCNet": (*LCNetOpts)(nil), "PPLCNetV3": (*PPLCNetV3Opts)(nil)},
 			"*.neck":       {"LCPAN": (*LCPANOpts)(nil)},
 			"*.head":       {"PicoHeadV2": (*PicoHeadOpts)(nil)},
 		},

@@ -21,6 +21,7 @@ import (
 // focal loss and GIoU).
 type PicoDet struct {
 	Backbone *zoo.PPLCNet
+	Imported *zoo.ImportedBackbone // instead of Backbone: PPLCNetV3 (backbone_imported.go)
 	Neck     *LCPAN
 	Head     *PicoHead
 	featAt   []int // backbone block after which each level's map is taken
@@ -55,26 +56,35 @@ func NewPicoDet(bb LCNetOpts, nk LCPANOpts, hd PicoHeadOpts, numClasses int, r *
 		m.featAt = append(m.featAt, end)
 		chans = append(chans, back.Blocks[end].PW.Conv.Weight.T.Shape()[0])
 	}
-	if nk.NumFeatures != 0 && nk.NumFeatures != 3 {
-		return nil, fmt.Errorf("LCPAN.num_features: only 3 levels are supported, got %d", nk.NumFeatures)
-	}
-	if m.Neck, err = NewLCPAN(chans, nk, r); err != nil {
-		return nil, fmt.Errorf("LCPAN: %w", err)
-	}
-	if m.Head, err = NewPicoHead(nk.OutChannels, numClasses, hd, r); err != nil {
-		return nil, fmt.Errorf("PicoHeadV2: %w", err)
+	if err := m.buildNeckHead(chans, nk, hd, numClasses, r); err != nil {
+		return nil, err
 	}
 	return m, nil
 }
 
+// buildNeckHead builds the neck over backbone maps of chans channels, then the head.
+func (m *PicoDet) buildNeckHead(chans []int, nk LCPANOpts, hd PicoHeadOpts, numClasses int, r *rand.Rand) error {
+	if nk.NumFeatures != 0 && nk.NumFeatures != 3 {
+		return fmt.Errorf("LCPAN.num_features: only 3 levels are supported, got %d", nk.NumFeatures)
+	}
+	var err error
+	if m.Neck, err = NewLCPAN(chans, nk, r); err != nil {
+		return fmt.Errorf("LCPAN: %w", err)
+	}
+	if m.Head, err = NewPicoHead(nk.OutChannels, numClasses, hd, r); err != nil {
+		return fmt.Errorf("PicoHeadV2: %w", err)
+	}
+	return nil
+}
+
 // Params returns backbone.*, neck.*, head.*.
 func (m *PicoDet) Params() []nn.Param {
-	return nn.Collect("backbone", m.Backbone, "neck", m.Neck, "head", m.Head)
+	return nn.Collect("backbone", m.Backbone, "backbone", m.Imported, "neck", m.Neck, "head", m.Head)
 }
 
 // Buffers returns the batch norms' running statistics.
 func (m *PicoDet) Buffers() []nn.Param {
-	return nn.CollectBuffers("backbone", m.Backbone, "neck", m.Neck, "head", m.Head)
+	return nn.CollectBuffers("backbone", m.Backbone, "backbone", m.Imported, "neck", m.Neck, "head", m.Head)
 }
 
 // Output is the raw head output over all levels, anchors in level order
@@ -86,6 +96,9 @@ type Output struct {
 
 // Run maps images (N, 3, H, W), H and W multiples of 32, to head outputs.
 func (m *PicoDet) Run(x *ag.Var, training bool) Output {
+	if m.Imported != nil {
+		return m.Head.Forward(m.Neck.Forward(m.Imported.Features(x, training), training), training)
+	}
 	x = m.Backbone.Stem.Forward(x, training)
 	var feats []*ag.Var
 	k := 0

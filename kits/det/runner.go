@@ -37,6 +37,7 @@ type runner struct {
 	emaDecay   float64 // ema_decay (default 0.9998)
 	emaType    string  // ema_decay_type: threshold (default) or exponential
 	backbone   LCNetOpts
+	imported   *PPLCNetV3Opts // backbone PPLCNetV3 (instead of LCNet)
 	neck       LCPANOpts
 	head       PicoHeadOpts
 	loss       lossConfig
@@ -84,15 +85,20 @@ func build(cfg *config.Config) (workflow.Runner, error) {
 	if err := arch.Decode(&pico); err != nil {
 		return nil, err
 	}
-	if pico.Backbone.Name != "LCNet" || pico.Neck.Name != "LCPAN" || pico.Head.Name != "PicoHeadV2" {
-		return nil, fmt.Errorf("%s: PicoDet: want backbone LCNet, neck LCPAN, head PicoHeadV2", cfg.File)
+	if (pico.Backbone.Name != "LCNet" && pico.Backbone.Name != "PPLCNetV3") || pico.Neck.Name != "LCPAN" || pico.Head.Name != "PicoHeadV2" {
+		return nil, fmt.Errorf("%s: PicoDet: want backbone LCNet or PPLCNetV3, neck LCPAN, head PicoHeadV2", cfg.File)
 	}
 	r.backbone = LCNetOpts{Scale: 0.75}
 	r.neck = LCPANOpts{OutChannels: 96}
+	var bb any = &r.backbone
+	if pico.Backbone.Name == "PPLCNetV3" {
+		r.imported = &PPLCNetV3Opts{}
+		bb = r.imported
+	}
 	for _, p := range []struct {
 		c config.Component
 		v any
-	}{{pico.Backbone, &r.backbone}, {pico.Neck, &r.neck}, {pico.Head, &r.head}} {
+	}{{pico.Backbone, bb}, {pico.Neck, &r.neck}, {pico.Head, &r.head}} {
 		if err := p.c.Decode(p.v); err != nil {
 			return nil, err
 		}
@@ -120,6 +126,9 @@ func build(cfg *config.Config) (workflow.Runner, error) {
 }
 
 func (r *runner) newModel() (*PicoDet, error) {
+	if r.imported != nil {
+		return NewPicoDetImported(*r.imported, r.neck, r.head, r.numClasses, rand.New(rand.NewPCG(r.seed, 1)))
+	}
 	return NewPicoDet(r.backbone, r.neck, r.head, r.numClasses, rand.New(rand.NewPCG(r.seed, 1)))
 }
 

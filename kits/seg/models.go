@@ -37,7 +37,7 @@ func newModels() *config.Registry[struct{}, modelSpec] {
 	r := config.NewRegistry[struct{}, modelSpec]("model")
 	config.Add(r, "PPLiteSeg", PPLiteSegOpts{}, func(_ config.Component, o PPLiteSegOpts, _ struct{}) (modelSpec, error) {
 		var b BackboneOpts
-		if o.Backbone.Name != "" {
+		if o.Backbone.Name != "" && o.Backbone.Name != importedBackbone {
 			if err := o.Backbone.Decode(&b); err != nil {
 				return modelSpec{}, err
 			}
@@ -77,9 +77,9 @@ func buildModel(c config.Component, numClasses int, r *rand.Rand) (Model, error)
 // STDC1 (PaddleSeg's name for the class).
 var backbones = newBackbones()
 
-func newBackbones() *config.Registry[*rand.Rand, *zoo.STDCNet] {
-	r := config.NewRegistry[*rand.Rand, *zoo.STDCNet]("backbone")
-	stdc := func(c config.Component, b BackboneOpts, r *rand.Rand) (*zoo.STDCNet, error) {
+func newBackbones() *config.Registry[*rand.Rand, Backbone] {
+	r := config.NewRegistry[*rand.Rand, Backbone]("backbone")
+	stdc := func(c config.Component, b BackboneOpts, r *rand.Rand) (Backbone, error) {
 		bb, err := zoo.NewSTDCNet(b.STDCOptions, r)
 		if err != nil {
 			return nil, c.Errorf("%v", err)
@@ -89,11 +89,12 @@ func newBackbones() *config.Registry[*rand.Rand, *zoo.STDCNet] {
 	config.Add(r, "STDC1", BackboneOpts{STDCOptions: zoo.STDCOptions{Layers: []int{2, 2, 2}}}, stdc)
 	config.Add(r, "STDC2", BackboneOpts{STDCOptions: zoo.STDCOptions{Layers: []int{4, 5, 3}}}, stdc)
 	config.Add(r, "STDCNet", BackboneOpts{STDCOptions: zoo.STDCOptions{Layers: []int{2, 2, 2}}}, stdc)
+	config.Add(r, importedBackbone, zoo.ImportedOptions{}, newImportedBackbone)
 	return r
 }
 
 // buildBackbone makes the backbone c names (STDC1 when the config names none).
-func buildBackbone(c config.Component, r *rand.Rand) (*zoo.STDCNet, error) {
+func buildBackbone(c config.Component, r *rand.Rand) (Backbone, error) {
 	if c.Name == "" {
 		c.Name = "STDC1"
 	}
@@ -151,13 +152,13 @@ func params(buffers bool, pairs ...any) []nn.Param {
 
 // PPLiteSeg is the real-time network (see PPLiteSegOpts).
 type PPLiteSeg struct {
-	Backbone *zoo.STDCNet
+	Backbone Backbone
 	SPPM     *sppm
 	ARMs     []*uafm    // strides 8, 16, 32
 	Heads    []*segHead // one per ARM output
 }
 
-func newPPLiteSeg(o PPLiteSegOpts, bb *zoo.STDCNet, r *rand.Rand) (*PPLiteSeg, error) {
+func newPPLiteSeg(o PPLiteSegOpts, bb Backbone, r *rand.Rand) (*PPLiteSeg, error) {
 	if o.ArmOutChs == nil {
 		o.ArmOutChs = []int{64, 96, 128}
 	}

@@ -1,10 +1,8 @@
 package rectrain
 
 import (
-	"context"
 	"fmt"
 	"path/filepath"
-	"regexp"
 
 	"paddle/core/ag"
 	"paddle/core/graph"
@@ -31,25 +29,9 @@ type ONNXModelOpts struct {
 	FreezeBN bool `yaml:"freeze_bn"`
 }
 
-// storeRef matches "<store model>:<file>".
-var storeRef = regexp.MustCompile(`^([a-z][a-z0-9_-]+):([^/\\].*)$`)
-
 // ResolveStorePath maps "<store model>:<file>" to the file in the model store,
 // pulling the model on first use; other paths are returned unchanged.
-func ResolveStorePath(p string) (string, error) {
-	m := storeRef.FindStringSubmatch(p)
-	if m == nil {
-		return p, nil
-	}
-	dir, ok := hub.Path(m[1])
-	if !ok {
-		var err error
-		if dir, err = hub.Ensure(context.Background(), m[1], false); err != nil {
-			return "", fmt.Errorf("%s: %w", p, err)
-		}
-	}
-	return filepath.Join(dir, m[2]), nil
-}
+func ResolveStorePath(p string) (string, error) { return hub.ResolveFile(p) }
 
 // importedRec is a recognition network imported from ONNX and bound to autograd.
 type importedRec struct {
