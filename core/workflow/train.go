@@ -54,7 +54,7 @@ func (t *Task[B]) Train(ctx context.Context, env Env, configYAML []byte) (err er
 		}
 		slog.Info("resumed", "from", from, "epoch", st.Epoch, "batch", st.Batch, "step", st.Step)
 	}
-	if d, err = t.distribute(env.Comm, &st); err != nil {
+	if d, err = t.distribute(env.Comm, env.SyncBN, &st); err != nil {
 		return err
 	}
 	if !d.root() {
@@ -187,12 +187,17 @@ func (t *Task[B]) Train(ctx context.Context, env Env, configYAML []byte) (err er
 // distribute joins the run to comm's ranks (nil: alone): rank 0's weights
 // everywhere, this rank's part of the data, and a mid-epoch resume point
 // st saved with another number of ranks moved to the same samples.
-func (t *Task[B]) distribute(comm dist.Comm, st *State) (*ranks, error) {
+func (t *Task[B]) distribute(comm dist.Comm, syncBN bool, st *State) (*ranks, error) {
 	d, err := newRanks(comm, t.Model)
 	if err != nil {
 		return nil, err
 	}
 	n := d.c.Size()
+	if d.many() && syncBN {
+		if k := nn.SyncBatchNorm(t.Model, d.c); d.root() {
+			slog.Info("synchronised batch norm", "layers", k)
+		}
+	}
 	if d.many() {
 		if t.shard == nil {
 			return nil, errors.New("this model's training data cannot be split across ranks yet: train alone (-o Global.distributed=off, without mpirun)")
@@ -252,15 +257,19 @@ func (t *Task[B]) Eval(ctx context.Context) (rep metric.Report, err error) {
 	return t.Metric.Result(), nil
 }
 
-// guard turns an *op.ShapeError raised while running a model into an error.
-// Any other panic is a bug and keeps its stack.
+// guard turns an *op.ShapeError raised while running a model, or an
+// *nn.CollectiveError of a synchronised batch norm, into an error. Any
+// other panic is a bug and keeps its stack.
 func guard(err *error) {
 	if r := recover(); r != nil {
-		se, ok := r.(*op.ShapeError)
-		if !ok {
+		switch e := r.(type) {
+		case *op.ShapeError:
+			*err = fmt.Errorf("model: %w", e)
+		case *nn.CollectiveError:
+			*err = e
+		default:
 			panic(r)
 		}
-		*err = fmt.Errorf("model: %w", se)
 	}
 }
 
