@@ -85,7 +85,7 @@ func SyncBatchNorm(m Module, r Reducer) int {
 }
 
 // syncForward is Forward in training over all ranks' samples: the mean and
-// the biased variance (two passes, as the fused kernel) from sums
+// the biased variance (two passes, in float64) from sums
 // all-reduced across ranks, the running statistics from those.
 func (b *BatchNorm) syncForward(x, w, bias *ag.Var) *ag.Var {
 	s := x.Shape()
@@ -99,9 +99,13 @@ func (b *BatchNorm) syncForward(x, w, bias *ag.Var) *ag.Var {
 		panic(&CollectiveError{err})
 	}
 	n := count[0]
+	// in float64, as the fused kernel accumulates: float32 sums over a
+	// whole batch's pixels lose digits a single process keeps
+	dt := x.DType()
+	x64, w64, b64 := ag.Cast(x, tensor.Float64), ag.Cast(w, tensor.Float64), ag.Cast(bias, tensor.Float64)
 	all := allReduce(b.sync)
-	mean := ag.MulScalar(all(ag.Sum(x, axes, true)), 1/n)
-	d := ag.Sub(x, mean)
+	mean := ag.MulScalar(all(ag.Sum(x64, axes, true)), 1/n)
+	d := ag.Sub(x64, mean)
 	v := ag.MulScalar(all(ag.Sum(ag.Mul(d, d), axes, true)), 1/n)
 	shape := make([]int, len(s))
 	for i := range shape {
@@ -109,9 +113,9 @@ func (b *BatchNorm) syncForward(x, w, bias *ag.Var) *ag.Var {
 	}
 	shape[1] = c
 	y := ag.Mul(d, ag.Rsqrt(ag.AddScalar(v, b.eps)))
-	y = ag.Add(ag.Mul(y, ag.Reshape(w, shape...)), ag.Reshape(bias, shape...))
+	y = ag.Add(ag.Mul(y, ag.Reshape(w64, shape...)), ag.Reshape(b64, shape...))
 	b.track(mean.T, v.T, int(n))
-	return y
+	return ag.Cast(y, dt)
 }
 
 // allReduce returns the differentiable sum over r's ranks: the forward
