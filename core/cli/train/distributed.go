@@ -46,7 +46,11 @@ func useSyncBN(cfg *config.Config) (bool, error) {
 	}
 	var b bool
 	if err := n.Decode(&b); err != nil {
-		return false, config.Usage(fmt.Errorf("%s:%d: Global.use_sync_bn: %q, want true or false", cfg.File, n.Line, n.Value))
+		at := "-o"
+		if n.Line > 0 {
+			at = fmt.Sprintf("%s:%d", cfg.File, n.Line)
+		}
+		return false, config.Usage(fmt.Errorf("%s: Global.use_sync_bn: %q, want true or false", at, n.Value))
 	}
 	return b, nil
 }
