@@ -118,3 +118,39 @@ func TestDistributedSyncBN(t *testing.T) {
 		}
 	}
 }
+
+// TestDistributedKeepsSteps: a schedule counted in steps (MaxSteps, as
+// PaddleSeg's iters) makes as many steps of the global batch on 2 ranks as
+// alone, though each rank's epochs are shorter: 2 ranks of batch 6 with
+// epochs sized for batch 6 alone (1 epoch of 8 steps covers 6 steps) end
+// where one process of batch 12 ends after 6 steps.
+func TestDistributedKeepsSteps(t *testing.T) {
+	one, lin := loaderTask(t, 12, 10, nil)
+	one.Schedule = Schedule{Epochs: 2, MaxSteps: 6, LogEvery: 1000}
+	if err := one.Train(context.Background(), Env{Output: t.TempDir()}, []byte("Global: {}\n")); err != nil {
+		t.Fatal(err)
+	}
+	want := append(lin.Params()[0].V.T.F32(), lin.Params()[1].V.T.F32()...)
+	comms := dist.Group(2)
+	ws := make([][]float32, 2)
+	errs := make([]error, 2)
+	out := t.TempDir()
+	var wg sync.WaitGroup
+	for r := range 2 {
+		task, l := loaderTask(t, 6, uint64(10+r), nil)
+		task.Schedule = Schedule{Epochs: (6 + task.StepsPerEpoch - 1) / task.StepsPerEpoch, MaxSteps: 6, LogEvery: 1000}
+		wg.Go(func() {
+			errs[r] = task.Train(context.Background(), Env{Output: out, Comm: comms[r]}, []byte("Global: {}\n"))
+			ws[r] = append(l.Params()[0].V.T.F32(), l.Params()[1].V.T.F32()...)
+		})
+	}
+	wg.Wait()
+	for r := range 2 {
+		if errs[r] != nil {
+			t.Fatalf("rank %d: %v", r, errs[r])
+		}
+		if d := relDiff(ws[r], want); d > 1e-5 {
+			t.Errorf("rank %d weights %v, one process %v (relative difference %.2g)", r, ws[r], want, d)
+		}
+	}
+}

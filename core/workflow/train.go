@@ -43,9 +43,6 @@ func (t *Task[B]) Train(ctx context.Context, env Env, configYAML []byte) (err er
 		}
 	}()
 	defer guard(&err)
-	sch := t.Schedule
-	sch.LogEvery = cmpOr(sch.LogEvery, 50)
-	sch.AccumSteps = cmpOr(sch.AccumSteps, 1)
 	st := State{Seed: t.Seed, BestMetric: -1}
 	if env.Resume != "" {
 		var from string
@@ -57,6 +54,9 @@ func (t *Task[B]) Train(ctx context.Context, env Env, configYAML []byte) (err er
 	if d, err = t.distribute(env.Comm, env.SyncBN, &st); err != nil {
 		return err
 	}
+	sch := t.Schedule // as distribute left it
+	sch.LogEvery = cmpOr(sch.LogEvery, 50)
+	sch.AccumSteps = cmpOr(sch.AccumSteps, 1)
 	if !d.root() {
 		env.IO.Progress = nil
 	}
@@ -202,10 +202,12 @@ func (t *Task[B]) distribute(comm dist.Comm, syncBN bool, st *State) (*ranks, er
 		if t.shard == nil {
 			return nil, errors.New("this model's training data cannot be split across ranks yet: train alone (-o Global.distributed=off, without mpirun)")
 		}
+		alone := t.StepsPerEpoch
 		t.shard(d.c.Rank(), n)
 		if t.StepsPerEpoch == 0 {
 			return nil, fmt.Errorf("the training set gives no batch per rank with %d ranks", n)
 		}
+		t.keepSteps(alone, *st)
 		if t.reschedule != nil { // the schedule's epochs are of global batches
 			if err := t.reschedule(t.StepsPerEpoch); err != nil {
 				return nil, err
@@ -226,6 +228,27 @@ func (t *Task[B]) distribute(comm dist.Comm, syncBN bool, st *State) (*ranks, er
 		st.Ranks, st.GlobalBatch = n, global
 	}
 	return d, nil
+}
+
+// keepSteps fits a schedule counted in steps (MaxSteps: PaddleSeg's iters)
+// to epochs of t.StepsPerEpoch steps instead of alone (a rank's share):
+// the run still makes MaxSteps optimizer steps of the global batch, as
+// PaddleSeg's iters do on several cards, with enough epochs for them from
+// the resume point st, and evaluates and saves about as many steps apart.
+func (t *Task[B]) keepSteps(alone int, st State) {
+	s := &t.Schedule
+	per := t.StepsPerEpoch
+	if s.MaxSteps <= 0 || per == alone {
+		return
+	}
+	s.Epochs = max((s.MaxSteps+per-1)/per, st.Epoch+(s.MaxSteps-st.Step+per-1)/per)
+	rescale := func(every int) int {
+		if every <= 0 {
+			return every
+		}
+		return max(1, (every*alone+per/2)/per)
+	}
+	s.EvalEvery, s.SaveEvery = rescale(s.EvalEvery), rescale(s.SaveEvery)
 }
 
 func (t *Task[B]) done(st State) bool {
