@@ -55,7 +55,7 @@ func (e *Error) Unwrap() error { return e.Err }
 // Keys the schema knows are never ignored. Change it only before loading.
 var Ignored = map[string]bool{
 	"use_gpu": true, "use_xpu": true, "use_npu": true, "use_mlu": true, "use_gcu": true,
-	"device": true, "distributed": true, "find_unused_parameters": true,
+	"device": true, "distributed": true, "find_unused_parameters": true, "use_sync_bn": true,
 	"use_visualdl": true, "use_wandb": true, "wandb": true, "use_tensorboard": true,
 	"use_amp": true, "amp_level": true, "amp_dtype": true, "AMP": true,
 	"amp_custom_black_list": true, "amp_custom_white_list": true,

@@ -66,9 +66,20 @@ func BenchmarkMPIAllreduce(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	for _, n := range []int{21386, 25 << 20 / 4} {
+	// the gradients of shipped configs (parameters, as `train` logs them)
+	// and one full bucket (docs/distributed.md's table)
+	for _, m := range []struct {
+		name string
+		n    int
+	}{
+		{"lenet_digits", 21386}, {"lenet_mnist", 61706}, {"gin_bzr", 68929}, {"rec_crnn_en", 193440},
+		{"pplcnet_mnist", 338858}, {"picodet_xs", 402472}, {"resnet_mnist", 701178}, {"unet_synth", 840073},
+		{"picodet_s", 852448}, {"pp_liteseg", 1122883}, {"ner_bilstm_crf", 1807354}, {"picodet_m", 1829336},
+		{"bucket", 25 << 20 / 4},
+	} {
+		n := m.n
 		buf := c.NewF32(n)
-		b.Run(strconv.Itoa(4*n)+"B", func(b *testing.B) {
+		b.Run(m.name+"_"+strconv.Itoa(4*n)+"B", func(b *testing.B) {
 			b.SetBytes(int64(4 * n))
 			for b.Loop() {
 				if err := c.AllreduceF32(buf); err != nil {

@@ -34,7 +34,8 @@ type BatchNorm struct {
 	RunningMean, RunningVar *ag.Var // (C) buffers
 	NumBatchesTracked       *ag.Var // scalar int64 buffer, as PyTorch keeps it
 	eps, momentum           float64
-	ranks                   []int // accepted input ranks
+	ranks                   []int   // accepted input ranks
+	sync                    Reducer // non-nil: statistics over all ranks (SyncBatchNorm)
 }
 
 var _ Layer = (*BatchNorm)(nil)
@@ -93,6 +94,9 @@ func (b *BatchNorm) Forward(x *ag.Var, training bool) *ag.Var {
 	w, bias := b.Weight, b.Bias
 	if w == nil {
 		w, bias = ag.Const(tensor.Ones(x.DType(), c)), ag.Const(tensor.New(x.DType(), c))
+	}
+	if training && b.sync != nil {
+		return b.syncForward(x, w, bias)
 	}
 	if training {
 		y, mean, v := ag.BatchNormTrain(x, w, bias, b.eps)

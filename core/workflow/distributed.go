@@ -81,6 +81,19 @@ func bcast(c dist.Comm, t *tensor.Tensor) error {
 		return c.BcastF32(t.F32(), 0)
 	case tensor.Float64:
 		return c.BcastF64(t.F64(), 0)
+	case tensor.Int64: // counters (batch norm's num_batches_tracked): exact below 2⁵³
+		v := t.I64()
+		f := make([]float64, len(v))
+		for i, x := range v {
+			f[i] = float64(x)
+		}
+		if err := c.BcastF64(f, 0); err != nil {
+			return err
+		}
+		for i, x := range f {
+			v[i] = int64(x)
+		}
+		return nil
 	}
 	return fmt.Errorf("dtype %v cannot be broadcast", t.DType())
 }

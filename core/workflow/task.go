@@ -115,6 +115,10 @@ type Env struct {
 	// Comm is the job a distributed training run belongs to (nil: alone).
 	// Rank 0 logs, evaluates and writes checkpoints.
 	Comm dist.Comm
+	// SyncBN (Global.use_sync_bn) makes the model's batch norms compute
+	// their training statistics over all ranks' samples (nn.SyncBatchNorm)
+	// in a distributed run; per rank otherwise, as PaddlePaddle's default.
+	SyncBN bool
 }
 
 // Runner is a kit's tasks with their types erased: the shared verbs talk to it.

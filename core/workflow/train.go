@@ -43,9 +43,6 @@ func (t *Task[B]) Train(ctx context.Context, env Env, configYAML []byte) (err er
 		}
 	}()
 	defer guard(&err)
-	sch := t.Schedule
-	sch.LogEvery = cmpOr(sch.LogEvery, 50)
-	sch.AccumSteps = cmpOr(sch.AccumSteps, 1)
 	st := State{Seed: t.Seed, BestMetric: -1}
 	if env.Resume != "" {
 		var from string
@@ -54,9 +51,12 @@ func (t *Task[B]) Train(ctx context.Context, env Env, configYAML []byte) (err er
 		}
 		slog.Info("resumed", "from", from, "epoch", st.Epoch, "batch", st.Batch, "step", st.Step)
 	}
-	if d, err = t.distribute(env.Comm, &st); err != nil {
+	if d, err = t.distribute(env.Comm, env.SyncBN, &st); err != nil {
 		return err
 	}
+	sch := t.Schedule // as distribute left it
+	sch.LogEvery = cmpOr(sch.LogEvery, 50)
+	sch.AccumSteps = cmpOr(sch.AccumSteps, 1)
 	if !d.root() {
 		env.IO.Progress = nil
 	}
@@ -187,20 +187,27 @@ func (t *Task[B]) Train(ctx context.Context, env Env, configYAML []byte) (err er
 // distribute joins the run to comm's ranks (nil: alone): rank 0's weights
 // everywhere, this rank's part of the data, and a mid-epoch resume point
 // st saved with another number of ranks moved to the same samples.
-func (t *Task[B]) distribute(comm dist.Comm, st *State) (*ranks, error) {
+func (t *Task[B]) distribute(comm dist.Comm, syncBN bool, st *State) (*ranks, error) {
 	d, err := newRanks(comm, t.Model)
 	if err != nil {
 		return nil, err
 	}
 	n := d.c.Size()
+	if d.many() && syncBN {
+		if k := nn.SyncBatchNorm(t.Model, d.c); d.root() {
+			slog.Info("synchronised batch norm", "layers", k)
+		}
+	}
 	if d.many() {
 		if t.shard == nil {
 			return nil, errors.New("this model's training data cannot be split across ranks yet: train alone (-o Global.distributed=off, without mpirun)")
 		}
+		alone := t.StepsPerEpoch
 		t.shard(d.c.Rank(), n)
 		if t.StepsPerEpoch == 0 {
 			return nil, fmt.Errorf("the training set gives no batch per rank with %d ranks", n)
 		}
+		t.keepSteps(alone, *st)
 		if t.reschedule != nil { // the schedule's epochs are of global batches
 			if err := t.reschedule(t.StepsPerEpoch); err != nil {
 				return nil, err
@@ -221,6 +228,27 @@ func (t *Task[B]) distribute(comm dist.Comm, st *State) (*ranks, error) {
 		st.Ranks, st.GlobalBatch = n, global
 	}
 	return d, nil
+}
+
+// keepSteps fits a schedule counted in steps (MaxSteps: PaddleSeg's iters)
+// to epochs of t.StepsPerEpoch steps instead of alone (a rank's share):
+// the run still makes MaxSteps optimizer steps of the global batch, as
+// PaddleSeg's iters do on several cards, with enough epochs for them from
+// the resume point st, and evaluates and saves about as many steps apart.
+func (t *Task[B]) keepSteps(alone int, st State) {
+	s := &t.Schedule
+	per := t.StepsPerEpoch
+	if s.MaxSteps <= 0 || per == alone {
+		return
+	}
+	s.Epochs = max((s.MaxSteps+per-1)/per, st.Epoch+(s.MaxSteps-st.Step+per-1)/per)
+	rescale := func(every int) int {
+		if every <= 0 {
+			return every
+		}
+		return max(1, (every*alone+per/2)/per)
+	}
+	s.EvalEvery, s.SaveEvery = rescale(s.EvalEvery), rescale(s.SaveEvery)
 }
 
 func (t *Task[B]) done(st State) bool {
@@ -252,15 +280,19 @@ func (t *Task[B]) Eval(ctx context.Context) (rep metric.Report, err error) {
 	return t.Metric.Result(), nil
 }
 
-// guard turns an *op.ShapeError raised while running a model into an error.
-// Any other panic is a bug and keeps its stack.
+// guard turns an *op.ShapeError raised while running a model, or an
+// *nn.CollectiveError of a synchronised batch norm, into an error. Any
+// other panic is a bug and keeps its stack.
 func guard(err *error) {
 	if r := recover(); r != nil {
-		se, ok := r.(*op.ShapeError)
-		if !ok {
+		switch e := r.(type) {
+		case *op.ShapeError:
+			*err = fmt.Errorf("model: %w", e)
+		case *nn.CollectiveError:
+			*err = e
+		default:
 			panic(r)
 		}
-		*err = fmt.Errorf("model: %w", se)
 	}
 }
 

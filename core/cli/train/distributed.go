@@ -36,6 +36,25 @@ func openComm(cfg *config.Config) (dist.Comm, error) {
 	return c, nil
 }
 
+// useSyncBN reads Global.use_sync_bn (PaddleOCR's and PaddleClas's key for
+// SyncBatchNorm.convert_sync_batchnorm): true makes the batch norms of a
+// distributed run compute their statistics over all ranks.
+func useSyncBN(cfg *config.Config) (bool, error) {
+	n, ok := cfg.Node("Global.use_sync_bn")
+	if !ok {
+		return false, nil
+	}
+	var b bool
+	if err := n.Decode(&b); err != nil {
+		at := "-o"
+		if n.Line > 0 {
+			at = fmt.Sprintf("%s:%d", cfg.File, n.Line)
+		}
+		return false, config.Usage(fmt.Errorf("%s: Global.use_sync_bn: %q, want true or false", at, n.Value))
+	}
+	return b, nil
+}
+
 // errorsOnly passes on only records of level Error and above.
 type errorsOnly struct{ slog.Handler }
 

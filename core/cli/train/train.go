@@ -65,9 +65,13 @@ func run(cmd *cobra.Command, opts *Options) error {
 	if err != nil {
 		return err
 	}
+	syncBN, err := useSyncBN(cfg)
+	if err != nil {
+		return errors.Join(err, comm.Close())
+	}
 	err = r.Train(cmd.Context(), workflow.Env{
 		IO: opts.Factory.RunnerIO(), Config: cfg, Resume: opts.Resume, Output: opts.Output,
-		Format: opts.Factory.Settings.Format, Comm: comm,
+		Format: opts.Factory.Settings.Format, Comm: comm, SyncBN: syncBN,
 	})
 	return errors.Join(err, comm.Close()) // a failed rank of several never gets here: it aborted them all
 }

@@ -50,6 +50,18 @@ func run(t *testing.T, dir, name string, args ...string) {
 // over max abs value, per tensor).
 func compare(t *testing.T, a, b string, rel float64) {
 	t.Helper()
+	t.Logf("worst relative difference %.3g", diffs(t, a, b, rel))
+}
+
+// worstDiff is the worst per-tensor relative difference of two checkpoints.
+func worstDiff(t *testing.T, a, b string) float64 {
+	t.Helper()
+	return diffs(t, a, b, math.Inf(1))
+}
+
+// diffs reports every tensor over rel and returns the worst difference.
+func diffs(t *testing.T, a, b string, rel float64) float64 {
+	t.Helper()
 	ca, err := pio.LoadCheckpoint(a)
 	if err != nil {
 		t.Fatal(err)
@@ -77,7 +89,7 @@ func compare(t *testing.T, a, b string, rel float64) {
 			t.Errorf("%s: relative difference %.3g > %g", name, d, rel)
 		}
 	}
-	t.Logf("%d tensors, worst relative difference %.3g", len(ca.Model), worst)
+	return worst
 }
 
 // TestClasTwoRanksMatchOneProcess: `mpirun -np 2 paddle-mpi clas train` of
@@ -146,4 +158,36 @@ func rankPID(ppid, rank int) int {
 		}
 	}
 	return 0
+}
+
+// TestOCRRecTwoRanksMatchOneProcess: `mpirun -np 2 paddle-mpi ocr train`
+// of the CRNN recogniser as shipped (ocr/rec_crnn_en.yaml: MiniVGG with
+// batch norm, BiLSTM, CTC, RecAug, Adam) with Global.use_sync_bn, 4 steps
+// of batch 8 a rank, ends near the weights of one process at batch 16,
+// and without SyncBatchNorm (each rank normalising by its own 8 samples,
+// PaddlePaddle's default) far from them.
+//
+// Near, not within 1e-5: this model on these synthetic lines amplifies
+// float32 rounding in batch norm (near-constant channels of zero-padded
+// margins, max-pool near-ties). One process alone, its fused batch norm
+// against the synchronised formula on one rank, already differs by 1.2e-4
+// after one step; two ranks against four (both synchronised) by 1.6e-5.
+// The bound here is 1e-3; the difference measured is 2e-4–3e-4, and 1.7
+// without SyncBatchNorm (docs/distributed.md).
+func TestOCRRecTwoRanksMatchOneProcess(t *testing.T) {
+	bin, mpirun := setup(t)
+	dir := t.TempDir()
+	for _, part := range []struct{ name, count, seed string }{{"train", "64", "1"}, {"eval", "16", "7"}} {
+		run(t, dir, bin, "ocr", "synth", "--output", "train_data/rec_en/"+part.name, "--charset", "en",
+			"--count", part.count, "--max-len", "8", "--seed", part.seed)
+	}
+	common := []string{"ocr", "train", "-c", "ocr/rec_crnn_en.yaml", "-o", "Global.eval_batch_step=[0,100000]"}
+	run(t, dir, bin, append(common, "-o", "Train.loader.batch_size_per_card=16", "--output", "one")...)
+	two := mpiArgs(2, bin, append(common, "-o", "Train.loader.batch_size_per_card=8")...)
+	run(t, dir, mpirun, append(two, "-o", "Global.use_sync_bn=true", "--output", "sync")...)
+	compare(t, filepath.Join(dir, "one", "latest"), filepath.Join(dir, "sync", "latest"), 1e-3)
+	run(t, dir, mpirun, append(two, "--output", "perrank")...)
+	if d := worstDiff(t, filepath.Join(dir, "one", "latest"), filepath.Join(dir, "perrank", "latest")); d < 1e-3 {
+		t.Errorf("per-rank batch norm: worst relative difference %.3g from one process, want a visible one (the test cannot tell)", d)
+	}
 }
