@@ -128,33 +128,5 @@ func im2colBytes(x *T, off, c int, g geom2, oh0, oh1 int, pad byte, col *T) {
 	} else {
 		src, dst = x.U8(), col.U8()
 	}
-	src = src[off:]
-	n := (oh1 - oh0) * g.OW
-	for ci := range c {
-		xc := src[ci*g.H*g.W:]
-		for kh := range g.KH {
-			for kw := range g.KW {
-				row := dst[((ci*g.KH+kh)*g.KW+kw)*n:][:n]
-				for oh := oh0; oh < oh1; oh++ {
-					ih := oh*g.SH + kh*g.DH - g.PT
-					r := row[(oh-oh0)*g.OW:][:g.OW]
-					if ih < 0 || ih >= g.H {
-						for i := range r {
-							r[i] = pad
-						}
-						continue
-					}
-					xr := xc[ih*g.W:][:g.W]
-					for ow := range r {
-						iw := ow*g.SW + kw*g.DW - g.PL
-						if iw < 0 || iw >= g.W {
-							r[ow] = pad
-						} else {
-							r[ow] = xr[iw]
-						}
-					}
-				}
-			}
-		}
-	}
+	im2colPad(src[off:], c, g, oh0, oh1, pad, dst)
 }
