@@ -95,6 +95,11 @@ func qconv2dRef(out, in []*T, a Attrs) {
 	}
 	nt := (g.OH + rows - 1) / rows
 	xz := zeroTensor([]int{q.xZero})
+	if ib, ok := foldXZero(ep.ibias, w, q, oc); ok {
+		// Σ (x - xz)·w = Σ x·w - xz·Σ w: x's zero point goes into the
+		// int32 bias once, and the GEMM runs without corrections.
+		ep.ibias, xz = ib, zeroTensor([]int{0})
+	}
 	parallel.For(n*groups*nt, 1, func(lo, hi int) {
 		for t := lo; t < hi; t++ {
 			ni, gi, ti := t/nt/groups, t/nt%groups, t%nt
@@ -116,6 +121,40 @@ func qconv2dRef(out, in []*T, a Attrs) {
 			ep.run(acc.I32(), ocg, cols, gi*ocg, out[0], (ni*oc+gi*ocg)*ohw+oh0*g.OW, ohw)
 		}
 	})
+}
+
+// foldXZero returns bias[c] - xZero·Σ_k w[c, k] per output channel (bias
+// nil: 0), wrapping in int32 as the accumulators do, when the weights'
+// zero points are all 0 and x's is not; ok false otherwise.
+func foldXZero(bias []int32, w *T, q quantParams, oc int) ([]int32, bool) {
+	if q.xZero == 0 {
+		return nil, false
+	}
+	for _, z := range q.wZero {
+		if z != 0 {
+			return nil, false
+		}
+	}
+	k := w.Shape().NumElements() / oc
+	out := make([]int32, oc)
+	xz := int32(q.xZero)
+	for c := range oc {
+		var s int32
+		if w.DType() == tensor.Int8 {
+			for _, v := range w.I8()[c*k : (c+1)*k] {
+				s += int32(v)
+			}
+		} else {
+			for _, v := range w.U8()[c*k : (c+1)*k] {
+				s += int32(v)
+			}
+		}
+		out[c] = -xz * s
+		if bias != nil {
+			out[c] += bias[c]
+		}
+	}
+	return out, true
 }
 
 // im2colBytes is im2col for a uint8/int8 x: output rows [oh0, oh1) of the

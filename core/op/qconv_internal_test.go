@@ -56,3 +56,59 @@ func TestIm2colBytes(t *testing.T) {
 		}
 	}
 }
+
+// TestQConv2DInt32Exact checks qconv2d's int32 output (x's zero point
+// folded into the bias) against Σ (x - xz)(w - wz) + bias computed
+// directly, padding counting as xz: groups, strides, pads, both weight
+// zero-point cases (folded when 0, corrected by the GEMM otherwise).
+func TestQConv2DInt32Exact(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 9))
+	for _, wz := range []int{0, 3} {
+		for _, p := range []ConvParams{{Pads: []int{1, 0, 2, 1}}, {Strides: []int{2, 1}, Groups: 2, Pads: []int{1, 1, 1, 1}}} {
+			n, c, h, w, oc, k := 2, 4, 7, 6, 6, 3
+			g := max(p.Groups, 1)
+			x := tensor.New(tensor.Uint8, n, c, h, w)
+			for i := range x.U8() {
+				x.U8()[i] = uint8(r.Uint32())
+			}
+			wt := tensor.New(tensor.Int8, oc, c/g, k, k)
+			for i := range wt.I8() {
+				wt.I8()[i] = int8(r.Uint32())
+			}
+			bias := tensor.New(tensor.Int32, oc)
+			for i := range bias.I32() {
+				bias.I32()[i] = int32(r.IntN(100000) - 50000)
+			}
+			const xz = 131
+			got := QConv2D(x, wt, bias, p, QuantAttrs(0.1, xz, []float64{0.1}, []int{wz}, tensor.Int32, 1, 0))
+			a := p.Attrs()
+			geo, _ := makeGeom(h, w, k, k, a, false)
+			cg, ocg := c/g, oc/g
+			for ni := range n {
+				for o := range oc {
+					gi := o / ocg
+					for oh := range geo.OH {
+						for ow := range geo.OW {
+							s := bias.I32()[o]
+							for ci := range cg {
+								for i := range k {
+									for j := range k {
+										ih, iw := oh*geo.SH+i-geo.PT, ow*geo.SW+j-geo.PL
+										xv := int32(xz)
+										if ih >= 0 && ih < h && iw >= 0 && iw < w {
+											xv = int32(x.U8()[((ni*c+gi*cg+ci)*h+ih)*w+iw])
+										}
+										s += (xv - xz) * (int32(wt.I8()[((o*cg+ci)*k+i)*k+j]) - int32(wz))
+									}
+								}
+							}
+							if v := got.I32()[((ni*oc+o)*geo.OH+oh)*geo.OW+ow]; v != s {
+								t.Fatalf("wz %d %+v: out[%d,%d,%d,%d] = %d, want %d", wz, p, ni, o, oh, ow, v, s)
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+}
