@@ -150,15 +150,20 @@ func (e *quantEpilogue) row(v []float32, acc []int32, r, c0 int) {
 			ib = e.ibias[c0+r]
 		}
 		lo, hi, fused := e.clamp()
+		hs := e.q.act == "hardswish"
 		j0 := 0
-		if k := Active().DequantRow32; k != nil && fused {
-			j0 = k(v, acc, ib, m, b, lo, hi)
+		if k := Active().DequantRow32; k != nil && (fused || hs) {
+			j0 = k(v, acc, ib, m, b, lo, hi, hs)
 		}
 		// float32(·) keeps the product rounded (no FMA), as the kernel.
 		for j := j0; j < len(acc); j++ {
-			v[j] = min(max(float32(float32(acc[j]+ib)*m)+b, lo), hi)
+			x := min(max(float32(float32(acc[j]+ib)*m)+b, lo), hi)
+			if hs {
+				x = hardSwish32(x)
+			}
+			v[j] = x
 		}
-		if fused {
+		if fused || hs {
 			return
 		}
 	} else {
@@ -189,7 +194,7 @@ func (e *quantEpilogue) row(v []float32, acc []int32, r, c0 int) {
 		}
 	case "hardswish":
 		for j, x := range v {
-			v[j] = x * min(max(x+3, 0), 6) / 6
+			v[j] = hardSwish32(x)
 		}
 	case "sigmoid":
 		for j, x := range v {
@@ -212,6 +217,9 @@ func (e *quantEpilogue) clamp() (lo, hi float32, ok bool) {
 	}
 	return -inf, inf, false
 }
+
+// hardSwish32 is x·relu6(x+3)/6, each step rounded in float32.
+func hardSwish32(x float32) float32 { return x * min(max(x+3, 0), 6) / 6 }
 
 // run writes the outputs of acc's rows×cols block whose first channel
 // (row or column) is c0 into out starting at off, rows ldd apart.

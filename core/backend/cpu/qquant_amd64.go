@@ -23,6 +23,12 @@ func dequantRowAVX512(v *float32, acc *int32, n int, ib int32, m, b, lo, hi floa
 //go:noescape
 func dequantRowAVX2(v *float32, acc *int32, n int, ib int32, m, b, lo, hi float32)
 
+//go:noescape
+func dequantHSRowAVX512(v *float32, acc *int32, n int, ib int32, m, b float32)
+
+//go:noescape
+func dequantHSRowAVX2(v *float32, acc *int32, n int, ib int32, m, b float32)
+
 // quantRow is op.Kernels.Quantize8 at the avx2 and avx512 levels.
 func quantRow(dst []byte, src []float32, scale, zero float32, signed bool) int {
 	lo, hi := float32(0), float32(255)
@@ -41,14 +47,26 @@ func quantRow(dst []byte, src []float32, scale, zero float32, signed bool) int {
 }
 
 // dequantRow is op.Kernels.DequantRow32 at the avx2 and avx512 levels.
-func dequantRow(v []float32, acc []int32, ib int32, m, b, lo, hi float32) int {
-	f, step := dequantRowAVX512, 32
-	if curISA() != isaAVX512 {
-		f, step = dequantRowAVX2, 16
+func dequantRow(v []float32, acc []int32, ib int32, m, b, lo, hi float32, hardswish bool) int {
+	avx512 := curISA() == isaAVX512
+	step := 16
+	if avx512 {
+		step = 32
 	}
 	n := min(len(v), len(acc)) / step * step
-	if n > 0 {
-		f(unsafe.SliceData(v), unsafe.SliceData(acc), n, ib, m, b, lo, hi)
+	if n == 0 {
+		return 0
+	}
+	pv, pa := unsafe.SliceData(v), unsafe.SliceData(acc)
+	switch {
+	case hardswish && avx512:
+		dequantHSRowAVX512(pv, pa, n, ib, m, b)
+	case hardswish:
+		dequantHSRowAVX2(pv, pa, n, ib, m, b)
+	case avx512:
+		dequantRowAVX512(pv, pa, n, ib, m, b, lo, hi)
+	default:
+		dequantRowAVX2(pv, pa, n, ib, m, b, lo, hi)
 	}
 	return n
 }

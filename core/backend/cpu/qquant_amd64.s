@@ -179,3 +179,91 @@ dequantRowAVX2_loop:
 dequantRowAVX2_done:
 	VZEROUPPER
 	RET
+
+// Dequantize with hardswish: x = float32(acc + ib) · m + b, then
+// v = x · min(max(x + 3, 0), 6) / 6, each step rounded as Go's loop.
+#define DEQHS(mov, off, reg, t) \
+	mov off(SI), reg \
+	VPADDD R0, reg, reg \
+	VCVTDQ2PS reg, reg \
+	VMULPS R1, reg, reg \
+	VADDPS R2, reg, reg \
+	VADDPS R3, reg, t \
+	VMAXPS R4, t, t \
+	VMINPS R5, t, t \
+	VMULPS t, reg, reg \
+	VDIVPS R5, reg, reg \
+	VMOVUPS reg, off(DI)
+
+#define HSCONST(zero, three, six) \
+	MOVL $0x40400000, AX \
+	VMOVD AX, X3 \
+	VBROADCASTSS X3, three \
+	MOVL $0x40C00000, AX \
+	VMOVD AX, X5 \
+	VBROADCASTSS X5, six \
+	VXORPS X4, X4, X4
+
+// func dequantHSRowAVX2(v *float32, acc *int32, n int, ib int32, m, b float32)
+// n a multiple of 16.
+#define R5 Y5
+TEXT ·dequantHSRowAVX2(SB), NOSPLIT, $0-36
+	MOVQ v+0(FP), DI
+	MOVQ acc+8(FP), SI
+	MOVQ n+16(FP), CX
+	MOVL ib+24(FP), AX
+	VMOVD AX, X0
+	VPBROADCASTD X0, Y0
+	VBROADCASTSS m+28(FP), Y1
+	VBROADCASTSS b+32(FP), Y2
+	HSCONST(Y4, Y3, Y5)
+dequantHSRowAVX2_loop:
+	CMPQ CX, $16
+	JLT dequantHSRowAVX2_done
+	DEQHS(VMOVDQU, 0, Y6, Y7)
+	DEQHS(VMOVDQU, 32, Y8, Y9)
+	ADDQ $64, SI
+	ADDQ $64, DI
+	SUBQ $16, CX
+	JMP dequantHSRowAVX2_loop
+dequantHSRowAVX2_done:
+	VZEROUPPER
+	RET
+
+#undef R0
+#undef R1
+#undef R2
+#undef R3
+#undef R4
+#undef R5
+#define R0 Z0
+#define R1 Z1
+#define R2 Z2
+#define R3 Z3
+#define R4 Z4
+#define R5 Z5
+
+// func dequantHSRowAVX512(v *float32, acc *int32, n int, ib int32, m, b float32)
+// n a multiple of 32.
+TEXT ·dequantHSRowAVX512(SB), NOSPLIT, $0-36
+	MOVQ v+0(FP), DI
+	MOVQ acc+8(FP), SI
+	MOVQ n+16(FP), CX
+	MOVL ib+24(FP), AX
+	VMOVD AX, X0
+	VPBROADCASTD X0, Z0
+	VBROADCASTSS m+28(FP), Z1
+	VBROADCASTSS b+32(FP), Z2
+	HSCONST(Z4, Z3, Z5)
+dequantHSRowAVX512_loop:
+	CMPQ CX, $32
+	JLT dequantHSRowAVX512_done
+	DEQHS(VMOVDQU32, 0, Z6, Z7)
+	DEQHS(VMOVDQU32, 64, Z8, Z9)
+	ADDQ $128, SI
+	ADDQ $128, DI
+	SUBQ $32, CX
+	JMP dequantHSRowAVX512_loop
+dequantHSRowAVX512_done:
+	VZEROUPPER
+	RET

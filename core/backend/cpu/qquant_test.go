@@ -89,18 +89,25 @@ func TestDequantRowKernel(t *testing.T) {
 			acc = append(acc, int32(r.Uint32()), int32(r.IntN(20001)-10000))
 		}
 		inf := float32(math.Inf(1))
-		for _, c := range [][2]float32{{-inf, inf}, {0, inf}, {-0.5, 6}} {
+		for ci, c := range [][2]float32{{-inf, inf}, {0, inf}, {-0.5, 6}, {-inf, inf}} {
+			hs := ci == 3
 			for _, ib := range []int32{0, 1, -12345} {
 				m, b := float32(r.Float64()*1e-3), float32(r.NormFloat64())
+				if hs {
+					m = float32(r.Float64() * 1e-5) // most x in [-6, 6]: every hardswish branch
+				}
 				v := make([]float32, len(acc))
-				n := k(v, acc, ib, m, b, c[0], c[1])
+				n := k(v, acc, ib, m, b, c[0], c[1], hs)
 				if n < len(acc)-32 || n > len(acc) {
 					t.Fatalf("DequantRow32 did %d of %d", n, len(acc))
 				}
 				for j, a := range acc[:n] {
 					want := min(max(float32(float32(a+ib)*m)+b, c[0]), c[1])
+					if hs {
+						want = want * min(max(want+3, 0), 6) / 6
+					}
 					if math.Float32bits(v[j]) != math.Float32bits(want) {
-						t.Fatalf("clamp %v ib %d: acc %d → %g, want %g", c, ib, a, v[j], want)
+						t.Fatalf("clamp %v hardswish %v ib %d: acc %d → %g, want %g", c, hs, ib, a, v[j], want)
 					}
 				}
 			}
