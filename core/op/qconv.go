@@ -2,6 +2,8 @@ package op
 
 import (
 	"fmt"
+	"sync"
+	"unsafe"
 
 	"paddle/core/parallel"
 	"paddle/core/tensor"
@@ -101,6 +103,8 @@ func qconv2dRef(out, in []*T, a Attrs) {
 		ep.ibias, xz = ib, zeroTensor([]int{0})
 	}
 	parallel.For(n*groups*nt, 1, func(lo, hi int) {
+		colBuf, accBuf := getScratch[byte](0), getScratch[int32](0)
+		defer func() { putScratch(colBuf); putScratch(accBuf) }()
 		for t := lo; t < hi; t++ {
 			ni, gi, ti := t/nt/groups, t/nt%groups, t%nt
 			oh0, oh1 := ti*rows, min((ti+1)*rows, g.OH)
@@ -109,18 +113,65 @@ func qconv2dRef(out, in []*T, a Attrs) {
 			if pw {
 				col = byteView(x, (ni*c+gi*cg)*hw, cg, hw)
 			} else {
-				col = tensor.New(x.DType(), k, cols)
+				*colBuf = grow(*colBuf, k*cols)
+				col = tensor.FromSlice((*colBuf)[:k*cols], k, cols)
+				if x.DType() == tensor.Int8 {
+					col = tensor.FromSlice(bytesInt8((*colBuf)[:k*cols]), k, cols)
+				}
 				im2colBytes(x, (ni*c+gi*cg)*hw, cg, g, oh0, oh1, byte(q.xZero), col)
 			}
 			wz := q.wZero
 			if len(wz) > 1 {
 				wz = wz[gi*ocg : (gi+1)*ocg]
 			}
-			acc := tensor.New(tensor.Int32, ocg, cols)
+			*accBuf = grow(*accBuf, ocg*cols)
+			acc := tensor.FromSlice((*accBuf)[:ocg*cols], ocg, cols) // fully written by the GEMM
 			Run(matmulIntegerDef, []*T{acc}, []*T{byteView(w, gi*ocg*k, ocg, k), col, zeroTensor(wz), xz}, nil)
 			ep.run(acc.I32(), ocg, cols, gi*ocg, out[0], (ni*oc+gi*ocg)*ohw+oh0*g.OW, ohw)
 		}
 	})
+}
+
+// scratch pools the byte and int32 buffers of the int8 ops' tiles (the
+// unrolled windows, the accumulators) across calls: they are fully
+// overwritten before being read, and allocating them anew zeroed
+// megabytes per conv.
+var scratchBytes, scratchInt32 sync.Pool
+
+func scratchPool[E byte | int32]() *sync.Pool {
+	var z E
+	if _, ok := any(z).(byte); ok {
+		return &scratchBytes
+	}
+	return &scratchInt32
+}
+
+// getScratch returns a pooled buffer (its contents undefined) of at least n elements.
+func getScratch[E byte | int32](n int) *[]E {
+	if b, ok := scratchPool[E]().Get().(*[]E); ok {
+		*b = grow(*b, n)
+		return b
+	}
+	b := make([]E, n)
+	return &b
+}
+
+func putScratch[E byte | int32](b *[]E) { scratchPool[E]().Put(b) }
+
+// grow returns b if it holds n elements, else a new slice of n.
+func grow[E byte | int32](b []E, n int) []E {
+	if cap(b) >= n {
+		return b[:n]
+	}
+	return make([]E, n)
+}
+
+// bytesInt8 views bytes as int8s (same memory).
+func bytesInt8(b []byte) []int8 {
+	if len(b) == 0 {
+		return nil
+	}
+	return unsafe.Slice((*int8)(unsafe.Pointer(&b[0])), len(b))
 }
 
 // foldXZero returns bias[c] - xZero·Σ_k w[c, k] per output channel (bias
