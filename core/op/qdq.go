@@ -3,6 +3,7 @@ package op
 import (
 	"fmt"
 
+	"paddle/core/parallel"
 	"paddle/core/tensor"
 )
 
@@ -45,6 +46,12 @@ var (
 				u = int8Bytes(out[0].I8())
 			} else {
 				u = out[0].U8()
+			}
+			if axis < 0 { // one scale: split across the threads
+				parallel.For(len(x), 1<<14, func(i0, i1 int) {
+					quantizeRow(u[i0:i1], x[i0:i1], scale[0], float32(zero[0]), lo, hi, signed)
+				})
+				return
 			}
 			qdqRuns(in[0].Shape(), axis, len(x), func(c, i0, i1 int) {
 				quantizeRow(u[i0:i1], x[i0:i1], scale[c], float32(zero[c]), lo, hi, signed)

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"paddle/core/op"
+	"paddle/core/parallel"
 	"paddle/core/tensor"
 )
 
@@ -68,6 +69,18 @@ func TestQuantizeRowKernel(t *testing.T) {
 				qd := op.Lookup("quantize_linear")
 				if got, want := op.Call(qd, a, in)[0], runRef(qd, a, in); !tensorsEqual(got, want) {
 					t.Fatalf("quantize_linear signed %v scale %g: backend differs from the reference", signed, sc)
+				}
+				// a long row split across threads (chunks of 16 Ki, odd tails)
+				big := tensor.New(tensor.Float32, 3*(1<<14)+13)
+				for i := range big.F32() {
+					big.F32()[i] = x[i%len(x)] * float32(1+i%3)
+				}
+				saved := parallel.Threads()
+				parallel.SetThreads(3)
+				got := op.Call(qd, a, big)[0]
+				parallel.SetThreads(saved)
+				if want := runRef(qd, a, big); !tensorsEqual(got, want) {
+					t.Fatalf("quantize_linear of %d on 3 threads differs from the reference", big.Len())
 				}
 			}
 		}
