@@ -157,3 +157,49 @@ func TestQConvEpilogues(t *testing.T) {
 		}
 	})
 }
+
+// TestQuantizeRowNearTies checks Quantize8 where a quotient estimated by
+// multiplying with 1/scale would round the wrong way: values within a few
+// ulps of (j + ½)·scale for scales that are not powers of two, tiny and
+// huge scales, and a long random run, each against the division rounded
+// half to even.
+func TestQuantizeRowNearTies(t *testing.T) {
+	forLevels(t, func(t *testing.T) {
+		k := op.Active().Quantize8
+		if k == nil {
+			return
+		}
+		r := rand.New(rand.NewPCG(13, 14))
+		for _, sc := range []float32{0.0137, 0.1, 1.0 / 3, 0.0078125 * 1.1, 3.7, 1e-31, 1e31} {
+			var x []float32
+			for j := -400; j <= 400; j++ {
+				v := (float32(j) + 0.5) * sc
+				for d := -4; d <= 4; d++ {
+					u := math.Float32bits(v)
+					x = append(x, math.Float32frombits(uint32(int64(u)+int64(d))))
+				}
+			}
+			for range 1 << 16 {
+				x = append(x, float32(r.NormFloat64()*100)*sc)
+			}
+			for _, signed := range []bool{false, true} {
+				zero, lo, hi := float32(128), 0.0, 255.0
+				if signed {
+					zero, lo, hi = 0, -128, 127
+				}
+				dst := make([]byte, len(x))
+				n := k(dst, x, sc, zero, signed)
+				for i, v := range x[:n] {
+					want := min(max(math.RoundToEven(float64(v/sc))+float64(zero), lo), hi)
+					got := float64(dst[i])
+					if signed {
+						got = float64(int8(dst[i]))
+					}
+					if got != want {
+						t.Fatalf("scale %g signed %v: x = %g (x/scale %g) → %g, want %g", sc, signed, v, v/sc, got, want)
+					}
+				}
+			}
+		}
+	})
+}
