@@ -172,14 +172,12 @@ func (e *quantEpilogue) row(v []float32, acc []int32, r, c0 int) {
 				acc[j] += b
 			}
 		}
-		mul := e.mul[c0 : c0+len(acc)]
 		for j, a := range acc {
-			v[j] = float32(a) * mul[j]
+			v[j] = float32(a)
 		}
+		binRow(binMul, v, v, e.mul[c0:c0+len(acc)], 1, 1) // the backend's vector row when it has one
 		if e.fbias != nil {
-			for j, b := range e.fbias[c0 : c0+len(acc)] {
-				v[j] += b
-			}
+			binRow(binAdd, v, v, e.fbias[c0:c0+len(acc)], 1, 1)
 		}
 	}
 	switch e.q.act {

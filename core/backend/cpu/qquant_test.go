@@ -128,9 +128,10 @@ func TestDequantRowKernel(t *testing.T) {
 	})
 }
 
-// TestQConvEpilogues runs qconv2d at every level against the reference
-// for each fused activation and bias kind, with output rows (99) that
-// leave a tail past the vector rows.
+// TestQConvEpilogues runs qconv2d (per-row channels) and qgemm
+// (per-column) at every level against the reference for each fused
+// activation and output type with a float bias, with rows (99) that leave
+// a tail past the vector rows.
 func TestQConvEpilogues(t *testing.T) {
 	forLevels(t, func(t *testing.T) {
 		r := rand.New(rand.NewPCG(11, 12))
@@ -152,6 +153,12 @@ func TestQConvEpilogues(t *testing.T) {
 				want := runRef(op.Lookup("qconv2d"), a, x, w, fb)
 				if got := op.QConv2D(x, w, fb, cp, qa); !tensorsEqual(got, want) {
 					t.Fatalf("qconv2d out %v act %q: backend differs from the reference", out, act)
+				}
+				// qgemm: per-column (output feature) scales and bias, 6 features × 37 rows
+				xg, wg := randBytes(r, tensor.Uint8, 37, 20), randBytes(r, tensor.Int8, 20, 6)
+				want = runRef(op.Lookup("qgemm"), qa, xg, wg, fb)
+				if got := op.QGemm(xg, wg, fb, qa); !tensorsEqual(got, want) {
+					t.Fatalf("qgemm out %v act %q: backend differs from the reference", out, act)
 				}
 			}
 		}
