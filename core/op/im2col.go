@@ -156,7 +156,7 @@ func (g geom2) tileRows(k int) int {
 
 // rowClip clips a tap's valid output rows [lo, hi) to the tile [oh0, oh1).
 func rowClip(lo, hi, oh0, oh1 int) (int, int) {
-	lo, hi = max(lo, oh0), min(hi, oh1)
+	lo, hi = min(max(lo, oh0), oh1), min(hi, oh1) // lo past the tile: no valid rows
 	return lo, max(hi, lo)
 }
 
@@ -164,6 +164,13 @@ func rowClip(lo, hi, oh0, oh1 int) (int, int) {
 // x: (c, H, W) into col: (c*KH*KW, (oh1-oh0)*OW), zero where the window
 // reads padding.
 func im2col[E float32 | float64](x []E, c int, g geom2, oh0, oh1 int, col []E) {
+	im2colPad(x, c, g, oh0, oh1, 0, col)
+}
+
+// im2colPad is im2col with pad where the window reads padding (bytes: the
+// quantized zero of qconv2d); whole rows are copied (stride 1) or gathered
+// without per-element bounds tests.
+func im2colPad[E float32 | float64 | byte](x []E, c int, g geom2, oh0, oh1 int, pad E, col []E) {
 	n := (oh1 - oh0) * g.OW
 	var s2 func(dst []E, ldd int, src []E, lds, n, rows int) // the vector stride-2 gather, for float32
 	if g.SW == 2 {
@@ -181,27 +188,23 @@ func im2col[E float32 | float64](x []E, c int, g geom2, oh0, oh1 int, col []E) {
 				row := col[((ci*g.KH+kh)*g.KW+kw)*n:][:n]
 				offW := kw*g.DW - g.PL
 				wlo, whi := winRange(g.OW, g.SW, offW, g.W)
-				clear(row[:(hlo-oh0)*g.OW])
-				clear(row[(hhi-oh0)*g.OW:])
+				fill(row[:(hlo-oh0)*g.OW], pad)
+				fill(row[(hhi-oh0)*g.OW:], pad)
 				if s2 != nil && wlo < whi && hlo < hhi {
 					// all rows of the tap in one call, then the padding columns
 					s2(row[(hlo-oh0)*g.OW+wlo:], g.OW, xc[(hlo*g.SH+offH)*g.W+wlo*2+offW:], g.SH*g.W, whi-wlo, hhi-hlo)
 					for oh := hlo; oh < hhi; oh++ {
 						dst := row[(oh-oh0)*g.OW : (oh-oh0+1)*g.OW]
-						for i := range wlo {
-							dst[i] = 0
-						}
-						for i := whi; i < len(dst); i++ {
-							dst[i] = 0
-						}
+						fill(dst[:wlo], pad)
+						fill(dst[whi:], pad)
 					}
 					continue
 				}
 				for oh := hlo; oh < hhi; oh++ {
 					dst := row[(oh-oh0)*g.OW : (oh-oh0+1)*g.OW]
 					src := xc[(oh*g.SH+offH)*g.W:]
-					clear(dst[:wlo])
-					clear(dst[whi:])
+					fill(dst[:wlo], pad)
+					fill(dst[whi:], pad)
 					if wlo >= whi { // the tap reads only padding (a pad wider than the row)
 						continue
 					}
@@ -215,6 +218,17 @@ func im2col[E float32 | float64](x []E, c int, g geom2, oh0, oh1 int, col []E) {
 				}
 			}
 		}
+	}
+}
+
+// fill sets every element of s to v (clear's memclr when v is 0).
+func fill[E float32 | float64 | byte](s []E, v E) {
+	if v == 0 {
+		clear(s)
+		return
+	}
+	for i := range s {
+		s[i] = v
 	}
 }
 

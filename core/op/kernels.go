@@ -66,6 +66,16 @@ type Kernels struct {
 	// operation and b a row (sb = 1) or one value repeated (sb = 0),
 	// reporting false for what it leaves to them.
 	VecRow32 func(code byte, o, a, b []float32, sb int) bool
+	// Quantize8 sets dst[i] = clamp(roundEven(src[i]/scale) + zero) (uint8,
+	// or int8 bits when signed) bitwise as quantize_linear's loop for a
+	// prefix of the elements and returns its length; the op's loop does
+	// the rest. NaN inputs are out of contract.
+	Quantize8 func(dst []byte, src []float32, scale, zero float32, signed bool) int
+	// DequantRow32 sets v[j] = min(max(x, lo), hi) with x = float32(acc[j]+ib)·m + b
+	// (product and sum rounded separately), or with hardswish (lo, hi
+	// unused) v[j] = x·min(max(x+3, 0), 6)/6, bitwise as the int8 ops'
+	// epilogue, for a prefix of the elements and returns its length.
+	DequantRow32 func(v []float32, acc []int32, ib int32, m, b, lo, hi float32, hardswish bool) int
 }
 
 // SetOp installs k as the fast kernel of the op named name.

@@ -2,6 +2,8 @@ package op
 
 import (
 	"fmt"
+	"sync"
+	"unsafe"
 
 	"paddle/core/parallel"
 	"paddle/core/tensor"
@@ -95,7 +97,14 @@ func qconv2dRef(out, in []*T, a Attrs) {
 	}
 	nt := (g.OH + rows - 1) / rows
 	xz := zeroTensor([]int{q.xZero})
+	if ib, ok := foldXZero(ep.ibias, w, q, oc); ok {
+		// Σ (x - xz)·w = Σ x·w - xz·Σ w: x's zero point goes into the
+		// int32 bias once, and the GEMM runs without corrections.
+		ep.ibias, xz = ib, zeroTensor([]int{0})
+	}
 	parallel.For(n*groups*nt, 1, func(lo, hi int) {
+		colBuf, accBuf := getScratch[byte](0), getScratch[int32](0)
+		defer func() { putScratch(colBuf); putScratch(accBuf) }()
 		for t := lo; t < hi; t++ {
 			ni, gi, ti := t/nt/groups, t/nt%groups, t%nt
 			oh0, oh1 := ti*rows, min((ti+1)*rows, g.OH)
@@ -104,18 +113,99 @@ func qconv2dRef(out, in []*T, a Attrs) {
 			if pw {
 				col = byteView(x, (ni*c+gi*cg)*hw, cg, hw)
 			} else {
-				col = tensor.New(x.DType(), k, cols)
+				*colBuf = grow(*colBuf, k*cols)
+				col = tensor.FromSlice((*colBuf)[:k*cols], k, cols)
+				if x.DType() == tensor.Int8 {
+					col = tensor.FromSlice(bytesInt8((*colBuf)[:k*cols]), k, cols)
+				}
 				im2colBytes(x, (ni*c+gi*cg)*hw, cg, g, oh0, oh1, byte(q.xZero), col)
 			}
 			wz := q.wZero
 			if len(wz) > 1 {
 				wz = wz[gi*ocg : (gi+1)*ocg]
 			}
-			acc := tensor.New(tensor.Int32, ocg, cols)
+			*accBuf = grow(*accBuf, ocg*cols)
+			acc := tensor.FromSlice((*accBuf)[:ocg*cols], ocg, cols) // fully written by the GEMM
 			Run(matmulIntegerDef, []*T{acc}, []*T{byteView(w, gi*ocg*k, ocg, k), col, zeroTensor(wz), xz}, nil)
 			ep.run(acc.I32(), ocg, cols, gi*ocg, out[0], (ni*oc+gi*ocg)*ohw+oh0*g.OW, ohw)
 		}
 	})
+}
+
+// scratch pools the byte and int32 buffers of the int8 ops' tiles (the
+// unrolled windows, the accumulators) across calls: they are fully
+// overwritten before being read, and allocating them anew zeroed
+// megabytes per conv.
+var scratchBytes, scratchInt32 sync.Pool
+
+func scratchPool[E byte | int32]() *sync.Pool {
+	var z E
+	if _, ok := any(z).(byte); ok {
+		return &scratchBytes
+	}
+	return &scratchInt32
+}
+
+// getScratch returns a pooled buffer (its contents undefined) of at least n elements.
+func getScratch[E byte | int32](n int) *[]E {
+	if b, ok := scratchPool[E]().Get().(*[]E); ok {
+		*b = grow(*b, n)
+		return b
+	}
+	b := make([]E, n)
+	return &b
+}
+
+func putScratch[E byte | int32](b *[]E) { scratchPool[E]().Put(b) }
+
+// grow returns b if it holds n elements, else a new slice of n.
+func grow[E byte | int32](b []E, n int) []E {
+	if cap(b) >= n {
+		return b[:n]
+	}
+	return make([]E, n)
+}
+
+// bytesInt8 views bytes as int8s (same memory).
+func bytesInt8(b []byte) []int8 {
+	if len(b) == 0 {
+		return nil
+	}
+	return unsafe.Slice((*int8)(unsafe.Pointer(&b[0])), len(b))
+}
+
+// foldXZero returns bias[c] - xZero·Σ_k w[c, k] per output channel (bias
+// nil: 0), wrapping in int32 as the accumulators do, when the weights'
+// zero points are all 0 and x's is not; ok false otherwise.
+func foldXZero(bias []int32, w *T, q quantParams, oc int) ([]int32, bool) {
+	if q.xZero == 0 {
+		return nil, false
+	}
+	for _, z := range q.wZero {
+		if z != 0 {
+			return nil, false
+		}
+	}
+	k := w.Shape().NumElements() / oc
+	out := make([]int32, oc)
+	xz := int32(q.xZero)
+	for c := range oc {
+		var s int32
+		if w.DType() == tensor.Int8 {
+			for _, v := range w.I8()[c*k : (c+1)*k] {
+				s += int32(v)
+			}
+		} else {
+			for _, v := range w.U8()[c*k : (c+1)*k] {
+				s += int32(v)
+			}
+		}
+		out[c] = -xz * s
+		if bias != nil {
+			out[c] += bias[c]
+		}
+	}
+	return out, true
 }
 
 // im2colBytes is im2col for a uint8/int8 x: output rows [oh0, oh1) of the
@@ -128,33 +218,5 @@ func im2colBytes(x *T, off, c int, g geom2, oh0, oh1 int, pad byte, col *T) {
 	} else {
 		src, dst = x.U8(), col.U8()
 	}
-	src = src[off:]
-	n := (oh1 - oh0) * g.OW
-	for ci := range c {
-		xc := src[ci*g.H*g.W:]
-		for kh := range g.KH {
-			for kw := range g.KW {
-				row := dst[((ci*g.KH+kh)*g.KW+kw)*n:][:n]
-				for oh := oh0; oh < oh1; oh++ {
-					ih := oh*g.SH + kh*g.DH - g.PT
-					r := row[(oh-oh0)*g.OW:][:g.OW]
-					if ih < 0 || ih >= g.H {
-						for i := range r {
-							r[i] = pad
-						}
-						continue
-					}
-					xr := xc[ih*g.W:][:g.W]
-					for ow := range r {
-						iw := ow*g.SW + kw*g.DW - g.PL
-						if iw < 0 || iw >= g.W {
-							r[ow] = pad
-						} else {
-							r[ow] = xr[iw]
-						}
-					}
-				}
-			}
-		}
-	}
+	im2colPad(src[off:], c, g, oh0, oh1, pad, dst)
 }

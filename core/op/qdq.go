@@ -3,6 +3,7 @@ package op
 import (
 	"fmt"
 
+	"paddle/core/parallel"
 	"paddle/core/tensor"
 )
 
@@ -41,22 +42,19 @@ var (
 				lo, hi = -128, 127
 			}
 			var u []uint8
-			var s []int8
 			if signed {
-				s = out[0].I8()
+				u = int8Bytes(out[0].I8())
 			} else {
 				u = out[0].U8()
 			}
+			if axis < 0 { // one scale: split across the threads
+				parallel.For(len(x), 1<<14, func(i0, i1 int) {
+					quantizeRow(u[i0:i1], x[i0:i1], scale[0], float32(zero[0]), lo, hi, signed)
+				})
+				return
+			}
 			qdqRuns(in[0].Shape(), axis, len(x), func(c, i0, i1 int) {
-				sc, z := scale[c], float32(zero[c])
-				for i := i0; i < i1; i++ {
-					q := min(max(roundEven32(x[i]/sc)+z, lo), hi)
-					if signed {
-						s[i] = int8(q)
-					} else {
-						u[i] = uint8(q)
-					}
-				}
+				quantizeRow(u[i0:i1], x[i0:i1], scale[c], float32(zero[c]), lo, hi, signed)
 			})
 		},
 	})
@@ -162,6 +160,24 @@ func qdqRuns(s tensor.Shape, axis, n int, f func(c, i0, i1 int)) {
 	}
 	for i0 := 0; i0 < n; i0 += inner {
 		f(i0/inner%s[axis], i0, min(i0+inner, n))
+	}
+}
+
+// quantizeRow sets u[i] = clamp(roundEven(x[i]/scale) + zero, lo, hi), as
+// uint8 or (signed) the bits of an int8, the backend's Quantize8 taking
+// the prefix it can.
+func quantizeRow(u []byte, x []float32, scale, zero, lo, hi float32, signed bool) {
+	i0 := 0
+	if k := Active().Quantize8; k != nil {
+		i0 = k(u, x, scale, zero, signed)
+	}
+	for i := i0; i < len(x); i++ {
+		q := min(max(roundEven32(x[i]/scale)+zero, lo), hi)
+		if signed {
+			u[i] = byte(int8(q))
+		} else {
+			u[i] = uint8(q)
+		}
 	}
 }
 

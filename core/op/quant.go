@@ -145,18 +145,39 @@ func (e *quantEpilogue) row(v []float32, acc []int32, r, c0 int) {
 		if e.fbias != nil {
 			b = e.fbias[c0+r]
 		}
-		for j, a := range acc {
-			v[j] = float32(a)*m + b
+		var ib int32
+		if e.ibias != nil {
+			ib = e.ibias[c0+r]
+		}
+		lo, hi, fused := e.clamp()
+		hs := e.q.act == "hardswish"
+		j0 := 0
+		if k := Active().DequantRow32; k != nil && (fused || hs) {
+			j0 = k(v, acc, ib, m, b, lo, hi, hs)
+		}
+		// float32(·) keeps the product rounded (no FMA), as the kernel.
+		for j := j0; j < len(acc); j++ {
+			x := min(max(float32(float32(acc[j]+ib)*m)+b, lo), hi)
+			if hs {
+				x = hardSwish32(x)
+			}
+			v[j] = x
+		}
+		if fused || hs {
+			return
 		}
 	} else {
-		mul := e.mul[c0 : c0+len(acc)]
-		for j, a := range acc {
-			v[j] = float32(a) * mul[j]
-		}
-		if e.fbias != nil {
-			for j, b := range e.fbias[c0 : c0+len(acc)] {
-				v[j] += b
+		if e.ibias != nil {
+			for j, b := range e.ibias[c0 : c0+len(acc)] {
+				acc[j] += b
 			}
+		}
+		for j, a := range acc {
+			v[j] = float32(a)
+		}
+		binRow(binMul, v, v, e.mul[c0:c0+len(acc)], 1, 1) // the backend's vector row when it has one
+		if e.fbias != nil {
+			binRow(binAdd, v, v, e.fbias[c0:c0+len(acc)], 1, 1)
 		}
 	}
 	switch e.q.act {
@@ -171,7 +192,7 @@ func (e *quantEpilogue) row(v []float32, acc []int32, r, c0 int) {
 		}
 	case "hardswish":
 		for j, x := range v {
-			v[j] = x * min(max(x+3, 0), 6) / 6
+			v[j] = hardSwish32(x)
 		}
 	case "sigmoid":
 		for j, x := range v {
@@ -180,25 +201,43 @@ func (e *quantEpilogue) row(v []float32, acc []int32, r, c0 int) {
 	}
 }
 
+// clamp is the activation as bounds of a clamp when it is one (none, relu,
+// clip): the epilogue's dequantize row then applies it in the same pass.
+func (e *quantEpilogue) clamp() (lo, hi float32, ok bool) {
+	inf := float32(math.Inf(1))
+	switch e.q.act {
+	case "":
+		return -inf, inf, true
+	case "relu":
+		return 0, inf, true
+	case "clip":
+		return float32(e.q.lo), float32(e.q.hi), true
+	}
+	return -inf, inf, false
+}
+
+// hardSwish32 is x·relu6(x+3)/6, each step rounded in float32.
+func hardSwish32(x float32) float32 { return x * min(max(x+3, 0), 6) / 6 }
+
 // run writes the outputs of acc's rows×cols block whose first channel
 // (row or column) is c0 into out starting at off, rows ldd apart.
 func (e *quantEpilogue) run(acc []int32, rows, cols, c0 int, out *T, off, ldd int) {
-	if e.ibias != nil {
-		for r := range rows {
-			a := acc[r*cols:][:cols]
-			if e.perRow {
-				b := e.ibias[c0+r]
-				for j := range a {
-					a[j] += b
-				}
-			} else {
-				for j, b := range e.ibias[c0 : c0+cols] {
-					a[j] += b
+	if e.q.out == tensor.Int32 {
+		if e.ibias != nil {
+			for r := range rows {
+				a := acc[r*cols:][:cols]
+				if e.perRow {
+					b := e.ibias[c0+r]
+					for j := range a {
+						a[j] += b
+					}
+				} else {
+					for j, b := range e.ibias[c0 : c0+cols] {
+						a[j] += b
+					}
 				}
 			}
 		}
-	}
-	if e.q.out == tensor.Int32 {
 		o := out.I32()
 		for r := range rows {
 			copy(o[off+r*ldd:][:cols], acc[r*cols:][:cols])
@@ -218,19 +257,16 @@ func (e *quantEpilogue) run(acc []int32, rows, cols, c0 int, out *T, off, ldd in
 	}
 	ys, z := float32(e.q.yScale), float32(e.q.yZero)
 	v := make([]float32, cols)
+	signed := e.q.out == tensor.Int8
+	var o []byte
+	if signed {
+		o = int8Bytes(out.I8())
+	} else {
+		o = out.U8()
+	}
 	for r := range rows {
 		e.row(v, acc[r*cols:][:cols], r, c0)
-		if e.q.out == tensor.Uint8 {
-			u := out.U8()[off+r*ldd:][:cols]
-			for j, x := range v {
-				u[j] = uint8(min(max(roundEven32(x/ys)+z, lo), hi))
-			}
-		} else {
-			s := out.I8()[off+r*ldd:][:cols]
-			for j, x := range v {
-				s[j] = int8(min(max(roundEven32(x/ys)+z, lo), hi))
-			}
-		}
+		quantizeRow(o[off+r*ldd:][:cols], v, ys, z, lo, hi, signed)
 	}
 }
 

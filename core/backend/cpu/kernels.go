@@ -48,6 +48,7 @@ func kernelSet() *op.Kernels {
 		k.SetOp("conv2d_filter_grad", dw)
 	}
 	actKernels(k)
+	quantKernels(k) // int8 quantize/dequantize rows (qquant_amd64.go)
 	return k
 }
 

@@ -1,0 +1,80 @@
+//go:build amd64 && !purego
+
+package cpu
+
+import (
+	"unsafe"
+
+	"paddle/core/op"
+)
+
+// The vector rows of the int8 ops' quantize and dequantize steps
+// (op.Kernels.Quantize8 and DequantRow32), qquant_amd64.s.
+
+//go:noescape
+func quantRowAVX512(dst *byte, src *float32, n int, scale, zero, lo, hi float32)
+
+//go:noescape
+func quantRowAVX2(dst *byte, src *float32, n int, scale, zero, lo, hi float32)
+
+//go:noescape
+func dequantRowAVX512(v *float32, acc *int32, n int, ib int32, m, b, lo, hi float32)
+
+//go:noescape
+func dequantRowAVX2(v *float32, acc *int32, n int, ib int32, m, b, lo, hi float32)
+
+//go:noescape
+func dequantHSRowAVX512(v *float32, acc *int32, n int, ib int32, m, b float32)
+
+//go:noescape
+func dequantHSRowAVX2(v *float32, acc *int32, n int, ib int32, m, b float32)
+
+// quantRow is op.Kernels.Quantize8 at the avx2 and avx512 levels.
+func quantRow(dst []byte, src []float32, scale, zero float32, signed bool) int {
+	lo, hi := float32(0), float32(255)
+	if signed {
+		lo, hi = -128, 127
+	}
+	f, step := quantRowAVX512, 32
+	if curISA() != isaAVX512 {
+		f, step = quantRowAVX2, 16
+	}
+	n := min(len(dst), len(src)) / step * step
+	if n > 0 {
+		f(unsafe.SliceData(dst), unsafe.SliceData(src), n, scale, zero, lo, hi)
+	}
+	return n
+}
+
+// dequantRow is op.Kernels.DequantRow32 at the avx2 and avx512 levels.
+func dequantRow(v []float32, acc []int32, ib int32, m, b, lo, hi float32, hardswish bool) int {
+	avx512 := curISA() == isaAVX512
+	step := 16
+	if avx512 {
+		step = 32
+	}
+	n := min(len(v), len(acc)) / step * step
+	if n == 0 {
+		return 0
+	}
+	pv, pa := unsafe.SliceData(v), unsafe.SliceData(acc)
+	switch {
+	case hardswish && avx512:
+		dequantHSRowAVX512(pv, pa, n, ib, m, b)
+	case hardswish:
+		dequantHSRowAVX2(pv, pa, n, ib, m, b)
+	case avx512:
+		dequantRowAVX512(pv, pa, n, ib, m, b, lo, hi)
+	default:
+		dequantRowAVX2(pv, pa, n, ib, m, b, lo, hi)
+	}
+	return n
+}
+
+// quantKernels installs the quantize/dequantize rows (none at generic).
+func quantKernels(k *op.Kernels) {
+	if curISA() < isaAVX2 {
+		return
+	}
+	k.Quantize8, k.DequantRow32 = quantRow, dequantRow
+}

@@ -1,0 +1,269 @@
+//go:build amd64 && !purego
+
+#include "textflag.h"
+
+// Int8 quantize and dequantize rows (qquant_amd64.go). Hand-written.
+// Every lane computes what core/op's scalar loops compute, one IEEE
+// operation at a time in the same order (no FMA): bit-equal results.
+
+// Quantize: d = clamp(roundEven(x / scale) + zero, lo, hi), stored as the
+// low byte of the int32 (lo, hi within the output type's range, so the
+// byte is the uint8 or int8 value itself).
+#define QUANT_AVX512(off, reg) \
+	VMOVUPS off(SI), reg \
+	VDIVPS Z1, reg, reg \
+	VRNDSCALEPS $0, reg, reg \
+	VADDPS Z2, reg, reg \
+	VMAXPS Z3, reg, reg \
+	VMINPS Z4, reg, reg \
+	VCVTPS2DQ reg, reg
+
+// func quantRowAVX512(dst *byte, src *float32, n int, scale, zero, lo, hi float32)
+// n a multiple of 32.
+TEXT ·quantRowAVX512(SB), NOSPLIT, $0-40
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ n+16(FP), CX
+	VBROADCASTSS scale+24(FP), Z1
+	VBROADCASTSS zero+28(FP), Z2
+	VBROADCASTSS lo+32(FP), Z3
+	VBROADCASTSS hi+36(FP), Z4
+quantRowAVX512_loop:
+	CMPQ CX, $32
+	JLT quantRowAVX512_done
+	QUANT_AVX512(0, Z5)
+	QUANT_AVX512(64, Z6)
+	VPMOVDB Z5, 0(DI)
+	VPMOVDB Z6, 16(DI)
+	ADDQ $128, SI
+	ADDQ $32, DI
+	SUBQ $32, CX
+	JMP quantRowAVX512_loop
+quantRowAVX512_done:
+	VZEROUPPER
+	RET
+
+#define QUANT_AVX2(off, reg) \
+	VMOVUPS off(SI), reg \
+	VDIVPS Y1, reg, reg \
+	VROUNDPS $0, reg, reg \
+	VADDPS Y2, reg, reg \
+	VMAXPS Y3, reg, reg \
+	VMINPS Y4, reg, reg \
+	VCVTPS2DQ reg, reg
+
+// func quantRowAVX2(dst *byte, src *float32, n int, scale, zero, lo, hi float32)
+// n a multiple of 16; the values are packed to int16 then to bytes with
+// unsigned saturation when lo >= 0, signed otherwise (both exact: the
+// values are in range already).
+TEXT ·quantRowAVX2(SB), NOSPLIT, $0-40
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ n+16(FP), CX
+	VBROADCASTSS scale+24(FP), Y1
+	VBROADCASTSS zero+28(FP), Y2
+	VBROADCASTSS lo+32(FP), Y3
+	VBROADCASTSS hi+36(FP), Y4
+	MOVL lo+32(FP), AX
+	TESTL AX, AX
+	JNZ quantRowAVX2_signed // lo = -128 (the bits of +0 are 0)
+quantRowAVX2_u:
+	CMPQ CX, $16
+	JLT quantRowAVX2_done
+	QUANT_AVX2(0, Y5)
+	QUANT_AVX2(32, Y6)
+	VPACKSSDW Y6, Y5, Y5
+	VPERMQ $0xD8, Y5, Y5
+	VEXTRACTI128 $1, Y5, X6
+	VPACKUSWB X6, X5, X5
+	VMOVDQU X5, 0(DI)
+	ADDQ $64, SI
+	ADDQ $16, DI
+	SUBQ $16, CX
+	JMP quantRowAVX2_u
+quantRowAVX2_signed:
+	CMPQ CX, $16
+	JLT quantRowAVX2_done
+	QUANT_AVX2(0, Y5)
+	QUANT_AVX2(32, Y6)
+	VPACKSSDW Y6, Y5, Y5
+	VPERMQ $0xD8, Y5, Y5
+	VEXTRACTI128 $1, Y5, X6
+	VPACKSSWB X6, X5, X5
+	VMOVDQU X5, 0(DI)
+	ADDQ $64, SI
+	ADDQ $16, DI
+	SUBQ $16, CX
+	JMP quantRowAVX2_signed
+quantRowAVX2_done:
+	VZEROUPPER
+	RET
+
+// Dequantize: v = clamp(float32(acc + ib) · m + b, lo, hi), the multiply
+// and the add rounded separately (relu: lo = 0, hi = +Inf; none: ±Inf).
+#define DEQ(mov, off, reg) \
+	mov off(SI), reg \
+	VPADDD R0, reg, reg \
+	VCVTDQ2PS reg, reg \
+	VMULPS R1, reg, reg \
+	VADDPS R2, reg, reg \
+	VMAXPS R3, reg, reg \
+	VMINPS R4, reg, reg \
+	VMOVUPS reg, off(DI)
+
+#define R0 Z0
+#define R1 Z1
+#define R2 Z2
+#define R3 Z3
+#define R4 Z4
+
+// func dequantRowAVX512(v *float32, acc *int32, n int, ib int32, m, b, lo, hi float32)
+// n a multiple of 32.
+TEXT ·dequantRowAVX512(SB), NOSPLIT, $0-44
+	MOVQ v+0(FP), DI
+	MOVQ acc+8(FP), SI
+	MOVQ n+16(FP), CX
+	MOVL ib+24(FP), AX
+	VMOVD AX, X0
+	VPBROADCASTD X0, Z0
+	VBROADCASTSS m+28(FP), Z1
+	VBROADCASTSS b+32(FP), Z2
+	VBROADCASTSS lo+36(FP), Z3
+	VBROADCASTSS hi+40(FP), Z4
+dequantRowAVX512_loop:
+	CMPQ CX, $32
+	JLT dequantRowAVX512_done
+	DEQ(VMOVDQU32, 0, Z5)
+	DEQ(VMOVDQU32, 64, Z6)
+	ADDQ $128, SI
+	ADDQ $128, DI
+	SUBQ $32, CX
+	JMP dequantRowAVX512_loop
+dequantRowAVX512_done:
+	VZEROUPPER
+	RET
+
+#undef R0
+#undef R1
+#undef R2
+#undef R3
+#undef R4
+#define R0 Y0
+#define R1 Y1
+#define R2 Y2
+#define R3 Y3
+#define R4 Y4
+
+// func dequantRowAVX2(v *float32, acc *int32, n int, ib int32, m, b, lo, hi float32)
+// n a multiple of 16.
+TEXT ·dequantRowAVX2(SB), NOSPLIT, $0-44
+	MOVQ v+0(FP), DI
+	MOVQ acc+8(FP), SI
+	MOVQ n+16(FP), CX
+	MOVL ib+24(FP), AX
+	VMOVD AX, X0
+	VPBROADCASTD X0, Y0
+	VBROADCASTSS m+28(FP), Y1
+	VBROADCASTSS b+32(FP), Y2
+	VBROADCASTSS lo+36(FP), Y3
+	VBROADCASTSS hi+40(FP), Y4
+dequantRowAVX2_loop:
+	CMPQ CX, $16
+	JLT dequantRowAVX2_done
+	DEQ(VMOVDQU, 0, Y5)
+	DEQ(VMOVDQU, 32, Y6)
+	ADDQ $64, SI
+	ADDQ $64, DI
+	SUBQ $16, CX
+	JMP dequantRowAVX2_loop
+dequantRowAVX2_done:
+	VZEROUPPER
+	RET
+
+// Dequantize with hardswish: x = float32(acc + ib) · m + b, then
+// v = x · min(max(x + 3, 0), 6) / 6, each step rounded as Go's loop.
+#define DEQHS(mov, off, reg, t) \
+	mov off(SI), reg \
+	VPADDD R0, reg, reg \
+	VCVTDQ2PS reg, reg \
+	VMULPS R1, reg, reg \
+	VADDPS R2, reg, reg \
+	VADDPS R3, reg, t \
+	VMAXPS R4, t, t \
+	VMINPS R5, t, t \
+	VMULPS t, reg, reg \
+	VDIVPS R5, reg, reg \
+	VMOVUPS reg, off(DI)
+
+#define HSCONST(zero, three, six) \
+	MOVL $0x40400000, AX \
+	VMOVD AX, X3 \
+	VBROADCASTSS X3, three \
+	MOVL $0x40C00000, AX \
+	VMOVD AX, X5 \
+	VBROADCASTSS X5, six \
+	VXORPS X4, X4, X4
+
+// func dequantHSRowAVX2(v *float32, acc *int32, n int, ib int32, m, b float32)
+// n a multiple of 16.
+#define R5 Y5
+TEXT ·dequantHSRowAVX2(SB), NOSPLIT, $0-36
+	MOVQ v+0(FP), DI
+	MOVQ acc+8(FP), SI
+	MOVQ n+16(FP), CX
+	MOVL ib+24(FP), AX
+	VMOVD AX, X0
+	VPBROADCASTD X0, Y0
+	VBROADCASTSS m+28(FP), Y1
+	VBROADCASTSS b+32(FP), Y2
+	HSCONST(Y4, Y3, Y5)
+dequantHSRowAVX2_loop:
+	CMPQ CX, $16
+	JLT dequantHSRowAVX2_done
+	DEQHS(VMOVDQU, 0, Y6, Y7)
+	DEQHS(VMOVDQU, 32, Y8, Y9)
+	ADDQ $64, SI
+	ADDQ $64, DI
+	SUBQ $16, CX
+	JMP dequantHSRowAVX2_loop
+dequantHSRowAVX2_done:
+	VZEROUPPER
+	RET
+
+#undef R0
+#undef R1
+#undef R2
+#undef R3
+#undef R4
+#undef R5
+#define R0 Z0
+#define R1 Z1
+#define R2 Z2
+#define R3 Z3
+#define R4 Z4
+#define R5 Z5
+
+// func dequantHSRowAVX512(v *float32, acc *int32, n int, ib int32, m, b float32)
+// n a multiple of 32.
+TEXT ·dequantHSRowAVX512(SB), NOSPLIT, $0-36
+	MOVQ v+0(FP), DI
+	MOVQ acc+8(FP), SI
+	MOVQ n+16(FP), CX
+	MOVL ib+24(FP), AX
+	VMOVD AX, X0
+	VPBROADCASTD X0, Z0
+	VBROADCASTSS m+28(FP), Z1
+	VBROADCASTSS b+32(FP), Z2
+	HSCONST(Z4, Z3, Z5)
+dequantHSRowAVX512_loop:
+	CMPQ CX, $32
+	JLT dequantHSRowAVX512_done
+	DEQHS(VMOVDQU32, 0, Z6, Z7)
+	DEQHS(VMOVDQU32, 64, Z8, Z9)
+	ADDQ $128, SI
+	ADDQ $128, DI
+	SUBQ $32, CX
+	JMP dequantHSRowAVX512_loop
+dequantHSRowAVX512_done:
+	VZEROUPPER
+	RET

@@ -1,0 +1,212 @@
+package cpu
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"paddle/core/op"
+	"paddle/core/parallel"
+	"paddle/core/tensor"
+)
+
+// quantInputs are float32 inputs for quantizing with scale 0.25: exact
+// ties (j + ½)·scale on both sides of zero, values past both ends of the
+// uint8 and int8 ranges, ±Inf, ±0, subnormals and random values.
+func quantInputs(r *rand.Rand) []float32 {
+	var x []float32
+	for j := -300; j <= 300; j++ {
+		x = append(x, (float32(j)+0.5)*0.25, float32(j)*0.25)
+	}
+	x = append(x, float32(math.Inf(1)), float32(math.Inf(-1)), 0, float32(math.Copysign(0, -1)),
+		math.SmallestNonzeroFloat32, -math.SmallestNonzeroFloat32, 3e38, -3e38, 1<<23, -(1 << 23))
+	for range 333 {
+		x = append(x, float32(r.NormFloat64()*40))
+	}
+	return x
+}
+
+// TestQuantizeRowKernel checks the backend's Quantize8 at every level
+// against round half to even and saturation computed in float64, and the
+// quantize_linear op (kernel prefix + Go tail) against the reference.
+func TestQuantizeRowKernel(t *testing.T) {
+	forLevels(t, func(t *testing.T) {
+		r := rand.New(rand.NewPCG(3, 4))
+		x := quantInputs(r)
+		k := op.Active().Quantize8
+		if (k != nil) != (curISA() >= isaAVX2) {
+			t.Fatalf("level %s: Quantize8 installed %v", Level(), k != nil)
+		}
+		for _, signed := range []bool{false, true} {
+			for _, sc := range []float32{0.25, 0.0137} {
+				zero, lo, hi := float32(7), 0.0, 255.0
+				if signed {
+					zero, lo, hi = -5, -128, 127
+				}
+				if k != nil {
+					dst := make([]byte, len(x))
+					n := k(dst, x, sc, zero, signed)
+					if n < len(x)-32 || n > len(x) {
+						t.Fatalf("Quantize8 did %d of %d", n, len(x))
+					}
+					for i, v := range x[:n] {
+						want := min(max(math.RoundToEven(float64(v/sc))+float64(zero), lo), hi)
+						got := float64(dst[i])
+						if signed {
+							got = float64(int8(dst[i]))
+						}
+						if got != want {
+							t.Fatalf("signed %v scale %g: x = %g → %g, want %g", signed, sc, v, got, want)
+						}
+					}
+				}
+				d := tensor.Uint8
+				if signed {
+					d = tensor.Int8
+				}
+				in := tensor.FromSlice(append([]float32(nil), x...), len(x))
+				a := op.QDQAttrs([]float64{float64(sc)}, []int{int(zero)}, 0, d)
+				qd := op.Lookup("quantize_linear")
+				if got, want := op.Call(qd, a, in)[0], runRef(qd, a, in); !tensorsEqual(got, want) {
+					t.Fatalf("quantize_linear signed %v scale %g: backend differs from the reference", signed, sc)
+				}
+				// a long row split across threads (chunks of 16 Ki, odd tails)
+				big := tensor.New(tensor.Float32, 3*(1<<14)+13)
+				for i := range big.F32() {
+					big.F32()[i] = x[i%len(x)] * float32(1+i%3)
+				}
+				saved := parallel.Threads()
+				parallel.SetThreads(3)
+				got := op.Call(qd, a, big)[0]
+				parallel.SetThreads(saved)
+				if want := runRef(qd, a, big); !tensorsEqual(got, want) {
+					t.Fatalf("quantize_linear of %d on 3 threads differs from the reference", big.Len())
+				}
+			}
+		}
+	})
+}
+
+// TestDequantRowKernel checks DequantRow32 at every level against its
+// contract computed in Go, bit for bit: int32 wrap of acc + ib, the
+// product rounded before the bias, the clamps of none, relu and clip.
+func TestDequantRowKernel(t *testing.T) {
+	forLevels(t, func(t *testing.T) {
+		k := op.Active().DequantRow32
+		if k == nil {
+			return
+		}
+		r := rand.New(rand.NewPCG(5, 6))
+		acc := []int32{math.MaxInt32, math.MinInt32, 0, -1, 1}
+		for range 200 {
+			acc = append(acc, int32(r.Uint32()), int32(r.IntN(20001)-10000))
+		}
+		inf := float32(math.Inf(1))
+		for ci, c := range [][2]float32{{-inf, inf}, {0, inf}, {-0.5, 6}, {-inf, inf}} {
+			hs := ci == 3
+			for _, ib := range []int32{0, 1, -12345} {
+				m, b := float32(r.Float64()*1e-3), float32(r.NormFloat64())
+				if hs {
+					m = float32(r.Float64() * 1e-5) // most x in [-6, 6]: every hardswish branch
+				}
+				v := make([]float32, len(acc))
+				n := k(v, acc, ib, m, b, c[0], c[1], hs)
+				if n < len(acc)-32 || n > len(acc) {
+					t.Fatalf("DequantRow32 did %d of %d", n, len(acc))
+				}
+				for j, a := range acc[:n] {
+					want := min(max(float32(float32(a+ib)*m)+b, c[0]), c[1])
+					if hs {
+						want = want * min(max(want+3, 0), 6) / 6
+					}
+					if math.Float32bits(v[j]) != math.Float32bits(want) {
+						t.Fatalf("clamp %v hardswish %v ib %d: acc %d → %g, want %g", c, hs, ib, a, v[j], want)
+					}
+				}
+			}
+		}
+	})
+}
+
+// TestQConvEpilogues runs qconv2d (per-row channels) and qgemm
+// (per-column) at every level against the reference for each fused
+// activation and output type with a float bias, with rows (99) that leave
+// a tail past the vector rows.
+func TestQConvEpilogues(t *testing.T) {
+	forLevels(t, func(t *testing.T) {
+		r := rand.New(rand.NewPCG(11, 12))
+		x := randBytes(r, tensor.Uint8, 1, 4, 9, 11)
+		w := randBytes(r, tensor.Int8, 6, 4, 3, 3)
+		ws := []float64{0.003, 0.004, 0.005, 0.006, 0.007, 0.008}
+		fb := tensor.New(tensor.Float32, 6)
+		for i := range fb.F32() {
+			fb.F32()[i] = float32(r.NormFloat64())
+		}
+		cp := op.ConvParams{Pads: []int{1, 1, 1, 1}}
+		for _, out := range []tensor.DType{tensor.Float32, tensor.Uint8, tensor.Int8} {
+			for _, act := range []string{"", "relu", "clip", "hardswish", "sigmoid"} {
+				qa := op.QuantAttrs(0.02, 9, ws, []int{0}, out, 0.03, 4).With("act", act).With("act_min", -0.3).With("act_max", 2.5)
+				a := cp.Attrs()
+				for k, v := range qa {
+					a[k] = v
+				}
+				want := runRef(op.Lookup("qconv2d"), a, x, w, fb)
+				if got := op.QConv2D(x, w, fb, cp, qa); !tensorsEqual(got, want) {
+					t.Fatalf("qconv2d out %v act %q: backend differs from the reference", out, act)
+				}
+				// qgemm: per-column (output feature) scales and bias, 6 features × 37 rows
+				xg, wg := randBytes(r, tensor.Uint8, 37, 20), randBytes(r, tensor.Int8, 20, 6)
+				want = runRef(op.Lookup("qgemm"), qa, xg, wg, fb)
+				if got := op.QGemm(xg, wg, fb, qa); !tensorsEqual(got, want) {
+					t.Fatalf("qgemm out %v act %q: backend differs from the reference", out, act)
+				}
+			}
+		}
+	})
+}
+
+// TestQuantizeRowNearTies checks Quantize8 where a quotient estimated by
+// multiplying with 1/scale would round the wrong way: values within a few
+// ulps of (j + ½)·scale for scales that are not powers of two, tiny and
+// huge scales, and a long random run, each against the division rounded
+// half to even.
+func TestQuantizeRowNearTies(t *testing.T) {
+	forLevels(t, func(t *testing.T) {
+		k := op.Active().Quantize8
+		if k == nil {
+			return
+		}
+		r := rand.New(rand.NewPCG(13, 14))
+		for _, sc := range []float32{0.0137, 0.1, 1.0 / 3, 0.0078125 * 1.1, 3.7, 1e-31, 1e31} {
+			var x []float32
+			for j := -400; j <= 400; j++ {
+				v := (float32(j) + 0.5) * sc
+				for d := -4; d <= 4; d++ {
+					u := math.Float32bits(v)
+					x = append(x, math.Float32frombits(uint32(int64(u)+int64(d))))
+				}
+			}
+			for range 1 << 16 {
+				x = append(x, float32(r.NormFloat64()*100)*sc)
+			}
+			for _, signed := range []bool{false, true} {
+				zero, lo, hi := float32(128), 0.0, 255.0
+				if signed {
+					zero, lo, hi = 0, -128, 127
+				}
+				dst := make([]byte, len(x))
+				n := k(dst, x, sc, zero, signed)
+				for i, v := range x[:n] {
+					want := min(max(math.RoundToEven(float64(v/sc))+float64(zero), lo), hi)
+					got := float64(dst[i])
+					if signed {
+						got = float64(int8(dst[i]))
+					}
+					if got != want {
+						t.Fatalf("scale %g signed %v: x = %g (x/scale %g) → %g, want %g", sc, signed, v, v/sc, got, want)
+					}
+				}
+			}
+		}
+	})
+}
