@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"sync"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
@@ -211,7 +212,18 @@ func newCmdBuild(f *cmdutil.Factory, sets datasets.Catalog) *cobra.Command {
 			if output == "" {
 				return cmdutil.FlagErrorf("--output is required")
 			}
-			return d.BuildInto(cmdutil.DatasetEnv(f), output)
+			// A spinner (or periodic log lines off a terminal) until the builder
+			// draws a bar of its own, so every build shows it is alive.
+			env := cmdutil.DatasetEnv(f)
+			var once sync.Once
+			stop := cmdutil.Spin(f.IOStreams, "building "+d.Name)
+			defer once.Do(stop)
+			progress := env.Progress
+			env.Progress = func(total int, desc string) datasets.Bar {
+				once.Do(stop)
+				return progress(total, desc)
+			}
+			return d.BuildInto(env, output)
 		},
 	}
 	cmd.Flags().StringVar(&output, "output", "", "folder to write")
