@@ -12,13 +12,6 @@ func sameAsInput(in []Meta, _ Attrs) ([]Meta, error) {
 	return []Meta{in[0]}, nil
 }
 
-func floatSameAsInput(in []Meta, _ Attrs) ([]Meta, error) {
-	if !in[0].DType.IsFloat() {
-		return nil, fmt.Errorf("want a float input, got %v", in[0].DType)
-	}
-	return []Meta{in[0]}, nil
-}
-
 // broadcastInfer: all inputs share a dtype; the output takes their broadcast shape.
 func broadcastInfer(in []Meta, _ Attrs) ([]Meta, error) {
 	s, err := broadcastAll(in)

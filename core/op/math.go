@@ -104,18 +104,17 @@ func defUnary(name, onnx string, u *unaryImpl, sample func(r *rand.Rand) ([]*T, 
 	if _, ok := int64Unary[name]; u.ints && !ok {
 		panic("op: " + name + " takes integers but has no int64Unary entry")
 	}
-	infer := floatSameAsInput
+	d := &Def{Name: name, ONNX: onnx, Arity: 1, Ref: u.ref, Sample: sample, DTypes: FloatDTypes}
 	if u.ints {
-		infer = numericSameAsInput
+		d.DTypes = NumericDTypes
 	}
-	d := &Def{Name: name, ONNX: onnx, Arity: 1, Ref: u.ref, Sample: sample}
 	d.Infer = func(in []Meta, a Attrs) ([]Meta, error) {
 		if u.check != nil {
 			if err := u.check(a); err != nil {
 				return nil, err
 			}
 		}
-		return infer(in, a)
+		return sameAsInput(in, a)
 	}
 	d.VJP = func(c *VJPCtx) []*T {
 		if !c.In[0].DType().IsFloat() {
@@ -127,13 +126,6 @@ func defUnary(name, onnx string, u *unaryImpl, sample func(r *rand.Rand) ([]*T, 
 		return []*T{call1(unaryGradDef, c.Attrs.With("op", name), c.In[0], c.Out[0], c.G(0))}
 	}
 	return define(d)
-}
-
-func numericSameAsInput(in []Meta, _ Attrs) ([]Meta, error) {
-	if in[0].DType == tensor.Bool {
-		return nil, fmt.Errorf("want a numeric input, got bool")
-	}
-	return []Meta{in[0]}, nil
 }
 
 // withAttrs adds fixed attributes to a sample generator.

@@ -10,6 +10,7 @@ package op
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"sort"
 	"sync"
 
@@ -45,6 +46,11 @@ type Def struct {
 	NoGrad []int
 	// Sample makes small random float64 inputs for the table-driven gradient check.
 	Sample func(r *rand.Rand) ([]*T, Attrs)
+
+	// DTypes are the dtypes its first input may have (nil: whatever Infer
+	// accepts); InferMeta checks them before the shape rule. Dtypes never
+	// promote: a caller casts explicitly.
+	DTypes []tensor.DType
 
 	// Export writes the op's ONNX form (nil: it has none, and exporting a
 	// graph that holds it is an error naming the node).
@@ -93,6 +99,23 @@ func (c *VJPCtx) G(i int) *T {
 		return tensor.ZerosLike(c.Out[i])
 	}
 	return c.GradOut[i]
+}
+
+// The dtype sets ops name in Def.DTypes.
+var (
+	FloatDTypes   = []tensor.DType{tensor.Float32, tensor.Float64}
+	NumericDTypes = []tensor.DType{tensor.Float32, tensor.Float64, tensor.Int64, tensor.Int32, tensor.Uint8, tensor.Int8}
+)
+
+// dtypesWanted names a dtype set for an error message.
+func dtypesWanted(ds []tensor.DType) string {
+	switch {
+	case slices.Equal(ds, FloatDTypes):
+		return "a float input"
+	case slices.Equal(ds, NumericDTypes):
+		return "a numeric input"
+	}
+	return fmt.Sprintf("an input of %v", ds)
 }
 
 // ShapeError is the one panic that crosses this package's API: an op got
@@ -160,6 +183,9 @@ type Kernel func(out, in []*T, a Attrs) bool
 func (d *Def) InferMeta(in []Meta, a Attrs) ([]Meta, error) {
 	if d.Arity >= 0 && len(in) != d.Arity {
 		return nil, fmt.Errorf("want %d inputs, got %d", d.Arity, len(in))
+	}
+	if d.DTypes != nil && len(in) > 0 && !slices.Contains(d.DTypes, in[0].DType) {
+		return nil, fmt.Errorf("want %s, got %v", dtypesWanted(d.DTypes), in[0].DType)
 	}
 	return d.Infer(in, a)
 }

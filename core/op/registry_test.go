@@ -75,3 +75,37 @@ func TestEveryRegisteredGradientIsChecked(t *testing.T) {
 		}
 	}
 }
+
+// TestDTypesAreEnforced checks every op that states its input dtypes
+// (Def.DTypes): its first sample input cast to a dtype outside the set is
+// refused with a message naming the dtype, and one inside the set is not
+// refused for its dtype.
+func TestDTypesAreEnforced(t *testing.T) {
+	all := []tensor.DType{tensor.Float32, tensor.Float64, tensor.Int64, tensor.Int32, tensor.Uint8, tensor.Int8, tensor.Bool}
+	checked := 0
+	for _, d := range op.All() {
+		if d.DTypes == nil || d.Sample == nil {
+			continue
+		}
+		checked++
+		in, attrs := d.Sample(rand.New(rand.NewPCG(1, 2)))
+		for _, dt := range all {
+			metas := make([]op.Meta, len(in))
+			for i, x := range in {
+				metas[i] = op.MetaOf(x)
+			}
+			metas[0].DType = dt
+			_, err := d.InferMeta(metas, attrs)
+			if slices.Contains(d.DTypes, dt) {
+				if err != nil && strings.Contains(err.Error(), "got "+dt.String()) {
+					t.Errorf("%s refuses %v, which its DTypes list: %v", d.Name, dt, err)
+				}
+			} else if err == nil || !strings.Contains(err.Error(), "got "+dt.String()) {
+				t.Errorf("%s takes %v, outside its DTypes %v (error %v)", d.Name, dt, d.DTypes, err)
+			}
+		}
+	}
+	if checked < 20 {
+		t.Errorf("only %d ops state their dtypes; the unary families should", checked)
+	}
+}
