@@ -6,8 +6,6 @@ import (
 	"paddle/core/cli/predict"
 	"paddle/core/config"
 	"paddle/core/kit"
-	"paddle/core/workflow"
-	"path/filepath"
 
 	"github.com/spf13/cobra"
 )
@@ -47,18 +45,7 @@ func predictRun(opts *PredictOptions) error {
 // runnerFor builds the runner of -c, else of the config saved with the
 // checkpoint weights (or the export model).
 func runnerFor(f *cmdutil.Factory, weights, model string) (*runner, *config.Config, error) {
-	dir := weights
-	if dir == "" {
-		dir = model
-	}
-	var cfg *config.Config
-	var err error
-	if f.Settings.Config != "" {
-		cfg, err = f.LoadConfig()
-	} else {
-		cfg, err = config.Load(filepath.Join(dir, workflow.ExportConfigFile), f.Settings.Overrides...)
-		err = config.Usage(err)
-	}
+	cfg, err := cmdutil.ModelConfig(f, weights, model)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"unicode/utf8"
 
@@ -36,14 +35,7 @@ func Serve(f *cmdutil.Factory, cmd *cobra.Command) func(context.Context) (serve.
 			}
 			return &TextPredictor{scorer: s}, nil
 		}
-		var cfg *config.Config
-		var err error
-		if f.Settings.Config != "" {
-			cfg, err = f.LoadConfig()
-		} else {
-			cfg, err = config.Load(filepath.Join(weights, "config.yaml"), f.Settings.Overrides...)
-			err = config.Usage(err)
-		}
+		cfg, err := cmdutil.ModelConfig(f, weights, "")
 		if err != nil {
 			return nil, err
 		}

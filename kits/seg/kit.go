@@ -68,21 +68,8 @@ func newCmdPredict(f *cmdutil.Factory, k *kit.Kit) *cobra.Command {
 	return cmd
 }
 
-// loadFor loads -c, else dir/config.yaml (a checkpoint's or an export's).
-func loadFor(f *cmdutil.Factory, dir string) (*config.Config, error) {
-	if f.Settings.Config != "" {
-		return f.LoadConfig()
-	}
-	cfg, err := config.Load(dir+"/config.yaml", f.Settings.Overrides...)
-	return cfg, config.Usage(err)
-}
-
 func predictRun(ctx context.Context, o *predict.Options, draw bool) error {
-	dir := o.Weights
-	if dir == "" {
-		dir = o.Model
-	}
-	cfg, err := loadFor(o.Factory, dir)
+	cfg, err := cmdutil.ModelConfig(o.Factory, o.Weights, o.Model)
 	if err != nil {
 		return err
 	}
@@ -98,7 +85,7 @@ func predictRun(ctx context.Context, o *predict.Options, draw bool) error {
 // evalModelRun evaluates a checkpoint on the config's val_dataset and
 // prints the report `seg eval --pred --label` prints.
 func evalModelRun(ctx context.Context, opts *EvalOptions) error {
-	cfg, err := loadFor(opts.Factory, opts.Weights)
+	cfg, err := cmdutil.ModelConfig(opts.Factory, opts.Weights, "")
 	if err != nil {
 		return err
 	}

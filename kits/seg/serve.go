@@ -29,11 +29,7 @@ func Serve(f *cmdutil.Factory, cmd *cobra.Command) func(context.Context) (serve.
 		if err := m.Check(); err != nil {
 			return nil, err
 		}
-		dir := m.Weights
-		if dir == "" {
-			dir = m.Model
-		}
-		cfg, err := loadFor(f, dir)
+		cfg, err := m.Config(f)
 		if err != nil {
 			return nil, err
 		}

@@ -22,7 +22,7 @@ func asrServePredictor(f *cmdutil.Factory, model, weights string) (p serve.Predi
 		rec, err := loadExportRecognizer(model)
 		return &ASRPredictor{rec: rec}, true, err
 	}
-	cfg, err := servedConfig(f, weights)
+	cfg, err := cmdutil.ModelConfig(f, weights, "")
 	if err != nil {
 		return nil, true, err
 	}

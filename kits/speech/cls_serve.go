@@ -22,7 +22,7 @@ func clsServePredictor(f *cmdutil.Factory, model, weights string) (p serve.Predi
 		c, err := loadExportClassifier(model)
 		return &ClsPredictor{c: c, TopK: 5}, true, err
 	}
-	cfg, err := servedConfig(f, weights)
+	cfg, err := cmdutil.ModelConfig(f, weights, "")
 	if err != nil {
 		return nil, true, err
 	}

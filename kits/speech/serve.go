@@ -58,7 +58,7 @@ func Serve(f *cmdutil.Factory, cmd *cobra.Command) func(context.Context) (serve.
 			s, err = loadExportSpotter(model)
 		} else {
 			var cfg *config.Config
-			if cfg, err = servedConfig(f, weights); err != nil {
+			if cfg, err = cmdutil.ModelConfig(f, weights, ""); err != nil {
 				return nil, err
 			}
 			var r workflow.Runner
@@ -132,16 +132,6 @@ func servedAudio(body []byte, rate int) (*audio.Audio, error) {
 		}
 	}
 	return a, nil
-}
-
-// servedConfig is the config of a checkpoint to serve: -c when given, else
-// the checkpoint's own config.yaml with the -o overrides.
-func servedConfig(f *cmdutil.Factory, weights string) (*config.Config, error) {
-	if f.Settings.Config != "" {
-		return f.LoadConfig()
-	}
-	cfg, err := config.Load(filepath.Join(weights, "config.yaml"), f.Settings.Overrides...)
-	return cfg, config.Usage(err)
 }
 
 // exportPostProcess returns the PostProcess name of the export directory

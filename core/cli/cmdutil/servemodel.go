@@ -52,6 +52,6 @@ func ModelConfig(f *Factory, weights, model string) (*config.Config, error) {
 	if workflow.IsPaddleWeights(dir) {
 		return nil, FlagErrorf("--weights %s: a PaddlePaddle .pdparams holds no config: give the model's -c config.yaml", dir)
 	}
-	cfg, err := config.Load(filepath.Join(dir, "config.yaml"), f.Settings.Overrides...)
+	cfg, err := config.Load(filepath.Join(dir, workflow.ExportConfigFile), f.Settings.Overrides...)
 	return cfg, config.Usage(err)
 }
