@@ -58,7 +58,7 @@ func newImportedRec(o ONNXModelOpts) (*importedRec, error) {
 	if len(g.Inputs) != 1 || len(g.Outputs) != 1 {
 		return nil, fmt.Errorf("%s: want one input and one output, the graph has %d and %d", file, len(g.Inputs), len(g.Outputs))
 	}
-	g.Outputs[0] = logitsOf(g, g.Outputs[0]) // train on the logits
+	g.Outputs[0] = Logits(g, g.Outputs[0]) // train on the logits
 	mod, err := module.New(g)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", file, err)
@@ -85,10 +85,10 @@ func (m *importedRec) classes() int {
 	return max(s[len(s)-1], 0)
 }
 
-// logitsOf returns the input of the softmax that computes out, looking through
+// Logits returns the input of the softmax that computes out, looking through
 // reshapes (an opset < 13 Softmax imports as flatten → softmax → reshape);
 // out itself when no softmax computes it.
-func logitsOf(g *graph.Graph, out *graph.Value) *graph.Value {
+func Logits(g *graph.Graph, out *graph.Value) *graph.Value {
 	prod := g.Producers()
 	shapeOnly := func(n *graph.Node) bool { return n != nil && (n.Op.Name == "reshape" || n.Op.Name == "flatten") }
 	v := out
