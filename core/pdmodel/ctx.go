@@ -2,6 +2,7 @@ package pdmodel
 
 import (
 	"fmt"
+	"strings"
 
 	"paddle/core/graph"
 	"paddle/core/op"
@@ -89,6 +90,9 @@ func (c *ctx) alias(s string, v *graph.Value) error {
 	a := c.op.Output(s)
 	if len(a) == 0 {
 		return fmt.Errorf("output %s is missing", s)
+	}
+	if v.Const == nil && strings.HasPrefix(v.Name, c.name+"/t") {
+		v.Name = a[0] // a result of this op takes its variable's name, so rank sees its VarDesc
 	}
 	c.im.vals[a[0]] = v
 	return nil

@@ -485,11 +485,25 @@ func buildReshape(c *ctx) error {
 	if err != nil {
 		return err
 	}
-	if len(c.op.Input("ShapeTensor")) > 0 {
-		return fmt.Errorf("a ShapeTensor input is not supported")
+	s := c.in("Shape")
+	if list := c.op.Input("ShapeTensor"); len(list) > 0 {
+		// Paddle ranks ShapeTensor over Shape and the attribute: one
+		// 1-element int tensor per dimension, 0 and -1 as in the attribute.
+		parts := make([]*graph.Value, len(list))
+		for i, n := range list {
+			v := c.im.vals[n]
+			if v == nil {
+				return fmt.Errorf("ShapeTensor[%d] %q is not defined before the op", i, n)
+			}
+			if v.Meta.DType != tensor.Int64 {
+				v = c.emit1("cast", op.Attrs{"dtype": "int64"}, tensor.Int64, v)
+			}
+			parts[i] = v
+		}
+		s = c.emit1("concat", op.Attrs{"axis": 0}, tensor.Int64, parts...)
 	}
 	nd := c.emit("reshape", op.Attrs{}, []*graph.Value{x}, c.out("Out", x.Meta.DType))
-	if s := c.in("Shape"); s != nil {
+	if s != nil {
 		nd.AttrIn = append(nd.AttrIn, graph.AttrIn{Attr: "shape", Kind: graph.AttrReshape, V: s})
 		return nil
 	}

@@ -59,7 +59,8 @@ type pirRule struct {
 	legacy string
 	// in names the old input slot of each operand by position; "=attr"
 	// folds a constant operand into attribute attr ("=attr|Slot": or binds
-	// it to Slot when it is computed at run time); "" drops the operand.
+	// it to Slot when it is computed at run time; "=attr|Slot|ListSlot":
+	// and a builtin.combine list of tensors to ListSlot); "" drops the operand.
 	in  []string
 	out []string // the old output slot of each result; "" drops it
 	// rename maps PIR attribute names to the old ones.
@@ -112,7 +113,7 @@ var pirOps = map[string]pirRule{
 	"elementwise_pow": rule(binRule, "elementwise_pow"),
 	"matmul": {legacy: "matmul_v2", in: []string{"X", "Y"}, out: []string{"Out"},
 		rename: map[string]string{"transpose_x": "trans_x", "transpose_y": "trans_y"}},
-	"reshape":         {legacy: "reshape2", in: []string{"X", "=shape|Shape"}, out: []string{"Out", "XShape"}},
+	"reshape":         {legacy: "reshape2", in: []string{"X", "=shape|Shape|ShapeTensor"}, out: []string{"Out", "XShape"}},
 	"transpose":       {legacy: "transpose2", in: []string{"X"}, out: []string{"Out", "XShape"}, rename: map[string]string{"perm": "axis"}},
 	"flatten":         {legacy: "flatten_contiguous_range", in: []string{"X"}, out: []string{"Out", "XShape"}},
 	"squeeze":         {legacy: "squeeze2", in: []string{"X", "=axes"}, out: []string{"Out", "XShape"}},
@@ -323,8 +324,10 @@ func (t *pirTranslator) op(o pirOp) error {
 		if slot == "" || id == 0 {
 			continue
 		}
+		listSlot := ""
 		if attr, ok := strings.CutPrefix(slot, "="); ok {
 			attr, runtimeSlot, _ := strings.Cut(attr, "|")
+			runtimeSlot, listSlot, _ = strings.Cut(runtimeSlot, "|")
 			c := t.consts[id]
 			switch {
 			case c != nil:
@@ -336,6 +339,9 @@ func (t *pirTranslator) op(o pirOp) error {
 			slot = runtimeSlot
 		}
 		if list, ok := t.lists[id]; ok {
+			if listSlot != "" {
+				slot = listSlot
+			}
 			lo.Inputs = append(lo.Inputs, pdpb.Slot{Parameter: slot, Arguments: list})
 			continue
 		}

@@ -80,7 +80,9 @@ func TestPPOCRMatchesONNX(t *testing.T) {
 	}{
 		{"ch_PP-OCRv4_det_infer.onnx", "sample_en.png", 160, 320, form{"pdmodel_ref.py", "inference.pdmodel"}},
 		{"ch_ppocr_mobile_v2.0_cls_infer.onnx", "line.png", 48, 192, form{"pdmodel_ref.py", "inference.pdmodel"}},
+		{"ch_PP-OCRv4_rec_infer.onnx", "line.png", 48, 320, form{"pdmodel_ref.py", "inference.pdmodel"}},
 		{"ch_PP-OCRv4_det_infer.onnx", "sample_en.png", 160, 320, form{"pir_ref.py", "inference.json"}},
+		{"ch_PP-OCRv4_rec_infer.onnx", "line.png", 48, 320, form{"pir_ref.py", "inference.json"}},
 		{"ch_ppocr_mobile_v2.0_cls_infer.onnx", "line.png", 48, 192, form{"pir_ref.py", "inference.json"}},
 	} {
 		t.Run(c.model+"/"+c.file, func(t *testing.T) {

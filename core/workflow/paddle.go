@@ -20,6 +20,15 @@ type PaddleNamer interface {
 	PaddleName(name string) (pd string, transposed bool)
 }
 
+// PaddlePreparer is implemented by models whose tensors Paddle stores in
+// another form: PaddlePrepare may add tensors derived from the file's
+// (PaddleOCR's re-parameterisable layers fold their training branches into
+// one conv) and returns the file's names it consumed or deliberately
+// ignores (training-only heads), so strict loading does not report them.
+type PaddlePreparer interface {
+	PaddlePrepare(tensors map[string]*tensor.Tensor) (used []string, err error)
+}
+
 // IsPaddleWeights says whether path names a paddle.save weights file, which
 // --weights and pretrain_weights accept in place of a checkpoint folder.
 func IsPaddleWeights(path string) bool { return strings.HasSuffix(path, ".pdparams") }
@@ -39,6 +48,15 @@ func paddleState(path string, m nn.Module) (map[string]*tensor.Tensor, []string,
 	}
 	out := map[string]*tensor.Tensor{}
 	used := map[string]bool{}
+	if pp, ok := m.(PaddlePreparer); ok {
+		names, err := pp.PaddlePrepare(f.Tensors)
+		if err != nil {
+			return nil, nil, fmt.Errorf("%s: %w", path, err)
+		}
+		for _, n := range names {
+			used[n] = true
+		}
+	}
 	for _, p := range append(m.Params(), nn.Buffers(m)...) {
 		pd, transposed := namer.PaddleName(p.Name)
 		if pd == "" {

@@ -65,8 +65,8 @@ func main() {
 
 type opts struct {
 	init, split, train, dev, out, cache string
-	epochs, batch, limit, threads int
-	lr                            float64
+	epochs, batch, limit, threads       int
+	lr                                  float64
 }
 
 // group is one batch of lines of similar aspect ratio: the backbone's

@@ -21,7 +21,9 @@ tiny:  a small conv/bn/relu/pool/fc net with the elementwise `axis` rule, writte
        output computed here with NumPy loops (out.npy): an independent forward pass.
 ppocr: the ONNX model (a PP-OCRv4 det/rec/cls from paddle2onnx) translated node by
        node back into Paddle operators with its weights, for the Go test that runs
-       both files and compares.
+       both files and compares; what paddle2onnx decomposed (hard_swish, swish,
+       layer_norm, flatten, reshape2 with a ShapeTensor list, slice with decrease_axis)
+       is found again by ppocr_onnx.patterns and written as the one Paddle operator.
 """
 import os
 import re
@@ -30,6 +32,8 @@ import sys
 
 import numpy as np
 from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
+
+from ppocr_onnx import paddle_params, patterns
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 PROTO = os.path.join(HERE, '..', '..', 'core', 'pdmodel', 'pdpb', 'framework.proto')
@@ -357,6 +361,8 @@ def ppocr(model, out_dir):
     dims = {}
     for vi in list(g.value_info) + list(g.input) + list(g.output):
         dims[vi.name] = [d.dim_value if d.HasField('dim_value') else -1 for d in vi.type.tensor_type.shape.dim]
+    skip, fused = patterns(g, const)
+    params = paddle_params(g)
     p = Program()
     made = set()
     shapes = set()  # outputs of shape ops
@@ -378,9 +384,26 @@ def ppocr(model, out_dir):
         made.add(name)
         return name
 
-    def out(name, rank=4):
+    ranks = {}  # ONNX value -> its rank, propagated here: shape inference loses it after a
+    cur = [4]   # reshape to a shape computed at run time; cur[0]: the node's largest input rank
+
+    def rank_of(name):
+        if name in ranks:
+            return ranks[name]
+        if name in const:
+            return max(const[name].ndim, 1)
+        return len(dims.get(name) or [-1] * 4)
+
+    def out(name, rank=None):
+        """Declares ONNX value name as a variable of the given rank (default: the node's
+        largest input rank), with the inferred dims when they agree."""
+        r = cur[0] if rank is None else rank
+        d = dims.get(name)
+        if not d or len(d) != r:
+            d = [-1] * r
         made.add(name)
-        return p.var(name, dims.get(name) or [-1] * rank)
+        ranks[name] = r
+        return p.var(name, d)
 
     def scalar(name):
         v = const.get(name)
@@ -390,11 +413,42 @@ def ppocr(model, out_dir):
         if vi.name not in const:
             p.feed(vi.name, dims[vi.name])
             made.add(vi.name)
-    for n in g.node:
+    def int_item(name):
+        """A ShapeTensor item: a variable, or a constant as the fill_constant Paddle wrote."""
+        if name in made or name not in const:
+            return var(alias.get(name, name))
+        p.op('fill_constant', {}, {'Out': p.var(name, [1], VT.INT32)}, dtype=VT.INT32, shape=[1],
+             value=float(const[name].reshape(-1)[0]))
+        made.add(name)
+        return name
+
+    for k, n in enumerate(g.node):
+        if k in skip:
+            continue
         a = {x.name: onnx.helper.get_attribute_value(x) for x in n.attribute}
         i, o = [alias.get(x, x) for x in n.input], list(n.output)
         t = n.op_type
-        if t == 'Constant':
+        f = fused.get(k)
+        cur[0] = max([rank_of(x) for x in (f[1:2] if f else i) if x] or [1])
+        if f and f[0] == 'hard_swish':
+            p.op('hard_swish', {'X': var(f[1])}, {'Out': out(o[0])}, threshold=6.0, scale=6.0, offset=3.0)
+        elif f and f[0] == 'swish':
+            p.op('swish', {'X': var(f[1])}, {'Out': out(o[0])}, beta=f[2])
+        elif f and f[0] == 'layer_norm':
+            r = rank_of(f[1])
+            p.op('layer_norm', {'X': var(f[1]), 'Scale': var(f[2]), 'Bias': var(f[3])},
+                 {'Y': out(o[0], r), 'Mean': p.tmp([-1]), 'Variance': p.tmp([-1])},
+                 epsilon=f[4], begin_norm_axis=r - 1)
+        elif f and f[0] == 'flatten':
+            p.op('flatten_contiguous_range', {'X': var(f[1])}, {'Out': out(o[0], f[2] + 1), 'XShape': p.tmp([-1])},
+                 start_axis=f[2], stop_axis=-1)
+        elif f and f[0] == 'reshape_list':
+            p.op('reshape2', {'X': var(f[1]), 'ShapeTensor': [int_item(x) for x in f[2]]},
+                 {'Out': out(o[0], len(f[2])), 'XShape': p.tmp([-1])}, shape=[])
+        elif f and f[0] == 'slice_decrease':
+            p.op('slice', {'Input': var(f[1])}, {'Out': out(o[0], cur[0] - len(f[2]))}, axes=f[2], starts=f[3], ends=f[4],
+                 decrease_axis=f[2], infer_flags=[1])
+        elif t == 'Constant':
             const[o[0]] = numpy_helper.to_array(a['value'])
         elif t in ('Conv', 'ConvTranspose'):
             w = const[i[1]]
@@ -418,7 +472,7 @@ def ppocr(model, out_dir):
                  is_test=True, data_layout='NCHW')
         elif t in ('Add', 'Sub', 'Mul', 'Div'):
             x, y = i
-            c = scalar(y)
+            c = scalar(y) if y not in params else None
             if c is not None and x not in const:
                 sc, b = {'Add': (1.0, c), 'Sub': (1.0, -c), 'Mul': (c, 0.0), 'Div': (1.0 / c, 0.0)}[t]
                 p.op('scale', {'X': var(x)}, {'Out': out(o[0])}, scale=sc, bias=b, bias_after_scale=True)
@@ -479,6 +533,16 @@ def ppocr(model, out_dir):
             p.op('matmul_v2', {'X': var(i[0]), 'Y': var(i[1])}, {'Out': out(o[0])}, trans_x=False, trans_y=False)
         elif t == 'Softmax':
             p.op('softmax', {'X': var(i[0])}, {'Out': out(o[0])}, axis=a.get('axis', -1))
+        elif t == 'Transpose':
+            p.op('transpose2', {'X': var(i[0])}, {'Out': out(o[0], len(a['perm'])), 'XShape': p.tmp([-1])}, axis=a['perm'])
+        elif t == 'Squeeze':
+            p.op('squeeze2', {'X': var(i[0])}, {'Out': out(o[0], cur[0] - len(a['axes'])), 'XShape': p.tmp([-1])}, axes=a['axes'])
+        elif t == 'AveragePool':
+            pads = a.get('pads', [0, 0, 0, 0])
+            p.op('pool2d', {'X': var(i[0])}, {'Out': out(o[0])}, pooling_type='avg', ksize=a['kernel_shape'],
+                 global_pooling=False, adaptive=False, strides=a.get('strides', [1, 1]),
+                 paddings=[pads[0], pads[2], pads[1], pads[3]], exclusive=not a.get('count_include_pad', 0),
+                 ceil_mode=bool(a.get('ceil_mode', 0)), padding_algorithm='EXPLICIT', data_format='NCHW')
         else:
             raise SystemExit('ppocr: ONNX op %s is not translated' % t)
     for vi in g.output:

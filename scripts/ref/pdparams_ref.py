@@ -31,6 +31,8 @@ DBFPN and DBHead: db_pdparams). Run from the repository root:
 import builtins
 import math
 import os
+import re
+import sys
 import pickle
 
 import numpy as np
@@ -282,5 +284,146 @@ def build_saved_state_dict_opt(opt):
     return out
 
 
+# ---------------------------------------------------------------- PP-OCRv4 rec (SVTR_LCNet)
+
+# PaddleOCR's PPLCNetV3 NET_CONFIG_rec (ppocr/modeling/backbones/rec_lcnetv3.py): per stage, the
+# blocks' (dw kernel, stride, use_se); channels come from the ONNX weights.
+PPOCRV4_REC_STAGES = [
+    [(3, 1, False)],
+    [(3, 1, False), (3, 1, False)],
+    [(3, (2, 1), False), (3, 1, False)],
+    [(3, (1, 2), False), (5, 1, False), (5, 1, False), (5, 1, False), (5, 1, False)],
+    [(5, (2, 1), True), (5, 1, True), (5, (2, 1), False), (5, 1, False)],
+]
+
+
+def ppocrv4_rec_names():
+    """The structured names of PaddleOCR's PP-OCRv4 rec model (Backbone PPLCNetV3 scale 0.95, after
+    LearnableRepLayer.rep(); Head MultiHead with CTCHead's svtr SequenceEncoder, depth 2, and fc), in
+    the order the exported program uses them, with each rep layer's (kernel, stride) or None."""
+    out = [("backbone.conv1.conv.weight", None)]
+    out += [("backbone.conv1.bn." + s, None) for s in ("weight", "bias", "_mean", "_variance")]
+    for st, blocks in enumerate(PPOCRV4_REC_STAGES):
+        for j, (k, stride, se) in enumerate(blocks):
+            pre = "backbone.blocks%d.%d." % (st + 2, j)
+            layers = [("dw_conv", (k, stride))] + ([("se", None)] if se else []) + [("pw_conv", (1, 1))]
+            for name, rep in layers:
+                if name == "se":
+                    out += [(pre + "se." + c, None) for c in ("conv1.weight", "conv1.bias", "conv2.weight", "conv2.bias")]
+                    continue
+                for t in ("reparam_conv.weight", "reparam_conv.bias", "lab.scale", "lab.bias", "act.lab.scale", "act.lab.bias"):
+                    out.append((pre + name + "." + t, rep if t == "reparam_conv.weight" else None))
+    enc = "head.ctc_encoder.encoder."
+
+    def convbn(c):
+        return [(enc + c + ".conv.weight", None)] + [(enc + c + ".norm." + s, None) for s in ("weight", "bias", "_mean", "_variance")]
+    out += convbn("conv1") + convbn("conv2")
+    for b in range(2):
+        for t in ("norm1", "mixer.qkv", "mixer.proj", "norm2", "mlp.fc1", "mlp.fc2"):
+            out += [(enc + "svtr_block.%d.%s.%s" % (b, t, s), None) for s in ("weight", "bias")]
+    out += [(enc + "norm.weight", None), (enc + "norm.bias", None)]
+    out += convbn("conv3") + convbn("conv4") + convbn("conv1x1")
+    out += [("head.ctc_head.fc.weight", None), ("head.ctc_head.fc.bias", None)]
+    return out
+
+
+def onnx_paddle_params(model):
+    """The ONNX model's Paddle parameters (initializers and Constant nodes named <layer>.w_N / .b_N)
+    in the order its nodes first use them."""
+    import onnx
+    from onnx import numpy_helper
+    g = onnx.load(model).graph
+    vals = {t.name: numpy_helper.to_array(t) for t in g.initializer}
+    for n in g.node:
+        if n.op_type == "Constant":
+            vals[n.output[0]] = numpy_helper.to_array(n.attribute[0].t)
+    order = []
+    for n in g.node:
+        for i in n.input:
+            if i in vals and i not in order and re.search(r"\.(w|b)_\d+$", i) and not i.startswith("p2o."):
+                order.append(i)
+    return [vals[i].astype(np.float32) for i in order]
+
+
+def fuse_bn(kernel, gamma, beta, mean, var, eps=1e-5):
+    """LearnableRepLayer._fuse_bn_tensor."""
+    std = np.sqrt(var.astype(np.float64) + eps)
+    return kernel * (gamma / std).reshape(-1, 1, 1, 1), beta - mean * gamma / std
+
+
+def unrep(pre, w, b, k, stride, rng, branches=4, eps=1e-5):
+    """A LearnableRepLayer's training branches (conv_kxk.0..3, conv_1x1 when k > 1, identity when
+    the shape is kept) whose rep() is (w, b): the others random, conv_kxk.3 takes the rest."""
+    cout, cin_g = w.shape[0], w.shape[1]
+    groups = cout if cin_g == 1 and cout > 1 else 1
+    cin = cin_g * groups
+    out = {}
+    acc_w, acc_b = np.zeros(w.shape, np.float64), np.zeros(cout, np.float64)
+
+    def bn(p, n):
+        v = {"weight": rng.uniform(0.5, 1.5, n), "bias": rng.uniform(-0.2, 0.2, n),
+             "_mean": rng.uniform(-0.2, 0.2, n), "_variance": rng.uniform(0.5, 2, n)}
+        for s, x in v.items():
+            out[p + s] = x.astype(np.float32)
+        return [out[p + s].astype(np.float64) for s in ("weight", "bias", "_mean", "_variance")]
+
+    for i in range(branches - 1):
+        kw = rng.uniform(-0.3, 0.3, w.shape).astype(np.float32)
+        out[pre + "conv_kxk.%d.conv.weight" % i] = kw
+        fw, fb = fuse_bn(kw.astype(np.float64), *bn(pre + "conv_kxk.%d.bn." % i, cout), eps)
+        acc_w, acc_b = acc_w + fw, acc_b + fb
+    if k > 1:
+        kw = rng.uniform(-0.3, 0.3, (cout, cin_g, 1, 1)).astype(np.float32)
+        out[pre + "conv_1x1.conv.weight"] = kw
+        fw, fb = fuse_bn(kw.astype(np.float64), *bn(pre + "conv_1x1.bn.", cout), eps)
+        acc_w[:, :, k // 2, k // 2] += fw[:, :, 0, 0]
+        acc_b += fb
+    if cout == cin and stride in (1, (1, 1)):
+        ident = np.zeros((cin, cin_g, k, k))
+        for c in range(cin):
+            ident[c, c % cin_g, k // 2, k // 2] = 1
+        fw, fb = fuse_bn(ident, *bn(pre + "identity.", cin), eps)
+        acc_w, acc_b = acc_w + fw, acc_b + fb
+    last = pre + "conv_kxk.%d." % (branches - 1)
+    out[last + "conv.weight"] = (w.astype(np.float64) - acc_w).astype(np.float32)
+    out[last + "bn.weight"] = np.ones(cout, np.float32)
+    out[last + "bn.bias"] = (b.astype(np.float64) - acc_b).astype(np.float32)
+    out[last + "bn._mean"] = np.zeros(cout, np.float32)
+    out[last + "bn._variance"] = np.full(cout, 1 - eps, np.float32)
+    return out
+
+
+def write_ppocrv4_rec(model, out_dir):
+    """Two .pdparams of PaddleOCR's PP-OCRv4 rec with the ONNX model's weights: rec_repped (as the
+    model is after rep(), the form its export uses) and rec_train (as training saves it: each rep
+    layer's branches, which rep() folds into the ONNX weights; plus NRTR head tensors that only
+    training uses)."""
+    names, vals = ppocrv4_rec_names(), onnx_paddle_params(model)
+    if len(names) != len(vals):
+        raise SystemExit("ppocrv4_rec: %d names for %d ONNX parameters" % (len(names), len(vals)))
+    repped, train = {}, {}
+    rng = np.random.default_rng(25)
+    for n, ((name, rep), v) in enumerate(zip(names, vals)):
+        repped[name] = v
+        if name.endswith("reparam_conv.bias"):
+            continue
+        if rep is None:
+            train[name] = v
+            continue
+        pre = name[:-len("reparam_conv.weight")]
+        train.update(unrep(pre, v, vals[n + 1], rep[0], rep[1], rng))
+    train["head.before_gtc.1.fc.weight"] = rng.uniform(-1, 1, (480, 384)).astype(np.float32)
+    train["head.gtc_head.tgt_word_prj.weight"] = rng.uniform(-1, 1, (384, 6627)).astype(np.float32)
+    os.makedirs(out_dir, exist_ok=True)
+    for file, sd in (("rec_repped.pdparams", repped), ("rec_train.pdparams", train)):
+        sd = dict(sd)
+        sd["StructuredToParameterName@@"] = {k: "param_%d" % i for i, k in enumerate(sd)}
+        with open(os.path.join(out_dir, file), "wb") as f:
+            pickle.Pickler(f, 4).dump(sd)
+
+
 if __name__ == "__main__":
-    main()
+    if len(sys.argv) == 4 and sys.argv[1] == "ppocrv4_rec":
+        write_ppocrv4_rec(sys.argv[2], sys.argv[3])
+    else:
+        main()

@@ -24,7 +24,8 @@ Run from the repository root after pdmodel_ref.py tiny:
 
 `pir_ref.py ppocr MODEL.onnx OUT_DIR` translates a paddle2onnx PP-OCR det or cls model back
 into the pd_op operators of a Paddle 3 program, as pdmodel_ref.py's ppocr does into Paddle 2
-operators, and writes OUT_DIR/inference.json and inference.pdiparams (python3-onnx needed).
+operators (a PP-OCRv4 rec's reshape to a shape with run-time parts takes a builtin.combine of
+int32 values, pd_op.full for the constant ones, as Paddle 3's reshape(x, [Value, ...]) builds it), and writes OUT_DIR/inference.json and inference.pdiparams (python3-onnx needed).
 """
 import json
 import os
@@ -33,6 +34,8 @@ import struct
 import sys
 
 import numpy as np
+
+from ppocr_onnx import paddle_params, patterns
 
 SRC = "core/pdmodel/testdata/tiny"
 OUT = "core/pdmodel/testdata/tiny_pir"
@@ -131,6 +134,8 @@ def ppocr(model, out_dir):
     dims = {}
     for vi in list(g.value_info) + list(g.input) + list(g.output):
         dims[vi.name] = [d.dim_value if d.HasField("dim_value") else -1 for d in vi.type.tensor_type.shape.dim]
+    skip, fused = patterns(g, const)
+    pnames = paddle_params(g)
     p = Prog()
     ids, params = {}, {}
 
@@ -158,10 +163,51 @@ def ppocr(model, out_dir):
             ids[vi.name] = p.op("data", [], [d(vi.name)], [
                 a("name", "0.a_str", vi.name), a("shape", "1.a_intarray", d(vi.name)),
                 a("dtype", "1.a_dtype", "float32"), a("place", "1.a_place", [0, 0, ""])])[0]
-    for n in g.node:
+    def int_item(name):
+        """A reshape shape item: a value, or a constant as the pd_op.full Paddle 3 writes."""
+        if name in ids or name not in const:
+            return val(name)
+        ids[name] = p.op("full", [], [[1]], [a("shape", "1.a_intarray", [1]),
+                                             a("value", "0.a_f64", float(const[name].reshape(-1)[0])),
+                                             a("dtype", "1.a_dtype", "int32"), a("place", "1.a_place", [0, 0, ""])],
+                         "0.t_i32")[0]
+        return ids[name]
+
+    for k, n in enumerate(g.node):
+        if k in skip:
+            continue
         at = {x.name: onnx.helper.get_attribute_value(x) for x in n.attribute}
         i, o, t = list(n.input), list(n.output), n.op_type
-        if t == "Constant":
+        f = fused.get(k)
+        if f and f[0] in ("hard_swish", "swish"):
+            ids[o[0]] = p.op(f[0].replace("_", ""), [val(f[1])], [d(o[0])], [])[0]
+        elif f and f[0] == "layer_norm":
+            ids[o[0]] = p.op("layer_norm", [val(f[1]), val(f[2]), val(f[3])], [d(o[0], 3), [-1], [-1]],
+                             [a("epsilon", "0.a_f32", f[4]), a("begin_norm_axis", "0.a_i32", -1)])[0]
+        elif f and f[0] == "flatten":
+            ids[o[0]] = p.op("flatten", [val(f[1])], [[-1] * (f[2] + 1), None],
+                             [a("start_axis", "0.a_i32", f[2]), a("stop_axis", "0.a_i32", -1)])[0]
+        elif f and f[0] == "reshape_list":
+            ids[o[0]] = p.op("reshape", [val(f[1]), p.combine([int_item(x) for x in f[2]])],
+                             [[-1] * len(f[2]), None], [])[0]
+        elif f and f[0] == "slice_decrease":
+            ids[o[0]] = p.op("slice", [val(f[1]), p.int_array(f[3]), p.int_array(f[4])], [[-1] * 3], [
+                a("axes", "0.a_array", [{"#": "0.a_i64", "D": x} for x in f[2]]),
+                a("infer_flags", "0.a_array", [{"#": "0.a_i64", "D": 1}]),
+                a("decrease_axis", "0.a_array", [{"#": "0.a_i64", "D": x} for x in f[2]])])[0]
+        elif t == "Transpose":
+            ids[o[0]] = p.op("transpose", [val(i[0])], [[-1] * len(at["perm"]), None], [i32s("perm", at["perm"])])[0]
+        elif t == "Squeeze":
+            ids[o[0]] = p.op("squeeze", [val(i[0]), p.int_array(at["axes"])], [[-1] * 3, None], [])[0]
+        elif t == "AveragePool":
+            pads = at.get("pads", [0, 0, 0, 0])
+            ids[o[0]] = p.op("pool2d", [val(i[0]), p.int_array(at["kernel_shape"])], [d(o[0])], [
+                i32s("strides", at.get("strides", [1, 1])), i32s("paddings", [pads[0], pads[2], pads[1], pads[3]]),
+                a("ceil_mode", "0.a_bool", bool(at.get("ceil_mode", 0))),
+                a("exclusive", "0.a_bool", not at.get("count_include_pad", 0)), a("data_format", "0.a_str", "NCHW"),
+                a("pooling_type", "0.a_str", "avg"), a("global_pooling", "0.a_bool", False),
+                a("adaptive", "0.a_bool", False), a("padding_algorithm", "0.a_str", "EXPLICIT")])[0]
+        elif t == "Constant":
             const[o[0]] = numpy_helper.to_array(at["value"])
         elif t in ("Conv", "ConvTranspose"):
             w = const[i[1]]
@@ -193,7 +239,7 @@ def ppocr(model, out_dir):
                               a("trainable_statistics", "0.a_bool", False)])[0]
         elif t in ("Add", "Sub", "Mul", "Div"):
             x, y = i
-            c = scalar(y)
+            c = scalar(y) if y not in pnames else None
             if c is not None and x not in const:
                 sc, b = {"Add": (1.0, c), "Sub": (1.0, -c), "Mul": (c, 0.0), "Div": (1.0 / c, 0.0)}[t]
                 ids[o[0]] = p.op("scale", [val(x), p.full(sc)], [d(o[0])],

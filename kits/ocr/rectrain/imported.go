@@ -27,6 +27,13 @@ type ONNXModelOpts struct {
 	// FreezeBN keeps batch norm in inference mode while training (running
 	// statistics, not updated): better with small fine-tuning batches.
 	FreezeBN bool `yaml:"freeze_bn"`
+	// PaddleParams trains every tensor PaddleOCR trains: paddle2onnx writes
+	// some of them as graph constants (PP-LCNetV3's learnable affine scales
+	// and shifts, LayerNorm weights, Linear biases), which stay fixed
+	// otherwise. A .pdparams (--weights, pretrain_weights) needs it, so its
+	// values for them are loaded and kept in checkpoints; it changes the
+	// checkpoint's tensors, so a checkpoint trained without it does not load.
+	PaddleParams bool `yaml:"paddle_params"`
 }
 
 // ResolveStorePath maps "<store model>:<file>" to the file in the model store,
@@ -40,6 +47,7 @@ type importedRec struct {
 	g        *graph.Graph // the imported graph, its output the logits
 	mod      *module.Module
 	freezeBN bool
+	pdNames  map[string]string // PaddleName's table, built on first use
 }
 
 // newImportedRec imports the model file and cuts its final softmax.
@@ -59,6 +67,19 @@ func newImportedRec(o ONNXModelOpts) (*importedRec, error) {
 		return nil, fmt.Errorf("%s: want one input and one output, the graph has %d and %d", file, len(g.Inputs), len(g.Outputs))
 	}
 	g.Outputs[0] = Logits(g, g.Outputs[0]) // train on the logits
+	if o.PaddleParams {
+		stats := map[*graph.Value]bool{} // batch-norm statistics stay buffers
+		for _, n := range g.Nodes {
+			if n.Op.Name == "batch_norm" && len(n.In) == 5 {
+				stats[n.In[3]], stats[n.In[4]] = true, true
+			}
+		}
+		for _, v := range g.Consts() {
+			if !v.Param && !stats[v] && isPaddleParam(v.Name) && v.Const.DType().IsFloat() {
+				v.Param = true
+			}
+		}
+	}
 	mod, err := module.New(g)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", file, err)
