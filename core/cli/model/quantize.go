@@ -3,6 +3,7 @@ package model
 import (
 	"bufio"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -19,7 +20,6 @@ import (
 	"paddle/core/data"
 	"paddle/core/graph"
 	pio "paddle/core/io"
-	"paddle/core/onnx"
 	"paddle/core/quant"
 	"paddle/core/runtime"
 	"paddle/core/tensor"
@@ -115,24 +115,18 @@ func quantizeRun(opts quantizeOptions) error {
 	if err != nil {
 		return err
 	}
-	q, err := quant.New(load, quant.Options{Method: opts.Method, Percentile: opts.Percentile, PerChannel: opts.PerChannel,
-		Exclude: opts.Exclude, Depthwise: opts.Depthwise})
-	if err != nil {
-		return config.Usage(err)
-	}
-	if err := q.Calibrate(feed, len(files)); err != nil {
-		return err
-	}
-	qg, reports, err := q.Quantize(nil)
-	if err != nil {
-		return err
-	}
+	sens := 0
 	if opts.Sensitivity {
-		if err := q.Sensitivity(feed, min(max(opts.SensCount, 1), len(files)), reports); err != nil {
-			return err
-		}
+		sens = max(opts.SensCount, 1)
 	}
-	if err := onnx.WriteFile(opts.Output, qg); err != nil {
+	_, reports, err := quant.Job{Load: load, Options: quant.Options{Method: opts.Method, Percentile: opts.Percentile,
+		PerChannel: opts.PerChannel, Exclude: opts.Exclude, Depthwise: opts.Depthwise},
+		Feed: feed, Count: len(files), Output: opts.Output, Sensitivity: sens}.Run()
+	if err != nil {
+		var oe *quant.OptionsError
+		if errors.As(err, &oe) {
+			return config.Usage(oe.Err)
+		}
 		return err
 	}
 	return printQuantReport(opts, reports, len(files))
