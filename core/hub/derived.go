@@ -56,6 +56,9 @@ func Derive(dir, name, key string, build func(path string) error) (DeriveResult,
 	}
 	tmpName := tmp.Name()
 	tmp.Close()
+	if err := os.Chmod(tmpName, 0o644); err != nil { // CreateTemp's 0600: a store file is readable like the pulled ones
+		return res, err
+	}
 	defer os.Remove(tmpName)
 	if err := build(tmpName); err != nil {
 		return res, err
