@@ -8,6 +8,7 @@
 #   zh-test: fortunes zh/chinese odd lines and tang300, in AR PL SungtiL GB
 #   doc-dev, doc-test: like en-dev and en-test with --doc 0.7 (prices, dates, e-mails, URLs, codes...)
 #   en-pages: N/10 pages (960x960, up to 12 lines) of en-test's text and fonts, det labels
+#   zh-pages: N/10 pages like en-pages of zh-test's text and font
 # Usage: scripts/ocr_heldout.sh [OUT] (default ${PADDLE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/paddle}/ocr_heldout)
 # Env: N (lines per set, 300), PADDLE (binary, default bin/paddle).
 # Needs: fonts-dejavu-core fonts-liberation2 fonts-freefont-ttf fonts-crosextra-carlito
@@ -47,4 +48,7 @@ synth "$OUT/zh-test" --corpus "$t/zh-test.txt" --charset "$KEYS" --max-len 25 --
 [ -s "$OUT/en-pages/det_gt.txt" ] || $P ocr synth --det --output "$OUT/en-pages" --count $((N / 10)) --corpus "$t/en-test.txt" \
   --charset en --max-len 40 --min-size 20 --max-size 36 --page-width 960 --page-height 960 --max-lines 12 --seed 105 \
   --fonts "$D/liberation2,$D/freefont,$D/crosextra,$D/open-sans" >/dev/null
-wc -l "$OUT"/*/rec_gt.txt "$OUT"/en-pages/det_gt.txt
+[ -s "$OUT/zh-pages/det_gt.txt" ] || $P ocr synth --det --output "$OUT/zh-pages" --count $((N / 10)) --corpus "$t/zh-test.txt" \
+  --charset "$KEYS" --max-len 25 --min-size 20 --max-size 36 --page-width 960 --page-height 960 --max-lines 12 --seed 108 \
+  --fonts "$D/arphic-gbsn00lp/gbsn00lp.ttf" >/dev/null
+wc -l "$OUT"/*/rec_gt.txt "$OUT"/*-pages/det_gt.txt

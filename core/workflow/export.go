@@ -14,6 +14,7 @@ import (
 	"paddle/core/graph"
 	"paddle/core/io"
 	"paddle/core/onnx"
+	"paddle/core/quant"
 	"paddle/core/runtime"
 )
 
@@ -22,6 +23,16 @@ import (
 // (DESIGN §7), usually with WriteExport.
 type Exporter interface {
 	Export(ctx context.Context, env Env, dir string) error
+}
+
+// Calibrator is the optional Runner capability behind `paddle <kit> export
+// --quantize`: it turns the calibration inputs named by calib (a directory
+// or list, as quant.Files reads them, or the kit's own kind of input) into
+// inputs of the exported model in dir, preprocessed as `predict --model
+// dir` preprocesses its inputs, and says how many there are (at most
+// count; count 0: all).
+type Calibrator interface {
+	CalibrationFeed(dir, calib string, count int) (quant.Feed, int, error)
 }
 
 // The files of an export directory.

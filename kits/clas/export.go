@@ -9,6 +9,7 @@ import (
 	"paddle/core/ag"
 	"paddle/core/config"
 	"paddle/core/graph/trace"
+	"paddle/core/quant"
 	"paddle/core/runtime"
 	"paddle/core/tensor"
 	"paddle/core/workflow"
@@ -126,11 +127,35 @@ func (r *runner) loadExport(env workflow.Env) (*Classifier, error) {
 		return nil, err
 	}
 	name, out := inputs[0].Name, p.OutputNames()[0]
-	return &Classifier{tr: tr, k: max(post.Topk, 1), labels: post.LabelList, classify: func(x *tensor.Tensor) ([]float32, error) {
+	return &Classifier{tr: tr, k: max(post.Topk, 1), labels: post.LabelList, input: name, classify: func(x *tensor.Tensor) ([]float32, error) {
 		res, err := p.Run(map[string]*tensor.Tensor{name: x})
 		if err != nil {
 			return nil, err
 		}
 		return res[out].Contiguous().F32(), nil
 	}}, nil
+}
+
+// CalibrationFeed is the kit's workflow.Calibrator (`export --quantize`):
+// the images of calib (quant.Files), each transformed as predict --model
+// dir transforms it.
+func (r *runner) CalibrationFeed(dir, calib string, count int) (quant.Feed, int, error) {
+	c, err := r.loadExport(workflow.Env{Model: dir})
+	if err != nil {
+		return nil, 0, err
+	}
+	files, err := quant.Files(calib)
+	if err != nil {
+		return nil, 0, err
+	}
+	if count > 0 && len(files) > count {
+		files = files[:count]
+	}
+	return func(i int) (map[string]*tensor.Tensor, error) {
+		s := Sample{Path: files[i]}
+		if err := c.prepare(&s); err != nil {
+			return nil, fmt.Errorf("%s: %w", files[i], err)
+		}
+		return map[string]*tensor.Tensor{c.input: s.X.Reshape(append([]int{1}, s.X.Shape()...)...)}, nil
+	}, len(files), nil
 }

@@ -104,6 +104,78 @@ func TestExportAndPredictModel(t *testing.T) {
 		t.Errorf("--model on a checkpoint: exit %d\n%s", code, errOut)
 	}
 	checkExportNumerics(t, out, exp, imgs[:13])
+	checkQuantizedExport(t, out, ds, imgs, pm)
+}
+
+// checkQuantizedExport exports the checkpoint again with --quantize,
+// calibrated on 32 training images (a list file): the model runs int8
+// ops, keeps the float export's top-1 on (nearly) all the test images, and
+// ONNX Runtime's probabilities on the QDQ file equal paddle's within one
+// output quantization step's worth (the ops after the last quantized node
+// are float: 1e-4).
+func checkQuantizedExport(t *testing.T, ckpt, ds string, imgs []string, float []Prediction) {
+	train, err := ReadList(filepath.Join(ds, "train_list.txt"), ds, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cal []string
+	for _, it := range train[:32] {
+		cal = append(cal, it.Path)
+	}
+	calList := filepath.Join(t.TempDir(), "calib.txt")
+	if err := os.WriteFile(calList, []byte(strings.Join(cal, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	qexp := filepath.Join(t.TempDir(), "qexp")
+	if code, _, errOut := paddle(t, "clas", "export", "--weights", filepath.Join(ckpt, "best"), "--output", qexp,
+		"--quantize", "--calib", calList); code != 0 {
+		t.Fatalf("export --quantize: %s", errOut)
+	}
+	if code, _, errOut := paddle(t, "clas", "export", "--weights", filepath.Join(ckpt, "best"), "--output", qexp,
+		"--calib", calList); code != 2 || !strings.Contains(errOut, "--quantize") {
+		t.Errorf("--calib without --quantize: exit %d, %s", code, errOut)
+	}
+	p, err := runtime.Load(filepath.Join(qexp, "model.onnx"), runtime.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	nq := 0
+	for _, n := range p.Graph().Nodes {
+		if n.Op.Name == "qconv2d" || n.Op.Name == "qgemm" {
+			nq++
+		}
+	}
+	if nq == 0 {
+		t.Fatal("the quantized export runs no int8 conv or gemm")
+	}
+	code, out, errOut := paddle(t, append([]string{"clas", "predict", "--model", qexp}, imgs...)...)
+	if code != 0 {
+		t.Fatalf("predict --model (int8): %s", errOut)
+	}
+	q := readJSONL(t, out)
+	same := 0
+	for i := range q {
+		if q[i].TopK[0].ClassID == float[i].TopK[0].ClassID {
+			same++
+		}
+	}
+	t.Logf("int8 export: %d int8 nodes; top-1 equal to the float export's on %d of %d images", nq, same, len(q))
+	if same < len(q)-1 {
+		t.Errorf("int8 export changes the top-1 of %d of %d images", len(q)-same, len(q))
+	}
+	feed, n, err := (&runner{}).CalibrationFeed(qexp, calList, 1)
+	if err != nil || n != 1 {
+		t.Fatalf("CalibrationFeed: %d inputs, %v", n, err)
+	}
+	x, err := feed(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := p.Run(x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ortcheck.Compare(t, filepath.Join(qexp, "model.onnx"), x, ortcheck.Output{Name: "output", Want: got["output"], Tol: 1e-4})
 }
 
 // checkExportNumerics compares the Go model's probabilities on a batch of

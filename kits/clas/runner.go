@@ -236,6 +236,7 @@ type Classifier struct {
 	labels []string
 	// classify maps one image (1, C, H, W) to class probabilities.
 	classify func(x *tensor.Tensor) ([]float32, error)
+	input    string // the export's input name ("" for a checkpoint)
 }
 
 // loadClassifier loads the export env.Model, else the checkpoint env.Weights.

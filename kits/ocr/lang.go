@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 
 	"paddle/configs"
+	"paddle/core/cli/iostreams"
+	"paddle/core/graph"
 	"paddle/core/onnx"
 	"paddle/core/onnx/onnxpb"
 	"paddle/core/runtime"
@@ -162,18 +164,35 @@ func EnglishRecModel(store string) (*onnxpb.Model, []string, error) {
 }
 
 // loadEnglishRec loads EnglishRecModel(store) for inference.
-func loadEnglishRec(store string, threads int) (Model, []string, error) {
+func loadEnglishRec(store string, threads int, int8 bool, p Profile, progress func(int, string) iostreams.Progress) (Model, []string, error) {
 	m, en, err := EnglishRecModel(store)
 	if err != nil {
 		return nil, nil, err
+	}
+	if int8 {
+		load := func() (*graph.Graph, error) {
+			m, _, err := EnglishRecModel(store)
+			if err != nil {
+				return nil, err
+			}
+			return onnx.Import(m)
+		}
+		path, err := int8Model(store, "rec", "en_"+storeRec, storeSHA256(storeRec)+"+"+storeSHA256(storeDict)+"+en", load, p, progress)
+		if err != nil {
+			return nil, nil, err
+		}
+		if path != "" {
+			mod, err := loadModel("English recognition", path, threads)
+			return mod, en, err
+		}
 	}
 	g, err := onnx.Import(m)
 	if err != nil {
 		return nil, nil, fmt.Errorf("English recognition model: %w", err)
 	}
-	p, err := runtime.New(g, runtime.Options{Threads: threads})
+	pr, err := runtime.New(g, runtime.Options{Threads: threads})
 	if err != nil {
 		return nil, nil, fmt.Errorf("English recognition model: %w", err)
 	}
-	return p, en, nil
+	return pr, en, nil
 }

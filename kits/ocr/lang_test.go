@@ -174,7 +174,7 @@ func TestEnglishRecOnSample(t *testing.T) {
 	if !ok {
 		t.Skip("no ppocrv4 model in the store (paddle model pull ppocrv4)")
 	}
-	rec, chars, err := loadEnglishRec(dir, 0)
+	rec, chars, err := loadEnglishRec(dir, 0, false, Profile{}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,7 +9,10 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"paddle/core/cli/iostreams"
+	"paddle/core/graph"
 	"paddle/core/hub"
+	"paddle/core/onnx"
 	"paddle/core/runtime"
 )
 
@@ -32,6 +35,12 @@ type Sources struct {
 	UseCls        bool
 	Offline       bool // never pull the store model
 	Threads       int  // kernel threads (0: leave as is)
+	// Precision is PrecisionFP32 ("" too) or PrecisionInt8: the store's
+	// models quantized on first use and cached beside them (int8Plans says
+	// which; models given by path are loaded as they are).
+	Precision string
+	// Progress, when not nil, shows the calibration of an int8 model.
+	Progress func(total int, desc string) iostreams.Progress
 }
 
 // LoadSystem loads the models named by src (pulling the store model on first use
@@ -52,19 +61,34 @@ func LoadSystem(ctx context.Context, src Sources, p Profile) (*System, error) {
 			return nil, err
 		}
 	}
-	pick := func(given, file string) string {
-		if given != "" {
-			return given
-		}
-		return filepath.Join(store, file)
-	}
 	s := &System{Profile: p}
 	var err error
+	int8 := src.Precision == PrecisionInt8
+	// pick returns the file to load: the given one, else the store's, or
+	// under int8 its cached quantization when the plan quantizes it.
+	pick := func(given, file, kind string) (string, error) {
+		if given != "" {
+			return given, nil
+		}
+		path := filepath.Join(store, file)
+		if !int8 {
+			return path, nil
+		}
+		q, err := int8Model(store, kind, file, storeSHA256(file), func() (*graph.Graph, error) { return onnx.ReadFile(path) }, p, src.Progress)
+		if err != nil || q == "" {
+			return path, err
+		}
+		return q, nil
+	}
+	var path string
 	if s.RecIn, err = recShapeFromExport(src.Rec); err != nil {
 		return nil, fmt.Errorf("recognition model: %w", err)
 	}
 	if src.UseDet {
-		if s.Det, err = loadModel("detection", pick(src.Det, storeDet), src.Threads); err != nil {
+		if path, err = pick(src.Det, storeDet, "det"); err != nil {
+			return nil, err
+		}
+		if s.Det, err = loadModel("detection", path, src.Threads); err != nil {
 			return nil, err
 		}
 		if s.Profile, err = detExportPost(src.Det, s.Profile); err != nil {
@@ -72,14 +96,22 @@ func LoadSystem(ctx context.Context, src Sources, p Profile) (*System, error) {
 		}
 	}
 	if english && src.Rec == "" {
-		if s.Rec, s.Chars, err = loadEnglishRec(store, src.Threads); err != nil {
+		if s.Rec, s.Chars, err = loadEnglishRec(store, src.Threads, int8, p, src.Progress); err != nil {
 			return nil, err
 		}
-	} else if s.Rec, err = loadModel("recognition", pick(src.Rec, storeRec), src.Threads); err != nil {
-		return nil, err
+	} else {
+		if path, err = pick(src.Rec, storeRec, "rec"); err != nil {
+			return nil, err
+		}
+		if s.Rec, err = loadModel("recognition", path, src.Threads); err != nil {
+			return nil, err
+		}
 	}
 	if src.UseCls {
-		if s.Cls, err = loadModel("angle classifier", pick(src.Cls, storeCls), src.Threads); err != nil {
+		if path, err = pick(src.Cls, storeCls, "cls"); err != nil {
+			return nil, err
+		}
+		if s.Cls, err = loadModel("angle classifier", path, src.Threads); err != nil {
 			return nil, err
 		}
 	}
@@ -99,6 +131,18 @@ func LoadSystem(ctx context.Context, src Sources, p Profile) (*System, error) {
 		return nil, fmt.Errorf("rec dictionary: %w", err)
 	}
 	return s, nil
+}
+
+// storeSHA256 returns the manifest's sha256 of a ppocrv4 file (the key of
+// what is derived from it).
+func storeSHA256(file string) string {
+	m, _ := hub.Lookup(storeModel)
+	for _, f := range m.Files {
+		if f.Name == file {
+			return f.SHA256
+		}
+	}
+	return ""
 }
 
 // modelFile resolves a model file or an export folder (model.onnx, else its

@@ -40,6 +40,7 @@ type PredictOptions struct {
 	DetModel, RecModel, ClsModel, RecDict string
 	SpaceMode                             string         // ParseSpaceMode's values; "" : DefaultSpaceMode(Lang)
 	Lang                                  string         // ParseLang's values
+	Precision                             string         // ParsePrecision's values
 	Shard                                 workflow.Shard // --shard I/N
 
 	// load replaces LoadSystem in tests.
@@ -69,6 +70,7 @@ func NewCmdPredict(f *cmdutil.Factory, runF func(*PredictOptions) error) *cobra.
 			"  find . -name '*.png' | paddle ocr predict - --format jsonl --workers 4\n" +
 			"  paddle ocr predict --det=false line.png\n" +
 			"  paddle ocr predict --lang en kits/ocr/testdata/images/sample_en.png\n" +
+			"  paddle ocr predict --precision int8 scans/\n" +
 			"  paddle ocr predict --format paddleocr scans/ > det_label.txt",
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Inputs = args
@@ -80,6 +82,9 @@ func NewCmdPredict(f *cmdutil.Factory, runF func(*PredictOptions) error) *cobra.
 			}
 			if _, err := ParseLang(opts.Lang); err != nil {
 				return cmdutil.FlagErrorf("--lang: %v", err)
+			}
+			if _, err := ParsePrecision(opts.Precision); err != nil {
+				return cmdutil.FlagErrorf("--precision: %v", err)
 			}
 			if !cmd.Flags().Changed("space-mode") {
 				opts.SpaceMode = DefaultSpaceMode(opts.Lang)
@@ -121,6 +126,7 @@ func NewCmdPredict(f *cmdutil.Factory, runF func(*PredictOptions) error) *cobra.
 	fl.StringVar(&opts.RecDict, "rec-dict", "", "recognition dictionary, one character per line (a space class is appended)")
 	fl.StringVar(&opts.SpaceMode, "space-mode", SpaceCTC, "spaces: ctc (PaddleOCR's decoding; the default for --lang ch) or gaps (also a space where the space class peaks between two Latin characters; the default for --lang en; docs/ocr.md)")
 	fl.StringVar(&opts.Lang, "lang", LangCh, "recogniser: ch (PP-OCRv4's Chinese+English, exact to PaddleOCR 2.x) or en (English: en_dict.txt + space; docs/ocr.md)")
+	fl.StringVar(&opts.Precision, "precision", PrecisionFP32, "fp32, or int8: the store's models quantized on first use (calibrated on images the binary renders itself, cached in the model store with their sha256; docs/int8.md); models given by --det-model/--rec-model/--cls-model are used as they are")
 	maxPixels = cmdutil.MaxPixelsFlag(cmd, data.DefaultMaxPixels)
 	shard = cmdutil.ShardFlag(cmd)
 	cmdutil.SupportsFormats(cmd, "text", "jsonl", "json", "paddleocr")
@@ -186,6 +192,7 @@ func predictRun(ctx context.Context, opts *PredictOptions) error {
 	sys, err := load(ctx, Sources{
 		Det: opts.DetModel, Rec: opts.RecModel, Cls: opts.ClsModel, Dict: opts.RecDict, Lang: opts.Lang,
 		UseDet: opts.Det, UseCls: opts.Cls, Offline: opts.Offline, Threads: f.Settings.Threads,
+		Precision: opts.Precision, Progress: f.IOStreams.Progress,
 	}, prof)
 	if err != nil {
 		return err

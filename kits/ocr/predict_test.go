@@ -216,7 +216,7 @@ func TestPredictDrawSameBaseName(t *testing.T) {
 }
 
 func TestPredictFlags(t *testing.T) {
-	for _, args := range [][]string{{}, {"--profile", "v9", "x.png"}, {"--batch", "0", "x.png"}, {"--max-pixels", "0", "x.png"}} {
+	for _, args := range [][]string{{}, {"--profile", "v9", "x.png"}, {"--batch", "0", "x.png"}, {"--max-pixels", "0", "x.png"}, {"--precision", "int4", "x.png"}} {
 		_, _, err := runPredict(t, "text", "", args...)
 		var fe *cmdutil.FlagError
 		if !errors.As(err, &fe) {

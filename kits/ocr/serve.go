@@ -14,7 +14,7 @@ import (
 
 // serveFlags are the predict flags that choose and tune the models; `paddle serve
 // ocr` takes them with the same meaning and defaults.
-var serveFlags = []string{"det", "cls", "profile", "batch", "offline", "det-model", "rec-model", "cls-model", "rec-dict", "space-mode", "lang"}
+var serveFlags = []string{"det", "cls", "profile", "batch", "offline", "det-model", "rec-model", "cls-model", "rec-dict", "space-mode", "lang", "precision"}
 
 // Serve is the kit's kit.Kit.Serve: it gives `paddle serve ocr` predict's model
 // flags and returns the loader of the one System all requests share.
@@ -40,6 +40,11 @@ func Serve(f *cmdutil.Factory, cmd *cobra.Command) func(context.Context) (serve.
 		if err != nil {
 			return nil, cmdutil.FlagErrorf("--lang: %v", err)
 		}
+		precFlag, _ := fl.GetString("precision")
+		precision, err := ParsePrecision(precFlag)
+		if err != nil {
+			return nil, cmdutil.FlagErrorf("--precision: %v", err)
+		}
 		spaceMode, _ := fl.GetString("space-mode")
 		if !fl.Changed("space-mode") {
 			spaceMode = DefaultSpaceMode(lang)
@@ -59,6 +64,7 @@ func Serve(f *cmdutil.Factory, cmd *cobra.Command) func(context.Context) (serve.
 		sys, err := LoadSystem(ctx, Sources{
 			Det: src[0], Rec: src[1], Cls: src[2], Dict: src[3], Lang: lang,
 			UseDet: det, UseCls: cls, Offline: offline, Threads: f.Settings.Threads,
+			Precision: precision, Progress: f.IOStreams.Progress,
 		}, prof)
 		if err != nil {
 			return nil, err

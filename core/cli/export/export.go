@@ -6,13 +6,21 @@
 package export
 
 import (
+	"errors"
 	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
 
 	"github.com/spf13/cobra"
 
 	"paddle/core/cli/cmdutil"
 	"paddle/core/config"
+	"paddle/core/graph"
 	"paddle/core/kit"
+	"paddle/core/onnx"
+	"paddle/core/quant"
 	"paddle/core/workflow"
 )
 
@@ -22,6 +30,12 @@ type Options struct {
 	Kit     *kit.Kit
 	Weights string // --weights: the checkpoint to export (with its config.yaml)
 	Output  string // --output: the export directory (a .pdparams file with --format pdparams)
+	// --quantize: model.onnx post-training quantized to int8 (QDQ) on the
+	// --calib inputs, preprocessed by the kit (workflow.Calibrator).
+	Quantize   bool
+	Calib      string
+	CalibCount int
+	Method     string
 }
 
 // NewCmdExport returns `paddle <kit> export`.
@@ -47,6 +61,15 @@ func NewCmdExport(f *cmdutil.Factory, k *kit.Kit, runF func(*Options) error) *co
 			if opts.Output == "" {
 				return cmdutil.FlagErrorf("--output is required")
 			}
+			if opts.Quantize && opts.Calib == "" {
+				return cmdutil.FlagErrorf("--quantize needs --calib (a directory or list of calibration inputs)")
+			}
+			if !opts.Quantize && (cmd.Flags().Changed("calib") || cmd.Flags().Changed("method") || cmd.Flags().Changed("calib-count")) {
+				return cmdutil.FlagErrorf("--calib, --calib-count and --method go with --quantize")
+			}
+			if opts.Quantize && f.Settings.Format == "pdparams" {
+				return cmdutil.FlagErrorf("--quantize writes an int8 ONNX model: not with --format pdparams")
+			}
 			if f.Settings.Format == "pdparams" && !workflow.IsPaddleWeights(opts.Output) {
 				return cmdutil.FlagErrorf("--format pdparams writes one file: --output must end in .pdparams, got %s", opts.Output)
 			}
@@ -58,6 +81,10 @@ func NewCmdExport(f *cmdutil.Factory, k *kit.Kit, runF func(*Options) error) *co
 	}
 	cmd.Flags().StringVar(&opts.Weights, "weights", "", "checkpoint directory (model.safetensors + config.yaml)")
 	cmd.Flags().StringVar(&opts.Output, "output", "", "export directory to write (model.onnx, inference.yaml, config.yaml), or the .pdparams file with --format pdparams")
+	cmd.Flags().BoolVar(&opts.Quantize, "quantize", false, "also quantize model.onnx to int8 (QDQ, as `paddle model quantize` writes it), calibrated on --calib")
+	cmd.Flags().StringVar(&opts.Calib, "calib", "", "calibration inputs for --quantize: a directory or list file of the kit's inputs (images; text lines for nlp), never the evaluation set")
+	cmd.Flags().IntVar(&opts.CalibCount, "calib-count", 32, "use the first N calibration inputs (0: all)")
+	cmd.Flags().StringVar(&opts.Method, "method", "percentile", "range method for --quantize: "+strings.Join(quant.Methods, ", "))
 	// --format (the global flag): onnx writes an export directory, pdparams
 	// the weights under PaddlePaddle's names.
 	cmdutil.SupportsFormats(cmd, "onnx", "pdparams")
@@ -94,8 +121,48 @@ func run(cmd *cobra.Command, opts *Options) error {
 	if err := ex.Export(cmd.Context(), env, opts.Output); err != nil {
 		return err
 	}
+	if opts.Quantize {
+		if err := quantizeExport(opts, r); err != nil {
+			return err
+		}
+	}
 	_, err = fmt.Fprintln(opts.Factory.IOStreams.Out, opts.Output)
 	return err
+}
+
+// quantizeExport rewrites the export's model.onnx in int8 QDQ form,
+// calibrated on the kit's preprocessing of opts.Calib (workflow.Calibrator).
+func quantizeExport(opts *Options, r workflow.Runner) error {
+	cal, ok := r.(workflow.Calibrator)
+	if !ok {
+		return config.Usage(fmt.Errorf("paddle %s cannot quantize its exports yet (use `paddle model quantize` on %s)", opts.Kit.Name, filepath.Join(opts.Output, workflow.ExportModelFile)))
+	}
+	model := filepath.Join(opts.Output, workflow.ExportModelFile)
+	feed, n, err := cal.CalibrationFeed(opts.Output, opts.Calib, opts.CalibCount)
+	if err != nil {
+		return config.Usage(err)
+	}
+	bar := opts.Factory.IOStreams.Progress(n*quant.Passes(opts.Method), "calibrating "+model)
+	defer bar.Finish()
+	tmp := model + ".int8.tmp"
+	defer os.Remove(tmp)
+	_, reports, err := quant.Job{
+		Load:    func() (*graph.Graph, error) { return onnx.ReadFile(model) },
+		Options: quant.Options{Method: opts.Method, PerChannel: true},
+		Feed:    feed, Count: n, Output: tmp, Step: func() { bar.Add(1) },
+	}.Run()
+	if err != nil {
+		var oe *quant.OptionsError
+		if errors.As(err, &oe) {
+			return config.Usage(fmt.Errorf("--quantize: %w", oe.Err))
+		}
+		return fmt.Errorf("--quantize: %w", err)
+	}
+	if err := os.Rename(tmp, model); err != nil {
+		return err
+	}
+	slog.Info("quantized the export to int8", "model", model, "nodes", len(reports), "calibration_inputs", n, "method", opts.Method)
+	return nil
 }
 
 // writePaddle loads the checkpoint into the runner's model and writes it

@@ -1,14 +1,12 @@
 package model
 
 import (
-	"bufio"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -19,7 +17,6 @@ import (
 	"paddle/core/data"
 	"paddle/core/graph"
 	pio "paddle/core/io"
-	"paddle/core/onnx"
 	"paddle/core/quant"
 	"paddle/core/runtime"
 	"paddle/core/tensor"
@@ -104,7 +101,7 @@ func quantizeRun(opts quantizeOptions) error {
 	if len(g.Inputs) != 1 {
 		return config.Usage(fmt.Errorf("%s has %d inputs: model quantize handles single-input models", opts.Model, len(g.Inputs)))
 	}
-	files, err := calibFiles(opts.Calib)
+	files, err := quant.Files(opts.Calib)
 	if err != nil {
 		return config.Usage(err)
 	}
@@ -115,24 +112,18 @@ func quantizeRun(opts quantizeOptions) error {
 	if err != nil {
 		return err
 	}
-	q, err := quant.New(load, quant.Options{Method: opts.Method, Percentile: opts.Percentile, PerChannel: opts.PerChannel,
-		Exclude: opts.Exclude, Depthwise: opts.Depthwise})
-	if err != nil {
-		return config.Usage(err)
-	}
-	if err := q.Calibrate(feed, len(files)); err != nil {
-		return err
-	}
-	qg, reports, err := q.Quantize(nil)
-	if err != nil {
-		return err
-	}
+	sens := 0
 	if opts.Sensitivity {
-		if err := q.Sensitivity(feed, min(max(opts.SensCount, 1), len(files)), reports); err != nil {
-			return err
-		}
+		sens = max(opts.SensCount, 1)
 	}
-	if err := onnx.WriteFile(opts.Output, qg); err != nil {
+	_, reports, err := quant.Job{Load: load, Options: quant.Options{Method: opts.Method, Percentile: opts.Percentile,
+		PerChannel: opts.PerChannel, Exclude: opts.Exclude, Depthwise: opts.Depthwise},
+		Feed: feed, Count: len(files), Output: opts.Output, Sensitivity: sens}.Run()
+	if err != nil {
+		var oe *quant.OptionsError
+		if errors.As(err, &oe) {
+			return config.Usage(oe.Err)
+		}
 		return err
 	}
 	return printQuantReport(opts, reports, len(files))
@@ -159,61 +150,6 @@ func printQuantReport(opts quantizeOptions, reports []quant.NodeReport, calib in
 	}
 	_, err := fmt.Fprintf(w, "quantized %d nodes (%s, %d calibration inputs); wrote %s\n", len(reports), opts.Method, calib, opts.Output)
 	return err
-}
-
-// imageExts are the image files --calib reads (.npy files are tensors).
-var imageExts = []string{".jpg", ".jpeg", ".png", ".bmp", ".webp", ".tif", ".tiff"}
-
-// calibFiles lists the calibration files of a directory (sorted) or a list file.
-func calibFiles(path string) ([]string, error) {
-	st, err := os.Stat(path)
-	if err != nil {
-		return nil, fmt.Errorf("--calib: %w", err)
-	}
-	ok := func(name string) bool {
-		ext := strings.ToLower(filepath.Ext(name))
-		return ext == ".npy" || slices.Contains(imageExts, ext)
-	}
-	var files []string
-	if st.IsDir() {
-		ents, err := os.ReadDir(path)
-		if err != nil {
-			return nil, err
-		}
-		for _, e := range ents {
-			if !e.IsDir() && ok(e.Name()) {
-				files = append(files, filepath.Join(path, e.Name()))
-			}
-		}
-		sort.Strings(files)
-	} else {
-		fh, err := os.Open(path)
-		if err != nil {
-			return nil, err
-		}
-		defer fh.Close()
-		sc := bufio.NewScanner(fh)
-		for line := 1; sc.Scan(); line++ {
-			s := strings.TrimSpace(sc.Text())
-			if s == "" || strings.HasPrefix(s, "#") {
-				continue
-			}
-			if !ok(s) {
-				return nil, fmt.Errorf("%s:%d: %q is neither an image (%s) nor a .npy file", path, line, s, strings.Join(imageExts, " "))
-			}
-			if !filepath.IsAbs(s) {
-				s = filepath.Join(filepath.Dir(path), s)
-			}
-			files = append(files, s)
-		}
-		if err := sc.Err(); err != nil {
-			return nil, err
-		}
-	}
-	if len(files) == 0 {
-		return nil, fmt.Errorf("--calib %s: no images or .npy files", path)
-	}
-	return files, nil
 }
 
 // newCalibFeed returns the feed reading files as the model input in.

@@ -9,7 +9,9 @@
 // "points"}...]) and the predictions come from predict with detection: each
 // ground-truth line takes the text of the predicted box it overlaps most (one to
 // one, greedy by descending IoU of the boxes' axis-aligned bounding rectangles,
-// IoU ≥ 0.5); an unmatched line counts as read empty.
+// IoU ≥ 0.5); an unmatched line counts as read empty. It also prints the
+// detection's precision, recall and hmean (PaddleOCR's DetMetric: ICDAR 2015
+// polygon IoU > 0.5, kits/ocr/dettrain) under "det".
 //
 //	paddle ocr predict --det=false --format jsonl - < list | go run ./scripts/bench/ocrlines -gt DIR/rec_gt.txt
 //	paddle ocr predict --format jsonl - < list | go run ./scripts/bench/ocrlines -pages -gt DIR/det_gt.txt
@@ -27,6 +29,8 @@ import (
 	"unicode"
 
 	"paddle/core/editdist"
+	"paddle/core/imgproc"
+	"paddle/kits/ocr/dettrain"
 )
 
 type output struct {
@@ -165,6 +169,14 @@ func run(gtPath, predPath string, showErr, pages bool) error {
 		defer in.Close()
 	}
 	var strict, nospace score
+	var det dettrain.DetMetric
+	poly := func(pts [][2]int) []imgproc.Point {
+		out := make([]imgproc.Point, len(pts))
+		for i, p := range pts {
+			out[i] = imgproc.Point{X: float64(p[0]), Y: float64(p[1])}
+		}
+		return out
+	}
 	var ms []float64
 	sc := bufio.NewScanner(in)
 	sc.Buffer(make([]byte, 1<<20), 1<<24)
@@ -191,6 +203,14 @@ func run(gtPath, predPath string, showErr, pages bool) error {
 				wants = append(wants, b.Transcription)
 			}
 			gots = matchPage(pageGT[filepath.Clean(o.Image)], boxes, texts)
+			var gp, dp [][]imgproc.Point
+			for _, b := range pageGT[filepath.Clean(o.Image)] {
+				gp = append(gp, poly(b.Points))
+			}
+			for _, r := range o.Results {
+				dp = append(dp, poly(r.Points))
+			}
+			det.Update(gp, make([]bool, len(gp)), dp)
 		} else {
 			gots, wants = []string{strings.Join(texts, " ")}, []string{want}
 		}
@@ -208,8 +228,15 @@ func run(gtPath, predPath string, showErr, pages bool) error {
 	if len(gt) > 0 {
 		return fmt.Errorf("%d lines of %s have no prediction", len(gt), gtPath)
 	}
-	enc := json.NewEncoder(os.Stdout)
-	return enc.Encode(map[string]any{"lines": strict.lines, "strict": strict.report(), "nospace": nospace.report(), "median_ms": median(ms)})
+	res := map[string]any{"lines": strict.lines, "strict": strict.report(), "nospace": nospace.report(), "median_ms": median(ms)}
+	if pages {
+		v := det.Result().Values
+		for k := range v {
+			v[k] *= 100
+		}
+		res["det"] = v
+	}
+	return json.NewEncoder(os.Stdout).Encode(res)
 }
 
 func median(v []float64) float64 {
