@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"paddle/core/hub"
 	pio "paddle/core/io"
 )
 
@@ -202,4 +203,34 @@ func TestOCRRecTwoRanksMatchOneProcess(t *testing.T) {
 	}
 	t.Log("with the config's Adam:")
 	compare(t, train("adam_one", 1), train("adam_sync", 2, "-o", "Global.use_sync_bn=true"), 1e-4)
+}
+
+// TestHelixTwoRanksMatchOneProcess: `mpirun -np 2 paddle-mpi helix train`
+// of helix/gin_bzr (GIN with layer norms, 130 training molecules, 2 epochs
+// of batch 16 a rank: 8 steps) ends with the weights of one process at
+// batch 32 within 1e-5 with the Momentum optimizer and without dropout
+// (each rank draws its own dropout masks, as PaddlePaddle's ranks do, so
+// with dropout the runs are different samples of the same training).
+// With the config's Adam the bound is 1e-4 (measured 2.7e-5; the OCR
+// test says why). Skipped without the rdkit-data set (make setup).
+func TestHelixTwoRanksMatchOneProcess(t *testing.T) {
+	bin, mpirun := setup(t)
+	if _, err := os.Stat(filepath.Join(hub.CacheDir(), "data", "rdkit-data")); err != nil {
+		t.Skip("no rdkit-data in the cache (make setup)")
+	}
+	dir := t.TempDir()
+	common := []string{"helix", "train", "-c", "helix/gin_bzr.yaml", "-o", "Global.epochs=2", "-o", "Model.dropout=0"}
+	train := func(out string, ranks int, extra ...string) string {
+		args := append(append(slices.Clone(common), extra...), "--output", out)
+		if ranks == 1 {
+			run(t, dir, bin, append(args, "-o", "Train.batch_size=32")...)
+		} else {
+			run(t, dir, mpirun, mpiArgs(ranks, bin, append(args, "-o", "Train.batch_size=16")...)...)
+		}
+		return filepath.Join(dir, out, "latest")
+	}
+	momentum := []string{"-o", "Optimizer.name=Momentum", "-o", "Optimizer.momentum=0.9"}
+	compare(t, train("one", 1, momentum...), train("two", 2, momentum...), 1e-5)
+	t.Log("with the config's Adam:")
+	compare(t, train("adam_one", 1), train("adam_two", 2), 1e-4)
 }
