@@ -17,8 +17,9 @@ type Var struct {
 	Grad *tensor.Tensor // accumulated gradient after Backward (nil until then)
 
 	requiresGrad bool
-	node         *node // producer; nil for leaves
-	idx          int   // which output of node
+	node         *node      // producer; nil for leaves
+	idx          int        // which output of node
+	onGrad       func(*Var) // SetGradHook's hook (leaves only)
 }
 
 type node struct {
@@ -39,6 +40,21 @@ func (v *Var) RequiresGrad() bool { return v.requiresGrad }
 
 // SetRequiresGrad marks a leaf as trainable or frozen.
 func (v *Var) SetRequiresGrad(b bool) { v.requiresGrad = b }
+
+// SetGradHook makes Backward call f(v) once v's gradient for that pass is
+// final: after the last contribution from the graph being differentiated,
+// while the rest of the backward pass still runs (a data-parallel run starts
+// averaging gradients there). f is called once per Backward that reaches v
+// — also when no gradient flowed to it (v.Grad then holds what it held
+// before) — and not at all by a Backward whose graph does not use v. It is
+// for trainable leaves (Param); nil removes the hook. f runs on Backward's
+// goroutine and must not change v.Grad's shape.
+func (v *Var) SetGradHook(f func(*Var)) {
+	if v.node != nil {
+		panic("ag: SetGradHook on a computed value; hooks are for leaves")
+	}
+	v.onGrad = f
+}
 
 // Detach returns v's value as a new leaf with no history.
 func (v *Var) Detach() *Var { return Const(v.T) }
@@ -144,36 +160,70 @@ func (y *Var) Backward() {
 func (y *Var) BackwardWith(g *tensor.Tensor) {
 	y.accumulate(g)
 	order := topo(y)
+	if y.node == nil && y.onGrad != nil {
+		y.onGrad(y)
+	}
+	pending := hooked(order)
 	for i := len(order) - 1; i >= 0; i-- {
 		n := order[i]
-		gout := make([]*tensor.Tensor, len(n.out))
-		any := false
-		for j, o := range n.out {
-			gout[j] = o.Grad
-			any = any || o.Grad != nil
-		}
-		if !any || n.def.VJP == nil { // nodes a Trace recorded carry no gradient
-			continue
-		}
-		ins := make([]*tensor.Tensor, len(n.in))
-		for j, v := range n.in {
-			ins[j] = v.T
-		}
-		outs := make([]*tensor.Tensor, len(n.out))
-		for j, o := range n.out {
-			outs[j] = o.T
-		}
-		grads := n.def.VJP(&op.VJPCtx{In: ins, Out: outs, GradOut: gout, Attrs: n.attrs})
-		for j, g := range grads {
-			if g != nil && n.in[j].requiresGrad {
-				n.in[j].accumulate(g) // always +=: a Var can feed many nodes
+		n.backward(y)
+		for _, v := range n.in { // a hooked leaf's last consumer is done: its gradient is final
+			if k, ok := pending[v]; ok {
+				if pending[v] = k - 1; k == 1 {
+					v.onGrad(v)
+				}
 			}
 		}
-		// intermediate gradients are not needed after their node ran
-		for _, o := range n.out {
-			if o != y {
-				o.Grad = nil
+	}
+}
+
+// hooked counts, for every leaf with a gradient hook, the inputs of the
+// graph's nodes that it is (one per use).
+func hooked(order []*node) map[*Var]int {
+	var pending map[*Var]int
+	for _, n := range order {
+		for _, v := range n.in {
+			if v.onGrad != nil && v.node == nil && v.requiresGrad {
+				if pending == nil {
+					pending = map[*Var]int{}
+				}
+				pending[v]++
 			}
+		}
+	}
+	return pending
+}
+
+// backward runs n's VJP on its outputs' gradients (y is the value Backward
+// started from) and adds the results to its inputs' gradients.
+func (n *node) backward(y *Var) {
+	gout := make([]*tensor.Tensor, len(n.out))
+	any := false
+	for j, o := range n.out {
+		gout[j] = o.Grad
+		any = any || o.Grad != nil
+	}
+	if !any || n.def.VJP == nil { // nodes a Trace recorded carry no gradient
+		return
+	}
+	ins := make([]*tensor.Tensor, len(n.in))
+	for j, v := range n.in {
+		ins[j] = v.T
+	}
+	outs := make([]*tensor.Tensor, len(n.out))
+	for j, o := range n.out {
+		outs[j] = o.T
+	}
+	grads := n.def.VJP(&op.VJPCtx{In: ins, Out: outs, GradOut: gout, Attrs: n.attrs})
+	for j, g := range grads {
+		if g != nil && n.in[j].requiresGrad {
+			n.in[j].accumulate(g) // always +=: a Var can feed many nodes
+		}
+	}
+	// intermediate gradients are not needed after their node ran
+	for _, o := range n.out {
+		if o != y {
+			o.Grad = nil
 		}
 	}
 }

@@ -1,13 +1,11 @@
 package nn
 
 import (
-	"fmt"
 	"reflect"
 	"unsafe"
 
 	"paddle/core/ag"
 	"paddle/core/op"
-	"paddle/core/tensor"
 )
 
 // Reducer sums buffers element-wise across the ranks of a data-parallel
@@ -84,70 +82,19 @@ func SyncBatchNorm(m Module, r Reducer) int {
 	return n
 }
 
-// syncForward is Forward in training over all ranks' samples: the mean and
-// the biased variance (two passes, in float64) from sums
-// all-reduced across ranks, the running statistics from those.
+// syncForward is Forward in training over all ranks' samples
+// (op.BatchNormTrainAcross: the fused kernel's arithmetic with its
+// per-channel float64 sums all-reduced), the running statistics from those.
 func (b *BatchNorm) syncForward(x, w, bias *ag.Var) *ag.Var {
 	s := x.Shape()
-	c := s[1]
-	axes := []int{0}
-	for i := 2; i < len(s); i++ {
-		axes = append(axes, i)
-	}
-	count := []float64{float64(s.NumElements() / c)}
-	if err := b.sync.AllreduceF64(count); err != nil {
-		panic(&CollectiveError{err})
-	}
-	n := count[0]
-	// in float64, as the fused kernel accumulates: float32 sums over a
-	// whole batch's pixels lose digits a single process keeps
-	dt := x.DType()
-	x64, w64, b64 := ag.Cast(x, tensor.Float64), ag.Cast(w, tensor.Float64), ag.Cast(bias, tensor.Float64)
-	all := allReduce(b.sync)
-	mean := ag.MulScalar(all(ag.Sum(x64, axes, true)), 1/n)
-	d := ag.Sub(x64, mean)
-	v := ag.MulScalar(all(ag.Sum(ag.Mul(d, d), axes, true)), 1/n)
-	shape := make([]int, len(s))
-	for i := range shape {
-		shape[i] = 1
-	}
-	shape[1] = c
-	y := ag.Mul(d, ag.Rsqrt(ag.AddScalar(v, b.eps)))
-	y = ag.Add(ag.Mul(y, ag.Reshape(w64, shape...)), ag.Reshape(b64, shape...))
-	b.track(mean.T, v.T, int(n))
-	return ag.Cast(y, dt)
-}
-
-// allReduce returns the differentiable sum over r's ranks: the forward
-// all-reduces the value, the backward the gradient (every rank's loss
-// depends on every rank's share of the sum).
-func allReduce(r Reducer) func(x *ag.Var) *ag.Var {
-	reduce := func(t *tensor.Tensor) {
-		var err error
-		switch t.DType() {
-		case tensor.Float32:
-			err = r.AllreduceF32(t.F32())
-		case tensor.Float64:
-			err = r.AllreduceF64(t.F64())
-		default:
-			err = fmt.Errorf("dtype %v cannot be all-reduced", t.DType())
-		}
-		if err != nil {
+	count := []float64{float64(s.NumElements() / s[1])}
+	reduce := func(buf []float64) {
+		if err := b.sync.AllreduceF64(buf); err != nil {
 			panic(&CollectiveError{err})
 		}
 	}
-	d := &op.Def{
-		Name: "all_reduce_sum", Arity: 1,
-		Infer: func(in []op.Meta, _ op.Attrs) ([]op.Meta, error) { return in[:1], nil },
-		Ref: func(out, in []*op.T, _ op.Attrs) {
-			out[0].CopyFrom(in[0])
-			reduce(out[0])
-		},
-		VJP: func(c *op.VJPCtx) []*op.T {
-			g := c.GradOut[0].Contiguous().Clone()
-			reduce(g)
-			return []*op.T{g}
-		},
-	}
-	return func(x *ag.Var) *ag.Var { return ag.Apply(d, nil, x)[0] }
+	reduce(count)
+	o := ag.Apply(op.BatchNormTrainAcross(reduce), op.Attrs{"epsilon": b.eps}, x, w, bias)
+	b.track(o[1].T, o[2].T, int(count[0]))
+	return o[0]
 }

@@ -34,6 +34,46 @@ func BatchNormTrain(x, scale, bias *T, eps float64) (y, mean, variance *T) {
 	return o[0], o[1], o[2]
 }
 
+// BatchNormTrainAcross returns batch_norm_train over the samples of
+// several ranks (a synchronised batch norm): reduce sums a float64 buffer
+// in place across the ranks, on every rank (each call has the same length
+// everywhere: C+1 and C in the forward pass, 2C+1 in the backward). The
+// mean and variance are those of all ranks' samples together and every
+// value is computed as BatchNormTrain computes it on one process holding
+// all the samples, except for the order of float64 sums. The scale and
+// bias gradients are this rank's share (a data-parallel run adds them up);
+// the mean and variance outputs carry no gradient. The Def is not
+// registered (its reduce is one run's).
+func BatchNormTrainAcross(reduce func([]float64)) *Def {
+	grad := &Def{
+		Name: "batch_norm_train_across_grad", Arity: 5, Infer: normGradInfer(2),
+		Ref: func(out, in []*T, a Attrs) {
+			n, c, s := bnDims(in[0])
+			eps := a.Float("epsilon", 1e-5)
+			if out[0].DType() == tensor.Float32 {
+				bnTrainGrad(in[0].F32(), in[1].F32(), in[2].F32(), in[3].F32(), in[4].F32(), out[0].F32(), out[1].F32(), out[2].F32(), n, c, s, eps, reduce)
+			} else {
+				bnTrainGrad(in[0].F64(), in[1].F64(), in[2].F64(), in[3].F64(), in[4].F64(), out[0].F64(), out[1].F64(), out[2].F64(), n, c, s, eps, reduce)
+			}
+		},
+	}
+	return &Def{
+		Name: "batch_norm_train_across", Arity: 3, Infer: batchNormTrainDef.Infer,
+		Ref: func(out, in []*T, a Attrs) {
+			n, c, s := bnDims(in[0])
+			eps := a.Float("epsilon", 1e-5)
+			if out[0].DType() == tensor.Float32 {
+				bnTrainAcross(in[0].F32(), in[1].F32(), in[2].F32(), out[0].F32(), out[1].F32(), out[2].F32(), n, c, s, eps, reduce)
+			} else {
+				bnTrainAcross(in[0].F64(), in[1].F64(), in[2].F64(), out[0].F64(), out[1].F64(), out[2].F64(), n, c, s, eps, reduce)
+			}
+		},
+		VJP: func(c *VJPCtx) []*T {
+			return Call(grad, c.Attrs, c.In[0], c.In[1], c.Out[1], c.Out[2], c.G(0))
+		},
+	}
+}
+
 // LayerNorm normalises x over its axes [axis, rank) (negative axis counts
 // from the end); scale and bias have those axes' shape.
 func LayerNorm(x, scale, bias *T, axis int, eps float64) *T {

@@ -153,16 +153,25 @@ func batchNormTrainRef(out, in []*T, a Attrs) {
 	}
 }
 
-// bnChannelStats returns channel ch's mean and biased variance over (N, S).
-func bnChannelStats[E float32 | float64](x []E, n, c, s, ch int) (mean, variance float64) {
+// The pieces of batch norm in training, per channel: one process runs them
+// channel after channel (bnTrain, bnTrainGrad); a synchronised batch norm
+// (bnTrainAcross, bnTrainGradAcross) runs the same pieces with the
+// per-channel sums summed across ranks in between, so it does one process's
+// arithmetic on every value except the order of the float64 sums.
+
+// bnSum returns the float64 sum of channel ch's values over (N, S).
+func bnSum[E float32 | float64](x []E, n, c, s, ch int) float64 {
 	sum := 0.0
 	for ni := range n {
 		for _, v := range x[(ni*c+ch)*s : (ni*c+ch+1)*s] {
 			sum += float64(v)
 		}
 	}
-	m := float64(n * s)
-	mean = sum / m
+	return sum
+}
+
+// bnSqDev returns Σ (x - mean)² over channel ch's values, in float64.
+func bnSqDev[E float32 | float64](x []E, n, c, s, ch int, mean float64) float64 {
 	ss := 0.0
 	for ni := range n {
 		for _, v := range x[(ni*c+ch)*s : (ni*c+ch+1)*s] {
@@ -170,7 +179,26 @@ func bnChannelStats[E float32 | float64](x []E, n, c, s, ch int) (mean, variance
 			ss += d * d
 		}
 	}
-	return mean, ss / m
+	return ss
+}
+
+// bnChannelStats returns channel ch's mean and biased variance over (N, S).
+func bnChannelStats[E float32 | float64](x []E, n, c, s, ch int) (mean, variance float64) {
+	m := float64(n * s)
+	mean = bnSum(x, n, c, s, ch) / m
+	return mean, bnSqDev(x, n, c, s, ch, mean) / m
+}
+
+// bnApply writes channel ch of y = (x - mu)/sqrt(v + eps)·scale + bias.
+func bnApply[E float32 | float64](x, sc, b, y []E, n, c, s, ch int, mu, v, eps float64) {
+	a := E(float64(sc[ch]) / math.Sqrt(v+eps))
+	sh := b[ch] - E(mu)*a
+	for ni := range n {
+		dst := y[(ni*c+ch)*s : (ni*c+ch+1)*s]
+		for i, xv := range x[(ni*c+ch)*s : (ni*c+ch+1)*s] {
+			dst[i] = xv*a + sh
+		}
+	}
 }
 
 func bnTrain[E float32 | float64](x, sc, b, y, mean, variance []E, n, c, s int, eps float64) {
@@ -178,14 +206,36 @@ func bnTrain[E float32 | float64](x, sc, b, y, mean, variance []E, n, c, s int, 
 		for ch := lo; ch < hi; ch++ {
 			mu, v := bnChannelStats(x, n, c, s, ch)
 			mean[ch], variance[ch] = E(mu), E(v)
-			a := E(float64(sc[ch]) / math.Sqrt(v+eps))
-			sh := b[ch] - E(mu)*a
-			for ni := range n {
-				dst := y[(ni*c+ch)*s : (ni*c+ch+1)*s]
-				for i, xv := range x[(ni*c+ch)*s : (ni*c+ch+1)*s] {
-					dst[i] = xv*a + sh
-				}
-			}
+			bnApply(x, sc, b, y, n, c, s, ch, mu, v, eps)
+		}
+	})
+}
+
+// bnTrainAcross is bnTrain over the values of every rank: reduce sums the
+// per-channel sums (and the count, last) across the ranks.
+func bnTrainAcross[E float32 | float64](x, sc, b, y, mean, variance []E, n, c, s int, eps float64, reduce func([]float64)) {
+	sums := make([]float64, c+1)
+	parallel.For(c, 1, func(lo, hi int) {
+		for ch := lo; ch < hi; ch++ {
+			sums[ch] = bnSum(x, n, c, s, ch)
+		}
+	})
+	sums[c] = float64(n * s)
+	reduce(sums)
+	m := sums[c]
+	ss := make([]float64, c)
+	parallel.For(c, 1, func(lo, hi int) {
+		for ch := lo; ch < hi; ch++ {
+			sums[ch] /= m
+			ss[ch] = bnSqDev(x, n, c, s, ch, sums[ch])
+		}
+	})
+	reduce(ss)
+	parallel.For(c, 1, func(lo, hi int) {
+		for ch := lo; ch < hi; ch++ {
+			mu, v := sums[ch], ss[ch]/m
+			mean[ch], variance[ch] = E(mu), E(v)
+			bnApply(x, sc, b, y, n, c, s, ch, mu, v, eps)
 		}
 	})
 }
@@ -195,37 +245,67 @@ func batchNormTrainGradRef(out, in []*T, a Attrs) {
 	n, c, s := bnDims(in[0])
 	eps := a.Float("epsilon", 1e-5)
 	if out[0].DType() == tensor.Float32 {
-		bnTrainGrad(in[0].F32(), in[1].F32(), in[2].F32(), in[3].F32(), in[4].F32(), out[0].F32(), out[1].F32(), out[2].F32(), n, c, s, eps)
+		bnTrainGrad(in[0].F32(), in[1].F32(), in[2].F32(), in[3].F32(), in[4].F32(), out[0].F32(), out[1].F32(), out[2].F32(), n, c, s, eps, nil)
 	} else {
-		bnTrainGrad(in[0].F64(), in[1].F64(), in[2].F64(), in[3].F64(), in[4].F64(), out[0].F64(), out[1].F64(), out[2].F64(), n, c, s, eps)
+		bnTrainGrad(in[0].F64(), in[1].F64(), in[2].F64(), in[3].F64(), in[4].F64(), out[0].F64(), out[1].F64(), out[2].F64(), n, c, s, eps, nil)
 	}
 }
 
-// bnTrainGrad: dx = scale·rstd·(dy - Σdy/M - x̂·Σ(dy·x̂)/M), dscale = Σ dy·x̂, dbias = Σ dy.
-func bnTrainGrad[E float32 | float64](x, sc, mean, variance, dy, dx, ds, db []E, n, c, s int, eps float64) {
+// bnGradSums returns channel ch's Σ dy and Σ dy·x̂ (terms in E, sums in float64).
+func bnGradSums[E float32 | float64](x, dy []E, n, c, s, ch int, mu, rstd E) (sdy, sdyx float64) {
+	for ni := range n {
+		off := (ni*c + ch) * s
+		g := dy[off : off+s]
+		for i, xv := range x[off : off+s] {
+			sdy += float64(g[i])
+			sdyx += float64(g[i] * (xv - mu) * rstd)
+		}
+	}
+	return sdy, sdyx
+}
+
+// bnTrainGrad: dx = scale·rstd·(dy - Σdy/M - x̂·Σ(dy·x̂)/M), dscale = Σ dy·x̂,
+// dbias = Σ dy. With reduce (a synchronised batch norm), the sums in dx and
+// M are those of every rank (reduce sums 2C+1 values: Σdy, Σdy·x̂, count);
+// dscale and dbias stay this rank's (the gradient average adds them up).
+func bnTrainGrad[E float32 | float64](x, sc, mean, variance, dy, dx, ds, db []E, n, c, s int, eps float64, reduce func([]float64)) {
+	rstd := func(ch int) E { return E(1 / math.Sqrt(float64(variance[ch])+eps)) }
 	m := float64(n * s)
+	if reduce == nil { // one pass per channel while its values are in cache
+		parallel.For(c, 1, func(lo, hi int) {
+			for ch := lo; ch < hi; ch++ {
+				sdy, sdyx := bnGradSums(x, dy, n, c, s, ch, mean[ch], rstd(ch))
+				ds[ch], db[ch] = E(sdyx), E(sdy)
+				bnGradApply(x, sc, mean, dy, dx, n, c, s, ch, rstd(ch), E(sdy/m), E(sdyx/m))
+			}
+		})
+		return
+	}
+	sums := make([]float64, 2*c+1)
 	parallel.For(c, 1, func(lo, hi int) {
 		for ch := lo; ch < hi; ch++ {
-			mu, rstd := E(mean[ch]), E(1/math.Sqrt(float64(variance[ch])+eps))
-			var sdy, sdyx float64
-			for ni := range n {
-				off := (ni*c + ch) * s
-				g := dy[off : off+s]
-				for i, xv := range x[off : off+s] {
-					sdy += float64(g[i])
-					sdyx += float64(g[i] * (xv - mu) * rstd)
-				}
-			}
-			ds[ch], db[ch] = E(sdyx), E(sdy)
-			k := sc[ch] * rstd
-			a1, a2 := E(sdy/m), E(sdyx/m)
-			for ni := range n {
-				off := (ni*c + ch) * s
-				g, d := dy[off:off+s], dx[off:off+s]
-				for i, xv := range x[off : off+s] {
-					d[i] = k * (g[i] - a1 - (xv-mu)*rstd*a2)
-				}
-			}
+			sums[ch], sums[c+ch] = bnGradSums(x, dy, n, c, s, ch, mean[ch], rstd(ch))
+			ds[ch], db[ch] = E(sums[c+ch]), E(sums[ch])
 		}
 	})
+	sums[2*c] = m
+	reduce(sums)
+	m = sums[2*c]
+	parallel.For(c, 1, func(lo, hi int) {
+		for ch := lo; ch < hi; ch++ {
+			bnGradApply(x, sc, mean, dy, dx, n, c, s, ch, rstd(ch), E(sums[ch]/m), E(sums[c+ch]/m))
+		}
+	})
+}
+
+// bnGradApply writes channel ch of dx = scale·rstd·(dy - a1 - x̂·a2).
+func bnGradApply[E float32 | float64](x, sc, mean, dy, dx []E, n, c, s, ch int, rstd, a1, a2 E) {
+	mu, k := mean[ch], sc[ch]*rstd
+	for ni := range n {
+		off := (ni*c + ch) * s
+		g, d := dy[off:off+s], dx[off:off+s]
+		for i, xv := range x[off : off+s] {
+			d[i] = k * (g[i] - a1 - (xv-mu)*rstd*a2)
+		}
+	}
 }

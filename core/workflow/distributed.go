@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 
+	"paddle/core/ag"
 	"paddle/core/dist"
 	"paddle/core/nn"
 	"paddle/core/tensor"
@@ -18,26 +19,46 @@ const BucketBytes = 25 << 20
 // run (Env.Comm). Every method is a no-op, or the plain single-process
 // answer, when the run is alone, so Train reads the same either way.
 //
-// Gradients are all-reduced after the backward pass, in buckets of about
-// BucketBytes started one after the other with MPI_Iallreduce (the next
-// bucket is packed while the previous one is in flight): core/ag has no
-// per-parameter hook to start a bucket during the backward pass.
+// Gradients are averaged as PyTorch's DistributedDataParallel does: the
+// float32 parameters are split into buckets of about BucketBytes in reverse
+// registration order (roughly the order the backward pass finishes them),
+// and in the backward pass of an optimizer step's last micro-batch each
+// parameter's gradient hook (ag.Var.SetGradHook) marks it final; once every
+// parameter of a bucket is, and the buckets before it have been started, the
+// bucket is packed and its all-reduce started (MPI_Iallreduce). Buckets are
+// started strictly in order, so every rank calls the collectives in the same
+// order whatever its own timing; a bucket with a parameter the step did not
+// use on this rank is started after the backward pass (averageGrads), as are
+// all buckets when the model has collectives of its own in the backward pass
+// (synchronised batch norm: its all-reduces and the buckets' would otherwise
+// interleave differently on ranks whose graphs differ).
 type ranks struct {
 	c       dist.Comm
 	params  []nn.Param
-	buckets []bucket
-	flags   []float32 // per parameter: ranks that have a gradient; last: ranks that stop
+	buckets []bucket // in the order they are started
+	in      []int    // parameter → its bucket (-1: float64, reduced alone)
+	final   []bool   // parameter: its gradient is final in this backward pass
+	next    int      // the next bucket to start
+	armed   bool     // this backward pass ends an optimizer step: start buckets
+	hooked  bool     // the parameters' hooks are set
+	err     error    // a bucket that failed to start
 }
 
+// A bucket is parameters whose gradients are all-reduced together: buf
+// holds their gradients, then one count per parameter of the ranks that
+// have a gradient for it (0 everywhere: it keeps none).
 type bucket struct {
-	params []int // indices into ranks.params (all float32)
+	params []int // indices into ranks.params, all float32
+	floats int   // gradient values in buf
+	ready  int   // parameters final in this backward pass
 	buf    []float32
+	req    dist.Request // the all-reduce in flight (nil: not started)
 }
 
 // newRanks sets up a run over c (nil: alone) for model m: it broadcasts
 // m's parameters and buffers from rank 0, and splits the parameters into
-// buckets.
-func newRanks(c dist.Comm, m nn.Module) (*ranks, error) {
+// buckets of about bucketBytes.
+func newRanks(c dist.Comm, m nn.Module, bucketBytes int) (*ranks, error) {
 	if c == nil {
 		c = dist.Local{}
 	}
@@ -51,28 +72,103 @@ func newRanks(c dist.Comm, m nn.Module) (*ranks, error) {
 			return nil, fmt.Errorf("broadcast %s from rank 0: %w", p.Name, err)
 		}
 	}
+	r.in = make([]int, len(r.params))
+	r.final = make([]bool, len(r.params))
 	var cur bucket
-	size := 0
 	flush := func() {
 		if len(cur.params) > 0 {
-			cur.buf = c.NewF32(size)
+			cur.buf = c.NewF32(cur.floats + len(cur.params))
 			r.buckets = append(r.buckets, cur)
 		}
-		cur, size = bucket{}, 0
+		cur = bucket{}
 	}
-	for i, p := range r.params {
+	for i := len(r.params) - 1; i >= 0; i-- {
+		r.in[i] = -1
+		p := r.params[i]
 		if p.V.T.DType() != tensor.Float32 {
 			continue // reduced one by one (float64 models: gradient checks)
 		}
-		if size > 0 && 4*(size+p.V.T.Len()) > BucketBytes {
+		if cur.floats > 0 && 4*(cur.floats+p.V.T.Len()) > bucketBytes {
 			flush()
 		}
+		r.in[i] = len(r.buckets)
 		cur.params = append(cur.params, i)
-		size += p.V.T.Len()
+		cur.floats += p.V.T.Len()
 	}
 	flush()
-	r.flags = make([]float32, len(r.params)+1)
 	return r, nil
+}
+
+// overlap sets the parameters' gradient hooks, so that buckets start
+// during the backward pass; close removes them.
+func (r *ranks) overlap() {
+	for i, p := range r.params {
+		if r.in[i] >= 0 {
+			p.V.SetGradHook(func(*ag.Var) { r.ready(i) })
+		}
+	}
+	r.hooked = true
+}
+
+// close removes the gradient hooks (the model outlives the run).
+func (r *ranks) close() {
+	if r == nil || !r.hooked {
+		return
+	}
+	for _, p := range r.params {
+		p.V.SetGradHook(nil)
+	}
+	r.hooked = false
+}
+
+// arm makes the next backward pass start buckets as their gradients become
+// final: call it before the backward pass of an optimizer step's last
+// micro-batch (the earlier ones only accumulate).
+func (r *ranks) arm() {
+	if !r.many() {
+		return
+	}
+	r.armed, r.next, r.err = true, 0, nil
+	clear(r.final)
+	for i := range r.buckets {
+		r.buckets[i].ready = 0
+	}
+}
+
+// ready is parameter i's gradient hook: it is final in this backward pass.
+func (r *ranks) ready(i int) {
+	if !r.armed || r.final[i] {
+		return
+	}
+	r.final[i] = true
+	r.buckets[r.in[i]].ready++
+	for r.err == nil && r.next < len(r.buckets) && r.buckets[r.next].ready == len(r.buckets[r.next].params) {
+		r.err = r.start(r.next)
+		r.next++
+	}
+}
+
+// start packs bucket bi's gradients and counts and starts its all-reduce.
+func (r *ranks) start(bi int) error {
+	b := &r.buckets[bi]
+	off := 0
+	for k, i := range b.params {
+		n := r.params[i].V.T.Len()
+		b.buf[b.floats+k] = 0
+		if g := r.params[i].V.Grad; g != nil {
+			copy(b.buf[off:off+n], g.Contiguous().F32())
+			b.buf[b.floats+k] = 1
+		} else {
+			clear(b.buf[off : off+n])
+		}
+		off += n
+	}
+	req, err := r.c.IallreduceF32(b.buf)
+	if err != nil {
+		return fmt.Errorf("all-reduce gradients: %w", err)
+	}
+	b.req = req
+	return nil
 }
 
 func bcast(c dist.Comm, t *tensor.Tensor) error {
@@ -129,85 +225,69 @@ func (r *ranks) stop(ctx context.Context) (bool, error) {
 }
 
 // averageGrads replaces every parameter's gradient by its mean over the
-// ranks. A parameter without a gradient on some rank counts as zero
-// there; one without a gradient on every rank keeps none.
+// ranks: it starts the buckets the backward pass did not (all of them when
+// it was not armed), waits for each and unpacks it. A parameter without a
+// gradient on some rank counts as zero there; one without a gradient on
+// every rank keeps none.
 func (r *ranks) averageGrads() error {
 	if !r.many() {
 		return nil
 	}
-	for i, p := range r.params {
-		r.flags[i] = 0
-		if p.V.Grad != nil {
-			r.flags[i] = 1
-			p.V.Grad = p.V.Grad.Contiguous() // unpacked in place below
-		}
+	r.armed = false
+	if r.err != nil {
+		return r.err
 	}
-	if err := r.c.AllreduceF32(r.flags); err != nil {
-		return fmt.Errorf("all-reduce gradients: %w", err)
-	}
-	for i, p := range r.params {
-		if r.flags[i] > 0 && p.V.Grad == nil {
-			p.V.Grad = tensor.New(p.V.T.DType(), p.V.T.Shape()...)
+	for ; r.next < len(r.buckets); r.next++ {
+		if err := r.start(r.next); err != nil {
+			return err
 		}
 	}
 	scale := 1 / float32(r.c.Size())
-	var inflight dist.Request
-	var prev *bucket
-	unpack := func() error {
-		if prev == nil {
-			return nil
-		}
-		if err := inflight.Wait(); err != nil {
+	for bi := range r.buckets {
+		b := &r.buckets[bi]
+		err := b.req.Wait()
+		b.req = nil
+		if err != nil {
 			return fmt.Errorf("all-reduce gradients: %w", err)
 		}
 		off := 0
-		for _, i := range prev.params {
-			g := r.params[i].V.Grad
-			n := r.params[i].V.T.Len()
-			if g != nil {
-				dst := g.F32()
-				for k, v := range prev.buf[off : off+n] {
-					dst[k] = v * scale
+		for k, i := range b.params {
+			p := r.params[i].V
+			n := p.T.Len()
+			if b.buf[b.floats+k] > 0 {
+				if p.Grad == nil {
+					p.Grad = tensor.New(tensor.Float32, p.T.Shape()...)
+				} else {
+					p.Grad = p.Grad.Contiguous() // written in place
+				}
+				dst := p.Grad.F32()
+				for j, v := range b.buf[off : off+n] {
+					dst[j] = v * scale
 				}
 			}
 			off += n
 		}
-		return nil
 	}
-	for bi := range r.buckets {
-		b := &r.buckets[bi]
-		off := 0
-		for _, i := range b.params {
-			n := r.params[i].V.T.Len()
-			if g := r.params[i].V.Grad; g != nil {
-				copy(b.buf[off:off+n], g.Contiguous().F32())
-			} else {
-				clear(b.buf[off : off+n])
-			}
-			off += n
+	for i, p := range r.params { // float64 parameters, one by one, with their count last
+		if r.in[i] >= 0 || p.V.T.DType() != tensor.Float64 {
+			continue
 		}
-		req, err := r.c.IallreduceF32(b.buf)
-		if err != nil {
-			return fmt.Errorf("all-reduce gradients: %w", err)
+		g := make([]float64, p.V.T.Len()+1)
+		if p.V.Grad != nil {
+			copy(g, p.V.Grad.Contiguous().F64())
+			g[len(g)-1] = 1
 		}
-		if err := unpack(); err != nil { // the previous bucket, while this one is in flight
-			return err
+		if err := r.c.AllreduceF64(g); err != nil {
+			return fmt.Errorf("all-reduce gradient %s: %w", p.Name, err)
 		}
-		inflight, prev = req, b
-	}
-	if err := unpack(); err != nil {
-		return err
-	}
-	for i, p := range r.params { // float64 parameters, one by one
-		if p.V.T.DType() == tensor.Float64 && p.V.Grad != nil {
-			g := p.V.Grad.F64()
-			if err := r.c.AllreduceF64(g); err != nil {
-				return fmt.Errorf("all-reduce gradient %d: %w", i, err)
-			}
-			for k := range g {
-				g[k] /= float64(r.c.Size())
-			}
+		if g[len(g)-1] == 0 {
+			continue
 		}
+		t := tensor.New(tensor.Float64, p.V.T.Shape()...)
+		for k, v := range g[:len(g)-1] {
+			t.F64()[k] = v / float64(r.c.Size())
+		}
+		p.V.Grad = t
 	}
 	return nil
 }

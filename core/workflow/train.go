@@ -39,6 +39,7 @@ func (t *Task[B]) Train(ctx context.Context, env Env, configYAML []byte) (err er
 	var d *ranks
 	defer func() {
 		if d != nil {
+			d.close()
 			err = d.fail(err)
 		}
 	}()
@@ -107,6 +108,9 @@ func (t *Task[B]) Train(ctx context.Context, env Env, configYAML []byte) (err er
 			}
 			if sch.AccumSteps > 1 {
 				loss = ag.MulScalar(loss, 1/float64(sch.AccumSteps))
+			}
+			if accum+1 == sch.AccumSteps {
+				d.arm() // the step's last backward pass: start averaging gradients during it
 			}
 			loss.Backward()
 			lossSum += lv
@@ -188,15 +192,19 @@ func (t *Task[B]) Train(ctx context.Context, env Env, configYAML []byte) (err er
 // everywhere, this rank's part of the data, and a mid-epoch resume point
 // st saved with another number of ranks moved to the same samples.
 func (t *Task[B]) distribute(comm dist.Comm, syncBN bool, st *State) (*ranks, error) {
-	d, err := newRanks(comm, t.Model)
+	d, err := newRanks(comm, t.Model, BucketBytes)
 	if err != nil {
 		return nil, err
 	}
 	n := d.c.Size()
+	synced := 0
 	if d.many() && syncBN {
-		if k := nn.SyncBatchNorm(t.Model, d.c); d.root() {
-			slog.Info("synchronised batch norm", "layers", k)
+		if synced = nn.SyncBatchNorm(t.Model, d.c); d.root() {
+			slog.Info("synchronised batch norm", "layers", synced)
 		}
+	}
+	if d.many() && synced == 0 { // no collectives of the model's own in the backward pass
+		d.overlap()
 	}
 	if d.many() {
 		if t.shard == nil {

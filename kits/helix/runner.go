@@ -279,11 +279,8 @@ func (r *runner) task(model *Model, withTrain bool) (*workflow.Task[Batch], erro
 		return t, nil
 	}
 	tl := r.loader(r.parts[0], r.train)
-	t.TrainBatches = tl.EpochFrom
-	t.StepsPerEpoch = tl.Len()
-	t.BatchSize = r.train.BatchSize
-	if t.StepsPerEpoch == 0 {
-		return nil, fmt.Errorf("%s: the training part gives no batch (batch_size %d)", r.cfg.File, t.BatchSize)
+	if err := workflow.TrainOn(t, tl, r.train.BatchSize, r.cfg.File, "batch_size"); err != nil { // ranks split it in a distributed run
+		return nil, err
 	}
 	t.Loss = func(b Batch, info workflow.StepInfo) (*ag.Var, error) { return r.loss(model, b, info.Rand), nil }
 	if err := workflow.BuildOptimizer(t, r.cfg.File, r.opt, r.global.Epochs, t.StepsPerEpoch); err != nil {
