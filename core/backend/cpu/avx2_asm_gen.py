@@ -1059,6 +1059,74 @@ def dw_filter_grad(name, kw, nrows):
     emit()
 
 
+def max_f32(name):
+    """func NAME(x *float32, n int) float32
+
+    The largest x[i], i < n (n >= 1), or a NaN when some x[i] is NaN. Four
+    accumulators (32 values a step), then steps of 8, then a masked step
+    whose lanes past n keep the accumulator's values; an unordered-compare
+    mask ORed over every value read says whether a NaN was seen."""
+    emit(f"// func {name}(x *float32, n int) float32")
+    emit(f"TEXT ·{name}(SB), NOSPLIT, $0-20")
+    emit("\tMOVQ x+0(FP), SI")
+    emit("\tMOVQ n+8(FP), CX")
+    emit("\tVBROADCASTSS (SI), Y0")
+    emit("\tVMOVAPS Y0, Y1")
+    emit("\tVMOVAPS Y0, Y2")
+    emit("\tVMOVAPS Y0, Y3")
+    emit("\tVXORPS Y4, Y4, Y4")
+
+    def take(v, acc):
+        emit(f"\tVMAXPS {v}, {acc}, {acc}")
+        emit(f"\tVCMPPS $3, {v}, {v}, Y9")  # unordered: NaN
+        emit("\tVORPS Y9, Y4, Y4")
+
+    emit(f"{name}_loop32:")
+    emit("\tCMPQ CX, $32")
+    emit(f"\tJLT {name}_loop8")
+    for i in range(4):
+        emit(f"\tVMOVUPS {32*i}(SI), Y{5+i}")
+    for i in range(4):
+        take(f"Y{5+i}", f"Y{i}")
+    emit("\tADDQ $128, SI")
+    emit("\tSUBQ $32, CX")
+    emit(f"\tJMP {name}_loop32")
+    emit(f"{name}_loop8:")
+    emit("\tCMPQ CX, $8")
+    emit(f"\tJLT {name}_tail")
+    emit("\tVMOVUPS (SI), Y5")
+    take("Y5", "Y0")
+    emit("\tADDQ $32, SI")
+    emit("\tSUBQ $8, CX")
+    emit(f"\tJMP {name}_loop8")
+    emit(f"{name}_tail:")
+    emit("\tTESTQ CX, CX")
+    emit(f"\tJZ {name}_reduce")
+    tail_mask("CX", "Y13")
+    emit("\tVMASKMOVPS (SI), Y13, Y5")
+    emit("\tVBLENDVPS Y13, Y5, Y0, Y5")  # lanes past n: the accumulator's
+    take("Y5", "Y0")
+    emit(f"{name}_reduce:")
+    emit("\tVMAXPS Y1, Y0, Y0")
+    emit("\tVMAXPS Y3, Y2, Y2")
+    emit("\tVMAXPS Y2, Y0, Y0")
+    emit("\tVEXTRACTF128 $1, Y0, X1")
+    emit("\tVMAXPS X1, X0, X0")
+    emit("\tVPERMILPS $0x4e, X0, X1")
+    emit("\tVMAXPS X1, X0, X0")
+    emit("\tVPERMILPS $0xb1, X0, X1")
+    emit("\tVMAXPS X1, X0, X0")
+    emit("\tVMOVMSKPS Y4, AX")
+    emit("\tTESTL AX, AX")
+    emit(f"\tJZ {name}_done")
+    emit("\tVPCMPEQD X0, X0, X0")  # all ones: a NaN
+    emit(f"{name}_done:")
+    emit("\tVMOVSS X0, ret+16(FP)")
+    emit("\tVZEROUPPER")
+    emit("\tRET")
+    emit()
+
+
 header()
 dwconv_row("dwConvRowAVX2")
 stride2_rows("stride2RowsAVX2")
@@ -1079,6 +1147,7 @@ exp_consts()
 exp_shift_sum("expShiftSumAVX2")
 sigmoid("sigmoidAVX2")
 sum_f64("sumF64AVX2")
+max_f32("maxF32AVX2")
 dw_filter_grad("dwFilterGrad3x3AVX2", 3, 3)
 dw_filter_grad("dwFilterGrad5x2AVX2", 5, 2)
 dw_filter_grad("dwFilterGrad5x1AVX2", 5, 1)
