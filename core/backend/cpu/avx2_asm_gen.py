@@ -43,9 +43,11 @@ def dwconv_row(name):
     """func NAME(dst, src *float32, ld, n int, w *float32, kh, kw int, bias float32, acc uint32)
 
     dst[i] = init + sum_{a<kh, b<kw} w[a*kw+b]*src[a*ld+i+b] for i < n, init
-    = dst[i] when acc != 0, else bias. Blocks of 64 outputs (8 accumulators,
+    = dst[i] when acc != 0, else bias. Blocks of 96 outputs (12 accumulators,
     one broadcast weight, the source rows as FMA memory operands), then one
-    block each of 32, 16 and 8, then a masked block of the last n mod 8."""
+    block of the remaining whole vectors (1..11 accumulators: a row of 80 is
+    one block of 10, not 64 then a latency-bound 16), then a masked block of
+    the last n mod 8."""
     emit(f"// func {name}(dst, src *float32, ld, n int, w *float32, kh, kw int, bias float32, acc uint32)")
     emit(f"TEXT ·{name}(SB), NOSPLIT, $0-64")
     emit("\tMOVQ dst+0(FP), DI")
@@ -102,15 +104,20 @@ def dwconv_row(name):
         emit(f"\tSUBQ ${8*nacc}, CX")
 
     emit(f"{name}_main:")
-    emit("\tCMPQ CX, $64")
-    emit(f"\tJLT {name}_b32")
-    block("m", 8)
+    emit("\tCMPQ CX, $96")
+    emit(f"\tJLT {name}_rest")
+    block("m", 12)
     emit(f"\tJMP {name}_main")
-    for nacc, nxt in ((4, "b16"), (2, "b8"), (1, "bt")):
-        emit(f"{name}_b{8*nacc}:")
-        emit(f"\tCMPQ CX, ${8*nacc}")
-        emit(f"\tJLT {name}_{nxt}")
-        block(f"b{8*nacc}", nacc)
+    emit(f"{name}_rest:")  # 0 <= CX < 96: one block of CX/8 vectors
+    emit("\tMOVQ CX, AX")
+    emit("\tSHRQ $3, AX")
+    for nacc in range(11, 0, -1):
+        emit(f"\tCMPQ AX, ${nacc}")
+        emit(f"\tJEQ {name}_b{nacc}init")
+    emit(f"\tJMP {name}_bt")
+    for nacc in range(11, 0, -1):
+        block(f"b{nacc}", nacc)
+        emit(f"\tJMP {name}_bt")
     emit(f"{name}_bt:")
     emit("\tTESTQ CX, CX")
     emit(f"\tJLE {name}_done")
