@@ -7,6 +7,8 @@ import (
 	"sync"
 	"unsafe"
 
+	"paddle/core/graph"
+	"paddle/core/op"
 	"paddle/core/tensor"
 )
 
@@ -71,6 +73,22 @@ func (a *arena) alloc(d tensor.DType, shape []int, zero bool) *tensor.Tensor {
 	}
 	a.used[unsafe.SliceData(buf)] = true
 	t := tensor.FromSlice(buf, shape...)
+	a.owned[t] = buf
+	return t
+}
+
+// handOver returns a tensor of meta m on the buffer of x, which this arena
+// allocated and which its caller gives up (x's last use), and makes the
+// arena own it through the new tensor; nil (nothing changed) when x's
+// buffer is not the arena's or m is not a float32 of x's element count.
+func (a *arena) handOver(x *tensor.Tensor, m op.Meta) *tensor.Tensor {
+	buf, ok := a.owned[x]
+	if !ok || m.DType != tensor.Float32 || x.DType() != tensor.Float32 || !x.IsContiguous() ||
+		m.Shape.NumElements() != len(buf) || x.Len() != len(buf) || !graph.KnownShape(m.Shape) {
+		return nil
+	}
+	t := tensor.FromSlice(buf, m.Shape...)
+	delete(a.owned, x)
 	a.owned[t] = buf
 	return t
 }

@@ -1,8 +1,12 @@
 package runtime
 
 import (
+	"math/rand/v2"
 	"testing"
+	"time"
 
+	"paddle/core/graph"
+	"paddle/core/op"
 	"paddle/core/tensor"
 )
 
@@ -64,5 +68,51 @@ func TestArenaReset(t *testing.T) {
 	a.reset(nil)
 	if len(a.free) != 0 || len(a.owned) != 0 || len(a.used) != 0 {
 		t.Fatalf("after an idle call: %d free, %d owned, %d used", len(a.free), len(a.owned), len(a.used))
+	}
+}
+
+// A reshape at its input's last use takes the input's buffer (no copy); one
+// whose input is read again later copies, and both give the right values.
+func TestReshapeHandOver(t *testing.T) {
+	v := func(name string) *graph.Value {
+		return &graph.Value{Name: name, Meta: op.Meta{DType: tensor.Float32}}
+	}
+	x := &graph.Value{Name: "x", Meta: op.Meta{DType: tensor.Float32, Shape: tensor.Shape{-1, 1024}}}
+	r, f, q, y := v("r"), v("f"), v("q"), v("y")
+	// f = flatten(r) is r's last use; q = unsqueeze(f) is not f's (the add reads it)
+	g := &graph.Graph{Inputs: []*graph.Value{x}, Outputs: []*graph.Value{y}, Nodes: []*graph.Node{
+		{Op: op.Lookup("relu"), In: []*graph.Value{x}, Out: []*graph.Value{r}, Name: "relu"},
+		{Op: op.Lookup("flatten"), Attrs: op.Attrs{"axis": 0}, In: []*graph.Value{r}, Out: []*graph.Value{f}, Name: "flat"},
+		{Op: op.Lookup("unsqueeze"), Attrs: op.Attrs{"axes": []int{0}}, In: []*graph.Value{f}, Out: []*graph.Value{q}, Name: "unsq"},
+		{Op: op.Lookup("add"), In: []*graph.Value{q, f}, Out: []*graph.Value{y}, Name: "add"},
+	}}
+	data := map[string]*float32{}
+	p, err := New(g, Options{Trace: func(n *graph.Node, outs []*tensor.Tensor, _ time.Duration) {
+		data[n.Name] = &outs[0].F32()[0]
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := tensor.Rand(rand.New(rand.NewPCG(1, 2)), tensor.Float32, -1, 1, 2, 1024)
+	for run := range 2 {
+		out, err := p.Run(map[string]*tensor.Tensor{"x": in})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if data["flat"] != data["relu"] {
+			t.Errorf("run %d: flatten at relu's last use copied", run)
+		}
+		if data["unsq"] == data["flat"] {
+			t.Errorf("run %d: unsqueeze took the buffer of a value read later", run)
+		}
+		yv := out["y"]
+		if !yv.Shape().Equal(tensor.Shape{1, 1, 2048}) {
+			t.Fatalf("shape %v", yv.Shape())
+		}
+		for i, xv := range in.F32() {
+			if want := 2 * max(xv, 0); yv.F32()[i] != want {
+				t.Fatalf("run %d: y[%d] = %v, want %v", run, i, yv.F32()[i], want)
+			}
+		}
 	}
 }

@@ -13,6 +13,7 @@ package runtime
 import (
 	"container/list"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -86,7 +87,15 @@ type step struct {
 	attrIn   []int
 	free     []int
 	branches []*Predictor // then, else of an If node
+	// handOver: the node is a reshape (reshapeOps) and this is its input's
+	// last use, so an arena buffer of the input becomes the output's
+	// without a copy (arena.handOver)
+	handOver bool
 }
+
+// reshapeOps are the ops whose output holds their first input's elements
+// in the same order (only the shape differs).
+var reshapeOps = map[string]bool{"reshape": true, "flatten": true, "squeeze": true, "unsqueeze": true}
 
 // Load reads a model (ONNX, or a PaddlePaddle 2.x inference.pdmodel with
 // its weights, see ReadGraph) and prepares it for Run.
@@ -184,6 +193,18 @@ func New(g *graph.Graph, opts Options) (*Predictor, error) {
 	for id, si := range last {
 		if !keep[id] && p.consts[id] == nil {
 			p.steps[si].free = append(p.steps[si].free, id)
+		}
+	}
+	for si := range p.steps {
+		st := &p.steps[si]
+		if reshapeOps[st.n.Op.Name] && len(st.in) >= 1 && len(st.out) == 1 && slices.Contains(st.free, st.in[0]) {
+			uses := 0
+			for _, id := range append(slices.Clone(st.in), st.attrIn...) {
+				if id == st.in[0] {
+					uses++
+				}
+			}
+			st.handOver = uses == 1
 		}
 	}
 	p.nvals = len(p.consts)
@@ -463,6 +484,18 @@ func (p *Predictor) exec(st *step, pl *plan, i int, vals []*tensor.Tensor, ar *a
 		}
 		if metas, err = n.Op.InferMeta(ms, attrs); err != nil {
 			return fmt.Errorf("runtime: node %s: %w", n.Label(), err)
+		}
+	}
+	if st.handOver {
+		if t := ar.handOver(args[0], metas[0]); t != nil {
+			if p.trace != nil {
+				p.trace(n, []*tensor.Tensor{t}, 0)
+			}
+			vals[st.out[0]] = t
+			for _, id := range st.free {
+				vals[id] = nil // args[0]'s buffer is t's now
+			}
+			return nil
 		}
 	}
 	outs := make([]*tensor.Tensor, len(metas))

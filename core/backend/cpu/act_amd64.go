@@ -37,6 +37,13 @@ func expShiftSumAVX512(y, x *float32, n int, mx float32) float64
 //go:noescape
 func expShiftSumAVX2(y, x *float32, n int, mx float32) float64
 
+// maxF32AVX2 returns the largest x[i] for i < n (n ≥ 1), or a NaN when
+// some x[i] is NaN (avx2_amd64.s). The avx512 level uses it too: a row's
+// max is bound by its loads, not by the vector width.
+//
+//go:noescape
+func maxF32AVX2(x *float32, n int) float32
+
 // expShiftSumVec is the active level's vector exp-and-sum, nil at generic.
 func expShiftSumVec() func(y, x *float32, n int, mx float32) float64 {
 	switch curISA() {
@@ -205,17 +212,15 @@ func softmaxLast(out, in []*op.T, a op.Attrs) bool {
 		return false
 	}
 	k := s[ax]
+	scale := mulVSAVX2
+	if curISA() == isaAVX512 {
+		scale = mulVSAVX512
+	}
 	parallel.For(len(x)/k, max(1, 1<<14/k), func(lo, hi int) {
 		for o := lo; o < hi; o++ {
-			xb, yb := x[o*k:(o+1)*k], y[o*k:(o+1)*k]
-			mx := xb[0]
-			for _, v := range xb[1:] {
-				mx = max(mx, v)
-			}
-			r := float32(1 / exp(unsafe.SliceData(yb), unsafe.SliceData(xb), k, mx))
-			for j := range yb {
-				yb[j] *= r
-			}
+			px, py := unsafe.SliceData(x[o*k:(o+1)*k]), unsafe.SliceData(y[o*k:(o+1)*k])
+			r := float32(1 / exp(py, px, k, maxF32AVX2(px, k)))
+			scale(py, py, k, r)
 		}
 	})
 	return true

@@ -134,6 +134,44 @@ func TestExpSigmoidAVX2BitwiseAVX512(t *testing.T) {
 	}
 }
 
+// maxF32AVX2 is the row's max for every length up to 80 and every position
+// of the max (the 32-wide steps, the 8-wide ones and the masked tail,
+// whose lanes past n hold a larger value that must not count), and a NaN
+// when any element is NaN, wherever it is.
+func TestMaxF32AVX2(t *testing.T) {
+	if !cpu.X86.HasAVX2 {
+		t.Skip("no AVX2")
+	}
+	r := rand.New(rand.NewPCG(3, 4))
+	buf := make([]float32, 88)
+	for n := 1; n <= 80; n++ {
+		for at := range n {
+			for i := range buf {
+				buf[i] = 1e30 // past n: larger than any element
+			}
+			for i := range n {
+				buf[i] = r.Float32()*200 - 300
+			}
+			buf[at] = -1.5 + float32(at)/1000
+			want := buf[0]
+			for _, v := range buf[1:n] {
+				want = max(want, v)
+			}
+			if got := maxF32AVX2(&buf[0], n); got != want {
+				t.Fatalf("n=%d, max at %d: got %g, want %g", n, at, got, want)
+			}
+			buf[at] = float32(math.NaN())
+			if got := maxF32AVX2(&buf[0], n); !math.IsNaN(float64(got)) {
+				t.Fatalf("n=%d, NaN at %d: got %g, want NaN", n, at, got)
+			}
+		}
+	}
+	inf := []float32{float32(math.Inf(-1)), float32(math.Inf(-1))}
+	if got := maxF32AVX2(&inf[0], 2); !math.IsInf(float64(got), -1) {
+		t.Fatalf("max(-Inf, -Inf) = %g", got)
+	}
+}
+
 // softmaxLast agrees with the reference softmax within 4e-7 relative
 // (a few ulp) at every vector level, takes only the last axis, and declines
 // float64 (and everything at the generic level).
@@ -165,7 +203,19 @@ func testSoftmaxLast(t *testing.T) {
 			}
 		}
 	}
-	x := tensor.Rand(r, tensor.Float32, -1, 1, 3, 4)
+	// a NaN makes its row NaN, as in the reference; the other rows stay finite
+	x := tensor.Rand(r, tensor.Float32, -1, 1, 3, 40)
+	x.F32()[40+17] = float32(math.NaN())
+	got := tensor.New(tensor.Float32, 3, 40)
+	if !softmaxLast([]*op.T{got}, []*op.T{x}, op.Attrs{}) {
+		t.Fatal("declined (3, 40)")
+	}
+	for i, v := range got.F32() {
+		if nan := math.IsNaN(float64(v)); nan != (i/40 == 1) {
+			t.Fatalf("NaN in row 1: y[%d] = %g", i, v)
+		}
+	}
+	x = tensor.Rand(r, tensor.Float32, -1, 1, 3, 4)
 	if softmaxLast([]*op.T{tensor.New(tensor.Float32, 3, 4)}, []*op.T{x}, op.Attrs{"axis": 0}) {
 		t.Fatal("took axis 0 of 2")
 	}

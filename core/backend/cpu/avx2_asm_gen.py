@@ -43,9 +43,11 @@ def dwconv_row(name):
     """func NAME(dst, src *float32, ld, n int, w *float32, kh, kw int, bias float32, acc uint32)
 
     dst[i] = init + sum_{a<kh, b<kw} w[a*kw+b]*src[a*ld+i+b] for i < n, init
-    = dst[i] when acc != 0, else bias. Blocks of 64 outputs (8 accumulators,
+    = dst[i] when acc != 0, else bias. Blocks of 96 outputs (12 accumulators,
     one broadcast weight, the source rows as FMA memory operands), then one
-    block each of 32, 16 and 8, then a masked block of the last n mod 8."""
+    block of the remaining whole vectors (1..11 accumulators: a row of 80 is
+    one block of 10, not 64 then a latency-bound 16), then a masked block of
+    the last n mod 8."""
     emit(f"// func {name}(dst, src *float32, ld, n int, w *float32, kh, kw int, bias float32, acc uint32)")
     emit(f"TEXT ·{name}(SB), NOSPLIT, $0-64")
     emit("\tMOVQ dst+0(FP), DI")
@@ -102,15 +104,20 @@ def dwconv_row(name):
         emit(f"\tSUBQ ${8*nacc}, CX")
 
     emit(f"{name}_main:")
-    emit("\tCMPQ CX, $64")
-    emit(f"\tJLT {name}_b32")
-    block("m", 8)
+    emit("\tCMPQ CX, $96")
+    emit(f"\tJLT {name}_rest")
+    block("m", 12)
     emit(f"\tJMP {name}_main")
-    for nacc, nxt in ((4, "b16"), (2, "b8"), (1, "bt")):
-        emit(f"{name}_b{8*nacc}:")
-        emit(f"\tCMPQ CX, ${8*nacc}")
-        emit(f"\tJLT {name}_{nxt}")
-        block(f"b{8*nacc}", nacc)
+    emit(f"{name}_rest:")  # 0 <= CX < 96: one block of CX/8 vectors
+    emit("\tMOVQ CX, AX")
+    emit("\tSHRQ $3, AX")
+    for nacc in range(11, 0, -1):
+        emit(f"\tCMPQ AX, ${nacc}")
+        emit(f"\tJEQ {name}_b{nacc}init")
+    emit(f"\tJMP {name}_bt")
+    for nacc in range(11, 0, -1):
+        block(f"b{nacc}", nacc)
+        emit(f"\tJMP {name}_bt")
     emit(f"{name}_bt:")
     emit("\tTESTQ CX, CX")
     emit(f"\tJLE {name}_done")
@@ -1059,6 +1066,74 @@ def dw_filter_grad(name, kw, nrows):
     emit()
 
 
+def max_f32(name):
+    """func NAME(x *float32, n int) float32
+
+    The largest x[i], i < n (n >= 1), or a NaN when some x[i] is NaN. Four
+    accumulators (32 values a step), then steps of 8, then a masked step
+    whose lanes past n keep the accumulator's values; an unordered-compare
+    mask ORed over every value read says whether a NaN was seen."""
+    emit(f"// func {name}(x *float32, n int) float32")
+    emit(f"TEXT ·{name}(SB), NOSPLIT, $0-20")
+    emit("\tMOVQ x+0(FP), SI")
+    emit("\tMOVQ n+8(FP), CX")
+    emit("\tVBROADCASTSS (SI), Y0")
+    emit("\tVMOVAPS Y0, Y1")
+    emit("\tVMOVAPS Y0, Y2")
+    emit("\tVMOVAPS Y0, Y3")
+    emit("\tVXORPS Y4, Y4, Y4")
+
+    def take(v, acc):
+        emit(f"\tVMAXPS {v}, {acc}, {acc}")
+        emit(f"\tVCMPPS $3, {v}, {v}, Y9")  # unordered: NaN
+        emit("\tVORPS Y9, Y4, Y4")
+
+    emit(f"{name}_loop32:")
+    emit("\tCMPQ CX, $32")
+    emit(f"\tJLT {name}_loop8")
+    for i in range(4):
+        emit(f"\tVMOVUPS {32*i}(SI), Y{5+i}")
+    for i in range(4):
+        take(f"Y{5+i}", f"Y{i}")
+    emit("\tADDQ $128, SI")
+    emit("\tSUBQ $32, CX")
+    emit(f"\tJMP {name}_loop32")
+    emit(f"{name}_loop8:")
+    emit("\tCMPQ CX, $8")
+    emit(f"\tJLT {name}_tail")
+    emit("\tVMOVUPS (SI), Y5")
+    take("Y5", "Y0")
+    emit("\tADDQ $32, SI")
+    emit("\tSUBQ $8, CX")
+    emit(f"\tJMP {name}_loop8")
+    emit(f"{name}_tail:")
+    emit("\tTESTQ CX, CX")
+    emit(f"\tJZ {name}_reduce")
+    tail_mask("CX", "Y13")
+    emit("\tVMASKMOVPS (SI), Y13, Y5")
+    emit("\tVBLENDVPS Y13, Y5, Y0, Y5")  # lanes past n: the accumulator's
+    take("Y5", "Y0")
+    emit(f"{name}_reduce:")
+    emit("\tVMAXPS Y1, Y0, Y0")
+    emit("\tVMAXPS Y3, Y2, Y2")
+    emit("\tVMAXPS Y2, Y0, Y0")
+    emit("\tVEXTRACTF128 $1, Y0, X1")
+    emit("\tVMAXPS X1, X0, X0")
+    emit("\tVPERMILPS $0x4e, X0, X1")
+    emit("\tVMAXPS X1, X0, X0")
+    emit("\tVPERMILPS $0xb1, X0, X1")
+    emit("\tVMAXPS X1, X0, X0")
+    emit("\tVMOVMSKPS Y4, AX")
+    emit("\tTESTL AX, AX")
+    emit(f"\tJZ {name}_done")
+    emit("\tVPCMPEQD X0, X0, X0")  # all ones: a NaN
+    emit(f"{name}_done:")
+    emit("\tVMOVSS X0, ret+16(FP)")
+    emit("\tVZEROUPPER")
+    emit("\tRET")
+    emit()
+
+
 header()
 dwconv_row("dwConvRowAVX2")
 stride2_rows("stride2RowsAVX2")
@@ -1079,6 +1154,7 @@ exp_consts()
 exp_shift_sum("expShiftSumAVX2")
 sigmoid("sigmoidAVX2")
 sum_f64("sumF64AVX2")
+max_f32("maxF32AVX2")
 dw_filter_grad("dwFilterGrad3x3AVX2", 3, 3)
 dw_filter_grad("dwFilterGrad5x2AVX2", 5, 2)
 dw_filter_grad("dwFilterGrad5x1AVX2", 5, 1)

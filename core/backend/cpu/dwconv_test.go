@@ -35,8 +35,8 @@ func TestDepthwiseKernel(t *testing.T) {
 			{1, 3, 12, 65, 3, 5, []int{0, 2, 1, 1}, false, nil},
 			{1, 2, 8, 16, 7, 7, []int{3, 3}, true, nil},
 			{1, 1, 3, 3, 3, 3, nil, false, nil},
-			{1, 2, 5, 63, 3, 3, []int{1, 1}, true, nil},   // avx2: blocks of 32, 16, 8, then 7 masked
-			{1, 2, 4, 120, 5, 5, []int{2, 2}, false, nil}, // avx2: 64, 32, 16, 8
+			{1, 2, 5, 63, 3, 3, []int{1, 1}, true, nil},   // avx2: a block of 7 vectors, then 7 masked
+			{1, 2, 4, 120, 5, 5, []int{2, 2}, false, nil}, // avx2: 96, then 3 vectors
 			{1, 3, 17, 33, 3, 3, []int{1, 1}, true, []int{2, 2}},
 			{2, 2, 16, 80, 5, 5, []int{2, 2}, true, []int{2, 2}},
 			{1, 2, 15, 131, 3, 3, []int{1, 0, 0, 1}, false, []int{2, 1}},
@@ -49,6 +49,16 @@ func TestDepthwiseKernel(t *testing.T) {
 			{1, 2, 3, 40, 5, 5, []int{2, 2}, false, []int{2, 1}},
 			{1, 2, 1, 20, 3, 3, []int{3, 1, 3, 1}, true, nil},
 			{1, 2, 1, 20, 3, 3, []int{3, 1, 3, 1}, false, []int{2, 1}},
+		}
+		// every row width to 200: each avx2 block size (12 vectors, then
+		// 1..11), with and without a masked tail
+		for w := 1; w <= 200; w++ {
+			cases = append(cases, struct {
+				n, c, h, w, kh, kw int
+				pads               []int
+				bias               bool
+				strides            []int
+			}{1, 1, 3, w, 3, 3, []int{1, 1}, w%2 == 0, nil})
 		}
 		for _, cs := range cases {
 			name := fmt.Sprintf("%+v", cs)

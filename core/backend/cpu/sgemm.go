@@ -305,6 +305,11 @@ func (g *gemm) region(i0, i1, j0, j1 int) {
 	nc := min(kn.nc, ceilDiv(j1-j0, nr)*nr)
 	bf := getBuffers(mc*kc, nc*kc)
 	defer bufPool.Put(bf)
+	// a row-major A read in one K step (lda = kc, e.g. a 1×1 conv's
+	// weights) is already in a rowA kernel's panel layout: its whole mr-row
+	// panels are read in place, and only a last partial one is packed
+	// (with zero rows)
+	direct := !g.transA && kn.rowA && g.lda == kc && kc == g.k
 	for pc := 0; pc < g.k; pc += kc {
 		kb := min(kc, g.k-pc)
 		beta, loadC := g.beta, g.beta != 0
@@ -317,13 +322,21 @@ func (g *gemm) region(i0, i1, j0, j1 int) {
 		}
 		for ic := i0; ic < i1; ic += mc {
 			mb := min(mc, i1-ic)
-			rowA := packA(g.transA, g.a, g.lda, ic, pc, mb, kb, kn, bf.a)
+			rowA := true
+			if !direct {
+				rowA = packA(g.transA, g.a, g.lda, ic, pc, mb, kb, kn, bf.a)
+			} else if whole := mb / mr * mr; whole < mb {
+				packA(false, g.a, g.lda, ic+whole, pc, mb-whole, kb, kn, bf.a[whole*kb:])
+			}
 			for jc := j0; jc < j1; jc += nc {
 				nb := min(nc, j1-jc)
 				packB(g.transB, g.b, g.ldb, pc, jc, kb, nb, nr, kn, bf.b)
 				for ir := 0; ir < mb; ir += mr {
 					rows := min(mr, mb-ir)
 					ap := bf.a[ir*kb : (ir+mr)*kb]
+					if direct && rows == mr {
+						ap = g.a[(ic+ir)*g.lda : (ic+ir+mr)*g.lda]
+					}
 					crow := (ic+ir)*g.ldc + jc
 					for jr := 0; jr < nb; jr += nr {
 						cols := min(nr, nb-jr)

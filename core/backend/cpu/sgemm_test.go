@@ -142,6 +142,22 @@ func TestSGEMMAwkwardSizes(t *testing.T) {
 	})
 }
 
+// A row-major A of one K step with lda = k (a 1×1 conv's weights) is read
+// in place, panel by panel, with only a last partial panel packed: row
+// counts around the micro-kernels' mr (4, 6, 8, 12), K up to the largest kc.
+func TestSGEMMDirectA(t *testing.T) {
+	withKernel(t, func(t *testing.T, _ string) {
+		r := rand.New(rand.NewPCG(7, 8))
+		for _, m := range []int{1, 4, 5, 6, 7, 11, 12, 13, 25, 480} {
+			for _, k := range []int{1, 9, 240, 480} {
+				n := 1 + r.IntN(70)
+				g := newCase(r, false, false, m, n, k, 1, float32(m%2), 0)
+				g.check(t, fmt.Sprintf("m=%d n=%d k=%d", m, n, k))
+			}
+		}
+	})
+}
+
 func TestSGEMMLargeSides(t *testing.T) {
 	shapes := [][3]int{{1000, 33, 129}, {7, 1000, 65}, {65, 127, 1000}, {129, 1000, 17}}
 	withKernel(t, func(t *testing.T, _ string) {
