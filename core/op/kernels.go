@@ -76,6 +76,11 @@ type Kernels struct {
 	// unused) v[j] = x·min(max(x+3, 0), 6)/6, bitwise as the int8 ops'
 	// epilogue, for a prefix of the elements and returns its length.
 	DequantRow32 func(v []float32, acc []int32, ib int32, m, b, lo, hi float32, hardswish bool) int
+	// QDepthwise8 computes the exact int32 accumulators of planes [p0, p1)
+	// of the depthwise int8 convolution d, calling done(p, acc) with plane
+	// p's OH×OW accumulators (valid during the call) in order; it reports
+	// false, having called nothing, for a d it does not take.
+	QDepthwise8 func(d *QDepthwise, p0, p1 int, done func(p int, acc []int32)) bool
 }
 
 // SetOp installs k as the fast kernel of the op named name.
