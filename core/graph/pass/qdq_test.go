@@ -143,7 +143,9 @@ func TestQDQ(t *testing.T) {
 func lcnetGraph() *graph.Graph {
 	r := rand.New(rand.NewPCG(23, 24))
 	bd, x := newB(1, 3, 11, 14)
-	scalar := func(v float32) *graph.Value { return bd.konst("s"+string(rune('a'+bd.n)), tensor.FromSlice([]float32{v}, 1), false) }
+	scalar := func(v float32) *graph.Value {
+		return bd.konst("s"+string(rune('a'+bd.n)), tensor.FromSlice([]float32{v}, 1), false)
+	}
 	lab := func(h *graph.Value, a, c float32) *graph.Value {
 		h = bd.typed("hardswish", nil, h)
 		h = bd.typed("mul", nil, scalar(a), h)
