@@ -71,6 +71,10 @@ type Kernels struct {
 	// prefix of the elements and returns its length; the op's loop does
 	// the rest. NaN inputs are out of contract.
 	Quantize8 func(dst []byte, src []float32, scale, zero float32, signed bool) int
+	// Requantize8 is Quantize8 with a multiply by inv (1/scale rounded
+	// once) in place of the division: the int8 ops' requantizing epilogue,
+	// bitwise as its loop (requantizeRow).
+	Requantize8 func(dst []byte, src []float32, inv, zero float32, signed bool) int
 	// DequantRow32 sets v[j] = min(max(x, lo), hi) with x = float32(acc[j]+ib)·m + b
 	// (product and sum rounded separately), or with hardswish (lo, hi
 	// unused) v[j] = x·min(max(x+3, 0), 6)/6, bitwise as the int8 ops'

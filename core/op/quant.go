@@ -21,7 +21,7 @@ import (
 //
 //	v = x_scale·w_scale[c]·acc + float bias[c];  v = act(v)
 //	v = v·post_mul + post_add   (when given: a scalar affine after the activation)
-//	out = v (float32), or clamp(roundEven(v / y_scale) + y_zero) (uint8/int8),
+//	out = v (float32), or clamp(roundEven(v · (1/y_scale)) + y_zero) (uint8/int8),
 //
 // or the accumulator itself when out is int32 (ONNX ConvInteger).
 
@@ -278,7 +278,7 @@ func (e *quantEpilogue) run(acc []int32, rows, cols, c0 int, out *T, off, ldd in
 	if e.q.out == tensor.Int8 {
 		lo, hi = -128, 127
 	}
-	ys, z := float32(e.q.yScale), float32(e.q.yZero)
+	inv, z := float32(1/e.q.yScale), float32(e.q.yZero)
 	vb := getScratch[float32](cols)
 	defer putScratch(vb)
 	v := (*vb)[:cols]
@@ -291,7 +291,7 @@ func (e *quantEpilogue) run(acc []int32, rows, cols, c0 int, out *T, off, ldd in
 	}
 	for r := range rows {
 		e.row(v, acc[r*cols:][:cols], r, c0)
-		quantizeRow(o[off+r*ldd:][:cols], v, ys, z, lo, hi, signed)
+		requantizeRow(o[off+r*ldd:][:cols], v, inv, z, lo, hi, signed)
 	}
 }
 
