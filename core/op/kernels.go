@@ -77,7 +77,7 @@ type Kernels struct {
 	Requantize8 func(dst []byte, src []float32, inv, zero float32, signed bool) int
 	// DequantRow32 sets v[j] = min(max(x, lo), hi) with x = float32(acc[j]+ib)·m + b
 	// (product and sum rounded separately), or with hardswish (lo, hi
-	// unused) v[j] = x·min(max(x+3, 0), 6)/6, bitwise as the int8 ops'
+	// unused) v[j] = x·min(max(x+3, 0), 6)·(1/6 as float32), bitwise as the int8 ops'
 	// epilogue, for a prefix of the elements and returns its length.
 	DequantRow32 func(v []float32, acc []int32, ib int32, m, b, lo, hi float32, hardswish bool) int
 	// QDepthwise8 computes the exact int32 accumulators of planes [p0, p1)

@@ -239,8 +239,10 @@ func (e *quantEpilogue) clamp() (lo, hi float32, ok bool) {
 	return -inf, inf, false
 }
 
-// hardSwish32 is x·relu6(x+3)/6, each step rounded in float32.
-func hardSwish32(x float32) float32 { return x * min(max(x+3, 0), 6) / 6 }
+// hardSwish32 is x·relu6(x+3)·(1/6), each step rounded in float32 (the
+// int8 epilogue multiplies by 1/6 rounded rather than dividing: within
+// one ulp of the float hardswish, far below an output step).
+func hardSwish32(x float32) float32 { return x * min(max(x+3, 0), 6) * (1.0 / 6) }
 
 // run writes the outputs of acc's rows×cols block whose first channel
 // (row or column) is c0 into out starting at off, rows ldd apart.

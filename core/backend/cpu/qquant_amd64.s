@@ -181,7 +181,8 @@ dequantRowAVX2_done:
 	RET
 
 // Dequantize with hardswish: x = float32(acc + ib) · m + b, then
-// v = x · min(max(x + 3, 0), 6) / 6, each step rounded as Go's loop.
+// v = x · min(max(x + 3, 0), 6) · (1/6, rounded to float32), each step
+// rounded as Go's loop (a multiply, not a division per element).
 #define DEQHS(mov, off, reg, t) \
 	mov off(SI), reg \
 	VPADDD R0, reg, reg \
@@ -192,10 +193,13 @@ dequantRowAVX2_done:
 	VMAXPS R4, t, t \
 	VMINPS R5, t, t \
 	VMULPS t, reg, reg \
-	VDIVPS R5, reg, reg \
+	VMULPS R10, reg, reg \
 	VMOVUPS reg, off(DI)
 
-#define HSCONST(zero, three, six) \
+#define HSCONST(zero, three, six, sixth) \
+	MOVL $0x3E2AAAAB, AX \
+	VMOVD AX, X10 \
+	VBROADCASTSS X10, sixth \
 	MOVL $0x40400000, AX \
 	VMOVD AX, X3 \
 	VBROADCASTSS X3, three \
@@ -207,6 +211,7 @@ dequantRowAVX2_done:
 // func dequantHSRowAVX2(v *float32, acc *int32, n int, ib int32, m, b float32)
 // n a multiple of 16.
 #define R5 Y5
+#define R10 Y10
 TEXT ·dequantHSRowAVX2(SB), NOSPLIT, $0-36
 	MOVQ v+0(FP), DI
 	MOVQ acc+8(FP), SI
@@ -216,7 +221,7 @@ TEXT ·dequantHSRowAVX2(SB), NOSPLIT, $0-36
 	VPBROADCASTD X0, Y0
 	VBROADCASTSS m+28(FP), Y1
 	VBROADCASTSS b+32(FP), Y2
-	HSCONST(Y4, Y3, Y5)
+	HSCONST(Y4, Y3, Y5, Y10)
 dequantHSRowAVX2_loop:
 	CMPQ CX, $16
 	JLT dequantHSRowAVX2_done
@@ -236,12 +241,14 @@ dequantHSRowAVX2_done:
 #undef R3
 #undef R4
 #undef R5
+#undef R10
 #define R0 Z0
 #define R1 Z1
 #define R2 Z2
 #define R3 Z3
 #define R4 Z4
 #define R5 Z5
+#define R10 Z10
 
 // func dequantHSRowAVX512(v *float32, acc *int32, n int, ib int32, m, b float32)
 // n a multiple of 32.
@@ -254,7 +261,7 @@ TEXT ·dequantHSRowAVX512(SB), NOSPLIT, $0-36
 	VPBROADCASTD X0, Z0
 	VBROADCASTSS m+28(FP), Z1
 	VBROADCASTSS b+32(FP), Z2
-	HSCONST(Z4, Z3, Z5)
+	HSCONST(Z4, Z3, Z5, Z10)
 dequantHSRowAVX512_loop:
 	CMPQ CX, $32
 	JLT dequantHSRowAVX512_done

@@ -158,7 +158,7 @@ func TestDequantRowKernel(t *testing.T) {
 				for j, a := range acc[:n] {
 					want := min(max(float32(float32(a+ib)*m)+b, c[0]), c[1])
 					if hs {
-						want = want * min(max(want+3, 0), 6) / 6
+						want = want * min(max(want+3, 0), 6) * (1.0 / 6)
 					}
 					if math.Float32bits(v[j]) != math.Float32bits(want) {
 						t.Fatalf("clamp %v hardswish %v ib %d: acc %d → %g, want %g", c, hs, ib, a, v[j], want)
