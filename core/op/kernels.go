@@ -71,11 +71,20 @@ type Kernels struct {
 	// prefix of the elements and returns its length; the op's loop does
 	// the rest. NaN inputs are out of contract.
 	Quantize8 func(dst []byte, src []float32, scale, zero float32, signed bool) int
+	// Requantize8 is Quantize8 with a multiply by inv (1/scale rounded
+	// once) in place of the division: the int8 ops' requantizing epilogue,
+	// bitwise as its loop (requantizeRow).
+	Requantize8 func(dst []byte, src []float32, inv, zero float32, signed bool) int
 	// DequantRow32 sets v[j] = min(max(x, lo), hi) with x = float32(acc[j]+ib)·m + b
 	// (product and sum rounded separately), or with hardswish (lo, hi
-	// unused) v[j] = x·min(max(x+3, 0), 6)/6, bitwise as the int8 ops'
+	// unused) v[j] = x·min(max(x+3, 0), 6)·(1/6 as float32), bitwise as the int8 ops'
 	// epilogue, for a prefix of the elements and returns its length.
 	DequantRow32 func(v []float32, acc []int32, ib int32, m, b, lo, hi float32, hardswish bool) int
+	// QDepthwise8 computes the exact int32 accumulators of planes [p0, p1)
+	// of the depthwise int8 convolution d, calling done(p, acc) with plane
+	// p's OH×OW accumulators (valid during the call) in order; it reports
+	// false, having called nothing, for a d it does not take.
+	QDepthwise8 func(d *QDepthwise, p0, p1 int, done func(p int, acc []int32)) bool
 }
 
 // SetOp installs k as the fast kernel of the op named name.

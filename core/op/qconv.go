@@ -96,6 +96,9 @@ func qconv2dRef(out, in []*T, a Attrs) {
 		rows = g.tileRows(k)
 	}
 	nt := (g.OH + rows - 1) / rows
+	if groups == c && qdepthwise(out, in, q, g, ep) {
+		return
+	}
 	xz := zeroTensor([]int{q.xZero})
 	if ib, ok := foldXZero(ep.ibias, w, q, oc); ok {
 		// Σ (x - xz)·w = Σ x·w - xz·Σ w: x's zero point goes into the
@@ -136,18 +139,20 @@ func qconv2dRef(out, in []*T, a Attrs) {
 // unrolled windows, the accumulators) across calls: they are fully
 // overwritten before being read, and allocating them anew zeroed
 // megabytes per conv.
-var scratchBytes, scratchInt32 sync.Pool
+var scratchBytes, scratchInt32, scratchFloat32 sync.Pool
 
-func scratchPool[E byte | int32]() *sync.Pool {
-	var z E
-	if _, ok := any(z).(byte); ok {
+func scratchPool[E byte | int32 | float32]() *sync.Pool {
+	switch any(*new(E)).(type) {
+	case byte:
 		return &scratchBytes
+	case int32:
+		return &scratchInt32
 	}
-	return &scratchInt32
+	return &scratchFloat32
 }
 
 // getScratch returns a pooled buffer (its contents undefined) of at least n elements.
-func getScratch[E byte | int32](n int) *[]E {
+func getScratch[E byte | int32 | float32](n int) *[]E {
 	if b, ok := scratchPool[E]().Get().(*[]E); ok {
 		*b = grow(*b, n)
 		return b
@@ -156,10 +161,10 @@ func getScratch[E byte | int32](n int) *[]E {
 	return &b
 }
 
-func putScratch[E byte | int32](b *[]E) { scratchPool[E]().Put(b) }
+func putScratch[E byte | int32 | float32](b *[]E) { scratchPool[E]().Put(b) }
 
 // grow returns b if it holds n elements, else a new slice of n.
-func grow[E byte | int32](b []E, n int) []E {
+func grow[E byte | int32 | float32](b []E, n int) []E {
 	if cap(b) >= n {
 		return b[:n]
 	}

@@ -181,6 +181,26 @@ func quantizeRow(u []byte, x []float32, scale, zero, lo, hi float32, signed bool
 	}
 }
 
+// requantizeRow is quantizeRow multiplying by inv = 1/scale: u[i] =
+// clamp(roundEven(x[i]·inv) + zero). The int8 ops' epilogues requantize
+// with it (a multiply, not a division per element: ONNX Runtime's
+// requantization multiplies too); the result is quantize_linear's within
+// one step.
+func requantizeRow(u []byte, x []float32, inv, zero, lo, hi float32, signed bool) {
+	i0 := 0
+	if k := Active().Requantize8; k != nil {
+		i0 = k(u, x, inv, zero, signed)
+	}
+	for i := i0; i < len(x); i++ {
+		q := min(max(roundEven32(x[i]*inv)+zero, lo), hi)
+		if signed {
+			u[i] = byte(int8(q))
+		} else {
+			u[i] = uint8(q)
+		}
+	}
+}
+
 // roundEven32 rounds to the nearest integer, ties to even, as
 // math.RoundToEven does, on float32 values.
 func roundEven32(v float32) float32 {

@@ -20,7 +20,8 @@ import (
 // accumulate Σ (x - x_zero)(w - w_zero) exactly in int32, then
 //
 //	v = x_scale·w_scale[c]·acc + float bias[c];  v = act(v)
-//	out = v (float32), or clamp(roundEven(v / y_scale) + y_zero) (uint8/int8),
+//	v = v·post_mul + post_add   (when given: a scalar affine after the activation)
+//	out = v (float32), or clamp(roundEven(v · (1/y_scale)) + y_zero) (uint8/int8),
 //
 // or the accumulator itself when out is int32 (ONNX ConvInteger).
 
@@ -35,6 +36,11 @@ type quantParams struct {
 	yZero  int
 	act    string  // "", "relu", "clip", "hardswish", "sigmoid"
 	lo, hi float64 // clip's bounds
+	// hasMul/hasAdd are set when v·postMul, then + postAdd (each step
+	// rounded in float32) follow the activation: PP-LCNetV3's learnable
+	// affine blocks after hardswish.
+	hasMul, hasAdd   bool
+	postMul, postAdd float32
 }
 
 // QuantAttrs builds the quantization attributes of qgemm and qconv2d:
@@ -51,6 +57,9 @@ func parseQuant(a Attrs, channels int) (quantParams, error) {
 		wScale: a.Floats("w_scale", []float64{1}), wZero: a.Ints("w_zero", []int{0}),
 		yScale: a.Float("y_scale", 1), yZero: a.Int("y_zero", 0), act: a.Str("act", ""),
 		lo: a.Float("act_min", math.Inf(-1)), hi: a.Float("act_max", math.Inf(1))}
+	_, q.hasMul = a["post_mul"]
+	_, q.hasAdd = a["post_add"]
+	q.postMul, q.postAdd = float32(a.Float("post_mul", 1)), float32(a.Float("post_add", 0))
 	var err error
 	if q.out, err = tensor.ParseDType(a.Str("out", "float32")); err != nil {
 		return q, fmt.Errorf("attribute out: %w", err)
@@ -120,10 +129,11 @@ type quantEpilogue struct {
 	ibias  []int32
 	fbias  []float32
 	perRow bool
+	post   [2]float32 // post_mul, post_add: rows of one for binRow
 }
 
 func newQuantEpilogue(q quantParams, channels int, bias *T, perRow bool) *quantEpilogue {
-	e := &quantEpilogue{q: q, perRow: perRow, mul: make([]float32, channels)}
+	e := &quantEpilogue{q: q, perRow: perRow, mul: make([]float32, channels), post: [2]float32{q.postMul, q.postAdd}}
 	for c := range channels {
 		e.mul[c] = float32(q.xScale * q.wScale[min(c, len(q.wScale)-1)])
 	}
@@ -164,6 +174,7 @@ func (e *quantEpilogue) row(v []float32, acc []int32, r, c0 int) {
 			v[j] = x
 		}
 		if fused || hs {
+			e.postAffine(v)
 			return
 		}
 	} else {
@@ -199,6 +210,18 @@ func (e *quantEpilogue) row(v []float32, acc []int32, r, c0 int) {
 			v[j] = float32(1 / (1 + math.Exp(-float64(x))))
 		}
 	}
+	e.postAffine(v)
+}
+
+// postAffine applies the scalar affine after the activation, when there
+// is one: the multiply, then the add, each rounded as mul and add round.
+func (e *quantEpilogue) postAffine(v []float32) {
+	if e.q.hasMul {
+		binRow(binMul, v, v, e.post[:1], 1, 0)
+	}
+	if e.q.hasAdd {
+		binRow(binAdd, v, v, e.post[1:], 1, 0)
+	}
 }
 
 // clamp is the activation as bounds of a clamp when it is one (none, relu,
@@ -216,8 +239,10 @@ func (e *quantEpilogue) clamp() (lo, hi float32, ok bool) {
 	return -inf, inf, false
 }
 
-// hardSwish32 is x·relu6(x+3)/6, each step rounded in float32.
-func hardSwish32(x float32) float32 { return x * min(max(x+3, 0), 6) / 6 }
+// hardSwish32 is x·relu6(x+3)·(1/6), each step rounded in float32 (the
+// int8 epilogue multiplies by 1/6 rounded rather than dividing: within
+// one ulp of the float hardswish, far below an output step).
+func hardSwish32(x float32) float32 { return x * min(max(x+3, 0), 6) * (1.0 / 6) }
 
 // run writes the outputs of acc's rows×cols block whose first channel
 // (row or column) is c0 into out starting at off, rows ldd apart.
@@ -255,8 +280,10 @@ func (e *quantEpilogue) run(acc []int32, rows, cols, c0 int, out *T, off, ldd in
 	if e.q.out == tensor.Int8 {
 		lo, hi = -128, 127
 	}
-	ys, z := float32(e.q.yScale), float32(e.q.yZero)
-	v := make([]float32, cols)
+	inv, z := float32(1/e.q.yScale), float32(e.q.yZero)
+	vb := getScratch[float32](cols)
+	defer putScratch(vb)
+	v := (*vb)[:cols]
 	signed := e.q.out == tensor.Int8
 	var o []byte
 	if signed {
@@ -266,7 +293,7 @@ func (e *quantEpilogue) run(acc []int32, rows, cols, c0 int, out *T, off, ldd in
 	}
 	for r := range rows {
 		e.row(v, acc[r*cols:][:cols], r, c0)
-		quantizeRow(o[off+r*ldd:][:cols], v, ys, z, lo, hi, signed)
+		requantizeRow(o[off+r*ldd:][:cols], v, inv, z, lo, hi, signed)
 	}
 }
 

@@ -106,10 +106,14 @@ func depthwiseConv2DEx(out, in []*op.T, a op.Attrs, ep *Epilogue) bool {
 	default:
 		return false
 	}
-	hp, wp := h+pt+pb, wd+pl+pr
-	oh, ow := (hp-kh)/sh+1, (wp-kw)/sw+1
+	pl0 := dwPlan{h: h, wd: wd, kh: kh, kw: kw, sh: sh, sw: sw, pt: pt, pl: pl, hp: h + pt + pb, wp: wd + pl + pr}
+	if pl0.hp < kh || pl0.wp < kw {
+		return false
+	}
+	pl0.oh, pl0.ow = (pl0.hp-kh)/sh+1, (pl0.wp-kw)/sw+1
+	pl0.we = (pl0.wp + 1) / 2
 	ys := out[0].Shape()
-	if oh < 1 || ow < 1 || ys[2] != oh || ys[3] != ow {
+	if pl0.oh < 1 || pl0.ow < 1 || ys[2] != pl0.oh || ys[3] != pl0.ow {
 		return false
 	}
 	xv, wv, yv := x.F32(), w.F32(), out[0].F32()
@@ -117,84 +121,104 @@ func depthwiseConv2DEx(out, in []*op.T, a op.Attrs, ep *Epilogue) bool {
 	if len(in) == 3 {
 		bv = in[2].F32()
 	}
-	if hp < kh || wp < kw {
-		return false
-	}
-	// column stride 2: a padded row is stored as its even columns (we of
-	// them) then its odd columns; tap b reads half b%2 at offset b/2
-	we := (wp + 1) / 2
+	pln := &pl0
 	parallel.For(n*c, 4, func(lo, hi int) {
-		pad := make([]float32, hp*wp)
-		var wEven, wOdd []float32
-		if sw == 2 {
-			wEven, wOdd = make([]float32, kh*((kw+1)/2)), make([]float32, kh*(kw/2))
-		}
+		pad, wEven, wOdd := pln.buffers()
 		for p := lo; p < hi; p++ {
 			ch := p % c
-			src := xv[p*h*wd : (p+1)*h*wd]
-			if sw == 1 {
-				for i := range h {
-					copy(pad[(i+pt)*wp+pl:(i+pt)*wp+pl+wd], src[i*wd:(i+1)*wd])
-				}
-			} else {
-				// column q = j+pl of a padded row goes to q/2 of its even
-				// half when q is even, to we+q/2 when odd: two stride-2
-				// gathers over all rows (j0 is the first column of each)
-				for _, j0 := range [2]int{pl % 2, 1 - pl%2} {
-					if cnt := (wd - j0 + 1) / 2; cnt > 0 {
-						q := j0 + pl
-						stride2Rows(pad[pt*wp+q/2+q%2*we:], wp, src[j0:], wd, cnt, h)
-					}
-				}
-			}
+			pln.fill(pad, xv[p*h*wd:(p+1)*h*wd])
 			var bias float32
 			if bv != nil {
 				bias = bv[ch]
 			}
-			wk := wv[ch*kh*kw : (ch+1)*kh*kw]
-			dst := yv[p*oh*ow : (p+1)*oh*ow]
-			if sw == 1 {
-				for r := range oh {
-					// only the kernel rows over the input: planes of a few
-					// rows (a 5×5 kernel on 2 or 3 rows) are mostly padding
-					a0, a1 := max(0, pt-r*sh), min(kh, h+pt-r*sh)
-					d := dst[r*ow : (r+1)*ow]
-					if a1 <= a0 {
-						for i := range d {
-							d[i] = bias
-						}
-						continue
-					}
-					dwConvRow(&d[0], &pad[(r*sh+a0)*wp], wp, ow, &wk[a0*kw], a1-a0, kw, bias, 0)
-				}
-				if ep != nil {
-					epilogueFlat(ep, dst)
-				}
-				continue
-			}
-			ke, ko := (kw+1)/2, kw/2
-			for a := range kh {
-				for b := range kw {
-					if b%2 == 0 {
-						wEven[a*ke+b/2] = wk[a*kw+b]
-					} else {
-						wOdd[a*ko+b/2] = wk[a*kw+b]
-					}
-				}
-			}
-			for r := range oh {
-				d, s := &dst[r*ow], pad[r*sh*wp:]
-				dwConvRow(d, &s[0], wp, ow, unsafe.SliceData(wEven), kh, ke, bias, 0)
-				if ko > 0 {
-					dwConvRow(d, &s[we], wp, ow, unsafe.SliceData(wOdd), kh, ko, 0, 1)
-				}
-			}
+			dst := yv[p*pln.oh*pln.ow : (p+1)*pln.oh*pln.ow]
+			pln.conv(dwConvRow, dst, pad, wv[ch*kh*kw:(ch+1)*kh*kw], wEven, wOdd, bias)
 			if ep != nil {
 				epilogueFlat(ep, dst)
 			}
 		}
 	})
 	return true
+}
+
+// dwPlan is the geometry of one plane of a depthwise convolution with
+// strides 1 or 2: the input plane h×wd padded to hp×wp (pt rows on top, pl
+// columns on the left), kh×kw taps, the output oh×ow. With column stride 2
+// a padded row is stored as its even columns (we of them) then its odd
+// columns; tap b reads half b%2 at offset b/2.
+type dwPlan struct {
+	h, wd, kh, kw, sh, sw, pt, pl, hp, wp, oh, ow, we int
+}
+
+// buffers returns a zeroed padded plane and, for column stride 2, the
+// even and odd taps' weight buffers.
+func (pl *dwPlan) buffers() (pad, wEven, wOdd []float32) {
+	pad = make([]float32, pl.hp*pl.wp)
+	if pl.sw == 2 {
+		wEven, wOdd = make([]float32, pl.kh*((pl.kw+1)/2)), make([]float32, pl.kh*(pl.kw/2))
+	}
+	return pad, wEven, wOdd
+}
+
+// fill copies the plane src (h×wd) into pad's interior (its border, never
+// written, stays zero).
+func (pl *dwPlan) fill(pad, src []float32) {
+	h, wd, wp, pt, l := pl.h, pl.wd, pl.wp, pl.pt, pl.pl
+	if pl.sw == 1 {
+		for i := range h {
+			copy(pad[(i+pt)*wp+l:(i+pt)*wp+l+wd], src[i*wd:(i+1)*wd])
+		}
+		return
+	}
+	// column q = j+pl of a padded row goes to q/2 of its even half when q
+	// is even, to we+q/2 when odd: two stride-2 gathers over all rows (j0
+	// is the first column of each)
+	for _, j0 := range [2]int{l % 2, 1 - l%2} {
+		if cnt := (wd - j0 + 1) / 2; cnt > 0 {
+			q := j0 + l
+			stride2Rows(pad[pt*wp+q/2+q%2*pl.we:], wp, src[j0:], wd, cnt, h)
+		}
+	}
+}
+
+// conv computes the output plane dst (oh×ow) from the filled pad, the
+// channel's taps wk (kh×kw) and bias, one row kernel call per output row
+// (two with column stride 2, the taps split into wEven and wOdd).
+func (pl *dwPlan) conv(dwConvRow func(dst, src *float32, ld, n int, w *float32, kh, kw int, bias float32, acc uint32), dst, pad, wk, wEven, wOdd []float32, bias float32) {
+	kh, kw, wp, oh, ow, sh := pl.kh, pl.kw, pl.wp, pl.oh, pl.ow, pl.sh
+	if pl.sw == 1 {
+		for r := range oh {
+			// only the kernel rows over the input: planes of a few
+			// rows (a 5×5 kernel on 2 or 3 rows) are mostly padding
+			a0, a1 := max(0, pl.pt-r*sh), min(kh, pl.h+pl.pt-r*sh)
+			d := dst[r*ow : (r+1)*ow]
+			if a1 <= a0 {
+				for i := range d {
+					d[i] = bias
+				}
+				continue
+			}
+			dwConvRow(&d[0], &pad[(r*sh+a0)*wp], wp, ow, &wk[a0*kw], a1-a0, kw, bias, 0)
+		}
+		return
+	}
+	ke, ko := (kw+1)/2, kw/2
+	for a := range kh {
+		for b := range kw {
+			if b%2 == 0 {
+				wEven[a*ke+b/2] = wk[a*kw+b]
+			} else {
+				wOdd[a*ko+b/2] = wk[a*kw+b]
+			}
+		}
+	}
+	for r := range oh {
+		d, s := &dst[r*ow], pad[r*sh*wp:]
+		dwConvRow(d, &s[0], wp, ow, unsafe.SliceData(wEven), kh, ke, bias, 0)
+		if ko > 0 {
+			dwConvRow(d, &s[pl.we], wp, ow, unsafe.SliceData(wOdd), kh, ko, 0, 1)
+		}
+	}
 }
 
 // depthwiseTransposeKernel is depthwiseKernel's conv_transpose2d twin.

@@ -15,3 +15,8 @@ func depthwiseFilterGradKernel() op.Kernel { return nil }
 
 // depthwiseExKernel: no vector depthwise kernel in this build.
 func depthwiseExKernel() func(out, in []*op.T, a op.Attrs, ep *op.GemmEpilogue) bool { return nil }
+
+// qDepthwiseKernel: no vector depthwise kernel in this build.
+func qDepthwiseKernel() func(d *op.QDepthwise, p0, p1 int, done func(p int, acc []int32)) bool {
+	return nil
+}

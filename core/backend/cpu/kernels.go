@@ -40,6 +40,7 @@ func kernelSet() *op.Kernels {
 	if dw := depthwiseKernel(); dw != nil {
 		k.SetOp("conv2d", dw)
 		k.DepthwiseEx = depthwiseExKernel()
+		k.QDepthwise8 = qDepthwiseKernel() // int8 depthwise sums on the float row kernel (qdw.go)
 	}
 	if dw := depthwiseTransposeKernel(); dw != nil {
 		k.SetOp("conv_transpose2d", dw)

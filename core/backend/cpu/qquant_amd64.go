@@ -18,6 +18,12 @@ func quantRowAVX512(dst *byte, src *float32, n int, scale, zero, lo, hi float32)
 func quantRowAVX2(dst *byte, src *float32, n int, scale, zero, lo, hi float32)
 
 //go:noescape
+func requantRowAVX512(dst *byte, src *float32, n int, inv, zero, lo, hi float32)
+
+//go:noescape
+func requantRowAVX2(dst *byte, src *float32, n int, inv, zero, lo, hi float32)
+
+//go:noescape
 func dequantRowAVX512(v *float32, acc *int32, n int, ib int32, m, b, lo, hi float32)
 
 //go:noescape
@@ -31,17 +37,30 @@ func dequantHSRowAVX2(v *float32, acc *int32, n int, ib int32, m, b float32)
 
 // quantRow is op.Kernels.Quantize8 at the avx2 and avx512 levels.
 func quantRow(dst []byte, src []float32, scale, zero float32, signed bool) int {
+	if curISA() != isaAVX512 {
+		return quantRowWith(quantRowAVX2, 16, dst, src, scale, zero, signed)
+	}
+	return quantRowWith(quantRowAVX512, 32, dst, src, scale, zero, signed)
+}
+
+// requantRow is op.Kernels.Requantize8 at the avx2 and avx512 levels.
+func requantRow(dst []byte, src []float32, inv, zero float32, signed bool) int {
+	if curISA() != isaAVX512 {
+		return quantRowWith(requantRowAVX2, 16, dst, src, inv, zero, signed)
+	}
+	return quantRowWith(requantRowAVX512, 32, dst, src, inv, zero, signed)
+}
+
+// quantRowWith runs the row kernel f (step elements per iteration) on the
+// longest prefix it takes and returns its length.
+func quantRowWith(f func(dst *byte, src *float32, n int, s, zero, lo, hi float32), step int, dst []byte, src []float32, s, zero float32, signed bool) int {
 	lo, hi := float32(0), float32(255)
 	if signed {
 		lo, hi = -128, 127
 	}
-	f, step := quantRowAVX512, 32
-	if curISA() != isaAVX512 {
-		f, step = quantRowAVX2, 16
-	}
 	n := min(len(dst), len(src)) / step * step
 	if n > 0 {
-		f(unsafe.SliceData(dst), unsafe.SliceData(src), n, scale, zero, lo, hi)
+		f(unsafe.SliceData(dst), unsafe.SliceData(src), n, s, zero, lo, hi)
 	}
 	return n
 }
@@ -76,5 +95,5 @@ func quantKernels(k *op.Kernels) {
 	if curISA() < isaAVX2 {
 		return
 	}
-	k.Quantize8, k.DequantRow32 = quantRow, dequantRow
+	k.Quantize8, k.Requantize8, k.DequantRow32 = quantRow, requantRow, dequantRow
 }

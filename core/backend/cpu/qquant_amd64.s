@@ -9,9 +9,9 @@
 // Quantize: d = clamp(roundEven(x / scale) + zero, lo, hi), stored as the
 // low byte of the int32 (lo, hi within the output type's range, so the
 // byte is the uint8 or int8 value itself).
-#define QUANT_AVX512(off, reg) \
+#define QUANT_AVX512(op, off, reg) \
 	VMOVUPS off(SI), reg \
-	VDIVPS Z1, reg, reg \
+	op Z1, reg, reg \
 	VRNDSCALEPS $0, reg, reg \
 	VADDPS Z2, reg, reg \
 	VMAXPS Z3, reg, reg \
@@ -31,8 +31,8 @@ TEXT ·quantRowAVX512(SB), NOSPLIT, $0-40
 quantRowAVX512_loop:
 	CMPQ CX, $32
 	JLT quantRowAVX512_done
-	QUANT_AVX512(0, Z5)
-	QUANT_AVX512(64, Z6)
+	QUANT_AVX512(VDIVPS, 0, Z5)
+	QUANT_AVX512(VDIVPS, 64, Z6)
 	VPMOVDB Z5, 0(DI)
 	VPMOVDB Z6, 16(DI)
 	ADDQ $128, SI
@@ -43,9 +43,9 @@ quantRowAVX512_done:
 	VZEROUPPER
 	RET
 
-#define QUANT_AVX2(off, reg) \
+#define QUANT_AVX2(op, off, reg) \
 	VMOVUPS off(SI), reg \
-	VDIVPS Y1, reg, reg \
+	op Y1, reg, reg \
 	VROUNDPS $0, reg, reg \
 	VADDPS Y2, reg, reg \
 	VMAXPS Y3, reg, reg \
@@ -70,8 +70,8 @@ TEXT ·quantRowAVX2(SB), NOSPLIT, $0-40
 quantRowAVX2_u:
 	CMPQ CX, $16
 	JLT quantRowAVX2_done
-	QUANT_AVX2(0, Y5)
-	QUANT_AVX2(32, Y6)
+	QUANT_AVX2(VDIVPS, 0, Y5)
+	QUANT_AVX2(VDIVPS, 32, Y6)
 	VPACKSSDW Y6, Y5, Y5
 	VPERMQ $0xD8, Y5, Y5
 	VEXTRACTI128 $1, Y5, X6
@@ -84,8 +84,8 @@ quantRowAVX2_u:
 quantRowAVX2_signed:
 	CMPQ CX, $16
 	JLT quantRowAVX2_done
-	QUANT_AVX2(0, Y5)
-	QUANT_AVX2(32, Y6)
+	QUANT_AVX2(VDIVPS, 0, Y5)
+	QUANT_AVX2(VDIVPS, 32, Y6)
 	VPACKSSDW Y6, Y5, Y5
 	VPERMQ $0xD8, Y5, Y5
 	VEXTRACTI128 $1, Y5, X6
@@ -181,7 +181,8 @@ dequantRowAVX2_done:
 	RET
 
 // Dequantize with hardswish: x = float32(acc + ib) · m + b, then
-// v = x · min(max(x + 3, 0), 6) / 6, each step rounded as Go's loop.
+// v = x · min(max(x + 3, 0), 6) · (1/6, rounded to float32), each step
+// rounded as Go's loop (a multiply, not a division per element).
 #define DEQHS(mov, off, reg, t) \
 	mov off(SI), reg \
 	VPADDD R0, reg, reg \
@@ -192,10 +193,13 @@ dequantRowAVX2_done:
 	VMAXPS R4, t, t \
 	VMINPS R5, t, t \
 	VMULPS t, reg, reg \
-	VDIVPS R5, reg, reg \
+	VMULPS R10, reg, reg \
 	VMOVUPS reg, off(DI)
 
-#define HSCONST(zero, three, six) \
+#define HSCONST(zero, three, six, sixth) \
+	MOVL $0x3E2AAAAB, AX \
+	VMOVD AX, X10 \
+	VBROADCASTSS X10, sixth \
 	MOVL $0x40400000, AX \
 	VMOVD AX, X3 \
 	VBROADCASTSS X3, three \
@@ -207,6 +211,7 @@ dequantRowAVX2_done:
 // func dequantHSRowAVX2(v *float32, acc *int32, n int, ib int32, m, b float32)
 // n a multiple of 16.
 #define R5 Y5
+#define R10 Y10
 TEXT ·dequantHSRowAVX2(SB), NOSPLIT, $0-36
 	MOVQ v+0(FP), DI
 	MOVQ acc+8(FP), SI
@@ -216,7 +221,7 @@ TEXT ·dequantHSRowAVX2(SB), NOSPLIT, $0-36
 	VPBROADCASTD X0, Y0
 	VBROADCASTSS m+28(FP), Y1
 	VBROADCASTSS b+32(FP), Y2
-	HSCONST(Y4, Y3, Y5)
+	HSCONST(Y4, Y3, Y5, Y10)
 dequantHSRowAVX2_loop:
 	CMPQ CX, $16
 	JLT dequantHSRowAVX2_done
@@ -236,12 +241,14 @@ dequantHSRowAVX2_done:
 #undef R3
 #undef R4
 #undef R5
+#undef R10
 #define R0 Z0
 #define R1 Z1
 #define R2 Z2
 #define R3 Z3
 #define R4 Z4
 #define R5 Z5
+#define R10 Z10
 
 // func dequantHSRowAVX512(v *float32, acc *int32, n int, ib int32, m, b float32)
 // n a multiple of 32.
@@ -254,7 +261,7 @@ TEXT ·dequantHSRowAVX512(SB), NOSPLIT, $0-36
 	VPBROADCASTD X0, Z0
 	VBROADCASTSS m+28(FP), Z1
 	VBROADCASTSS b+32(FP), Z2
-	HSCONST(Z4, Z3, Z5)
+	HSCONST(Z4, Z3, Z5, Z10)
 dequantHSRowAVX512_loop:
 	CMPQ CX, $32
 	JLT dequantHSRowAVX512_done
@@ -265,5 +272,78 @@ dequantHSRowAVX512_loop:
 	SUBQ $32, CX
 	JMP dequantHSRowAVX512_loop
 dequantHSRowAVX512_done:
+	VZEROUPPER
+	RET
+
+// Requantize (the int8 ops' epilogue): d = clamp(roundEven(x · inv) + zero,
+// lo, hi), inv = 1/y_scale rounded once, as core/op's requantize loop.
+
+// func requantRowAVX512(dst *byte, src *float32, n int, inv, zero, lo, hi float32)
+// n a multiple of 32.
+TEXT ·requantRowAVX512(SB), NOSPLIT, $0-40
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ n+16(FP), CX
+	VBROADCASTSS inv+24(FP), Z1
+	VBROADCASTSS zero+28(FP), Z2
+	VBROADCASTSS lo+32(FP), Z3
+	VBROADCASTSS hi+36(FP), Z4
+requantRowAVX512_loop:
+	CMPQ CX, $32
+	JLT requantRowAVX512_done
+	QUANT_AVX512(VMULPS, 0, Z5)
+	QUANT_AVX512(VMULPS, 64, Z6)
+	VPMOVDB Z5, 0(DI)
+	VPMOVDB Z6, 16(DI)
+	ADDQ $128, SI
+	ADDQ $32, DI
+	SUBQ $32, CX
+	JMP requantRowAVX512_loop
+requantRowAVX512_done:
+	VZEROUPPER
+	RET
+
+// func requantRowAVX2(dst *byte, src *float32, n int, inv, zero, lo, hi float32)
+// n a multiple of 16.
+TEXT ·requantRowAVX2(SB), NOSPLIT, $0-40
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ n+16(FP), CX
+	VBROADCASTSS inv+24(FP), Y1
+	VBROADCASTSS zero+28(FP), Y2
+	VBROADCASTSS lo+32(FP), Y3
+	VBROADCASTSS hi+36(FP), Y4
+	MOVL lo+32(FP), AX
+	TESTL AX, AX
+	JNZ requantRowAVX2_signed // lo = -128 (the bits of +0 are 0)
+requantRowAVX2_u:
+	CMPQ CX, $16
+	JLT requantRowAVX2_done
+	QUANT_AVX2(VMULPS, 0, Y5)
+	QUANT_AVX2(VMULPS, 32, Y6)
+	VPACKSSDW Y6, Y5, Y5
+	VPERMQ $0xD8, Y5, Y5
+	VEXTRACTI128 $1, Y5, X6
+	VPACKUSWB X6, X5, X5
+	VMOVDQU X5, 0(DI)
+	ADDQ $64, SI
+	ADDQ $16, DI
+	SUBQ $16, CX
+	JMP requantRowAVX2_u
+requantRowAVX2_signed:
+	CMPQ CX, $16
+	JLT requantRowAVX2_done
+	QUANT_AVX2(VMULPS, 0, Y5)
+	QUANT_AVX2(VMULPS, 32, Y6)
+	VPACKSSDW Y6, Y5, Y5
+	VPERMQ $0xD8, Y5, Y5
+	VEXTRACTI128 $1, Y5, X6
+	VPACKSSWB X6, X5, X5
+	VMOVDQU X5, 0(DI)
+	ADDQ $64, SI
+	ADDQ $16, DI
+	SUBQ $16, CX
+	JMP requantRowAVX2_signed
+requantRowAVX2_done:
 	VZEROUPPER
 	RET

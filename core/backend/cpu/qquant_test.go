@@ -87,6 +87,47 @@ func TestQuantizeRowKernel(t *testing.T) {
 	})
 }
 
+// TestRequantizeRowKernel checks Requantize8 at every vector level
+// against its contract computed in Go (x·inv rounded to float32, rounded
+// half to even, the zero point, the clamp), bit for bit, on
+// quantInputs (ties, infinities, subnormals, saturation).
+func TestRequantizeRowKernel(t *testing.T) {
+	forLevels(t, func(t *testing.T) {
+		r := rand.New(rand.NewPCG(5, 6))
+		x := quantInputs(r)
+		k := op.Active().Requantize8
+		if (k != nil) != (curISA() >= isaAVX2) {
+			t.Fatalf("level %s: Requantize8 installed %v", Level(), k != nil)
+		}
+		if k == nil {
+			return
+		}
+		for _, signed := range []bool{false, true} {
+			for _, inv := range []float32{4, 1 / float32(0.0137), 0.5} {
+				zero, lo, hi := float32(7), 0.0, 255.0
+				if signed {
+					zero, lo, hi = -5, -128, 127
+				}
+				dst := make([]byte, len(x))
+				n := k(dst, x, inv, zero, signed)
+				if n < len(x)-32 || n > len(x) {
+					t.Fatalf("Requantize8 did %d of %d", n, len(x))
+				}
+				for i, v := range x[:n] {
+					want := min(max(math.RoundToEven(float64(v*inv))+float64(zero), lo), hi)
+					got := float64(dst[i])
+					if signed {
+						got = float64(int8(dst[i]))
+					}
+					if got != want {
+						t.Fatalf("signed %v inv %g: x = %g → %g, want %g", signed, inv, v, got, want)
+					}
+				}
+			}
+		}
+	})
+}
+
 // TestDequantRowKernel checks DequantRow32 at every level against its
 // contract computed in Go, bit for bit: int32 wrap of acc + ib, the
 // product rounded before the bias, the clamps of none, relu and clip.
@@ -117,7 +158,7 @@ func TestDequantRowKernel(t *testing.T) {
 				for j, a := range acc[:n] {
 					want := min(max(float32(float32(a+ib)*m)+b, c[0]), c[1])
 					if hs {
-						want = want * min(max(want+3, 0), 6) / 6
+						want = want * min(max(want+3, 0), 6) * (1.0 / 6)
 					}
 					if math.Float32bits(v[j]) != math.Float32bits(want) {
 						t.Fatalf("clamp %v hardswish %v ib %d: acc %d → %g, want %g", c, hs, ib, a, v[j], want)

@@ -12,9 +12,10 @@ import (
 // convolutions and matrix products into the int8 ops (qconv2d, qgemm):
 //
 //	conv2d(dequantize_linear(xq), dequantize_linear(W), [bias])
-//	  [→ relu | relu6 | clip | hardswish | sigmoid] [→ quantize_linear]
+//	  [→ relu | relu6 | clip | hardswish | sigmoid] [→ mul(scalar)] [→ add(scalar)]
+//	  [→ quantize_linear]
 //	matmul(dequantize_linear(xq), dequantize_linear(W))
-//	  [→ add(bias)] [→ activation] [→ quantize_linear]
+//	  [→ add(bias)] [→ activation] [→ mul(scalar)] [→ add(scalar)] [→ quantize_linear]
 //
 // where xq is uint8 or int8 with one scale and zero point, W an int8/uint8
 // constant quantized per tensor or per output channel (conv2d: axis 0;
@@ -183,6 +184,16 @@ func followEpilogue(v *graph.Value, n int, wantBias bool, uses map[*graph.Value]
 			e.out, e.nodes = r.Out[0], append(e.nodes, r)
 		}
 	}
+	// a scalar affine after the activation (PP-LCNetV3's learnable affine
+	// blocks: hardswish, ·a, +b)
+	for _, name := range []string{"mul", "add"} {
+		if r := next(); r != nil && r.Op.Name == name && len(r.In) == 2 {
+			if c, ok := scalarOperand(r, e.out, prod); ok {
+				e.attrs["post_"+name] = c
+				e.out, e.nodes = r.Out[0], append(e.nodes, r)
+			}
+		}
+	}
 	if r := next(); r != nil && r.Op.Name == "quantize_linear" {
 		sc, z := r.Attrs.Floats("scale", nil), r.Attrs.Ints("zero", []int{0})
 		if len(sc) == 1 && len(z) == 1 {
@@ -191,6 +202,24 @@ func followEpilogue(v *graph.Value, n int, wantBias bool, uses map[*graph.Value]
 		}
 	}
 	return e
+}
+
+// scalarOperand returns the other operand of the binary node r, one of
+// whose inputs is x, when it is a float32 constant of one element that
+// does not raise x's rank.
+func scalarOperand(r *graph.Node, x *graph.Value, prod map[*graph.Value]*graph.Node) (float64, bool) {
+	c := r.In[1]
+	switch x {
+	case r.In[0]:
+	case r.In[1]:
+		c = r.In[0]
+	default:
+		return 0, false
+	}
+	if c == x || c.Const == nil || c.Const.DType() != tensor.Float32 || c.Const.Len() != 1 || !sameRank(c, x, prod) {
+		return 0, false
+	}
+	return float64(c.Const.Contiguous().F32()[0]), true
 }
 
 // sameRank reports whether adding bias b to x (rank ≥ 2, maybe unknown)

@@ -134,3 +134,70 @@ func TestQDQ(t *testing.T) {
 		t.Logf("passes %v: max difference %g, %d moved; folded graph:\n%s", passes, d, moved, g)
 	}
 }
+
+// lcnetGraph is PP-LCNetV3's pattern in QDQ form: a 3×3 conv, hardswish
+// and a learnable affine block (mul and add by scalars: the scalar on
+// the left of the mul, as Paddle2ONNX writes it), requantized; a
+// depthwise 5×5 stride-2 conv with the same epilogue, requantized and
+// dequantized as the output.
+func lcnetGraph() *graph.Graph {
+	r := rand.New(rand.NewPCG(23, 24))
+	bd, x := newB(1, 3, 11, 14)
+	scalar := func(v float32) *graph.Value {
+		return bd.konst("s"+string(rune('a'+bd.n)), tensor.FromSlice([]float32{v}, 1), false)
+	}
+	lab := func(h *graph.Value, a, c float32) *graph.Value {
+		h = bd.typed("hardswish", nil, h)
+		h = bd.typed("mul", nil, scalar(a), h)
+		return bd.typed("add", nil, h, scalar(c))
+	}
+	h := bd.typed("conv2d", op.Attrs{"pads": []int{1, 1, 1, 1}}, bd.qdq(x, 0.02, 128), bd.qweight(r, 0, 8, 3, 3, 3),
+		bd.konst("b1", tensor.Rand(r, tensor.Float32, -0.3, 0.3, 8), false))
+	h = bd.qdq(lab(h, 1.25, -0.1), 0.02, 20)
+	h = bd.typed("conv2d", op.Attrs{"pads": []int{2, 2, 2, 2}, "strides": []int{2, 2}, "groups": 8}, h, bd.qweight(r, 0, 8, 1, 5, 5),
+		bd.konst("b2", tensor.Rand(r, tensor.Float32, -0.3, 0.3, 8), false))
+	bd.g.Outputs = []*graph.Value{bd.qdq(lab(h, 0.8, 0.05), 0.01, 30)}
+	return bd.g
+}
+
+// TestQDQAffineDepthwise folds lcnetGraph into two qconv2d (the second
+// depthwise) that take the hardswish and the scalar affines into their
+// epilogues and pass uint8 between them, and checks the output against
+// the unfolded graph's: within one output step, few outputs moved.
+func TestQDQAffineDepthwise(t *testing.T) {
+	x := tensor.Rand(rand.New(rand.NewPCG(7, 8)), tensor.Float32, -2, 2, 1, 3, 11, 14)
+	want := runPasses(t, lcnetGraph(), []string{}, x)
+	g := lcnetGraph()
+	if err := pass.Apply(g, []string{"qdq", "dce"}); err != nil {
+		t.Fatal(err)
+	}
+	count := map[string]int{}
+	for _, n := range g.Nodes {
+		count[n.Op.Name]++
+	}
+	if count["qconv2d"] != 2 || count["mul"]+count["add"]+count["hardswish"]+count["conv2d"] != 0 || count["quantize_linear"] != 1 {
+		t.Fatalf("folded graph has ops %v:\n%s", count, g)
+	}
+	if s := g.String(); strings.Count(s, "post_mul") != 2 || strings.Count(s, "post_add") != 2 || strings.Count(s, "out=uint8") != 2 {
+		t.Fatalf("affine epilogues not folded:\n%s", s)
+	}
+	got := runPasses(t, g, nil, x)
+	d, _ := tensor.MaxDiff(got, want, 0, 0)
+	moved := 0
+	for i, v := range got.F32() {
+		if v != want.F32()[i] {
+			moved++
+		}
+	}
+	distinct := map[float32]bool{}
+	for _, v := range want.F32() {
+		distinct[v] = true
+	}
+	if len(distinct) < 20 {
+		t.Fatalf("the output has %d distinct values: the test would not see errors", len(distinct))
+	}
+	if d > 1.0001*0.01 || moved > got.Len()/10 {
+		t.Fatalf("folded output differs by %g (one step 0.01), %d of %d moved", d, moved, got.Len())
+	}
+	t.Logf("max difference %g, %d of %d moved", d, moved, got.Len())
+}

@@ -1,0 +1,141 @@
+// Command qcputime times whole models on core/runtime in CPU time (user+sys
+// of the process, getrusage) rather than wall-clock time, for float32
+// against int8 (QDQ) comparisons on a machine that other jobs share. The
+// models run alternated in one process on one fixed input each (uniform in
+// [-1, 1), seed 7), one kernel thread, after a warm-up run; it prints per
+// model the minimum and median CPU milliseconds per run over -runs rounds:
+//
+//	qcputime -level avx2 -runs 10 det.onnx:1,3,960,960 det_q.onnx:1,3,960,960
+//
+// -cpuprofile writes a pprof CPU profile of the timed runs of all models.
+package main
+
+import (
+	"flag"
+	"fmt"
+	"maps"
+	"math/rand/v2"
+	"os"
+	"runtime/pprof"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"paddle/core/backend"
+	"paddle/core/backend/cpu"
+	"paddle/core/graph"
+	"paddle/core/runtime"
+	"paddle/core/tensor"
+)
+
+func main() {
+	runs := flag.Int("runs", 10, "timed rounds")
+	level := flag.String("level", "", "cpu kernel level (default: the best the host has)")
+	prof := flag.String("cpuprofile", "", "write a CPU profile of the timed runs to this file")
+	ops := flag.Bool("ops", false, "also print each model's wall time per op kind (depthwise convs apart), summed over the timed runs")
+	flag.Parse()
+	if *level != "" {
+		if err := cpu.SelectKernel(*level); err != nil {
+			fail(err)
+		}
+	}
+	b, err := backend.Get("cpu")
+	if err == nil {
+		err = backend.Activate(b, 1)
+	}
+	if err != nil {
+		fail(err)
+	}
+	type model struct {
+		name string
+		p    *runtime.Predictor
+		in   map[string]*tensor.Tensor
+		ms   []float64
+		ops  map[string]time.Duration
+	}
+	var ms []*model
+	for _, arg := range flag.Args() {
+		file, shape, ok := strings.Cut(arg, ":")
+		if !ok {
+			fail(fmt.Errorf("%q: want MODEL.onnx:N,C,H,W", arg))
+		}
+		var dims []int
+		for _, s := range strings.Split(shape, ",") {
+			d, err := strconv.Atoi(s)
+			if err != nil || d <= 0 {
+				fail(fmt.Errorf("%q: shape %q: want positive integers", arg, shape))
+			}
+			dims = append(dims, d)
+		}
+		m := &model{name: arg, ops: map[string]time.Duration{}}
+		opt := runtime.Options{Threads: 1}
+		if *ops {
+			opt.Trace = func(n *graph.Node, _ []*tensor.Tensor, d time.Duration) {
+				k := n.Op.Name
+				if g := n.Attrs.Int("groups", 1); g > 1 && len(n.In) > 1 && n.In[1].Const != nil && n.In[1].Const.Rank() == 4 && n.In[1].Const.Dim(1) == 1 {
+					k += " (depthwise)"
+				}
+				m.ops[k] += d
+			}
+		}
+		p, err := runtime.Load(file, opt)
+		if err != nil {
+			fail(err)
+		}
+		if len(p.InputNames()) != 1 {
+			fail(fmt.Errorf("%s: want one input, has %v", file, p.InputNames()))
+		}
+		x := tensor.New(tensor.Float32, dims...)
+		r := rand.New(rand.NewPCG(7, 7))
+		for i := range x.F32() {
+			x.F32()[i] = r.Float32()*2 - 1
+		}
+		m.p, m.in = p, map[string]*tensor.Tensor{p.InputNames()[0]: x}
+		if _, err := p.Run(m.in); err != nil { // warm-up: plans, arenas, packed weights
+			fail(err)
+		}
+		clear(m.ops)
+		ms = append(ms, m)
+	}
+	if *prof != "" {
+		f, err := os.Create(*prof)
+		if err != nil {
+			fail(err)
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			fail(err)
+		}
+		defer pprof.StopCPUProfile()
+	}
+	for range *runs {
+		for _, m := range ms {
+			t0 := cpuNow()
+			if _, err := m.p.Run(m.in); err != nil {
+				fail(err)
+			}
+			m.ms = append(m.ms, float64(cpuNow()-t0)/float64(time.Millisecond))
+		}
+	}
+	fmt.Printf("level %s, %d runs, CPU ms per run (min / median)\n", cpu.Level(), *runs)
+	for _, m := range ms {
+		slices.Sort(m.ms)
+		fmt.Printf("%-50s %8.1f %8.1f\n", m.name, m.ms[0], m.ms[len(m.ms)/2])
+	}
+	for _, m := range ms {
+		if len(m.ops) == 0 {
+			continue
+		}
+		fmt.Printf("\n%s: wall ms per run by op\n", m.name)
+		keys := slices.SortedFunc(maps.Keys(m.ops), func(a, b string) int { return int(m.ops[b] - m.ops[a]) })
+		for _, k := range keys {
+			fmt.Printf("  %-28s %8.2f\n", k, float64(m.ops[k])/float64(time.Millisecond)/float64(*runs))
+		}
+	}
+}
+
+func fail(err error) {
+	fmt.Fprintln(os.Stderr, "qcputime:", err)
+	os.Exit(1)
+}
