@@ -211,3 +211,39 @@ func TestPaddleSegCommands(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestPaddleSegBackbonePretrained: a PaddleSeg STDC backbone .pdparams
+// (features.*, as PaddleSeg's backbone pretrained weights are named) loads
+// through model.backbone.pretrained into this port's own PP-LiteSeg.
+func TestPaddleSegBackbonePretrained(t *testing.T) {
+	f, err := pdparams.Read(pdFixture)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var entries []pdparams.Entry
+	for _, n := range f.Names {
+		if rest, ok := strings.CutPrefix(n, backbonePrefix); ok {
+			entries = append(entries, pdparams.Entry{Name: rest, T: f.Tensors[n]})
+		}
+	}
+	path := filepath.Join(t.TempDir(), "stdc.pdparams")
+	if err := pdparams.Write(path, entries); err != nil {
+		t.Fatal(err)
+	}
+	m := pdModel(t, pdConfig, "model.paddle_layers=false")
+	if err := loadBackbone(path, m); err != nil {
+		t.Fatal(err)
+	}
+	exact := pdModel(t, pdConfig)
+	if _, err := workflow.LoadCheckpoint(pdFixture, exact, nil); err != nil {
+		t.Fatal(err)
+	}
+	want := nn.State(exact)
+	for name, got := range nn.State(m) {
+		if strings.HasPrefix(name, backbonePrefix) && !strings.HasSuffix(name, "num_batches_tracked") {
+			if d := pdtest.MaxDiff(got, want[name]); d != 0 {
+				t.Fatalf("%s differs from the file by %g", name, d)
+			}
+		}
+	}
+}
