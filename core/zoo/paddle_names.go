@@ -92,3 +92,33 @@ func (m *ResNet) PaddleName(name string) (pd string, transposed bool) {
 	}
 	return name, false
 }
+
+// PaddleName maps a parameter or buffer name to PaddleSeg's STDCNet
+// (paddleseg/models/backbones/stdcnet.py, type "cat"): one Sequential,
+// features, of the two stem ConvBNRelus (conv, bn) and the CatBottlenecks
+// numbered across the stages, each with conv_list.<i> (conv, bn) and, at
+// stride 2, avd_layer.0 (the depthwise conv) and avd_layer.1 (its batch
+// norm). Its layers are this port's; only the names differ.
+func (m *STDCNet) PaddleName(name string) (pd string, transposed bool) {
+	switch {
+	case strings.HasPrefix(name, "stem."):
+		return PaddleBN("features." + strings.TrimPrefix(name, "stem.")), false
+	case strings.HasPrefix(name, "stages."):
+		parts := strings.SplitN(strings.TrimPrefix(name, "stages."), ".", 3)
+		if len(parts) < 3 {
+			return name, false
+		}
+		s, err1 := strconv.Atoi(parts[0])
+		b, err2 := strconv.Atoi(parts[1])
+		if err1 != nil || err2 != nil || s >= len(m.Stages) {
+			return name, false
+		}
+		b += len(m.Stem)
+		for _, st := range m.Stages[:s] {
+			b += len(st)
+		}
+		r := strings.NewReplacer("convs.", "conv_list.", "down.conv.", "avd_layer.0.", "down.bn.", "avd_layer.1.")
+		return PaddleBN("features." + strconv.Itoa(b) + "." + r.Replace(parts[2])), false
+	}
+	return name, false
+}

@@ -65,7 +65,7 @@ func TestPPLCNetPretrainedFromPaddle(t *testing.T) {
 }
 
 func TestPaddleWeightsNeedANameMap(t *testing.T) {
-	m, err := zoo.NewSTDCNet(zoo.STDCOptions{Base: 16, Layers: []int{1, 2, 1}}, rand.New(rand.NewPCG(1, 1)))
+	m, err := zoo.NewSTDCModule(8, 16, 4, 2, rand.New(rand.NewPCG(1, 1)))
 	if err != nil {
 		t.Fatal(err)
 	}

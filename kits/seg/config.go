@@ -106,6 +106,11 @@ type PPLiteSegOpts struct {
 	CMBins          []int            `yaml:"cm_bin_sizes"`              // default [1, 2, 4]
 	NumClasses      int              `yaml:"num_classes" check:"min=1"` // default: train_dataset.num_classes
 	Pretrained      string           `yaml:"pretrained"`                // whole-model checkpoint folder to start training from (null: none)
+	// PaddleLayers builds PaddleSeg's own layers where this port differs
+	// (PPContextModule convs with biases, SegHead.conv_out without,
+	// UAFM_SpAtten's frozen _scale), so PaddleSeg's .pdparams load
+	// (--weights, pretrain): PaddleLiteSeg. It needs an STDC backbone.
+	PaddleLayers bool `yaml:"paddle_layers"`
 }
 
 // BackboneOpts configure the STDC backbone of PPLiteSeg (zoo.STDCOptions)

@@ -50,7 +50,11 @@ func newModels() *config.Registry[struct{}, modelSpec] {
 			if err != nil {
 				return nil, err
 			}
-			return newPPLiteSeg(o, bb, r)
+			m, err := newPPLiteSeg(o, bb, r)
+			if err != nil || !o.PaddleLayers {
+				return m, err
+			}
+			return newPaddleLiteSeg(m)
 		}}, nil
 	})
 	config.Add(r, "UNet", UNetOpts{}, func(_ config.Component, o UNetOpts, _ struct{}) (modelSpec, error) {
@@ -158,6 +162,9 @@ type PPLiteSeg struct {
 	Heads    []*segHead // one per ARM output
 }
 
+// liteSeg returns m (also through PaddleLiteSeg, which embeds it).
+func (m *PPLiteSeg) liteSeg() *PPLiteSeg { return m }
+
 func newPPLiteSeg(o PPLiteSegOpts, bb Backbone, r *rand.Rand) (*PPLiteSeg, error) {
 	if o.ArmOutChs == nil {
 		o.ArmOutChs = []int{64, 96, 128}
@@ -178,7 +185,8 @@ func newPPLiteSeg(o PPLiteSegOpts, bb Backbone, r *rand.Rand) (*PPLiteSeg, error
 	}
 	m := &PPLiteSeg{Backbone: bb}
 	var err error
-	if m.SPPM, err = newSPPM(chs[len(chs)-1], o.CMChs, o.CMChs, o.CMBins, r); err != nil {
+	pd := o.PaddleLayers
+	if m.SPPM, err = newSPPM(chs[len(chs)-1], o.CMChs, o.CMChs, o.CMBins, pd, r); err != nil {
 		return nil, err
 	}
 	for i := range chs {
@@ -186,12 +194,12 @@ func newPPLiteSeg(o PPLiteSegOpts, bb Backbone, r *rand.Rand) (*PPLiteSeg, error
 		if i < len(chs)-1 {
 			high = o.ArmOutChs[i+1]
 		}
-		a, err := newUAFM(chs[i], high, o.ArmOutChs[i], r)
+		a, err := newUAFM(chs[i], high, o.ArmOutChs[i], pd, r)
 		if err != nil {
 			return nil, err
 		}
 		m.ARMs = append(m.ARMs, a)
-		h, err := newSegHead(o.ArmOutChs[i], o.SegHeadInterChs[i], o.NumClasses, r)
+		h, err := newSegHead(o.ArmOutChs[i], o.SegHeadInterChs[i], o.NumClasses, pd, r)
 		if err != nil {
 			return nil, err
 		}
@@ -237,24 +245,36 @@ func (m *PPLiteSeg) Forward(x *ag.Var, training bool) *ag.Var { return m.Logits(
 
 // sppm is the simple pyramid pooling module: average pools to bins×bins,
 // a 1x1 ConvBNReLU each, upsampled and summed, then a 3x3 ConvBNReLU.
+// PaddleSeg's PPContextModule gives these convs a bias (bias true).
 type sppm struct {
 	Stages []*zoo.ConvBN
 	Out    *zoo.ConvBN
 	bins   []int
 }
 
-func newSPPM(in, inter, out int, bins []int, r *rand.Rand) (*sppm, error) {
+func newSPPM(in, inter, out int, bins []int, bias bool, r *rand.Rand) (*sppm, error) {
 	s := &sppm{bins: bins}
 	for range bins {
-		c, err := zoo.NewConvBN(in, inter, 1, 1, 1, "relu", r)
+		c, err := convBNReLU(in, inter, 1, bias, r)
 		if err != nil {
 			return nil, err
 		}
 		s.Stages = append(s.Stages, c)
 	}
 	var err error
-	s.Out, err = zoo.NewConvBN(inter, out, 3, 1, 1, "relu", r)
+	s.Out, err = convBNReLU(inter, out, 3, bias, r)
 	return s, err
+}
+
+// convBNReLU is a stride-1 ConvBN with ReLU whose conv has a bias when
+// bias is set (PaddleSeg's layers.ConvBNReLU without bias_attr=False).
+func convBNReLU(in, out, kernel int, bias bool, r *rand.Rand) (*zoo.ConvBN, error) {
+	c, err := zoo.NewConvBN(in, out, kernel, 1, 1, "relu", r)
+	if err != nil || !bias {
+		return c, err
+	}
+	c.Conv, err = nn.NewConv2D(nn.ConvOptions{InChannels: in, OutChannels: out, KernelSize: []int{kernel}, Padding: []int{(kernel - 1) / 2}}, r)
+	return c, err
 }
 
 func (s *sppm) Params() []nn.Param  { return params(false, "stages", s.Stages, "out", s.Out) }
@@ -308,16 +328,22 @@ func (s *sppm) Forward(x *ag.Var, training bool) *ag.Var {
 // uafm is the unified attention fusion module with spatial attention: the
 // low-level map x is brought to the high-level map's width, the high map y
 // is upsampled to x's size, α = sigmoid(conv(conv([mean_c x, max_c x,
-// mean_c y, max_c y]))) and out = ConvBNReLU(x·α + y·(1-α)).
+// mean_c y, max_c y]))) and out = ConvBNReLU(x·α + y·(1-α)). PaddleSeg's
+// UAFM_SpAtten (since August 2022) computes x·α + y·(s-α) with a frozen
+// one-element parameter s = 1, _scale: Scale, a buffer, when scale is set.
 type uafm struct {
 	ConvX  *zoo.ConvBN
 	Atten1 *zoo.ConvBN
 	Atten2 *zoo.ConvBN
 	Out    *zoo.ConvBN
+	Scale  *ag.Var // (1), nil without scale
 }
 
-func newUAFM(low, high, out int, r *rand.Rand) (*uafm, error) {
+func newUAFM(low, high, out int, scale bool, r *rand.Rand) (*uafm, error) {
 	u := &uafm{}
+	if scale {
+		u.Scale = ag.Const(tensor.FromSlice([]float32{1}, 1))
+	}
 	var err error
 	if u.ConvX, err = zoo.NewConvBN(low, high, 3, 1, 1, "relu", r); err != nil {
 		return nil, err
@@ -336,7 +362,7 @@ func (u *uafm) Params() []nn.Param {
 	return nn.Collect("conv_x", u.ConvX, "atten1", u.Atten1, "atten2", u.Atten2, "out", u.Out)
 }
 func (u *uafm) Buffers() []nn.Param {
-	return nn.CollectBuffers("conv_x", u.ConvX, "atten1", u.Atten1, "atten2", u.Atten2, "out", u.Out)
+	return nn.CollectBuffers("conv_x", u.ConvX, "atten1", u.Atten1, "atten2", u.Atten2, "out", u.Out, "scale", u.Scale)
 }
 
 func (u *uafm) fuse(low, high *ag.Var, training bool) *ag.Var {
@@ -345,22 +371,27 @@ func (u *uafm) fuse(low, high *ag.Var, training bool) *ag.Var {
 	c := []int{1}
 	a := ag.Concat(1, ag.Mean(x, c, true), ag.Max(x, c, true), ag.Mean(y, c, true), ag.Max(y, c, true))
 	alpha := ag.Sigmoid(u.Atten2.Forward(u.Atten1.Forward(a, training), training))
+	if u.Scale != nil {
+		// x·α + y·(s-α), as PaddleSeg writes it
+		return u.Out.Forward(ag.Add(ag.Mul(x, alpha), ag.Mul(y, ag.Sub(u.Scale, alpha))), training)
+	}
 	// x·α + y·(1-α) = y + (x - y)·α
 	return u.Out.Forward(ag.Add(y, ag.Mul(ag.Sub(x, y), alpha)), training)
 }
 
-// segHead is a 3x3 ConvBNReLU then a 1x1 conv to the classes.
+// segHead is a 3x3 ConvBNReLU then a 1x1 conv to the classes, without a
+// bias when noBias (PaddleSeg's SegHead.conv_out).
 type segHead struct {
 	Conv *zoo.ConvBN
 	Cls  *nn.Conv2D
 }
 
-func newSegHead(in, mid, classes int, r *rand.Rand) (*segHead, error) {
+func newSegHead(in, mid, classes int, noBias bool, r *rand.Rand) (*segHead, error) {
 	c, err := zoo.NewConvBN(in, mid, 3, 1, 1, "relu", r)
 	if err != nil {
 		return nil, err
 	}
-	cls, err := nn.NewConv2D(nn.ConvOptions{InChannels: mid, OutChannels: classes, KernelSize: []int{1}}, r)
+	cls, err := nn.NewConv2D(nn.ConvOptions{InChannels: mid, OutChannels: classes, KernelSize: []int{1}, NoBias: noBias}, r)
 	return &segHead{Conv: c, Cls: cls}, err
 }
 

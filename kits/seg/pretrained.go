@@ -61,21 +61,26 @@ func (r *runner) loadPretrained(m Model) error {
 
 // loadBackbone loads backbone weights from dir into m's backbone: from a
 // whole-model checkpoint (tensors named backbone.*) the tensors under that
-// prefix, else the checkpoint's tensors as the backbone's own names.
+// prefix, else the checkpoint's tensors as the backbone's own names. A
+// PaddleSeg backbone .pdparams (STDCNet's names, features.*) loads into an
+// STDC backbone by name and shape.
 func loadBackbone(dir string, m Model) error {
-	pl, ok := m.(*PPLiteSeg)
+	lm, ok := m.(interface{ liteSeg() *PPLiteSeg })
 	if !ok {
 		return fmt.Errorf("model %T has no backbone", m)
 	}
-	c, err := pio.LoadCheckpoint(dir)
-	if err != nil {
-		return err
-	}
+	pl := lm.liteSeg()
 	var into nn.Module = pl.Backbone
-	for name := range c.Model {
-		if strings.HasPrefix(name, backbonePrefix) {
-			into = prefixView{pl, backbonePrefix}
-			break
+	if !workflow.IsPaddleWeights(dir) {
+		c, err := pio.LoadCheckpoint(dir)
+		if err != nil {
+			return err
+		}
+		for name := range c.Model {
+			if strings.HasPrefix(name, backbonePrefix) {
+				into = prefixView{pl, backbonePrefix}
+				break
+			}
 		}
 	}
 	skipped, err := workflow.LoadPretrained(dir, into)

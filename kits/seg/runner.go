@@ -12,6 +12,7 @@ import (
 	"paddle/core/data"
 	"paddle/core/metric"
 	"paddle/core/metric/seg"
+	"paddle/core/nn"
 	"paddle/core/optim"
 	"paddle/core/tensor"
 	"paddle/core/workflow"
@@ -93,6 +94,16 @@ func build(cfg *config.Config) (workflow.Runner, error) {
 
 func (r *runner) newModel() (Model, error) {
 	return buildModel(r.model, r.numClasses, rand.New(rand.NewPCG(r.seed, 1)))
+}
+
+// NewModel is the configured network, untrained (workflow.ModelBuilder,
+// for export --format pdparams; only PaddleLiteSeg has PaddleSeg's names).
+func (r *runner) NewModel() (nn.Module, error) {
+	m, err := r.newModel()
+	if err != nil {
+		return nil, err
+	}
+	return m, nil
 }
 
 // forward runs m in eval mode on a plain tensor.
