@@ -16,6 +16,12 @@ type PicoDetOpts struct {
 	Backbone config.Component `yaml:"backbone"`
 	Neck     config.Component `yaml:"neck"`
 	Head     config.Component `yaml:"head"`
+	// PaddleLayers builds PaddleDetection's own LCPAN and PicoHeadV2 layers
+	// (paddle_layers.go) where this port's differ, so PaddleDetection's
+	// PicoDet checkpoints load (--weights, pretrain_weights) and predict the
+	// same; then LCPAN.num_features 4 (a stride-64 level), PicoFeat's
+	// use_se and use_align_head are built as PaddleDetection builds them.
+	PaddleLayers bool `yaml:"paddle_layers"`
 }
 
 // LCNetOpts configure the PP-LCNet backbone (core/zoo).
@@ -29,7 +35,8 @@ type LCPANOpts struct {
 	OutChannels  int  `yaml:"out_channels"`
 	KernelSize   int  `yaml:"kernel_size"`   // depthwise kernel of the fusion blocks (default 5)
 	UseDepthwise bool `yaml:"use_depthwise"` // accepted; the blocks are always depthwise separable
-	NumFeatures  int  `yaml:"num_features"`  // accepted; must be 3 (no extra stride-64 level)
+	NumFeatures  int  `yaml:"num_features"`  // 3, or 4 (a stride-64 level) with PicoDet.paddle_layers
+	paddle       bool // PicoDet.paddle_layers
 }
 
 // PicoFeatOpts configure the head's per-level conv towers.
@@ -41,7 +48,7 @@ type PicoFeatOpts struct {
 	NumFPNLevel int    `yaml:"num_fpn_stride"`
 	NormType    string `yaml:"norm_type"`
 	ShareClsReg bool   `yaml:"share_cls_reg"` // one tower for both outputs; false: decoupled towers
-	UseSE       bool   `yaml:"use_se"`
+	UseSE       bool   `yaml:"use_se"`        // this port: SE inside each tower block; paddle_layers: one PicoSE per level after the tower
 }
 
 // LossOpts is one weighted loss term.
@@ -93,7 +100,7 @@ type PicoHeadOpts struct {
 	CellOffset          float64      `yaml:"cell_offset"`
 	GridCellScale       float64      `yaml:"grid_cell_scale"`
 	StaticAssignerEpoch int          `yaml:"static_assigner_epoch"` // accepted; no static assigner
-	UseAlignHead        bool         `yaml:"use_align_head"`        // accepted
+	UseAlignHead        bool         `yaml:"use_align_head"`        // built with PicoDet.paddle_layers; accepted otherwise
 	StaticAssigner      AssignerOpts `yaml:"static_assigner"`       // accepted
 	Assigner            AssignerOpts `yaml:"assigner"`
 	LossClass           LossOpts     `yaml:"loss_class"`

@@ -22,9 +22,17 @@ import (
 type PicoDet struct {
 	Backbone *zoo.PPLCNet
 	Imported *zoo.ImportedBackbone // instead of Backbone: PPLCNetV3 (backbone_imported.go)
-	Neck     *LCPAN
+	Neck     Neck                  // *LCPAN, or *PaddleLCPAN with PicoDet.paddle_layers
 	Head     *PicoHead
 	featAt   []int // backbone block after which each level's map is taken
+	paddle   bool  // PaddleDetection's own neck and head (paddle_layers.go)
+}
+
+// Neck fuses the backbone's maps (fine to coarse) into the head's levels.
+type Neck interface {
+	Params() []nn.Param
+	Buffers() []nn.Param
+	Forward(feats []*ag.Var, training bool) []*ag.Var
 }
 
 // blocks of PP-LCNet per stage (core/zoo's NET_CONFIG): stages 3, 4, 5 end
@@ -64,13 +72,20 @@ func NewPicoDet(bb LCNetOpts, nk LCPANOpts, hd PicoHeadOpts, numClasses int, r *
 
 // buildNeckHead builds the neck over backbone maps of chans channels, then the head.
 func (m *PicoDet) buildNeckHead(chans []int, nk LCPANOpts, hd PicoHeadOpts, numClasses int, r *rand.Rand) error {
-	if nk.NumFeatures != 0 && nk.NumFeatures != 3 {
-		return fmt.Errorf("LCPAN.num_features: only 3 levels are supported, got %d", nk.NumFeatures)
+	if nk.paddle {
+		return m.buildPaddleNeckHead(chans, nk, hd, numClasses, r)
 	}
-	var err error
-	if m.Neck, err = NewLCPAN(chans, nk, r); err != nil {
+	if nk.NumFeatures != 0 && nk.NumFeatures != 3 {
+		return fmt.Errorf("LCPAN.num_features: only 3 levels are supported without PicoDet.paddle_layers, got %d", nk.NumFeatures)
+	}
+	if len(hd.FPNStride) != 0 && len(hd.FPNStride) != 3 {
+		return fmt.Errorf("PicoHeadV2.fpn_stride: want 3 strides without PicoDet.paddle_layers, got %v", hd.FPNStride)
+	}
+	neck, err := NewLCPAN(chans, nk, r)
+	if err != nil {
 		return fmt.Errorf("LCPAN: %w", err)
 	}
+	m.Neck = neck
 	if m.Head, err = NewPicoHead(nk.OutChannels, numClasses, hd, r); err != nil {
 		return fmt.Errorf("PicoHeadV2: %w", err)
 	}
@@ -221,6 +236,8 @@ func (n *LCPAN) Forward(feats []*ag.Var, training bool) []*ag.Var {
 type PicoHead struct {
 	ClsTower, RegTower [][]*zoo.DepthwiseSeparable // [level][conv]; RegTower nil when shared
 	ClsOut, RegOut     []*nn.Conv2D
+	SE                 []*PicoSE      // per level after the tower (PicoDet.paddle_layers with use_se); nil otherwise
+	Align              []*AlignBranch // per level (paddle_layers with use_align_head); nil otherwise
 	Strides            []int
 	RegMax             int
 	NumClasses         int
@@ -232,8 +249,8 @@ func NewPicoHead(in, numClasses int, o PicoHeadOpts, r *rand.Rand) (*PicoHead, e
 	if len(h.Strides) == 0 {
 		h.Strides = []int{8, 16, 32}
 	}
-	if len(h.Strides) != 3 {
-		return nil, fmt.Errorf("fpn_stride: want 3 strides, got %v", h.Strides)
+	if len(h.Strides) != 3 && len(h.Strides) != 4 {
+		return nil, fmt.Errorf("fpn_stride: want 3 or 4 strides, got %v", h.Strides)
 	}
 	if h.RegMax == 0 {
 		h.RegMax = 7
@@ -292,7 +309,7 @@ func NewPicoHead(in, numClasses int, o PicoHeadOpts, r *rand.Rand) (*PicoHead, e
 	return h, nil
 }
 
-// Params returns cls_tower.*, reg_tower.*, cls_out.*, reg_out.*.
+// Params returns cls_tower.*, reg_tower.*, se.*, align.*, cls_out.*, reg_out.*.
 func (h *PicoHead) Params() []nn.Param {
 	var out []nn.Param
 	for l := range h.ClsTower {
@@ -301,6 +318,8 @@ func (h *PicoHead) Params() []nn.Param {
 			out = append(out, listParams("reg_tower."+strconv.Itoa(l), h.RegTower[l])...)
 		}
 	}
+	out = append(out, listParams("se", h.SE)...)
+	out = append(out, listParams("align", h.Align)...)
 	out = append(out, listParams("cls_out", h.ClsOut)...)
 	return append(out, listParams("reg_out", h.RegOut)...)
 }
@@ -314,10 +333,13 @@ func (h *PicoHead) Buffers() []nn.Param {
 			out = append(out, listBuffers("reg_tower."+strconv.Itoa(l), h.RegTower[l])...)
 		}
 	}
-	return out
+	out = append(out, listBuffers("se", h.SE)...)
+	return append(out, listBuffers("align", h.Align)...)
 }
 
-// Forward maps the neck's maps to logits over all anchors.
+// Forward maps the neck's maps to logits over all anchors. With the
+// alignment branch (Align) the class logits are those of PicoHeadV2's
+// aligned scores (alignedLogit).
 func (h *PicoHead) Forward(feats []*ag.Var, training bool) Output {
 	var cls, reg []*ag.Var
 	flat := func(y *ag.Var) *ag.Var { // (N, C, H, W) → (N, H·W, C)
@@ -336,7 +358,16 @@ func (h *PicoHead) Forward(feats []*ag.Var, training bool) Output {
 				g = b.Forward(g, training)
 			}
 		}
-		cls = append(cls, flat(h.ClsOut[l].Forward(c, training)))
+		ci := c
+		if h.SE != nil { // PicoFeat: both outputs from the SE step, the alignment from the tower
+			ci = h.SE[l].Forward(c, training)
+			g = ci
+		}
+		logit := h.ClsOut[l].Forward(ci, training)
+		if h.Align != nil {
+			logit = alignedLogit(logit, h.Align[l].Forward(c, training))
+		}
+		cls = append(cls, flat(logit))
 		reg = append(reg, flat(h.RegOut[l].Forward(g, training)))
 	}
 	return Output{Cls: ag.Concat(1, cls...), Reg: ag.Concat(1, reg...)}

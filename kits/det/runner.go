@@ -103,6 +103,7 @@ func build(cfg *config.Config) (workflow.Runner, error) {
 			return nil, err
 		}
 	}
+	r.neck.paddle = pico.PaddleLayers
 	if r.numClasses <= 0 {
 		return nil, fmt.Errorf("%s: num_classes (> 0) is required", cfg.File)
 	}
