@@ -2,11 +2,14 @@ package det
 
 import (
 	"math"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"paddle/core/ag"
 	"paddle/core/config"
 	pio "paddle/core/io"
+	"paddle/core/io/pdparams"
 	"paddle/core/nn"
 	"paddle/core/tensor"
 	"paddle/core/workflow"
@@ -156,5 +159,32 @@ func TestPaddleLayersTrain(t *testing.T) {
 	t.Logf("loss %.4f → %.4f", first, last)
 	if !(last < first) || math.IsNaN(last) {
 		t.Errorf("loss went %g → %g in 12 SGD steps on one batch", first, last)
+	}
+}
+
+// TestPaddleDetDuplicateMustMatch: PicoHeadV2 saves head_cls<l> twice (also
+// as head_cls_list.<l>); a file whose copies differ is not one model and
+// fails naming both.
+func TestPaddleDetDuplicateMustMatch(t *testing.T) {
+	f, err := pdparams.Read(pdDetFixture)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var entries []pdparams.Entry
+	for _, n := range f.Names {
+		v := f.Tensors[n]
+		if n == "head.head_cls_list.1.bias" {
+			v = v.Contiguous().Clone()
+			v.F32()[0]++
+		}
+		entries = append(entries, pdparams.Entry{Name: n, T: v})
+	}
+	path := filepath.Join(t.TempDir(), "dup.pdparams")
+	if err := pdparams.Write(path, entries); err != nil {
+		t.Fatal(err)
+	}
+	_, err = workflow.LoadCheckpoint(path, pdDetModel(t, pdDetConfig), nil)
+	if err == nil || !strings.Contains(err.Error(), "head.head_cls_list.1.bias differs from head.head_cls1.bias") {
+		t.Fatalf("got %v, want the differing copies named", err)
 	}
 }
