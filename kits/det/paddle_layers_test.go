@@ -2,6 +2,7 @@ package det
 
 import (
 	"math"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -186,5 +187,34 @@ func TestPaddleDetDuplicateMustMatch(t *testing.T) {
 	_, err = workflow.LoadCheckpoint(path, pdDetModel(t, pdDetConfig), nil)
 	if err == nil || !strings.Contains(err.Error(), "head.head_cls_list.1.bias differs from head.head_cls1.bias") {
 		t.Fatalf("got %v, want the differing copies named", err)
+	}
+}
+
+// TestPaddleDetFullSize: picodet_ref.py writes PaddleDetection's
+// picodet_s_320_coco_lcnet as configured (LCNet 0.75, 96 channels, 80
+// classes) at test time; on a 320×320 input the loaded model matches its
+// NumPy forward. Skipped with -short or without /usr/bin/python3 + NumPy.
+func TestPaddleDetFullSize(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: runs the NumPy forward at 320×320")
+	}
+	if err := exec.Command("/usr/bin/python3", "-c", "import numpy").Run(); err != nil {
+		t.Skip("no /usr/bin/python3 with NumPy:", err)
+	}
+	dir := t.TempDir()
+	if out, err := exec.Command("/usr/bin/python3", "../../scripts/ref/picodet_ref.py", dir, "s_320").CombinedOutput(); err != nil {
+		t.Fatalf("picodet_ref.py: %v\n%s", err, out)
+	}
+	m := pdDetModel(t, pdDetConfig, "num_classes=80", "LCNet.scale=0.75", "LCPAN.out_channels=96",
+		"PicoHeadV2.conv_feat.feat_in=96", "PicoHeadV2.conv_feat.feat_out=96", "PicoHeadV2.feat_in_chan=96")
+	if _, err := workflow.LoadCheckpoint(filepath.Join(dir, "s_320.pdparams"), m, nil); err != nil {
+		t.Fatal(err)
+	}
+	out := m.Run(ag.Const(pdDetInput(1, 3, 320, 320)), false)
+	if d := maxAbsDiff(t, "scores", ag.Sigmoid(out.Cls).T, filepath.Join(dir, "s_320_scores.npy")); d > 1e-4 {
+		t.Errorf("scores off by %g", d)
+	}
+	if d := maxAbsDiff(t, "box distribution logits", out.Reg.T, filepath.Join(dir, "s_320_regs.npy")); d > 1e-4 {
+		t.Errorf("logits off by %g", d)
 	}
 }
