@@ -102,6 +102,10 @@ func NewPPLCNet(o PPLCNetOptions, r *rand.Rand) (*PPLCNet, error) {
 	return m, nil
 }
 
+// MakeDivisible rounds channels to a multiple of 8, never below 90% of v:
+// MobileNet's make_divisible, shared by the ports of Paddle's MobileNets.
+func MakeDivisible(v float64) int { return makeDivisible(v) }
+
 // makeDivisible rounds channels to a multiple of 8, never below 90% (MobileNet's rule).
 func makeDivisible(v float64) int {
 	n := max(8, int(v+4)/8*8)
@@ -198,6 +202,9 @@ func (b *DepthwiseSeparable) Forward(x *ag.Var, training bool) *ag.Var {
 // 1x1 conv down by reduction + relu, 1x1 conv up + hardsigmoid, scale x.
 type SEModule struct {
 	Down, Up *nn.Conv2D
+	// Slope is the hardsigmoid's slope: 0 means Paddle's default 1/6
+	// (PaddleClas); PaddleOCR's MobileNetV3 SE uses 0.2.
+	Slope float64
 }
 
 // NewSEModule builds an SE module over c channels.
@@ -219,6 +226,10 @@ func (s *SEModule) Params() []nn.Param { return nn.Collect("down", s.Down, "up",
 // Forward returns x scaled per channel.
 func (s *SEModule) Forward(x *ag.Var, training bool) *ag.Var {
 	w := ag.Relu(s.Down.Forward(ag.GlobalAvgPool(x), training))
-	w = ag.Hardsigmoid(s.Up.Forward(w, training), 1.0/6, 0.5)
+	slope := s.Slope
+	if slope == 0 {
+		slope = 1.0 / 6
+	}
+	w = ag.Hardsigmoid(s.Up.Forward(w, training), slope, 0.5)
 	return ag.Mul(x, w)
 }

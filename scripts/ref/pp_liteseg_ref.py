@@ -145,10 +145,12 @@ def params(cfg, rng):
 # --- NumPy forward (eval) ---
 
 def conv2d(x, w, b=None, stride=1, pad=0, groups=1):
+    """Paddle's Conv2D; stride is an int or (height, width)."""
     n, c, h, wd = x.shape
     o, cg, kh, kw = w.shape
+    sh, sw = stride if isinstance(stride, tuple) else (stride, stride)
     x = np.pad(x, ((0, 0), (0, 0), (pad, pad), (pad, pad)))
-    oh, ow = (h + 2 * pad - kh) // stride + 1, (wd + 2 * pad - kw) // stride + 1
+    oh, ow = (h + 2 * pad - kh) // sh + 1, (wd + 2 * pad - kw) // sw + 1
     out = np.zeros((n, o, oh, ow), dtype=np.float64)
     og = o // groups
     for g in range(groups):
@@ -156,7 +158,7 @@ def conv2d(x, w, b=None, stride=1, pad=0, groups=1):
         ws = w[g * og:(g + 1) * og].astype(np.float64)
         for i in range(kh):
             for j in range(kw):
-                patch = xs[:, :, i:i + stride * oh:stride, j:j + stride * ow:stride]
+                patch = xs[:, :, i:i + sh * oh:sh, j:j + sw * ow:sw]
                 out[:, g * og:(g + 1) * og] += np.einsum("nchw,oc->nohw", patch, ws[:, :, i, j])
     if b is not None:
         out += b.reshape(1, -1, 1, 1)

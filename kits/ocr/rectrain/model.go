@@ -115,7 +115,7 @@ type Backbone interface {
 	outChannels() int
 }
 
-// CRNN is the CTC recogniser: backbone (MiniVGG, or SVTRNet for SVTR) →
+// CRNN is the CTC recogniser: backbone (MiniVGG, MobileNetV3, or SVTRNet for SVTR) →
 // Im2Seq → optional BiLSTM (SequenceEncoder) → linear CTC head.
 type CRNN struct {
 	Backbone Backbone
@@ -137,7 +137,11 @@ func buildModel(a ArchOpts, numClasses int, r *rand.Rand) (Recognizer, error) {
 	if a.Backbone.Name == "ONNXModel" {
 		return buildImported(a, numClasses)
 	}
-	return buildCRNN(a, numClasses, r)
+	m, err := buildCRNN(a, numClasses, r)
+	if err != nil {
+		return nil, err
+	}
+	return paddleCRNN(m), nil
 }
 
 // buildImported loads an ONNXModel backbone, the whole network.
@@ -170,6 +174,13 @@ func newBackbones() *config.Registry[*rand.Rand, Backbone] {
 	reg := config.NewRegistry[*rand.Rand, Backbone]("backbone")
 	config.Add(reg, "MiniVGG", MiniVGGOpts{}, func(c config.Component, o MiniVGGOpts, r *rand.Rand) (Backbone, error) {
 		b, err := NewMiniVGG(o, r)
+		if err != nil {
+			return nil, c.Errorf("%v", err)
+		}
+		return b, nil
+	})
+	config.Add(reg, "MobileNetV3", MobileNetV3Opts{}, func(c config.Component, o MobileNetV3Opts, r *rand.Rand) (Backbone, error) {
+		b, err := NewMobileNetV3(o, r)
 		if err != nil {
 			return nil, c.Errorf("%v", err)
 		}

@@ -209,7 +209,7 @@ func TestParseDetLine(t *testing.T) {
 // Config errors name the key and list what is known.
 func TestBuildConfigErrors(t *testing.T) {
 	for _, c := range []struct{ yaml, want string }{
-		{"Architecture: {model_type: rec, algorithm: CRNN, Backbone: {name: ResNet}, Neck: {name: SequenceEncoder}, Head: {name: CTCHead}}\nOptimizer: {name: Adam}", `unknown "ResNet" (known: MiniVGG, ONNXModel, SVTRNet)`},
+		{"Architecture: {model_type: rec, algorithm: CRNN, Backbone: {name: ResNet}, Neck: {name: SequenceEncoder}, Head: {name: CTCHead}}\nOptimizer: {name: Adam}", `unknown "ResNet" (known: MiniVGG, MobileNetV3, ONNXModel, SVTRNet)`},
 		{"Architecture: {model_type: rec, algorithm: CRNN, Backbone: {name: MiniVGG, depth: 3}, Neck: {name: SequenceEncoder}, Head: {name: CTCHead}}\nOptimizer: {name: Adam}", "depth"},
 		{"Global: {epoch_nums: 3}\nOptimizer: {name: Adam}", "epoch_nums"},
 		{"Loss: {name: AttentionLoss}", `unknown "AttentionLoss"`},
