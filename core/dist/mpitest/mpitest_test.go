@@ -280,3 +280,36 @@ func TestSegTwoRanksMatchOneProcess(t *testing.T) {
 		t.Errorf("per-rank batch norm: worst relative difference %.3g from one process, want a visible one (the test cannot tell)", d)
 	}
 }
+
+// TestTaggerTwoRanksMatchOneProcess: `mpirun -np 2 paddle-mpi nlp train`
+// of nlp/pos_bilstm_crf_brown shrunk (64 Brown sentences bucketed by
+// length, workflow.TrainGroups; BiLSTM-CRF of width 16 without dropout,
+// momentum SGD, 1 epoch of batch 8 a rank: 4 steps) ends with the weights
+// of one process at batch 16: each global batch of 16 sentences is split
+// 8 + 8 across the ranks, and the loss, the CRF's negative log-likelihood
+// over the batch's tokens, is summed and counted over both ranks
+// (measured 8.3e-8). Evaluated on 16 of the training sentences: 64
+// sentences lack tags the held-out files have. Skipped without the Brown
+// corpus (make setup).
+func TestTaggerTwoRanksMatchOneProcess(t *testing.T) {
+	bin, mpirun := setup(t)
+	if _, err := os.Stat(filepath.Join(hub.CacheDir(), "data", "brown")); err != nil {
+		t.Skip("no Brown corpus in the cache (make setup)")
+	}
+	dir := t.TempDir()
+	common := []string{"nlp", "train", "-c", "nlp/pos_bilstm_crf_brown.yaml", "-o", "Global.epochs=1",
+		"-o", "DataLoader.Train.dataset.limit=64", "-o", "DataLoader.Eval.dataset.split=train", "-o", "DataLoader.Eval.dataset.limit=16",
+		"-o", "Model.dropout=0", "-o", "Model.embedding_dim=16", "-o", "Model.hidden_size=16",
+		"-o", "Model.char_dim=8", "-o", "Model.char_filters=8",
+		"-o", "Optimizer.name=Momentum", "-o", "Optimizer.momentum=0.9", "-o", "Optimizer.lr.learning_rate=0.05"}
+	train := func(out string, ranks int) string {
+		args := append(slices.Clone(common), "--output", out)
+		if ranks == 1 {
+			run(t, dir, bin, append(args, "-o", "DataLoader.Train.sampler.batch_size=16")...)
+		} else {
+			run(t, dir, mpirun, mpiArgs(ranks, bin, append(args, "-o", "DataLoader.Train.sampler.batch_size=8")...)...)
+		}
+		return filepath.Join(dir, out, "latest")
+	}
+	compare(t, train("one", 1), train("two", 2), 1e-5)
+}
