@@ -61,3 +61,23 @@ func (l *Loader[S, B]) Shard(rank, ranks int) *Loader[S, B] {
 	c.sampler = DistributedBatch{Inner: l.sampler, BatchSize: l.opts.BatchSize, Rank: rank, Ranks: ranks}
 	return &c
 }
+
+// SplitGroup is rank's part of one batch g of a global batch (a group of
+// sample indices a kit formed itself, by length) split across ranks: ranks
+// consecutive parts of ceil(len(g)/ranks) indices, the last ones padded with
+// g's own first indices (cyclically when g is shorter than ranks), as
+// PaddlePaddle's DistributedBatchSampler pads an epoch. Every rank gets a
+// batch of the same size, and the parts together are g when ranks divides
+// its length; g is length-sorted by the kit, so each part stays so.
+func SplitGroup(g []int, rank, ranks int) []int {
+	nr := max(ranks, 1)
+	if len(g) == 0 {
+		return nil
+	}
+	per := (len(g) + nr - 1) / nr
+	out := make([]int, per)
+	for k := range out {
+		out[k] = g[(rank*per+k)%len(g)]
+	}
+	return out
+}

@@ -99,3 +99,26 @@ func TestShardSameDraws(t *testing.T) {
 		}
 	}
 }
+
+// TestSplitGroup: the ranks' parts of a group are consecutive, equal in
+// size, together the group when the ranks divide it, padded with its own
+// first indices when not (cyclically for a group shorter than the ranks).
+func TestSplitGroup(t *testing.T) {
+	for _, tc := range []struct {
+		g     []int
+		ranks int
+		want  [][]int
+	}{
+		{[]int{5, 6, 7, 8, 9, 10}, 2, [][]int{{5, 6, 7}, {8, 9, 10}}},
+		{[]int{5, 6, 7, 8, 9, 10}, 3, [][]int{{5, 6}, {7, 8}, {9, 10}}},
+		{[]int{5, 6, 7, 8, 9}, 2, [][]int{{5, 6, 7}, {8, 9, 5}}},
+		{[]int{5, 6}, 3, [][]int{{5}, {6}, {5}}},
+		{[]int{5, 6, 7}, 1, [][]int{{5, 6, 7}}},
+	} {
+		for r, want := range tc.want {
+			if got := SplitGroup(tc.g, r, tc.ranks); !slices.Equal(got, want) {
+				t.Errorf("SplitGroup(%v, %d, %d) = %v, want %v", tc.g, r, tc.ranks, got, want)
+			}
+		}
+	}
+}

@@ -114,7 +114,7 @@ func Open(mode Mode) (Comm, error) {
 		}
 		return nil, fmt.Errorf("distributed training (%s) needs the MPI build of paddle: "+
 			"install Open MPI (apt-get install openmpi-bin libopenmpi-dev), run `make build-mpi` and start "+
-			"bin/paddle-mpi with mpirun -np N; or set -o Global.distributed=off to train alone", why)
+			"bin/paddle-mpi with mpirun -np N; or set -o Global.distributed=off (-o distributed=off in a PaddleSeg-layout config) to train alone", why)
 	}
 	return openMPI()
 }

@@ -14,6 +14,11 @@ type CrossEntropyOptions struct {
 	IgnoreIndex    *int      `yaml:"ignore_index"` // nil means -100
 	Weight         []float64 `yaml:"weight"`       // per-class weights (C), nil = 1
 	Reduction      Reduction `yaml:"reduction"`
+	// Across, in a data-parallel run, makes "mean" the weighted mean over
+	// the labels of all ranks (its sum and Σ w[y] summed with SumAcross):
+	// what one process computes for the global batch, whatever share of
+	// ignored labels each rank holds. nil: this batch's mean.
+	Across Reducer `yaml:"-"`
 }
 
 // DefaultIgnoreIndex is the label CrossEntropy skips unless told otherwise.
@@ -107,7 +112,14 @@ func CrossEntropy(logits *ag.Var, labels *tensor.Tensor, o CrossEntropyOptions) 
 	case ReduceSum:
 		return ag.Sum(terms, nil, false), nil
 	}
-	return ag.Div(ag.Sum(terms, nil, false), ag.Scalar(logits, denom)), nil
+	sum, norm := ag.Sum(terms, nil, false), ag.Scalar(logits, denom)
+	if o.Across != nil && o.Across.Size() > 1 {
+		g := SumAcross(o.Across, sum, norm)
+		if sum, norm = g[0], g[1]; norm.Item() == 0 { // no label scored on any rank
+			return ag.MulScalar(sum, 0), nil
+		}
+	}
+	return ag.Div(sum, norm), nil
 }
 
 // SoftCrossEntropy is -Σ_c target·log_softmax(logits) over axis 1 with soft

@@ -16,11 +16,15 @@ type Reducer interface {
 	AllreduceF64(buf []float64) error
 }
 
-// CollectiveError is the panic a synchronised batch norm raises when its
-// all-reduce fails (the training loop turns it into its error).
-type CollectiveError struct{ Err error }
+// CollectiveError is the panic a synchronised batch norm or SumAcross
+// raises when its all-reduce fails (the training loop turns it into its
+// error). What says which ("sync batch norm").
+type CollectiveError struct {
+	What string
+	Err  error
+}
 
-func (e *CollectiveError) Error() string { return "sync batch norm: " + e.Err.Error() }
+func (e *CollectiveError) Error() string { return e.What + ": " + e.Err.Error() }
 
 // Unwrap returns the all-reduce's error.
 func (e *CollectiveError) Unwrap() error { return e.Err }
@@ -90,7 +94,7 @@ func (b *BatchNorm) syncForward(x, w, bias *ag.Var) *ag.Var {
 	count := []float64{float64(s.NumElements() / s[1])}
 	reduce := func(buf []float64) {
 		if err := b.sync.AllreduceF64(buf); err != nil {
-			panic(&CollectiveError{err})
+			panic(&CollectiveError{What: "sync batch norm", Err: err})
 		}
 	}
 	reduce(count)

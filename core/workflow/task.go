@@ -31,6 +31,12 @@ type Schedule struct {
 type StepInfo struct {
 	Epoch, Step int
 	Rand        *rand.Rand
+	// Comm is the run's ranks (dist.Local alone). A loss normalised over
+	// the whole batch (a mean over the valid pixels, a weighted mean) sums
+	// its sums and normalisers over them with nn.SumAcross, so that the
+	// ranks' averaged gradients are one process's for the global batch; a
+	// mean over samples needs nothing (every rank has as many).
+	Comm dist.Comm
 }
 
 // Task is what a kit builds from a config for the engine to run. B is the

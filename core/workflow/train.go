@@ -97,7 +97,7 @@ func (t *Task[B]) Train(ctx context.Context, env Env, configYAML []byte) (err er
 			} else if interrupted {
 				break
 			}
-			info := StepInfo{Epoch: epoch, Step: st.Step, Rand: rand.New(rand.NewPCG(t.Seed, uint64(st.Step)*2654435761+uint64(accum)))}
+			info := StepInfo{Epoch: epoch, Step: st.Step, Rand: rand.New(rand.NewPCG(t.Seed, uint64(st.Step)*2654435761+uint64(accum))), Comm: d.c}
 			loss, err := t.Loss(b, info)
 			if err != nil {
 				return fmt.Errorf("epoch %d batch %d: %w", epoch+1, batch+1, err)

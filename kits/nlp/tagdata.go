@@ -305,45 +305,57 @@ func (e *tagEncoder) batch(ss []TagSentence) (TagBatch, error) {
 	return b, nil
 }
 
-// lengthBatches yields the batches of one epoch: with shuffle, the
-// sentences are shuffled (PCG seeded by seed and epoch), sorted by length
-// within pools of 50 batches so padding stays small, cut into batches and
-// the batches shuffled; without, batches follow the file order.
+// lengthGroups returns the batches of one epoch as sentence indices: with
+// shuffle, the epoch's permutation is cut into pools of 50 batches, each
+// pool sorted by length and cut into batches of bs, and the batches
+// shuffled; without, the sentences in order. There are ceil(len/bs) every
+// epoch.
+func lengthGroups(sents []TagSentence, bs int, shuffle bool, seed uint64, epoch int) [][]int {
+	idx := make([]int, len(sents))
+	for i := range idx {
+		idx[i] = i
+	}
+	var r *rand.Rand
+	if shuffle {
+		r = rand.New(rand.NewPCG(seed, uint64(epoch)+1))
+		r.Shuffle(len(idx), func(i, j int) { idx[i], idx[j] = idx[j], idx[i] })
+		pool := 50 * bs
+		for lo := 0; lo < len(idx); lo += pool {
+			p := idx[lo:min(lo+pool, len(idx))]
+			sort.SliceStable(p, func(i, j int) bool { return len(sents[p[i]].Tokens) < len(sents[p[j]].Tokens) })
+		}
+	}
+	var groups [][]int
+	for lo := 0; lo < len(idx); lo += bs {
+		groups = append(groups, idx[lo:min(lo+bs, len(idx))])
+	}
+	if shuffle {
+		r.Shuffle(len(groups), func(i, j int) { groups[i], groups[j] = groups[j], groups[i] })
+	}
+	return groups
+}
+
+// groupBatch is the batch of sentences g.
+func (e *tagEncoder) groupBatch(sents []TagSentence, g []int) (TagBatch, error) {
+	ss := make([]TagSentence, len(g))
+	for i, k := range g {
+		ss[i] = sents[k]
+	}
+	return e.batch(ss)
+}
+
+// lengthBatches yields the batches of one epoch (lengthGroups) from batch
+// start on.
 func (e *tagEncoder) lengthBatches(sents []TagSentence, bs int, shuffle bool, seed uint64) func(ctx context.Context, epoch, start int) iter.Seq2[TagBatch, error] {
 	return func(ctx context.Context, epoch, start int) iter.Seq2[TagBatch, error] {
-		idx := make([]int, len(sents))
-		for i := range idx {
-			idx[i] = i
-		}
-		var groups [][]int
-		if shuffle {
-			r := rand.New(rand.NewPCG(seed, uint64(epoch)+1))
-			r.Shuffle(len(idx), func(i, j int) { idx[i], idx[j] = idx[j], idx[i] })
-			pool := 50 * bs
-			for lo := 0; lo < len(idx); lo += pool {
-				p := idx[lo:min(lo+pool, len(idx))]
-				sort.SliceStable(p, func(i, j int) bool { return len(sents[p[i]].Tokens) < len(sents[p[j]].Tokens) })
-			}
-			for lo := 0; lo < len(idx); lo += bs {
-				groups = append(groups, idx[lo:min(lo+bs, len(idx))])
-			}
-			r.Shuffle(len(groups), func(i, j int) { groups[i], groups[j] = groups[j], groups[i] })
-		} else {
-			for lo := 0; lo < len(idx); lo += bs {
-				groups = append(groups, idx[lo:min(lo+bs, len(idx))])
-			}
-		}
+		groups := lengthGroups(sents, bs, shuffle, seed, epoch)
 		return func(yield func(TagBatch, error) bool) {
 			for _, g := range groups[min(start, len(groups)):] {
 				if err := ctx.Err(); err != nil {
 					yield(TagBatch{}, err)
 					return
 				}
-				ss := make([]TagSentence, len(g))
-				for i, k := range g {
-					ss[i] = sents[k]
-				}
-				b, err := e.batch(ss)
+				b, err := e.groupBatch(sents, g)
 				if !yield(b, err) || err != nil {
 					return
 				}

@@ -230,10 +230,20 @@ func (r *tagRunner) task(model *Tagger, withTrain bool) (*workflow.Task[TagBatch
 		return nil, err
 	}
 	bs := max(r.loader.Train.Sampler.BatchSize, 1)
-	t.TrainBatches = r.enc.lengthBatches(r.train.sents, bs, r.loader.Train.Sampler.Shuffle, r.global.Seed)
-	t.StepsPerEpoch = (len(r.train.sents) + bs - 1) / bs
-	t.BatchSize = bs
-	t.Loss = func(b TagBatch, _ workflow.StepInfo) (*ag.Var, error) { return tagLoss(model, b) }
+	groups := func(epoch, size int) [][]int {
+		return lengthGroups(r.train.sents, size, r.loader.Train.Sampler.Shuffle, r.global.Seed, epoch)
+	}
+	batch := func(_ context.Context, _ int, g []int) (TagBatch, error) { return r.enc.groupBatch(r.train.sents, g) }
+	if err := workflow.TrainGroups(t, bs, groups, batch, r.cfg.File, "batch_size"); err != nil { // ranks split it in a distributed run
+		return nil, err
+	}
+	t.Loss = func(b TagBatch, info workflow.StepInfo) (*ag.Var, error) {
+		var across nn.Reducer
+		if info.Comm != nil {
+			across = info.Comm
+		}
+		return tagLoss(model, b, across)
+	}
 	if err := workflow.BuildOptimizer(t, r.cfg.File, r.opt, r.global.Epochs, t.StepsPerEpoch); err != nil {
 		return nil, err
 	}
@@ -252,8 +262,11 @@ func constOrNil(t *tensor.Tensor) *ag.Var {
 }
 
 // tagLoss is the CRF negative log-likelihood summed over the batch and
-// divided by its token count (token cross-entropy without a CRF).
-func tagLoss(model *Tagger, b TagBatch) (*ag.Var, error) {
+// divided by its token count (token cross-entropy without a CRF); with the
+// ranks of a data-parallel run in across (nil alone), summed and counted
+// over all ranks' batches (nn.SumAcross), so the ranks' averaged gradients
+// are one process's at the global batch.
+func tagLoss(model *Tagger, b TagBatch, across nn.Reducer) (*ag.Var, error) {
 	em := model.Emissions(ag.Const(b.Words), constOrNil(b.Chars), b.Lengths, true)
 	tokens := 0
 	for _, l := range b.Lengths {
@@ -261,7 +274,8 @@ func tagLoss(model *Tagger, b TagBatch) (*ag.Var, error) {
 	}
 	if model.CRF != nil {
 		nll := model.CRF.NLL(em, b.Tags, b.Lengths)
-		return ag.MulScalar(ag.Sum(nll, nil, false), 1/float64(max(tokens, 1))), nil
+		g := nn.SumAcross(across, ag.Sum(nll, nil, false), ag.Scalar(em, float64(tokens))) // all ranks' tokens
+		return ag.MulScalar(g[0], 1/max(g[1].Item(), 1)), nil
 	}
 	// padding positions get the ignored label
 	n, t := b.Tags.Dims2()
@@ -273,7 +287,9 @@ func tagLoss(model *Tagger, b TagBatch) (*ag.Var, error) {
 		}
 	}
 	k := em.Shape()[2]
-	return nn.CrossEntropy(ag.Reshape(em, n*t, k), y.Reshape(n*t), nn.DefaultCrossEntropyOptions())
+	o := nn.DefaultCrossEntropyOptions()
+	o.Across = across // the mean over all ranks' tokens
+	return nn.CrossEntropy(ag.Reshape(em, n*t, k), y.Reshape(n*t), o)
 }
 
 // Train trains the tagger; vocab.txt, chars.txt (with char features) and

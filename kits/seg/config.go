@@ -191,6 +191,13 @@ func Schema() *config.Schema {
 			"loss":          (*LossOpts)(nil),
 			"test_config":   (*TestConfig)(nil),
 			"export":        (*ExportOpts)(nil),
+			// Data-parallel training (paddle's; PaddleSeg has no keys for
+			// it, its launcher decides): auto|on|off as Global.distributed
+			// elsewhere, and whether batch norms synchronise over the ranks
+			// (default true: PaddleSeg's layers are SyncBatchNorm on several
+			// cards).
+			"distributed": (*string)(nil),
+			"use_sync_bn": (*bool)(nil),
 		},
 		Components: map[string]map[string]any{
 			"train_dataset": {"Dataset": (*DatasetOpts)(nil), "SynthDataset": (*SynthDatasetOpts)(nil)},

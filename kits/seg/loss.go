@@ -11,8 +11,11 @@ import (
 )
 
 // A lossFunc scores logits (N, C, H, W) against int64 labels (N, H, W)
-// holding classes or the ignore index.
-type lossFunc func(logits *ag.Var, labels *tensor.Tensor) (*ag.Var, error)
+// holding classes or the ignore index. across is the ranks of a
+// data-parallel run (nil alone): cross-entropy and Dice then compute the
+// global batch's loss (nn.SumAcross), OHEM its rank's share (as
+// PaddleSeg's cards do: its threshold would need every rank's pixels).
+type lossFunc func(logits *ag.Var, labels *tensor.Tensor, across nn.Reducer) (*ag.Var, error)
 
 // buildLosses turns `loss: {types, coef}` into one weighted loss per model
 // output: with one type it applies to every output, otherwise types and
@@ -57,11 +60,15 @@ var losses = config.NewRegistry[int, lossFunc]("loss")
 func init() {
 	config.Add(losses, "CrossEntropyLoss", CrossEntropyOpts{}, func(_ config.Component, o CrossEntropyOpts, ignore int) (lossFunc, error) {
 		ce := nn.CrossEntropyOptions{Weight: o.Weight, IgnoreIndex: nn.Ignore(ignoreOr(o.IgnoreIndex, ignore)), Reduction: nn.ReduceMean}
-		return func(l *ag.Var, y *tensor.Tensor) (*ag.Var, error) { return crossEntropy(l, y, ce) }, nil
+		return func(l *ag.Var, y *tensor.Tensor, across nn.Reducer) (*ag.Var, error) {
+			o := ce
+			o.Across = across
+			return crossEntropy(l, y, o)
+		}, nil
 	})
 	config.Add(losses, "OhemCrossEntropyLoss", OhemOpts{Thresh: 0.7, MinKept: 10000}, func(_ config.Component, o OhemOpts, ignore int) (lossFunc, error) {
 		ig := ignoreOr(o.IgnoreIndex, ignore)
-		return func(l *ag.Var, y *tensor.Tensor) (*ag.Var, error) {
+		return func(l *ag.Var, y *tensor.Tensor, _ nn.Reducer) (*ag.Var, error) {
 			return OhemCrossEntropy(l, y, o.Thresh, o.MinKept, ig)
 		}, nil
 	})
@@ -71,7 +78,9 @@ func init() {
 			smooth = *o.Smooth
 		}
 		ig := ignoreOr(o.IgnoreIndex, ignore)
-		return func(l *ag.Var, y *tensor.Tensor) (*ag.Var, error) { return DiceLoss(l, y, o.Weight, smooth, ig) }, nil
+		return func(l *ag.Var, y *tensor.Tensor, across nn.Reducer) (*ag.Var, error) {
+			return diceLoss(l, y, o.Weight, smooth, ig, across)
+		}, nil
 	})
 	config.Add(losses, "MixedLoss", MixedLossOpts{}, func(c config.Component, o MixedLossOpts, ignore int) (lossFunc, error) {
 		if len(o.Losses) == 0 || len(o.Losses) != len(o.Coef) {
@@ -85,10 +94,10 @@ func init() {
 			}
 			parts = append(parts, f)
 		}
-		return func(l *ag.Var, y *tensor.Tensor) (*ag.Var, error) {
+		return func(l *ag.Var, y *tensor.Tensor, across nn.Reducer) (*ag.Var, error) {
 			var sum *ag.Var
 			for i, f := range parts {
-				v, err := f(l, y)
+				v, err := f(l, y, across)
 				if err != nil {
 					return nil, err
 				}
@@ -108,8 +117,12 @@ func init() {
 func buildLoss(c config.Component, ignore int) (lossFunc, error) { return losses.Build(c, ignore) }
 
 // crossEntropy is nn.CrossEntropy, but a batch whose labels are all ignored
-// gives a zero loss (still connected to the logits) instead of 0/0.
+// gives a zero loss (still connected to the logits) instead of 0/0 (over
+// several ranks nn.CrossEntropy sees to it, as the other ranks' labels count).
 func crossEntropy(logits *ag.Var, labels *tensor.Tensor, o nn.CrossEntropyOptions) (*ag.Var, error) {
+	if o.Across != nil && o.Across.Size() > 1 {
+		return nn.CrossEntropy(logits, labels, o) // every rank must take part in its all-reduce
+	}
 	ig := *o.IgnoreIndex
 	scored := false
 	for _, v := range labels.Contiguous().I64() {
@@ -194,6 +207,14 @@ func OhemCrossEntropy(logits *ag.Var, labels *tensor.Tensor, thresh float64, min
 // d = 1 - (2·Σ p·y + smooth) / (Σ (p + y) + smooth + 1e-8); the loss is
 // Σ_c w_c·mean_n d / C (w nil: 1).
 func DiceLoss(logits *ag.Var, labels *tensor.Tensor, weight []float64, smooth float64, ignore int) (*ag.Var, error) {
+	return diceLoss(logits, labels, weight, smooth, ignore, nil)
+}
+
+// diceLoss is DiceLoss with the mean over images taken over the ranks of
+// across (nil: this batch's). Each image's term is its own, so per-rank
+// means would average to the same gradient; the sum makes the value, and
+// so the logged loss, the global batch's too.
+func diceLoss(logits *ag.Var, labels *tensor.Tensor, weight []float64, smooth float64, ignore int, across nn.Reducer) (*ag.Var, error) {
 	s := logits.Shape()
 	if len(s) != 4 {
 		return nil, fmt.Errorf("dice loss: logits %v, want (N, C, H, W)", s)
@@ -226,7 +247,12 @@ func DiceLoss(logits *ag.Var, labels *tensor.Tensor, weight []float64, smooth fl
 	inter := ag.Sum(ag.Mul(p, y), []int{2}, false)                           // (N, C)
 	card := ag.AddScalar(ag.Sum(ag.Add(p, y), []int{2}, false), smooth+1e-8) // (N, C)
 	d := ag.Sub(ag.Scalar(inter, 1), ag.Div(ag.AddScalar(ag.MulScalar(inter, 2), smooth), card))
-	d = ag.Mean(d, []int{0}, false) // (C)
+	if across != nil && across.Size() > 1 {
+		g := nn.SumAcross(across, ag.Sum(d, []int{0}, false), ag.Scalar(d, float64(n))) // (C), the images
+		d = ag.Div(g[0], g[1])
+	} else {
+		d = ag.Mean(d, []int{0}, false) // (C)
+	}
 	if weight != nil {
 		d = ag.Mul(d, ag.Const(tensor.FromSlice(slices.Clone(weight), c).Cast(dt)))
 	}

@@ -200,24 +200,25 @@ func (r *runner) task(model Model, withTrain bool) (*workflow.Task[Batch], *segM
 	if err != nil {
 		return nil, nil, err
 	}
-	t.TrainBatches = tl.EpochFrom
-	t.StepsPerEpoch = tl.Len()
-	t.BatchSize = r.batchSize
-	if t.StepsPerEpoch == 0 {
-		return nil, nil, fmt.Errorf("%s: the training set gives no batch (batch_size %d)", r.cfg.File, r.batchSize)
+	if err := workflow.TrainOn(t, tl, r.batchSize, r.cfg.File, "batch_size"); err != nil { // ranks split it in a distributed run
+		return nil, nil, err
 	}
 	losses, coef, err := buildLosses(r.loss, r.ignore)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", r.cfg.File, err)
 	}
-	t.Loss = func(b Batch, _ workflow.StepInfo) (*ag.Var, error) {
+	t.Loss = func(b Batch, info workflow.StepInfo) (*ag.Var, error) {
+		var across nn.Reducer // the global batch's loss over several ranks
+		if info.Comm != nil {
+			across = info.Comm
+		}
 		outs := model.Logits(ag.Const(b.X), true)
 		if len(outs) != len(coef) {
 			return nil, fmt.Errorf("loss.coef has %d entries but model %s gives %d outputs in training", len(coef), r.model.Name, len(outs))
 		}
 		var sum *ag.Var
 		for i, lg := range outs {
-			l, err := losses[i](lg, b.Y)
+			l, err := losses[i](lg, b.Y, across)
 			if err != nil {
 				return nil, err
 			}
@@ -313,8 +314,13 @@ func lookupType(ts *config.Choices[segType], typ string, aliases map[string]stri
 	return ts.Get(typ)
 }
 
-// Train trains the model the config describes.
+// Train trains the model the config describes. Over several ranks the
+// batch norms are synchronised unless use_sync_bn: false says otherwise, as
+// PaddleSeg's SyncBatchNorm layers are on several cards.
 func (r *runner) Train(ctx context.Context, env workflow.Env) error {
+	if !r.cfg.Has("use_sync_bn") {
+		env.SyncBN = true
+	}
 	model, err := r.newModel()
 	if err != nil {
 		return err

@@ -99,12 +99,11 @@ func (r *asrRunner) task(model *asrModel, train, dev *asrSet) (*workflow.Task[as
 	if train == nil {
 		return t, nil
 	}
-	bs := max(c.Training.BatchSize, 1)
-	t.BatchSize = bs
-	t.StepsPerEpoch = (len(train.items) + bs - 1) / bs
-	t.TrainBatches = func(ctx context.Context, epoch, start int) iter.Seq2[asrBatch, error] {
-		order := rand.New(rand.NewPCG(c.Training.Seed, uint64(epoch)+1))
-		return train.seq(ctx, bs, order, start, func(i int, f [][]float32) ([][]float32, error) {
+	groups := func(epoch, size int) [][]int {
+		return train.batches(size, rand.New(rand.NewPCG(c.Training.Seed, uint64(epoch)+1)))
+	}
+	batch := func(_ context.Context, epoch int, g []int) (asrBatch, error) {
+		return train.batch(g, func(i int, f [][]float32) ([][]float32, error) {
 			sa := c.Training.SpecAugment
 			if sa == nil {
 				return f, nil
@@ -112,6 +111,10 @@ func (r *asrRunner) task(model *asrModel, train, dev *asrSet) (*workflow.Task[as
 			rng := rand.New(rand.NewPCG(c.Training.Seed^0x5ec, uint64(epoch)<<32|uint64(i)))
 			return specAugment(f, featureSpecAugment(*sa), rng)
 		})
+	}
+	// utterances bucketed by length; ranks split each global batch in a distributed run
+	if err := workflow.TrainGroups(t, c.Training.BatchSize, groups, batch, c.file, "training.batch_size"); err != nil {
+		return nil, err
 	}
 	t.Loss = func(b asrBatch, _ workflow.StepInfo) (*ag.Var, error) {
 		x, lengths, tg, tl := batchTensors(b.feats, b.ids)
@@ -122,12 +125,10 @@ func (r *asrRunner) task(model *asrModel, train, dev *asrSet) (*workflow.Task[as
 		}
 		return nn.CTCLoss(lp, tg, tensor.FromSlice(il, len(il)), tl, nn.CTCOptions{ZeroInfinity: true}), nil
 	}
-	opt, sched, err := buildOptim(c, model, t.StepsPerEpoch)
-	if err != nil {
+	// the schedule's epochs are refitted to a rank's share in a distributed run
+	if err := workflow.BuildOptimizer(t, c.file+": training.optim", c.Training.Optim, max(c.Training.NEpoch, 1), t.StepsPerEpoch); err != nil {
 		return nil, err
 	}
-	t.Optimizer = opt
-	t.LR = func(step int, _ float64) float64 { return sched.LR(step) }
 	t.Schedule = workflow.Schedule{Epochs: max(c.Training.NEpoch, 1), MaxSteps: c.Training.MaxSteps,
 		LogEvery: c.Training.LogInterval, EvalEvery: max(c.Training.EvalInterval, 1)}
 	return t, nil
@@ -145,23 +146,29 @@ func (s *asrSet) seq(ctx context.Context, size int, order *rand.Rand, start int,
 				yield(asrBatch{}, err)
 				return
 			}
-			out := asrBatch{feats: make([][][]float32, len(b)), ids: make([][]int64, len(b)), refs: make([]string, len(b))}
-			for j, i := range b {
-				out.feats[j], out.ids[j], out.refs[j] = s.feats[i], s.ids[i], s.items[i].Text
-				if aug != nil {
-					f, err := aug(i, s.feats[i])
-					if err != nil {
-						yield(asrBatch{}, err)
-						return
-					}
-					out.feats[j] = f
-				}
-			}
-			if !yield(out, nil) {
+			out, err := s.batch(b, aug)
+			if !yield(out, err) || err != nil {
 				return
 			}
 		}
 	}
+}
+
+// batch is the batch of utterances g; aug (may be nil) transforms
+// utterance i's features.
+func (s *asrSet) batch(g []int, aug func(i int, f [][]float32) ([][]float32, error)) (asrBatch, error) {
+	out := asrBatch{feats: make([][][]float32, len(g)), ids: make([][]int64, len(g)), refs: make([]string, len(g))}
+	for j, i := range g {
+		out.feats[j], out.ids[j], out.refs[j] = s.feats[i], s.ids[i], s.items[i].Text
+		if aug != nil {
+			f, err := aug(i, s.feats[i])
+			if err != nil {
+				return asrBatch{}, err
+			}
+			out.feats[j] = f
+		}
+	}
+	return out, nil
 }
 
 // Train trains the recogniser on data.train_manifest, evaluating

@@ -10,7 +10,6 @@ import (
 
 	"paddle/core/audio/feature"
 	"paddle/core/metric"
-	"paddle/core/optim"
 )
 
 // asrSet is a manifest with its features computed.
@@ -124,15 +123,6 @@ func errorReport(e *metric.ErrorRates, method string) ASRReport {
 	}
 	return ASRReport{CER: round5(e.CER()), WER: round5(e.WER()), CharEdits: e.CharEdits, Chars: e.Chars, WordEdits: e.WordEdits,
 		Words: e.Words, Utterances: e.Utterances, SentenceErrors: e.SentenceErrors, Decoding: method}
-}
-
-// buildOptim builds training.optim for the model.
-func buildOptim(c *ASRConfig, m *asrModel, stepsPerEpoch int) (optim.Optimizer, optim.Schedule, error) {
-	opt, sched, err := optim.Build(c.Training.Optim, m.Params(), max(c.Training.NEpoch, 1), stepsPerEpoch)
-	if err != nil {
-		return nil, nil, fmt.Errorf("%s: training.optim: %w", c.file, err)
-	}
-	return opt, sched, nil
 }
 
 // featureSpecAugment maps the config's masks to feature.SpecAugment's

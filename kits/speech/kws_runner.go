@@ -119,9 +119,13 @@ func finishClipTask[S, B any](c *clipConfig, t *workflow.Task[B], model nn.Layer
 	}
 	ce := nn.DefaultCrossEntropyOptions()
 	ce.LabelSmoothing = c.loss.Epsilon
-	t.Loss = func(b B, _ workflow.StepInfo) (*ag.Var, error) {
+	t.Loss = func(b B, info workflow.StepInfo) (*ag.Var, error) {
 		x, y := xy(b)
-		return nn.CrossEntropy(model.Forward(ag.Const(x), true), y, ce)
+		o := ce
+		if info.Comm != nil { // the mean over all ranks' rows: a cls batch has a row per window, clips differ in windows
+			o.Across = info.Comm
+		}
+		return nn.CrossEntropy(model.Forward(ag.Const(x), true), y, o)
 	}
 	if err := workflow.BuildOptimizer(t, c.cfg.File, c.opt, c.global.Epochs, t.StepsPerEpoch); err != nil {
 		return nil, err
