@@ -91,7 +91,7 @@ func TestRegistryNames(t *testing.T) {
 	for _, n := range []string{"conv2d", "conv_transpose2d", "batch_norm", "layer_norm", "adaptive_avg_pool2d",
 		"global_avg_pool", "global_max_pool", "max_pool2d", "avg_pool2d", "add", "sub", "mul", "div", "pow",
 		"maximum", "minimum", "unsqueeze", "relu", "sigmoid", "tanh", "sqrt", "rsqrt", "abs", "exp", "log",
-		"floor", "erf", "silu", "clip", "leaky_relu", "hardsigmoid", "gelu", "hardswish", "matmul", "reshape",
+		"floor", "erf", "silu", "softplus", "clip", "leaky_relu", "hardsigmoid", "gelu", "hardswish", "matmul", "reshape",
 		"transpose", "squeeze", "softmax", "concat", "split", "slice", "resize", "shape", "cast"} {
 		if op.Lookup(n) == nil {
 			t.Errorf("registry has no %s", n)
