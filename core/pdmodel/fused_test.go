@@ -1,6 +1,7 @@
 package pdmodel_test
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -116,4 +117,67 @@ func TestFusedUnsupported(t *testing.T) {
 			t.Errorf("%s %s: error %v, want %q", c.typ, c.attr, err, c.want)
 		}
 	}
+}
+
+// testdata/fused_pir is `pir_ref.py fused`: pd_op.fused_conv2d_add_act
+// (bias, residual, relu) and pd_op.fc (relu) in a Paddle 3 program, run
+// against the script's NumPy forward pass.
+func TestFusedPIRMatchesNumPy(t *testing.T) {
+	g, err := pdmodel.ReadPIRFile("testdata/fused_pir/inference.json", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := runtime.New(g, runtime.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	x, err := io.ReadNpy("testdata/fused_pir/x.npy")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := io.ReadNpy("testdata/fused_pir/out.npy")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := p.Run(map[string]*tensor.Tensor{"x": x})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := maxAbsDiff(t, out[g.OutputName(0)], want); d > 1e-5 {
+		t.Fatalf("max abs diff %g from NumPy", d)
+	}
+}
+
+// An unsupported fused attribute in a file fails naming the file, the op
+// and the attribute.
+func TestFusedErrorNamesFile(t *testing.T) {
+	b, err := os.ReadFile("testdata/fused_pir/inference.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := `"D": "relu"}}, {"N": "split_channels"`
+	if !strings.Contains(string(b), old) {
+		t.Fatalf("fixture lacks %q", old)
+	}
+	dir := t.TempDir()
+	path := filepath.Join(dir, "inference.json")
+	if err := os.WriteFile(path, []byte(strings.Replace(string(b), old, `"D": "softsign"}}, {"N": "split_channels"`, 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := copyFile("testdata/fused_pir/inference.pdiparams", filepath.Join(dir, "inference.pdiparams")); err != nil {
+		t.Fatal(err)
+	}
+	_, err = pdmodel.ReadPIRFile(path, "")
+	if err == nil || !strings.Contains(err.Error(), "inference.json") || !strings.Contains(err.Error(), "fused_conv2d_add_act") ||
+		!strings.Contains(err.Error(), `activation "softsign" is not supported`) {
+		t.Fatalf("error %v", err)
+	}
+}
+
+func copyFile(from, to string) error {
+	b, err := os.ReadFile(from)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(to, b, 0o644)
 }
