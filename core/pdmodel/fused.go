@@ -56,6 +56,7 @@ func init() {
 	builders["matmul"] = withEpilogue("Out", residualIf(""), buildMatMul("transpose_X", "transpose_Y", "alpha"))
 	builders["fused_elemwise_activation"] = buildElemwiseActivation
 	builders["fused_elemwise_add_activation"] = buildElemwiseActivation
+	builders["multihead_matmul"] = buildMultiheadMatmul
 }
 
 // activation applies the activation a fused op names (oneDNN's names and
@@ -336,4 +337,64 @@ func keys(m map[string]string) string {
 	}
 	sort.Strings(out)
 	return strings.Join(out, ", ")
+}
+
+// buildMultiheadMatmul is multihead_matmul (multihead_matmul_fuse_pass_v2/v3,
+// the attention of transformer and SVTR blocks): Input [B, S, H] times W
+// [H, 3, H] plus Bias [3, H] gives Q, K, V, each split into head_number
+// heads; softmax(alpha·Q·Kᵀ + BiasQK)·V with the heads joined again is Out
+// [B, S, H].
+func buildMultiheadMatmul(c *ctx) error {
+	if q, k, v := c.bool("transpose_Q", false), c.bool("transpose_K", true), c.bool("transpose_V", false); q || !k || v {
+		return fmt.Errorf("attributes transpose_Q %v, transpose_K %v, transpose_V %v are not supported (want false, true, false)", q, k, v)
+	}
+	x, err := c.must("Input")
+	if err != nil {
+		return err
+	}
+	w, err := c.must("W")
+	if err != nil {
+		return err
+	}
+	b, err := c.must("Bias")
+	if err != nil {
+		return err
+	}
+	heads := c.int("head_number", 1)
+	wd := c.dims(w)
+	if w.Const == nil || b.Const == nil || len(wd) != 3 || wd[1] != 3 || heads < 1 || wd[2]%heads != 0 || c.rank(x) != 3 {
+		return fmt.Errorf("W of dims %v, head_number %d, Input of rank %d: want persistable W [H, 3, N·D], Bias [3, N·D] and a rank-3 Input",
+			wd, heads, c.rank(x))
+	}
+	if b.Const.Len() != 3*wd[2] {
+		return fmt.Errorf("Bias of %d values for W of dims %v: want %d", b.Const.Len(), wd, 3*wd[2])
+	}
+	d := x.Meta.DType
+	w2 := c.konst(w.Const.Reshape(wd[0], 3*wd[2]))
+	w2.Param = w.Param
+	b2 := c.konst(b.Const.Reshape(3 * wd[2]))
+	b2.Param = b.Param
+	qkv := c.emit1("add", nil, d, c.emit1("matmul", op.Attrs{"trans_a": false, "trans_b": false}, d, x, w2), b2)
+	qkv = c.emit1("reshape", op.Attrs{}, d, qkv)
+	c.reshapeAttr(c.lastNode(), []int{0, 0, 3, heads, wd[2] / heads})
+	qkv = c.emit1("transpose", op.Attrs{"perm": []int{2, 0, 3, 1, 4}}, d, qkv) // [3, B, N, S, D]
+	split := []*graph.Value{c.tmp(d), c.tmp(d), c.tmp(d)}
+	c.emit("split", op.Attrs{"axis": 0, "num_outputs": 3}, []*graph.Value{qkv}, split...)
+	parts := make([]*graph.Value, 3)
+	for i, v := range split {
+		parts[i] = c.emit1("squeeze", op.Attrs{"axes": []int{0}}, d, v)
+	}
+	s := c.emit1("matmul", op.Attrs{"trans_a": false, "trans_b": true}, d, parts[0], parts[1])
+	if alpha := c.float("alpha", 1); alpha != 1 {
+		s = c.emit1("mul", nil, d, s, c.scalar(d, alpha))
+	}
+	if m := c.in("BiasQK"); m != nil {
+		s = c.emit1("add", nil, d, s, m)
+	}
+	s = c.emit1("softmax", op.Attrs{"axis": -1}, d, s)
+	o := c.emit1("matmul", op.Attrs{"trans_a": false, "trans_b": false}, d, s, parts[2])
+	o = c.emit1("transpose", op.Attrs{"perm": []int{0, 2, 1, 3}}, d, o)
+	o = c.emit1("reshape", op.Attrs{}, d, o)
+	c.reshapeAttr(c.lastNode(), []int{0, 0, wd[2]})
+	return c.alias("Out", o)
 }

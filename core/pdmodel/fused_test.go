@@ -61,6 +61,28 @@ func TestFusedMatchesUnfused(t *testing.T) {
 	}
 }
 
+// TestMultiheadMatmulMatchesUnfused: multihead_matmul (heads 2, alpha
+// 1/√D, a BiasQK) against the attention written in plain operators and
+// NumPy (`pdmodel_ref.py fused`, testdata/fused_mha and unfused_mha).
+func TestMultiheadMatmulMatchesUnfused(t *testing.T) {
+	x, err := io.ReadNpy("testdata/fused_mha/x.npy")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := io.ReadNpy("testdata/fused_mha/out.npy")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fused := runFixture(t, "testdata/fused_mha", x)
+	plain := runFixture(t, "testdata/unfused_mha", x)
+	if d := maxAbsDiff(t, fused, want); d > 1e-5 {
+		t.Errorf("fused: max abs diff %g from NumPy", d)
+	}
+	if d := maxAbsDiff(t, plain, want); d > 1e-5 {
+		t.Errorf("unfused: max abs diff %g from NumPy", d)
+	}
+}
+
 // setAttr gives the first op of type typ in p attribute name: a string,
 // float or ints value.
 func setAttr(t *testing.T, p *pdpb.Program, typ, name string, v any) {

@@ -132,6 +132,7 @@ var pirOps = map[string]pirRule{
 	"fc": {legacy: "fc", in: []string{"Input", "W", "Bias"}, out: []string{"Out"}},
 	"fused_conv2d_add_act": {legacy: "fused_conv2d_add_act", in: []string{"Input", "Filter", "Bias", "ResidualData"},
 		out: []string{"Output", "Outputs"}},
+	"multihead_matmul": {legacy: "multihead_matmul", in: []string{"Input", "W", "Bias", "BiasQK"}, out: []string{"Out"}},
 }
 
 // pirDTypes maps PIR element types (t_*) and dtype attribute strings to

@@ -21,7 +21,8 @@ tiny:  a small conv/bn/relu/pool/fc net with the elementwise `axis` rule, writte
        OUT_DIR/tiny/inference.pdmodel + .pdiparams, with its input (x.npy) and the
        output computed here with NumPy loops (out.npy): an independent forward pass.
 fused: the operators Paddle's inference passes fuse, in OUT_DIR/fused, the same computation
-       unfused in OUT_DIR/unfused, and x.npy / out.npy (NumPy) in OUT_DIR/fused.
+       unfused in OUT_DIR/unfused, and x.npy / out.npy (NumPy) in OUT_DIR/fused; multihead_matmul
+       likewise in OUT_DIR/fused_mha and OUT_DIR/unfused_mha.
 ppocr: the ONNX model (a PP-OCRv4 det/rec/cls from paddle2onnx) translated node by
        node back into Paddle operators with its weights, for the Go test that runs
        both files and compares; what paddle2onnx decomposed (hard_swish, swish,
@@ -529,6 +530,57 @@ def fused(out_dir):
     np.save(os.path.join(out_dir, 'fused', 'out.npy'), out.astype(np.float32))
 
 
+def fused_mha(out_dir):
+    """multihead_matmul (multihead_matmul_fuse_pass_v2's attention: W [H, 3, H], Bias [3, H],
+    BiasQK, alpha, head_number) in OUT_DIR/fused_mha, the unfused attention it replaces in
+    OUT_DIR/unfused_mha, and the NumPy forward pass (x.npy, out.npy in OUT_DIR/fused_mha)."""
+    rng = np.random.default_rng(2526)
+    f32 = lambda *s: rng.uniform(-1, 1, s).astype(np.float32)
+    B, S, H, N = 2, 5, 8, 2
+    D = H // N
+    wq, wk, wv, bq, bk, bv = f32(H, H), f32(H, H), f32(H, H), f32(H), f32(H), f32(H)
+    mask = f32(B, N, S, S)
+    alpha = 1 / np.sqrt(D)
+    for mode in ('fused_mha', 'unfused_mha'):
+        p = Program()
+        x = p.feed('x', [-1, S, H])
+        m = p.param('bias_qk', mask)
+        y = p.var('out', [-1, S, H])
+        T = lambda *d: p.tmp(list(d))
+        if mode == 'fused_mha':
+            p.op('multihead_matmul', {'Input': x, 'W': p.param('qkv_w', np.stack([wq, wk, wv], axis=1)),
+                                      'Bias': p.param('qkv_b', np.stack([bq, bk, bv])), 'BiasQK': m},
+                 {'Out': y}, alpha=float(alpha), head_number=N, transpose_Q=False, transpose_K=True, transpose_V=False)
+        else:
+            heads = []
+            for name, w, b in (('q', wq, bq), ('k', wk, bk), ('v', wv, bv)):
+                a, c, r, t = T(-1, S, H), T(-1, S, H), T(0, 0, N, D), T(-1, N, S, D)
+                p.op('matmul_v2', {'X': x, 'Y': p.param(name + '_w', w)}, {'Out': a}, trans_x=False, trans_y=False)
+                p.op('elementwise_add', {'X': a, 'Y': p.param(name + '_b', b)}, {'Out': c}, axis=2)
+                p.op('reshape2', {'X': c}, {'Out': r, 'XShape': T(-1)}, shape=[0, 0, N, D])
+                p.op('transpose2', {'X': r}, {'Out': t, 'XShape': T(-1)}, axis=[0, 2, 1, 3])
+                heads.append(t)
+            s1, s2, s3, s4, o1, o2 = T(-1, N, S, S), T(-1, N, S, S), T(-1, N, S, S), T(-1, N, S, S), T(-1, N, S, D), T(-1, S, N, D)
+            p.op('matmul_v2', {'X': heads[0], 'Y': heads[1]}, {'Out': s1}, trans_x=False, trans_y=True)
+            p.op('scale', {'X': s1}, {'Out': s2}, scale=float(alpha), bias=0.0, bias_after_scale=True)
+            p.op('elementwise_add', {'X': s2, 'Y': m}, {'Out': s3}, axis=-1)
+            p.op('softmax', {'X': s3}, {'Out': s4}, axis=-1)
+            p.op('matmul_v2', {'X': s4, 'Y': heads[2]}, {'Out': o1}, trans_x=False, trans_y=False)
+            p.op('transpose2', {'X': o1}, {'Out': o2, 'XShape': T(-1)}, axis=[0, 2, 1, 3])
+            p.op('reshape2', {'X': o2}, {'Out': y, 'XShape': T(-1)}, shape=[0, 0, H])
+        p.fetch(y)
+        p.save(os.path.join(out_dir, mode))
+    xv = rng.uniform(-1, 1, (B, S, H)).astype(np.float32)
+    x64 = xv.astype(np.float64)
+    split = lambda w, b: (x64 @ w.astype(np.float64) + b).reshape(B, S, N, D).transpose(0, 2, 1, 3)
+    q, k, v = split(wq, bq), split(wk, bk), split(wv, bv)
+    sc = alpha * q @ k.transpose(0, 1, 3, 2) + mask
+    e = np.exp(sc - sc.max(axis=-1, keepdims=True))
+    out = ((e / e.sum(axis=-1, keepdims=True)) @ v).transpose(0, 2, 1, 3).reshape(B, S, H)
+    np.save(os.path.join(out_dir, 'fused_mha', 'x.npy'), xv)
+    np.save(os.path.join(out_dir, 'fused_mha', 'out.npy'), out.astype(np.float32))
+
+
 def ppocr(model, out_dir):
     """Translates the ONNX model (paddle2onnx output of a PP-OCR det or cls model) back into
     Paddle operators: each ONNX node becomes the op paddle2onnx made it from, so the program
@@ -738,6 +790,7 @@ def main():
         tiny(os.path.join(sys.argv[2], 'tiny'))
     elif mode == 'fused':
         fused(sys.argv[2])
+        fused_mha(sys.argv[2])
     elif mode == 'ppocr':
         ppocr(sys.argv[2], sys.argv[3])
     else:
