@@ -229,3 +229,10 @@ func (c *ctx) floats(name string) []float64 {
 	}
 	return out
 }
+
+func (c *ctx) strs(name string) []string {
+	if a := c.op.Attr(name); a != nil && a.Type == pdpb.AttrStrings {
+		return a.Strings
+	}
+	return nil
+}

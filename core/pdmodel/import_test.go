@@ -91,7 +91,7 @@ func TestRegistryNames(t *testing.T) {
 	for _, n := range []string{"conv2d", "conv_transpose2d", "batch_norm", "layer_norm", "adaptive_avg_pool2d",
 		"global_avg_pool", "global_max_pool", "max_pool2d", "avg_pool2d", "add", "sub", "mul", "div", "pow",
 		"maximum", "minimum", "unsqueeze", "relu", "sigmoid", "tanh", "sqrt", "rsqrt", "abs", "exp", "log",
-		"floor", "erf", "silu", "clip", "leaky_relu", "hardsigmoid", "gelu", "hardswish", "matmul", "reshape",
+		"floor", "erf", "silu", "softplus", "clip", "leaky_relu", "hardsigmoid", "gelu", "hardswish", "matmul", "reshape",
 		"transpose", "squeeze", "softmax", "concat", "split", "slice", "resize", "shape", "cast"} {
 		if op.Lookup(n) == nil {
 			t.Errorf("registry has no %s", n)
@@ -100,19 +100,27 @@ func TestRegistryNames(t *testing.T) {
 }
 
 // FuzzImport: any decodable program imports or fails with an error, never a
-// panic (weights of the tiny fixture when the names match, none otherwise).
+// panic (weights of the tiny or the fused fixture when the names match, none
+// otherwise).
 func FuzzImport(f *testing.F) {
-	if b, err := os.ReadFile("testdata/tiny/inference.pdmodel"); err == nil {
-		f.Add(b)
+	var params [][]byte
+	for _, dir := range []string{"testdata/tiny", "testdata/fused", "testdata/fused_mha"} {
+		if b, err := os.ReadFile(dir + "/inference.pdmodel"); err == nil {
+			f.Add(b)
+		}
+		b, _ := os.ReadFile(dir + "/inference.pdiparams")
+		params = append(params, b)
 	}
-	params, _ := os.ReadFile("testdata/tiny/inference.pdiparams")
 	f.Fuzz(func(t *testing.T, b []byte) {
 		p, err := pdpb.DecodeProgram(b)
 		if err != nil {
 			return
 		}
-		ts, err := pdpb.DecodeParams(params, p.Persistables())
-		if err != nil {
+		var ts []pdpb.Tensor
+		for _, pb := range params {
+			if ts, err = pdpb.DecodeParams(pb, p.Persistables()); err == nil {
+				break
+			}
 			ts = nil
 		}
 		pdmodel.Import(p, ts)

@@ -12,15 +12,11 @@ import (
 var builders = map[string]func(c *ctx) error{}
 
 func init() {
-	for _, t := range []string{"conv2d", "depthwise_conv2d"} {
-		builders[t] = buildConv
-	}
 	builders["conv2d_transpose"] = buildConvTranspose
 	builders["batch_norm"] = buildBatchNorm
 	builders["layer_norm"] = buildLayerNorm
 	builders["pool2d"] = buildPool
-	for t, name := range map[string]string{"elementwise_add": "add", "elementwise_sub": "sub",
-		"elementwise_mul": "mul", "elementwise_div": "div", "elementwise_pow": "pow",
+	for t, name := range map[string]string{"elementwise_pow": "pow",
 		"elementwise_max": "maximum", "elementwise_min": "minimum"} {
 		builders[t] = buildElementwise(name)
 	}
@@ -47,8 +43,6 @@ func init() {
 	})
 	builders["hard_swish"] = buildHardSwish
 	builders["swish"] = buildSwish
-	builders["matmul_v2"] = buildMatMul("trans_x", "trans_y")
-	builders["matmul"] = buildMatMul("transpose_X", "transpose_Y")
 	builders["mul"] = buildMul
 	builders["fc"] = buildFC
 	builders["reshape2"] = buildReshape
@@ -363,29 +357,44 @@ func buildSwish(c *ctx) error {
 	return nil
 }
 
-func buildMatMul(tx, ty string) func(c *ctx) error {
+// buildMatMul: the operands after oneDNN's folded reshape and transpose
+// (fusedOperand), their product (transposed as attributes tx and ty say)
+// times attribute alphaAttr.
+func buildMatMul(tx, ty, alphaAttr string) func(c *ctx) error {
 	return func(c *ctx) error {
-		x, err := c.must("X")
+		x, err := c.fusedOperand("X")
 		if err != nil {
 			return err
 		}
-		y, err := c.must("Y")
+		y, err := c.fusedOperand("Y")
 		if err != nil {
 			return err
 		}
-		if c.rank(x) < 2 || c.rank(y) < 2 {
-			return fmt.Errorf("operands of rank %d and %d: vectors are not supported", c.rank(x), c.rank(y))
+		if rx, ry := c.operandRank("X", x), c.operandRank("Y", y); rx < 2 || ry < 2 {
+			return fmt.Errorf("operands of rank %d and %d: vectors are not supported", rx, ry)
 		}
 		d := x.Meta.DType
 		a := op.Attrs{"trans_a": c.bool(tx, false), "trans_b": c.bool(ty, false)}
 		out := c.out("Out", d)
-		if alpha := c.float("alpha", 1); alpha != 1 {
+		if alpha := c.float(alphaAttr, 1); alpha != 1 {
 			c.emit("mul", nil, []*graph.Value{c.emit1("matmul", a, d, x, y), c.scalar(d, alpha)}, out)
 			return nil
 		}
 		c.emit("matmul", a, []*graph.Value{x, y}, out)
 		return nil
 	}
+}
+
+// operandRank is the rank of matmul operand v of slot s, after
+// fusedOperand's reshape or transpose.
+func (c *ctx) operandRank(s string, v *graph.Value) int {
+	if p := c.ints("fused_transpose_" + s); len(p) > 0 {
+		return len(p)
+	}
+	if shape := c.ints("fused_reshape_" + s); len(shape) > 0 {
+		return len(shape)
+	}
+	return c.rank(v)
 }
 
 // mulCore is Paddle's mul: X flattened to 2-D at xCols, times a 2-D Y; the
@@ -430,6 +439,9 @@ func buildMul(c *ctx) error {
 	return c.alias("Out", v)
 }
 
+// buildFC is fc (fc_fuse_pass): Input flattened at in_num_col_dims times
+// W, plus Bias, then activation_type. With padding_weights W holds 4 extra
+// rows and columns (Paddle pads it for its GEMM), which are dropped.
 func buildFC(c *ctx) error {
 	x, err := c.must("Input")
 	if err != nil {
@@ -439,11 +451,20 @@ func buildFC(c *ctx) error {
 	if err != nil {
 		return err
 	}
+	d := x.Meta.DType
+	if c.bool("padding_weights", false) {
+		dims := c.dims(w)
+		if w.Const == nil || len(dims) != 2 || dims[0] < 5 || dims[1] < 5 {
+			return fmt.Errorf("padding_weights with W of dims %v: want a 2-D persistable W, each dimension over 4", dims)
+		}
+		k := c.konst(w.Const.Slice(0, 0, dims[0]-4, 1).Slice(1, 0, dims[1]-4, 1).Contiguous())
+		k.Param = w.Param
+		w = k
+	}
 	v, err := c.mulCore(x, w, c.int("in_num_col_dims", 1))
 	if err != nil {
 		return err
 	}
-	d := x.Meta.DType
 	if b := c.in("Bias"); b != nil {
 		if b.Const != nil && len(b.Const.Shape()) == 2 {
 			k := c.konst(b.Const.Reshape(b.Const.Len()))
@@ -452,12 +473,9 @@ func buildFC(c *ctx) error {
 		}
 		v = c.emit1("add", nil, d, v, b)
 	}
-	switch act := c.str("activation_type", ""); act {
-	case "":
-	case "relu":
-		v = c.emit1("relu", nil, d, v)
-	default:
-		return fmt.Errorf("activation_type %q is not supported", act)
+	v, err = c.activation(v, "activation_type", c.str("activation_type", ""), 0, 0, false)
+	if err != nil {
+		return err
 	}
 	return c.alias("Out", v)
 }

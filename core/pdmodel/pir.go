@@ -127,6 +127,12 @@ var pirOps = map[string]pirRule{
 	"cast":            rule(unaryRule, "cast"),
 	"shape":           {legacy: "shape", in: []string{"Input"}, out: []string{"Out"}},
 	"assign":          rule(unaryRule, "assign"),
+	// what Paddle 3's inference passes write (fc_fuse_pass,
+	// matmul_add_act_fuse_pass, conv2d_add_act_fuse_pass, conv2d_add_fuse_pass)
+	"fc": {legacy: "fc", in: []string{"Input", "W", "Bias"}, out: []string{"Out"}},
+	"fused_conv2d_add_act": {legacy: "fused_conv2d_add_act", in: []string{"Input", "Filter", "Bias", "ResidualData"},
+		out: []string{"Output", "Outputs"}},
+	"multihead_matmul": {legacy: "multihead_matmul", in: []string{"Input", "W", "Bias", "BiasQK"}, out: []string{"Out"}},
 }
 
 // pirDTypes maps PIR element types (t_*) and dtype attribute strings to

@@ -6,6 +6,7 @@ Run with Debian's python3 (python3-protobuf 4.21, python3-numpy; python3-onnx 1.
 for the `ppocr` mode only):
 
     /usr/bin/python3 scripts/ref/pdmodel_ref.py tiny  OUT_DIR
+    /usr/bin/python3 scripts/ref/pdmodel_ref.py fused OUT_DIR
     /usr/bin/python3 scripts/ref/pdmodel_ref.py ppocr MODEL.onnx OUT_DIR
 
 The ProgramDesc messages come from core/pdmodel/pdpb/framework.proto, parsed here by a
@@ -19,6 +20,9 @@ raw little-endian data.
 tiny:  a small conv/bn/relu/pool/fc net with the elementwise `axis` rule, written to
        OUT_DIR/tiny/inference.pdmodel + .pdiparams, with its input (x.npy) and the
        output computed here with NumPy loops (out.npy): an independent forward pass.
+fused: the operators Paddle's inference passes fuse, in OUT_DIR/fused, the same computation
+       unfused in OUT_DIR/unfused, and x.npy / out.npy (NumPy) in OUT_DIR/fused; multihead_matmul
+       likewise in OUT_DIR/fused_mha and OUT_DIR/unfused_mha.
 ppocr: the ONNX model (a PP-OCRv4 det/rec/cls from paddle2onnx) translated node by
        node back into Paddle operators with its weights, for the Go test that runs
        both files and compares; what paddle2onnx decomposed (hard_swish, swish,
@@ -347,6 +351,236 @@ def tiny(out_dir):
     np.save(os.path.join(out_dir, 'out.npy'), out.astype(np.float32))
 
 
+def fused(out_dir):
+    """The operators Paddle's inference passes fuse (fc, conv2d_fusion / fused_conv2d_add_act,
+    fused_conv2d and conv2d with oneDNN's fuse_* attributes, fused_elementwise_*, elementwise_*
+    with fuse_activation, fused_matmul with fused_reshape/transpose, matmul_v2 with ResidualData,
+    fused_elemwise_activation, fused_elemwise_add_activation), written to OUT_DIR/fused, and the same
+    computation in the plain operators the passes replace, written to OUT_DIR/unfused, with the
+    input (x.npy) and the output of the script's own NumPy forward pass (out.npy) in OUT_DIR/fused."""
+    rng = np.random.default_rng(2525)
+    f32 = lambda *s: rng.uniform(-1, 1, s).astype(np.float32)
+    W = {'w1': f32(8, 4, 3, 3), 'b1': f32(8), 'w2': f32(8, 8, 1, 1), 'b2': f32(8), 'dw': f32(8, 1, 3, 3),
+         'b3': f32(8), 'w4': f32(8, 8, 1, 1), 's': f32(8), 'fw': f32(288, 16) * 0.2, 'fb': f32(16),
+         'wm': f32(3, 4), 'wr': f32(12, 12), 'zb': f32(12), 'ow': f32(12, 5), 'ob': f32(5)}
+    conv = dict(strides=[1, 1], dilations=[1, 1], padding_algorithm='EXPLICIT', data_format='NCHW')
+    for mode in ('fused', 'unfused'):
+        F = mode == 'fused'
+        p = Program()
+        P = {k: p.param(k, v) for k, v in W.items() if k not in ('fw', 'fb')}
+        x = p.feed('x', [-1, 4, 6, 6])
+        T = lambda *d: p.tmp(list(d))
+        # 1: conv + bias + relu
+        c1 = T(-1, 8, 6, 6)
+        if F:
+            p.op('conv2d_fusion', {'Input': x, 'Filter': P['w1'], 'Bias': P['b1']}, {'Output': c1},
+                 paddings=[1, 1], groups=1, activation='relu', split_channels=[], **conv)
+        else:
+            a, b = T(-1, 8, 6, 6), T(-1, 8, 6, 6)
+            p.op('conv2d', {'Input': x, 'Filter': P['w1']}, {'Output': a}, paddings=[1, 1], groups=1, **conv)
+            p.op('elementwise_add', {'X': a, 'Y': P['b1']}, {'Out': b}, axis=1)
+            p.op('relu', {'X': b}, {'Out': c1})
+        # 2: conv + bias + residual, identity
+        c2 = T(-1, 8, 6, 6)
+        if F:
+            p.op('fused_conv2d_add_act', {'Input': c1, 'Filter': P['w2'], 'Bias': P['b2'], 'ResidualData': c1},
+                 {'Output': c2}, paddings=[0, 0], groups=1, activation='identity', **conv)
+        else:
+            a, b = T(-1, 8, 6, 6), T(-1, 8, 6, 6)
+            p.op('conv2d', {'Input': c1, 'Filter': P['w2']}, {'Output': a}, paddings=[0, 0], groups=1, **conv)
+            p.op('elementwise_add', {'X': a, 'Y': P['b2']}, {'Out': b}, axis=1)
+            p.op('elementwise_add', {'X': b, 'Y': c1}, {'Out': c2}, axis=-1)
+        # 3: oneDNN fused_conv2d: depthwise + bias + residual + hard_swish
+        c3 = T(-1, 8, 6, 6)
+        if F:
+            p.op('fused_conv2d', {'Input': c2, 'Filter': P['dw'], 'Bias': P['b3'], 'ResidualData': c1},
+                 {'Output': c3}, paddings=[1, 1], groups=8, fuse_activation='hard_swish',
+                 fuse_residual_connection=True, mkldnn_data_type='float32', use_mkldnn=True, **conv)
+        else:
+            a, b, e = T(-1, 8, 6, 6), T(-1, 8, 6, 6), T(-1, 8, 6, 6)
+            p.op('depthwise_conv2d', {'Input': c2, 'Filter': P['dw']}, {'Output': a}, paddings=[1, 1], groups=8, **conv)
+            p.op('elementwise_add', {'X': a, 'Y': P['b3']}, {'Out': b}, axis=1)
+            p.op('elementwise_add', {'X': b, 'Y': c1}, {'Out': e}, axis=-1)
+            p.op('hard_swish', {'X': e}, {'Out': c3}, threshold=6.0, scale=6.0, offset=3.0)
+        # 4: conv2d carrying oneDNN's attributes: relu6 (threshold in fuse_beta), output scale 0.5
+        c4 = T(-1, 8, 6, 6)
+        if F:
+            p.op('conv2d', {'Input': c3, 'Filter': P['w4']}, {'Output': c4}, paddings=[0, 0], groups=1,
+                 fuse_activation='relu6', fuse_alpha=0.0, fuse_beta=6.0, fused_output_scale=0.5,
+                 use_mkldnn=True, **conv)
+        else:
+            a, b = T(-1, 8, 6, 6), T(-1, 8, 6, 6)
+            p.op('conv2d', {'Input': c3, 'Filter': P['w4']}, {'Output': a}, paddings=[0, 0], groups=1, **conv)
+            p.op('relu6', {'X': a}, {'Out': b}, threshold=6.0)
+            p.op('scale', {'X': b}, {'Out': c4}, scale=0.5, bias=0.0, bias_after_scale=True)
+        # 5: fused_elementwise_add + leaky_relu(0.1) + output scale 2
+        e1 = T(-1, 8, 6, 6)
+        if F:
+            p.op('fused_elementwise_add', {'X': c4, 'Y': c2}, {'Out': e1}, axis=-1, fuse_activation='leaky_relu',
+                 fuse_alpha=0.1, fuse_beta=0.0, fused_output_scale=2.0, scale_x=1.0, scale_y=1.0, scale_out=1.0)
+        else:
+            a, b = T(-1, 8, 6, 6), T(-1, 8, 6, 6)
+            p.op('elementwise_add', {'X': c4, 'Y': c2}, {'Out': a}, axis=-1)
+            p.op('leaky_relu', {'X': a}, {'Out': b}, alpha=0.1)
+            p.op('scale', {'X': b}, {'Out': e1}, scale=2.0, bias=0.0, bias_after_scale=True)
+        # 6: elementwise_mul (axis 1) carrying swish(beta 1.5)
+        e2 = T(-1, 8, 6, 6)
+        if F:
+            p.op('elementwise_mul', {'X': e1, 'Y': P['s']}, {'Out': e2}, axis=1, fuse_activation='swish',
+                 fuse_alpha=1.5, fuse_beta=0.0, use_mkldnn=True)
+        else:
+            a = T(-1, 8, 6, 6)
+            p.op('elementwise_mul', {'X': e1, 'Y': P['s']}, {'Out': a}, axis=1)
+            p.op('swish', {'X': a}, {'Out': e2}, beta=1.5)
+        fl = T(-1, 288)
+        p.op('flatten_contiguous_range', {'X': e2}, {'Out': fl, 'XShape': T(-1)}, start_axis=1, stop_axis=-1)
+        # 7: fc with padded weights + relu
+        h1 = T(-1, 16)
+        if F:
+            fw = np.zeros((292, 20), np.float32)
+            fw[:288, :16] = W['fw']
+            fw[288:, :] = 7.0  # padding Paddle never reads
+            fw[:, 16:] = -7.0
+            p.op('fc', {'Input': fl, 'W': p.param('fw', fw), 'Bias': p.param('fb', W['fb'].reshape(1, 16))},
+                 {'Out': h1}, in_num_col_dims=1, activation_type='relu', padding_weights=True)
+        else:
+            a, b = T(-1, 16), T(-1, 16)
+            p.op('matmul_v2', {'X': fl, 'Y': p.param('fw', W['fw'])}, {'Out': a}, trans_x=False, trans_y=False)
+            p.op('elementwise_add', {'X': a, 'Y': p.param('fb', W['fb'])}, {'Out': b}, axis=-1)
+            p.op('relu', {'X': b}, {'Out': h1})
+        # 8: fused_matmul: reshape [2,4,4] + transpose X, trans_y, alpha 0.5, gelu_tanh, transpose + reshape Out
+        m1 = T(-1, 12)
+        if F:
+            p.op('fused_matmul', {'X': h1, 'Y': P['wm']}, {'Out': m1}, trans_x=False, trans_y=True, matmul_alpha=0.5,
+                 fuse_activation='gelu_tanh', fuse_alpha=0.0, fuse_beta=0.0, fused_output_scale=1.0,
+                 fused_reshape_X=[0, 4, 4], fused_transpose_X=[0, 2, 1], fused_reshape_Y=[], fused_transpose_Y=[],
+                 fused_transpose_Out=[0, 2, 1], fused_reshape_Out=[0, 12], mkldnn_data_type='float32')
+        else:
+            a, b, e, g, k = T(0, 4, 4), T(-1, 4, 4), T(-1, 4, 3), T(-1, 4, 3), T(-1, 4, 3)
+            p.op('reshape2', {'X': h1}, {'Out': a, 'XShape': T(-1)}, shape=[0, 4, 4])
+            p.op('transpose2', {'X': a}, {'Out': b, 'XShape': T(-1)}, axis=[0, 2, 1])
+            p.op('matmul_v2', {'X': b, 'Y': P['wm']}, {'Out': e}, trans_x=False, trans_y=True)
+            p.op('scale', {'X': e}, {'Out': g}, scale=0.5, bias=0.0, bias_after_scale=True)
+            p.op('gelu', {'X': g}, {'Out': k}, approximate=True)
+            q = T(-1, 3, 4)
+            p.op('transpose2', {'X': k}, {'Out': q, 'XShape': T(-1)}, axis=[0, 2, 1])
+            p.op('reshape2', {'X': q}, {'Out': m1, 'XShape': T(-1)}, shape=[0, 12])
+        # 9: matmul_v2 + ResidualData + sigmoid
+        m2 = T(-1, 12)
+        if F:
+            p.op('matmul_v2', {'X': m1, 'Y': P['wr'], 'ResidualData': m1}, {'Out': m2}, trans_x=False,
+                 trans_y=False, fuse_activation='sigmoid', use_mkldnn=True)
+        else:
+            a, b = T(-1, 12), T(-1, 12)
+            p.op('matmul_v2', {'X': m1, 'Y': P['wr']}, {'Out': a}, trans_x=False, trans_y=False)
+            p.op('elementwise_add', {'X': a, 'Y': m1}, {'Out': b}, axis=-1)
+            p.op('sigmoid', {'X': b}, {'Out': m2})
+        # 10: fused_elemwise_activation [elementwise_add, scale]: X + 0.3 Y
+        z1 = T(-1, 12)
+        if F:
+            p.op('fused_elemwise_activation', {'X': m2, 'Y': m1}, {'Out': z1, 'IntermediateOut': T(-1, 12)},
+                 functor_list=['elementwise_add', 'scale'], scale=0.3, axis=-1, save_intermediate_out=False)
+        else:
+            a = T(-1, 12)
+            p.op('scale', {'X': m1}, {'Out': a}, scale=0.3, bias=0.0, bias_after_scale=True)
+            p.op('elementwise_add', {'X': m2, 'Y': a}, {'Out': z1}, axis=-1)
+        # 11: fused_elemwise_add_activation [relu, elementwise_add]: relu(X + Y)
+        z2 = T(-1, 12)
+        if F:
+            p.op('fused_elemwise_add_activation', {'X': z1, 'Y': P['zb']}, {'Out': z2, 'IntermediateOut': T(-1, 12)},
+                 functor_list=['relu', 'elementwise_add'], axis=-1, save_intermediate_out=False)
+        else:
+            a = T(-1, 12)
+            p.op('elementwise_add', {'X': z1, 'Y': P['zb']}, {'Out': a}, axis=-1)
+            p.op('relu', {'X': a}, {'Out': z2})
+        # 12: fc without activation
+        y = p.var('out', [-1, 5])
+        if F:
+            p.op('fc', {'Input': z2, 'W': P['ow'], 'Bias': P['ob']}, {'Out': y}, in_num_col_dims=1,
+                 activation_type='', padding_weights=False)
+        else:
+            a = T(-1, 5)
+            p.op('mul', {'X': z2, 'Y': P['ow']}, {'Out': a}, x_num_col_dims=1, y_num_col_dims=1)
+            p.op('elementwise_add', {'X': a, 'Y': P['ob']}, {'Out': y}, axis=1)
+        p.fetch(y)
+        p.save(os.path.join(out_dir, mode))
+
+    # the same forward pass in float64 NumPy
+    P = {k: v.astype(np.float64) for k, v in W.items()}
+    sh = (1, 8, 1, 1)
+    sig = lambda v: 1 / (1 + np.exp(-v))
+    xv = rng.uniform(-1, 1, (2, 4, 6, 6)).astype(np.float32)
+    c1 = np.maximum(conv2d(xv.astype(np.float64), P['w1'], 1, 1) + P['b1'].reshape(sh), 0)
+    c2 = conv2d(c1, P['w2']) + P['b2'].reshape(sh) + c1
+    a = conv2d(c2, P['dw'], 1, 1, groups=8) + P['b3'].reshape(sh) + c1
+    c3 = a * np.clip(a + 3, 0, 6) / 6
+    c4 = np.clip(conv2d(c3, P['w4']), 0, 6) * 0.5
+    a = c4 + c2
+    e1 = np.where(a > 0, a, 0.1 * a) * 2
+    a = e1 * P['s'].reshape(sh)
+    e2 = a * sig(1.5 * a)
+    h1 = np.maximum(e2.reshape(2, 288) @ P['fw'] + P['fb'], 0)
+    a = 0.5 * (h1.reshape(2, 4, 4).transpose(0, 2, 1) @ P['wm'].T)
+    a = 0.5 * a * (1 + np.tanh(np.sqrt(2 / np.pi) * (a + 0.044715 * a ** 3)))
+    m1 = a.transpose(0, 2, 1).reshape(2, 12)
+    m2 = sig(m1 @ P['wr'] + m1)
+    z2 = np.maximum(m2 + 0.3 * m1 + P['zb'], 0)
+    out = z2 @ P['ow'] + P['ob']
+    np.save(os.path.join(out_dir, 'fused', 'x.npy'), xv)
+    np.save(os.path.join(out_dir, 'fused', 'out.npy'), out.astype(np.float32))
+
+
+def fused_mha(out_dir):
+    """multihead_matmul (multihead_matmul_fuse_pass_v2's attention: W [H, 3, H], Bias [3, H],
+    BiasQK, alpha, head_number) in OUT_DIR/fused_mha, the unfused attention it replaces in
+    OUT_DIR/unfused_mha, and the NumPy forward pass (x.npy, out.npy in OUT_DIR/fused_mha)."""
+    rng = np.random.default_rng(2526)
+    f32 = lambda *s: rng.uniform(-1, 1, s).astype(np.float32)
+    B, S, H, N = 2, 5, 8, 2
+    D = H // N
+    wq, wk, wv, bq, bk, bv = f32(H, H), f32(H, H), f32(H, H), f32(H), f32(H), f32(H)
+    mask = f32(B, N, S, S)
+    alpha = 1 / np.sqrt(D)
+    for mode in ('fused_mha', 'unfused_mha'):
+        p = Program()
+        x = p.feed('x', [-1, S, H])
+        m = p.param('bias_qk', mask)
+        y = p.var('out', [-1, S, H])
+        T = lambda *d: p.tmp(list(d))
+        if mode == 'fused_mha':
+            p.op('multihead_matmul', {'Input': x, 'W': p.param('qkv_w', np.stack([wq, wk, wv], axis=1)),
+                                      'Bias': p.param('qkv_b', np.stack([bq, bk, bv])), 'BiasQK': m},
+                 {'Out': y}, alpha=float(alpha), head_number=N, transpose_Q=False, transpose_K=True, transpose_V=False)
+        else:
+            heads = []
+            for name, w, b in (('q', wq, bq), ('k', wk, bk), ('v', wv, bv)):
+                a, c, r, t = T(-1, S, H), T(-1, S, H), T(0, 0, N, D), T(-1, N, S, D)
+                p.op('matmul_v2', {'X': x, 'Y': p.param(name + '_w', w)}, {'Out': a}, trans_x=False, trans_y=False)
+                p.op('elementwise_add', {'X': a, 'Y': p.param(name + '_b', b)}, {'Out': c}, axis=2)
+                p.op('reshape2', {'X': c}, {'Out': r, 'XShape': T(-1)}, shape=[0, 0, N, D])
+                p.op('transpose2', {'X': r}, {'Out': t, 'XShape': T(-1)}, axis=[0, 2, 1, 3])
+                heads.append(t)
+            s1, s2, s3, s4, o1, o2 = T(-1, N, S, S), T(-1, N, S, S), T(-1, N, S, S), T(-1, N, S, S), T(-1, N, S, D), T(-1, S, N, D)
+            p.op('matmul_v2', {'X': heads[0], 'Y': heads[1]}, {'Out': s1}, trans_x=False, trans_y=True)
+            p.op('scale', {'X': s1}, {'Out': s2}, scale=float(alpha), bias=0.0, bias_after_scale=True)
+            p.op('elementwise_add', {'X': s2, 'Y': m}, {'Out': s3}, axis=-1)
+            p.op('softmax', {'X': s3}, {'Out': s4}, axis=-1)
+            p.op('matmul_v2', {'X': s4, 'Y': heads[2]}, {'Out': o1}, trans_x=False, trans_y=False)
+            p.op('transpose2', {'X': o1}, {'Out': o2, 'XShape': T(-1)}, axis=[0, 2, 1, 3])
+            p.op('reshape2', {'X': o2}, {'Out': y, 'XShape': T(-1)}, shape=[0, 0, H])
+        p.fetch(y)
+        p.save(os.path.join(out_dir, mode))
+    xv = rng.uniform(-1, 1, (B, S, H)).astype(np.float32)
+    x64 = xv.astype(np.float64)
+    split = lambda w, b: (x64 @ w.astype(np.float64) + b).reshape(B, S, N, D).transpose(0, 2, 1, 3)
+    q, k, v = split(wq, bq), split(wk, bk), split(wv, bv)
+    sc = alpha * q @ k.transpose(0, 1, 3, 2) + mask
+    e = np.exp(sc - sc.max(axis=-1, keepdims=True))
+    out = ((e / e.sum(axis=-1, keepdims=True)) @ v).transpose(0, 2, 1, 3).reshape(B, S, H)
+    np.save(os.path.join(out_dir, 'fused_mha', 'x.npy'), xv)
+    np.save(os.path.join(out_dir, 'fused_mha', 'out.npy'), out.astype(np.float32))
+
+
 def ppocr(model, out_dir):
     """Translates the ONNX model (paddle2onnx output of a PP-OCR det or cls model) back into
     Paddle operators: each ONNX node becomes the op paddle2onnx made it from, so the program
@@ -554,6 +788,9 @@ def main():
     mode = sys.argv[1]
     if mode == 'tiny':
         tiny(os.path.join(sys.argv[2], 'tiny'))
+    elif mode == 'fused':
+        fused(sys.argv[2])
+        fused_mha(sys.argv[2])
     elif mode == 'ppocr':
         ppocr(sys.argv[2], sys.argv[3])
     else:

@@ -22,6 +22,9 @@ The weights are tiny's inference.pdiparams (the same parameter names, saved sort
 Run from the repository root after pdmodel_ref.py tiny:
     /usr/bin/python3 scripts/ref/pir_ref.py
 
+`pir_ref.py fused OUT_DIR` writes pd_op.fused_conv2d_add_act and pd_op.fc (what Paddle 3's
+conv2d_add_act_fuse_pass and fc_fuse_pass write) with its NumPy forward pass (x.npy, out.npy).
+
 `pir_ref.py ppocr MODEL.onnx OUT_DIR` translates a paddle2onnx PP-OCR det or cls model back
 into the pd_op operators of a Paddle 3 program, as pdmodel_ref.py's ppocr does into Paddle 2
 operators (a PP-OCRv4 rec's reshape to a shape with run-time parts takes a builtin.combine of
@@ -307,6 +310,41 @@ def ppocr(model, out_dir):
     p.save(out_dir, params)
 
 
+def fused(out_dir):
+    """pd_op.fused_conv2d_add_act (bias, residual, relu) and pd_op.fc (relu), the operators Paddle 3's
+    conv2d_add_act_fuse_pass and fc_fuse_pass write, with the NumPy forward pass: OUT_DIR/inference.json,
+    inference.pdiparams, x.npy, out.npy."""
+    rng = np.random.default_rng(3025)
+    f32 = lambda *s: rng.uniform(-1, 1, s).astype(np.float32)
+    W = {"cw": f32(4, 4, 3, 3), "cb": f32(4), "fw": f32(64, 6), "fb": f32(6)}
+    p = Prog()
+    w = {n: p.param(n, list(v.shape)) for n, v in sorted(W.items())}
+    x = p.op("data", [], [[-1, 4, 4, 4]], [a("name", "0.a_str", "x"), a("shape", "1.a_intarray", [-1, 4, 4, 4]),
+                                             a("dtype", "1.a_dtype", "float32"), a("place", "1.a_place", [0, 0, ""])])[0]
+    c = p.op("fused_conv2d_add_act", [x, w["cw"], w["cb"], x], [[-1, 4, 4, 4], None],
+             conv_attrs(1, 1, 1) + [a("activation", "0.a_str", "relu"), i32s("split_channels", []),
+                                    a("exhaustive_search", "0.a_bool", False), a("workspace_size_MB", "0.a_i32", 32),
+                                    a("fuse_alpha", "0.a_f32", 0.0)])[0]
+    fl = p.op("flatten", [c], [[-1, 64]], [a("start_axis", "0.a_i32", 1), a("stop_axis", "0.a_i32", -1)])[0]
+    y = p.op("fc", [fl, w["fw"], w["fb"]], [[-1, 6]], [a("in_num_col_dims", "0.a_i32", 1),
+                                                      a("activation_type", "0.a_str", "relu"),
+                                                      a("padding_weights", "0.a_bool", False)])[0]
+    p.op("fetch", [y], [[-1, 6]], [a("name", "0.a_str", "out"), a("col", "0.a_i32", 0)])
+    p.save(out_dir, W)
+    P = {k: v.astype(np.float64) for k, v in W.items()}
+    xv = rng.uniform(-1, 1, (2, 4, 4, 4)).astype(np.float32)
+    x64 = xv.astype(np.float64)
+    xp = np.pad(x64, ((0, 0), (0, 0), (1, 1), (1, 1)))
+    cv = np.zeros((2, 4, 4, 4))
+    for i in range(4):
+        for j in range(4):
+            cv[:, :, i, j] = np.einsum("nchw,ochw->no", xp[:, :, i:i + 3, j:j + 3], P["cw"])
+    cv = np.maximum(cv + P["cb"].reshape(1, 4, 1, 1) + x64, 0)
+    out = np.maximum(cv.reshape(2, 64) @ P["fw"] + P["fb"], 0)
+    np.save(os.path.join(out_dir, "x.npy"), xv)
+    np.save(os.path.join(out_dir, "out.npy"), out.astype(np.float32))
+
+
 def conv_attrs(stride, pad, groups):
     return [i32s("strides", [stride, stride]), i32s("paddings", [pad, pad]),
             a("padding_algorithm", "0.a_str", "EXPLICIT"), i32s("dilations", [1, 1]),
@@ -366,5 +404,7 @@ def main():
 if __name__ == "__main__":
     if len(sys.argv) == 4 and sys.argv[1] == "ppocr":
         ppocr(sys.argv[2], sys.argv[3])
+    elif len(sys.argv) == 3 and sys.argv[1] == "fused":
+        fused(sys.argv[2])
     else:
         main()
