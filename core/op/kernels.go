@@ -80,6 +80,10 @@ type Kernels struct {
 	// unused) v[j] = x·min(max(x+3, 0), 6)·(1/6 as float32), bitwise as the int8 ops'
 	// epilogue, for a prefix of the elements and returns its length.
 	DequantRow32 func(v []float32, acc []int32, ib int32, m, b, lo, hi float32, hardswish bool) int
+	// QEpilogueRow8 runs the requantizing int8 epilogue of one output
+	// channel's row in one pass (QEpilogue8.Row, bitwise) for a prefix of
+	// the elements and returns its length.
+	QEpilogueRow8 func(dst []byte, acc []int32, p *QEpilogue8) int
 	// QDepthwise8 computes the exact int32 accumulators of planes [p0, p1)
 	// of the depthwise int8 convolution d, calling done(p, acc) with plane
 	// p's OH×OW accumulators (valid during the call) in order; it reports
