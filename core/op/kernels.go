@@ -80,6 +80,19 @@ type Kernels struct {
 	// unused) v[j] = x·min(max(x+3, 0), 6)·(1/6 as float32), bitwise as the int8 ops'
 	// epilogue, for a prefix of the elements and returns its length.
 	DequantRow32 func(v []float32, acc []int32, ib int32, m, b, lo, hi float32, hardswish bool) int
+	// QGEMM8 sets c[i·ldc+j] = Σ_p A[i·lda+p]·B[p·ldb+j] (int32,
+	// wrapping) for i < m, j < n, A int8 when aSigned (B uint8) else uint8
+	// (B int8): the backend's int8 GEMM on strided operands, which
+	// qconv2d's pointwise path calls on column tiles of x in place. pa is
+	// A packed by QPackA8 (opaque; nil: packed in the call).
+	QGEMM8 func(m, n, k int, a []byte, lda int, aSigned bool, pa any, b []byte, ldb int, c []int32, ldc int)
+	// QPackA8 packs A once for repeated QGEMM8 calls (nil where the level
+	// does not pack).
+	QPackA8 func(m, k int, a []byte, lda int, aSigned bool) any
+	// QEpilogueRow8 runs the requantizing int8 epilogue of one output
+	// channel's row in one pass (QEpilogue8.Row, bitwise) for a prefix of
+	// the elements and returns its length.
+	QEpilogueRow8 func(dst []byte, acc []int32, p *QEpilogue8) int
 	// QDepthwise8 computes the exact int32 accumulators of planes [p0, p1)
 	// of the depthwise int8 convolution d, calling done(p, acc) with plane
 	// p's OH×OW accumulators (valid during the call) in order; it reports

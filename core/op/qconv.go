@@ -100,10 +100,19 @@ func qconv2dRef(out, in []*T, a Attrs) {
 		return
 	}
 	xz := zeroTensor([]int{q.xZero})
+	folded := q.xZero == 0
 	if ib, ok := foldXZero(ep.ibias, w, q, oc); ok {
 		// Σ (x - xz)·w = Σ x·w - xz·Σ w: x's zero point goes into the
 		// int32 bias once, and the GEMM runs without corrections.
-		ep.ibias, xz = ib, zeroTensor([]int{0})
+		ep.ibias, xz, folded = ib, zeroTensor([]int{0}), true
+	}
+	var direct func(gi int, b []byte, ldb, n int, acc []int32)
+	if folded {
+		direct = qdirect(x, w, groups, q)
+	}
+	if pw && direct != nil {
+		qpointwise(out[0], x, groups, ep, direct)
+		return
 	}
 	parallel.For(n*groups*nt, 1, func(lo, hi int) {
 		colBuf, accBuf := getScratch[byte](0), getScratch[int32](0)
@@ -128,11 +137,87 @@ func qconv2dRef(out, in []*T, a Attrs) {
 				wz = wz[gi*ocg : (gi+1)*ocg]
 			}
 			*accBuf = grow(*accBuf, ocg*cols)
+			if direct != nil {
+				direct(gi, rawBytesOf(col), cols, cols, (*accBuf)[:ocg*cols])
+				ep.run((*accBuf)[:ocg*cols], ocg, cols, gi*ocg, out[0], (ni*oc+gi*ocg)*ohw+oh0*g.OW, ohw)
+				continue
+			}
 			acc := tensor.FromSlice((*accBuf)[:ocg*cols], ocg, cols) // fully written by the GEMM
 			Run(matmulIntegerDef, []*T{acc}, []*T{byteView(w, gi*ocg*k, ocg, k), col, zeroTensor(wz), xz}, nil)
 			ep.run(acc.I32(), ocg, cols, gi*ocg, out[0], (ni*oc+gi*ocg)*ohw+oh0*g.OW, ohw)
 		}
 	})
+}
+
+// qaccCols is the accumulator budget (int32 elements) of one column tile
+// of qpointwise: the GEMM writes the tile and the epilogue reads it back
+// while it is in the L2 cache (a whole 240×240×32 image's accumulators,
+// 7 MB, were written to memory and read back).
+const qaccCols = 1 << 15
+
+// qdirect returns the product of group gi's weights (ocg×k) with the
+// k×n byte matrix b (rows ldb apart) into acc (ocg×n) on the backend's
+// strided int8 GEMM (Kernels.QGEMM8) with the weights packed once per call
+// (QPackA8), for a qconv2d whose zero points need no correction (x's
+// folded into the bias, the weights' all 0); nil without that GEMM, with
+// a weight zero point, or when x and w have the same signedness (the
+// GEMM takes one of each; matmul_integer flips a sign bit for those).
+func qdirect(x, w *T, groups int, q quantParams) func(gi int, b []byte, ldb, n int, acc []int32) {
+	gemm := Active().QGEMM8
+	if gemm == nil || (x.DType() == tensor.Int8) == (w.DType() == tensor.Int8) {
+		return nil
+	}
+	for _, z := range q.wZero {
+		if z != 0 {
+			return nil
+		}
+	}
+	oc := w.Shape()[0]
+	ocg, k := oc/groups, w.Shape().NumElements()/oc
+	wb := rawBytesOf(w)
+	aSigned := w.DType() == tensor.Int8
+	packed := make([]any, groups)
+	if pack := Active().QPackA8; pack != nil {
+		for gi := range groups {
+			packed[gi] = pack(ocg, k, wb[gi*ocg*k:], k, aSigned)
+		}
+	}
+	return func(gi int, b []byte, ldb, n int, acc []int32) {
+		gemm(ocg, n, k, wb[gi*ocg*k:], k, aSigned, packed[gi], b, ldb, acc, n)
+	}
+}
+
+// qpointwise runs a 1×1 stride-1 qconv2d through direct (qdirect): per
+// image, group and tile of output columns, W·x[:, j0:j1] with x read in
+// place (no copy), then the epilogue on the tile while it is in cache.
+func qpointwise(out, x *T, groups int, ep *quantEpilogue, direct func(gi int, b []byte, ldb, n int, acc []int32)) {
+	xs := x.Shape()
+	n, c, hw := xs[0], xs[1], xs[2]*xs[3]
+	oc := out.Shape()[1]
+	cg, ocg := c/groups, oc/groups
+	cols := min(hw, max(256, qaccCols/max(ocg, 1)/32*32))
+	nt := (hw + cols - 1) / cols
+	xb := rawBytesOf(x)
+	parallel.For(n*groups*nt, 1, func(lo, hi int) {
+		accBuf := getScratch[int32](ocg * cols)
+		defer putScratch(accBuf)
+		for t := lo; t < hi; t++ {
+			ni, gi, ti := t/nt/groups, t/nt%groups, t%nt
+			j0 := ti * cols
+			nc := min(cols, hw-j0)
+			acc := (*accBuf)[:ocg*nc]
+			direct(gi, xb[(ni*c+gi*cg)*hw+j0:], hw, nc, acc)
+			ep.run(acc, ocg, nc, gi*ocg, out, (ni*oc+gi*ocg)*hw+j0, hw)
+		}
+	})
+}
+
+// rawBytesOf is a uint8 or int8 tensor's memory as bytes.
+func rawBytesOf(t *T) []byte {
+	if t.DType() == tensor.Int8 {
+		return int8Bytes(t.I8())
+	}
+	return t.U8()
 }
 
 // scratch pools the byte and int32 buffers of the int8 ops' tiles (the

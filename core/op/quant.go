@@ -281,9 +281,6 @@ func (e *quantEpilogue) run(acc []int32, rows, cols, c0 int, out *T, off, ldd in
 		lo, hi = -128, 127
 	}
 	inv, z := float32(1/e.q.yScale), float32(e.q.yZero)
-	vb := getScratch[float32](cols)
-	defer putScratch(vb)
-	v := (*vb)[:cols]
 	signed := e.q.out == tensor.Int8
 	var o []byte
 	if signed {
@@ -291,6 +288,30 @@ func (e *quantEpilogue) run(acc []int32, rows, cols, c0 int, out *T, off, ldd in
 	} else {
 		o = out.U8()
 	}
+	if cl, ch, fused := e.clamp(); e.perRow && (fused || e.q.act == "hardswish") {
+		p := QEpilogue8{Lo: cl, Hi: ch, HardSwish: !fused, PostMul: 1, Inv: inv, Zero: z, QLo: lo, QHi: hi}
+		if e.q.hasMul {
+			p.PostMul = e.post[0]
+		}
+		if e.q.hasAdd {
+			p.PostAdd = e.post[1]
+		}
+		for r := range rows {
+			c := c0 + r
+			p.M, p.B, p.IB = e.mul[c], 0, 0
+			if e.fbias != nil {
+				p.B = e.fbias[c]
+			}
+			if e.ibias != nil {
+				p.IB = e.ibias[c]
+			}
+			p.Row(o[off+r*ldd:][:cols], acc[r*cols:][:cols])
+		}
+		return
+	}
+	vb := getScratch[float32](cols)
+	defer putScratch(vb)
+	v := (*vb)[:cols]
 	for r := range rows {
 		e.row(v, acc[r*cols:][:cols], r, c0)
 		requantizeRow(o[off+r*ldd:][:cols], v, inv, z, lo, hi, signed)
@@ -303,4 +324,46 @@ func int8Bytes(s []int8) []byte {
 		return nil
 	}
 	return unsafe.Slice((*byte)(unsafe.Pointer(&s[0])), len(s))
+}
+
+// QEpilogue8 holds one output channel's constants of a requantizing int8
+// epilogue whose activation is a clamp or hardswish (QEpilogue8.Row).
+type QEpilogue8 struct {
+	IB        int32   // int32 bias
+	M, B      float32 // dequantize: float32(acc+IB)·M, then + B
+	Lo, Hi    float32 // the clamp activations' bounds (±Inf: none)
+	HardSwish bool    // hardswish instead of the clamp
+	// PostMul, PostAdd are the affine after the activation (1, 0 when
+	// none: x·1 + 0 requantizes as x does).
+	PostMul, PostAdd float32
+	Inv, Zero        float32 // requantize: roundEven(x·Inv) + Zero
+	QLo, QHi         float32 // the output type's range (-128..127 means int8)
+}
+
+// Row sets dst[j] to acc[j] through the whole epilogue in one pass: x =
+// float32(acc[j]+IB)·M + B, clamped to [Lo, Hi] or hardswish, x·PostMul +
+// PostAdd, clamp(roundEven(x·Inv) + Zero, QLo, QHi) as uint8 or int8 bits;
+// each step rounded in float32 as the unfused passes round (bitwise equal
+// to them), the backend's QEpilogueRow8 doing a prefix.
+func (p *QEpilogue8) Row(dst []byte, acc []int32) {
+	j0 := 0
+	if k := Active().QEpilogueRow8; k != nil {
+		j0 = k(dst, acc, p)
+	}
+	signed := p.QLo < 0
+	for j := j0; j < len(acc); j++ {
+		x := float32(float32(acc[j]+p.IB)*p.M) + p.B
+		if p.HardSwish {
+			x = hardSwish32(x)
+		} else {
+			x = min(max(x, p.Lo), p.Hi)
+		}
+		x = float32(x*p.PostMul) + p.PostAdd
+		q := min(max(roundEven32(float32(x*p.Inv))+p.Zero, p.QLo), p.QHi)
+		if signed {
+			dst[j] = byte(int8(q))
+		} else {
+			dst[j] = uint8(q)
+		}
+	}
 }

@@ -31,6 +31,16 @@ func kernelSet() *op.Kernels {
 	k := &op.Kernels{Name: "cpu " + Level(), SGEMM: SGEMM, SGEMMEx: opSGEMMEx, GemmLoop: gemmLoop,
 		Winograd3x3: Winograd3x3, Winograd3x3Filter: Winograd3x3Filter}
 	k.SetOp("matmul_integer", matmulInteger) // the int8 GEMM (qgemm.go) at every level
+	k.QGEMM8 = func(m, n, kk int, a []byte, lda int, aSigned bool, pa any, b []byte, ldb int, c []int32, ldc int) {
+		p, _ := pa.(*QPackedA)
+		QGEMMPacked(m, n, kk, a, lda, aSigned, p, b, ldb, c, ldc)
+	}
+	k.QPackA8 = func(m, kk int, a []byte, lda int, aSigned bool) any {
+		if p := QPackA(m, kk, a, lda, aSigned); p != nil {
+			return p
+		}
+		return nil
+	}
 	if Level() == "generic" {
 		return k
 	}

@@ -51,6 +51,56 @@ const qkc = 768
 // uint8 otherwise (then B is int8). It runs on the active level's kernel
 // and the threads of core/parallel, splitting the columns (or rows) of c.
 func QGEMM(m, n, k int, a []byte, lda int, aSigned bool, b []byte, ldb int, c []int32, ldc int) {
+	QGEMMPacked(m, n, k, a, lda, aSigned, nil, b, ldb, c, ldc)
+}
+
+// QPackedA is A packed once in the active level's kernel layout, for
+// repeated products with the same A (a conv's weights against tiles and
+// images of x).
+type QPackedA struct {
+	kn      *qkernel
+	m, k    int
+	aSigned bool
+	panels  []byte // per k block of qkc, per row panel of mr: mr·kp·esize bytes
+}
+
+// QPackA packs the m×k matrix A (rows lda apart; int8 when aSigned) for
+// QGEMMPacked at the active level (nil at generic, which does not pack).
+func QPackA(m, k int, a []byte, lda int, aSigned bool) *QPackedA {
+	kn := qkernelFor(curISA())
+	if kn == nil || m <= 0 || k <= 0 {
+		return nil
+	}
+	checkQGemm(m, 1, k, len(a), lda, k, 1, m, 1)
+	p := &QPackedA{kn: kn, m: m, k: k, aSigned: aSigned}
+	for p0 := 0; p0 < k; p0 += qkc {
+		kc := min(qkc, k-p0)
+		kp := ceilDiv(kc, kn.kg) * kn.kg
+		sz := kn.mr * kp * kn.esize
+		for i := 0; i < m; i += kn.mr {
+			off := len(p.panels)
+			p.panels = append(p.panels, make([]byte, sz)...)
+			kn.packA(a, lda, aSigned, i, min(kn.mr, m-i), p0, kc, kp, p.panels[off:off+sz])
+		}
+	}
+	return p
+}
+
+// panel returns the packed A panel of rows from i (a multiple of mr) and
+// the k block from p0.
+func (p *QPackedA) panel(i, p0 int) []byte {
+	kn := p.kn
+	npan := ceilDiv(p.m, kn.mr)
+	kpFull := ceilDiv(qkc, kn.kg) * kn.kg * kn.mr * kn.esize // a whole block's panel size
+	kc := min(qkc, p.k-p0)
+	sz := kn.mr * ceilDiv(kc, kn.kg) * kn.kg * kn.esize
+	off := p0/qkc*npan*kpFull + i/kn.mr*sz
+	return p.panels[off : off+sz]
+}
+
+// QGEMMPacked is QGEMM with A already packed by QPackA (pa nil: a packed
+// here); pa must have been packed from a, at this level.
+func QGEMMPacked(m, n, k int, a []byte, lda int, aSigned bool, pa *QPackedA, b []byte, ldb int, c []int32, ldc int) {
 	if m <= 0 || n <= 0 {
 		return
 	}
@@ -65,6 +115,9 @@ func QGEMM(m, n, k int, a []byte, lda int, aSigned bool, b []byte, ldb int, c []
 	if kn == nil {
 		qgemmGeneric(m, n, k, a, lda, aSigned, b, ldb, c, ldc)
 		return
+	}
+	if pa != nil && (pa.kn != kn || pa.m != m || pa.k != k || pa.aSigned != aSigned) {
+		panic(fmt.Sprintf("cpu: QGEMMPacked %dx%dx%d: A packed as %dx%d for kernel %s", m, n, k, pa.m, pa.k, pa.kn.name))
 	}
 	work := int64(m) * int64(n) * int64(k)
 	threads := parallel.Threads()
@@ -81,7 +134,7 @@ func QGEMM(m, n, k int, a []byte, lda int, aSigned bool, b []byte, ldb int, c []
 			for p := lo; p < hi; p++ {
 				j0, j1 := p*per*kn.nr, min((p+1)*per*kn.nr, n)
 				if j0 < j1 {
-					kn.region(0, m, j0, j1, k, a, lda, aSigned, b, ldb, c, ldc)
+					kn.region(0, m, j0, j1, k, a, lda, aSigned, pa, b, ldb, c, ldc)
 				}
 			}
 		})
@@ -93,7 +146,7 @@ func QGEMM(m, n, k int, a []byte, lda int, aSigned bool, b []byte, ldb int, c []
 		for p := lo; p < hi; p++ {
 			i0, i1 := p*per*kn.mr, min((p+1)*per*kn.mr, m)
 			if i0 < i1 {
-				kn.region(i0, i1, 0, n, k, a, lda, aSigned, b, ldb, c, ldc)
+				kn.region(i0, i1, 0, n, k, a, lda, aSigned, pa, b, ldb, c, ldc)
 			}
 		}
 	})
@@ -116,7 +169,7 @@ var qbufs sync.Pool
 // region computes c's rows [i0, i1) × columns [j0, j1): k in blocks of
 // qkc; per block, B's panels of the region, then each row panel of A
 // against them.
-func (kn *qkernel) region(i0, i1, j0, j1, k int, a []byte, lda int, aSigned bool, b []byte, ldb int, c []int32, ldc int) {
+func (kn *qkernel) region(i0, i1, j0, j1, k int, a []byte, lda int, aSigned bool, pa *QPackedA, b []byte, ldb int, c []int32, ldc int) {
 	buf, _ := qbufs.Get().(*qbuf)
 	if buf == nil {
 		buf = &qbuf{}
@@ -146,17 +199,22 @@ func (kn *qkernel) region(i0, i1, j0, j1, k int, a []byte, lda int, aSigned bool
 		accum := p0 > 0
 		for i := i0; i < i1; i += kn.mr {
 			rows := min(kn.mr, i1-i)
-			kn.packA(a, lda, aSigned, i, rows, p0, kc, kp, buf.a[:kn.mr*kp*kn.esize])
+			ap := buf.a[:kn.mr*kp*kn.esize]
+			if pa != nil {
+				ap = pa.panel(i, p0)
+			} else {
+				kn.packA(a, lda, aSigned, i, rows, p0, kc, kp, ap)
+			}
 			for q := range npan {
 				jq := j0 + q*kn.nr
 				w := min(kn.nr, j1-jq)
 				bp := buf.b[q*pstride : (q+1)*pstride]
 				if rows == kn.mr && w == kn.nr {
-					kn.run(kp, buf.a, bp, c[i*ldc+jq:], ldc, accum, aSigned)
+					kn.run(kp, ap, bp, c[i*ldc+jq:], ldc, accum, aSigned)
 					continue
 				}
 				t := tile[:kn.mr*kn.nr]
-				kn.run(kp, buf.a, bp, t, kn.nr, false, aSigned)
+				kn.run(kp, ap, bp, t, kn.nr, false, aSigned)
 				for r := range rows {
 					dst, src := c[(i+r)*ldc+jq:][:w], t[r*kn.nr:][:w]
 					if accum {

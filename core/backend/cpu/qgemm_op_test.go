@@ -110,6 +110,43 @@ func TestQConvQGemmKernels(t *testing.T) {
 	})
 }
 
+// TestQConvPointwiseTiles checks 1×1 qconv2d on images large enough for
+// several column tiles of the in-place pointwise path (the last one
+// partial) at every level against the reference: uint8 x with int8
+// weights (the strided GEMM), int8 x with uint8 and int8 weights (the
+// latter through matmul_integer's sign flip), groups, every output type.
+func TestQConvPointwiseTiles(t *testing.T) {
+	forLevels(t, func(t *testing.T) {
+		r := rand.New(rand.NewPCG(13, 14))
+		for _, dt := range [][2]tensor.DType{{tensor.Uint8, tensor.Int8}, {tensor.Int8, tensor.Uint8}, {tensor.Int8, tensor.Int8}} {
+			for _, groups := range []int{1, 2} {
+				x := randBytes(r, dt[0], 2, 24, 40, 61)
+				w := randBytes(r, dt[1], 96, 24/groups, 1, 1)
+				bias := tensor.New(tensor.Int32, 96)
+				for i := range bias.I32() {
+					bias.I32()[i] = int32(r.IntN(2000) - 1000)
+				}
+				ws := make([]float64, 96)
+				for i := range ws {
+					ws[i] = 0.0001 + r.Float64()*0.001
+				}
+				for _, out := range []tensor.DType{tensor.Float32, tensor.Uint8, tensor.Int32} {
+					qa := op.QuantAttrs(0.02, 7, ws, []int{0}, out, 0.05, 3).With("act", "hardswish").With("post_mul", 0.7).With("post_add", 0.1)
+					cp := op.ConvParams{Groups: groups}
+					a := cp.Attrs()
+					for k, v := range qa {
+						a[k] = v
+					}
+					want := runRef(op.Lookup("qconv2d"), a, x, w, bias)
+					if got := op.QConv2D(x, w, bias, cp, qa); !tensorsEqual(got, want) {
+						t.Fatalf("x %v w %v groups %d out %v: backend differs from the reference", dt[0], dt[1], groups, out)
+					}
+				}
+			}
+		}
+	})
+}
+
 func tensorsEqual(a, b *tensor.Tensor) bool {
 	if a.DType() != b.DType() || !slices.Equal(a.Shape(), b.Shape()) {
 		return false

@@ -142,3 +142,40 @@ func BenchmarkQGEMM(b *testing.B) {
 		})
 	}
 }
+
+// TestQGEMMPacked checks QGEMMPacked with A packed once by QPackA against
+// the integer reference at every level, exactly: m past a row panel, k past a k block (the
+// packed blocks' offsets) and odd, strided B and C, both signednesses,
+// several products with the same packing.
+func TestQGEMMPacked(t *testing.T) {
+	forLevels(t, func(t *testing.T) {
+		r := rand.New(rand.NewPCG(31, 32))
+		for _, aSigned := range []bool{true, false} {
+			for _, mk := range [][2]int{{25, 5}, {13, qkc + 37}, {7, 2*qkc + 3}} {
+				m, k := mk[0], mk[1]
+				lda := k + 3
+				a := make([]byte, m*lda)
+				for i := range a {
+					a[i] = byte(r.Uint32())
+				}
+				pa := QPackA(m, k, a, lda, aSigned)
+				for _, n := range []int{1, 45} {
+					ldb, ldc := n+9, n+2
+					b := make([]byte, k*ldb)
+					for i := range b {
+						b[i] = byte(r.Uint32())
+					}
+					want, got := qgemmNaive(m, n, k, a, lda, aSigned, b, ldb), make([]int32, m*ldc)
+					QGEMMPacked(m, n, k, a, lda, aSigned, pa, b, ldb, got, ldc)
+					for i := range m {
+						for j := range n {
+							if got[i*ldc+j] != want[i*n+j] {
+								t.Fatalf("aSigned %v %dx%dx%d: c[%d,%d] = %d, want %d", aSigned, m, n, k, i, j, got[i*ldc+j], want[i*n+j])
+							}
+						}
+					}
+				}
+			}
+		}
+	})
+}

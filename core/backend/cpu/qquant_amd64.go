@@ -35,6 +35,39 @@ func dequantHSRowAVX512(v *float32, acc *int32, n int, ib int32, m, b float32)
 //go:noescape
 func dequantHSRowAVX2(v *float32, acc *int32, n int, ib int32, m, b float32)
 
+// The fused requantizing epilogue rows (op.Kernels.QEpilogueRow8); lo
+// and hi are unused by the hardswish ones.
+//
+//go:noescape
+func qepiRowAVX512(dst *byte, acc *int32, n int, ib int32, m, b, lo, hi, pm, pa, inv, z, qlo, qhi float32)
+
+//go:noescape
+func qepiHSRowAVX512(dst *byte, acc *int32, n int, ib int32, m, b, lo, hi, pm, pa, inv, z, qlo, qhi float32)
+
+//go:noescape
+func qepiRowAVX2(dst *byte, acc *int32, n int, ib int32, m, b, lo, hi, pm, pa, inv, z, qlo, qhi float32)
+
+//go:noescape
+func qepiHSRowAVX2(dst *byte, acc *int32, n int, ib int32, m, b, lo, hi, pm, pa, inv, z, qlo, qhi float32)
+
+// qepiRow is op.Kernels.QEpilogueRow8 at the avx2 and avx512 levels.
+func qepiRow(dst []byte, acc []int32, p *op.QEpilogue8) int {
+	f, step := qepiRowAVX2, 16
+	switch {
+	case curISA() == isaAVX512 && p.HardSwish:
+		f, step = qepiHSRowAVX512, 32
+	case curISA() == isaAVX512:
+		f, step = qepiRowAVX512, 32
+	case p.HardSwish:
+		f = qepiHSRowAVX2
+	}
+	n := min(len(dst), len(acc)) / step * step
+	if n > 0 {
+		f(unsafe.SliceData(dst), unsafe.SliceData(acc), n, p.IB, p.M, p.B, p.Lo, p.Hi, p.PostMul, p.PostAdd, p.Inv, p.Zero, p.QLo, p.QHi)
+	}
+	return n
+}
+
 // quantRow is op.Kernels.Quantize8 at the avx2 and avx512 levels.
 func quantRow(dst []byte, src []float32, scale, zero float32, signed bool) int {
 	if curISA() != isaAVX512 {
@@ -95,5 +128,5 @@ func quantKernels(k *op.Kernels) {
 	if curISA() < isaAVX2 {
 		return
 	}
-	k.Quantize8, k.Requantize8, k.DequantRow32 = quantRow, requantRow, dequantRow
+	k.Quantize8, k.Requantize8, k.DequantRow32, k.QEpilogueRow8 = quantRow, requantRow, dequantRow, qepiRow
 }

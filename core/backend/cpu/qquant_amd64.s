@@ -347,3 +347,235 @@ requantRowAVX2_signed:
 requantRowAVX2_done:
 	VZEROUPPER
 	RET
+
+// The fused requantizing epilogue (op.QEpilogue8.Row): per lane
+// x = float32(acc + ib)·m + b, clamp to [lo, hi] (qepiRow*) or hardswish
+// (qepiHSRow*, lo and hi unused), x·pm + pa, then
+// clamp(roundEven(x·inv) + z, qlo, qhi) stored as a byte; each step one
+// IEEE operation in Go's order, as the unfused passes above.
+#define EPI_DEQ(mov, off, reg, ib, m, b) \
+	mov off(SI), reg \
+	VPADDD ib, reg, reg \
+	VCVTDQ2PS reg, reg \
+	VMULPS m, reg, reg \
+	VADDPS b, reg, reg
+
+#define EPI_CLAMP(reg, lo, hi) \
+	VMAXPS lo, reg, reg \
+	VMINPS hi, reg, reg
+
+#define EPI_HS(reg, t, three, zero, six, sixth) \
+	VADDPS three, reg, t \
+	VMAXPS zero, t, t \
+	VMINPS six, t, t \
+	VMULPS t, reg, reg \
+	VMULPS sixth, reg, reg
+
+#define EPI_REQ(round, reg, pm, pa, inv, z, qlo, qhi) \
+	VMULPS pm, reg, reg \
+	VADDPS pa, reg, reg \
+	VMULPS inv, reg, reg \
+	round $0, reg, reg \
+	VADDPS z, reg, reg \
+	VMAXPS qlo, reg, reg \
+	VMINPS qhi, reg, reg \
+	VCVTPS2DQ reg, reg
+
+
+// func qepiRowAVX512(dst *byte, acc *int32, n int, ib int32, m, b, lo, hi, pm, pa, inv, z, qlo, qhi float32)
+// n a multiple of 32.
+TEXT ·qepiRowAVX512(SB), NOSPLIT, $0-68
+	MOVQ dst+0(FP), DI
+	MOVQ acc+8(FP), SI
+	MOVQ n+16(FP), CX
+	MOVL ib+24(FP), AX
+	VMOVD AX, X0
+	VPBROADCASTD X0, Z0
+	VBROADCASTSS m+28(FP), Z1
+	VBROADCASTSS b+32(FP), Z2
+	VBROADCASTSS lo+36(FP), Z3
+	VBROADCASTSS hi+40(FP), Z4
+	VBROADCASTSS pm+44(FP), Z11
+	VBROADCASTSS pa+48(FP), Z12
+	VBROADCASTSS inv+52(FP), Z13
+	VBROADCASTSS z+56(FP), Z14
+	VBROADCASTSS qlo+60(FP), Z15
+	VBROADCASTSS qhi+64(FP), Z16
+qepiRowAVX512_loop:
+	CMPQ CX, $32
+	JLT qepiRowAVX512_done
+	EPI_DEQ(VMOVDQU32, 0, Z20, Z0, Z1, Z2)
+	EPI_DEQ(VMOVDQU32, 64, Z21, Z0, Z1, Z2)
+	EPI_CLAMP(Z20, Z3, Z4)
+	EPI_CLAMP(Z21, Z3, Z4)
+	EPI_REQ(VRNDSCALEPS, Z20, Z11, Z12, Z13, Z14, Z15, Z16)
+	EPI_REQ(VRNDSCALEPS, Z21, Z11, Z12, Z13, Z14, Z15, Z16)
+	VPMOVDB Z20, 0(DI)
+	VPMOVDB Z21, 16(DI)
+	ADDQ $128, SI
+	ADDQ $32, DI
+	SUBQ $32, CX
+	JMP qepiRowAVX512_loop
+qepiRowAVX512_done:
+	VZEROUPPER
+	RET
+
+// func qepiHSRowAVX512(dst *byte, acc *int32, n int, ib int32, m, b, lo, hi, pm, pa, inv, z, qlo, qhi float32)
+// n a multiple of 32.
+TEXT ·qepiHSRowAVX512(SB), NOSPLIT, $0-68
+	MOVQ dst+0(FP), DI
+	MOVQ acc+8(FP), SI
+	MOVQ n+16(FP), CX
+	MOVL ib+24(FP), AX
+	VMOVD AX, X0
+	VPBROADCASTD X0, Z0
+	VBROADCASTSS m+28(FP), Z1
+	VBROADCASTSS b+32(FP), Z2
+	VBROADCASTSS lo+36(FP), Z3
+	VBROADCASTSS hi+40(FP), Z4
+	VBROADCASTSS pm+44(FP), Z11
+	VBROADCASTSS pa+48(FP), Z12
+	VBROADCASTSS inv+52(FP), Z13
+	VBROADCASTSS z+56(FP), Z14
+	VBROADCASTSS qlo+60(FP), Z15
+	VBROADCASTSS qhi+64(FP), Z16
+	MOVL $0x3E2AAAAB, AX // 1/6
+	VMOVD AX, X8
+	VBROADCASTSS X8, Z8
+	MOVL $0x40400000, AX // 3
+	VMOVD AX, X5
+	VBROADCASTSS X5, Z5
+	MOVL $0x40C00000, AX // 6
+	VMOVD AX, X7
+	VBROADCASTSS X7, Z7
+	VXORPS X6, X6, X6
+qepiHSRowAVX512_loop:
+	CMPQ CX, $32
+	JLT qepiHSRowAVX512_done
+	EPI_DEQ(VMOVDQU32, 0, Z20, Z0, Z1, Z2)
+	EPI_DEQ(VMOVDQU32, 64, Z21, Z0, Z1, Z2)
+	EPI_HS(Z20, Z22, Z5, Z6, Z7, Z8)
+	EPI_HS(Z21, Z23, Z5, Z6, Z7, Z8)
+	EPI_REQ(VRNDSCALEPS, Z20, Z11, Z12, Z13, Z14, Z15, Z16)
+	EPI_REQ(VRNDSCALEPS, Z21, Z11, Z12, Z13, Z14, Z15, Z16)
+	VPMOVDB Z20, 0(DI)
+	VPMOVDB Z21, 16(DI)
+	ADDQ $128, SI
+	ADDQ $32, DI
+	SUBQ $32, CX
+	JMP qepiHSRowAVX512_loop
+qepiHSRowAVX512_done:
+	VZEROUPPER
+	RET
+
+
+// EPI_PACK2 packs the int32 lanes of Y13 (elements 0-7) and Y14 (8-15)
+// to 16 bytes at DI (pack: VPACKUSWB for uint8, VPACKSSWB for int8;
+// exact, the values are in range).
+#define EPI_PACK2(pack) \
+	VPACKSSDW Y14, Y13, Y13 \
+	VPERMQ $0xD8, Y13, Y13 \
+	VEXTRACTI128 $1, Y13, X15 \
+	pack X15, X13, X13 \
+	VMOVDQU X13, 0(DI) \
+	ADDQ $64, SI \
+	ADDQ $16, DI \
+	SUBQ $16, CX
+
+#define EPI_BODY2(pack) \
+	EPI_DEQ(VMOVDQU, 0, Y13, Y0, Y1, Y2) \
+	EPI_DEQ(VMOVDQU, 32, Y14, Y0, Y1, Y2) \
+	EPI_CLAMP(Y13, Y3, Y4) \
+	EPI_CLAMP(Y14, Y3, Y4) \
+	EPI_REQ(VROUNDPS, Y13, Y7, Y8, Y9, Y10, Y11, Y12) \
+	EPI_REQ(VROUNDPS, Y14, Y7, Y8, Y9, Y10, Y11, Y12) \
+	EPI_PACK2(pack)
+
+#define EPI_HSBODY2(pack) \
+	EPI_DEQ(VMOVDQU, 0, Y13, Y0, Y1, Y2) \
+	EPI_DEQ(VMOVDQU, 32, Y14, Y0, Y1, Y2) \
+	EPI_HS(Y13, Y15, Y3, Y4, Y5, Y6) \
+	EPI_HS(Y14, Y15, Y3, Y4, Y5, Y6) \
+	EPI_REQ(VROUNDPS, Y13, Y7, Y8, Y9, Y10, Y11, Y12) \
+	EPI_REQ(VROUNDPS, Y14, Y7, Y8, Y9, Y10, Y11, Y12) \
+	EPI_PACK2(pack)
+
+// func qepiRowAVX2(dst *byte, acc *int32, n int, ib int32, m, b, lo, hi, pm, pa, inv, z, qlo, qhi float32)
+// n a multiple of 16.
+TEXT ·qepiRowAVX2(SB), NOSPLIT, $0-68
+	MOVQ dst+0(FP), DI
+	MOVQ acc+8(FP), SI
+	MOVQ n+16(FP), CX
+	MOVL ib+24(FP), AX
+	VMOVD AX, X0
+	VPBROADCASTD X0, Y0
+	VBROADCASTSS m+28(FP), Y1
+	VBROADCASTSS b+32(FP), Y2
+	VBROADCASTSS pm+44(FP), Y7
+	VBROADCASTSS pa+48(FP), Y8
+	VBROADCASTSS inv+52(FP), Y9
+	VBROADCASTSS z+56(FP), Y10
+	VBROADCASTSS qlo+60(FP), Y11
+	VBROADCASTSS qhi+64(FP), Y12
+	VBROADCASTSS lo+36(FP), Y3
+	VBROADCASTSS hi+40(FP), Y4
+	MOVL qlo+60(FP), AX
+	TESTL AX, AX
+	JNZ qepiRowAVX2_signed // qlo = -128 (the bits of +0 are 0)
+qepiRowAVX2_u:
+	CMPQ CX, $16
+	JLT qepiRowAVX2_done
+	EPI_BODY2(VPACKUSWB)
+	JMP qepiRowAVX2_u
+qepiRowAVX2_signed:
+	CMPQ CX, $16
+	JLT qepiRowAVX2_done
+	EPI_BODY2(VPACKSSWB)
+	JMP qepiRowAVX2_signed
+qepiRowAVX2_done:
+	VZEROUPPER
+	RET
+
+// func qepiHSRowAVX2(dst *byte, acc *int32, n int, ib int32, m, b, lo, hi, pm, pa, inv, z, qlo, qhi float32)
+// n a multiple of 16.
+TEXT ·qepiHSRowAVX2(SB), NOSPLIT, $0-68
+	MOVQ dst+0(FP), DI
+	MOVQ acc+8(FP), SI
+	MOVQ n+16(FP), CX
+	MOVL ib+24(FP), AX
+	VMOVD AX, X0
+	VPBROADCASTD X0, Y0
+	VBROADCASTSS m+28(FP), Y1
+	VBROADCASTSS b+32(FP), Y2
+	VBROADCASTSS pm+44(FP), Y7
+	VBROADCASTSS pa+48(FP), Y8
+	VBROADCASTSS inv+52(FP), Y9
+	VBROADCASTSS z+56(FP), Y10
+	VBROADCASTSS qlo+60(FP), Y11
+	VBROADCASTSS qhi+64(FP), Y12
+	MOVL $0x40400000, AX // 3
+	VMOVD AX, X3
+	VBROADCASTSS X3, Y3
+	VXORPS X4, X4, X4
+	MOVL $0x40C00000, AX // 6
+	VMOVD AX, X5
+	VBROADCASTSS X5, Y5
+	MOVL $0x3E2AAAAB, AX // 1/6
+	VMOVD AX, X6
+	VBROADCASTSS X6, Y6
+	MOVL qlo+60(FP), AX
+	TESTL AX, AX
+	JNZ qepiHSRowAVX2_signed
+qepiHSRowAVX2_u:
+	CMPQ CX, $16
+	JLT qepiHSRowAVX2_done
+	EPI_HSBODY2(VPACKUSWB)
+	JMP qepiHSRowAVX2_u
+qepiHSRowAVX2_signed:
+	CMPQ CX, $16
+	JLT qepiHSRowAVX2_done
+	EPI_HSBODY2(VPACKSSWB)
+	JMP qepiHSRowAVX2_signed
+qepiHSRowAVX2_done:
+	VZEROUPPER
+	RET

@@ -169,6 +169,98 @@ func TestDequantRowKernel(t *testing.T) {
 	})
 }
 
+// TestQEpilogueRowKernel checks the backend's fused requantizing epilogue
+// row at every level bitwise against the same steps written out in Go,
+// and against the unfused passes (DequantRow32, two VecRow32, Requantize8
+// at that level): clamp and hardswish activations, with and without the
+// affine, uint8 and int8 outputs, extreme accumulators and biases, output
+// scales that saturate and that hit ties.
+func TestQEpilogueRowKernel(t *testing.T) {
+	forLevels(t, func(t *testing.T) {
+		k := op.Active().QEpilogueRow8
+		if k == nil {
+			return
+		}
+		r := rand.New(rand.NewPCG(7, 8))
+		acc := []int32{math.MaxInt32, math.MinInt32, 0, -1, 1}
+		for range 300 {
+			acc = append(acc, int32(r.Uint32()), int32(r.IntN(20001)-10000), int32(r.IntN(201)-100))
+		}
+		inf := float32(math.Inf(1))
+		for ci, c := range [][2]float32{{-inf, inf}, {0, inf}, {-0.5, 6}, {-inf, inf}} {
+			hs := ci == 3
+			for _, signed := range []bool{false, true} {
+				for _, affine := range []bool{false, true} {
+					for _, ib := range []int32{0, 7, -12345} {
+						p := op.QEpilogue8{IB: ib, M: float32(r.Float64() * 1e-3), B: float32(r.NormFloat64()), Lo: c[0], Hi: c[1],
+							HardSwish: hs, PostMul: 1, Inv: float32(1 / (0.01 + r.Float64()*0.05)), Zero: float32(r.IntN(256)), QLo: 0, QHi: 255}
+						if hs {
+							p.Lo, p.Hi = -inf, inf
+						}
+						if affine {
+							p.PostMul, p.PostAdd = float32(r.NormFloat64()), float32(r.NormFloat64())
+						}
+						if signed {
+							p.Zero -= 128
+							p.QLo, p.QHi = -128, 127
+						}
+						if ib == 7 {
+							p.Inv = 4 // x·Inv often exactly half-integer: ties
+							p.M = 1.0 / 8
+						}
+						dst := make([]byte, len(acc))
+						n := k(dst, acc, &p)
+						if n < len(acc)-32 || n > len(acc) {
+							t.Fatalf("QEpilogueRow8 did %d of %d", n, len(acc))
+						}
+						// The unfused passes at this level, then their Go tails.
+						v := make([]float32, n)
+						j0 := op.Active().DequantRow32(v, acc[:n], ib, p.M, p.B, p.Lo, p.Hi, hs)
+						for j := j0; j < n; j++ {
+							x := min(max(float32(float32(acc[j]+ib)*p.M)+p.B, p.Lo), p.Hi)
+							if hs {
+								x = x * min(max(x+3, 0), 6) * (1.0 / 6)
+							}
+							v[j] = x
+						}
+						if affine {
+							if !op.Active().VecRow32('*', v, v, []float32{p.PostMul}, 0) || !op.Active().VecRow32('+', v, v, []float32{p.PostAdd}, 0) {
+								t.Fatal("VecRow32 declined a scalar row")
+							}
+						}
+						unfused := make([]byte, n)
+						j0 = op.Active().Requantize8(unfused, v, p.Inv, p.Zero, signed)
+						for j := j0; j < n; j++ {
+							q := min(max(float32(math.RoundToEven(float64(v[j]*p.Inv)))+p.Zero, p.QLo), p.QHi)
+							unfused[j] = byte(uint8(q))
+							if signed {
+								unfused[j] = byte(int8(q))
+							}
+						}
+						for j, a := range acc[:n] {
+							x := float32(float32(a+ib)*p.M) + p.B
+							if hs {
+								x = x * min(max(x+3, 0), 6) * (1.0 / 6)
+							} else {
+								x = min(max(x, p.Lo), p.Hi)
+							}
+							x = float32(x*p.PostMul) + p.PostAdd
+							q := min(max(float32(math.RoundToEven(float64(float32(x*p.Inv))))+p.Zero, p.QLo), p.QHi)
+							want := byte(uint8(q))
+							if signed {
+								want = byte(int8(q))
+							}
+							if dst[j] != want || unfused[j] != want {
+								t.Fatalf("clamp %v hardswish %v signed %v affine %v ib %d: acc %d → %d, unfused %d, want %d", c, hs, signed, affine, ib, a, dst[j], unfused[j], want)
+							}
+						}
+					}
+				}
+			}
+		}
+	})
+}
+
 // TestQConvEpilogues runs qconv2d (per-row channels) and qgemm
 // (per-column) at every level against the reference for each fused
 // activation and output type with a float bias, with rows (99) that leave
