@@ -143,27 +143,41 @@ func ExportFiles(dir string) (model, inference string) {
 	return pick(ExportModelFile, "inference.onnx", "inference.json", "inference.pdmodel"), pick(ExportInferenceFile, "inference.yml")
 }
 
+// ReadInference reads export directory dir's inference.yaml (ExportFiles)
+// as a config checked against schema (nil: not checked), without loading
+// the model.
+func ReadInference(dir string, schema *config.Schema) (*config.Config, error) {
+	_, file := ExportFiles(dir)
+	b, err := os.ReadFile(file)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, fmt.Errorf("--model %s: no %s (or inference.yml): want an export directory (paddle <kit> export, or PaddleX's paddle2onnx folder)", dir, ExportInferenceFile)
+		}
+		return nil, err
+	}
+	cfg, err := config.Parse("", file, b)
+	if err != nil {
+		return nil, err
+	}
+	if schema != nil {
+		if err := cfg.Validate(schema); err != nil {
+			return nil, err
+		}
+		cfg.Schema = schema
+	}
+	return cfg, nil
+}
+
 // ReadExport loads an export directory for `predict --model`: model.onnx
 // in a runtime Predictor (default passes) and inference.yaml as a config
 // checked against schema (the kit's PreProcess/PostProcess types, with
 // Inputs as []InferenceInput), so the kit decodes its sections strictly.
 func ReadExport(dir string, schema *config.Schema, opts runtime.Options) (*runtime.Predictor, *config.Config, error) {
-	model, file := ExportFiles(dir)
-	b, err := os.ReadFile(file)
-	if err != nil {
-		if errors.Is(err, os.ErrNotExist) {
-			return nil, nil, fmt.Errorf("--model %s: no %s (or inference.yml): want an export directory (paddle <kit> export, or PaddleX's paddle2onnx folder)", dir, ExportInferenceFile)
-		}
-		return nil, nil, err
-	}
-	cfg, err := config.Parse("", file, b)
+	cfg, err := ReadInference(dir, schema)
 	if err != nil {
 		return nil, nil, err
 	}
-	if err := cfg.Validate(schema); err != nil {
-		return nil, nil, err
-	}
-	cfg.Schema = schema
+	model, _ := ExportFiles(dir)
 	p, err := runtime.Load(model, opts)
 	if err != nil {
 		return nil, nil, fmt.Errorf("--model %s: %w", dir, err)

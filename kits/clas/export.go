@@ -144,18 +144,11 @@ func (r *runner) CalibrationFeed(dir, calib string, count int) (quant.Feed, int,
 	if err != nil {
 		return nil, 0, err
 	}
-	files, err := quant.Files(calib)
-	if err != nil {
-		return nil, 0, err
-	}
-	if count > 0 && len(files) > count {
-		files = files[:count]
-	}
-	return func(i int) (map[string]*tensor.Tensor, error) {
-		s := Sample{Path: files[i]}
+	return quant.FileFeed(calib, count, func(path string) (map[string]*tensor.Tensor, error) {
+		s := Sample{Path: path}
 		if err := c.prepare(&s); err != nil {
-			return nil, fmt.Errorf("%s: %w", files[i], err)
+			return nil, err
 		}
-		return map[string]*tensor.Tensor{c.input: s.X.Reshape(append([]int{1}, s.X.Shape()...)...)}, nil
-	}, len(files), nil
+		return quant.Batch1(c.input, s.X), nil
+	})
 }

@@ -3,6 +3,7 @@ package clas
 import (
 	"bufio"
 	"encoding/json"
+	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -11,6 +12,7 @@ import (
 
 	"paddle/core/ag"
 	"paddle/core/config"
+	"paddle/core/metric"
 	"paddle/core/op"
 	"paddle/core/runtime"
 	"paddle/core/runtime/ortcheck"
@@ -104,7 +106,35 @@ func TestExportAndPredictModel(t *testing.T) {
 		t.Errorf("--model on a checkpoint: exit %d\n%s", code, errOut)
 	}
 	checkExportNumerics(t, out, exp, imgs[:13])
-	checkQuantizedExport(t, out, ds, imgs, pm)
+	qexp := checkQuantizedExport(t, out, ds, imgs, pm)
+	float, int8 := top1Accuracy(t, exp, list), top1Accuracy(t, qexp, list)
+	t.Logf("test set (%d images): top-1 accuracy float %.4f, int8 %.4f", len(list), float, int8)
+	if math.Abs(float-int8) > 0.005 {
+		t.Errorf("int8 moves the test top-1 accuracy from %.4f to %.4f (want within 0.005)", float, int8)
+	}
+}
+
+// top1Accuracy runs the export dir on every item as predict --model does.
+func top1Accuracy(t *testing.T, dir string, items []Item) float64 {
+	c, err := (&runner{}).loadExport(workflow.Env{Model: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	right := 0
+	for _, it := range items {
+		s := Sample{Path: it.Path}
+		if err := c.prepare(&s); err != nil {
+			t.Fatal(err)
+		}
+		p, err := c.classify(s.X.Reshape(append([]int{1}, s.X.Shape()...)...))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if metric.Argmax(p) == it.Label {
+			right++
+		}
+	}
+	return float64(right) / float64(len(items))
 }
 
 // checkQuantizedExport exports the checkpoint again with --quantize,
@@ -113,7 +143,7 @@ func TestExportAndPredictModel(t *testing.T) {
 // ONNX Runtime's probabilities on the QDQ file equal paddle's within one
 // output quantization step's worth (the ops after the last quantized node
 // are float: 1e-4).
-func checkQuantizedExport(t *testing.T, ckpt, ds string, imgs []string, float []Prediction) {
+func checkQuantizedExport(t *testing.T, ckpt, ds string, imgs []string, float []Prediction) string {
 	train, err := ReadList(filepath.Join(ds, "train_list.txt"), ds, "")
 	if err != nil {
 		t.Fatal(err)
@@ -176,6 +206,7 @@ func checkQuantizedExport(t *testing.T, ckpt, ds string, imgs []string, float []
 		t.Fatal(err)
 	}
 	ortcheck.Compare(t, filepath.Join(qexp, "model.onnx"), x, ortcheck.Output{Name: "output", Want: got["output"], Tol: 1e-4})
+	return qexp
 }
 
 // checkExportNumerics compares the Go model's probabilities on a batch of

@@ -10,7 +10,9 @@ import (
 
 	"paddle/core/ag"
 	"paddle/core/config"
+	"paddle/core/data"
 	"paddle/core/graph/trace"
+	"paddle/core/quant"
 	"paddle/core/tensor"
 	"paddle/core/workflow"
 )
@@ -41,7 +43,10 @@ func inferenceSchema() *config.Schema {
 	return workflow.InferenceSchema((*exportPreProcess)(nil), (*exportPostProcess)(nil), transforms.Options(), "name")
 }
 
-var _ workflow.Exporter = (*runner)(nil)
+var (
+	_ workflow.Exporter   = (*runner)(nil)
+	_ workflow.Calibrator = (*runner)(nil)
+)
 
 // inputSize returns the (h, w) predict resizes to: TestReader's Resize,
 // else EvalReader's.
@@ -128,3 +133,24 @@ func (r *runner) labelNames(weights string) []string {
 // labelListFile holds the class names, one a line, in a training output
 // folder, so checkpoints name their classes when the data is not at hand.
 const labelListFile = "label_list.txt"
+
+// CalibrationFeed is the kit's workflow.Calibrator (`export --quantize`):
+// the images of calib (quant.Files), each decoded and transformed as
+// predict --model dir does.
+func (r *runner) CalibrationFeed(dir, calib string, count int) (quant.Feed, int, error) {
+	d, err := r.loadExport(workflow.Env{Model: dir})
+	if err != nil {
+		return nil, 0, err
+	}
+	return quant.FileFeed(calib, count, func(path string) (map[string]*tensor.Tensor, error) {
+		img, err := data.DecodeFile(path, data.RGB)
+		if err != nil {
+			return nil, err
+		}
+		b, err := d.prepare(img)
+		if err != nil {
+			return nil, err
+		}
+		return map[string]*tensor.Tensor{d.input: b.X}, nil
+	})
+}

@@ -12,6 +12,7 @@ import (
 
 	"paddle/core/ag"
 	"paddle/core/config"
+	"paddle/core/quant"
 	"paddle/core/runtime"
 	"paddle/core/runtime/ortcheck"
 	"paddle/core/tensor"
@@ -223,5 +224,63 @@ func TestExportMatchesForward(t *testing.T) {
 		if _, err := os.Stat(filepath.Join(draw, strings.TrimSuffix(base, filepath.Ext(base))+".png")); err != nil {
 			t.Error(err)
 		}
+	}
+	checkQuantizedExport(t, ckpt, set, exp)
+}
+
+// checkQuantizedExport exports the checkpoint again with --quantize,
+// calibrated on the set's 4 training images (a directory): the model runs
+// int8 convolutions, and on the held-out eval images, preprocessed as
+// predict --model does (CalibrationFeed on the eval folder), its scores
+// stay close to the float export's; ONNX Runtime's outputs on the QDQ file
+// equal paddle's.
+func checkQuantizedExport(t *testing.T, ckpt, set, exp string) {
+	qexp := filepath.Join(t.TempDir(), "qexp")
+	if code, _, errOut := runPaddle(t, "det", "export", "--weights", ckpt, "--output", qexp,
+		"--quantize", "--calib", filepath.Join(set, "images", "train")); code != 0 {
+		t.Fatalf("export --quantize: %s", errOut)
+	}
+	fp, err := runtime.Load(filepath.Join(exp, "model.onnx"), runtime.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	qp, err := runtime.Load(filepath.Join(qexp, "model.onnx"), runtime.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	nq := quant.Int8Nodes(qp.Graph())
+	if nq == 0 {
+		t.Fatal("the quantized export runs no int8 conv or gemm")
+	}
+	feed, n, err := (&runner{}).CalibrationFeed(qexp, filepath.Join(set, "images", "eval"), 0)
+	if err != nil || n != 3 {
+		t.Fatalf("CalibrationFeed on the eval images: %d inputs, %v", n, err)
+	}
+	var worst, worstBox float64
+	for i := range n {
+		x, err := feed(i)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := fp.Run(x)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := qp.Run(x)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d, _ := tensor.MaxDiff(got["scores"], want["scores"], 0, 0)
+		db, _ := tensor.MaxDiff(got["boxes"], want["boxes"], 0, 0)
+		worst, worstBox = max(worst, d), max(worstBox, db)
+		if i == 0 {
+			ortcheck.Compare(t, filepath.Join(qexp, "model.onnx"), x,
+				ortcheck.Output{Name: "scores", Want: got["scores"], Tol: 1e-4},
+				ortcheck.Output{Name: "boxes", Want: got["boxes"], Tol: 1e-2})
+		}
+	}
+	t.Logf("int8 export: %d int8 nodes; on the eval images scores within %.3g, boxes within %.3g px of the float export's", nq, worst, worstBox)
+	if worst > 0.05 || worstBox > 2 {
+		t.Errorf("int8 scores differ from float by up to %.3g (want ≤ 0.05), boxes by %.3g px (want ≤ 2)", worst, worstBox)
 	}
 }

@@ -47,6 +47,7 @@ type Detector struct {
 	labels []string
 	thresh float64
 	det    detector
+	input  string // the model input's name (an export's; "image" for a checkpoint)
 }
 
 // Predict detects objects in image files with the checkpoint env.Weights or
@@ -83,7 +84,7 @@ func (r *runner) loadDetector(env workflow.Env) (*Detector, error) {
 	// The autograd model keeps no per-call state it shares, but it was not
 	// written for concurrent forwards: one at a time.
 	var mu sync.Mutex
-	return &Detector{p: p, labels: r.labelNames(env.Weights), thresh: r.drawThresh, det: func(b Batch) ([][]Det, error) {
+	return &Detector{p: p, labels: r.labelNames(env.Weights), thresh: r.drawThresh, input: "image", det: func(b Batch) ([][]Det, error) {
 		mu.Lock()
 		defer mu.Unlock()
 		return r.predict(model, b), nil
@@ -117,7 +118,7 @@ func (r *runner) loadExport(env workflow.Env) (*Detector, error) {
 	if post.DrawThreshold != nil {
 		thresh = *post.DrawThreshold
 	}
-	return &Detector{p: p, labels: post.LabelList, thresh: thresh, det: func(b Batch) ([][]Det, error) {
+	return &Detector{p: p, labels: post.LabelList, thresh: thresh, input: in, det: func(b Batch) ([][]Det, error) {
 		res, err := pr.Run(map[string]*tensor.Tensor{in: b.X})
 		if err != nil {
 			return nil, err
@@ -144,11 +145,7 @@ func (d *Detector) Detect(img *data.Image) ([]Detection, error) {
 	if img.C != 3 {
 		return nil, fmt.Errorf("want a colour image, got %d channel(s)", img.C)
 	}
-	s := Sample{Img: img, SX: 1, SY: 1}
-	if err := d.p.apply(&s, rand.New(rand.NewPCG(0, 0))); err != nil {
-		return nil, err
-	}
-	b, err := d.p.collate([]Sample{s})
+	b, err := d.prepare(img)
 	if err != nil {
 		return nil, err
 	}
@@ -171,6 +168,15 @@ func (d *Detector) Detect(img *data.Image) ([]Detection, error) {
 			BBox: [4]int{int(math.Round(x.Box[0])), int(math.Round(x.Box[1])), int(math.Round(x.Box[2])), int(math.Round(x.Box[3]))}})
 	}
 	return res, nil
+}
+
+// prepare transforms img into a batch of one, the model's input.
+func (d *Detector) prepare(img *data.Image) (Batch, error) {
+	s := Sample{Img: img, SX: 1, SY: 1}
+	if err := d.p.apply(&s, rand.New(rand.NewPCG(0, 0))); err != nil {
+		return Batch{}, err
+	}
+	return d.p.collate([]Sample{s})
 }
 
 // predictFiles runs d on each input and prints a Prediction per image.

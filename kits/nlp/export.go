@@ -2,6 +2,7 @@ package nlp
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"os"
@@ -14,6 +15,7 @@ import (
 	pio "paddle/core/io"
 	"paddle/core/metric"
 	"paddle/core/op"
+	"paddle/core/quant"
 	"paddle/core/runtime"
 	"paddle/core/tensor"
 	"paddle/core/tokenizer"
@@ -68,7 +70,10 @@ func textInferenceSchema() *config.Schema {
 	return workflow.InferenceSchema((*textPreProcess)(nil), (*textPostProcess)(nil), map[string]any{"TextToIds": (*TextToIdsOp)(nil)}, "name")
 }
 
-var _ workflow.Exporter = (*textRunner)(nil)
+var (
+	_ workflow.Exporter   = (*textRunner)(nil)
+	_ workflow.Calibrator = (*textRunner)(nil)
+)
 
 // Export writes the checkpoint env.Weights as an export directory.
 func (r *textRunner) Export(_ context.Context, env workflow.Env, dir string) error {
@@ -151,6 +156,7 @@ type textScorer struct {
 	enc            TextEncoder
 	maxLen, minLen int
 	labels         []string
+	input          string // the export's input name
 	// probs maps ids (N, L) to probabilities (N, classes), row-major.
 	probs func(ids *tensor.Tensor) ([]float32, error)
 }
@@ -238,6 +244,7 @@ func loadExportScorer(dir string, threads int) (*textScorer, error) {
 		return nil, fmt.Errorf("%s: TextToIds needs vocab_file or tokenizer_file", file)
 	}
 	in, out := inputs[0].Name, p.OutputNames()[0]
+	s.input = in
 	s.probs = func(ids *tensor.Tensor) ([]float32, error) {
 		res, err := p.Run(map[string]*tensor.Tensor{in: ids})
 		if err != nil {
@@ -246,6 +253,43 @@ func loadExportScorer(dir string, threads int) (*textScorer, error) {
 		return res[out].Contiguous().F32(), nil
 	}
 	return s, nil
+}
+
+// CalibrationFeed is the text classifier's workflow.Calibrator (`export
+// --quantize`): calib is a text file, one text a line as predict reads
+// them (blank lines skipped); each of the first count texts (0: all)
+// becomes ids as predict --model dir encodes it.
+func (r *textRunner) CalibrationFeed(dir, calib string, count int) (quant.Feed, int, error) {
+	s, err := loadExportScorer(dir, 0)
+	if err != nil {
+		return nil, 0, err
+	}
+	if st, err := os.Stat(calib); err != nil {
+		return nil, 0, fmt.Errorf("--calib: %w", err)
+	} else if st.IsDir() {
+		return nil, 0, fmt.Errorf("--calib %s: want a text file, one text a line (the nlp classifier calibrates on texts), not a folder", calib)
+	}
+	var texts []string
+	errFull := errors.New("enough texts")
+	err = eachLineOf(context.Background(), nil, calib, func(line string) error {
+		if strings.TrimSpace(line) == "" {
+			return nil
+		}
+		texts = append(texts, line)
+		if count > 0 && len(texts) == count {
+			return errFull
+		}
+		return nil
+	})
+	if err != nil && err != errFull {
+		return nil, 0, fmt.Errorf("--calib: %w", err)
+	}
+	if len(texts) == 0 {
+		return nil, 0, fmt.Errorf("--calib %s: no texts (one text a line)", calib)
+	}
+	return func(i int) (map[string]*tensor.Tensor, error) {
+		return map[string]*tensor.Tensor{s.input: s.ids(texts[i])}, nil
+	}, len(texts), nil
 }
 
 // shapeGuard turns an *op.ShapeError raised by a model into an error (the

@@ -3,6 +3,7 @@ package nlp
 import (
 	"bufio"
 	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,6 +14,11 @@ import (
 	"paddle/core/cli/clitest"
 	"paddle/core/cli/cmdutil"
 	"paddle/core/config"
+	"paddle/core/metric"
+	"paddle/core/quant"
+	"paddle/core/runtime"
+	"paddle/core/runtime/ortcheck"
+	"paddle/core/tensor"
 )
 
 // paddle runs the CLI in-process with the nlp kit, stdin given.
@@ -197,6 +203,87 @@ func TestTextCNNLearnsSpam(t *testing.T) {
 		t.Fatalf("predictions %+v", preds)
 	}
 	t.Logf("predictions %+v", preds)
+	checkQuantizedExport(t, data, filepath.Join(out, "latest"))
+}
+
+// checkQuantizedExport exports the spam TextCNN as float and with
+// --quantize, calibrated on 64 training texts (a text file), and scores
+// both exports on the whole dev set: int8 keeps macro-F1 and accuracy
+// within 0.5 pt of float (issue 21's goal) and the label of nearly every
+// message; ONNX Runtime's probabilities on the QDQ file equal paddle's.
+func checkQuantizedExport(t *testing.T, data, ckpt string) {
+	train, _, err := ReadTSV(filepath.Join(data, "train.tsv"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cal []string
+	for _, e := range train[:64] {
+		cal = append(cal, e.Text)
+	}
+	dir := t.TempDir()
+	calFile := writeFile(t, dir, "calib.txt", strings.Join(cal, "\n")+"\n")
+	exp, qexp := filepath.Join(dir, "exp"), filepath.Join(dir, "qexp")
+	if code, _, errOut := paddle(t, "", "nlp", "export", "--weights", ckpt, "--output", exp); code != 0 {
+		t.Fatalf("export: %s", errOut)
+	}
+	if code, _, errOut := paddle(t, "", "nlp", "export", "--weights", ckpt, "--output", filepath.Join(dir, "bad"), "--quantize", "--calib", dir); code != 2 ||
+		!strings.Contains(errOut, "text file") || !strings.Contains(errOut, "not quantized") {
+		t.Errorf("--calib a folder: exit %d, %s", code, errOut)
+	}
+	if code, _, errOut := paddle(t, "", "nlp", "export", "--weights", ckpt, "--output", qexp, "--quantize", "--calib", calFile); code != 0 {
+		t.Fatalf("export --quantize: %s", errOut)
+	}
+	fs, err := loadExportScorer(exp, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	qs, err := loadExportScorer(qexp, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := runtime.Load(filepath.Join(qexp, "model.onnx"), runtime.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	nq := quant.Int8Nodes(p.Graph())
+	if nq == 0 {
+		t.Fatal("the quantized export runs no int8 conv or gemm")
+	}
+	dev, labels, err := ReadTSV(filepath.Join(data, "dev.tsv"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fm, qm := metric.NewClassMetric(labels.Names), metric.NewClassMetric(labels.Names)
+	same := 0
+	for _, e := range dev {
+		a, err := fs.probs(fs.ids(e.Text))
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := qs.probs(qs.ids(e.Text))
+		if err != nil {
+			t.Fatal(err)
+		}
+		fm.Add(e.Label, metric.Argmax(a))
+		qm.Add(e.Label, metric.Argmax(b))
+		if metric.Argmax(a) == metric.Argmax(b) {
+			same++
+		}
+	}
+	fr, qr := fm.Result().Values, qm.Result().Values
+	t.Logf("int8 export: %d int8 nodes; dev (%d messages): macro-F1 %.4f → %.4f, accuracy %.4f → %.4f; same label on %d",
+		nq, len(dev), fr["macro_f1"], qr["macro_f1"], fr["accuracy"], qr["accuracy"], same)
+	if math.Abs(fr["macro_f1"]-qr["macro_f1"]) > 0.005 || math.Abs(fr["accuracy"]-qr["accuracy"]) > 0.005 || same < len(dev)*99/100 {
+		t.Errorf("int8 moves dev macro-F1 %.4f → %.4f, accuracy %.4f → %.4f (want within 0.005), same label on %d of %d",
+			fr["macro_f1"], qr["macro_f1"], fr["accuracy"], qr["accuracy"], same, len(dev))
+	}
+	ids := qs.ids(dev[0].Text)
+	got, err := p.Run(map[string]*tensor.Tensor{"input_ids": ids})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ortcheck.Compare(t, filepath.Join(qexp, "model.onnx"), map[string]*tensor.Tensor{"input_ids": ids},
+		ortcheck.Output{Name: "probs", Want: got["probs"], Tol: 1e-4})
 }
 
 // untrainedSpamF1 is the dev macro-F1 of a fresh model on the test's subset

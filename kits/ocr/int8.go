@@ -4,8 +4,10 @@ import (
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
+	"os"
 	"path/filepath"
 	"strings"
+	"unicode/utf8"
 
 	"paddle/core/cli/iostreams"
 	"paddle/core/hub"
@@ -41,32 +43,38 @@ type int8Plan struct {
 	Method   string
 	Exclude  []string // nodes kept in float (names as `paddle model quantize` reports them)
 	Count    int      // calibration inputs
+	// CJK lines added to the Count English ones when a CJK font is
+	// installed (cjkCalibFont): random strings over the recogniser's
+	// dictionary. 0: English only.
+	CJK int
 }
 
 // int8Plans are the plans for the detector, the recogniser and the angle
 // classifier.
 var int8Plans = map[string]int8Plan{
-	"det": {Quantize: true, Method: "percentile", Count: 8},
-	"rec": {Quantize: true, Method: "percentile", Count: 48},
-	"cls": {Why: "int8 moves its 0/180 probabilities by up to 0.08 (docs/int8.md); it is 0.6 MB and a small share of the time"},
+	"det":    {Quantize: true, Method: "percentile", Count: 8},
+	"rec":    {Quantize: true, Method: "mse", Count: 48, CJK: 24},
+	"rec-en": {Quantize: true, Method: "percentile", Count: 48}, // the English recogniser (--lang en)
+	"cls":    {Why: "int8 moves its 0/180 probabilities by up to 0.08 (docs/int8.md); it is 0.6 MB and a small share of the time"},
 }
 
 // int8Recipe is part of every cached file's key: a change to the
 // calibration data or the quantizer's use here remakes the cached files.
-const int8Recipe = "ocr-int8-v1"
+const int8Recipe = "ocr-int8-v2"
 
 // calibSeed seeds the calibration renderings; the held-out evaluation sets
 // of scripts/ocr_heldout.sh use other seeds, fonts and texts.
 const calibSeed = 0x1a7e8
 
 // CalibrationInputs returns count deterministic calibration inputs for the
-// kind of model ("det", "rec" or "cls"), preprocessed as predict feeds them
-// under profile p: text rendered by the synth kit (random strings over the
-// English charset, in the Go fonts built into the binary, with synth's
-// default augmentation) — pages for the detector, single lines for the
-// recogniser and the classifier (every third line upside down for the
-// classifier). They need no file and no installed font.
-func CalibrationInputs(kind string, count int, p Profile) ([]*tensor.Tensor, error) {
+// kind of model ("det", "rec", "rec-en" or "cls"), preprocessed as predict
+// feeds them under profile p: text rendered by the synth kit (random strings
+// over the English charset, in the Go fonts built into the binary, with
+// synth's default augmentation) — pages for the detector, single lines for
+// the recognisers and the classifier (every third line upside down for the
+// classifier). They need no file and no installed font. With cjk (rec only)
+// cjk.Count lines of Chinese text follow the count English ones.
+func CalibrationInputs(kind string, count int, p Profile, cjk *CJKCalib) ([]*tensor.Tensor, error) {
 	fonts, err := synth.LoadFonts("go")
 	if err != nil {
 		return nil, err
@@ -87,7 +95,7 @@ func CalibrationInputs(kind string, count int, p Profile) ([]*tensor.Tensor, err
 				return nil, err
 			}
 			out[i] = DetPreprocess(bgr(img.H, img.W, img.C, img.Pix), p)
-		case "rec", "cls":
+		case "rec", "rec-en", "cls":
 			text := texts.Pick(r)
 			img, err := synth.RenderLine(text, fonts[r.IntN(len(fonts))], lo, r)
 			if err != nil {
@@ -103,10 +111,83 @@ func CalibrationInputs(kind string, count int, p Profile) ([]*tensor.Tensor, err
 				out[i] = RecBatchInput([]imgproc.Mat8{crop})
 			}
 		default:
-			return nil, fmt.Errorf("calibration inputs: unknown model kind %q (want det, rec or cls)", kind)
+			return nil, fmt.Errorf("calibration inputs: unknown model kind %q (want det, rec, rec-en or cls)", kind)
 		}
 	}
+	if cjk == nil || cjk.Count == 0 {
+		return out, nil
+	}
+	if kind != "rec" {
+		return nil, fmt.Errorf("calibration inputs: Chinese lines are for the rec model, not %s", kind)
+	}
+	zh, err := synth.NewTexts(nil, cjk.Chars, 2, 18)
+	if err != nil {
+		return nil, err
+	}
+	for i := range cjk.Count {
+		r := rand.New(rand.NewPCG(calibSeed+1, uint64(i)))
+		img, err := synth.RenderLine(zh.Pick(r), cjk.Font, lo, r)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, RecBatchInput([]imgproc.Mat8{bgr(img.H, img.W, img.C, img.Pix)}))
+	}
 	return out, nil
+}
+
+// CJKCalib is what the Chinese calibration lines of the recogniser are
+// rendered from: Count random strings over Chars (the recogniser's
+// dictionary, less ASCII and what Font lacks) in Font.
+type CJKCalib struct {
+	Font  *synth.Font
+	Chars string
+	Count int
+}
+
+// cjkCalibFonts are the CJK fonts the recogniser's Chinese calibration
+// lines may be rendered in, the first installed one wins: Debian's
+// fonts-wqy-microhei, fonts-wqy-zenhei, fonts-noto-cjk. None of them renders
+// a held-out set (scripts/ocr_heldout.sh: Droid Sans Fallback for zh-dev, AR
+// PL SungtiL GB for zh-test and zh-pages).
+var cjkCalibFonts = []string{
+	"/usr/share/fonts/truetype/wqy/wqy-microhei.ttc",
+	"/usr/share/fonts/truetype/wqy/wqy-zenhei.ttc",
+	"/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc",
+}
+
+// cjkCalibFont returns the first installed font of cjkCalibFonts and a key
+// naming it (base name and size, for the cache's recipe key), or "", "cjk=none".
+func cjkCalibFont() (path, key string) {
+	for _, f := range cjkCalibFonts {
+		if fi, err := os.Stat(f); err == nil && fi.Mode().IsRegular() {
+			return f, fmt.Sprintf("cjk=%s:%d", filepath.Base(f), fi.Size())
+		}
+	}
+	return "", "cjk=none"
+}
+
+// loadCJKCalib loads font (a cjkCalibFonts file; its first face) and keeps
+// the characters of the dictionary file dict it can draw, ASCII left out.
+func loadCJKCalib(font, dict string, count int) (*CJKCalib, error) {
+	fs, err := synth.LoadFonts(font)
+	if err != nil {
+		return nil, err
+	}
+	b, err := os.ReadFile(dict)
+	if err != nil {
+		return nil, fmt.Errorf("calibration text: %w", err)
+	}
+	var sb strings.Builder
+	for _, line := range strings.Split(string(b), "\n") {
+		c := strings.TrimRight(line, "\r")
+		if utf8.RuneCountInString(c) == 1 && c[0] >= utf8.RuneSelf && fs[0].HasAll(c) {
+			sb.WriteString(c)
+		}
+	}
+	if sb.Len() == 0 {
+		return nil, fmt.Errorf("calibration text: %s has no character %s can draw", dict, font)
+	}
+	return &CJKCalib{Font: fs[0], Chars: sb.String(), Count: count}, nil
 }
 
 // bgr turns synth's RGB pixels into the BGR image predict reads files as.
@@ -131,22 +212,43 @@ func int8Model(store, kind, name, srcKey string, load quant.Load, p Profile, pro
 		return "", nil
 	}
 	out := strings.TrimSuffix(name, filepath.Ext(name)) + ".int8.onnx"
-	key := strings.Join([]string{int8Recipe, srcKey, plan.Method, fmt.Sprint(plan.Count), "exclude=" + strings.Join(plan.Exclude, ",")}, " ")
-	res, err := hub.Derive(store, out, key, func(path string) error {
-		slog.Info("int8: calibrating and quantizing (first use; the result is cached in the model store)", "model", name, "inputs", plan.Count, "method", plan.Method)
-		ins, err := CalibrationInputs(kind, plan.Count, p)
+	parts := []string{int8Recipe, srcKey, plan.Method, fmt.Sprint(plan.Count), "exclude=" + strings.Join(plan.Exclude, ",")}
+	font := ""
+	if plan.CJK > 0 {
+		var fkey string
+		font, fkey = cjkCalibFont()
+		parts = append(parts, fmt.Sprintf("%s*%d", fkey, plan.CJK))
+	}
+	res, err := hub.Derive(store, out, strings.Join(parts, " "), func(path string) error {
+		var cjk *CJKCalib
+		if plan.CJK > 0 {
+			if font == "" {
+				slog.Warn("int8: no CJK font installed (fonts-wqy-microhei): the recogniser calibrates on English lines only, which costs Chinese text some accuracy (docs/int8.md)")
+			} else {
+				var err error
+				if cjk, err = loadCJKCalib(font, filepath.Join(store, storeDict), plan.CJK); err != nil {
+					return err
+				}
+			}
+		}
+		n := plan.Count
+		if cjk != nil {
+			n += cjk.Count
+		}
+		slog.Info("int8: calibrating and quantizing (first use; the result is cached in the model store)", "model", name, "inputs", n, "method", plan.Method)
+		ins, err := CalibrationInputs(kind, plan.Count, p, cjk)
 		if err != nil {
 			return err
 		}
 		var bar iostreams.Progress
 		if progress != nil {
-			bar = progress(plan.Count*quant.Passes(plan.Method), "calibrating "+name)
+			bar = progress(n*quant.Passes(plan.Method), "calibrating "+name)
 			defer bar.Finish()
 		}
 		job := quant.Job{
 			Load:    load,
 			Options: quant.Options{Method: plan.Method, PerChannel: true, Exclude: plan.Exclude},
-			Count:   plan.Count, Output: path,
+			Count:   n, Output: path,
 		}
 		var inName string
 		job.Feed = func(i int) (map[string]*tensor.Tensor, error) {

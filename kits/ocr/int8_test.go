@@ -12,6 +12,7 @@ import (
 	"paddle/core/graph"
 	"paddle/core/onnx"
 	"paddle/core/runtime"
+	"paddle/core/tensor"
 )
 
 // countBar counts the steps a calibration reports.
@@ -87,7 +88,7 @@ func TestInt8ModelCache(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ins, err := CalibrationInputs("cls", plan.Count+12, ProfileV2())
+	ins, err := CalibrationInputs("cls", plan.Count+12, ProfileV2(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -135,4 +136,67 @@ func absDiff(a, b float32) float32 {
 		return a - b
 	}
 	return b - a
+}
+
+// The recogniser's Chinese calibration lines: drawn in the first installed
+// cjkCalibFonts font (never a held-out set's), over the dictionary's
+// non-ASCII characters that font has; they follow the English lines, and
+// only the rec model takes them. The font is part of the cache key.
+func TestCJKCalibration(t *testing.T) {
+	dir := storeDir()
+	if dir == "" {
+		t.Skip("ppocrv4 models not found: run `paddle model pull ppocrv4`")
+	}
+	font, key := cjkCalibFont()
+	if font == "" {
+		if key != "cjk=none" {
+			t.Fatalf("no font, key %q", key)
+		}
+		t.Skip("no CJK calibration font installed (fonts-wqy-microhei)")
+	}
+	if !strings.HasPrefix(key, "cjk="+filepath.Base(font)+":") {
+		t.Errorf("key %q does not name %s", key, font)
+	}
+	for _, held := range []string{"DroidSansFallbackFull.ttf", "gbsn00lp.ttf"} {
+		if filepath.Base(font) == held {
+			t.Fatalf("%s renders a held-out set: not for calibration", font)
+		}
+	}
+	cjk, err := loadCJKCalib(font, filepath.Join(dir, storeDict), 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, r := range cjk.Chars {
+		if r < 0x80 || !cjk.Font.HasAll(string(r)) {
+			t.Fatalf("calibration character %q: ASCII or not in the font", r)
+		}
+		n++
+	}
+	t.Logf("%s: %d of the dictionary's characters", font, n)
+	if n < 5000 {
+		t.Errorf("only %d characters to draw from", n)
+	}
+	ins, err := CalibrationInputs("rec", 2, ProfileV2(), cjk)
+	if err != nil {
+		t.Fatal(err)
+	}
+	en, err := CalibrationInputs("rec", 2, ProfileV2(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ins) != 5 || len(en) != 2 {
+		t.Fatalf("%d inputs with 3 CJK lines after 2 English ones, %d without", len(ins), len(en))
+	}
+	for i := range en {
+		if d, _ := tensor.MaxDiff(ins[i], en[i], 0, 0); d != 0 {
+			t.Errorf("English line %d changed by adding CJK lines", i)
+		}
+	}
+	if _, err := CalibrationInputs("det", 1, ProfileV2(), cjk); err == nil {
+		t.Error("CJK lines for the detector: want an error")
+	}
+	if _, err := loadCJKCalib(font, filepath.Join(t.TempDir(), "none.txt"), 1); err == nil {
+		t.Error("a missing dictionary: want an error")
+	}
 }

@@ -177,7 +177,7 @@ func loadEnglishRec(store string, threads int, int8 bool, p Profile, progress fu
 			}
 			return onnx.Import(m)
 		}
-		path, err := int8Model(store, "rec", "en_"+storeRec, storeSHA256(storeRec)+"+"+storeSHA256(storeDict)+"+en", load, p, progress)
+		path, err := int8Model(store, "rec-en", "en_"+storeRec, storeSHA256(storeRec)+"+"+storeSHA256(storeDict)+"+en", load, p, progress)
 		if err != nil {
 			return nil, nil, err
 		}

@@ -8,7 +8,9 @@ import (
 
 	"paddle/core/ag"
 	"paddle/core/config"
+	"paddle/core/data"
 	"paddle/core/graph/trace"
+	"paddle/core/quant"
 	"paddle/core/runtime"
 	"paddle/core/tensor"
 	"paddle/core/workflow"
@@ -38,7 +40,10 @@ func inferenceSchema() *config.Schema {
 	return workflow.InferenceSchema((*exportPreProcess)(nil), (*exportPostProcess)(nil), transforms.Options(), "type")
 }
 
-var _ workflow.Exporter = (*runner)(nil)
+var (
+	_ workflow.Exporter   = (*runner)(nil)
+	_ workflow.Calibrator = (*runner)(nil)
+)
 
 // exportSize returns the traced image size (h, w).
 func (r *runner) exportSize() (int, int, error) {
@@ -120,11 +125,32 @@ func (r *runner) loadExport(env workflow.Env) (*Segmenter, error) {
 		return nil, err
 	}
 	name, out := inputs[0].Name, p.OutputNames()[0]
-	return &Segmenter{tr: tr, labels: post.LabelList, segment: func(x *tensor.Tensor) (*tensor.Tensor, error) {
+	return &Segmenter{tr: tr, labels: post.LabelList, input: name, segment: func(x *tensor.Tensor) (*tensor.Tensor, error) {
 		res, err := p.Run(map[string]*tensor.Tensor{name: x})
 		if err != nil {
 			return nil, err
 		}
 		return res[out].Cast(tensor.Float32).Contiguous(), nil
 	}}, nil
+}
+
+// CalibrationFeed is the kit's workflow.Calibrator (`export --quantize`):
+// the images of calib (quant.Files), each decoded and transformed as
+// predict --model dir does.
+func (r *runner) CalibrationFeed(dir, calib string, count int) (quant.Feed, int, error) {
+	sg, err := r.loadExport(workflow.Env{Model: dir})
+	if err != nil {
+		return nil, 0, err
+	}
+	return quant.FileFeed(calib, count, func(path string) (map[string]*tensor.Tensor, error) {
+		img, err := data.DecodeFile(path, data.RGB)
+		if err != nil {
+			return nil, err
+		}
+		x, err := sg.prepare(img)
+		if err != nil {
+			return nil, err
+		}
+		return map[string]*tensor.Tensor{sg.input: x}, nil
+	})
 }

@@ -44,6 +44,7 @@ type Prediction struct {
 type Segmenter struct {
 	tr     transform
 	labels []string
+	input  string // the model input's name (an export's; "x" for a checkpoint)
 	// segment maps one image (1, 3, h, w) to logits (1, C, h, w).
 	segment func(x *tensor.Tensor) (*tensor.Tensor, error)
 }
@@ -77,7 +78,7 @@ func (r *runner) loadSegmenter(env workflow.Env) (*Segmenter, error) {
 	fw := forward(model)
 	// The autograd model was not written for concurrent forwards: one at a time.
 	var mu sync.Mutex
-	return &Segmenter{tr: tr, labels: r.labelNames(), segment: func(x *tensor.Tensor) (*tensor.Tensor, error) {
+	return &Segmenter{tr: tr, labels: r.labelNames(), input: "x", segment: func(x *tensor.Tensor) (*tensor.Tensor, error) {
 		mu.Lock()
 		defer mu.Unlock()
 		return infer(fw, x, r.test), nil
@@ -87,11 +88,11 @@ func (r *runner) loadSegmenter(env workflow.Env) (*Segmenter, error) {
 // Segment returns img's class per pixel (row-major, img's size) and the
 // number of classes the model knows.
 func (sg *Segmenter) Segment(img *data.Image) (pred []uint8, classes int, err error) {
-	s := item{Img: img}
-	if _, err := sg.tr.Apply(&s, rand.New(rand.NewPCG(0, 0))); err != nil {
+	x, err := sg.prepare(img)
+	if err != nil {
 		return nil, 0, err
 	}
-	logits, err := sg.segment(s.X.Reshape(append([]int{1}, s.X.Shape()...)...))
+	logits, err := sg.segment(x)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -99,6 +100,15 @@ func (sg *Segmenter) Segment(img *data.Image) (pred []uint8, classes int, err er
 		logits = op.Resize(logits, op.ResizeParams{Mode: "linear", CoordMode: "half_pixel", Sizes: []int{img.H, img.W}})
 	}
 	return argmax(logits)[0], logits.Dim(1), nil
+}
+
+// prepare transforms img into the model's input (1, 3, h, w).
+func (sg *Segmenter) prepare(img *data.Image) (*tensor.Tensor, error) {
+	s := item{Img: img}
+	if _, err := sg.tr.Apply(&s, rand.New(rand.NewPCG(0, 0))); err != nil {
+		return nil, err
+	}
+	return s.X.Reshape(append([]int{1}, s.X.Shape()...)...), nil
 }
 
 // labelNames reads labels.txt next to the val (or train) list, if present.

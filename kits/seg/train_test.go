@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -11,6 +12,7 @@ import (
 	"testing"
 
 	"paddle/core/config"
+	"paddle/core/quant"
 	"paddle/core/runtime"
 	"paddle/core/runtime/ortcheck"
 	"paddle/core/synth"
@@ -205,6 +207,76 @@ func TestTrainEvalPredictExport(t *testing.T) {
 		t.Errorf("predict --model agrees with --weights on %.4f of the pixels, want ≥ 0.999", frac)
 	}
 	checkExportNumerics(t, cfgPath, filepath.Join(out, "latest"), exp)
+	checkQuantizedExport(t, dir, filepath.Join(out, "latest"), ds, imgs, pm, trained.MIoU)
+}
+
+// checkQuantizedExport exports the checkpoint again with --quantize,
+// calibrated on 16 training images (a directory's worth, by list): the
+// model runs int8 convolutions, its label maps agree with the float
+// export's on nearly every pixel of the eval images and score an mIoU
+// within 0.01 of float's; ONNX Runtime's logits on the QDQ file equal
+// paddle's within a small fraction of their range (the two round a
+// requantized activation differently at most at exact ties).
+func checkQuantizedExport(t *testing.T, dir, ckpt, ds string, imgs []string, float []Prediction, miou float64) {
+	var cal []string
+	for i := range 16 {
+		cal = append(cal, filepath.Join(ds, "images", "train", fmt.Sprintf("%06d.jpg", i)))
+	}
+	calList := filepath.Join(dir, "calib.txt")
+	if err := os.WriteFile(calList, []byte(strings.Join(cal, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	qexp := filepath.Join(dir, "qexp")
+	if code, _, errOut := runPaddle(t, "seg", "export", "--weights", ckpt, "--output", qexp, "--quantize", "--calib", calList); code != 0 {
+		t.Fatalf("export --quantize: %s", errOut)
+	}
+	p, err := runtime.Load(filepath.Join(qexp, "model.onnx"), runtime.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	nq := quant.Int8Nodes(p.Graph())
+	if nq == 0 {
+		t.Fatal("the quantized export runs no int8 conv or gemm")
+	}
+	pred := filepath.Join(dir, "pred-int8")
+	code, out, errOut := runPaddle(t, append([]string{"seg", "predict", "--model", qexp, "--output", pred}, imgs...)...)
+	if code != 0 {
+		t.Fatalf("predict --model (int8): %s", errOut)
+	}
+	pq := readPredictions(t, out)
+	same, all := 0, 0
+	for i := range float {
+		a, _ := ReadLabelMap(float[i].LabelMap)
+		b, _ := ReadLabelMap(pq[i].LabelMap)
+		if a == nil || b == nil {
+			t.Fatalf("unreadable label maps %s, %s", float[i].LabelMap, pq[i].LabelMap)
+		}
+		for j := range a.Pix {
+			if a.Pix[j] == b.Pix[j] {
+				same++
+			}
+			all++
+		}
+	}
+	q := evalOf(t, "--pred", filepath.Join(pred, "pseudo_color_prediction"), "--label", filepath.Join(ds, "masks", "eval"), "--num-classes", "2")
+	frac := float64(same) / float64(all)
+	t.Logf("int8 export: %d int8 nodes; label maps equal to float's on %.4f of the pixels; mIoU %.4f (float %.4f)", nq, frac, q.MIoU, miou)
+	if frac < 0.98 || math.Abs(q.MIoU-miou) > 0.01 {
+		t.Errorf("int8 export: pixel agreement %.4f (want ≥ 0.98), mIoU %.4f vs float %.4f (want within 0.01)", frac, q.MIoU, miou)
+	}
+	feed, n, err := (&runner{}).CalibrationFeed(qexp, calList, 1)
+	if err != nil || n != 1 {
+		t.Fatalf("CalibrationFeed: %d inputs, %v", n, err)
+	}
+	x, err := feed(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := p.Run(x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ortcheck.Compare(t, filepath.Join(qexp, "model.onnx"), x, ortcheck.Output{Name: "output", Want: got["output"], Tol: 1e-3})
 }
 
 func readPredictions(t *testing.T, s string) []Prediction {

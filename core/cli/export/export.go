@@ -117,6 +117,9 @@ func run(cmd *cobra.Command, opts *Options) error {
 	if !ok {
 		return config.Usage(fmt.Errorf("paddle %s cannot export its models yet", opts.Kit.Name))
 	}
+	if _, ok := r.(workflow.Calibrator); opts.Quantize && !ok {
+		return config.Usage(fmt.Errorf("paddle %s cannot quantize its exports yet (export without --quantize, then `paddle model quantize` %s)", opts.Kit.Name, filepath.Join(opts.Output, workflow.ExportModelFile)))
+	}
 	env := workflow.Env{IO: opts.Factory.RunnerIO(), Config: cfg, Weights: opts.Weights, Output: opts.Output}
 	if err := ex.Export(cmd.Context(), env, opts.Output); err != nil {
 		return err
@@ -133,14 +136,11 @@ func run(cmd *cobra.Command, opts *Options) error {
 // quantizeExport rewrites the export's model.onnx in int8 QDQ form,
 // calibrated on the kit's preprocessing of opts.Calib (workflow.Calibrator).
 func quantizeExport(opts *Options, r workflow.Runner) error {
-	cal, ok := r.(workflow.Calibrator)
-	if !ok {
-		return config.Usage(fmt.Errorf("paddle %s cannot quantize its exports yet (use `paddle model quantize` on %s)", opts.Kit.Name, filepath.Join(opts.Output, workflow.ExportModelFile)))
-	}
+	cal := r.(workflow.Calibrator) // checked before the export was written
 	model := filepath.Join(opts.Output, workflow.ExportModelFile)
 	feed, n, err := cal.CalibrationFeed(opts.Output, opts.Calib, opts.CalibCount)
 	if err != nil {
-		return config.Usage(err)
+		return config.Usage(fmt.Errorf("%w (%s was written in float32, not quantized)", err, model))
 	}
 	bar := opts.Factory.IOStreams.Progress(n*quant.Passes(opts.Method), "calibrating "+model)
 	defer bar.Finish()
@@ -154,9 +154,9 @@ func quantizeExport(opts *Options, r workflow.Runner) error {
 	if err != nil {
 		var oe *quant.OptionsError
 		if errors.As(err, &oe) {
-			return config.Usage(fmt.Errorf("--quantize: %w", oe.Err))
+			return config.Usage(fmt.Errorf("--quantize: %w (%s was written in float32, not quantized)", oe.Err, model))
 		}
-		return fmt.Errorf("--quantize: %w", err)
+		return fmt.Errorf("--quantize: %w (%s was written in float32, not quantized)", err, model)
 	}
 	if err := os.Rename(tmp, model); err != nil {
 		return err

@@ -9,6 +9,8 @@ import (
 
 	"paddle/core/ag"
 	"paddle/core/config"
+	"paddle/core/quant"
+	"paddle/core/tensor"
 	"paddle/core/workflow"
 )
 
@@ -36,7 +38,10 @@ type ExportPostProcess struct {
 	BoxType       string  `yaml:"box_type"`
 }
 
-var _ workflow.Exporter = (*runner)(nil)
+var (
+	_ workflow.Exporter   = (*runner)(nil)
+	_ workflow.Calibrator = (*runner)(nil)
+)
 
 // Export writes the checkpoint env.Weights as an export directory.
 func (r *runner) Export(_ context.Context, env workflow.Env, dir string) error {
@@ -63,6 +68,41 @@ func (r *runner) Export(_ context.Context, env workflow.Env, dir string) error {
 			ScoreMode: score, BoxType: "quad"},
 	}
 	return workflow.WriteExport(dir, g, inf, r.cfg)
+}
+
+// CalibrationFeed is the detector's workflow.Calibrator (`export
+// --quantize`): the images of calib (quant.Files), each run through the
+// transform ops of dir's inference.yaml (the Eval split's, which predict
+// --weights runs) into a batch of one.
+func (r *runner) CalibrationFeed(dir, calib string, count int) (quant.Feed, int, error) {
+	cfg, err := workflow.ReadInference(dir, nil)
+	if err != nil {
+		return nil, 0, err
+	}
+	var pre exportPreProcess
+	var post ExportPostProcess
+	inputs, err := workflow.DecodeInference(cfg, &pre, &post)
+	if err != nil {
+		return nil, 0, err
+	}
+	if len(inputs) != 1 {
+		return nil, 0, fmt.Errorf("%s: Inputs: want one image input, got %v", cfg.File, inputs)
+	}
+	tr, err := buildTransforms(pre.TransformOps, false)
+	if err != nil {
+		return nil, 0, err
+	}
+	return quant.FileFeed(calib, count, func(path string) (map[string]*tensor.Tensor, error) {
+		s := Sample{Path: path}
+		if _, err := tr.Apply(&s, rand.New(rand.NewPCG(0, 0))); err != nil {
+			return nil, err
+		}
+		b, err := collate([]Sample{s}, false)
+		if err != nil {
+			return nil, err
+		}
+		return map[string]*tensor.Tensor{inputs[0].Name: b.X}, nil
+	})
 }
 
 // evalResize is the Eval split's DetResizeForTest arguments, else

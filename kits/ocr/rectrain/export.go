@@ -6,8 +6,10 @@ import (
 	"math/rand/v2"
 
 	"paddle/core/ag"
+	"paddle/core/config"
 	"paddle/core/graph"
 	"paddle/core/graph/trace"
+	"paddle/core/quant"
 	"paddle/core/tensor"
 	"paddle/core/workflow"
 )
@@ -38,7 +40,46 @@ type ExportResize struct {
 // ExportOutput is the name of the exported graph's output.
 const ExportOutput = "softmax"
 
-var _ workflow.Exporter = (*runner)(nil)
+var (
+	_ workflow.Exporter   = (*runner)(nil)
+	_ workflow.Calibrator = (*runner)(nil)
+)
+
+// exportPreProcess is the PreProcess section of a rec export's inference.yaml.
+type exportPreProcess struct {
+	TransformOps []config.Component `yaml:"transform_ops"`
+}
+
+// CalibrationFeed is the recogniser's workflow.Calibrator (`export
+// --quantize`): the line images of calib (quant.Files), each run through
+// the transform ops of dir's inference.yaml (decode, RecResizeImg: the
+// Eval split's, which predict --weights runs) into a batch of one.
+func (r *runner) CalibrationFeed(dir, calib string, count int) (quant.Feed, int, error) {
+	cfg, err := workflow.ReadInference(dir, nil)
+	if err != nil {
+		return nil, 0, err
+	}
+	var pre exportPreProcess
+	var post ExportPostProcess
+	inputs, err := workflow.DecodeInference(cfg, &pre, &post)
+	if err != nil {
+		return nil, 0, err
+	}
+	if len(inputs) != 1 {
+		return nil, 0, fmt.Errorf("%s: Inputs: want one image input, got %v", cfg.File, inputs)
+	}
+	tr, _, err := buildTransforms(pre.TransformOps, r.global, false)
+	if err != nil {
+		return nil, 0, err
+	}
+	return quant.FileFeed(calib, count, func(path string) (map[string]*tensor.Tensor, error) {
+		s := Sample{Path: path}
+		if _, err := tr.Apply(&s, rand.New(rand.NewPCG(0, 0))); err != nil {
+			return nil, err
+		}
+		return quant.Batch1(inputs[0].Name, s.X), nil
+	})
+}
 
 // Export writes the checkpoint env.Weights as an export directory.
 func (r *runner) Export(_ context.Context, env workflow.Env, dir string) error {

@@ -1,6 +1,7 @@
 package synth
 
 import (
+	"encoding/binary"
 	"fmt"
 	"io/fs"
 	"os"
@@ -175,15 +176,29 @@ func loadFile(p string) ([]*Font, error) {
 	base := filepath.Base(p)
 	switch strings.ToLower(filepath.Ext(p)) {
 	case ".ttc", ".otc":
-		c, err := opentype.ParseCollection(b)
+		n, err := collectionSize(b)
 		if err != nil {
 			return nil, fmt.Errorf("font %s: %w", p, err)
 		}
+		c, cerr := opentype.ParseCollection(b)
 		var out []*Font
-		for i := range c.NumFonts() {
-			f, err := c.Font(i)
+		for i := range n {
+			var f *opentype.Font
+			err := cerr
+			if err == nil {
+				f, err = c.Font(i)
+			}
 			if err != nil {
-				return nil, fmt.Errorf("font %s #%d: %w", p, i, err)
+				// x/image/font/sfnt wants every table 4-byte aligned; some
+				// collections (WenQuanYi's) are not: the face is copied out
+				// with its tables aligned, byte for byte otherwise.
+				face, aerr := alignedFace(b, i)
+				if aerr != nil {
+					return nil, fmt.Errorf("font %s #%d: %w (%w)", p, i, err, aerr)
+				}
+				if f, err = opentype.Parse(face); err != nil {
+					return nil, fmt.Errorf("font %s #%d: %w", p, i, err)
+				}
 			}
 			out = append(out, &Font{Name: fmt.Sprintf("%s#%d", base, i), Font: f})
 		}
@@ -194,4 +209,55 @@ func loadFile(p string) ([]*Font, error) {
 		return nil, fmt.Errorf("font %s: %w", p, err)
 	}
 	return []*Font{{Name: base, Font: f}}, nil
+}
+
+// collectionSize returns the number of fonts of a TrueType/OpenType
+// collection file's header ("ttcf").
+func collectionSize(b []byte) (int, error) {
+	if len(b) < 12 || string(b[:4]) != "ttcf" {
+		return 0, fmt.Errorf("not a font collection (no ttcf header)")
+	}
+	n := int(binary.BigEndian.Uint32(b[8:12]))
+	if n < 1 || 12+4*n > len(b) {
+		return 0, fmt.Errorf("font collection: %d fonts in a %d-byte file", n, len(b))
+	}
+	return n, nil
+}
+
+// alignedFace returns font i of collection b as a standalone sfnt file
+// whose tables start on 4-byte boundaries (OpenType's rule, which
+// x/image/font/sfnt enforces), their bytes and the table directory
+// otherwise unchanged (checksums are not recomputed: sfnt ignores them).
+func alignedFace(b []byte, i int) ([]byte, error) {
+	n, err := collectionSize(b)
+	if err != nil {
+		return nil, err
+	}
+	if i < 0 || i >= n {
+		return nil, fmt.Errorf("font collection: no font #%d (it has %d)", i, n)
+	}
+	be := binary.BigEndian
+	off := int(be.Uint32(b[12+4*i:]))
+	if off+12 > len(b) {
+		return nil, fmt.Errorf("font collection: font #%d starts at %d, past the end", i, off)
+	}
+	tables := int(be.Uint16(b[off+4:]))
+	dir := off + 12
+	if dir+16*tables > len(b) {
+		return nil, fmt.Errorf("font collection: font #%d's %d table records pass the end", i, tables)
+	}
+	out := append([]byte(nil), b[off:dir+16*tables]...)
+	for t := range tables {
+		rec := out[12+16*t:]
+		o, l := int(be.Uint32(rec[8:])), int(be.Uint32(rec[12:]))
+		if o < 0 || l < 0 || o+l > len(b) {
+			return nil, fmt.Errorf("font collection: font #%d table %q at %d+%d passes the end", i, rec[:4], o, l)
+		}
+		for len(out)%4 != 0 {
+			out = append(out, 0)
+		}
+		be.PutUint32(rec[8:], uint32(len(out)))
+		out = append(out, b[o:o+l]...)
+	}
+	return out, nil
 }
