@@ -104,4 +104,7 @@ func BenchmarkMPIAllreduce(b *testing.B) {
 			}
 		})
 	}
+	if err := c.Close(); err != nil { // MPI_Finalize: mpirun wants every rank to call it
+		b.Fatal(err)
+	}
 }
