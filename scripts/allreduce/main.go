@@ -8,7 +8,6 @@
 // by running core/dist's BenchmarkMPIAllreduce under mpirun -runs times
 // and printing the median ms:
 //
-//	make build-mpi   # not needed; the test binary is enough:
 //	CGO_ENABLED=1 go test -c -tags mpi -o bin/dist-mpi.test ./core/dist
 //	go run ./scripts/allreduce -mpi bin/dist-mpi.test -runs 5
 package main
