@@ -3,6 +3,7 @@
 package dist
 
 import (
+	"os"
 	"strconv"
 	"strings"
 	"testing"
@@ -58,25 +59,40 @@ func TestMPICollectives(t *testing.T) {
 	}
 }
 
-// BenchmarkMPIAllreduce times in-place float32 all-reduces of LeNet's
-// gradients (21,386 values) and of one 25 MB bucket under mpirun:
+// allreduceSizes are the float counts BenchmarkMPIAllreduce times:
+// PADDLE_ALLREDUCE_SIZES (name=count,..., as scripts/allreduce passes the
+// shipped configs' sizes), else LeNet's gradients and one full bucket.
+func allreduceSizes(b *testing.B) []allreduceSize {
+	env := os.Getenv("PADDLE_ALLREDUCE_SIZES")
+	if env == "" {
+		return []allreduceSize{{"lenet_digits", 21386}, {"bucket", 25 << 20 / 4}}
+	}
+	var out []allreduceSize
+	for _, f := range strings.Split(env, ",") {
+		name, v, ok := strings.Cut(f, "=")
+		n, err := strconv.Atoi(v)
+		if !ok || err != nil || n <= 0 {
+			b.Fatalf("PADDLE_ALLREDUCE_SIZES: %q is not name=count (count > 0)", f)
+		}
+		out = append(out, allreduceSize{name, n})
+	}
+	return out
+}
+
+type allreduceSize struct {
+	name string
+	n    int
+}
+
+// BenchmarkMPIAllreduce times in-place float32 all-reduces of
+// allreduceSizes under mpirun:
 // `mpirun -np 2 dist.test -test.run '^$' -test.bench MPI`.
 func BenchmarkMPIAllreduce(b *testing.B) {
 	c, err := openMPI()
 	if err != nil {
 		b.Fatal(err)
 	}
-	// the gradients of shipped configs (parameters, as `train` logs them)
-	// and one full bucket (docs/distributed.md's table)
-	for _, m := range []struct {
-		name string
-		n    int
-	}{
-		{"lenet_digits", 21386}, {"lenet_mnist", 61706}, {"gin_bzr", 68929}, {"rec_crnn_en", 193440},
-		{"pplcnet_mnist", 338858}, {"picodet_xs", 402472}, {"resnet_mnist", 701178}, {"unet_synth", 840073},
-		{"picodet_s", 852448}, {"pp_liteseg", 1122883}, {"ner_bilstm_crf", 1807354}, {"picodet_m", 1829336},
-		{"bucket", 25 << 20 / 4},
-	} {
+	for _, m := range allreduceSizes(b) {
 		n := m.n
 		buf := c.NewF32(n)
 		b.Run(m.name+"_"+strconv.Itoa(4*n)+"B", func(b *testing.B) {
@@ -87,5 +103,8 @@ func BenchmarkMPIAllreduce(b *testing.B) {
 				}
 			}
 		})
+	}
+	if err := c.Close(); err != nil { // MPI_Finalize: mpirun wants every rank to call it
+		b.Fatal(err)
 	}
 }

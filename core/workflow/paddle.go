@@ -134,6 +134,15 @@ type ModelBuilder interface {
 	NewModel() (nn.Module, error)
 }
 
+// DataFreeModel is the optional Runner capability behind
+// scripts/allreduce (docs/distributed.md's all-reduce table): the
+// untrained model a config describes, built without its data set. Where
+// the data set fixes a size (classes, vocabulary), a size the config
+// states stands in and assumed says which ("" when nothing was assumed).
+type DataFreeModel interface {
+	DataFreeModel() (m nn.Module, assumed string, err error)
+}
+
 // PaddleEntries lists m's parameters and buffers under PaddlePaddle's
 // names and in Paddle's layouts (Linear weights (in, out)), as
 // paddle.save would write the same model's state dict; tensors Paddle does

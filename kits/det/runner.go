@@ -15,6 +15,7 @@ import (
 	pio "paddle/core/io"
 	"paddle/core/metric"
 	"paddle/core/metric/coco"
+	"paddle/core/nn"
 	"paddle/core/optim"
 	"paddle/core/workflow"
 )
@@ -438,4 +439,14 @@ func (r *runner) evalCOCO(ctx context.Context, env workflow.Env) (*coco.Dataset,
 	}
 	m := t.Metric.(*cocoMetric)
 	return m.gt, m.dets, nil
+}
+
+// DataFreeModel is the configured PicoDet, untrained; its class count is
+// the config's (workflow.DataFreeModel).
+func (r *runner) DataFreeModel() (nn.Module, string, error) {
+	m, err := r.newModel()
+	if err != nil {
+		return nil, "", err
+	}
+	return m, "", nil
 }

@@ -233,3 +233,13 @@ func (r *asrRunner) recognizerFor(env workflow.Env) (*recognizer, error) {
 	}
 	return &recognizer{feat: r.c.Feature, dec: r.c.Decoding, logProbs: modelLogProbs(model)}, nil
 }
+
+// DataFreeModel is the configured recognizer, untrained; its output is the
+// fixed character set asrVocab (workflow.DataFreeModel).
+func (r *asrRunner) DataFreeModel() (nn.Module, string, error) {
+	m, err := newASRModel(r.c)
+	if err != nil {
+		return nil, "", err
+	}
+	return m, "", nil
+}

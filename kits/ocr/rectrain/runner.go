@@ -364,3 +364,13 @@ func (r *runner) Predict(ctx context.Context, env workflow.Env, args []string) e
 	}))
 	return out.Finish(failed, len(inputs), err)
 }
+
+// DataFreeModel is the configured recognizer, untrained; its classes are
+// the config's character dictionary's (workflow.DataFreeModel).
+func (r *runner) DataFreeModel() (nn.Module, string, error) {
+	m, err := r.newModel()
+	if err != nil {
+		return nil, "", err
+	}
+	return m, "", nil
+}
