@@ -145,12 +145,13 @@ def params(cfg, rng):
 # --- NumPy forward (eval) ---
 
 def conv2d(x, w, b=None, stride=1, pad=0, groups=1):
-    """Paddle's Conv2D; stride is an int or (height, width)."""
+    """Paddle's Conv2D; stride and pad are ints or (height, width)."""
     n, c, h, wd = x.shape
     o, cg, kh, kw = w.shape
     sh, sw = stride if isinstance(stride, tuple) else (stride, stride)
-    x = np.pad(x, ((0, 0), (0, 0), (pad, pad), (pad, pad)))
-    oh, ow = (h + 2 * pad - kh) // sh + 1, (wd + 2 * pad - kw) // sw + 1
+    ph, pw = pad if isinstance(pad, tuple) else (pad, pad)
+    x = np.pad(x, ((0, 0), (0, 0), (ph, ph), (pw, pw)))
+    oh, ow = (h + 2 * ph - kh) // sh + 1, (wd + 2 * pw - kw) // sw + 1
     out = np.zeros((n, o, oh, ow), dtype=np.float64)
     og = o // groups
     for g in range(groups):

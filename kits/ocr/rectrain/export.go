@@ -104,7 +104,11 @@ func (r *runner) Export(_ context.Context, env workflow.Env, dir string) error {
 	} else {
 		spec := trace.InputSpec{Name: "x", Shape: []int{-1, c, h, -1}, DimNames: []string{"batch", "", "", "width"}}
 		// batch and width > 1 and not the trained width, so baked-in sizes fail the dynamic check
-		example := tensor.Rand(rand.New(rand.NewPCG(1, 1)), tensor.Float32, -1, 1, 2, c, h, w+w/2)
+		ew := w + w/2
+		if _, _, fixed := fixedInput(model); fixed {
+			spec.Shape[3], spec.DimNames[3], ew = w, "", w
+		}
+		example := tensor.Rand(rand.New(rand.NewPCG(1, 1)), tensor.Float32, -1, 1, 2, c, h, ew)
 		g, err = trace.Func(model, []trace.InputSpec{spec}, []*tensor.Tensor{example}, []string{ExportOutput},
 			func(xs []*ag.Var) []*ag.Var { return []*ag.Var{exportHead(model.Forward(xs[0], false))} })
 		if err != nil {

@@ -187,6 +187,13 @@ func newBackbones() *config.Registry[*rand.Rand, Backbone] {
 		return b, nil
 	})
 	config.Add(reg, "SVTRNet", SVTRNetOpts{}, func(c config.Component, o SVTRNetOpts, r *rand.Rand) (Backbone, error) {
+		if o.PaddleLayers {
+			b, err := NewPaddleSVTRNet(o, r)
+			if err != nil {
+				return nil, c.Errorf("%v", err)
+			}
+			return b, nil
+		}
 		b, err := NewSVTRNet(o, r)
 		if err != nil {
 			return nil, c.Errorf("%v", err)

@@ -16,11 +16,12 @@ type paddleBackbone interface {
 	PaddleName(name string) (pd string, transposed bool)
 }
 
-// PaddleCRNN is CRNN over a backbone with PaddleOCR's layers: the network of
+// PaddleCRNN is CRNN over a backbone with PaddleOCR's layers: the networks of
 // PaddleOCR's rec_mv3_none_bilstm_ctc.yml (MobileNetV3, SequenceEncoder
-// rnn, CTCHead), whose .pdparams load here (workflow.PaddleNamer) and
-// predict the same. CRNN over MiniVGG (not one of PaddleOCR's backbones) has
-// no such map.
+// rnn, CTCHead) and rec_svtrnet.yml (SVTRNet with paddle_layers,
+// SequenceEncoder reshape, CTCHead), whose .pdparams load here
+// (workflow.PaddleNamer) and predict the same. CRNN over MiniVGG (not one
+// of PaddleOCR's backbones) or this port's own SVTRNet has no such map.
 type PaddleCRNN struct {
 	*CRNN
 	bb paddleBackbone

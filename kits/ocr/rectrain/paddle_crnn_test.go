@@ -44,7 +44,14 @@ func crnnInput(shape ...int) *tensor.Tensor {
 // with every tensor zeroed, so a tensor that loading misses shows.
 func crnnModel(t *testing.T, overrides ...string) Recognizer {
 	t.Helper()
-	cfg, err := config.Load(crnnConfig, overrides...)
+	return zeroedPaddleModel(t, crnnConfig, overrides...)
+}
+
+// zeroedPaddleModel builds a shipped config with PaddleOCR's layers
+// (overrides applied) with every tensor zeroed.
+func zeroedPaddleModel(t *testing.T, file string, overrides ...string) Recognizer {
+	t.Helper()
+	cfg, err := config.Load(file, overrides...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,14 +93,20 @@ func crnnDiff(t *testing.T, m Recognizer, logits string, input *tensor.Tensor) f
 // and compares its logits with the NumPy forward's.
 func crnnCheck(t *testing.T, fixture, logits string, input *tensor.Tensor, overrides ...string) {
 	t.Helper()
-	m := crnnModel(t, overrides...)
+	paddleCheck(t, crnnConfig, fixture, logits, input, overrides...)
+}
+
+// paddleCheck is crnnCheck for the shipped config file.
+func paddleCheck(t *testing.T, file, fixture, logits string, input *tensor.Tensor, overrides ...string) {
+	t.Helper()
+	m := zeroedPaddleModel(t, file, overrides...)
 	if _, err := workflow.LoadCheckpoint(fixture, m, nil); err != nil {
 		t.Fatal(err)
 	}
 	d := crnnDiff(t, m, logits, input)
 	t.Logf("%s: max abs diff from PaddleOCR's forward (NumPy): %.3g", filepath.Base(fixture), d)
 	if d > 1e-4 {
-		t.Errorf("max abs diff %g from the NumPy forward of PaddleOCR's CRNN", d)
+		t.Errorf("max abs diff %g from the NumPy forward of PaddleOCR's %s", d, filepath.Base(file))
 	}
 }
 
@@ -109,7 +122,13 @@ func TestPaddleOCRCRNNPdparams(t *testing.T) {
 // rewrite writes the fixture's tensors, edited by edit, to a new .pdparams.
 func rewrite(t *testing.T, edit func(name string, v *tensor.Tensor) (string, *tensor.Tensor)) string {
 	t.Helper()
-	f, err := pdparams.Read(crnnFixture)
+	return rewriteFile(t, crnnFixture, edit)
+}
+
+// rewriteFile writes fixture's tensors, edited by edit, to a new .pdparams.
+func rewriteFile(t *testing.T, fixture string, edit func(name string, v *tensor.Tensor) (string, *tensor.Tensor)) string {
+	t.Helper()
+	f, err := pdparams.Read(fixture)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -272,10 +272,14 @@ func TestAllRecConfigsBuild(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			h, w := 48, 160
+			if fh, fw, fixed := fixedInput(m); fixed {
+				h, w = fh, fw
+			}
 			var logits *tensor.Tensor
-			ag.NoGrad(func() { logits = m.Forward(ag.Const(tensor.New(tensor.Float32, 1, 3, 48, 160)), false).T })
+			ag.NoGrad(func() { logits = m.Forward(ag.Const(tensor.New(tensor.Float32, 1, 3, h, w)), false).T })
 			if s := logits.Shape(); s[1] != 1 || s[2] != k {
-				t.Errorf("logits %v for 1×3×48×160, want (T, 1, %d)", s, k)
+				t.Errorf("logits %v for 1×3×%d×%d, want (T, 1, %d)", s, h, w, k)
 			}
 		})
 	}

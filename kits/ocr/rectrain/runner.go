@@ -106,7 +106,45 @@ func Build(cfg *config.Config) (workflow.Runner, error) {
 }
 
 func (r *runner) newModel() (Recognizer, error) {
-	return buildModel(r.arch, r.dict.NumClasses(), rand.New(rand.NewPCG(r.global.Seed, 1)))
+	m, err := buildModel(r.arch, r.dict.NumClasses(), rand.New(rand.NewPCG(r.global.Seed, 1)))
+	if err != nil {
+		return nil, err
+	}
+	if h, w, ok := fixedInput(m); ok {
+		for _, s := range []*SplitOpts{r.train, r.eval} {
+			if s == nil {
+				continue
+			}
+			var o SimpleDataSetOpts
+			if err := decodeNamed(s.Dataset, "SimpleDataSet", &o); err != nil {
+				return nil, err
+			}
+			for _, c := range o.Transforms {
+				if c.Name != "RecResizeImg" {
+					continue
+				}
+				var ro RecResizeImgOpts
+				if err := c.Decode(&ro); err != nil {
+					return nil, err
+				}
+				if len(ro.ImageShape) != 3 || ro.ImageShape[1] != h || ro.ImageShape[2] != w || ro.EvalMode {
+					return nil, c.Errorf("RecResizeImg.image_shape %v (eval_mode %v): the backbone takes %d×%d images exactly (its img_size), eval_mode false", ro.ImageShape, ro.EvalMode, h, w)
+				}
+			}
+		}
+	}
+	return m, nil
+}
+
+// fixedInput is the one input size (height, width) m takes, if it has one
+// (PaddleOCR's SVTRNet: its position embedding and Local masks).
+func fixedInput(m Recognizer) (h, w int, ok bool) {
+	if c, isCRNN := m.(*PaddleCRNN); isCRNN {
+		if b, fixed := c.Backbone.(*PaddleSVTRNet); fixed {
+			return b.imgSize[0], b.imgSize[1], true
+		}
+	}
+	return 0, 0, false
 }
 
 func (r *runner) newMetric() *RecMetric {

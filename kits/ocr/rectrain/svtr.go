@@ -24,7 +24,14 @@ type SVTRNetOpts struct {
 	OutChannels  int      `yaml:"out_channels"`  // channels of the 1×1 conv after the last stage (default 192)
 	PatchMerging string   `yaml:"patch_merging"` // Conv (the only one)
 
-	// PaddleOCR keys accepted and ignored: the sequence keeps the input's
+	// PaddleLayers builds PaddleOCR's own SVTRNet instead (PaddleSVTRNet:
+	// Local mixers, position embedding, img_size fixed, PaddleOCR's names,
+	// so its .pdparams load); LocalMixer and LastDrop are its keys.
+	PaddleLayers bool     `yaml:"paddle_layers"`
+	LocalMixer   [][]int  `yaml:"local_mixer"` // per stage [kh, kw] (default [7, 11] each)
+	LastDrop     *float64 `yaml:"last_drop"`   // downscale_in_infer dropout after last_conv (default 0.1)
+
+	// PaddleOCR keys accepted and ignored without paddle_layers: the sequence keeps the input's
 	// width/4 steps (no pooling to out_char_num) and no absolute position
 	// embedding is learnt, so the width stays dynamic in an export; the Conv
 	// mixers give the blocks their sense of position.
@@ -82,6 +89,9 @@ func NewSVTRNet(o SVTRNetOpts, r *rand.Rand) (*SVTRNet, error) {
 	}
 	if o.OutChannels == 0 {
 		o.OutChannels = 192
+	}
+	if len(o.LocalMixer) > 0 || o.LastDrop != nil {
+		return nil, fmt.Errorf("SVTRNet: local_mixer and last_drop are PaddleOCR's SVTRNet keys: set paddle_layers: true")
 	}
 	ns := len(o.EmbedDim)
 	if len(o.Depth) != ns || len(o.NumHeads) != ns {
