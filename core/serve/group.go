@@ -55,7 +55,8 @@ var kitName = regexp.MustCompile(`^[a-z][a-z0-9_-]*$`)
 
 // NewGroup returns one server for several kits: each answers POST
 // /v1/<name> with its own Concurrency, Queue and Timeout (opts applies to
-// each kit separately, as if each had its own server), and the server
+// each kit separately, as if each had its own server, except MaxBodies,
+// which bounds the bodies of all kits together), and the server
 // answers GET /healthz for all of them, / (a page to try the kits in a
 // browser), /openapi.json and /metrics. Names must be distinct.
 func NewGroup(opts Options, kits ...Kit) (*Server, error) {
@@ -64,6 +65,7 @@ func NewGroup(opts Options, kits ...Kit) (*Server, error) {
 	}
 	o := opts.withDefaults()
 	st := &site{kits: slices.Clone(kits)}
+	bodies := &bodyBudget{max: o.MaxBodies}
 	for i := range st.kits {
 		k := &st.kits[i]
 		if !kitName.MatchString(k.Name) {
@@ -91,7 +93,7 @@ func NewGroup(opts Options, kits ...Kit) (*Server, error) {
 		default:
 			return nil, fmt.Errorf("serve: kit %s: input %q: want image, audio, text or smiles", k.Name, k.Input)
 		}
-		st.servers = append(st.servers, newKit(k.Name, k.Predictor, o))
+		st.servers = append(st.servers, newKit(k.Name, k.Predictor, o, bodies))
 	}
 	st.metrics = newMetrics(st.kits)
 	doc, err := json.MarshalIndent(openAPI(st.kits), "", "  ")
