@@ -2,11 +2,14 @@ package serve
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"regexp"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"time"
@@ -41,6 +44,51 @@ const (
 	InputText   = "text"
 	InputSMILES = "smiles"
 )
+
+// Releaser is a Predictor that keeps memory between calls for speed (a
+// loaded model's buffers and plans, core/runtime's Predictor.Release): the
+// server calls Release when it has been idle for Options.IdleRelease. It
+// must be safe to call while Predict runs.
+type Releaser interface {
+	Release()
+}
+
+// releaseWhenIdle calls Release on the kits' Releasers and returns the freed
+// memory to the operating system once no predict request has arrived or
+// been in flight for after, and again only after the next request; it
+// returns when ctx ends.
+func (st *site) releaseWhenIdle(ctx context.Context, after time.Duration) {
+	tick := time.NewTicker(max(after/4, time.Millisecond))
+	defer tick.Stop()
+	seen, quiet, released := int64(0), time.Now(), false
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case now := <-tick.C:
+			arrived, busy := int64(0), false
+			for _, s := range st.servers {
+				arrived += s.arrived.Load()
+				busy = busy || s.inFlight.Load() > 0 || len(s.slots) > 0
+			}
+			if busy || arrived != seen {
+				seen, quiet, released = arrived, now, false
+				continue
+			}
+			if released || now.Sub(quiet) < after {
+				continue
+			}
+			for _, k := range st.kits {
+				if r, ok := k.Predictor.(Releaser); ok {
+					r.Release()
+				}
+			}
+			debug.FreeOSMemory()
+			released = true
+			slog.Debug("idle: released the models' cached buffers", "idle", now.Sub(quiet).Round(time.Millisecond).String())
+		}
+	}
+}
 
 // site is what a server answers around the kits' predict routes: the
 // health of every kit, the page, the OpenAPI document and the metrics.

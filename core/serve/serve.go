@@ -82,6 +82,11 @@ type Options struct {
 	// ShutdownGrace bounds how long Serve waits for in-flight requests after
 	// its context ends (default Timeout + 5 s).
 	ShutdownGrace time.Duration
+	// IdleRelease is how long the server waits with no predict request
+	// before it calls Release on the predictors that have it (Releaser) and
+	// returns the freed memory to the operating system (default 30 s;
+	// negative: never).
+	IdleRelease time.Duration
 }
 
 // Default limits.
@@ -93,6 +98,8 @@ const (
 	DefaultTimeout   = 30 * time.Second
 	// DefaultReadTimeout bounds a body's upload: 20 MB at 1 MB/s.
 	DefaultReadTimeout = 20 * time.Second
+	// DefaultIdleRelease is Options.IdleRelease's default.
+	DefaultIdleRelease = 30 * time.Second
 	// headerTimeout bounds the time to receive a request's headers.
 	headerTimeout = 10 * time.Second
 	// DefaultMaxPixels is the served --max-pixels: 40 megapixels (6300×6300),
@@ -121,6 +128,9 @@ func (o Options) withDefaults() Options {
 	if o.ShutdownGrace <= 0 {
 		o.ShutdownGrace = o.Timeout + 5*time.Second
 	}
+	if o.IdleRelease == 0 {
+		o.IdleRelease = DefaultIdleRelease
+	}
 	return o
 }
 
@@ -138,6 +148,7 @@ type Server struct {
 	running  sync.WaitGroup
 	reading  atomic.Int64 // requests whose body is being received
 	inFlight atomic.Int64 // predict requests between arrival and answer
+	arrived  atomic.Int64 // predict requests received so far
 }
 
 // New returns the server of kit (the route is POST /v1/<kit>) over p, with
@@ -199,6 +210,7 @@ func (s *Server) handlePredict(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusMethodNotAllowed, fmt.Sprintf("use POST /v1/%s with an image", s.kit))
 		return
 	}
+	s.arrived.Add(1)
 	s.inFlight.Add(1)
 	defer s.inFlight.Add(-1)
 	if r.ContentLength > s.opts.MaxBody {
@@ -432,6 +444,11 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	}
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
+	if s.site != nil && s.opts.IdleRelease > 0 {
+		rctx, stopRelease := context.WithCancel(ctx)
+		defer stopRelease()
+		go s.site.releaseWhenIdle(rctx, s.opts.IdleRelease)
+	}
 	select {
 	case err := <-errc:
 		return fmt.Errorf("serve %s: %w", ln.Addr(), err)
