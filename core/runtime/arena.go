@@ -130,8 +130,9 @@ const maxIdleArenas = 2
 // (A variable for tests. 16 MiB keeps what small calls use, OCR's
 // recognition of short lines and its angle classifier; a page's detection,
 // about 90 MB at 960 pixels, leaves 16. Keeping more saved no measurable CPU
-// time on OCR over pages or small images, and raised peak RSS: 40 pages,
-// 233 MB with 16 MiB against 410 MB and more with 64 MiB; docs/reliability.md.)
+// time on OCR over pages or small images, and raised peak RSS: 10 pages in
+// one process, 311 MiB with 16 MiB against 400 MiB with 64 MiB;
+// docs/BENCHMARKS.md.)
 var MaxIdleArenaBytes int64 = 16 << 20
 
 // bytes is the size of a's free buffers.

@@ -234,7 +234,7 @@ func newCmdServeKit(f *cmdutil.Factory, k *cmdutil.Kit, kits []*cmdutil.Kit, run
 func serveRun(ctx context.Context, opts *Options) error {
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	cmdutil.LeanGC()
+	cmdutil.LeanGC(opts.Concurrency)
 	// Listen before loading, so a busy port fails at once, not after the model load.
 	ln, err := net.Listen("tcp", opts.Addr)
 	if err != nil {
