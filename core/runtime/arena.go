@@ -29,6 +29,9 @@ type arena struct {
 	free  [][]float32 // by capacity, ascending
 	owned map[*tensor.Tensor][]float32
 	used  map[*float32]bool // the buffers this call used, by data pointer
+	// lastIn is the number of input elements of the call that uses the
+	// arena now, or last did (arenaPool.get).
+	lastIn int64
 }
 
 // poisonArena (tests only) fills the buffers handed out without clearing
@@ -135,13 +138,20 @@ func (a *arena) reset(out map[string]*tensor.Tensor) {
 // concurrent calls make their own and drop them after).
 const maxIdleArenas = 2
 
-// MaxIdleArenaBytes bounds the bytes of buffers a Predictor's idle arenas
-// keep between calls, all together: an arena returned over the budget
-// drops its largest buffers until it fits. One call of any size still
-// gets what it needs; what stays allocated after it is bounded. (A
-// variable for tests; 256 MiB holds the working set of OCR detection at
-// about 1600² pixels.)
-var MaxIdleArenaBytes int64 = 256 << 20
+// MaxIdleArenaBytes bounds the bytes of buffers that idle arenas keep
+// between calls, all Predictors of the process together: an arena put back
+// is trimmed to the budget (its largest buffers go first), then the least
+// recently used idle arenas, of any Predictor, are dropped until the total
+// fits. One call of any size still gets what it needs; what stays
+// allocated after it is bounded, and one model's idle buffers do not sit
+// beside the next model's working set (OCR detection, then recognition).
+// (A variable for tests. 16 MiB keeps what small calls use, OCR's
+// recognition of short lines and its angle classifier; a page's detection,
+// about 90 MB at 960 pixels, leaves 16. Keeping more saved no measurable CPU
+// time on OCR over pages or small images, and raised peak RSS: 10 pages in
+// one process, 311 MiB with 16 MiB against 400 MiB with 64 MiB;
+// docs/BENCHMARKS.md.)
+var MaxIdleArenaBytes int64 = 16 << 20
 
 // bytes is the size of a's free buffers.
 func (a *arena) bytes() int64 {
@@ -163,55 +173,116 @@ func (a *arena) trim(budget int64) {
 	}
 }
 
-// arenaPool is a Predictor's idle arenas.
-type arenaPool struct {
-	mu   sync.Mutex
-	idle []*arena
+// dropFree drops every free buffer.
+func (a *arena) dropFree() {
+	clear(a.free)
+	a.free = a.free[:0]
 }
 
-func (p *arenaPool) get() *arena {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if n := len(p.idle); n > 0 {
-		a := p.idle[n-1]
-		p.idle[n-1] = nil
-		p.idle = p.idle[:n-1]
-		return a
+// arenaPool is a Predictor's share of the idle arenas (idleArenas): a tag
+// for its entries there.
+type arenaPool struct{ _ byte } // not zero-sized: every pool has its own address
+
+// idleArena is an idle arena, its pool and its size when put back.
+type idleArena struct {
+	pool *arenaPool
+	a    *arena
+	n    int64
+}
+
+// idleArenas is the process's idle arenas, least recently put back first,
+// and their total size (at most MaxIdleArenaBytes).
+var idleArenas struct {
+	mu    sync.Mutex
+	lru   []idleArena
+	bytes int64
+}
+
+// get returns an idle arena of p (the most recently put back) or a new one,
+// for a call whose inputs have in elements in all. An arena whose last call
+// had larger inputs than this one by more than 2x, or smaller ones, is
+// emptied first: its buffers would not fit this call's (the arena hands out
+// a buffer of capacity n..2n for n elements), and dropped now they are not
+// kept alive beside this call's own.
+func (p *arenaPool) get(in int64) *arena {
+	idleArenas.mu.Lock()
+	var a *arena
+	for i := len(idleArenas.lru) - 1; i >= 0; i-- {
+		if e := idleArenas.lru[i]; e.pool == p {
+			a = e.a
+			idleArenas.bytes -= e.n
+			idleArenas.lru = slices.Delete(idleArenas.lru, i, i+1)
+			break
+		}
 	}
-	return newArena()
+	idleArenas.mu.Unlock()
+	if a == nil {
+		a = newArena()
+	} else if in > a.lastIn || 2*in < a.lastIn {
+		a.dropFree()
+	}
+	a.lastIn = in
+	return a
 }
 
+// put makes a (reset) idle, within the budget.
 func (p *arenaPool) put(a *arena) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if len(p.idle) >= maxIdleArenas {
+	a.trim(MaxIdleArenaBytes)
+	n := a.bytes()
+	if n == 0 {
 		return
 	}
-	held := int64(0)
-	for _, b := range p.idle {
-		held += b.bytes()
+	idleArenas.mu.Lock()
+	defer idleArenas.mu.Unlock()
+	mine := 0
+	for _, e := range idleArenas.lru {
+		if e.pool == p {
+			mine++
+		}
 	}
-	a.trim(max(MaxIdleArenaBytes-held, 0))
-	if len(a.free) > 0 {
-		p.idle = append(p.idle, a)
+	if mine >= maxIdleArenas {
+		return
 	}
+	idleArenas.lru = append(idleArenas.lru, idleArena{p, a, n})
+	idleArenas.bytes += n
+	drop := 0
+	for idleArenas.bytes > MaxIdleArenaBytes {
+		idleArenas.bytes -= idleArenas.lru[drop].n
+		drop++
+	}
+	idleArenas.lru = slices.Delete(idleArenas.lru, 0, drop)
 }
 
-// bytes is the size of the idle arenas' buffers.
+// bytes is the size of p's idle arenas' buffers.
 func (p *arenaPool) bytes() int64 {
-	p.mu.Lock()
-	defer p.mu.Unlock()
+	idleArenas.mu.Lock()
+	defer idleArenas.mu.Unlock()
 	n := int64(0)
-	for _, a := range p.idle {
-		n += a.bytes()
+	for _, e := range idleArenas.lru {
+		if e.pool == p {
+			n += e.n
+		}
 	}
 	return n
 }
 
-// drain drops every idle arena.
+// drain drops p's idle arenas.
 func (p *arenaPool) drain() {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	clear(p.idle)
-	p.idle = p.idle[:0]
+	idleArenas.mu.Lock()
+	defer idleArenas.mu.Unlock()
+	idleArenas.lru = slices.DeleteFunc(idleArenas.lru, func(e idleArena) bool {
+		if e.pool == p {
+			idleArenas.bytes -= e.n
+			return true
+		}
+		return false
+	})
+}
+
+// IdleArenaBytes returns the bytes all idle arenas of the process keep (at
+// most MaxIdleArenaBytes).
+func IdleArenaBytes() int64 {
+	idleArenas.mu.Lock()
+	defer idleArenas.mu.Unlock()
+	return idleArenas.bytes
 }

@@ -112,3 +112,56 @@ func TestRetainedHeapFlatOverSizes(t *testing.T) {
 		t.Errorf("live heap grew from %d to %d bytes over 400 inputs of 200 sizes", at40, at400)
 	}
 }
+
+// TestIdleArenasShareOneBudget: the idle arenas of all Predictors together
+// stay within MaxIdleArenaBytes; the one used last is kept, the least
+// recently used goes.
+func TestIdleArenasShareOneBudget(t *testing.T) {
+	old := MaxIdleArenaBytes
+	MaxIdleArenaBytes = 3 << 20 // one call of 2000 rows leaves 2 MB, two do not fit
+	defer func() { MaxIdleArenaBytes = old }()
+	var ps []*Predictor
+	for range 3 {
+		p, err := New(maskGraph(), Options{Passes: []string{}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer p.Release()
+		ps = append(ps, p)
+	}
+	for i, p := range ps {
+		runMask(t, p, 2000)
+		if got := IdleArenaBytes(); got > MaxIdleArenaBytes {
+			t.Fatalf("after predictor %d: idle arenas keep %d bytes in all, over the %d budget", i, got, MaxIdleArenaBytes)
+		}
+		if a, _ := p.CachedBytes(); a < 2000*256*4 {
+			t.Fatalf("predictor %d, used last, keeps %d bytes of arenas, want its call's %d", i, a, 2000*256*4)
+		}
+	}
+	if a, _ := ps[0].CachedBytes(); a != 0 {
+		t.Errorf("the least recently used predictor still keeps %d bytes of arenas", a)
+	}
+}
+
+// TestArenaEmptiedForOtherSizes: an idle arena whose buffers cannot fit the
+// next call (its inputs are larger, or less than half as large) is emptied
+// when that call takes it, so its buffers are not kept alive beside the
+// call's own; one within [1/2, 1] of its last call's inputs keeps them.
+func TestArenaEmptiedForOtherSizes(t *testing.T) {
+	p, err := New(maskGraph(), Options{Passes: []string{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Release()
+	for _, tt := range []struct {
+		rows int
+		keep bool
+	}{{1000, true}, {400, false}, {2000, false}, {600, true}, {999, true}} {
+		p.Release()
+		runMask(t, p, 1000)
+		a := p.arenas.get(int64(tt.rows * 256))
+		if kept := len(a.free) > 0; kept != tt.keep {
+			t.Errorf("after 1000 rows, a call of %d rows finds %d free buffers, want kept=%v", tt.rows, len(a.free), tt.keep)
+		}
+	}
+}

@@ -422,7 +422,11 @@ func (p *Predictor) Run(inputs map[string]*tensor.Tensor) (map[string]*tensor.Te
 	for i, id := range p.inIDs {
 		vals[id] = in[i]
 	}
-	ar := p.arenas.get()
+	inElems := int64(0)
+	for _, t := range in {
+		inElems += int64(t.Len())
+	}
+	ar := p.arenas.get(inElems)
 	for i := range p.steps {
 		if err := p.exec(&p.steps[i], pl, i, vals, ar); err != nil {
 			return nil, err

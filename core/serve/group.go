@@ -2,11 +2,14 @@ package serve
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"regexp"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"time"
@@ -42,6 +45,51 @@ const (
 	InputSMILES = "smiles"
 )
 
+// Releaser is a Predictor that keeps memory between calls for speed (a
+// loaded model's buffers and plans, core/runtime's Predictor.Release): the
+// server calls Release when it has been idle for Options.IdleRelease. It
+// must be safe to call while Predict runs.
+type Releaser interface {
+	Release()
+}
+
+// releaseWhenIdle calls Release on the kits' Releasers and returns the freed
+// memory to the operating system once no predict request has arrived or
+// been in flight for after, and again only after the next request; it
+// returns when ctx ends.
+func (st *site) releaseWhenIdle(ctx context.Context, after time.Duration) {
+	tick := time.NewTicker(max(after/4, time.Millisecond))
+	defer tick.Stop()
+	seen, quiet, released := int64(0), time.Now(), false
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case now := <-tick.C:
+			arrived, busy := int64(0), false
+			for _, s := range st.servers {
+				arrived += s.arrived.Load()
+				busy = busy || s.inFlight.Load() > 0 || len(s.slots) > 0
+			}
+			if busy || arrived != seen {
+				seen, quiet, released = arrived, now, false
+				continue
+			}
+			if released || now.Sub(quiet) < after {
+				continue
+			}
+			for _, k := range st.kits {
+				if r, ok := k.Predictor.(Releaser); ok {
+					r.Release()
+				}
+			}
+			debug.FreeOSMemory()
+			released = true
+			slog.Debug("idle: released the models' cached buffers", "idle", now.Sub(quiet).Round(time.Millisecond).String())
+		}
+	}
+}
+
 // site is what a server answers around the kits' predict routes: the
 // health of every kit, the page, the OpenAPI document and the metrics.
 type site struct {
@@ -55,7 +103,8 @@ var kitName = regexp.MustCompile(`^[a-z][a-z0-9_-]*$`)
 
 // NewGroup returns one server for several kits: each answers POST
 // /v1/<name> with its own Concurrency, Queue and Timeout (opts applies to
-// each kit separately, as if each had its own server), and the server
+// each kit separately, as if each had its own server, except MaxBodies,
+// which bounds the bodies of all kits together), and the server
 // answers GET /healthz for all of them, / (a page to try the kits in a
 // browser), /openapi.json and /metrics. Names must be distinct.
 func NewGroup(opts Options, kits ...Kit) (*Server, error) {
@@ -64,6 +113,7 @@ func NewGroup(opts Options, kits ...Kit) (*Server, error) {
 	}
 	o := opts.withDefaults()
 	st := &site{kits: slices.Clone(kits)}
+	bodies := &bodyBudget{max: o.MaxBodies}
 	for i := range st.kits {
 		k := &st.kits[i]
 		if !kitName.MatchString(k.Name) {
@@ -91,7 +141,7 @@ func NewGroup(opts Options, kits ...Kit) (*Server, error) {
 		default:
 			return nil, fmt.Errorf("serve: kit %s: input %q: want image, audio, text or smiles", k.Name, k.Input)
 		}
-		st.servers = append(st.servers, newKit(k.Name, k.Predictor, o))
+		st.servers = append(st.servers, newKit(k.Name, k.Predictor, o, bodies))
 	}
 	st.metrics = newMetrics(st.kits)
 	doc, err := json.MarshalIndent(openAPI(st.kits), "", "  ")

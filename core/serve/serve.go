@@ -5,7 +5,9 @@
 //
 // A request's body is read first, whole, within ReadTimeout (408 otherwise)
 // and up to MaxBody bytes (413 otherwise), without taking any place: a client
-// that uploads slowly or stalls mid-body holds only its own connection. Then
+// that uploads slowly or stalls mid-body holds only its own connection. The
+// bodies held at once (being received, waiting or predicted) total at most
+// MaxBodies bytes; a body that does not fit gets a 503 at once. Then
 // the request is admitted when fewer than Concurrency+Queue requests are
 // waiting or running (503 with Retry-After otherwise), runs when one of
 // Concurrency slots is free, and gets a 504 when it has not finished within
@@ -65,7 +67,12 @@ func BadInput(err error) error {
 // Options bound what the server accepts. Zero values take the defaults, except
 // Queue, whose zero means that no request waits.
 type Options struct {
-	MaxBody     int64         // largest request body in bytes (default 20 MB)
+	MaxBody int64 // largest request body in bytes (default 20 MB)
+	// MaxBodies bounds the bytes of request bodies held at once, being
+	// received, waiting or predicted, all kits of a group together (default
+	// DefaultMaxBodies, and never below MaxBody); a body that does not fit
+	// gets a 503.
+	MaxBodies   int64
 	Concurrency int           // requests predicted at the same time (default 1)
 	Queue       int           // requests that may wait for a slot beyond that (0: none wait)
 	Timeout     time.Duration // from admission to answer, queueing included (default 30 s)
@@ -75,14 +82,24 @@ type Options struct {
 	// ShutdownGrace bounds how long Serve waits for in-flight requests after
 	// its context ends (default Timeout + 5 s).
 	ShutdownGrace time.Duration
+	// IdleRelease is how long the server waits with no predict request
+	// before it calls Release on the predictors that have it (Releaser) and
+	// returns the freed memory to the operating system (default 30 s;
+	// negative: never).
+	IdleRelease time.Duration
 }
 
 // Default limits.
 const (
 	DefaultMaxBody = 20 << 20
-	DefaultTimeout = 30 * time.Second
+	// DefaultMaxBodies bounds the request bodies held at once: six of the
+	// largest, or hundreds of typical photos.
+	DefaultMaxBodies = 128 << 20
+	DefaultTimeout   = 30 * time.Second
 	// DefaultReadTimeout bounds a body's upload: 20 MB at 1 MB/s.
 	DefaultReadTimeout = 20 * time.Second
+	// DefaultIdleRelease is Options.IdleRelease's default.
+	DefaultIdleRelease = 30 * time.Second
 	// headerTimeout bounds the time to receive a request's headers.
 	headerTimeout = 10 * time.Second
 	// DefaultMaxPixels is the served --max-pixels: 40 megapixels (6300×6300),
@@ -94,6 +111,10 @@ func (o Options) withDefaults() Options {
 	if o.MaxBody <= 0 {
 		o.MaxBody = DefaultMaxBody
 	}
+	if o.MaxBodies <= 0 {
+		o.MaxBodies = DefaultMaxBodies
+	}
+	o.MaxBodies = max(o.MaxBodies, o.MaxBody)
 	if o.Concurrency <= 0 {
 		o.Concurrency = 1
 	}
@@ -106,6 +127,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.ShutdownGrace <= 0 {
 		o.ShutdownGrace = o.Timeout + 5*time.Second
+	}
+	if o.IdleRelease == 0 {
+		o.IdleRelease = DefaultIdleRelease
 	}
 	return o
 }
@@ -120,9 +144,11 @@ type Server struct {
 
 	tickets  chan struct{} // admitted requests: waiting or running
 	slots    chan struct{} // running predictions
+	bodies   *bodyBudget   // the bodies held, shared by a group's kits
 	running  sync.WaitGroup
 	reading  atomic.Int64 // requests whose body is being received
 	inFlight atomic.Int64 // predict requests between arrival and answer
+	arrived  atomic.Int64 // predict requests received so far
 }
 
 // New returns the server of kit (the route is POST /v1/<kit>) over p, with
@@ -133,9 +159,9 @@ func New(kit string, p Predictor, opts Options) *Server {
 }
 
 // newKit returns one kit's admission and predict handler, without routes.
-func newKit(kit string, p Predictor, o Options) *Server {
+func newKit(kit string, p Predictor, o Options, bodies *bodyBudget) *Server {
 	return &Server{
-		kit: kit, pred: p, opts: o, mux: http.NewServeMux(),
+		kit: kit, pred: p, opts: o, mux: http.NewServeMux(), bodies: bodies,
 		tickets: make(chan struct{}, o.Concurrency+o.Queue),
 		slots:   make(chan struct{}, o.Concurrency),
 	}
@@ -153,7 +179,8 @@ type Health struct {
 	Kit         string `json:"kit"`
 	Running     int    `json:"running"`
 	Waiting     int    `json:"waiting"`
-	Reading     int    `json:"reading"` // bodies being received; they hold no place
+	Reading     int    `json:"reading"`    // bodies being received; they hold no place
+	BodyBytes   int64  `json:"body_bytes"` // bytes of request bodies held now, all kits together (at most --max-bodies)
 	Concurrency int    `json:"concurrency"`
 	Queue       int    `json:"queue"`
 }
@@ -167,7 +194,7 @@ func (s *Server) handleHealth(w http.ResponseWriter, r *http.Request) {
 	run := len(s.slots)
 	wait := max(len(s.tickets)-run, 0)
 	writeJSON(w, http.StatusOK, Health{Status: "ok", Kit: s.kit, Running: run, Waiting: wait,
-		Reading: int(s.reading.Load()), Concurrency: s.opts.Concurrency, Queue: s.opts.Queue})
+		Reading: int(s.reading.Load()), BodyBytes: s.bodies.inUse(), Concurrency: s.opts.Concurrency, Queue: s.opts.Queue})
 }
 
 // result is one prediction's outcome, handed from the worker to the handler.
@@ -183,15 +210,28 @@ func (s *Server) handlePredict(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusMethodNotAllowed, fmt.Sprintf("use POST /v1/%s with an image", s.kit))
 		return
 	}
+	s.arrived.Add(1)
 	s.inFlight.Add(1)
 	defer s.inFlight.Add(-1)
 	if r.ContentLength > s.opts.MaxBody {
 		s.tooLarge(w)
 		return
 	}
+	// The body's bytes count against MaxBodies until the answer (or the end
+	// of its prediction): a declared length reserves them all at once.
+	hold := &bodyHold{b: s.bodies}
+	defer func() {
+		if hold != nil {
+			hold.release()
+		}
+	}()
+	if r.ContentLength > 0 && !hold.grow(r.ContentLength) {
+		s.bodiesFull(w)
+		return
+	}
 	// The whole body first, within ReadTimeout, holding no place: a slow or
 	// stalled upload keeps only its own connection busy.
-	in, ok := s.readBody(w, r)
+	in, ok := s.readBody(w, r, hold)
 	if !ok {
 		return
 	}
@@ -221,12 +261,15 @@ func (s *Server) handlePredict(w http.ResponseWriter, r *http.Request) {
 	// outlives its request's timeout still holds them, so the number of running
 	// predictions never exceeds Concurrency.
 	ticketHeld = false
+	h := hold
+	hold = nil
 	done := make(chan result, 1)
 	s.running.Add(1)
 	go func() {
 		v, err := s.predict(ctx, in)
 		// Free the place before answering, so a client that sends its next
 		// request as soon as it has this answer finds the place free.
+		h.release()
 		<-s.slots
 		<-s.tickets
 		s.running.Done()
@@ -253,15 +296,20 @@ func (s *Server) handlePredict(w http.ResponseWriter, r *http.Request) {
 }
 
 // readBody receives r's whole body within ReadTimeout and up to MaxBody bytes
-// and extracts its Input. On failure it has written the error (408, 413 or
-// 400, saying what happened) and returns false.
-func (s *Server) readBody(w http.ResponseWriter, r *http.Request) (Input, bool) {
+// and extracts its Input; a body of undeclared length grows hold as it
+// arrives. On failure it has written the error (408, 413, 503 or 400, saying
+// what happened) and returns false.
+func (s *Server) readBody(w http.ResponseWriter, r *http.Request, hold *bodyHold) (Input, bool) {
 	s.reading.Add(1)
 	defer s.reading.Add(-1)
 	rc := http.NewResponseController(w)
 	// ErrNotSupported (a test's recorder) leaves the body unbounded in time.
 	_ = rc.SetReadDeadline(time.Now().Add(s.opts.ReadTimeout))
 	body := &countingBody{r: r.Body}
+	if r.ContentLength < 0 {
+		// MaxBytesReader reads at most MaxBody+1 bytes.
+		body.hold, body.most = hold, s.opts.MaxBody+1
+	}
 	r.Body = http.MaxBytesReader(w, body, s.opts.MaxBody)
 	in, err := readInput(r)
 	if err == nil {
@@ -276,6 +324,8 @@ func (s *Server) readBody(w http.ResponseWriter, r *http.Request) (Input, bool) 
 		return in, true
 	case isTooLarge(err):
 		s.tooLarge(w)
+	case errors.Is(body.err, errBodiesFull):
+		s.bodiesFull(w)
 	case body.err != nil && errors.Is(body.err, os.ErrDeadlineExceeded):
 		w.Header().Set("Connection", "close")
 		writeError(w, http.StatusRequestTimeout, fmt.Sprintf("request body not received within %s (got %s%s; the server's --read-timeout): send the whole body without pausing",
@@ -306,14 +356,35 @@ func ofLength(n int64) string {
 
 // countingBody counts the bytes read from a request body and keeps the
 // transport's error (anything but io.EOF), which readInput wraps in its own.
+// With a hold, it reserves the bytes before reading them (errBodiesFull
+// when they do not fit).
 type countingBody struct {
-	r   io.ReadCloser
-	n   int64
-	err error
+	r    io.ReadCloser
+	n    int64
+	err  error
+	hold *bodyHold
+	most int64 // the most hold grows to
 }
 
 func (b *countingBody) Read(p []byte) (int, error) {
-	n, err := b.r.Read(p)
+	if b.hold != nil && len(p) > 0 {
+		if b.n >= b.hold.n && !b.hold.grow(min(b.n+holdStep, max(b.most, b.n+1))) {
+			// No room for more: a body that has ended needs none.
+			var one [1]byte
+			n, err := b.r.Read(one[:])
+			if n == 0 {
+				return b.note(0, err)
+			}
+			b.err = errBodiesFull
+			return 0, b.err
+		}
+		p = p[:min(int64(len(p)), b.hold.n-b.n)]
+	}
+	return b.note(b.r.Read(p))
+}
+
+// note counts n bytes read and keeps err unless it is io.EOF.
+func (b *countingBody) note(n int, err error) (int, error) {
 	b.n += int64(n)
 	if err != nil && err != io.EOF && b.err == nil {
 		b.err = err
@@ -333,6 +404,14 @@ func (s *Server) predict(ctx context.Context, in Input) (v any, err error) {
 		}
 	}()
 	return s.pred.Predict(ctx, in)
+}
+
+// bodiesFull answers a request whose body does not fit in MaxBodies.
+func (s *Server) bodiesFull(w http.ResponseWriter) {
+	w.Header().Set("Connection", "close")
+	w.Header().Set("Retry-After", "1")
+	writeError(w, http.StatusServiceUnavailable, fmt.Sprintf("server busy: the request bodies it holds total %s of at most %s (the server's --max-bodies); retry later",
+		FormatSize(s.bodies.inUse()), FormatSize(s.opts.MaxBodies)))
 }
 
 func (s *Server) tooLarge(w http.ResponseWriter) {
@@ -365,6 +444,11 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	}
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
+	if s.site != nil && s.opts.IdleRelease > 0 {
+		rctx, stopRelease := context.WithCancel(ctx)
+		defer stopRelease()
+		go s.site.releaseWhenIdle(rctx, s.opts.IdleRelease)
+	}
 	select {
 	case err := <-errc:
 		return fmt.Errorf("serve %s: %w", ln.Addr(), err)

@@ -534,3 +534,39 @@ func TestReadInputTextAndAudio(t *testing.T) {
 		}
 	}
 }
+
+// releasePredictor counts Release calls; Predict takes delay.
+type releasePredictor struct {
+	released atomic.Int64
+	delay    time.Duration
+}
+
+func (p *releasePredictor) Predict(context.Context, Input) (any, error) {
+	time.Sleep(p.delay)
+	return map[string]int{"ok": 1}, nil
+}
+
+func (p *releasePredictor) Release() { p.released.Add(1) }
+
+// TestReleaseWhenIdle: a server that has had no request for IdleRelease
+// calls its predictor's Release once (and not again while it stays idle),
+// never while a request runs, and again after the next request.
+func TestReleaseWhenIdle(t *testing.T) {
+	p := &releasePredictor{delay: 600 * time.Millisecond}
+	s := New("fake", p, Options{IdleRelease: 150 * time.Millisecond})
+	addr := startServer(t, s)
+	waitFor(t, "the release after start", func() bool { return p.released.Load() == 1 })
+	time.Sleep(400 * time.Millisecond)
+	if n := p.released.Load(); n != 1 {
+		t.Fatalf("idle without requests: %d releases, want still 1", n)
+	}
+	resp, err := http.Post("http://"+addr+"/v1/fake", "image/png", strings.NewReader("x"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if n := p.released.Load(); n != 1 {
+		t.Fatalf("during a 600ms prediction: %d releases, want none beyond the first", n)
+	}
+	waitFor(t, "the release after the request", func() bool { return p.released.Load() == 2 })
+}

@@ -378,3 +378,66 @@ func TestShutdownGraceOver(t *testing.T) {
 		t.Errorf("the cut-off request got an answer")
 	}
 }
+
+// TestBodiesBounded is issue 24's last server item: the bodies a server holds
+// at once are bounded in bytes. Uploads stalled mid-body hold their bytes
+// (all of a declared length, what has come of a chunked one, in steps of
+// holdStep); a body that does not fit beside them gets a 503 at once, saying
+// why; one that fits is answered; once the stalled ones time out their bytes
+// are free again.
+func TestBodiesBounded(t *testing.T) {
+	const kb = 1 << 10
+	s := New("fake", decodePredictor, Options{MaxBody: 200 * kb, MaxBodies: 300 * kb, Concurrency: 2, Queue: 2, ReadTimeout: time.Second})
+	addr := startServer(t, s)
+	img := testPNG(t, 4, 3)
+	post := func(size int) (int, string) {
+		t.Helper()
+		body := append(append([]byte(nil), img...), make([]byte, max(size-len(img), 0))...)
+		resp, err := http.Post("http://"+addr+"/v1/fake", "image/png", bytes.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var e map[string]string
+		_ = json.NewDecoder(resp.Body).Decode(&e)
+		return resp.StatusCode, e["error"]
+	}
+	heldIs := func(what string, n int64) {
+		t.Helper()
+		waitFor(t, what, func() bool { return health(t, addr).BodyBytes == n })
+	}
+	slow := stalledUpload(t, addr, 150*kb, 100) // holds its 150 KB declared
+	defer slow.Close()
+	heldIs("the stalled body to be held", 150*kb)
+	if code, msg := post(160 * kb); code != http.StatusServiceUnavailable || !strings.Contains(msg, "total 150KB of at most 300KB (the server's --max-bodies)") {
+		t.Errorf("160 KB beside 150 KB held of 300 KB: %d %q, want 503 naming --max-bodies", code, msg)
+	}
+	if code, msg := post(0); code != http.StatusOK {
+		t.Errorf("a small body beside 150 KB held: %d %q, want 200", code, msg)
+	}
+
+	// A chunked upload holds what has come, a step at a time.
+	c, err := net.DialTimeout("tcp", addr, 5*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	fmt.Fprintf(c, "POST /v1/fake HTTP/1.1\r\nHost: x\r\nContent-Type: image/png\r\nTransfer-Encoding: chunked\r\n\r\n64\r\n%s\r\n", strings.Repeat("a", 100))
+	heldIs("the chunked body to be held", 150*kb+holdStep)
+	if code, msg := post(100 * kb); code != http.StatusServiceUnavailable || !strings.Contains(msg, "--max-bodies") {
+		t.Errorf("100 KB beside 214 KB held: %d %q, want 503", code, msg)
+	}
+	if code, msg := post(0); code != http.StatusOK {
+		t.Errorf("a small body beside 214 KB held: %d %q, want 200", code, msg)
+	}
+
+	for _, conn := range []net.Conn{slow, c} {
+		if code, _, err := readReply(conn, 5*time.Second); err != nil || code != http.StatusRequestTimeout {
+			t.Errorf("stalled upload: %d %v, want 408", code, err)
+		}
+	}
+	heldIs("the held bytes to be given back", 0)
+	if code, msg := post(200 * kb); code != http.StatusOK {
+		t.Errorf("200 KB with nothing held: %d %q, want 200", code, msg)
+	}
+}

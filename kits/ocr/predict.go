@@ -185,6 +185,7 @@ func predictRun(ctx context.Context, opts *PredictOptions) error {
 		return config.Usage(fmt.Errorf("no input images found in %s", strings.Join(opts.Inputs, " ")))
 	}
 	inputs = workflow.Sharded(opts.Shard, inputs) // after the check: a shard may be empty
+	cmdutil.LeanGC(opts.Workers)
 	load := LoadSystem
 	if opts.load != nil {
 		load = opts.load

@@ -96,3 +96,13 @@ func (p *Predictor) Predict(_ context.Context, in serve.Input) (any, error) {
 
 // Describe tells /openapi.json the input and record.
 func (p *Predictor) Describe() (string, any) { return serve.InputImage, Output{} }
+
+// Release drops what the System's models keep between calls (core/runtime's
+// idle buffers and plans); `paddle serve` calls it when idle (serve.Releaser).
+func (p *Predictor) Release() {
+	for _, m := range []Model{p.System.Det, p.System.Rec, p.System.Cls} {
+		if r, ok := m.(serve.Releaser); ok {
+			r.Release()
+		}
+	}
+}

@@ -33,6 +33,7 @@ import (
 	"paddle/core/data"
 	"paddle/core/parallel"
 	"paddle/core/serve"
+	"paddle/core/tensor"
 )
 
 // expectedOutput is what predict gives for a committed image with sys (ms zeroed).
@@ -341,4 +342,25 @@ func post(c *http.Client, url, ct string, body []byte) ([]byte, error) {
 		return nil, fmt.Errorf("status %d: %s", resp.StatusCode, b)
 	}
 	return b, nil
+}
+
+// releaseModel is a Model with Release, counting calls.
+type releaseModel struct{ released int }
+
+func (m *releaseModel) Run(map[string]*tensor.Tensor) (map[string]*tensor.Tensor, error) {
+	return nil, nil
+}
+func (m *releaseModel) Release() { m.released++ }
+
+// TestServeRelease: the served Predictor releases every model that can
+// (what `paddle serve` calls when idle), and a system without a classifier
+// is fine.
+func TestServeRelease(t *testing.T) {
+	det, rec, cls := &releaseModel{}, &releaseModel{}, &releaseModel{}
+	var _ serve.Releaser = &Predictor{}
+	(&Predictor{System: &System{Det: det, Rec: rec, Cls: cls}}).Release()
+	(&Predictor{System: &System{Det: det, Rec: rec}}).Release()
+	if det.released != 2 || rec.released != 2 || cls.released != 1 {
+		t.Errorf("released det %d, rec %d, cls %d times, want 2, 2, 1", det.released, rec.released, cls.released)
+	}
 }

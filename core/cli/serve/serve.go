@@ -30,6 +30,7 @@ type Options struct {
 	Kit         string
 	Addr        string // host:port to listen on
 	MaxBody     int64
+	MaxBodies   int64 // bytes of request bodies held at once
 	Concurrency int
 	Queue       int
 	Timeout     time.Duration
@@ -76,6 +77,7 @@ func newCmdServe(f *cmdutil.Factory, kits []*cmdutil.Kit, runF func(*Options) er
 			"cannot shut others out. Errors are JSON {\"error\": \"...\"}: 400 bad input,\n" +
 			"408 body not received within --read-timeout, 413 body over --max-body,\n" +
 			"503 (with Retry-After) when --concurrency requests run and --queue more wait,\n" +
+			"or when the bodies held at once would exceed --max-bodies,\n" +
 			"504 after --timeout. SIGINT or SIGTERM stop accepting and let what is in flight\n" +
 			"finish (at most --timeout + 5s), then say how it went.\n\n" +
 			"Every server also answers GET / (a page to try the model in a browser: drop an image,\n" +
@@ -114,7 +116,7 @@ const severalKits = "One server can answer several kits: `paddle serve ocr det -
 func DefaultConcurrency() int { return min(runtime.NumCPU(), 4) }
 
 func newCmdServeKit(f *cmdutil.Factory, k *cmdutil.Kit, kits []*cmdutil.Kit, runF func(*Options) error) *cobra.Command {
-	opts := &Options{Factory: f, Kit: k.Name, MaxBody: serve.DefaultMaxBody, RecordDoc: k.PredictRecord}
+	opts := &Options{Factory: f, Kit: k.Name, MaxBody: serve.DefaultMaxBody, MaxBodies: serve.DefaultMaxBodies, RecordDoc: k.PredictRecord}
 	var maxPixels func() error
 	var others []string
 	more := map[string]KitLoad{}
@@ -183,6 +185,9 @@ func newCmdServeKit(f *cmdutil.Factory, k *cmdutil.Kit, kits []*cmdutil.Kit, run
 			if opts.ReadTimeout <= 0 {
 				return cmdutil.FlagErrorf("--read-timeout must be positive")
 			}
+			if opts.MaxBodies < opts.MaxBody {
+				return cmdutil.FlagErrorf("--max-bodies (%s) must be at least --max-body (%s)", serve.FormatSize(opts.MaxBodies), serve.FormatSize(opts.MaxBody))
+			}
 			if err := maxPixels(); err != nil {
 				return err
 			}
@@ -195,6 +200,7 @@ func newCmdServeKit(f *cmdutil.Factory, k *cmdutil.Kit, kits []*cmdutil.Kit, run
 	fl := cmd.Flags()
 	fl.StringVar(&opts.Addr, "addr", "127.0.0.1:8080", "address to listen on (host:port; port 0 picks a free one)")
 	fl.Var((*sizeValue)(&opts.MaxBody), "max-body", "largest request body (KB, MB, GB are powers of 1024); larger ones get 413")
+	fl.Var((*sizeValue)(&opts.MaxBodies), "max-bodies", "request bodies held at once (being received, waiting or predicted), all kits together; a body that does not fit gets 503")
 	fl.IntVar(&opts.Concurrency, "concurrency", DefaultConcurrency(), "requests predicted at the same time, on one loaded model")
 	fl.IntVar(&opts.Queue, "queue", 64, "requests that may wait for a free slot; more get 503")
 	fl.DurationVar(&opts.Timeout, "timeout", serve.DefaultTimeout, "answer within this time of receiving the body, queueing included, or get 504")
@@ -228,6 +234,7 @@ func newCmdServeKit(f *cmdutil.Factory, k *cmdutil.Kit, kits []*cmdutil.Kit, run
 func serveRun(ctx context.Context, opts *Options) error {
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	cmdutil.LeanGC(opts.Concurrency)
 	// Listen before loading, so a busy port fails at once, not after the model load.
 	ln, err := net.Listen("tcp", opts.Addr)
 	if err != nil {
@@ -252,7 +259,7 @@ func serveRun(ctx context.Context, opts *Options) error {
 			RecordDoc: l.RecordDoc, LoadTime: time.Since(t0)})
 	}
 	srv, err := serve.NewGroup(serve.Options{
-		MaxBody: opts.MaxBody, Concurrency: opts.Concurrency, Queue: opts.Queue, Timeout: opts.Timeout,
+		MaxBody: opts.MaxBody, MaxBodies: opts.MaxBodies, Concurrency: opts.Concurrency, Queue: opts.Queue, Timeout: opts.Timeout,
 		ReadTimeout: opts.ReadTimeout,
 	}, kits...)
 	if err != nil {
@@ -264,7 +271,7 @@ func serveRun(ctx context.Context, opts *Options) error {
 	}
 	slog.Info(fmt.Sprintf("serving on http://%s/ (%s, GET /healthz /openapi.json /metrics); Ctrl-C stops", ln.Addr(), strings.Join(routes, ", ")),
 		"load_ms", time.Since(start).Milliseconds(), "concurrency", opts.Concurrency, "queue", opts.Queue,
-		"max_body", serve.FormatSize(opts.MaxBody), "timeout", opts.Timeout.String(), "read_timeout", srv.Options().ReadTimeout.String())
+		"max_body", serve.FormatSize(opts.MaxBody), "max_bodies", serve.FormatSize(opts.MaxBodies), "timeout", opts.Timeout.String(), "read_timeout", srv.Options().ReadTimeout.String())
 	if opts.ready != nil {
 		opts.ready(ln.Addr())
 	}

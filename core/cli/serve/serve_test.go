@@ -49,10 +49,11 @@ func TestNewCmdServe(t *testing.T) {
 		want    Options
 		wantErr string
 	}{
-		{"defaults", []string{"fake"}, Options{Kit: "fake", Addr: "127.0.0.1:8080", MaxBody: 20 << 20, Concurrency: DefaultConcurrency(), Queue: 64, Timeout: 30 * time.Second, ReadTimeout: 20 * time.Second}, ""},
-		{"all flags", []string{"fake", "--addr", ":9000", "--max-body", "1.5MB", "--concurrency", "8", "--queue", "0", "--timeout", "2s", "--read-timeout", "3s"},
-			Options{Kit: "fake", Addr: ":9000", MaxBody: 3 << 19, Concurrency: 8, Queue: 0, Timeout: 2 * time.Second, ReadTimeout: 3 * time.Second}, ""},
+		{"defaults", []string{"fake"}, Options{Kit: "fake", Addr: "127.0.0.1:8080", MaxBody: 20 << 20, MaxBodies: 128 << 20, Concurrency: DefaultConcurrency(), Queue: 64, Timeout: 30 * time.Second, ReadTimeout: 20 * time.Second}, ""},
+		{"all flags", []string{"fake", "--addr", ":9000", "--max-body", "1.5MB", "--max-bodies", "3MB", "--concurrency", "8", "--queue", "0", "--timeout", "2s", "--read-timeout", "3s"},
+			Options{Kit: "fake", Addr: ":9000", MaxBody: 3 << 19, MaxBodies: 3 << 20, Concurrency: 8, Queue: 0, Timeout: 2 * time.Second, ReadTimeout: 3 * time.Second}, ""},
 		{"bad size", []string{"fake", "--max-body", "lots"}, Options{}, `size "lots"`},
+		{"bodies below one body", []string{"fake", "--max-body", "2MB", "--max-bodies", "1MB"}, Options{}, "--max-bodies (1MB) must be at least --max-body (2MB)"},
 		{"bad addr", []string{"fake", "--addr", "8080"}, Options{}, `--addr "8080": want host:port`},
 		{"zero concurrency", []string{"fake", "--concurrency", "0"}, Options{}, "--concurrency must be at least 1"},
 		{"negative queue", []string{"fake", "--queue", "-1"}, Options{}, "--queue must not be negative"},
@@ -84,7 +85,7 @@ func TestNewCmdServe(t *testing.T) {
 				t.Fatal("Load not set from kit.Serve")
 			}
 			w := tt.want
-			if got.Kit != w.Kit || got.Addr != w.Addr || got.MaxBody != w.MaxBody || got.Concurrency != w.Concurrency ||
+			if got.Kit != w.Kit || got.Addr != w.Addr || got.MaxBody != w.MaxBody || got.MaxBodies != w.MaxBodies || got.Concurrency != w.Concurrency ||
 				got.Queue != w.Queue || got.Timeout != w.Timeout {
 				t.Errorf("options = %+v, want %+v", *got, w)
 			}
