@@ -161,7 +161,7 @@ func (r *tagRunner) DataFreeModel() (nn.Module, string, error) {
 	if err != nil {
 		return nil, "", err
 	}
-	labels := "training split"
+	labels := "the training split"
 	if r.global.LabelFile != "" {
 		labels = "Global.label_file"
 	}
@@ -169,7 +169,7 @@ func (r *tagRunner) DataFreeModel() (nn.Module, string, error) {
 	if r.enc.chars != nil {
 		chars = fmt.Sprintf(", %d characters", len(r.enc.chars.Items))
 	}
-	return m, fmt.Sprintf("%d words%s from the training split, %d tags from the %s", len(r.enc.words.Items), chars, len(r.labels.Names), labels), nil
+	return m, fmt.Sprintf("%d words%s from the training split, %d tags from %s", len(r.enc.words.Items), chars, len(r.labels.Names), labels), nil
 }
 
 // TagMetric scores predicted tag sequences: token accuracy, and for span

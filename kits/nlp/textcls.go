@@ -163,14 +163,14 @@ func (r *textRunner) DataFreeModel() (nn.Module, string, error) {
 	if err != nil {
 		return nil, "", err
 	}
-	vocab, labels := "training split", "training split"
+	vocab, labels := "the training split", "the training split"
 	if r.global.Tokenizer != "" {
 		vocab = "Global.tokenizer"
 	}
 	if r.global.LabelFile != "" {
 		labels = "Global.label_file"
 	}
-	return m, fmt.Sprintf("vocabulary %d from the %s, %d labels from the %s", r.enc.Size(), vocab, len(r.labels.Names), labels), nil
+	return m, fmt.Sprintf("vocabulary %d from %s, %d labels from %s", r.enc.Size(), vocab, len(r.labels.Names), labels), nil
 }
 
 // maxUnits is the most ids a text encodes to (Global.max_seq_len words,
