@@ -136,9 +136,10 @@ type ModelBuilder interface {
 
 // DataFreeModel is the optional Runner capability behind
 // scripts/allreduce (docs/distributed.md's all-reduce table): the
-// untrained model a config describes, built without its data set. Where
-// the data set fixes a size (classes, vocabulary), a size the config
-// states stands in and assumed says which ("" when nothing was assumed).
+// untrained model a config describes, without training. Where the data set
+// fixes a size (classes, vocabulary), either a size the config states
+// stands in or the size is read as train reads it (the label file, the
+// training split); assumed says which ("" when the config alone sized it).
 type DataFreeModel interface {
 	DataFreeModel() (m nn.Module, assumed string, err error)
 }

@@ -120,6 +120,20 @@ func (r *runner) newModel() (*Model, error) {
 	return buildModel(r.model, r.feat, len(r.ds.Tasks), rand.New(rand.NewPCG(r.global.Seed, 7)))
 }
 
+// DataFreeModel is the configured network, untrained; its outputs are
+// the config's Dataset.tasks, so nothing is read (workflow.DataFreeModel).
+// A random forest has no gradients to all-reduce.
+func (r *runner) DataFreeModel() (nn.Module, string, error) {
+	if r.isForest() {
+		return nil, "", fmt.Errorf("%s: Model.name RandomForest has no gradients (it is not trained by steps)", r.cfg.File)
+	}
+	m, err := r.newModel()
+	if err != nil {
+		return nil, "", err
+	}
+	return m, "", nil
+}
+
 // sample is one featurised molecule.
 type sample struct {
 	g      *MolGraph

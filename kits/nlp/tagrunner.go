@@ -152,6 +152,26 @@ func (r *tagRunner) newModel(weights string) (*Tagger, error) {
 	return m, nil
 }
 
+// DataFreeModel is the configured tagger, untrained, sized as `train`
+// sizes it: words and characters from the training split, tags from
+// Global.label_file or the training split (workflow.DataFreeModel; assumed
+// says which were read).
+func (r *tagRunner) DataFreeModel() (nn.Module, string, error) {
+	m, err := r.newModel("")
+	if err != nil {
+		return nil, "", err
+	}
+	labels := "the training split"
+	if r.global.LabelFile != "" {
+		labels = "Global.label_file"
+	}
+	chars := ""
+	if r.enc.chars != nil {
+		chars = fmt.Sprintf(", %d characters", len(r.enc.chars.Items))
+	}
+	return m, fmt.Sprintf("%d words%s from the training split, %d tags from %s", len(r.enc.words.Items), chars, len(r.labels.Names), labels), nil
+}
+
 // TagMetric scores predicted tag sequences: token accuracy, and for span
 // tags seqeval's span precision/recall/F1 (main) per type.
 type TagMetric struct {

@@ -154,6 +154,25 @@ func (r *textRunner) newModel(weights string) (TextClassifier, error) {
 	return buildModel(r.model, r.enc.Size(), len(r.labels.Names), r.maxUnits(), rand.New(rand.NewPCG(r.global.Seed, 1)))
 }
 
+// DataFreeModel is the configured classifier, untrained, sized as `train`
+// sizes it: vocabulary from Global.tokenizer or the training split, labels
+// from Global.label_file or the training split (workflow.DataFreeModel;
+// assumed says which were read).
+func (r *textRunner) DataFreeModel() (nn.Module, string, error) {
+	m, err := r.newModel("")
+	if err != nil {
+		return nil, "", err
+	}
+	vocab, labels := "the training split", "the training split"
+	if r.global.Tokenizer != "" {
+		vocab = "Global.tokenizer"
+	}
+	if r.global.LabelFile != "" {
+		labels = "Global.label_file"
+	}
+	return m, fmt.Sprintf("vocabulary %d from %s, %d labels from %s", r.enc.Size(), vocab, len(r.labels.Names), labels), nil
+}
+
 // maxUnits is the most ids a text encodes to (Global.max_seq_len words,
 // characters or tokens; a char n-gram vocabulary gives up to ngram per
 // character).

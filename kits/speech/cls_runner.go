@@ -83,6 +83,17 @@ func (r *clsRunner) newModel() (nn.Layer, error) {
 	return buildClsModel(r.arch, r.feat.NumMelBins, len(r.classes), rand.New(rand.NewPCG(r.global.Seed, 1)))
 }
 
+// DataFreeModel is the configured audio classifier, untrained; its classes
+// are read from Global.label_file (workflow.DataFreeModel; assumed says
+// so).
+func (r *clsRunner) DataFreeModel() (nn.Module, string, error) {
+	m, err := r.newModel()
+	if err != nil {
+		return nil, "", err
+	}
+	return m, fmt.Sprintf("%d classes from Global.label_file", len(r.classes)), nil
+}
+
 func (r *clsRunner) featurizer() clsFeaturizer { return newClsFeaturizer(r.global, r.feat) }
 
 // clsDatasets are the data sets an audio classifier's DataLoader can name.

@@ -188,6 +188,17 @@ func (r *kwsRunner) newModel() (nn.Layer, error) {
 	return buildModel(r.arch, r.feat.NumMelBins, len(r.classes), rand.New(rand.NewPCG(r.global.Seed, 1)))
 }
 
+// DataFreeModel is the configured keyword spotter, untrained; its classes
+// are read from Global.label_file (workflow.DataFreeModel; assumed says
+// so).
+func (r *kwsRunner) DataFreeModel() (nn.Module, string, error) {
+	m, err := r.newModel()
+	if err != nil {
+		return nil, "", err
+	}
+	return m, fmt.Sprintf("%d classes from Global.label_file", len(r.classes)), nil
+}
+
 func (r *kwsRunner) featurizer() featurizer { return newFeaturizer(r.global, r.feat) }
 
 // kwsDatasets are the data sets a spotter's DataLoader can name.

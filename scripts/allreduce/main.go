@@ -1,7 +1,9 @@
 // Command allreduce sizes the gradient all-reduce of every shipped training
 // config (docs/distributed.md's table): it builds each config's untrained
-// model without its data set (workflow.ModelBuilder or
-// workflow.DataFreeModel), counts its float32 parameters and tensors, and
+// model (workflow.ModelBuilder, or workflow.DataFreeModel, which reads the
+// sizes a data set fixes from the data set or label file the config names,
+// relative to the working directory, and says so in the row's note),
+// counts its float32 parameters and tensors, and
 // prints the bytes one step all-reduces: 4 × parameters of gradients, plus
 // one 4-byte count per parameter tensor inside the buckets, plus a 4-byte
 // stop flag. With -mpi it also times an all-reduce of each size on 2 ranks
@@ -65,7 +67,7 @@ func main() {
 	fmt.Println("|---|---|---|---|")
 	for _, s := range sizes {
 		if s.err != nil {
-			fmt.Printf("| %s | not built without its data: %v | | |\n", s.config, s.err)
+			fmt.Printf("| %s | not built: %v | | |\n", s.config, s.err)
 			continue
 		}
 		note := ""
@@ -130,7 +132,7 @@ func count(build func(*config.Config) (workflow.Runner, error), p string) (param
 	case workflow.ModelBuilder:
 		m, err = b.NewModel()
 	default:
-		return 0, 0, "", fmt.Errorf("%T has no data-free model builder", r)
+		return 0, 0, "", fmt.Errorf("%T has no model builder", r)
 	}
 	if err != nil {
 		return 0, 0, "", err
