@@ -11,8 +11,10 @@
 #   test:   scripts/ocr_heldout.sh's en-test (Liberation, FreeFont, Carlito, Open Sans; Brown corpus)
 #
 # Usage: scripts/train_rec_ppocrv4_en.sh [WORK_DIR]   (default ${PADDLE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/paddle}/rec_en)
-# Env: TRAIN_LINES (8000), EPOCHS (4), THREADS (2), PADDLE (binary; default bin/paddle), RESUME (1:
-# continue from WORK_DIR/out/latest when it is there).
+# Env: METHOD (neck: what ships — the neck and head trained on the frozen backbone's features,
+# scripts/ocr_en_neck, written to kits/ocr/models/; full: the whole network with `ocr train`),
+# TRAIN_LINES (8000), EPOCHS (neck 6, full 4), THREADS (2), PADDLE (binary; default bin/paddle),
+# RESUME (full only, 1: continue from WORK_DIR/out/latest when it is there).
 # Needs: fonts-roboto-unhinted fonts-lato fonts-cantarell fonts-hack fonts-firacode fonts-inconsolata
 #        fonts-noto-mono fonts-ebgaramond fonts-comic-neue fonts-linuxlibertine, and scripts/ocr_heldout.sh's.
 # Checkpoints: WORK_DIR/out/latest after every epoch and on SIGINT/SIGTERM; best by en-dev acc.
@@ -21,7 +23,8 @@ cd "$(dirname "$0")/.."
 C="${PADDLE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/paddle}"
 WORK="${1:-$C/rec_en}"
 TRAIN_LINES="${TRAIN_LINES:-8000}"
-EPOCHS="${EPOCHS:-4}"
+METHOD="${METHOD:-neck}"
+EPOCHS="${EPOCHS:-$([ "$METHOD" = neck ] && echo 6 || echo 4)}"
 THREADS="${THREADS:-2}"
 P="${PADDLE:-bin/paddle}"
 mkdir -p "$WORK"
@@ -37,6 +40,15 @@ fi
 [ -s "$WORK/train/rec_gt.txt" ] || $P ocr synth --output "$WORK/train" --corpus "$WORK/corpus_train.txt" --charset en \
   --doc 0.5 --min-len 1 --max-len 60 --min-size 14 --max-size 48 --fonts "$FONTS" --count "$TRAIN_LINES" --seed 23 --threads "$THREADS"
 [ -s "$WORK/en_PP-OCRv4_rec_init.onnx" ] || go run ./scripts/ocr_en_init -o "$WORK/en_PP-OCRv4_rec_init.onnx"
+if [ "$METHOD" = neck ]; then
+  start=$(date +%s)
+  go run ./scripts/ocr_en_neck -init "$WORK/en_PP-OCRv4_rec_init.onnx" -train "$WORK/train/rec_gt.txt" \
+    -dev "$WORK/heldout/en-dev/rec_gt.txt" -epochs "$EPOCHS" -threads "$THREADS" -cache "$WORK/feat" \
+    -o "$WORK/en_neck.onnx" -delta kits/ocr/models/en_PP-OCRv4_rec_neck.safetensors
+  echo "train_rec_ppocrv4_en: trained in $(( $(date +%s) - start ))s; update the sha256 and size in kits/ocr/english.go and rebuild" >&2
+  sha256sum kits/ocr/models/en_PP-OCRv4_rec_neck.safetensors; stat -c %s kits/ocr/models/en_PP-OCRv4_rec_neck.safetensors
+  exit 0
+fi
 resume=()
 if [ "${RESUME:-1}" = 1 ] && [ -d "$WORK/out/latest" ]; then resume=(--resume "$WORK/out/latest"); fi
 start=$(date +%s)

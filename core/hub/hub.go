@@ -15,9 +15,9 @@ import (
 
 // File is one file of a model in the store, with the sha256 and size it must have.
 type File struct {
-	Name   string // file name inside the model's folder
-	SHA256 string // lower-case hex
-	Size   int64  // bytes
+	Name   string `json:"name"`   // file name inside the model's folder
+	SHA256 string `json:"sha256"` // lower-case hex
+	Size   int64  `json:"size"`   // bytes
 }
 
 // Model is one entry of the store's manifest: where its files come from and what they are.
@@ -28,6 +28,9 @@ type Model struct {
 	Version     string // pinned package version
 	Subdir      string // folder of the files inside the package tarball
 	Files       []File
+	// Embedded holds the files of a model that ships inside the binary
+	// (Register; no Package): file name → contents.
+	Embedded map[string][]byte
 }
 
 // ppocrv4 is the PP-OCRv4 mobile system (det, rec, cls ONNX and the rec dictionary).
@@ -75,6 +78,9 @@ func Path(name string) (dir string, ok bool) {
 	if err != nil {
 		return "", false
 	}
+	if m.IsEmbedded() {
+		return EmbeddedDir, true
+	}
 	dir = Dir(name)
 	return dir, present(m, dir)
 }
@@ -94,6 +100,9 @@ func Verify(name string) error {
 	m, err := Lookup(name)
 	if err != nil {
 		return err
+	}
+	if m.IsEmbedded() {
+		return verifyEmbedded(m)
 	}
 	return verifyDir(m, Dir(name))
 }
@@ -136,6 +145,9 @@ func Ensure(ctx context.Context, name string, offline bool) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	if m.IsEmbedded() {
+		return ensureEmbedded(ctx, m)
+	}
 	dir := Dir(name)
 	if present(m, dir) {
 		return dir, nil
@@ -152,6 +164,9 @@ func Pull(ctx context.Context, name string) (string, error) {
 	m, err := Lookup(name)
 	if err != nil {
 		return "", err
+	}
+	if m.IsEmbedded() {
+		return ensureEmbedded(ctx, m)
 	}
 	return pull(ctx, m, ModelsDir())
 }

@@ -123,12 +123,12 @@ func constTensor(g *onnxpb.Graph, name string) (*onnxpb.Tensor, error) {
 	return nil, fmt.Errorf("recognition model: %s is not a constant", name)
 }
 
-// EnglishRecModel returns the English recogniser of the store folder store (the
-// ppocrv4 files): ch_PP-OCRv4_rec with its CTC head cut to the classes of
-// EnglishChars (blank, en_dict, space), which the Chinese dictionary all has, and
-// those classes. It is --lang en's model, and the starting point for fine-tuning
-// one (scripts/train_rec_ppocrv4_en.sh writes it to a file).
-func EnglishRecModel(store string) (*onnxpb.Model, []string, error) {
+// EnglishRecBase returns the starting point of the English recogniser from
+// the store folder store (the ppocrv4 files): ch_PP-OCRv4_rec with its CTC
+// head cut to the classes of EnglishChars (blank, en_dict, space), which the
+// Chinese dictionary all has, and those classes. scripts/ocr_en_init writes it
+// to a file for training.
+func EnglishRecBase(store string) (*onnxpb.Model, []string, error) {
 	chChars, err := LoadDict(filepath.Join(store, storeDict), true)
 	if err != nil {
 		return nil, nil, fmt.Errorf("rec dictionary: %w", err)
@@ -163,6 +163,19 @@ func EnglishRecModel(store string) (*onnxpb.Model, []string, error) {
 	return m, en, nil
 }
 
+// EnglishRecModel returns --lang en's recogniser: EnglishRecBase with the
+// neck and head the project trained (the embedded ppocrv4-en weights).
+func EnglishRecModel(store string) (*onnxpb.Model, []string, error) {
+	m, en, err := EnglishRecBase(store)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := applyEnglishWeights(m); err != nil {
+		return nil, nil, err
+	}
+	return m, en, nil
+}
+
 // loadEnglishRec loads EnglishRecModel(store) for inference.
 func loadEnglishRec(store string, threads int, int8 bool, p Profile, progress func(int, string) iostreams.Progress) (Model, []string, error) {
 	m, en, err := EnglishRecModel(store)
@@ -177,7 +190,7 @@ func loadEnglishRec(store string, threads int, int8 bool, p Profile, progress fu
 			}
 			return onnx.Import(m)
 		}
-		path, err := int8Model(store, "rec-en", "en_"+storeRec, storeSHA256(storeRec)+"+"+storeSHA256(storeDict)+"+en", load, p, progress)
+		path, err := int8Model(store, "rec-en", "en_"+storeRec, storeSHA256(storeRec)+"+"+storeSHA256(storeDict)+"+en+"+englishSHA256(), load, p, progress)
 		if err != nil {
 			return nil, nil, err
 		}

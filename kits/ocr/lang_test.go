@@ -187,3 +187,45 @@ func TestEnglishRecOnSample(t *testing.T) {
 		t.Errorf("%q %.3f, want \"Hello World 123\"", res[0].Text, res[0].Score)
 	}
 }
+
+// --lang en's model is the sliced base with the embedded trained neck and
+// head: every embedded tensor lands in the model, and changes it.
+func TestEnglishWeightsApplied(t *testing.T) {
+	dir, ok := hub.Path("ppocrv4")
+	if !ok {
+		t.Skip("no ppocrv4 model in the store (paddle model pull ppocrv4)")
+	}
+	if err := hub.Verify(englishModel); err != nil {
+		t.Fatal(err)
+	}
+	base, _, err := EnglishRecBase(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	trained, _, err := EnglishRecModel(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"linear_85.w_0", "conv2d_142.w_0"} {
+		a, errA := constTensor(base.Graph, name)
+		b, errB := constTensor(trained.Graph, name)
+		if errA != nil || errB != nil {
+			t.Fatalf("%s: %v %v", name, errA, errB)
+		}
+		av, _ := a.Float32s()
+		bv, _ := b.Float32s()
+		if len(av) != len(bv) || len(av) == 0 {
+			t.Fatalf("%s: %d and %d values", name, len(av), len(bv))
+		}
+		same := true
+		for i := range av {
+			if av[i] != bv[i] {
+				same = false
+				break
+			}
+		}
+		if same {
+			t.Errorf("%s: the trained weights did not change the base model", name)
+		}
+	}
+}

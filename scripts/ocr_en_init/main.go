@@ -1,7 +1,7 @@
 // Command ocr_en_init writes the starting point of the English recogniser's
 // fine-tuning (docs/ocr.md, "Languages"): PP-OCRv4's recogniser from the model
 // store with its CTC head cut to configs/ocr/en_dict.txt + space
-// (ocr.EnglishRecModel, what `ocr predict --lang en` runs).
+// (ocr.EnglishRecBase: what `ocr predict --lang en` runs before its trained neck and head).
 //
 //	go run ./scripts/ocr_en_init -o en_PP-OCRv4_rec_init.onnx
 package main
@@ -30,7 +30,7 @@ func run(out string) error {
 	if err != nil {
 		return err
 	}
-	m, chars, err := ocr.EnglishRecModel(dir)
+	m, chars, err := ocr.EnglishRecBase(dir)
 	if err != nil {
 		return err
 	}

@@ -33,6 +33,7 @@ import (
 	"paddle/core/graph"
 	"paddle/core/graph/module"
 	"paddle/core/imgproc"
+	pio "paddle/core/io"
 	"paddle/core/nn"
 	"paddle/core/onnx"
 	"paddle/core/optim"
@@ -55,6 +56,8 @@ func main() {
 	flag.Float64Var(&o.lr, "lr", 5e-4, "peak learning rate (Adam, cosine, 5 % warm-up)")
 	flag.IntVar(&o.limit, "limit", 0, "use only the first N training lines (0: all)")
 	flag.IntVar(&o.threads, "threads", 2, "kernel threads")
+	flag.StringVar(&o.delta, "delta", "", "also write the trained tensors alone (safetensors, by ONNX name): what `ocr predict --lang en` embeds")
+	flag.IntVar(&o.epochs0, "list", 0, "1: list the trainable tensors and exit")
 	flag.StringVar(&o.cache, "cache", "", "folder to keep the backbone's features in between runs (empty: none)")
 	flag.Parse()
 	if err := run(o); err != nil {
@@ -64,9 +67,10 @@ func main() {
 }
 
 type opts struct {
-	init, split, train, dev, out, cache string
-	epochs, batch, limit, threads       int
-	lr                                  float64
+	init, split, train, dev, out, cache, delta string
+	epochs0                                    int
+	epochs, batch, limit, threads              int
+	lr                                         float64
 }
 
 // group is one batch of lines of similar aspect ratio: the backbone's
@@ -89,6 +93,23 @@ func run(o opts) error {
 			index[c] = i
 		}
 	}
+	g, err := neckOf(o.init, o.split)
+	if err != nil {
+		return err
+	}
+	mod, err := module.New(g)
+	if err != nil {
+		return err
+	}
+	if o.epochs0 == 1 {
+		n := 0
+		for _, p := range mod.Params() {
+			fmt.Println(p.Name, p.V.T.Shape())
+			n += p.V.T.Len()
+		}
+		fmt.Println("trainable elements:", n)
+		return nil
+	}
 	backbone, err := backboneOf(o.init, o.split)
 	if err != nil {
 		return err
@@ -102,14 +123,6 @@ func run(o opts) error {
 		return err
 	}
 	dev, err := cachedFeatures(o.cache, pred, o.dev, o.batch, 0, index, backbone.Outputs[0].Name)
-	if err != nil {
-		return err
-	}
-	g, err := neckOf(o.init, o.split)
-	if err != nil {
-		return err
-	}
-	mod, err := module.New(g)
 	if err != nil {
 		return err
 	}
@@ -141,10 +154,13 @@ func run(o opts) error {
 		slog.Info("epoch", "epoch", ep, "loss", lossSum/float64(len(train)), "dev_char_acc", acc.char, "dev_exact", acc.exact, "s", time.Since(start).Seconds())
 		if acc.char > bestAcc.char {
 			best, bestAcc = snapshot(mod.Params()), acc
+			if err := write(o.init, o.out, o.delta, best); err != nil { // every better epoch, so a stopped run keeps its best
+				return err
+			}
 		}
 	}
 	slog.Info("best", "dev_char_acc", bestAcc.char, "dev_exact", bestAcc.exact)
-	return write(o.init, o.out, best)
+	return write(o.init, o.out, o.delta, best)
 }
 
 // schedule is a linear warm-up over the first 5 % of steps, then cosine to 0.
@@ -428,8 +444,14 @@ func snapshot(ps []nn.Param) map[string]*tensor.Tensor {
 	return s
 }
 
-// write re-reads the starting model and gives it the trained weights.
-func write(init, out string, w map[string]*tensor.Tensor) error {
+// write re-reads the starting model and gives it the trained weights; with
+// delta, it also writes those weights alone.
+func write(init, out, delta string, w map[string]*tensor.Tensor) error {
+	if delta != "" {
+		if err := pio.WriteSafetensors(delta, w, map[string]string{"source": "scripts/ocr_en_neck"}); err != nil {
+			return err
+		}
+	}
 	g, err := onnx.ReadFile(init)
 	if err != nil {
 		return err

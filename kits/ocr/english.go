@@ -1,0 +1,79 @@
+package ocr
+
+import (
+	"bytes"
+	_ "embed"
+	"encoding/binary"
+	"fmt"
+	"math"
+
+	"paddle/core/hub"
+	pio "paddle/core/io"
+	"paddle/core/onnx/onnxpb"
+)
+
+// The English recogniser's own weights (docs/ocr.md, "Languages"): PP-OCRv4's
+// recognition neck (SVTR) and CTC head trained by this project for en_dict +
+// space on PP-OCRv4's frozen backbone (scripts/train_rec_en_neck.sh). They
+// ship inside the binary as a store entry of their own, listed and
+// sha256-checked like the pulled files; the rest of the network comes from
+// the ppocrv4 entry.
+const (
+	englishModel = "ppocrv4-en"
+	englishFile  = "en_PP-OCRv4_rec_neck.safetensors"
+)
+
+//go:embed models/en_PP-OCRv4_rec_neck.safetensors
+var englishWeights []byte
+
+func init() {
+	hub.Register(hub.Model{
+		Name:        englishModel,
+		Description: "English recogniser trained by this project (--lang en): neck and CTC head for en_dict + space on ch_PP-OCRv4_rec's backbone (needs ppocrv4)",
+		Files:       []hub.File{{Name: englishFile, SHA256: "57e55c666f859092cdceb0993c44de5db6f4144901ede4e6d233b673a41a0eb7", Size: 2301224}},
+		Embedded:    map[string][]byte{englishFile: englishWeights},
+	})
+}
+
+// applyEnglishWeights gives the sliced English recogniser m the trained
+// tensors of the ppocrv4-en entry, by their ONNX names and shapes.
+func applyEnglishWeights(m *onnxpb.Model) error {
+	b, err := hub.EmbeddedFile(englishModel, englishFile)
+	if err != nil {
+		return err
+	}
+	ts, _, err := pio.DecodeSafetensors(bytes.NewReader(b), int64(len(b)), englishFile)
+	if err != nil {
+		return err
+	}
+	for _, nt := range ts {
+		dst, err := constTensor(m.Graph, nt.Name)
+		if err != nil {
+			return fmt.Errorf("%s: %w", englishFile, err)
+		}
+		shape := nt.T.Shape()
+		if len(dst.Dims) != len(shape) {
+			return fmt.Errorf("%s: %s has shape %v, the model's is %v", englishFile, nt.Name, shape, dst.Dims)
+		}
+		for i, d := range dst.Dims {
+			if int(d) != shape[i] {
+				return fmt.Errorf("%s: %s has shape %v, the model's is %v", englishFile, nt.Name, shape, dst.Dims)
+			}
+		}
+		raw := make([]byte, 4*nt.T.Len())
+		for i, v := range nt.T.F32() {
+			binary.LittleEndian.PutUint32(raw[4*i:], math.Float32bits(v))
+		}
+		dst.DataType, dst.RawData, dst.FloatData = onnxpb.Float, raw, nil
+	}
+	return nil
+}
+
+// englishSHA256 is the embedded weights' sha256, for the keys of files made from them.
+func englishSHA256() string {
+	m, err := hub.Lookup(englishModel)
+	if err != nil || len(m.Files) == 0 {
+		return ""
+	}
+	return m.Files[0].SHA256
+}
