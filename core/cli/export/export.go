@@ -19,6 +19,7 @@ import (
 	"paddle/core/config"
 	"paddle/core/graph"
 	"paddle/core/kit"
+	"paddle/core/nn"
 	"paddle/core/onnx"
 	"paddle/core/quant"
 	"paddle/core/workflow"
@@ -168,11 +169,18 @@ func quantizeExport(opts *Options, r workflow.Runner) error {
 // writePaddle loads the checkpoint into the runner's model and writes it
 // under PaddlePaddle's names.
 func writePaddle(opts *Options, r workflow.Runner) error {
-	mb, ok := r.(workflow.ModelBuilder)
-	if !ok {
+	var (
+		m   nn.Module
+		err error
+	)
+	switch b := r.(type) {
+	case workflow.ModelBuilder:
+		m, err = b.NewModel()
+	case workflow.DataFreeModel:
+		m, _, err = b.DataFreeModel()
+	default:
 		return config.Usage(fmt.Errorf("paddle %s cannot write PaddlePaddle weights yet", opts.Kit.Name))
 	}
-	m, err := mb.NewModel()
 	if err != nil {
 		return config.Usage(err)
 	}
