@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"paddle/core/bounded"
 	"path"
 	"path/filepath"
 	"strconv"
@@ -159,7 +160,7 @@ type source struct {
 
 func (s source) read() ([]byte, error) {
 	if s.fsys == nil {
-		return os.ReadFile(s.name)
+		return bounded.ReadFile(s.name, bounded.ConfigBytes, "config")
 	}
 	return fs.ReadFile(s.fsys, s.name)
 }

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"math"
 	"os"
+	"paddle/core/bounded"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -120,7 +121,7 @@ func ReadVOC(datasetDir, listPath, labelPath string) (*Dataset, error) {
 // readVOCXML parses one annotation file; its ID is -1 when it has no <id>.
 func readVOCXML(path string, cls map[string]int) (Record, []string, error) {
 	r := Record{ID: -1}
-	b, err := os.ReadFile(path)
+	b, err := bounded.ReadFile(path, bounded.AnnotationBytes, "VOC annotation file")
 	if err != nil {
 		return r, nil, err
 	}

@@ -16,7 +16,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"os"
+	"paddle/core/bounded"
 	"strconv"
 )
 
@@ -95,7 +95,7 @@ type rawDataset struct {
 // ReadDataset reads and checks a COCO ground-truth json file. Errors name
 // the file and the offending entry (annotation id, image id, category id).
 func ReadDataset(path string) (*Dataset, error) {
-	b, err := os.ReadFile(path)
+	b, err := bounded.ReadFile(path, bounded.AnnotationBytes, "COCO annotation file")
 	if err != nil {
 		return nil, err
 	}
@@ -265,7 +265,7 @@ type rawDetection struct {
 // {"image_id", "category_id", "bbox", "score"}. Errors name the file and the
 // entry's index.
 func ReadResults(path string) ([]Detection, error) {
-	b, err := os.ReadFile(path)
+	b, err := bounded.ReadFile(path, bounded.AnnotationBytes, "COCO results file")
 	if err != nil {
 		return nil, err
 	}
