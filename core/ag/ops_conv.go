@@ -166,3 +166,10 @@ func Dropout(x *Var, p float64, training bool, r *rand.Rand) *Var {
 	}
 	return Mul(x, Const(tensor.FromSlice(m, x.Shape()...).Cast(x.DType())))
 }
+
+// GridSample samples x (N, C, H, W) bilinearly at grid (N, OH, OW, 2) of
+// (x, y) in [−1, 1], zeros outside: → (N, C, OH, OW) (ONNX GridSample,
+// PaddlePaddle's F.grid_sample); the gradient reaches x and the grid.
+func GridSample(x, grid *Var, p op.GridSampleParams) *Var {
+	return apply1("grid_sample", p.Attrs(), x, grid)
+}
