@@ -16,7 +16,7 @@ type GlobalOpts = train.Global
 type ArchOpts struct {
 	ModelType string           `yaml:"model_type"` // rec
 	Algorithm string           `yaml:"algorithm"`  // CRNN | SVTR | SVTR_LCNet (PP-OCRv4, with Backbone ONNXModel)
-	Transform config.Component `yaml:"Transform"`  // must be empty (no rectification)
+	Transform config.Component `yaml:"Transform"`  // empty, or STN_ON (PaddleOCR's TPS rectifier)
 	Backbone  config.Component `yaml:"Backbone"`
 	Neck      config.Component `yaml:"Neck"`
 	Head      config.Component `yaml:"Head"`
@@ -90,7 +90,7 @@ func Schema() *config.Schema {
 		Components: map[string]map[string]any{
 			"Architecture.Neck":      {"SequenceEncoder": (*SequenceEncoderOpts)(nil)},
 			"Architecture.Head":      {"CTCHead": (*CTCHeadOpts)(nil)},
-			"Architecture.Transform": {},
+			"Architecture.Transform": {"STN_ON": (*STNOpts)(nil)},
 			"Loss":                   {"CTCLoss": (*CTCLossOpts)(nil)},
 			"PostProcess":            {"CTCLabelDecode": (*CTCLabelDecodeOpts)(nil)},
 			"Metric":                 {"RecMetric": (*RecMetricOpts)(nil)},

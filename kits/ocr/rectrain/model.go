@@ -118,11 +118,12 @@ type Backbone interface {
 // CRNN is the CTC recogniser: backbone (MiniVGG, MobileNetV3, or SVTRNet for SVTR) →
 // Im2Seq → optional BiLSTM (SequenceEncoder) → linear CTC head.
 type CRNN struct {
-	Backbone Backbone
-	LSTM     *nn.LSTM   // nil for encoder_type reshape
-	Mid      *nn.Linear // nil unless mid_channels
-	FC       *nn.Linear // to the classes
-	Classes  int
+	Transform *STN // nil without Architecture.Transform
+	Backbone  Backbone
+	LSTM      *nn.LSTM   // nil for encoder_type reshape
+	Mid       *nn.Linear // nil unless mid_channels
+	FC        *nn.Linear // to the classes
+	Classes   int
 }
 
 // Recognizer is a trainable recogniser: images (N, C, H, W) to logits (T, N, K).
@@ -221,13 +222,22 @@ func buildCRNN(a ArchOpts, numClasses int, r *rand.Rand) (*CRNN, error) {
 	if _, ok := algorithms.Get(a.Algorithm); a.Algorithm != "" && !ok {
 		return nil, a.Backbone.Errorf("Architecture.algorithm %q: known %s", a.Algorithm, algorithms.Known())
 	}
-	if a.Transform.Name != "" {
-		return nil, a.Transform.Errorf("Architecture.Transform %q is not supported (leave it empty)", a.Transform.Name)
-	}
 	m := &CRNN{Classes: numClasses}
 	var err error
+	if a.Transform.Name != "" {
+		var so STNOpts
+		if err := decodeNamed(a.Transform, "STN_ON", &so); err != nil {
+			return nil, err
+		}
+		if m.Transform, err = NewSTN(so, r); err != nil {
+			return nil, a.Transform.Errorf("%v", err)
+		}
+	}
 	if m.Backbone, err = backbones.Build(a.Backbone, r); err != nil {
 		return nil, err
+	}
+	if b, fixed := m.Backbone.(*PaddleSVTRNet); fixed && m.Transform != nil && m.Transform.OutputSize() != b.imgSize {
+		return nil, a.Transform.Errorf("STN_ON.tps_outputsize %v: the backbone takes %v images exactly (its img_size)", m.Transform.OutputSize(), b.imgSize)
 	}
 	feat := m.Backbone.outChannels()
 	no := SequenceEncoderOpts{EncoderType: "rnn", HiddenSize: 48, NumLayers: 2}
@@ -265,9 +275,14 @@ func decodeNamed(c config.Component, want string, v any) error {
 	return c.Decode(v)
 }
 
-// Params lists backbone.*, neck.lstm.*, head.fc.* (and head.mid.*).
+// Params lists transform.* (with STN_ON), backbone.*, neck.lstm.*,
+// head.fc.* (and head.mid.*).
 func (m *CRNN) Params() []nn.Param {
-	ps := nn.Prefix("backbone", m.Backbone.Params())
+	var ps []nn.Param
+	if m.Transform != nil {
+		ps = nn.Prefix("transform", m.Transform.Params())
+	}
+	ps = append(ps, nn.Prefix("backbone", m.Backbone.Params())...)
 	if m.LSTM != nil {
 		ps = append(ps, nn.Prefix("neck.lstm", m.LSTM.Params())...)
 	}
@@ -277,11 +292,20 @@ func (m *CRNN) Params() []nn.Param {
 	return append(ps, nn.Prefix("head.fc", m.FC.Params())...)
 }
 
-// Buffers returns the backbone's batch-norm statistics.
-func (m *CRNN) Buffers() []nn.Param { return nn.Prefix("backbone", m.Backbone.Buffers()) }
+// Buffers returns the transform's and the backbone's batch-norm statistics.
+func (m *CRNN) Buffers() []nn.Param {
+	var ps []nn.Param
+	if m.Transform != nil {
+		ps = nn.Prefix("transform", m.Transform.Buffers())
+	}
+	return append(ps, nn.Prefix("backbone", m.Backbone.Buffers())...)
+}
 
 // Forward maps images x (N, C, H, W) to class logits (T, N, K), T = W'.
 func (m *CRNN) Forward(x *ag.Var, training bool) *ag.Var {
+	if m.Transform != nil {
+		x = m.Transform.Forward(x, training) // rectified to tps_outputsize
+	}
 	f := m.Backbone.Forward(x, training)           // (N, C', 1, T)
 	seq := ag.Transpose(ag.Squeeze(f, 2), 2, 0, 1) // (T, N, C'); a squeeze keeps T dynamic in an export
 	if m.LSTM != nil {

@@ -36,12 +36,20 @@ func paddleCRNN(m *CRNN) Recognizer {
 }
 
 // PaddleName maps a parameter or buffer name to PaddleOCR's structured name:
+// transform.* as STN_ON's;
 // backbone.* as the backbone's; neck.lstm.* → neck.encoder.lstm.* (Paddle's
 // nn.LSTM exposes weight_ih_l0, weight_hh_l0, bias_ih_l0, bias_hh_l0, ...
 // _reverse with this port's shapes and gate order i, f, g, o); head.fc →
 // head.fc, or with mid_channels head.mid → head.fc1 and head.fc → head.fc2.
 // Paddle's Linear weights are (in, out): transposed.
 func (m *PaddleCRNN) PaddleName(name string) (string, bool) {
+	if rest, ok := strings.CutPrefix(name, "transform."); ok && m.Transform != nil {
+		pd, tr := m.Transform.PaddleName(rest)
+		if pd == "" {
+			return "", false
+		}
+		return "transform." + pd, tr
+	}
 	if rest, ok := strings.CutPrefix(name, "backbone."); ok {
 		pd, tr := m.bb.PaddleName(rest)
 		if pd == "" {

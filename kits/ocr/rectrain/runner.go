@@ -137,9 +137,10 @@ func (r *runner) newModel() (Recognizer, error) {
 }
 
 // fixedInput is the one input size (height, width) m takes, if it has one
-// (PaddleOCR's SVTRNet: its position embedding and Local masks).
+// (PaddleOCR's SVTRNet without a Transform: its position embedding and
+// Local masks).
 func fixedInput(m Recognizer) (h, w int, ok bool) {
-	if c, isCRNN := m.(*PaddleCRNN); isCRNN {
+	if c, isCRNN := m.(*PaddleCRNN); isCRNN && c.Transform == nil { // STN_ON rectifies any size to img_size
 		if b, fixed := c.Backbone.(*PaddleSVTRNet); fixed {
 			return b.imgSize[0], b.imgSize[1], true
 		}
