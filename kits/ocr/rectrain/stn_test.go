@@ -164,3 +164,33 @@ func TestPaddleOCRSTNExport(t *testing.T) {
 		t.Errorf("exported model's probabilities differ by %g", d)
 	}
 }
+
+// STN_ON trains: a loss on the rectified image reaches the localisation
+// net through grid_sample's grid gradient (stn_fc2 and the first conv get
+// non-zero gradients), in training mode (batch statistics).
+func TestSTNGradientReachesLocalisation(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	s, err := NewSTN(STNOpts{TPSOutputSize: []int{8, 16}, NumControlPoints: 6}, r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// PaddleOCR starts stn_fc2 at zero, which would leave the rest of the net
+	// without a gradient; a small weight makes every layer count
+	for i, v := range s.FC2.Weight.T.F32() {
+		s.FC2.Weight.T.F32()[i] = v + float32(0.01*r.NormFloat64())
+	}
+	x := ag.Const(tensor.Rand(r, tensor.Float32, -1, 1, 2, 3, 40, 90))
+	y := s.Forward(x, true)
+	ag.Sum(ag.Mul(y, ag.Const(tensor.Rand(r, tensor.Float32, -1, 1, y.Shape()...))), nil, false).Backward()
+	for name, g := range map[string]*ag.Var{"stn_fc2.weight": s.FC2.Weight, "stn_fc2.bias": s.FC2.Bias, "stn_convnet.0.0.weight": s.Convs[0].Weight} {
+		n := 0.0
+		if g.Grad != nil {
+			for _, v := range g.Grad.Float64s() {
+				n += v * v
+			}
+		}
+		if n == 0 || math.IsNaN(n) {
+			t.Errorf("%s: gradient norm² %g", name, n)
+		}
+	}
+}
