@@ -9,6 +9,7 @@ import (
 	"mime"
 	"mime/multipart"
 	"net/http"
+	"net/url"
 	"strings"
 )
 
@@ -18,6 +19,9 @@ type Input struct {
 	Body        []byte // the raw input: an encoded image for image kits
 	ContentType string // the input's own type when the client said it ("image/png"), else ""
 	Name        string // a name for the input (multipart file name, JSON "name", ?name=), else ""
+	// Params are the request's query parameters (?lang=en): per-request
+	// options of kits that have them; a kit ignores the ones it does not know.
+	Params url.Values
 }
 
 // jsonRequest is the JSON request body: {"image": "<base64>", "name": "..."}
@@ -37,7 +41,7 @@ const wantJSON = `{"image": "<base64>"}, {"audio": "<base64>"} or {"text": "..."
 // file), or JSON (see jsonRequest). Errors are the client's (400), except a
 // body over the limit (*http.MaxBytesError, 413).
 func readInput(r *http.Request) (Input, error) {
-	in := Input{Name: r.URL.Query().Get("name")}
+	in := Input{Name: r.URL.Query().Get("name"), Params: r.URL.Query()}
 	ct := r.Header.Get("Content-Type")
 	mt, params, err := mime.ParseMediaType(ct)
 	if ct != "" && err != nil {

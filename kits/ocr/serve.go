@@ -3,6 +3,7 @@ package ocr
 import (
 	"context"
 	"fmt"
+	"sync"
 
 	"github.com/spf13/cobra"
 
@@ -61,16 +62,34 @@ func Serve(f *cmdutil.Factory, cmd *cobra.Command) func(context.Context) (serve.
 			return nil, cmdutil.FlagErrorf("--batch must be at least 1")
 		}
 		prof.RecBatch, prof.ClsBatch = batch, batch
-		sys, err := LoadSystem(ctx, Sources{
-			Det: src[0], Rec: src[1], Cls: src[2], Dict: src[3], Lang: lang,
-			UseDet: det, UseCls: cls, Offline: offline, Threads: f.Settings.Threads,
-			Precision: precision, Progress: f.IOStreams.Progress,
-		}, prof)
+		explicitRec := src[1] != "" || src[3] != ""
+		load := func(ctx context.Context, lang string) (*System, error) {
+			sys, err := LoadSystem(ctx, Sources{
+				Det: src[0], Rec: src[1], Cls: src[2], Dict: src[3], Lang: lang,
+				UseDet: det, UseCls: cls, Offline: offline, Threads: f.Settings.Threads,
+				Precision: precision, Progress: f.IOStreams.Progress,
+			}, prof)
+			if err != nil {
+				return nil, err
+			}
+			m := mode
+			if !fl.Changed("space-mode") {
+				if m, err = ParseSpaceMode(DefaultSpaceMode(lang)); err != nil {
+					return nil, err
+				}
+			}
+			sys.Decode = DecoderFor(m)
+			return sys, nil
+		}
+		sys, err := load(ctx, lang)
 		if err != nil {
 			return nil, err
 		}
-		sys.Decode = DecoderFor(mode)
-		return &Predictor{System: sys, Det: det}, nil
+		p := &Predictor{System: sys, Det: det, Lang: lang}
+		if !explicitRec { // ?lang= picks the store's recognisers only
+			p.Load = load
+		}
+		return p, nil
 	}
 }
 
@@ -80,18 +99,72 @@ func Serve(f *cmdutil.Factory, cmd *cobra.Command) func(context.Context) (serve.
 type Predictor struct {
 	System *System
 	Det    bool // false: each image is one text line (predict's --det=false)
+	// Lang is System's language. A request may ask for another with
+	// ?lang=en|ch: Load builds that language's System on first use (kept for
+	// later requests); nil Load (a server given --rec-model or --rec-dict)
+	// refuses ?lang= for any other language.
+	Lang string
+	Load func(ctx context.Context, lang string) (*System, error)
+
+	mu     sync.Mutex
+	others map[string]*System
+}
+
+// system returns the System for the request's ?lang= (System itself when
+// absent or equal to Lang). An unknown language, or one this server cannot
+// load, is the client's error.
+func (p *Predictor) system(ctx context.Context, in serve.Input) (*System, error) {
+	want := in.Params.Get("lang")
+	if want == "" {
+		return p.System, nil
+	}
+	lang, err := ParseLang(want)
+	if err != nil {
+		return nil, serve.BadInput(fmt.Errorf("lang: %w", err))
+	}
+	if lang == p.Lang || (p.Lang == "" && lang == LangCh) {
+		return p.System, nil
+	}
+	if p.Load == nil {
+		return nil, serve.BadInput(fmt.Errorf("lang: this server reads %s only (started with --rec-model or --rec-dict)", p.langName()))
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if sys, ok := p.others[lang]; ok {
+		return sys, nil
+	}
+	sys, err := p.Load(ctx, lang)
+	if err != nil {
+		return nil, fmt.Errorf("loading the %s recogniser: %w", lang, err)
+	}
+	if p.others == nil {
+		p.others = map[string]*System{}
+	}
+	p.others[lang] = sys
+	return sys, nil
+}
+
+func (p *Predictor) langName() string {
+	if p.Lang == "" {
+		return LangCh
+	}
+	return p.Lang
 }
 
 // Predict decodes the image in in.Body (as BGR, like predict) and recognises it;
 // Output.Image is in.Name. An unreadable image, or one of more pixels than
 // `paddle serve --max-pixels` (checked from its header), is a serve.BadInput.
-func (p *Predictor) Predict(_ context.Context, in serve.Input) (any, error) {
+func (p *Predictor) Predict(ctx context.Context, in serve.Input) (any, error) {
+	sys, err := p.system(ctx, in)
+	if err != nil {
+		return nil, err
+	}
 	m, err := data.Decode(in.Body, data.BGR)
 	if err != nil {
 		return nil, serve.BadInput(fmt.Errorf("image: %w", err))
 	}
 	pg := page{name: in.Name, img: imgproc.Mat8{H: m.H, W: m.W, C: m.C, Pix: m.Pix}}
-	return recognisePage(p.System, pg, p.Det, nil, "")
+	return recognisePage(sys, pg, p.Det, nil, "")
 }
 
 // Describe tells /openapi.json the input and record.
@@ -100,9 +173,17 @@ func (p *Predictor) Describe() (string, any) { return serve.InputImage, Output{}
 // Release drops what the System's models keep between calls (core/runtime's
 // idle buffers and plans); `paddle serve` calls it when idle (serve.Releaser).
 func (p *Predictor) Release() {
-	for _, m := range []Model{p.System.Det, p.System.Rec, p.System.Cls} {
-		if r, ok := m.(serve.Releaser); ok {
-			r.Release()
+	systems := []*System{p.System}
+	p.mu.Lock()
+	for _, s := range p.others {
+		systems = append(systems, s)
+	}
+	p.mu.Unlock()
+	for _, sys := range systems {
+		for _, m := range []Model{sys.Det, sys.Rec, sys.Cls} {
+			if r, ok := m.(serve.Releaser); ok {
+				r.Release()
+			}
 		}
 	}
 }

@@ -364,3 +364,52 @@ func TestServeRelease(t *testing.T) {
 		t.Errorf("released det %d, rec %d, cls %d times, want 2, 2, 1", det.released, rec.released, cls.released)
 	}
 }
+
+// TestServeLangPerRequest: ?lang=en reads with the English System, loaded
+// once on first use; ?lang=ch (the server's own) and no ?lang= use the
+// server's; an unknown language, or ?lang= on a server given its own
+// recogniser (no Load), is a 400.
+func TestServeLangPerRequest(t *testing.T) {
+	ch, _ := fakeLoad(context.Background(), Sources{}, ProfileV2())
+	en := &System{Det: ch.Det, Rec: gapRec{}, Chars: []string{"blank", "a", "b", " "}, Profile: ch.Profile, Decode: DecoderFor(SpaceGaps)}
+	loads := 0
+	p := &Predictor{System: ch, Det: false, Lang: LangCh, Load: func(_ context.Context, lang string) (*System, error) {
+		loads++
+		if lang != LangEn {
+			t.Errorf("Load(%q)", lang)
+		}
+		return en, nil
+	}}
+	img, err := os.ReadFile("testdata/images/line.png")
+	if err != nil {
+		t.Fatal(err)
+	}
+	post := func(h http.Handler, query string) *httptest.ResponseRecorder {
+		rec := httptest.NewRecorder()
+		req := httptest.NewRequest("POST", "/v1/ocr"+query, bytes.NewReader(img))
+		req.Header.Set("Content-Type", "image/png")
+		h.ServeHTTP(rec, req)
+		return rec
+	}
+	h := serve.New("ocr", p, serve.Options{})
+	base := post(h, "")
+	for _, q := range []string{"?lang=en", "?lang=en&name=x.png"} {
+		rec := post(h, q)
+		if rec.Code != 200 || !strings.Contains(rec.Body.String(), `"a b"`) {
+			t.Errorf("%s: %d %s, want the English System's \"a b\"", q, rec.Code, rec.Body)
+		}
+	}
+	if loads != 1 {
+		t.Errorf("the English System was loaded %d times, want once", loads)
+	}
+	if rec := post(h, "?lang=ch"); rec.Code != 200 || rec.Body.String() != base.Body.String() {
+		t.Errorf("?lang=ch: %d %s, want the server's own answer %s", rec.Code, rec.Body, base.Body)
+	}
+	if rec := post(h, "?lang=fr"); rec.Code != 400 || !strings.Contains(rec.Body.String(), `unknown language \"fr\"`) {
+		t.Errorf("?lang=fr: %d %s", rec.Code, rec.Body)
+	}
+	own := serve.New("ocr", &Predictor{System: ch, Lang: LangCh}, serve.Options{})
+	if rec := post(own, "?lang=en"); rec.Code != 400 || !strings.Contains(rec.Body.String(), "reads ch only") {
+		t.Errorf("?lang=en without Load: %d %s", rec.Code, rec.Body)
+	}
+}
