@@ -7,6 +7,7 @@ for the `ppocr` mode only):
 
     /usr/bin/python3 scripts/ref/pdmodel_ref.py tiny  OUT_DIR
     /usr/bin/python3 scripts/ref/pdmodel_ref.py fused OUT_DIR
+    /usr/bin/python3 scripts/ref/pdmodel_ref.py rnn   OUT_DIR
     /usr/bin/python3 scripts/ref/pdmodel_ref.py ppocr MODEL.onnx OUT_DIR
 
 The ProgramDesc messages come from core/pdmodel/pdpb/framework.proto, parsed here by a
@@ -23,6 +24,8 @@ tiny:  a small conv/bn/relu/pool/fc net with the elementwise `axis` rule, writte
 fused: the operators Paddle's inference passes fuse, in OUT_DIR/fused, the same computation
        unfused in OUT_DIR/unfused, and x.npy / out.npy (NumPy) in OUT_DIR/fused; multihead_matmul
        likewise in OUT_DIR/fused_mha and OUT_DIR/unfused_mha.
+rnn:   the rnn operator (2-layer bidirectional LSTM then GRU) in OUT_DIR/rnn, with the NumPy
+       forward pass of Paddle's LSTMCell / GRUCell equations.
 ppocr: the ONNX model (a PP-OCRv4 det/rec/cls from paddle2onnx) translated node by
        node back into Paddle operators with its weights, for the Go test that runs
        both files and compares; what paddle2onnx decomposed (hard_swish, swish,
@@ -581,6 +584,104 @@ def fused_mha(out_dir):
     np.save(os.path.join(out_dir, 'fused_mha', 'out.npy'), out.astype(np.float32))
 
 
+def rnn(out_dir):
+    """Paddle's rnn operator as paddle.nn.LSTM / GRU write it into a static program
+    (RNNBase._cudnn_impl): transpose2 to time-major, the rnn op with WeightList in
+    flatten_parameters' order (every weight_ih, weight_hh by layer and direction, then
+    every bias_ih, bias_hh), transpose2 back. A 2-layer bidirectional LSTM with fed
+    initial states (h0, c0) feeds a 2-layer bidirectional GRU whose zero initial state
+    comes from fill_constant_batch_size_like, as the layer writes it. Written to
+    OUT_DIR/rnn with x.npy, h0.npy, c0.npy and the NumPy forward pass of Paddle's
+    LSTMCell / GRUCell equations (out.npy, lstm_h.npy, lstm_c.npy, gru_h.npy)."""
+    rng = np.random.default_rng(2527)
+    f32 = lambda *s: rng.uniform(-0.5, 0.5, s).astype(np.float32)
+    N, T, C, H, L, D = 2, 5, 3, 4, 2, 2
+    p = Program()
+    x = p.feed('x', [-1, T, C])
+    h0 = p.feed('h0', [L * D, -1, H])
+    c0 = p.feed('c0', [L * D, -1, H])
+    tm = p.tmp([T, -1, C])
+    p.op('transpose2', {'X': x}, {'Out': tm, 'XShape': p.tmp([-1])}, axis=[1, 0, 2])
+    weights = {}
+
+    def rnn_op(mode, inp, in_size, pre, G):
+        ws, bs = [], []
+        cells = []
+        for l in range(L):
+            for d in range(D):
+                isz = in_size if l == 0 else D * H
+                w = {'w_ih': f32(G * H, isz), 'w_hh': f32(G * H, H), 'b_ih': f32(G * H), 'b_hh': f32(G * H)}
+                cells.append(w)
+                pre_name = '%s_l%d_d%d_' % (mode.lower(), l, d)
+                ws += [p.param(pre_name + 'w_ih', w['w_ih']), p.param(pre_name + 'w_hh', w['w_hh'])]
+                bs += [p.param(pre_name + 'b_ih', w['b_ih']), p.param(pre_name + 'b_hh', w['b_hh'])]
+        weights[mode] = cells
+        out = p.tmp([T, -1, D * H])
+        states = [p.var('%s_state_%d' % (mode.lower(), i), [L * D, -1, H]) for i in range(len(pre))]
+        p.op('rnn', {'Input': inp, 'PreState': pre, 'WeightList': ws + bs},
+             {'Out': out, 'State': states, 'Reserve': p.tmp([-1], VT.UINT8), 'DropoutState': p.tmp([-1], VT.UINT8)},
+             mode=mode, hidden_size=H, num_layers=L, is_bidirec=True, input_size=in_size, dropout_prob=0.0,
+             is_test=True, seed=0)
+        return out, states
+
+    lo, (lh, lc) = rnn_op('LSTM', tm, C, [h0, c0], 4)
+    gz = p.tmp([L * D, -1, H])
+    p.op('fill_constant_batch_size_like', {'Input': lo}, {'Out': gz}, shape=[L * D, -1, H], dtype=VT.FP32,
+         value=0.0, input_dim_idx=1, output_dim_idx=1, str_value='0.0')
+    go, (gh,) = rnn_op('GRU', lo, D * H, [gz], 3)
+    y = p.var('out', [-1, T, D * H])
+    p.op('transpose2', {'X': go}, {'Out': y, 'XShape': p.tmp([-1])}, axis=[1, 0, 2])
+    for v in (y, lh, lc, gh):
+        p.fetch(v)
+    d = os.path.join(out_dir, 'rnn')
+    p.save(d)
+
+    # NumPy: Paddle's cells (LSTMCell: gates split i, f, c, o; GRUCell: r, z, c with
+    # c = tanh(x_c + r*(h W_hc^T + b_hc)), h = (h0 - c)*z + c), time-major, reverse
+    # direction run from the last step, the next layer reading both directions.
+    sig = lambda v: 1 / (1 + np.exp(-v))
+
+    def lstm_step(w, xt, h, c):
+        g = xt @ w['w_ih'].T + w['b_ih'] + h @ w['w_hh'].T + w['b_hh']
+        i, f, cc, o = np.split(g, 4, axis=-1)
+        c = sig(f) * c + sig(i) * np.tanh(cc)
+        return sig(o) * np.tanh(c), c
+
+    def gru_step(w, xt, h, _):
+        xg = xt @ w['w_ih'].T + w['b_ih']
+        hg = h @ w['w_hh'].T + w['b_hh']
+        xr, xz, xc = np.split(xg, 3, axis=-1)
+        hr, hz, hc = np.split(hg, 3, axis=-1)
+        r, z = sig(xr + hr), sig(xz + hz)
+        c = np.tanh(xc + r * hc)
+        return (h - c) * z + c, None
+
+    def run(step, cells, inp, hinit, cinit):
+        hs, cs = [], []
+        for l in range(L):
+            outs = []
+            for d in range(D):
+                w = {k: v.astype(np.float64) for k, v in cells[l * D + d].items()}
+                h, c = hinit[l * D + d], cinit[l * D + d] if cinit is not None else None
+                ys = [None] * T
+                for t in (range(T) if d == 0 else range(T - 1, -1, -1)):
+                    h, c = step(w, inp[t], h, c)
+                    ys[t] = h
+                outs.append(np.stack(ys))
+                hs.append(h)
+                cs.append(c)
+            inp = np.concatenate(outs, axis=-1)
+        return inp, np.stack(hs), (np.stack(cs) if cinit is not None else None)
+
+    xv, hv, cv = f32(N, T, C), f32(L * D, N, H), f32(L * D, N, H)
+    a, lhv, lcv = run(lstm_step, weights['LSTM'], xv.astype(np.float64).transpose(1, 0, 2), hv.astype(np.float64),
+                      cv.astype(np.float64))
+    a, ghv, _ = run(gru_step, weights['GRU'], a, np.zeros((L * D, N, H)), None)
+    for name, v in (('x', xv), ('h0', hv), ('c0', cv), ('out', a.transpose(1, 0, 2)), ('lstm_h', lhv),
+                    ('lstm_c', lcv), ('gru_h', ghv)):
+        np.save(os.path.join(d, name + '.npy'), v.astype(np.float32))
+
+
 def ppocr(model, out_dir):
     """Translates the ONNX model (paddle2onnx output of a PP-OCR det or cls model) back into
     Paddle operators: each ONNX node becomes the op paddle2onnx made it from, so the program
@@ -791,6 +892,8 @@ def main():
     elif mode == 'fused':
         fused(sys.argv[2])
         fused_mha(sys.argv[2])
+    elif mode == 'rnn':
+        rnn(sys.argv[2])
     elif mode == 'ppocr':
         ppocr(sys.argv[2], sys.argv[3])
     else:
