@@ -133,6 +133,10 @@ var pirOps = map[string]pirRule{
 	"fused_conv2d_add_act": {legacy: "fused_conv2d_add_act", in: []string{"Input", "Filter", "Bias", "ResidualData"},
 		out: []string{"Output", "Outputs"}},
 	"multihead_matmul": {legacy: "multihead_matmul", in: []string{"Input", "W", "Bias", "BiasQK"}, out: []string{"Out"}},
+	// paddle.nn.LSTM / GRU: pre_state and weight_list are builtin.combine
+	// lists, state a vector result that a builtin.split unpacks
+	"rnn": {legacy: "rnn", in: []string{"Input", "PreState", "WeightList", "SequenceLength", "DropoutState"},
+		out: []string{"Out", "DropoutState", "State", "Reserve"}},
 }
 
 // pirDTypes maps PIR element types (t_*) and dtype attribute strings to
@@ -281,6 +285,8 @@ func (t *pirTranslator) op(o pirOp) error {
 		}
 		t.lists[outs[0].id()] = list
 		return nil
+	case dialect == "builtin" && name == "split":
+		return t.split(o, outs)
 	case dialect != "pd_op":
 		return fmt.Errorf("operator %s.%s is not supported", dialect, name)
 	}
@@ -742,4 +748,38 @@ func PIRSupported() []string {
 	}
 	slices.Sort(out)
 	return out
+}
+
+// split unpacks a vector result (builtin.split of it): the output slot of
+// the translated op that produced the vector gets the split's results as
+// its list of variables (an unused result, id 0, a name of its own).
+func (t *pirTranslator) split(o pirOp, outs []pirValue) error {
+	if len(o.In) != 1 {
+		return fmt.Errorf("want one operand, got %d", len(o.In))
+	}
+	src, err := t.name(o.In[0].id())
+	if err != nil {
+		return err
+	}
+	if err := t.declare(outs); err != nil {
+		return err
+	}
+	list := make([]string, len(outs))
+	for i, v := range outs {
+		if v.id() == 0 {
+			list[i] = fmt.Sprintf("%s_%d", src, i)
+			t.b.Vars = append(t.b.Vars, &pdpb.Var{Name: list[i], Type: pdpb.LoDTensor, DType: pdpb.FP32})
+			continue
+		}
+		list[i] = t.names[v.id()]
+	}
+	for i := len(t.b.Ops) - 1; i >= 0; i-- {
+		for k, sl := range t.b.Ops[i].Outputs {
+			if len(sl.Arguments) == 1 && sl.Arguments[0] == src {
+				t.b.Ops[i].Outputs[k].Arguments = list
+				return nil
+			}
+		}
+	}
+	return fmt.Errorf("operand %s is not the vector result of a translated operator", src)
 }

@@ -89,3 +89,45 @@ func TestRNNUnsupported(t *testing.T) {
 		}
 	}
 }
+
+// TestPIRRNNMatchesNumPy runs testdata/rnn_pir, `pir_ref.py rnn`'s Paddle 3
+// form of the rnn fixture (pd_op.rnn with builtin.combine lists and the
+// state vector unpacked by builtin.split; the GRU's zero state fed as g0),
+// against the same NumPy forward pass.
+func TestPIRRNNMatchesNumPy(t *testing.T) {
+	dir := "testdata/rnn"
+	feeds := map[string]*tensor.Tensor{}
+	for _, n := range []string{"x", "h0", "c0"} {
+		v, err := io.ReadNpy(filepath.Join(dir, n+".npy"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		feeds[n] = v
+	}
+	feeds["g0"] = tensor.New(tensor.Float32, 4, feeds["x"].Shape()[0], 4)
+	g, err := pdmodel.ReadPIRFile("testdata/rnn_pir/inference.json", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := runtime.New(g, runtime.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := p.Run(feeds)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"out", "lstm_h", "lstm_c", "gru_h"} {
+		want, err := io.ReadNpy(filepath.Join(dir, name+".npy"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := out[name]
+		if got == nil {
+			t.Fatalf("no output %q (outputs %v)", name, g.OutputNames)
+		}
+		if d := maxAbsDiff(t, got, want); d > 1e-5 {
+			t.Errorf("%s: max abs diff %g from NumPy", name, d)
+		}
+	}
+}

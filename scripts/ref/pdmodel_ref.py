@@ -8,6 +8,7 @@ for the `ppocr` mode only):
     /usr/bin/python3 scripts/ref/pdmodel_ref.py tiny  OUT_DIR
     /usr/bin/python3 scripts/ref/pdmodel_ref.py fused OUT_DIR
     /usr/bin/python3 scripts/ref/pdmodel_ref.py rnn   OUT_DIR
+    /usr/bin/python3 scripts/ref/pdmodel_ref.py quant OUT_DIR
     /usr/bin/python3 scripts/ref/pdmodel_ref.py ppocr MODEL.onnx OUT_DIR
 
 The ProgramDesc messages come from core/pdmodel/pdpb/framework.proto, parsed here by a
@@ -26,6 +27,10 @@ fused: the operators Paddle's inference passes fuse, in OUT_DIR/fused, the same 
        likewise in OUT_DIR/fused_mha and OUT_DIR/unfused_mha.
 rnn:   the rnn operator (2-layer bidirectional LSTM then GRU) in OUT_DIR/rnn, with the NumPy
        forward pass of Paddle's LSTMCell / GRUCell equations.
+quant: quantize_linear / dequantize_linear as PaddleSlim's quantized inference models write
+       them (x quantized per tensor, a conv2d weight stored as float integers with a
+       per-channel dequantize_linear) in OUT_DIR/quant, with the NumPy forward pass of
+       Paddle's formulas (x.npy, out.npy).
 ppocr: the ONNX model (a PP-OCRv4 det/rec/cls from paddle2onnx) translated node by
        node back into Paddle operators with its weights, for the Go test that runs
        both files and compares; what paddle2onnx decomposed (hard_swish, swish,
@@ -682,6 +687,49 @@ def rnn(out_dir):
         np.save(os.path.join(d, name + '.npy'), v.astype(np.float32))
 
 
+def quant(out_dir):
+    """x -> quantize_linear -> dequantize_linear -> conv2d -> out, the conv2d's weight a
+    float tensor of integers (as PaddleSlim saves quantized weights) read through a
+    dequantize_linear with one abs-max scale per output channel (quant_axis 0). Paddle's
+    formulas with bit_length 8 (b = 127): q = clip(round(x * b / s), -b, b), round_type 1
+    rounding half away from zero; dequantized x = q * s / b. x ranges past the scale so
+    that both clip bounds are reached. Written to OUT_DIR/quant with x.npy and the NumPy
+    forward pass (out.npy)."""
+    rng = np.random.default_rng(2525)
+    p = Program()
+    x = p.feed('x', [-1, 3, 6, 6])
+    xs = 1.0
+    common = dict(bit_length=8, round_type=1, is_test=True, only_observer=False)
+    p.param('x_scale', np.array([xs], np.float32))
+    p.param('x_zero', np.zeros(1, np.float32))
+    xq = p.tmp([-1, 3, 6, 6])
+    p.op('quantize_linear', {'X': x, 'Scale': 'x_scale', 'ZeroPoint': 'x_zero'}, {'Y': xq}, quant_axis=-1, **common)
+    xd = p.tmp([-1, 3, 6, 6])
+    p.op('dequantize_linear', {'X': xq, 'Scale': 'x_scale', 'ZeroPoint': 'x_zero'}, {'Y': xd}, quant_axis=-1, **common)
+    w = rng.uniform(-1, 1, (4, 3, 3, 3))
+    ws = np.abs(w).max(axis=(1, 2, 3)).astype(np.float32)
+    wq = np.clip(np.round(w * 127 / ws[:, None, None, None]), -127, 127).astype(np.float32)
+    p.param('conv1_weights', wq)
+    p.param('conv1_weights@scale', ws)
+    p.param('conv1_weights@zero', np.zeros(4, np.float32))
+    wd = p.tmp([4, 3, 3, 3])
+    p.op('dequantize_linear', {'X': 'conv1_weights', 'Scale': 'conv1_weights@scale', 'ZeroPoint': 'conv1_weights@zero'},
+         {'Y': wd}, quant_axis=0, **common)
+    y = p.var('out', [-1, 4, 6, 6])
+    p.op('conv2d', {'Input': xd, 'Filter': wd}, {'Output': y}, strides=[1, 1], paddings=[1, 1], dilations=[1, 1],
+         groups=1, padding_algorithm='EXPLICIT', data_format='NCHW')
+    p.fetch(y)
+    d = os.path.join(out_dir, 'quant')
+    p.save(d)
+
+    xv = rng.uniform(-1.3, 1.3, (2, 3, 6, 6)).astype(np.float32)
+    v = xv.astype(np.float64) * 127 / xs
+    q = np.clip(np.sign(v) * np.floor(np.abs(v) + 0.5), -127, 127)
+    out = conv2d(q * xs / 127, wq.astype(np.float64) * ws[:, None, None, None].astype(np.float64) / 127, pad=1)
+    np.save(os.path.join(d, 'x.npy'), xv)
+    np.save(os.path.join(d, 'out.npy'), out.astype(np.float32))
+
+
 def ppocr(model, out_dir):
     """Translates the ONNX model (paddle2onnx output of a PP-OCR det or cls model) back into
     Paddle operators: each ONNX node becomes the op paddle2onnx made it from, so the program
@@ -894,6 +942,8 @@ def main():
         fused_mha(sys.argv[2])
     elif mode == 'rnn':
         rnn(sys.argv[2])
+    elif mode == 'quant':
+        quant(sys.argv[2])
     elif mode == 'ppocr':
         ppocr(sys.argv[2], sys.argv[3])
     else:

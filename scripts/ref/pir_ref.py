@@ -25,6 +25,12 @@ Run from the repository root after pdmodel_ref.py tiny:
 `pir_ref.py fused OUT_DIR` writes pd_op.fused_conv2d_add_act and pd_op.fc (what Paddle 3's
 conv2d_add_act_fuse_pass and fc_fuse_pass write) with its NumPy forward pass (x.npy, out.npy).
 
+`pir_ref.py rnn` (after pdmodel_ref.py rnn) writes core/pdmodel/testdata/rnn_pir: pdmodel_ref.py's
+rnn program as Paddle 3 writes it, pd_op.rnn(x, pre_state, weight_list, sequence_length,
+dropout_state_in) with the lists from builtin.combine and the state vector unpacked by
+builtin.split (ops.yaml: outputs out, dropout_state_out, state[], reserve), with rnn's weights;
+the GRU's zero initial state is fed (g0) instead of built. Its outputs are rnn's NumPy ones.
+
 `pir_ref.py ppocr MODEL.onnx OUT_DIR` translates a paddle2onnx PP-OCR det or cls model back
 into the pd_op operators of a Paddle 3 program, as pdmodel_ref.py's ppocr does into Paddle 2
 operators (a PP-OCRv4 rec's reshape to a shape with run-time parts takes a builtin.combine of
@@ -345,6 +351,60 @@ def fused(out_dir):
     np.save(os.path.join(out_dir, "out.npy"), out.astype(np.float32))
 
 
+def rnn():
+    """pdmodel_ref.py rnn's program (2-layer bidirectional LSTM into a 2-layer bidirectional GRU,
+    N=any, T=5, C=3, H=4) in pd_op operators, its weights copied from testdata/rnn."""
+    T, C, H, L, D = 5, 3, 4, 2, 2
+    src, out = "core/pdmodel/testdata/rnn", "core/pdmodel/testdata/rnn_pir"
+    p = Prog()
+    shapes = {}
+    for mode, G, in_size in (("lstm", 4, C), ("gru", 3, D * H)):
+        for l in range(L):
+            for d in range(D):
+                pre = "%s_l%d_d%d_" % (mode, l, d)
+                shapes[pre + "w_ih"] = [G * H, in_size if l == 0 else D * H]
+                shapes[pre + "w_hh"] = [G * H, H]
+                shapes[pre + "b_ih"] = [G * H]
+                shapes[pre + "b_hh"] = [G * H]
+    w = {n: p.param(n, shapes[n]) for n in sorted(shapes)}
+
+    def data(name, dims):
+        return p.op("data", [], [dims], [a("name", "0.a_str", name), a("shape", "1.a_intarray", dims),
+                                          a("dtype", "1.a_dtype", "float32"), a("place", "1.a_place", [0, 0, ""])])[0]
+
+    x, h0, c0, g0 = data("x", [-1, T, C]), data("h0", [L * D, -1, H]), data("c0", [L * D, -1, H]), data("g0", [L * D, -1, H])
+    tm = p.op("transpose", [x], [[T, -1, C]], [i32s("perm", [1, 0, 2])])[0]
+
+    def rnn_op(mode, inp, in_size, states):
+        names = ["%s_l%d_d%d_" % (mode.lower(), l, d) for l in range(L) for d in range(D)]
+        wl = p.combine([w[n + k] for n in names for k in ("w_ih", "w_hh")] + [w[n + k] for n in names for k in ("b_ih", "b_hh")])
+        pre = p.combine(states)
+        o = p.value([T, -1, D * H])
+        vec = {"%": p.next, "TT": {"#": "0.t_vec", "D": [dtensor([L * D, -1, H]) for _ in states]}}
+        p.next += 1
+        p.ops.append({"#": "1.rnn", "I": [{"%": inp}, {"%": pre}, {"%": wl}, {"%": 0}, {"%": 0}],
+                      "O": [o, {"%": 0, "TT": {"#": "NULL"}}, vec, {"%": 0, "TT": {"#": "NULL"}}],
+                      "A": [a("dropout_prob", "0.a_f32", 0.0), a("is_bidirec", "0.a_bool", True),
+                            a("input_size", "0.a_i32", in_size), a("hidden_size", "0.a_i32", H),
+                            a("num_layers", "0.a_i32", L), a("mode", "0.a_str", mode), a("seed", "0.a_i32", 0),
+                            a("is_test", "0.a_bool", True)]})
+        parts = [p.value([L * D, -1, H]) for _ in states]
+        p.ops.append({"#": "0.split", "I": [{"%": vec["%"]}], "O": parts, "A": []})
+        return o["%"], [v["%"] for v in parts]
+
+    lo, (lh, lc) = rnn_op("LSTM", tm, C, [h0, c0])
+    go, (gh,) = rnn_op("GRU", lo, D * H, [g0])
+    y = p.op("transpose", [go], [[-1, T, D * H]], [i32s("perm", [1, 0, 2])])[0]
+    for col, (v, n) in enumerate(((y, "out"), (lh, "lstm_h"), (lc, "lstm_c"), (gh, "gru_h"))):
+        p.op("fetch", [v], [[-1]], [a("name", "0.a_str", n), a("col", "0.a_i32", col)])
+    prog = {"base_code": {"magic": "pir", "trainable": False, "version": 1},
+            "program": {"regions": [{"#": "region_0", "blocks": [{"#": "block_0", "args": [], "ops": p.ops}]}]}}
+    os.makedirs(out, exist_ok=True)
+    with open(os.path.join(out, "inference.json"), "w") as f:
+        json.dump(prog, f)
+    shutil.copyfile(os.path.join(src, "inference.pdiparams"), os.path.join(out, "inference.pdiparams"))
+
+
 def conv_attrs(stride, pad, groups):
     return [i32s("strides", [stride, stride]), i32s("paddings", [pad, pad]),
             a("padding_algorithm", "0.a_str", "EXPLICIT"), i32s("dilations", [1, 1]),
@@ -404,6 +464,8 @@ def main():
 if __name__ == "__main__":
     if len(sys.argv) == 4 and sys.argv[1] == "ppocr":
         ppocr(sys.argv[2], sys.argv[3])
+    elif len(sys.argv) == 2 and sys.argv[1] == "rnn":
+        rnn()
     elif len(sys.argv) == 3 and sys.argv[1] == "fused":
         fused(sys.argv[2])
     else:
