@@ -48,7 +48,7 @@ func main() {
 	var o opts
 	flag.StringVar(&o.init, "init", "en_PP-OCRv4_rec_init.onnx", "starting model (go run ./scripts/ocr_en_init)")
 	flag.StringVar(&o.split, "split", "p2o.AveragePool.1", "the backbone's output value: what comes after it trains")
-	flag.StringVar(&o.train, "train", "", "training label file (path<TAB>text per line, paths relative to its folder)")
+	flag.StringVar(&o.train, "train", "", "training label files, comma-separated (path<TAB>text per line, paths relative to its folder)")
 	flag.StringVar(&o.dev, "dev", "", "validation label file (chooses the epoch kept)")
 	flag.StringVar(&o.out, "o", "en_rec.onnx", "output model")
 	flag.IntVar(&o.epochs, "epochs", 10, "epochs")
@@ -118,9 +118,13 @@ func run(o opts) error {
 	if err != nil {
 		return err
 	}
-	train, err := cachedFeatures(o.cache, pred, o.train, o.batch, o.limit, index, backbone.Outputs[0].Name)
-	if err != nil {
-		return err
+	var train []group
+	for _, file := range strings.Split(o.train, ",") { // several label files: each cached on its own
+		gs, err := cachedFeatures(o.cache, pred, file, o.batch, o.limit, index, backbone.Outputs[0].Name)
+		if err != nil {
+			return err
+		}
+		train = append(train, gs...)
 	}
 	dev, err := cachedFeatures(o.cache, pred, o.dev, o.batch, 0, index, backbone.Outputs[0].Name)
 	if err != nil {
