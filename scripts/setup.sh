@@ -14,6 +14,7 @@ go mod download
 need_apt=()
 [ -d /usr/share/libonnx-testdata ] || need_apt+=(libonnx-testdata)
 [ -f /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf ] || need_apt+=(fonts-dejavu-core) # kits/ocr/rectrain: the held-out font
+[ -f /usr/share/fonts/truetype/wqy/wqy-microhei.ttc ] || need_apt+=(fonts-wqy-microhei) # kits/ocr: the int8 recogniser's CJK calibration lines
 command -v mpirun >/dev/null || need_apt+=(openmpi-bin)              # make build-mpi, mpirun for the MPI test
 pkg-config --exists mpi 2>/dev/null || need_apt+=(libopenmpi-dev pkg-config)       # the cgo binding (core/dist/mpi_cgo.go)
 command -v chromium >/dev/null || need_apt+=(chromium) # core/serve: the page's test in a headless browser
