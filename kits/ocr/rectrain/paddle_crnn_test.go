@@ -203,13 +203,26 @@ func TestPaddleOCRCRNNExport(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	want, err := pio.ReadNpy(crnnLogits)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := exportRun(t, cfg, crnnFixture, crnnInput(2, 3, 32, 64))
+	checkProbs(t, "exported model", got, ag.Softmax(ag.Const(want.Cast(tensor.Float32)), -1).T.Float64s())
+}
+
+// exportRun exports the recogniser cfg describes with weights (as `paddle
+// ocr export --weights` does), runs the exported model on x with
+// core/runtime and returns its probabilities.
+func exportRun(t *testing.T, cfg *config.Config, weights string, x *tensor.Tensor) []float64 {
+	t.Helper()
 	wr, err := Build(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
 	ios, _, _, _ := iostreams.Test()
-	env := workflow.Env{IO: workflow.IO{In: ios.In, Out: ios.Out}, Weights: crnnFixture}
+	env := workflow.Env{IO: workflow.IO{In: ios.In, Out: ios.Out}, Weights: weights}
 	if err := wr.(workflow.Exporter).Export(context.Background(), env, dir); err != nil {
 		t.Fatal(err)
 	}
@@ -217,26 +230,27 @@ func TestPaddleOCRCRNNExport(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, err := sess.Run(map[string]*tensor.Tensor{"x": crnnInput(2, 3, 32, 64)})
+	out, err := sess.Run(map[string]*tensor.Tensor{"x": x})
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, err := pio.ReadNpy(crnnLogits)
-	if err != nil {
-		t.Fatal(err)
-	}
-	wantP := ag.Softmax(ag.Const(want.Cast(tensor.Float32)), -1).T.Float64s()
-	got := out[ExportOutput].Float64s()
-	if len(got) != len(wantP) {
-		t.Fatalf("%d probabilities, want %d", len(got), len(wantP))
+	return out[ExportOutput].Float64s()
+}
+
+// checkProbs fails unless got and want have the same length and differ by
+// at most 1e-5 anywhere.
+func checkProbs(t *testing.T, what string, got, want []float64) {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Fatalf("%d probabilities, want %d", len(got), len(want))
 	}
 	d := 0.0
 	for i := range got {
-		d = max(d, math.Abs(got[i]-wantP[i]))
+		d = max(d, math.Abs(got[i]-want[i]))
 	}
-	t.Logf("exported model: max abs diff of the probabilities %.3g", d)
+	t.Logf("%s: max abs diff of the probabilities %.3g", what, d)
 	if d > 1e-5 {
-		t.Errorf("exported model's probabilities differ by %g", d)
+		t.Errorf("%s: probabilities differ by %g", what, d)
 	}
 }
 

@@ -9,10 +9,8 @@ import (
 	"testing"
 
 	"paddle/core/ag"
-	"paddle/core/cli/iostreams"
 	"paddle/core/config"
 	pio "paddle/core/io"
-	"paddle/core/runtime"
 	"paddle/core/tensor"
 	"paddle/core/workflow"
 	"paddle/kits/ocr/synth"
@@ -131,41 +129,12 @@ func TestPaddleOCRSVTRInputSize(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	wr, err := Build(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	ios, _, _, _ := iostreams.Test()
-	env := workflow.Env{IO: workflow.IO{In: ios.In, Out: ios.Out}, Weights: svtrFixture}
-	if err := wr.(workflow.Exporter).Export(context.Background(), env, dir); err != nil {
-		t.Fatal(err)
-	}
-	sess, err := runtime.Load(filepath.Join(dir, workflow.ExportModelFile), runtime.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := sess.Run(map[string]*tensor.Tensor{"x": crnnInput(2, 3, 32, 64)})
-	if err != nil {
-		t.Fatal(err)
-	}
 	want, err := pio.ReadNpy(svtrLogits)
 	if err != nil {
 		t.Fatal(err)
 	}
-	wantP := ag.Softmax(ag.Const(want.Cast(tensor.Float32)), -1).T.Float64s()
-	got := out[ExportOutput].Float64s()
-	if len(got) != len(wantP) {
-		t.Fatalf("%d probabilities, want %d", len(got), len(wantP))
-	}
-	d := 0.0
-	for i := range got {
-		d = max(d, math.Abs(got[i]-wantP[i]))
-	}
-	t.Logf("exported model: max abs diff of the probabilities %.3g", d)
-	if d > 1e-5 {
-		t.Errorf("exported model's probabilities differ by %g", d)
-	}
+	got := exportRun(t, cfg, svtrFixture, crnnInput(2, 3, 32, 64))
+	checkProbs(t, "exported model", got, ag.Softmax(ag.Const(want.Cast(tensor.Float32)), -1).T.Float64s())
 }
 
 // PaddleOCR's SVTRNet trains here too (through the Local masks, pos_embed,

@@ -1,7 +1,6 @@
 package rectrain
 
 import (
-	"context"
 	"math"
 	"math/rand/v2"
 	"os/exec"
@@ -10,10 +9,8 @@ import (
 	"testing"
 
 	"paddle/core/ag"
-	"paddle/core/cli/iostreams"
 	"paddle/core/config"
 	"paddle/core/op"
-	"paddle/core/runtime"
 	"paddle/core/tensor"
 	"paddle/core/workflow"
 )
@@ -126,43 +123,14 @@ func TestPaddleOCRSTNExport(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	wr, err := Build(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	ios, _, _, _ := iostreams.Test()
-	env := workflow.Env{IO: workflow.IO{In: ios.In, Out: ios.Out}, Weights: pd}
-	if err := wr.(workflow.Exporter).Export(context.Background(), env, dir); err != nil {
-		t.Fatal(err)
-	}
-	sess, err := runtime.Load(filepath.Join(dir, workflow.ExportModelFile), runtime.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
 	in := crnnInput(2, 3, 64, 256)
-	out, err := sess.Run(map[string]*tensor.Tensor{"x": in})
-	if err != nil {
-		t.Fatal(err)
-	}
+	got := exportRun(t, cfg, pd, in)
 	m := zeroedPaddleModel(t, pdSVTRConfig, stnSmall...)
 	if _, err := workflow.LoadCheckpoint(pd, m, nil); err != nil {
 		t.Fatal(err)
 	}
 	logits := ag.Transpose(m.Forward(ag.Const(in), false), 1, 0, 2) // (N, T, K)
-	want := ag.Softmax(logits, -1).T.Float64s()
-	got := out[ExportOutput].Float64s()
-	if len(got) != len(want) {
-		t.Fatalf("%d probabilities, want %d", len(got), len(want))
-	}
-	d := 0.0
-	for i := range got {
-		d = max(d, math.Abs(got[i]-want[i]))
-	}
-	t.Logf("exported STN_ON + SVTRNet: max abs diff of the probabilities %.3g", d)
-	if d > 1e-5 {
-		t.Errorf("exported model's probabilities differ by %g", d)
-	}
+	checkProbs(t, "exported STN_ON + SVTRNet", got, ag.Softmax(logits, -1).T.Float64s())
 }
 
 // STN_ON trains: a loss on the rectified image reaches the localisation
