@@ -378,13 +378,18 @@ func cachedFeatures(dir string, pred *runtime.Predictor, labels string, batch, l
 	return gs, os.Rename(name+".tmp", name)
 }
 
-// logits runs the neck and head: (T, N, K).
-func logits(mod *module.Module, g *graph.Graph, feat *tensor.Tensor) *ag.Var {
+// forward runs the neck and head: logits (N, T, K).
+func forward(mod *module.Module, g *graph.Graph, feat *tensor.Tensor) *ag.Var {
 	out, err := mod.Run(map[string]*ag.Var{g.Inputs[0].Name: ag.Const(feat)}, false)
 	if err != nil {
 		panic(err)
 	}
-	return ag.Transpose(out[g.OutputName(0)], 1, 0, 2)
+	return out[g.OutputName(0)]
+}
+
+// logits is forward's output as CTC loss takes it: (T, N, K).
+func logits(mod *module.Module, g *graph.Graph, feat *tensor.Tensor) *ag.Var {
+	return ag.Transpose(forward(mod, g, feat), 1, 0, 2)
 }
 
 func targets(labels [][]int) (*tensor.Tensor, *tensor.Tensor) {
@@ -404,31 +409,18 @@ func targets(labels [][]int) (*tensor.Tensor, *tensor.Tensor) {
 
 type accuracy struct{ char, exact float64 }
 
-// evaluate decodes every dev line greedily and scores it strictly (case and
-// spaces count), as scripts/bench/ocrlines does.
+// evaluate decodes every dev line greedily (ocr.CTCDecode on the logits: the
+// same argmax as on the softmax) and scores it strictly (case and spaces
+// count), as scripts/bench/ocrlines does.
 func evaluate(mod *module.Module, g *graph.Graph, dev []group, chars []string) accuracy {
 	var dist, total, exact, n int
 	for _, b := range dev {
-		y := logits(mod, g, b.feat).T // (T, N, K)
-		T, N, K := y.Shape()[0], y.Shape()[1], y.Shape()[2]
+		y := forward(mod, g, b.feat).T // (N, T, K)
+		N, T, K := y.Shape()[0], y.Shape()[1], y.Shape()[2]
 		v := y.F32()
 		for i := range N {
-			var sb strings.Builder
-			prev := 0
-			for t := range T {
-				row := v[(t*N+i)*K : (t*N+i+1)*K]
-				k := 0
-				for c := range row {
-					if row[c] > row[k] {
-						k = c
-					}
-				}
-				if k != 0 && k != prev {
-					sb.WriteString(chars[k])
-				}
-				prev = k
-			}
-			got := strings.TrimSpace(sb.String())
+			text, _ := ocr.CTCDecode(v[i*T*K:(i+1)*T*K], T, K, chars) // greedy, as ocr predict decodes
+			got := strings.TrimSpace(text)
 			dist += editdist.Levenshtein(got, b.texts[i])
 			total += len([]rune(b.texts[i]))
 			if got == b.texts[i] {
