@@ -3,12 +3,12 @@ package ocr
 import (
 	"bytes"
 	_ "embed"
-	"encoding/binary"
 	"fmt"
-	"math"
+	"slices"
 
 	"paddle/core/hub"
 	pio "paddle/core/io"
+	"paddle/core/onnx"
 	"paddle/core/onnx/onnxpb"
 )
 
@@ -51,20 +51,11 @@ func applyEnglishWeights(m *onnxpb.Model) error {
 		if err != nil {
 			return fmt.Errorf("%s: %w", englishFile, err)
 		}
-		shape := nt.T.Shape()
-		if len(dst.Dims) != len(shape) {
-			return fmt.Errorf("%s: %s has shape %v, the model's is %v", englishFile, nt.Name, shape, dst.Dims)
+		src := onnx.TensorProto(nt.Name, nt.T)
+		if src.DataType != onnxpb.Float || !slices.Equal(src.Dims, dst.Dims) {
+			return fmt.Errorf("%s: %s is %s%v, the model's is float32%v", englishFile, nt.Name, nt.T.DType(), src.Dims, dst.Dims)
 		}
-		for i, d := range dst.Dims {
-			if int(d) != shape[i] {
-				return fmt.Errorf("%s: %s has shape %v, the model's is %v", englishFile, nt.Name, shape, dst.Dims)
-			}
-		}
-		raw := make([]byte, 4*nt.T.Len())
-		for i, v := range nt.T.F32() {
-			binary.LittleEndian.PutUint32(raw[4*i:], math.Float32bits(v))
-		}
-		dst.DataType, dst.RawData, dst.FloatData = onnxpb.Float, raw, nil
+		dst.DataType, dst.RawData, dst.FloatData = src.DataType, src.RawData, nil
 	}
 	return nil
 }
