@@ -2,23 +2,59 @@ package cmdutil
 
 import (
 	"math"
+	"runtime"
 	"runtime/debug"
 	"testing"
 )
 
-func TestLeanGC(t *testing.T) {
-	orig := debug.SetMemoryLimit(math.MaxInt64)
-	defer debug.SetMemoryLimit(orig)
-	t.Setenv("GOMEMLIMIT", "1GiB") // the user's setting wins: LeanGC leaves the limit alone
-	LeanGC(2)
-	if got := debug.SetMemoryLimit(-1); got != math.MaxInt64 {
-		t.Errorf("with GOMEMLIMIT set: limit %d, want it untouched", got)
-	}
-	t.Setenv("GOMEMLIMIT", "")
-	for _, tt := range []struct{ parallel, want int64 }{{1, InferenceMemoryLimit}, {3, 3 * InferenceMemoryLimit}, {0, InferenceMemoryLimit}} {
-		LeanGC(int(tt.parallel))
-		if got := debug.SetMemoryLimit(-1); got != tt.want {
-			t.Errorf("LeanGC(%d): limit %d, want %d", tt.parallel, got, tt.want)
+func TestHeapGoal(t *testing.T) {
+	for _, tt := range []struct{ live, want int64 }{
+		{0, 64}, {10, 64}, {32, 64}, {40, 80}, {96, 192}, {150, 192},
+	} {
+		if got := heapGoal(tt.live, 64, 192); got != tt.want {
+			t.Errorf("heapGoal(%d, 64, 192) = %d, want %d", tt.live, got, tt.want)
 		}
 	}
+}
+
+func TestLeanGC(t *testing.T) {
+	origLimit := debug.SetMemoryLimit(math.MaxInt64)
+	origPercent := debug.SetGCPercent(100)
+	defer func() {
+		tuner.mu.Lock()
+		tuner.on = false // the finalizer chain stops at the next collection
+		tuner.mu.Unlock()
+		runtime.GC()
+		debug.SetMemoryLimit(origLimit)
+		debug.SetGCPercent(origPercent)
+	}()
+	for _, env := range []string{"GOMEMLIMIT", "GOGC"} { // the user's setting wins
+		t.Setenv(env, "1GiB")
+		LeanGC(2)
+		if got := debug.SetMemoryLimit(-1); got != math.MaxInt64 {
+			t.Errorf("with %s set: limit %d, want it untouched", env, got)
+		}
+		t.Setenv(env, "")
+	}
+	LeanGC(1)
+	if p := debug.SetGCPercent(-1); p != -1 {
+		t.Errorf("GOGC %d after LeanGC, want off (-1): the limit alone collects", p)
+	}
+	runtime.GC()
+	runtime.GC() // the finalizer of the first has run by the second's end
+	if got := debug.SetMemoryLimit(-1); got != InferenceHeapFloor {
+		t.Errorf("little live: limit %d, want the floor %d", got, InferenceHeapFloor)
+	}
+	// 100 MiB live: twice that is over the ceiling
+	live := make([]byte, 100<<20)
+	runtime.GC()
+	runtime.GC()
+	if got := debug.SetMemoryLimit(-1); got != InferenceMemoryLimit {
+		t.Errorf("100 MiB live: limit %d MiB, want the ceiling %d MiB", got>>20, InferenceMemoryLimit>>20)
+	}
+	LeanGC(3) // three inputs at once: three times the ceiling
+	if got := debug.SetMemoryLimit(-1); got < 200<<20 || got > 215<<20 {
+		t.Errorf("LeanGC(3) with 100 MiB live: limit %d MiB, want about 200", got>>20)
+	}
+	runtime.KeepAlive(live)
 }
