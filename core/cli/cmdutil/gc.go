@@ -17,23 +17,29 @@ const InferenceMemoryLimit = 192 << 20
 // before collecting whatever it holds (LeanGC): the floor of the heap goal.
 const InferenceHeapFloor = 128 << 20
 
+// InferenceHeapHeadroom is how much an inference process's heap may grow
+// past what was live after a collection before the next (LeanGC).
+const InferenceHeapHeadroom = 48 << 20
+
 // LeanGC sets the collector of a process that runs models over many inputs
 // (ocr predict, serve; parallel is the inputs worked on at once: predict's
 // --workers, serve's --concurrency) to collect when its Go memory reaches
-// twice what was live after the last collection, but never before
-// InferenceHeapFloor and, soft, never after InferenceMemoryLimit times
-// parallel. The environment's GOGC or GOMEMLIMIT wins: with either set,
+// InferenceHeapHeadroom more than was live after the last collection, but
+// never before InferenceHeapFloor and, soft, never after
+// InferenceMemoryLimit times parallel. The environment's GOGC or GOMEMLIMIT wins: with either set,
 // LeanGC changes nothing.
 //
 // Why the floor: Go's own rule (GOGC=100) makes the heap goal twice what a
 // collection found live, and what is live swings with the call that happens
-// to be running at that moment (OCR over small images: 33 to 67 MB), so the
+// to be running at that moment (OCR over small images: 33 to 73 MB), so the
 // peak RSS of a long process rose in steps as rare timings met (10,000
-// small images: 135 MiB at image 100, 161 MiB at 10,000). With the floor,
-// small inputs always collect at the same heap size: the peak is reached
-// within the first inputs and stays, and there are fewer collections. Why
-// the ceiling: large pages do not double a large heap (40 pages: 215 MiB
-// at the peak, 311 MiB without it).
+// small images: 135 MiB at image 100, 161 MiB at 10,000). With the floor
+// and a fixed headroom, small inputs always collect at the same heap size
+// (anything live up to 80 MiB): the peak is reached within the first inputs
+// and stays, and there are fewer collections. The floor is kept low enough
+// for one small page as one process to peak under 200 MB. Why the ceiling:
+// large pages do not double a large heap (40 pages: 215 MiB at the peak,
+// 311 MiB without it).
 func LeanGC(parallel int) {
 	if os.Getenv("GOMEMLIMIT") != "" || os.Getenv("GOGC") != "" {
 		return
@@ -58,10 +64,10 @@ var tuner struct {
 	floor, ceiling int64
 }
 
-// heapGoal returns the memory limit that makes the next collection come at
-// twice the live heap, clamped to [floor, ceiling].
-func heapGoal(live, floor, ceiling int64) int64 {
-	return min(max(2*live, floor), ceiling)
+// heapGoal returns the memory limit that makes the next collection come
+// headroom past the live heap, clamped to [floor, ceiling].
+func heapGoal(live, headroom, floor, ceiling int64) int64 {
+	return min(max(live+headroom, floor), ceiling)
 }
 
 // retune sets the memory limit from the heap live after the last collection.
@@ -73,7 +79,7 @@ func retune() {
 		live = int64(s[0].Value.Uint64())
 	}
 	tuner.mu.Lock()
-	limit := heapGoal(live, tuner.floor, tuner.ceiling)
+	limit := heapGoal(live, InferenceHeapHeadroom, tuner.floor, tuner.ceiling)
 	tuner.mu.Unlock()
 	debug.SetMemoryLimit(limit)
 }

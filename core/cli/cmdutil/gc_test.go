@@ -9,10 +9,10 @@ import (
 
 func TestHeapGoal(t *testing.T) {
 	for _, tt := range []struct{ live, want int64 }{
-		{0, 64}, {10, 64}, {32, 64}, {40, 80}, {96, 192}, {150, 192},
+		{0, 128}, {10, 128}, {80, 128}, {90, 138}, {144, 192}, {300, 192},
 	} {
-		if got := heapGoal(tt.live, 64, 192); got != tt.want {
-			t.Errorf("heapGoal(%d, 64, 192) = %d, want %d", tt.live, got, tt.want)
+		if got := heapGoal(tt.live, 48, 128, 192); got != tt.want {
+			t.Errorf("heapGoal(%d, 48, 128, 192) = %d, want %d", tt.live, got, tt.want)
 		}
 	}
 }
@@ -45,16 +45,16 @@ func TestLeanGC(t *testing.T) {
 	if got := debug.SetMemoryLimit(-1); got != InferenceHeapFloor {
 		t.Errorf("little live: limit %d, want the floor %d", got, InferenceHeapFloor)
 	}
-	// 100 MiB live: twice that is over the ceiling
-	live := make([]byte, 100<<20)
+	// 160 MiB live: that and the headroom are over the ceiling
+	live := make([]byte, 160<<20)
 	runtime.GC()
 	runtime.GC()
 	if got := debug.SetMemoryLimit(-1); got != InferenceMemoryLimit {
-		t.Errorf("100 MiB live: limit %d MiB, want the ceiling %d MiB", got>>20, InferenceMemoryLimit>>20)
+		t.Errorf("160 MiB live: limit %d MiB, want the ceiling %d MiB", got>>20, InferenceMemoryLimit>>20)
 	}
 	LeanGC(3) // three inputs at once: three times the ceiling
-	if got := debug.SetMemoryLimit(-1); got < 200<<20 || got > 215<<20 {
-		t.Errorf("LeanGC(3) with 100 MiB live: limit %d MiB, want about 200", got>>20)
+	if got := debug.SetMemoryLimit(-1); got < 208<<20 || got > 220<<20 {
+		t.Errorf("LeanGC(3) with 160 MiB live: limit %d MiB, want about 208", got>>20)
 	}
 	runtime.KeepAlive(live)
 }
