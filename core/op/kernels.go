@@ -86,6 +86,11 @@ type Kernels struct {
 	// qconv2d's pointwise path calls on column tiles of x in place. pa is
 	// A packed by QPackA8 (opaque; nil: packed in the call).
 	QGEMM8 func(m, n, k int, a []byte, lda int, aSigned bool, pa any, b []byte, ldb int, c []int32, ldc int)
+	// QGEMMRows8 is QGEMM8 with B's row p at b[rowOff[p]:][:n] (anywhere
+	// in b, in any order): qconv2d multiplies its weights by shifted views
+	// of its input this way instead of unrolling the windows. Its packing
+	// is fastest where runs of rows (groups of 4) lie evenly spaced.
+	QGEMMRows8 func(m, n, k int, a []byte, lda int, aSigned bool, pa any, b []byte, rowOff []int, c []int32, ldc int)
 	// QPackA8 packs A once for repeated QGEMM8 calls (nil where the level
 	// does not pack).
 	QPackA8 func(m, k int, a []byte, lda int, aSigned bool) any

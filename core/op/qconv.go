@@ -114,6 +114,9 @@ func qconv2dRef(out, in []*T, a Attrs) {
 		qpointwise(out[0], x, groups, ep, direct)
 		return
 	}
+	if direct != nil && groups == 1 && qshifted(out[0], x, w, g, q, ep) {
+		return
+	}
 	parallel.For(n*groups*nt, 1, func(lo, hi int) {
 		colBuf, accBuf := getScratch[byte](0), getScratch[int32](0)
 		defer func() { putScratch(colBuf); putScratch(accBuf) }()
@@ -210,6 +213,128 @@ func qpointwise(out, x *T, groups int, ep *quantEpilogue, direct func(gi int, b 
 			ep.run(acc, ocg, nc, gi*ocg, out, (ni*oc+gi*ocg)*hw+j0, hw)
 		}
 	})
+}
+
+// qshifted runs a qconv2d with one group whose zero points need no
+// correction (qdirect's case) without unrolling its windows: x is split
+// once per image into stride phases (for stride s, phase (a, b) holds the
+// padded input's pixels (s·i + a, s·j + b); one phase at stride 1), so
+// that tap (kh, kw) of the kernel reads a phase shifted by a whole number
+// of rows and columns, and the conv is one GEMM of the weights (k ordered
+// tap by tap, C channels padded to a multiple of 4 with zero weights so
+// each group of 4 k rows lies evenly spaced, one channel plane apart) by
+// those shifted views (the backend's QGEMMRows8: B's rows anywhere).
+// Output rows are computed in tiles, each GEMM column an output pixel of a
+// phase-wide row (the columns past OW are computed and dropped). It reports
+// false, doing nothing, without QGEMMRows8 or QPackA8.
+func qshifted(out, x, w *T, g geom2, q quantParams, ep *quantEpilogue) bool {
+	gemm, pack := Active().QGEMMRows8, Active().QPackA8
+	if gemm == nil || pack == nil {
+		return false
+	}
+	xs := x.Shape()
+	n, c, oc := xs[0], xs[1], out.Shape()[1]
+	cp := (c + 3) &^ 3
+	taps := g.KH * g.KW
+	k := taps * cp
+	// The phases the taps read, and each tap's phase and shift.
+	maxDR, maxDC := (g.KH-1)*g.DH/g.SH, (g.KW-1)*g.DW/g.SW
+	hq, wq := g.OH+maxDR, g.OW+maxDC
+	plane := hq * wq
+	phaseAt := make([]int, g.SH*g.SW) // phase → its index in the buffer + 1 (0: unused)
+	var phases []int
+	tapOff := make([]int, taps)
+	for kh := range g.KH {
+		for kw := range g.KW {
+			r, cc := kh*g.DH, kw*g.DW
+			ph := r%g.SH*g.SW + cc%g.SW
+			if phaseAt[ph] == 0 {
+				phases = append(phases, ph)
+				phaseAt[ph] = len(phases)
+			}
+			tapOff[kh*g.KW+kw] = (phaseAt[ph]-1)*cp*plane + r/g.SH*wq + cc/g.SW
+		}
+	}
+	size := len(phases)*cp*plane + wq // wq: the dropped columns of the last row read past the last plane
+	rowOff := make([]int, k)
+	for t, o := range tapOff {
+		for ci := range cp {
+			rowOff[t*cp+ci] = o + ci*plane
+		}
+	}
+	// The weights in that k order: wt[o, t·cp + ci] = w[o, ci, kh, kw].
+	wb, aSigned := rawBytesOf(w), w.DType() == tensor.Int8
+	wt := make([]byte, oc*k)
+	for o := range oc {
+		for ci := range c {
+			src := wb[(o*c+ci)*taps:][:taps]
+			for t, v := range src {
+				wt[o*k+t*cp+ci] = v
+			}
+		}
+	}
+	pa := pack(oc, k, wt, k, aSigned)
+	rows := max(1, min(g.OH, qaccCols/max(oc*wq, 1)))
+	nt := (g.OH + rows - 1) / rows
+	xb, ohw, pad := rawBytesOf(x), g.OH*g.OW, byte(q.xZero)
+	buf := getScratch[byte](n * size)
+	defer putScratch(buf)
+	parallel.For(n*len(phases)*c, 1, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			ni, pi, ci := i/c/len(phases), i/c%len(phases), i%c
+			ph := phases[pi]
+			splitPhase((*buf)[ni*size+(pi*cp+ci)*plane:][:plane], xb[(ni*c+ci)*g.H*g.W:][:g.H*g.W], g, ph/g.SW, ph%g.SW, hq, wq, pad)
+		}
+	})
+	parallel.For(n*nt, 1, func(lo, hi int) {
+		accBuf := getScratch[int32](oc * rows * wq)
+		defer putScratch(accBuf)
+		for t := lo; t < hi; t++ {
+			ni, ti := t/nt, t%nt
+			oh0, oh1 := ti*rows, min((ti+1)*rows, g.OH)
+			cols := (oh1 - oh0) * wq
+			acc := (*accBuf)[:oc*cols]
+			gemm(oc, cols, k, wt, k, aSigned, pa, (*buf)[ni*size+oh0*wq:(ni+1)*size], rowOff, acc, cols)
+			// Drop the columns past OW: acc becomes oc × (oh1-oh0)·OW.
+			valid := (oh1 - oh0) * g.OW
+			for r := range oc {
+				for y := range oh1 - oh0 {
+					copy(acc[r*valid+y*g.OW:][:g.OW], acc[r*cols+y*wq:][:g.OW])
+				}
+			}
+			ep.run(acc[:oc*valid], oc, valid, 0, out, ni*oc*ohw+oh0*g.OW, ohw)
+		}
+	})
+	return true
+}
+
+// splitPhase writes phase (a, b) of one channel plane x (H×W) of geometry g
+// into dst (hq×wq): dst[i, j] = x[s·i + a - PT, s·j + b - PL] (strides SH,
+// SW), pad outside x.
+func splitPhase(dst, x []byte, g geom2, a, b, hq, wq int, pad byte) {
+	// The columns j whose source column s·j + b - PL lies in [0, W).
+	jlo := max(0, (g.PL-b+g.SW-1)/g.SW)
+	jhi := min(wq, max(jlo, (g.W+g.PL-b+g.SW-1)/g.SW))
+	for i := range hq {
+		d := dst[i*wq:][:wq]
+		r := g.SH*i + a - g.PT
+		if r < 0 || r >= g.H || jlo >= jhi {
+			fill(d, pad)
+			continue
+		}
+		fill(d[:jlo], pad)
+		fill(d[jhi:], pad)
+		src := x[r*g.W:][:g.W]
+		c0 := g.SW*jlo + b - g.PL
+		if g.SW == 1 {
+			copy(d[jlo:jhi], src[c0:])
+			continue
+		}
+		for j := jlo; j < jhi; j++ {
+			d[j] = src[c0]
+			c0 += g.SW
+		}
+	}
 }
 
 // rawBytesOf is a uint8 or int8 tensor's memory as bytes.

@@ -52,10 +52,17 @@ func newArena() *arena {
 }
 
 // alloc returns a zeroed contiguous tensor of dtype d and the given shape,
-// reusing a free buffer of capacity n..2n when d is float32.
+// reusing a free buffer of capacity n..2n when d is float32. Uint8 and
+// int8 tensors (the int8 ops' activations) live on float32 buffers too, a
+// quarter of the elements, viewed as bytes, so that they and float32
+// intermediates recycle each other's buffers.
 func (a *arena) alloc(d tensor.DType, shape []int, zero bool) *tensor.Tensor {
 	n := tensor.Shape(shape).NumElements()
-	if d != tensor.Float32 || n < minArena {
+	bytes := d == tensor.Uint8 || d == tensor.Int8
+	if bytes {
+		n = (n + 3) / 4
+	}
+	if (d != tensor.Float32 && !bytes) || n < minArena {
 		return tensor.New(d, shape...)
 	}
 	i := sort.Search(len(a.free), func(i int) bool { return cap(a.free[i]) >= n })
@@ -70,12 +77,24 @@ func (a *arena) alloc(d tensor.DType, shape []int, zero bool) *tensor.Tensor {
 		buf = make([]float32, n)
 	}
 	if poisonArena && !zero {
+		nan := float32(math.NaN())
+		if bytes { // every byte 0xa5
+			nan = math.Float32frombits(0xa5a5a5a5)
+		}
 		for i := range buf {
-			buf[i] = float32(math.NaN())
+			buf[i] = nan
 		}
 	}
 	a.used[unsafe.SliceData(buf)] = true
-	t := tensor.FromSlice(buf, shape...)
+	var t *tensor.Tensor
+	switch d {
+	case tensor.Uint8:
+		t = tensor.FromSlice(unsafe.Slice((*uint8)(unsafe.Pointer(unsafe.SliceData(buf))), tensor.Shape(shape).NumElements()), shape...)
+	case tensor.Int8:
+		t = tensor.FromSlice(unsafe.Slice((*int8)(unsafe.Pointer(unsafe.SliceData(buf))), tensor.Shape(shape).NumElements()), shape...)
+	default:
+		t = tensor.FromSlice(buf, shape...)
+	}
 	a.owned[t] = buf
 	return t
 }

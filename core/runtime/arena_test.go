@@ -4,6 +4,7 @@ import (
 	"math/rand/v2"
 	"testing"
 	"time"
+	"unsafe"
 
 	"paddle/core/graph"
 	"paddle/core/op"
@@ -41,6 +42,32 @@ func TestArenaReuse(t *testing.T) {
 	// small and non-float32 tensors are plain allocations
 	if s := a.alloc(tensor.Int64, []int{5000}, true); s.DType() != tensor.Int64 || len(a.owned) != 2 {
 		t.Fatalf("int64: %v, owned %d", s.DType(), len(a.owned))
+	}
+}
+
+// Uint8 and int8 tensors live on float32 buffers of a quarter the
+// elements (rounded up), which float32 tensors reuse and the other way round.
+func TestArenaBytes(t *testing.T) {
+	a := newArena()
+	u := a.alloc(tensor.Uint8, []int{3, 4001}, true) // 12003 bytes: 3001 floats
+	if u.DType() != tensor.Uint8 || !u.Shape().Equal(tensor.Shape{3, 4001}) || len(u.U8()) != 12003 || len(a.owned[u]) != 3001 {
+		t.Fatalf("uint8 tensor %v %v on %d floats", u.DType(), u.Shape(), len(a.owned[u]))
+	}
+	u.U8()[12002] = 9
+	a.release(u)
+	f := a.alloc(tensor.Float32, []int{3001}, true)
+	if unsafe.Pointer(&f.F32()[0]) != unsafe.Pointer(&u.U8()[0]) || f.F32()[3000] != 0 {
+		t.Fatal("float32 tensor did not take the uint8 tensor's buffer, zeroed")
+	}
+	f.F32()[0] = 1
+	a.release(f)
+	s := a.alloc(tensor.Int8, []int{2, 2, 3000}, false)
+	if unsafe.Pointer(&s.I8()[0]) != unsafe.Pointer(&f.F32()[0]) || len(s.I8()) != 12000 || s.I8()[3] != 0x3f {
+		t.Fatal("int8 tensor did not take the float32 tensor's buffer as it was")
+	}
+	a.reset(map[string]*tensor.Tensor{"s": s})
+	if len(a.free) != 0 {
+		t.Fatalf("the returned int8 tensor's buffer is free (%d free)", len(a.free))
 	}
 }
 

@@ -35,6 +35,10 @@ func kernelSet() *op.Kernels {
 		p, _ := pa.(*QPackedA)
 		QGEMMPacked(m, n, kk, a, lda, aSigned, p, b, ldb, c, ldc)
 	}
+	k.QGEMMRows8 = func(m, n, kk int, a []byte, lda int, aSigned bool, pa any, b []byte, rowOff []int, c []int32, ldc int) {
+		p, _ := pa.(*QPackedA)
+		QGEMMRows(m, n, kk, a, lda, aSigned, p, b, rowOff, c, ldc)
+	}
 	k.QPackA8 = func(m, kk int, a []byte, lda int, aSigned bool) any {
 		if p := QPackA(m, kk, a, lda, aSigned); p != nil {
 			return p

@@ -163,3 +163,63 @@ func tensorsEqual(a, b *tensor.Tensor) bool {
 	}
 	return false
 }
+
+// TestQConvShifted checks qconv2d's path without unrolled windows (qshifted:
+// stride phases of x, B rows through QGEMMRows) at every level against the
+// reference kernels, exactly (int32 accumulators with the bias, and
+// requantized bytes): kernels 3×3, 5×5, 2×3 and 1×1 strided, strides 1 to 3
+// per axis, dilation, asymmetric and oversized pads, channel counts that
+// are and are not multiples of 4, images of one and of several row tiles,
+// two images, x's zero point 0 and not, extreme operands.
+func TestQConvShifted(t *testing.T) {
+	type tc struct {
+		c, oc, h, w, kh, kw int
+		p                   op.ConvParams
+	}
+	cases := []tc{
+		{3, 16, 20, 23, 3, 3, op.ConvParams{Strides: []int{2, 2}, Pads: []int{1, 1, 1, 1}}},
+		{8, 24, 40, 61, 3, 3, op.ConvParams{Pads: []int{1, 1, 1, 1}}},
+		{5, 13, 9, 11, 5, 5, op.ConvParams{Pads: []int{2, 1, 0, 3}}},
+		{4, 7, 12, 10, 2, 3, op.ConvParams{Strides: []int{1, 2}, Pads: []int{0, 1, 1, 0}}},
+		{6, 9, 17, 19, 3, 3, op.ConvParams{Strides: []int{3, 2}, Dilations: []int{2, 1}, Pads: []int{2, 2, 1, 1}}},
+		{7, 5, 8, 8, 1, 1, op.ConvParams{Strides: []int{2, 2}}},
+		{1, 1, 3, 4, 3, 3, op.ConvParams{Pads: []int{4, 4, 4, 4}}},
+		{96, 24, 30, 30, 3, 3, op.ConvParams{Pads: []int{1, 1, 1, 1}}},
+	}
+	forLevels(t, func(t *testing.T) {
+		r := rand.New(rand.NewPCG(17, 18))
+		for _, c := range cases {
+			for _, fill := range []string{"random", "extreme"} {
+				x := randBytes(r, tensor.Uint8, 2, c.c, c.h, c.w)
+				w := randBytes(r, tensor.Int8, c.oc, c.c, c.kh, c.kw)
+				if fill == "extreme" {
+					fillBytes(x.U8(), 255)
+					for i := range w.I8() {
+						w.I8()[i] = -128
+					}
+				}
+				bias := tensor.New(tensor.Int32, c.oc)
+				for i := range bias.I32() {
+					bias.I32()[i] = int32(r.IntN(2000) - 1000)
+				}
+				ws := make([]float64, c.oc)
+				for i := range ws {
+					ws[i] = 0.0001 + r.Float64()*0.001
+				}
+				for _, xz := range []int{0, 131} {
+					for _, out := range []tensor.DType{tensor.Int32, tensor.Uint8} {
+						qa := op.QuantAttrs(0.02, xz, ws, []int{0}, out, 0.05, 3).With("act", "relu")
+						a := c.p.Attrs()
+						for k, v := range qa {
+							a[k] = v
+						}
+						want := runRef(op.Lookup("qconv2d"), a, x, w, bias)
+						if got := op.QConv2D(x, w, bias, c.p, qa); !tensorsEqual(got, want) {
+							t.Fatalf("%+v %s x zero %d out %v: backend differs from the reference", c, fill, xz, out)
+						}
+					}
+				}
+			}
+		}
+	})
+}

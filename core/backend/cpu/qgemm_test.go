@@ -179,3 +179,79 @@ func TestQGEMMPacked(t *testing.T) {
 		}
 	})
 }
+
+// TestQGEMMRows checks QGEMMRows (B's rows anywhere) at every level against
+// the integer reference on B gathered row by row, exactly: runs of evenly
+// spaced rows of every length (the packers' fast path takes whole groups
+// of them), runs that start and end inside a group, rows repeated and in
+// descending order, k past a k block, partial tiles, A packed or not,
+// both signednesses, random and extreme operands.
+func TestQGEMMRows(t *testing.T) {
+	forLevels(t, func(t *testing.T) {
+		r := rand.New(rand.NewPCG(41, 42))
+		for _, s := range [][3]int{{1, 1, 1}, {5, 33, 9}, {13, 70, 37}, {24, 64, 96}, {12, 31, qkc + 45}} {
+			m, n, k := s[0], s[1], s[2]
+			for _, aSigned := range []bool{false, true} {
+				for _, fill := range []string{"random", "extreme"} {
+					lda, ldc := k+r.IntN(3), n+r.IntN(3)
+					a := make([]byte, m*lda)
+					b := make([]byte, 7*n+k*(n+5)+r.IntN(9))
+					for i := range a {
+						a[i] = byte(r.Uint32())
+					}
+					for i := range b {
+						b[i] = byte(r.Uint32())
+					}
+					if fill == "extreme" { // unsigned 255, signed -128
+						a, b = fillBytes(a, pick(aSigned, 0x80, 255)), fillBytes(b, pick(aSigned, 255, 0x80))
+					}
+					off := make([]int, k)
+					for p := 0; p < k; {
+						run := 1 + r.IntN(9)
+						start, ld := r.IntN(len(b)-n+1), n+r.IntN(4)
+						if r.IntN(4) == 0 {
+							ld = -r.IntN(n + 1) // repeated or descending rows
+						}
+						for i := 0; i < run && p < k; i, p = i+1, p+1 {
+							o := start + i*ld
+							if o < 0 || o+n > len(b) {
+								o = r.IntN(len(b) - n + 1)
+							}
+							off[p] = o
+						}
+					}
+					dense := make([]byte, k*n)
+					for p, o := range off {
+						copy(dense[p*n:], b[o:o+n])
+					}
+					want := qgemmNaive(m, n, k, a, lda, aSigned, dense, n)
+					for _, pack := range []bool{false, true} {
+						var pa *QPackedA
+						if pack {
+							pa = QPackA(m, k, a, lda, aSigned)
+						}
+						c := make([]int32, m*ldc)
+						for i := range c {
+							c[i] = 0x5a5a5a5a
+						}
+						QGEMMRows(m, n, k, a, lda, aSigned, pa, b, off, c, ldc)
+						for i := range m {
+							for j := range ldc {
+								got := c[i*ldc+j]
+								if j >= n {
+									if got != 0x5a5a5a5a {
+										t.Fatalf("%v aSigned=%v %s packed=%v: c[%d,%d] beyond n written", s, aSigned, fill, pack, i, j)
+									}
+									continue
+								}
+								if got != want[i*n+j] {
+									t.Fatalf("%v aSigned=%v %s packed=%v: c[%d,%d] = %d, want %d", s, aSigned, fill, pack, i, j, got, want[i*n+j])
+								}
+							}
+						}
+					}
+				}
+			}
+		}
+	})
+}
