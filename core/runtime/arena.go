@@ -158,19 +158,29 @@ func (a *arena) reset(out map[string]*tensor.Tensor) {
 const maxIdleArenas = 2
 
 // MaxIdleArenaBytes bounds the bytes of buffers that idle arenas keep
-// between calls, all Predictors of the process together: an arena put back
-// is trimmed to the budget (its largest buffers go first), then the least
-// recently used idle arenas, of any Predictor, are dropped until the total
-// fits. One call of any size still gets what it needs; what stays
-// allocated after it is bounded, and one model's idle buffers do not sit
-// beside the next model's working set (OCR detection, then recognition).
-// (A variable for tests. 16 MiB keeps what small calls use, OCR's
-// recognition of short lines and its angle classifier; a page's detection,
-// about 90 MB at 960 pixels, leaves 16. Keeping more saved no measurable CPU
-// time on OCR over pages or small images, and raised peak RSS: 10 pages in
-// one process, 311 MiB with 16 MiB against 400 MiB with 64 MiB;
-// docs/BENCHMARKS.md.)
+// between calls, all Predictors of the process together, except the arena
+// put back last (MaxRetainedArenaBytes): when a call starts, the idle
+// arenas of the other calls are trimmed to this budget (their largest
+// buffers go first, the least recently used arenas before the others).
+// One call of any size still gets what it needs; what stays allocated
+// beside it is bounded, and one model's idle buffers do not sit beside the
+// next model's working set (OCR detection, then recognition). (A variable
+// for tests. 16 MiB keeps what small calls use, OCR's recognition of short
+// lines and its angle classifier; a page's detection, about 90 MB at 960
+// pixels, leaves 16 when recognition starts. Keeping more saved no
+// measurable CPU time on OCR over pages or small images, and raised peak
+// RSS: 10 pages in one process, 311 MiB with 16 MiB against 400 MiB with 64
+// MiB; docs/BENCHMARKS.md.)
 var MaxIdleArenaBytes int64 = 16 << 20
+
+// MaxRetainedArenaBytes bounds the buffers the arena put back last keeps
+// until the next call of any Predictor starts: the same model called again
+// (a server or a folder of one model's inputs, `model run --bench`) then
+// finds its whole working set instead of allocating and zeroing most of it
+// afresh (PP-OCRv4 det at 960: about 10 % less CPU per call), and any other
+// call first trims it to MaxIdleArenaBytes, so it never sits beside another
+// model's working set. (A variable for tests.)
+var MaxRetainedArenaBytes int64 = 128 << 20
 
 // bytes is the size of a's free buffers.
 func (a *arena) bytes() int64 {
@@ -210,7 +220,7 @@ type idleArena struct {
 }
 
 // idleArenas is the process's idle arenas, least recently put back first,
-// and their total size (at most MaxIdleArenaBytes).
+// and their total size (at most MaxIdleArenaBytes, and the last one's).
 var idleArenas struct {
 	mu    sync.Mutex
 	lru   []idleArena
@@ -234,6 +244,7 @@ func (p *arenaPool) get(in int64) *arena {
 			break
 		}
 	}
+	fitIdle(nil)
 	idleArenas.mu.Unlock()
 	if a == nil {
 		a = newArena()
@@ -244,9 +255,10 @@ func (p *arenaPool) get(in int64) *arena {
 	return a
 }
 
-// put makes a (reset) idle, within the budget.
+// put makes a (reset) idle: it keeps up to MaxRetainedArenaBytes, and the
+// other idle arenas are trimmed to MaxIdleArenaBytes.
 func (p *arenaPool) put(a *arena) {
-	a.trim(MaxIdleArenaBytes)
+	a.trim(MaxRetainedArenaBytes)
 	n := a.bytes()
 	if n == 0 {
 		return
@@ -264,12 +276,29 @@ func (p *arenaPool) put(a *arena) {
 	}
 	idleArenas.lru = append(idleArenas.lru, idleArena{p, a, n})
 	idleArenas.bytes += n
-	drop := 0
-	for idleArenas.bytes > MaxIdleArenaBytes {
-		idleArenas.bytes -= idleArenas.lru[drop].n
-		drop++
+	fitIdle(a)
+}
+
+// fitIdle trims the idle arenas other than keep (nil: all of them) to
+// MaxIdleArenaBytes together, the most recently put back kept first:
+// beyond the budget an arena loses its largest buffers, or all of them.
+// The caller holds idleArenas.mu.
+func fitIdle(keep *arena) {
+	room := MaxIdleArenaBytes
+	for i := len(idleArenas.lru) - 1; i >= 0; i-- {
+		e := &idleArenas.lru[i]
+		if e.a == keep {
+			continue
+		}
+		if e.n > room {
+			e.a.trim(room)
+			idleArenas.bytes -= e.n
+			e.n = e.a.bytes()
+			idleArenas.bytes += e.n
+		}
+		room -= e.n
 	}
-	idleArenas.lru = slices.Delete(idleArenas.lru, 0, drop)
+	idleArenas.lru = slices.DeleteFunc(idleArenas.lru, func(e idleArena) bool { return e.n == 0 })
 }
 
 // bytes is the size of p's idle arenas' buffers.
@@ -299,7 +328,7 @@ func (p *arenaPool) drain() {
 }
 
 // IdleArenaBytes returns the bytes all idle arenas of the process keep (at
-// most MaxIdleArenaBytes).
+// most MaxIdleArenaBytes, and the last one put back's MaxRetainedArenaBytes).
 func IdleArenaBytes() int64 {
 	idleArenas.mu.Lock()
 	defer idleArenas.mu.Unlock()

@@ -38,14 +38,14 @@ func runMask(t *testing.T, p *Predictor, n int) {
 }
 
 // TestCachedBytesBounded: over many input sizes, what a Predictor keeps
-// between calls stays within MaxIdleArenaBytes and PlanCacheBytes, and
+// between calls stays within MaxRetainedArenaBytes and PlanCacheBytes, and
 // Release frees it all.
 func TestCachedBytesBounded(t *testing.T) {
-	oldA, oldP := MaxIdleArenaBytes, PlanCacheBytes
+	oldA, oldR, oldP := MaxIdleArenaBytes, MaxRetainedArenaBytes, PlanCacheBytes
 	// Below what 16 plans of up to 250 rows (256 KB of folded ones each) and
 	// one call of 3000 rows (3 MB of ones freed into the arena) would keep.
-	MaxIdleArenaBytes, PlanCacheBytes = 1<<20, 512<<10
-	defer func() { MaxIdleArenaBytes, PlanCacheBytes = oldA, oldP }()
+	MaxIdleArenaBytes, MaxRetainedArenaBytes, PlanCacheBytes = 1<<20, 1<<20, 512<<10
+	defer func() { MaxIdleArenaBytes, MaxRetainedArenaBytes, PlanCacheBytes = oldA, oldR, oldP }()
 	p, err := New(maskGraph(), Options{Passes: []string{}})
 	if err != nil {
 		t.Fatal(err)
@@ -113,9 +113,10 @@ func TestRetainedHeapFlatOverSizes(t *testing.T) {
 	}
 }
 
-// TestIdleArenasShareOneBudget: the idle arenas of all Predictors together
-// stay within MaxIdleArenaBytes; the one used last is kept, the least
-// recently used goes.
+// TestIdleArenasShareOneBudget: the idle arenas of all Predictors but the
+// one used last stay within MaxIdleArenaBytes together; the one used last
+// keeps its call's buffers until another call starts, the least recently
+// used loses its buffers first.
 func TestIdleArenasShareOneBudget(t *testing.T) {
 	old := MaxIdleArenaBytes
 	MaxIdleArenaBytes = 3 << 20 // one call of 2000 rows leaves 2 MB, two do not fit
@@ -129,17 +130,59 @@ func TestIdleArenasShareOneBudget(t *testing.T) {
 		defer p.Release()
 		ps = append(ps, p)
 	}
+	const call = 2000 * 256 * 4
 	for i, p := range ps {
 		runMask(t, p, 2000)
-		if got := IdleArenaBytes(); got > MaxIdleArenaBytes {
-			t.Fatalf("after predictor %d: idle arenas keep %d bytes in all, over the %d budget", i, got, MaxIdleArenaBytes)
+		last, _ := p.CachedBytes()
+		if last < call {
+			t.Fatalf("predictor %d, used last, keeps %d bytes of arenas, want its call's %d", i, last, call)
 		}
-		if a, _ := p.CachedBytes(); a < 2000*256*4 {
-			t.Fatalf("predictor %d, used last, keeps %d bytes of arenas, want its call's %d", i, a, 2000*256*4)
+		if others := IdleArenaBytes() - last; others > MaxIdleArenaBytes {
+			t.Fatalf("after predictor %d: the others' idle arenas keep %d bytes, over the %d budget", i, others, MaxIdleArenaBytes)
 		}
 	}
-	if a, _ := ps[0].CachedBytes(); a != 0 {
+	if a, _ := ps[0].CachedBytes(); a >= call {
 		t.Errorf("the least recently used predictor still keeps %d bytes of arenas", a)
+	}
+}
+
+// TestRetainedUntilAnotherCall: a Predictor called again with the same
+// input finds its last call's whole working set (above MaxIdleArenaBytes)
+// and allocates almost nothing; a call of another Predictor first trims it
+// to the budget.
+func TestRetainedUntilAnotherCall(t *testing.T) {
+	old := MaxIdleArenaBytes
+	MaxIdleArenaBytes = 1 << 20 // below one call's 3 MB
+	defer func() { MaxIdleArenaBytes = old }()
+	p, err := New(maskGraph(), Options{Passes: []string{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Release()
+	q, err := New(maskGraph(), Options{Passes: []string{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer q.Release()
+	alloc := func(p *Predictor) uint64 { // bytes a call allocates
+		var m0, m1 runtime.MemStats
+		runtime.ReadMemStats(&m0)
+		runMask(t, p, 3000)
+		runtime.ReadMemStats(&m1)
+		return m1.TotalAlloc - m0.TotalAlloc
+	}
+	first := alloc(p)
+	kept, _ := p.CachedBytes()
+	if kept <= MaxIdleArenaBytes {
+		t.Fatalf("after its call the predictor keeps %d bytes, want its working set (over %d)", kept, MaxIdleArenaBytes)
+	}
+	// the input and the output handed back are new each time; the rest is reused
+	if again := alloc(p); again+uint64(kept)*9/10 > first {
+		t.Errorf("the same call again allocated %d bytes, the first %d: the %d kept were not reused", again, first, kept)
+	}
+	runMask(t, q, 10) // another predictor's call trims p's arena
+	if a, _ := p.CachedBytes(); a > MaxIdleArenaBytes {
+		t.Errorf("after another predictor's call p keeps %d bytes, over the %d budget", a, MaxIdleArenaBytes)
 	}
 }
 

@@ -361,7 +361,8 @@ func (p *Predictor) PlanCount() int {
 }
 
 // CachedBytes returns the bytes a Predictor keeps between Run calls beyond
-// its weights: the idle arenas' buffers (at most MaxIdleArenaBytes) and
+// its weights: the idle arenas' buffers (at most MaxRetainedArenaBytes
+// while its call was the last, MaxIdleArenaBytes once another started) and
 // the cached plans' folded values (at most PlanCacheBytes, or the newest
 // plan's when that alone is larger).
 func (p *Predictor) CachedBytes() (arenas, plans int64) {

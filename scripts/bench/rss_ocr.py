@@ -19,7 +19,7 @@ the peak since the start also keeps rising slowly as rarer inputs come (the larg
 met so far). Prints one JSON object per checkpoint, then a summary: both peaks at the first and the
 last checkpoint and their ratios. Standard library only; loopback only.
 """
-import http.client, json, os, re, socket, subprocess, sys, time
+import http.client, json, os, re, socket, subprocess, sys, tempfile, time
 
 def mem(pid):
     st = open(f'/proc/{pid}/status').read()
@@ -49,14 +49,19 @@ def main():
             with open(f'/proc/{pid}/clear_refs', 'w') as f:
                 f.write('5')
     if mode == 'predict':
+        # One image more than measured, so the process is still running (and its
+        # /proc entry readable) when the last measured output arrives.
+        feed = tempfile.TemporaryFile('w+')
+        feed.write('\n'.join(paths + paths[:1]) + '\n'); feed.seek(0)
         p = subprocess.Popen([paddle, 'ocr', 'predict', '-', '--format', 'jsonl', *extra],
-                             stdin=open(lst), stdout=subprocess.PIPE, text=True)
+                             stdin=feed, stdout=subprocess.PIPE, text=True)
         n = 0
         for line in p.stdout:
             n += 1
-            sample(n, p.pid)
-        if p.wait() != 0 or n != len(paths):
-            sys.exit(f'rss_ocr: ocr predict exited {p.returncode} after {n} of {len(paths)} outputs')
+            if n <= len(paths):
+                sample(n, p.pid)
+        if p.wait() != 0 or n != len(paths) + 1:
+            sys.exit(f'rss_ocr: ocr predict exited {p.returncode} after {n} of {len(paths) + 1} outputs')
     else:
         s = socket.socket(); s.bind(('127.0.0.1', 0)); port = s.getsockname()[1]; s.close()
         p = subprocess.Popen([paddle, 'serve', 'ocr', '--addr', f'127.0.0.1:{port}', *extra],
