@@ -122,13 +122,15 @@ func TestQGEMMNarrowExact(t *testing.T) {
 }
 
 // TestQKernelNarrowAVX2 checks that the byte kernel is the avx2 level's
-// narrow kernel (so TestQGEMMNarrowExact runs it there).
+// narrow kernel (so TestQGEMMNarrowExact runs it there), and that the
+// kernel set tells core/op (QWeights7) exactly where a narrow kernel is.
 func TestQKernelNarrowAVX2(t *testing.T) {
 	forLevels(t, func(t *testing.T) {
-		if curISA() != isaAVX2 {
-			t.Skip("not the avx2 level")
+		nk := qkernelNarrow(qkernelFor(curISA()))
+		if got := kernelSet().QWeights7; got != (nk != nil) {
+			t.Fatalf("QWeights7 %v with narrow kernel %v", got, nk)
 		}
-		if nk := qkernelNarrow(qkernelFor(curISA())); nk == nil || nk.name != "avx2-u8s8" {
+		if curISA() == isaAVX2 && (nk == nil || nk.name != "avx2-u8s8") {
 			t.Fatalf("avx2 narrow kernel %v, want avx2-u8s8", nk)
 		}
 	})
