@@ -48,6 +48,11 @@ type int8Plan struct {
 	// installed (cjkCalibFont): random strings over the recogniser's
 	// dictionary. 0: English only.
 	CJK int
+	// Weights7 quantizes the weights to 7 bits where the kernels run them
+	// faster (int8Weights7: AVX2 without VNNI). Off for every model: at
+	// avx2 it made det 960 7 % and rec b6 10 % faster but cost the
+	// recogniser up to 1.3 pt more char accuracy on zh-dev (docs/int8.md).
+	Weights7 bool
 }
 
 // int8Plans are the plans for the detector, the recogniser and the angle
@@ -213,17 +218,18 @@ var int8Weights7 = func() bool {
 // int8Model returns the file to load for a store model under --precision
 // int8: the cached quantization of it (name the model's store file, srcKey
 // what identifies its float weights), made on first use, or "" when the
-// plan keeps the model in float. load reads the float model. Where the
-// kernels are faster with 7-bit weights (int8Weights7) the weights are
-// quantized to [-63, 63] (quant.Options.ReduceRange) and cached apart, as
-// NAME.int8-w7.onnx, so that both variants stay cached side by side.
+// plan keeps the model in float. load reads the float model. When the
+// plan asks for 7-bit weights and the kernels are faster with them
+// (int8Weights7) the weights are quantized to [-63, 63]
+// (quant.Options.ReduceRange) and cached apart, as NAME.int8-w7.onnx, so
+// that both variants stay cached side by side.
 func int8Model(store, kind, name, srcKey string, load quant.Load, p Profile, progress func(int, string) iostreams.Progress) (string, error) {
 	plan := int8Plans[kind]
 	if !plan.Quantize {
 		slog.Info("int8: this model stays float32", "model", name, "why", plan.Why)
 		return "", nil
 	}
-	w7 := int8Weights7()
+	w7 := plan.Weights7 && int8Weights7()
 	suffix := ".int8.onnx"
 	if w7 {
 		suffix = ".int8-w7.onnx"

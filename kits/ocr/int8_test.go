@@ -31,7 +31,9 @@ func (countBar) Finish()         {}
 // calibrated on.
 func TestInt8ModelCache(t *testing.T) {
 	plan := int8Plan{Quantize: true, Method: "percentile", Count: 48}
-	src, get, steps := int8ClsStore(t, plan, false)
+	// Kernels that prefer 7-bit weights, but a plan without Weights7:
+	// full-range weights, the .int8.onnx file.
+	src, get, steps := int8ClsStore(t, plan, true)
 	q := get()
 	if want := plan.Count * 2; *steps != want { // percentile: two passes
 		t.Fatalf("first use: %d calibration steps, want %d", *steps, want)
@@ -142,12 +144,13 @@ func int8ClsStore(t *testing.T, plan int8Plan, w7 bool) (src string, get func() 
 	return src, get, steps
 }
 
-// Where the kernels prefer 7-bit weights (AVX2 without VNNI) the int8
+// With a plan that asks for them (Weights7; no predict plan does yet),
+// where the kernels prefer 7-bit weights (AVX2 without VNNI) the int8
 // model is quantized with reduce-range and cached under its own name:
 // its weights span [-63, 63] (the full-range one's [-127, 127]); both
 // stay cached, so switching levels back and forth never recalibrates.
 func TestInt8ModelWeights7(t *testing.T) {
-	_, get, steps := int8ClsStore(t, int8Plan{Quantize: true, Method: "minmax", Count: 8}, false)
+	_, get, steps := int8ClsStore(t, int8Plan{Quantize: true, Method: "minmax", Count: 8, Weights7: true}, false)
 	wmax := func(file string) int {
 		t.Helper()
 		g, err := onnx.ReadFile(file)
