@@ -94,6 +94,10 @@ type Kernels struct {
 	// QPackA8 packs A once for repeated QGEMM8 calls (nil where the level
 	// does not pack).
 	QPackA8 func(m, k int, a []byte, lda int, aSigned bool) any
+	// QWeights7 says that the int8 GEMM runs a faster kernel when the
+	// signed operand (the weights) lies in [-64, 63]: 7-bit weights, as
+	// `paddle model quantize --reduce-range` writes (AVX2 without VNNI).
+	QWeights7 bool
 	// QEpilogueRow8 runs the requantizing int8 epilogue of one output
 	// channel's row in one pass (QEpilogue8.Row, bitwise) for a prefix of
 	// the elements and returns its length.

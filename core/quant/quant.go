@@ -34,6 +34,20 @@ type Options struct {
 	// Depthwise also quantizes depthwise convolutions, which the int8
 	// kernels run as one-row products, slower than the float kernel.
 	Depthwise bool
+	// ReduceRange quantizes the weights to 7 bits, [-63, 63] (ONNX
+	// Runtime's reduce_range), for processors without VNNI: their AVX2
+	// int8 kernel multiplies bytes with vpmaddubsw, exact only for
+	// weights in [-64, 63] (core/backend/cpu's qnarrow.go).
+	ReduceRange bool
+}
+
+// WeightMax is the largest |int8 weight| the quantizer writes: 127, or 63
+// with reduce-range.
+func (o Options) WeightMax() int {
+	if o.ReduceRange {
+		return 63
+	}
+	return 127
 }
 
 // Feed returns calibration input i (of count) as the model's inputs by name.
@@ -304,8 +318,9 @@ func (q *Quantizer) Quantize(only map[string]bool) (*graph.Graph, []NodeReport, 
 }
 
 // quantizeWeight replaces n's float weight by the dequantize_linear of its
-// int8 symmetric quantization (per output channel: conv2d axis 0, matmul
-// the N axis) and returns the scales per channel (one when per tensor).
+// int8 symmetric quantization to [-WeightMax, WeightMax] (per output
+// channel: conv2d axis 0, matmul the N axis) and returns the scales per
+// channel (one when per tensor).
 func (q *Quantizer) quantizeWeight(n *graph.Node, added *[]*graph.Node) (*graph.Value, []float64) {
 	w := n.In[1].Const.Contiguous()
 	axis := 0
@@ -331,9 +346,10 @@ func (q *Quantizer) quantizeWeight(n *graph.Node, added *[]*graph.Node) (*graph.
 		}
 		amax[c] = max(amax[c], math.Abs(float64(v)))
 	}
+	qmax := float64(q.opts.WeightMax())
 	scale := make([]float64, nsc)
 	for c, a := range amax {
-		scale[c] = float64(float32(a / 127))
+		scale[c] = float64(float32(a / qmax))
 		if scale[c] == 0 {
 			scale[c] = 1
 		}
@@ -344,7 +360,7 @@ func (q *Quantizer) quantizeWeight(n *graph.Node, added *[]*graph.Node) (*graph.
 		if nsc > 1 {
 			c = ch(i)
 		}
-		wq.I8()[i] = int8(min(max(math.RoundToEven(float64(v)/scale[c]), -127), 127))
+		wq.I8()[i] = int8(min(max(math.RoundToEven(float64(v)/scale[c]), -qmax), qmax))
 	}
 	src := n.In[1]
 	qv := &graph.Value{Name: src.Name + "/int8", Const: wq, Meta: graph.ConstMeta(wq)}

@@ -28,10 +28,12 @@ func randomFeed(seed uint64) Feed {
 	}
 }
 
-// TestQuantizeTiny quantizes the tiny model with each method, writes the
-// QDQ ONNX file, loads it in paddle (the qdq pass must fold every
-// quantized node into qconv2d/qgemm) and in ONNX Runtime, and compares
-// both with the float model on x.npy (not a calibration input).
+// TestQuantizeTiny quantizes the tiny model with each method (and with
+// 7-bit weights, reduce-range), writes the QDQ ONNX file, loads it in
+// paddle (the qdq pass must fold every quantized node into qconv2d/qgemm)
+// and in ONNX Runtime, and compares both with the float model on x.npy
+// (not a calibration input). The int8 weights must span exactly
+// [-WeightMax, WeightMax] (per channel the largest |w| maps to it).
 func TestQuantizeTiny(t *testing.T) {
 	x, err := io.ReadNpy("../pdmodel/testdata/tiny/x.npy")
 	if err != nil {
@@ -47,9 +49,14 @@ func TestQuantizeTiny(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	cases := map[string]Options{"minmax-reduce-range": {Method: "minmax", PerChannel: true, ReduceRange: true}}
 	for _, method := range Methods {
-		t.Run(method, func(t *testing.T) {
-			q, err := New(tinyLoad, Options{Method: method, PerChannel: true})
+		cases[method] = Options{Method: method, PerChannel: true}
+	}
+	for name, opts := range cases {
+		method := opts.Method
+		t.Run(name, func(t *testing.T) {
+			q, err := New(tinyLoad, opts)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -69,6 +76,18 @@ func TestQuantizeTiny(t *testing.T) {
 			}
 			if ops["conv2d"] < 1 || ops["matmul"] < 1 {
 				t.Fatalf("quantized %v, want the conv and the fc", ops)
+			}
+			wmax := 0
+			for _, n := range g.Nodes {
+				if n.Op.Name != "dequantize_linear" || !n.In[0].IsConst() || n.In[0].Const.DType() != tensor.Int8 {
+					continue
+				}
+				for _, v := range n.In[0].Const.I8() {
+					wmax = max(wmax, int(v), -int(v))
+				}
+			}
+			if wmax != opts.WeightMax() {
+				t.Errorf("int8 weights reach |%d|, want %d", wmax, opts.WeightMax())
 			}
 			file := filepath.Join(t.TempDir(), "q.onnx")
 			if err := onnx.WriteFile(file, g); err != nil {

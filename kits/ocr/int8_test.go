@@ -30,48 +30,22 @@ func (countBar) Finish()         {}
 // again. The int8 classifier answers as the float one on lines it was not
 // calibrated on.
 func TestInt8ModelCache(t *testing.T) {
-	dir := storeDir()
-	if dir == "" {
-		t.Skip("ppocrv4 models not found: run `paddle model pull ppocrv4`")
-	}
-	store := t.TempDir()
-	b, err := os.ReadFile(filepath.Join(dir, storeCls))
-	if err != nil {
-		t.Fatal(err)
-	}
-	src := filepath.Join(store, storeCls)
-	if err := os.WriteFile(src, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	steps := 0
-	progress := func(total int, _ string) iostreams.Progress { return countBar{&steps} }
-	load := func() (*graph.Graph, error) { return onnx.ReadFile(src) }
-	get := func() string {
-		t.Helper()
-		p, err := int8Model(store, "cls", storeCls, storeSHA256(storeCls), load, ProfileV2(), progress)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
-	// The cache is tested on the classifier, the smallest model, whatever
-	// its plan for predict is (docs/int8.md: it stays float there).
 	plan := int8Plan{Quantize: true, Method: "percentile", Count: 48}
-	saved := int8Plans["cls"]
-	int8Plans["cls"] = plan
-	defer func() { int8Plans["cls"] = saved }()
+	// Kernels that prefer 7-bit weights, but a plan without Weights7:
+	// full-range weights, the .int8.onnx file.
+	src, get, steps := int8ClsStore(t, plan, true)
 	q := get()
-	if want := plan.Count * 2; steps != want { // percentile: two passes
-		t.Fatalf("first use: %d calibration steps, want %d", steps, want)
+	if want := plan.Count * 2; *steps != want { // percentile: two passes
+		t.Fatalf("first use: %d calibration steps, want %d", *steps, want)
 	}
 	if filepath.Base(q) != "ch_ppocr_mobile_v2.0_cls_infer.int8.onnx" || !fileExists(q+".json") {
 		t.Fatalf("cached file %s (or its sidecar) missing", q)
 	}
 	fi, _ := os.Stat(q)
 	time.Sleep(10 * time.Millisecond)
-	steps = 0
-	if get() != q || steps != 0 {
-		t.Fatalf("second use calibrated again (%d steps)", steps)
+	*steps = 0
+	if get() != q || *steps != 0 {
+		t.Fatalf("second use calibrated again (%d steps)", *steps)
 	}
 	if fi2, _ := os.Stat(q); !fi2.ModTime().Equal(fi.ModTime()) {
 		t.Fatal("second use rewrote the cached file")
@@ -122,12 +96,94 @@ func TestInt8ModelCache(t *testing.T) {
 	if err := os.WriteFile(q, cb, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	steps = 0
-	if get() != q || steps == 0 {
+	*steps = 0
+	if get() != q || *steps == 0 {
 		t.Fatal("a corrupted cached file was used instead of being made again")
 	}
 	if nb, _ := os.ReadFile(q); slices.Equal(nb, cb) {
 		t.Fatal("the corrupted file is still there")
+	}
+}
+
+// int8ClsStore copies the store's angle classifier (the smallest model)
+// into a temporary store and returns its path and a function that gets its
+// int8 model as predict does, under plan (whatever the classifier's plan
+// for predict is: docs/int8.md keeps it float), with 7-bit weights when
+// w7 (int8Weights7; *w7 may be changed between calls), counting the
+// calibration steps into *steps.
+func int8ClsStore(t *testing.T, plan int8Plan, w7 bool) (src string, get func() string, steps *int) {
+	t.Helper()
+	dir := storeDir()
+	if dir == "" {
+		t.Skip("ppocrv4 models not found: run `paddle model pull ppocrv4`")
+	}
+	store := t.TempDir()
+	b, err := os.ReadFile(filepath.Join(dir, storeCls))
+	if err != nil {
+		t.Fatal(err)
+	}
+	src = filepath.Join(store, storeCls)
+	if err := os.WriteFile(src, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	steps = new(int)
+	progress := func(total int, _ string) iostreams.Progress { return countBar{steps} }
+	load := func() (*graph.Graph, error) { return onnx.ReadFile(src) }
+	saved, savedW7 := int8Plans["cls"], int8Weights7
+	int8Plans["cls"] = plan
+	int8Weights7 = func() bool { return w7 }
+	t.Cleanup(func() { int8Plans["cls"], int8Weights7 = saved, savedW7 })
+	get = func() string {
+		t.Helper()
+		p, err := int8Model(store, "cls", storeCls, storeSHA256(storeCls), load, ProfileV2(), progress)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	return src, get, steps
+}
+
+// With a plan that asks for them (Weights7; no predict plan does yet),
+// where the kernels prefer 7-bit weights (AVX2 without VNNI) the int8
+// model is quantized with reduce-range and cached under its own name:
+// its weights span [-63, 63] (the full-range one's [-127, 127]); both
+// stay cached, so switching levels back and forth never recalibrates.
+func TestInt8ModelWeights7(t *testing.T) {
+	_, get, steps := int8ClsStore(t, int8Plan{Quantize: true, Method: "minmax", Count: 8, Weights7: true}, false)
+	wmax := func(file string) int {
+		t.Helper()
+		g, err := onnx.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := 0
+		for _, v := range g.Consts() {
+			if v.Const.DType() == tensor.Int8 {
+				for _, w := range v.Const.I8() {
+					m = max(m, int(w), -int(w))
+				}
+			}
+		}
+		return m
+	}
+	full := get()
+	int8Weights7 = func() bool { return true }
+	w7 := get()
+	if filepath.Base(w7) != "ch_ppocr_mobile_v2.0_cls_infer.int8-w7.onnx" || w7 == full || !fileExists(w7+".json") {
+		t.Fatalf("7-bit model cached as %s (full range: %s)", w7, full)
+	}
+	if a, b := wmax(full), wmax(w7); a != 127 || b != 63 {
+		t.Errorf("int8 weights reach |%d| (full range) and |%d| (7-bit), want 127 and 63", a, b)
+	}
+	*steps = 0
+	int8Weights7 = func() bool { return false }
+	if get() != full || *steps != 0 {
+		t.Fatalf("full-range model made again after the 7-bit one (%d steps)", *steps)
+	}
+	int8Weights7 = func() bool { return true }
+	if get() != w7 || *steps != 0 {
+		t.Fatalf("7-bit model made again (%d steps)", *steps)
 	}
 }
 

@@ -45,6 +45,7 @@ func kernelSet() *op.Kernels {
 		}
 		return nil
 	}
+	k.QWeights7 = qkernelNarrow(qkernelFor(curISA())) != nil
 	if Level() == "generic" {
 		return k
 	}

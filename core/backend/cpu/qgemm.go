@@ -22,8 +22,12 @@ import (
 //   - avx2: operands widened to int16 while packing, then vpmaddwd (int16
 //     pairs multiplied and summed into int32, exact for any int16 input)
 //     and vpaddd, 6×16 tiles. vpmaddubsw, which multiplies the bytes
-//     directly, saturates its int16 pair sums (255·127·2 > 32767), so it is
-//     not used;
+//     directly, saturates its int16 pair sums (255·127·2 > 32767), so it
+//     runs only when the signed operand lies in [-64, 63] (qnarrow.go:
+//     7-bit weights, 255·64·2 = 32640), checked when A is packed by QPackA
+//     or, unpacked, per call: then vpmaddubsw, vpmaddwd with ones (int16
+//     pairs into int32) and vpaddd on bytes in the VNNI layout, 6×16 tiles
+//     (qkernelNarrow);
 //   - avx512 with VNNI: vpdpbusd on bytes packed in groups of four k,
 //     12×32 tiles; an AVX-512 processor without VNNI runs the avx2 kernel.
 
@@ -73,6 +77,9 @@ func QPackA(m, k int, a []byte, lda int, aSigned bool) *QPackedA {
 		return nil
 	}
 	checkQGemm(m, 1, k, len(a), lda, k, 1, m, 1)
+	if nk := qkernelNarrow(kn); nk != nil && aSigned && s8NarrowMat(a, lda, m, k) {
+		kn = nk
+	}
 	p := &QPackedA{kn: kn, m: m, k: k, aSigned: aSigned}
 	for p0 := 0; p0 < k; p0 += qkc {
 		kc := min(qkc, k-p0)
@@ -173,9 +180,10 @@ func qgemm(m, n, k int, a []byte, lda int, aSigned bool, pa *QPackedA, b []byte,
 		qgemmGeneric(m, n, k, a, lda, aSigned, b, rows, c, ldc)
 		return
 	}
-	if pa != nil && (pa.kn != kn || pa.m != m || pa.k != k || pa.aSigned != aSigned) {
+	if pa != nil && ((pa.kn != kn && pa.kn != qkernelNarrow(kn)) || pa.m != m || pa.k != k || pa.aSigned != aSigned) {
 		panic(fmt.Sprintf("cpu: QGEMMPacked %dx%dx%d: A packed as %dx%d for kernel %s", m, n, k, pa.m, pa.k, pa.kn.name))
 	}
+	kn = qkernelPick(kn, m, n, k, a, lda, aSigned, pa, b, rows)
 	work := int64(m) * int64(n) * int64(k)
 	threads := parallel.Threads()
 	if work < 1<<18 {
@@ -207,6 +215,20 @@ func qgemm(m, n, k int, a []byte, lda int, aSigned bool, pa *QPackedA, b []byte,
 			}
 		}
 	})
+}
+
+// qkernelPick returns the kernel of one product at the level's kernel kn:
+// the one A was packed for, else the narrow one (qkernelNarrow) when the
+// signed operand lies in [-64, 63], else kn.
+func qkernelPick(kn *qkernel, m, n, k int, a []byte, lda int, aSigned bool, pa *QPackedA, b []byte, rows bRows) *qkernel {
+	if pa != nil {
+		return pa.kn
+	}
+	nk := qkernelNarrow(kn)
+	if nk != nil && (aSigned && s8NarrowMat(a, lda, m, k) || !aSigned && s8NarrowRows(b, rows, k, n)) {
+		return nk
+	}
+	return kn
 }
 
 func checkQGemm(m, n, k, la, lda, lb, ldb, lc, ldc int) {

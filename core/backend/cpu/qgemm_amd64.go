@@ -17,10 +17,20 @@ func qgemmVNNI12x32(kp int, a, b *byte, c *int32, ldc int, accum, aSigned uint32
 //go:noescape
 func qgemmAVX2x6x16(kp int, a, b *byte, c *int32, ldc int, accum uint32)
 
-// qpackB4x32 and qpackB2x16U/S pack full B panels (qgemm_asm_gen.py).
+// qgemmAVX2U8x6x16 is the AVX2 kernel on bytes (vpmaddubsw), exact when
+// the signed operand lies in [-64, 63] (qgemm_asm_gen.py).
+//
+//go:noescape
+func qgemmAVX2U8x6x16(kp int, a, b *byte, c *int32, ldc int, accum, aSigned uint32)
+
+// qpackB4x32, qpackB4x16 and qpackB2x16U/S pack full B panels
+// (qgemm_asm_gen.py).
 //
 //go:noescape
 func qpackB4x32(src *byte, ldb, groups int, dst *byte)
+
+//go:noescape
+func qpackB4x16(src *byte, ldb, groups int, dst *byte)
 
 //go:noescape
 func qpackB2x16U(src *byte, ldb, pairs int, dst *byte)
@@ -32,6 +42,12 @@ func packB4x32Asm(src []byte, ldb, groups int, _ bool, dst []byte) {
 	_ = src[(4*groups-1)*ldb+31]
 	_ = dst[128*groups-1]
 	qpackB4x32(unsafe.SliceData(src), ldb, groups, unsafe.SliceData(dst))
+}
+
+func packB4x16Asm(src []byte, ldb, groups int, _ bool, dst []byte) {
+	_ = src[(4*groups-1)*ldb+15]
+	_ = dst[64*groups-1]
+	qpackB4x16(unsafe.SliceData(src), ldb, groups, unsafe.SliceData(dst))
 }
 
 func packB2x16Asm(src []byte, ldb, pairs int, signed bool, dst []byte) {
@@ -53,7 +69,23 @@ var (
 		run: func(kp int, a, b []byte, c []int32, ldc int, accum, _ bool) {
 			qgemmAVX2x6x16(kp, unsafe.SliceData(a), unsafe.SliceData(b), unsafe.SliceData(c), ldc, b2u(accum))
 		}}
+	// qkernelAVX2U8 multiplies the bytes themselves (vpmaddubsw), without
+	// widening them: for a signed operand in [-64, 63] only (qnarrow).
+	qkernelAVX2U8 = &qkernel{name: "avx2-u8s8", mr: 6, nr: 16, kg: 4, esize: 1, packA: packA4(6), packB: packB4(16, packB4x16Asm),
+		run: func(kp int, a, b []byte, c []int32, ldc int, accum, aSigned bool) {
+			qgemmAVX2U8x6x16(kp, unsafe.SliceData(a), unsafe.SliceData(b), unsafe.SliceData(c), ldc, b2u(accum), b2u(aSigned))
+		}}
 )
+
+// qkernelNarrow returns the kernel that replaces kn when the signed
+// operand lies in [-64, 63] (nil: none): the byte kernel for the widening
+// AVX2 one. VNNI's vpdpbusd does not saturate and needs no such variant.
+func qkernelNarrow(kn *qkernel) *qkernel {
+	if kn == qkernelAVX2 {
+		return qkernelAVX2U8
+	}
+	return nil
+}
 
 // qkernelFor returns the int8 kernel of the instruction set is (nil: the
 // generic Go loops): VNNI at the avx512 level when the processor has it,

@@ -15,6 +15,15 @@ qgemmAVX2x6x16(kp int, a, b *byte, c *int32, ldc int, accum uint32)
   AVX2. a: kp/2 pairs of 6 rows x 2 int16; b: kp/2 pairs of 16 columns x 2
   int16. vpmaddwd multiplies int16 pairs and sums each pair into int32
   (exact: |product sums| <= 2*128*255), vpaddd accumulates. 6x16 int32.
+
+qgemmAVX2U8x6x16(kp int, a, b *byte, c *int32, ldc int, accum, aSigned uint32)
+  AVX2 on bytes, for a signed operand in [-64, 63]. a: kp/4 groups of 6
+  rows x 4 bytes; b: kp/4 groups of 16 columns x 4 bytes (the VNNI
+  layouts). vpmaddubsw multiplies unsigned by signed bytes and sums each
+  pair into int16 with saturation, which never happens here:
+  |u0*s0 + u1*s1| <= 2*255*64 = 32640 <= 32767; vpmaddwd with a vector of
+  ones sums the int16 pairs into int32 (four products per int32), vpaddd
+  accumulates. aSigned picks which operand is the signed one. 6x16 int32.
 """
 
 out = []
@@ -133,17 +142,82 @@ def avx2():
     emit()
 
 
-def packb4():
-    emit("// func qpackB4x32(src *byte, ldb, groups int, dst *byte)")
-    emit("// dst[g*128 + 4j + t] = src[(4g+t)*ldb + j] for g < groups, j < 32, t < 4.")
-    emit("TEXT ·qpackB4x32(SB), NOSPLIT, $0-32")
+def avx2u8():
+    emit("// func qgemmAVX2U8x6x16(kp int, a, b *byte, c *int32, ldc int, accum, aSigned uint32)")
+    emit("TEXT ·qgemmAVX2U8x6x16(SB), NOSPLIT, $0-48")
+    emit("\tMOVQ kp+0(FP), CX")
+    emit("\tMOVQ a+8(FP), AX")
+    emit("\tMOVQ b+16(FP), BX")
+    emit("\tMOVQ c+24(FP), DX")
+    emit("\tMOVQ ldc+32(FP), SI")
+    emit("\tSHLQ $2, SI")
+    emit("\tSHRQ $2, CX")
+    for r in range(12):
+        emit(f"\tVPXOR Y{r}, Y{r}, Y{r}")
+    emit("\tMOVL aSigned+44(FP), R8")
+    emit("\tTESTL R8, R8")
+    emit("\tJNZ signedA")
+    # Go order VPMADDUBSW signed, unsigned, dst (Intel: dst, unsigned, signed)
+    for label, signedA in (("loopU", False), ("loopS", True)):
+        if signedA:
+            emit("signedA:")
+        emit(f"{label}:")
+        emit("\tVMOVDQU (BX), Y12")
+        emit("\tVMOVDQU 32(BX), Y13")
+        for r in range(6):
+            emit(f"\tVPBROADCASTD {4*r}(AX), Y14")
+            for h in range(2):
+                s, u = ("Y14", f"Y{12+h}") if signedA else (f"Y{12+h}", "Y14")
+                emit(f"\tVPMADDUBSW {s}, {u}, Y15")
+                emit("\tVPMADDWD qones16<>(SB), Y15, Y15")
+                emit(f"\tVPADDD Y15, Y{2*r+h}, Y{2*r+h}")
+        emit("\tADDQ $24, AX")
+        emit("\tADDQ $64, BX")
+        emit("\tDECQ CX")
+        emit(f"\tJNZ {label}")
+        if not signedA:
+            emit("\tJMP store")
+    emit("store:")
+    emit("\tMOVL accum+40(FP), R8")
+    emit("\tTESTL R8, R8")
+    emit("\tJZ write")
+    for r in range(6):
+        emit(f"\tVPADDD (DX), Y{2*r}, Y{2*r}")
+        emit(f"\tVPADDD 32(DX), Y{2*r+1}, Y{2*r+1}")
+        emit(f"\tVMOVDQU Y{2*r}, (DX)")
+        emit(f"\tVMOVDQU Y{2*r+1}, 32(DX)")
+        emit("\tADDQ SI, DX")
+    emit("\tVZEROUPPER")
+    emit("\tRET")
+    emit("write:")
+    for r in range(6):
+        emit(f"\tVMOVDQU Y{2*r}, (DX)")
+        emit(f"\tVMOVDQU Y{2*r+1}, 32(DX)")
+        emit("\tADDQ SI, DX")
+    emit("\tVZEROUPPER")
+    emit("\tRET")
+    emit()
+
+
+def ones16():
+    emit("// 16 int16 ones: vpmaddwd with it sums int16 pairs into int32.")
+    for i in range(4):
+        emit(f"DATA qones16<>+{8*i}(SB)/8, $0x0001000100010001")
+    emit("GLOBL qones16<>(SB), RODATA|NOPTR, $32")
+    emit()
+
+
+def packb4(cols):
+    emit(f"// func qpackB4x{cols}(src *byte, ldb, groups int, dst *byte)")
+    emit(f"// dst[g*{4*cols} + 4j + t] = src[(4g+t)*ldb + j] for g < groups, j < {cols}, t < 4.")
+    emit(f"TEXT ·qpackB4x{cols}(SB), NOSPLIT, $0-32")
     emit("\tMOVQ src+0(FP), SI")
     emit("\tMOVQ ldb+8(FP), BX")
     emit("\tMOVQ groups+16(FP), CX")
     emit("\tMOVQ dst+24(FP), DI")
     emit("\tLEAQ (BX)(BX*2), DX") # 3*ldb
     emit("loop4:")
-    for half in range(2):
+    for half in range(cols // 16):
         o = 16 * half
         emit(f"\tVMOVDQU {o}(SI), X0")
         emit(f"\tVMOVDQU {o}(SI)(BX*1), X1")
@@ -162,7 +236,7 @@ def packb4():
         emit(f"\tVMOVDQU X10, {64*half+32}(DI)")
         emit(f"\tVMOVDQU X11, {64*half+48}(DI)")
     emit("\tLEAQ (SI)(BX*4), SI")
-    emit("\tADDQ $128, DI")
+    emit(f"\tADDQ ${4*cols}, DI")
     emit("\tDECQ CX")
     emit("\tJNZ loop4")
     emit("\tRET")
@@ -204,7 +278,10 @@ emit('#include "textflag.h"')
 emit()
 vnni()
 avx2()
-packb4()
+avx2u8()
+ones16()
+packb4(32)
+packb4(16)
 packb2(False)
 packb2(True)
 print("\n".join(out), end="")

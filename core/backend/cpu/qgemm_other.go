@@ -7,3 +7,6 @@ func qkernelFor(isa) *qkernel { return nil }
 
 // QKernel names the int8 GEMM kernel of the active level.
 func QKernel() string { return "generic" }
+
+// qkernelNarrow returns nil: no narrow-operand kernel off amd64.
+func qkernelNarrow(*qkernel) *qkernel { return nil }

@@ -19,7 +19,8 @@ import (
 
 // model quantize on the tiny model: .npy calibration inputs (a directory)
 // and PNG images (a list file) both give a QDQ file that paddle and ONNX
-// Runtime load, with outputs close to the float model's.
+// Runtime load, with outputs close to the float model's; so does
+// --reduce-range (7-bit weights).
 func TestQuantizeCommand(t *testing.T) {
 	dir := t.TempDir()
 	npyDir := filepath.Join(dir, "npy")
@@ -65,17 +66,21 @@ func TestQuantizeCommand(t *testing.T) {
 	}
 	ref, _ := fp.Run(in)
 	name := fp.OutputNames()[0]
-	for _, calib := range []string{npyDir, listFile} {
+	for i, calib := range []string{npyDir, listFile, npyDir} {
+		reduce := i == 2
 		out := filepath.Join(dir, "q.onnx")
 		var buf bytes.Buffer
 		opts := quantizeOptions{Out: &buf, Model: tinyPdmodel, Calib: calib, CalibCount: 32, Method: "percentile", Percentile: 99.99,
-			PerChannel: true, Output: out, InputShape: "3,8,8", Mean: "0.5,0.5,0.5", Std: "0.5,0.5,0.5", Color: "RGB", Sensitivity: true, SensCount: 2}
+			PerChannel: true, ReduceRange: reduce, Output: out, InputShape: "3,8,8", Mean: "0.5,0.5,0.5", Std: "0.5,0.5,0.5", Color: "RGB", Sensitivity: true, SensCount: 2}
 		if err := quantizeRun(opts); err != nil {
 			t.Fatal(err)
 		}
 		rep := buf.String()
 		if !strings.Contains(rep, "conv2d_1 ") || !strings.Contains(rep, "matmul") || !strings.Contains(rep, "quantized 3 nodes") {
 			t.Errorf("report lacks the nodes:\n%s", rep)
+		}
+		if strings.Contains(rep, "7-bit weights") != reduce {
+			t.Errorf("reduce-range %v: report says otherwise:\n%s", reduce, rep)
 		}
 		t.Logf("calib %s:\n%s", filepath.Base(calib), rep)
 		p, err := runtime.Load(out, runtime.Options{})
