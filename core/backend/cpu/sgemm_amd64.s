@@ -4252,35 +4252,35 @@ sgemm4x8AVX2RowA_done:
 	VZEROUPPER
 	RET
 
-DATA avx2Three<>+0(SB)/4, $0x40400000
-DATA avx2Three<>+4(SB)/4, $0x40400000
-DATA avx2Three<>+8(SB)/4, $0x40400000
-DATA avx2Three<>+12(SB)/4, $0x40400000
-DATA avx2Three<>+16(SB)/4, $0x40400000
-DATA avx2Three<>+20(SB)/4, $0x40400000
-DATA avx2Three<>+24(SB)/4, $0x40400000
-DATA avx2Three<>+28(SB)/4, $0x40400000
-GLOBL avx2Three<>(SB), RODATA|NOPTR, $32
+DATA sgemmThree<>+0(SB)/4, $0x40400000
+DATA sgemmThree<>+4(SB)/4, $0x40400000
+DATA sgemmThree<>+8(SB)/4, $0x40400000
+DATA sgemmThree<>+12(SB)/4, $0x40400000
+DATA sgemmThree<>+16(SB)/4, $0x40400000
+DATA sgemmThree<>+20(SB)/4, $0x40400000
+DATA sgemmThree<>+24(SB)/4, $0x40400000
+DATA sgemmThree<>+28(SB)/4, $0x40400000
+GLOBL sgemmThree<>(SB), RODATA|NOPTR, $32
 
-DATA avx2Six<>+0(SB)/4, $0x40c00000
-DATA avx2Six<>+4(SB)/4, $0x40c00000
-DATA avx2Six<>+8(SB)/4, $0x40c00000
-DATA avx2Six<>+12(SB)/4, $0x40c00000
-DATA avx2Six<>+16(SB)/4, $0x40c00000
-DATA avx2Six<>+20(SB)/4, $0x40c00000
-DATA avx2Six<>+24(SB)/4, $0x40c00000
-DATA avx2Six<>+28(SB)/4, $0x40c00000
-GLOBL avx2Six<>(SB), RODATA|NOPTR, $32
+DATA sgemmSix<>+0(SB)/4, $0x40c00000
+DATA sgemmSix<>+4(SB)/4, $0x40c00000
+DATA sgemmSix<>+8(SB)/4, $0x40c00000
+DATA sgemmSix<>+12(SB)/4, $0x40c00000
+DATA sgemmSix<>+16(SB)/4, $0x40c00000
+DATA sgemmSix<>+20(SB)/4, $0x40c00000
+DATA sgemmSix<>+24(SB)/4, $0x40c00000
+DATA sgemmSix<>+28(SB)/4, $0x40c00000
+GLOBL sgemmSix<>(SB), RODATA|NOPTR, $32
 
-DATA avx2Zero<>+0(SB)/4, $0x0
-DATA avx2Zero<>+4(SB)/4, $0x0
-DATA avx2Zero<>+8(SB)/4, $0x0
-DATA avx2Zero<>+12(SB)/4, $0x0
-DATA avx2Zero<>+16(SB)/4, $0x0
-DATA avx2Zero<>+20(SB)/4, $0x0
-DATA avx2Zero<>+24(SB)/4, $0x0
-DATA avx2Zero<>+28(SB)/4, $0x0
-GLOBL avx2Zero<>(SB), RODATA|NOPTR, $32
+DATA sgemmZero<>+0(SB)/4, $0x0
+DATA sgemmZero<>+4(SB)/4, $0x0
+DATA sgemmZero<>+8(SB)/4, $0x0
+DATA sgemmZero<>+12(SB)/4, $0x0
+DATA sgemmZero<>+16(SB)/4, $0x0
+DATA sgemmZero<>+20(SB)/4, $0x0
+DATA sgemmZero<>+24(SB)/4, $0x0
+DATA sgemmZero<>+28(SB)/4, $0x0
+GLOBL sgemmZero<>(SB), RODATA|NOPTR, $32
 
 // func sgemm6x16AVX2RowAEp(k int, a, b, c *float32, ldc, rows int, rowBias *float32, kind uint32, scale, shift float32)
 TEXT ·sgemm6x16AVX2RowAEp(SB), NOSPLIT, $0-68
@@ -4567,18 +4567,18 @@ sgemm6x16AVX2RowAEp_k1_skip:
 	JNE sgemm6x16AVX2RowAEp_k5_skip
 	VBROADCASTSS (R11), Y0
 	VADDPS Y0, Y4, Y4
-	VADDPS avx2Three<>(SB), Y4, Y3
-	VPMAXSD avx2Zero<>(SB), Y3, Y3
-	VPMINUD avx2Six<>(SB), Y3, Y3
+	VADDPS sgemmThree<>(SB), Y4, Y3
+	VPMAXSD sgemmZero<>(SB), Y3, Y3
+	VPMINUD sgemmSix<>(SB), Y3, Y3
 	VMULPS Y3, Y4, Y4
-	VDIVPS avx2Six<>(SB), Y4, Y4
+	VDIVPS sgemmSix<>(SB), Y4, Y4
 	VMOVUPS Y4, 0(DI)
 	VADDPS Y0, Y5, Y5
-	VADDPS avx2Three<>(SB), Y5, Y3
-	VPMAXSD avx2Zero<>(SB), Y3, Y3
-	VPMINUD avx2Six<>(SB), Y3, Y3
+	VADDPS sgemmThree<>(SB), Y5, Y3
+	VPMAXSD sgemmZero<>(SB), Y3, Y3
+	VPMINUD sgemmSix<>(SB), Y3, Y3
 	VMULPS Y3, Y5, Y5
-	VDIVPS avx2Six<>(SB), Y5, Y5
+	VDIVPS sgemmSix<>(SB), Y5, Y5
 	VMOVUPS Y5, 32(DI)
 	DECQ R8
 	JZ sgemm6x16AVX2RowAEp_done
@@ -4586,18 +4586,18 @@ sgemm6x16AVX2RowAEp_k1_skip:
 	ADDQ $4, R11
 	VBROADCASTSS (R11), Y0
 	VADDPS Y0, Y6, Y6
-	VADDPS avx2Three<>(SB), Y6, Y3
-	VPMAXSD avx2Zero<>(SB), Y3, Y3
-	VPMINUD avx2Six<>(SB), Y3, Y3
+	VADDPS sgemmThree<>(SB), Y6, Y3
+	VPMAXSD sgemmZero<>(SB), Y3, Y3
+	VPMINUD sgemmSix<>(SB), Y3, Y3
 	VMULPS Y3, Y6, Y6
-	VDIVPS avx2Six<>(SB), Y6, Y6
+	VDIVPS sgemmSix<>(SB), Y6, Y6
 	VMOVUPS Y6, 0(DI)
 	VADDPS Y0, Y7, Y7
-	VADDPS avx2Three<>(SB), Y7, Y3
-	VPMAXSD avx2Zero<>(SB), Y3, Y3
-	VPMINUD avx2Six<>(SB), Y3, Y3
+	VADDPS sgemmThree<>(SB), Y7, Y3
+	VPMAXSD sgemmZero<>(SB), Y3, Y3
+	VPMINUD sgemmSix<>(SB), Y3, Y3
 	VMULPS Y3, Y7, Y7
-	VDIVPS avx2Six<>(SB), Y7, Y7
+	VDIVPS sgemmSix<>(SB), Y7, Y7
 	VMOVUPS Y7, 32(DI)
 	DECQ R8
 	JZ sgemm6x16AVX2RowAEp_done
@@ -4605,18 +4605,18 @@ sgemm6x16AVX2RowAEp_k1_skip:
 	ADDQ $4, R11
 	VBROADCASTSS (R11), Y0
 	VADDPS Y0, Y8, Y8
-	VADDPS avx2Three<>(SB), Y8, Y3
-	VPMAXSD avx2Zero<>(SB), Y3, Y3
-	VPMINUD avx2Six<>(SB), Y3, Y3
+	VADDPS sgemmThree<>(SB), Y8, Y3
+	VPMAXSD sgemmZero<>(SB), Y3, Y3
+	VPMINUD sgemmSix<>(SB), Y3, Y3
 	VMULPS Y3, Y8, Y8
-	VDIVPS avx2Six<>(SB), Y8, Y8
+	VDIVPS sgemmSix<>(SB), Y8, Y8
 	VMOVUPS Y8, 0(DI)
 	VADDPS Y0, Y9, Y9
-	VADDPS avx2Three<>(SB), Y9, Y3
-	VPMAXSD avx2Zero<>(SB), Y3, Y3
-	VPMINUD avx2Six<>(SB), Y3, Y3
+	VADDPS sgemmThree<>(SB), Y9, Y3
+	VPMAXSD sgemmZero<>(SB), Y3, Y3
+	VPMINUD sgemmSix<>(SB), Y3, Y3
 	VMULPS Y3, Y9, Y9
-	VDIVPS avx2Six<>(SB), Y9, Y9
+	VDIVPS sgemmSix<>(SB), Y9, Y9
 	VMOVUPS Y9, 32(DI)
 	DECQ R8
 	JZ sgemm6x16AVX2RowAEp_done
@@ -4624,18 +4624,18 @@ sgemm6x16AVX2RowAEp_k1_skip:
 	ADDQ $4, R11
 	VBROADCASTSS (R11), Y0
 	VADDPS Y0, Y10, Y10
-	VADDPS avx2Three<>(SB), Y10, Y3
-	VPMAXSD avx2Zero<>(SB), Y3, Y3
-	VPMINUD avx2Six<>(SB), Y3, Y3
+	VADDPS sgemmThree<>(SB), Y10, Y3
+	VPMAXSD sgemmZero<>(SB), Y3, Y3
+	VPMINUD sgemmSix<>(SB), Y3, Y3
 	VMULPS Y3, Y10, Y10
-	VDIVPS avx2Six<>(SB), Y10, Y10
+	VDIVPS sgemmSix<>(SB), Y10, Y10
 	VMOVUPS Y10, 0(DI)
 	VADDPS Y0, Y11, Y11
-	VADDPS avx2Three<>(SB), Y11, Y3
-	VPMAXSD avx2Zero<>(SB), Y3, Y3
-	VPMINUD avx2Six<>(SB), Y3, Y3
+	VADDPS sgemmThree<>(SB), Y11, Y3
+	VPMAXSD sgemmZero<>(SB), Y3, Y3
+	VPMINUD sgemmSix<>(SB), Y3, Y3
 	VMULPS Y3, Y11, Y11
-	VDIVPS avx2Six<>(SB), Y11, Y11
+	VDIVPS sgemmSix<>(SB), Y11, Y11
 	VMOVUPS Y11, 32(DI)
 	DECQ R8
 	JZ sgemm6x16AVX2RowAEp_done
@@ -4643,18 +4643,18 @@ sgemm6x16AVX2RowAEp_k1_skip:
 	ADDQ $4, R11
 	VBROADCASTSS (R11), Y0
 	VADDPS Y0, Y12, Y12
-	VADDPS avx2Three<>(SB), Y12, Y3
-	VPMAXSD avx2Zero<>(SB), Y3, Y3
-	VPMINUD avx2Six<>(SB), Y3, Y3
+	VADDPS sgemmThree<>(SB), Y12, Y3
+	VPMAXSD sgemmZero<>(SB), Y3, Y3
+	VPMINUD sgemmSix<>(SB), Y3, Y3
 	VMULPS Y3, Y12, Y12
-	VDIVPS avx2Six<>(SB), Y12, Y12
+	VDIVPS sgemmSix<>(SB), Y12, Y12
 	VMOVUPS Y12, 0(DI)
 	VADDPS Y0, Y13, Y13
-	VADDPS avx2Three<>(SB), Y13, Y3
-	VPMAXSD avx2Zero<>(SB), Y3, Y3
-	VPMINUD avx2Six<>(SB), Y3, Y3
+	VADDPS sgemmThree<>(SB), Y13, Y3
+	VPMAXSD sgemmZero<>(SB), Y3, Y3
+	VPMINUD sgemmSix<>(SB), Y3, Y3
 	VMULPS Y3, Y13, Y13
-	VDIVPS avx2Six<>(SB), Y13, Y13
+	VDIVPS sgemmSix<>(SB), Y13, Y13
 	VMOVUPS Y13, 32(DI)
 	DECQ R8
 	JZ sgemm6x16AVX2RowAEp_done
@@ -4662,18 +4662,18 @@ sgemm6x16AVX2RowAEp_k1_skip:
 	ADDQ $4, R11
 	VBROADCASTSS (R11), Y0
 	VADDPS Y0, Y14, Y14
-	VADDPS avx2Three<>(SB), Y14, Y3
-	VPMAXSD avx2Zero<>(SB), Y3, Y3
-	VPMINUD avx2Six<>(SB), Y3, Y3
+	VADDPS sgemmThree<>(SB), Y14, Y3
+	VPMAXSD sgemmZero<>(SB), Y3, Y3
+	VPMINUD sgemmSix<>(SB), Y3, Y3
 	VMULPS Y3, Y14, Y14
-	VDIVPS avx2Six<>(SB), Y14, Y14
+	VDIVPS sgemmSix<>(SB), Y14, Y14
 	VMOVUPS Y14, 0(DI)
 	VADDPS Y0, Y15, Y15
-	VADDPS avx2Three<>(SB), Y15, Y3
-	VPMAXSD avx2Zero<>(SB), Y3, Y3
-	VPMINUD avx2Six<>(SB), Y3, Y3
+	VADDPS sgemmThree<>(SB), Y15, Y3
+	VPMAXSD sgemmZero<>(SB), Y3, Y3
+	VPMINUD sgemmSix<>(SB), Y3, Y3
 	VMULPS Y3, Y15, Y15
-	VDIVPS avx2Six<>(SB), Y15, Y15
+	VDIVPS sgemmSix<>(SB), Y15, Y15
 	VMOVUPS Y15, 32(DI)
 	JMP sgemm6x16AVX2RowAEp_done
 sgemm6x16AVX2RowAEp_k5_skip:
@@ -4861,20 +4861,20 @@ sgemm6x16AVX2RowAEp_k257_skip:
 	JNE sgemm6x16AVX2RowAEp_k261_skip
 	VBROADCASTSS (R11), Y0
 	VADDPS Y0, Y4, Y4
-	VADDPS avx2Three<>(SB), Y4, Y3
-	VPMAXSD avx2Zero<>(SB), Y3, Y3
-	VPMINUD avx2Six<>(SB), Y3, Y3
+	VADDPS sgemmThree<>(SB), Y4, Y3
+	VPMAXSD sgemmZero<>(SB), Y3, Y3
+	VPMINUD sgemmSix<>(SB), Y3, Y3
 	VMULPS Y3, Y4, Y4
-	VDIVPS avx2Six<>(SB), Y4, Y4
+	VDIVPS sgemmSix<>(SB), Y4, Y4
 	VMULPS Y1, Y4, Y4
 	VADDPS Y2, Y4, Y4
 	VMOVUPS Y4, 0(DI)
 	VADDPS Y0, Y5, Y5
-	VADDPS avx2Three<>(SB), Y5, Y3
-	VPMAXSD avx2Zero<>(SB), Y3, Y3
-	VPMINUD avx2Six<>(SB), Y3, Y3
+	VADDPS sgemmThree<>(SB), Y5, Y3
+	VPMAXSD sgemmZero<>(SB), Y3, Y3
+	VPMINUD sgemmSix<>(SB), Y3, Y3
 	VMULPS Y3, Y5, Y5
-	VDIVPS avx2Six<>(SB), Y5, Y5
+	VDIVPS sgemmSix<>(SB), Y5, Y5
 	VMULPS Y1, Y5, Y5
 	VADDPS Y2, Y5, Y5
 	VMOVUPS Y5, 32(DI)
@@ -4884,20 +4884,20 @@ sgemm6x16AVX2RowAEp_k257_skip:
 	ADDQ $4, R11
 	VBROADCASTSS (R11), Y0
 	VADDPS Y0, Y6, Y6
-	VADDPS avx2Three<>(SB), Y6, Y3
-	VPMAXSD avx2Zero<>(SB), Y3, Y3
-	VPMINUD avx2Six<>(SB), Y3, Y3
+	VADDPS sgemmThree<>(SB), Y6, Y3
+	VPMAXSD sgemmZero<>(SB), Y3, Y3
+	VPMINUD sgemmSix<>(SB), Y3, Y3
 	VMULPS Y3, Y6, Y6
-	VDIVPS avx2Six<>(SB), Y6, Y6
+	VDIVPS sgemmSix<>(SB), Y6, Y6
 	VMULPS Y1, Y6, Y6
 	VADDPS Y2, Y6, Y6
 	VMOVUPS Y6, 0(DI)
 	VADDPS Y0, Y7, Y7
-	VADDPS avx2Three<>(SB), Y7, Y3
-	VPMAXSD avx2Zero<>(SB), Y3, Y3
-	VPMINUD avx2Six<>(SB), Y3, Y3
+	VADDPS sgemmThree<>(SB), Y7, Y3
+	VPMAXSD sgemmZero<>(SB), Y3, Y3
+	VPMINUD sgemmSix<>(SB), Y3, Y3
 	VMULPS Y3, Y7, Y7
-	VDIVPS avx2Six<>(SB), Y7, Y7
+	VDIVPS sgemmSix<>(SB), Y7, Y7
 	VMULPS Y1, Y7, Y7
 	VADDPS Y2, Y7, Y7
 	VMOVUPS Y7, 32(DI)
@@ -4907,20 +4907,20 @@ sgemm6x16AVX2RowAEp_k257_skip:
 	ADDQ $4, R11
 	VBROADCASTSS (R11), Y0
 	VADDPS Y0, Y8, Y8
-	VADDPS avx2Three<>(SB), Y8, Y3
-	VPMAXSD avx2Zero<>(SB), Y3, Y3
-	VPMINUD avx2Six<>(SB), Y3, Y3
+	VADDPS sgemmThree<>(SB), Y8, Y3
+	VPMAXSD sgemmZero<>(SB), Y3, Y3
+	VPMINUD sgemmSix<>(SB), Y3, Y3
 	VMULPS Y3, Y8, Y8
-	VDIVPS avx2Six<>(SB), Y8, Y8
+	VDIVPS sgemmSix<>(SB), Y8, Y8
 	VMULPS Y1, Y8, Y8
 	VADDPS Y2, Y8, Y8
 	VMOVUPS Y8, 0(DI)
 	VADDPS Y0, Y9, Y9
-	VADDPS avx2Three<>(SB), Y9, Y3
-	VPMAXSD avx2Zero<>(SB), Y3, Y3
-	VPMINUD avx2Six<>(SB), Y3, Y3
+	VADDPS sgemmThree<>(SB), Y9, Y3
+	VPMAXSD sgemmZero<>(SB), Y3, Y3
+	VPMINUD sgemmSix<>(SB), Y3, Y3
 	VMULPS Y3, Y9, Y9
-	VDIVPS avx2Six<>(SB), Y9, Y9
+	VDIVPS sgemmSix<>(SB), Y9, Y9
 	VMULPS Y1, Y9, Y9
 	VADDPS Y2, Y9, Y9
 	VMOVUPS Y9, 32(DI)
@@ -4930,20 +4930,20 @@ sgemm6x16AVX2RowAEp_k257_skip:
 	ADDQ $4, R11
 	VBROADCASTSS (R11), Y0
 	VADDPS Y0, Y10, Y10
-	VADDPS avx2Three<>(SB), Y10, Y3
-	VPMAXSD avx2Zero<>(SB), Y3, Y3
-	VPMINUD avx2Six<>(SB), Y3, Y3
+	VADDPS sgemmThree<>(SB), Y10, Y3
+	VPMAXSD sgemmZero<>(SB), Y3, Y3
+	VPMINUD sgemmSix<>(SB), Y3, Y3
 	VMULPS Y3, Y10, Y10
-	VDIVPS avx2Six<>(SB), Y10, Y10
+	VDIVPS sgemmSix<>(SB), Y10, Y10
 	VMULPS Y1, Y10, Y10
 	VADDPS Y2, Y10, Y10
 	VMOVUPS Y10, 0(DI)
 	VADDPS Y0, Y11, Y11
-	VADDPS avx2Three<>(SB), Y11, Y3
-	VPMAXSD avx2Zero<>(SB), Y3, Y3
-	VPMINUD avx2Six<>(SB), Y3, Y3
+	VADDPS sgemmThree<>(SB), Y11, Y3
+	VPMAXSD sgemmZero<>(SB), Y3, Y3
+	VPMINUD sgemmSix<>(SB), Y3, Y3
 	VMULPS Y3, Y11, Y11
-	VDIVPS avx2Six<>(SB), Y11, Y11
+	VDIVPS sgemmSix<>(SB), Y11, Y11
 	VMULPS Y1, Y11, Y11
 	VADDPS Y2, Y11, Y11
 	VMOVUPS Y11, 32(DI)
@@ -4953,20 +4953,20 @@ sgemm6x16AVX2RowAEp_k257_skip:
 	ADDQ $4, R11
 	VBROADCASTSS (R11), Y0
 	VADDPS Y0, Y12, Y12
-	VADDPS avx2Three<>(SB), Y12, Y3
-	VPMAXSD avx2Zero<>(SB), Y3, Y3
-	VPMINUD avx2Six<>(SB), Y3, Y3
+	VADDPS sgemmThree<>(SB), Y12, Y3
+	VPMAXSD sgemmZero<>(SB), Y3, Y3
+	VPMINUD sgemmSix<>(SB), Y3, Y3
 	VMULPS Y3, Y12, Y12
-	VDIVPS avx2Six<>(SB), Y12, Y12
+	VDIVPS sgemmSix<>(SB), Y12, Y12
 	VMULPS Y1, Y12, Y12
 	VADDPS Y2, Y12, Y12
 	VMOVUPS Y12, 0(DI)
 	VADDPS Y0, Y13, Y13
-	VADDPS avx2Three<>(SB), Y13, Y3
-	VPMAXSD avx2Zero<>(SB), Y3, Y3
-	VPMINUD avx2Six<>(SB), Y3, Y3
+	VADDPS sgemmThree<>(SB), Y13, Y3
+	VPMAXSD sgemmZero<>(SB), Y3, Y3
+	VPMINUD sgemmSix<>(SB), Y3, Y3
 	VMULPS Y3, Y13, Y13
-	VDIVPS avx2Six<>(SB), Y13, Y13
+	VDIVPS sgemmSix<>(SB), Y13, Y13
 	VMULPS Y1, Y13, Y13
 	VADDPS Y2, Y13, Y13
 	VMOVUPS Y13, 32(DI)
@@ -4976,20 +4976,20 @@ sgemm6x16AVX2RowAEp_k257_skip:
 	ADDQ $4, R11
 	VBROADCASTSS (R11), Y0
 	VADDPS Y0, Y14, Y14
-	VADDPS avx2Three<>(SB), Y14, Y3
-	VPMAXSD avx2Zero<>(SB), Y3, Y3
-	VPMINUD avx2Six<>(SB), Y3, Y3
+	VADDPS sgemmThree<>(SB), Y14, Y3
+	VPMAXSD sgemmZero<>(SB), Y3, Y3
+	VPMINUD sgemmSix<>(SB), Y3, Y3
 	VMULPS Y3, Y14, Y14
-	VDIVPS avx2Six<>(SB), Y14, Y14
+	VDIVPS sgemmSix<>(SB), Y14, Y14
 	VMULPS Y1, Y14, Y14
 	VADDPS Y2, Y14, Y14
 	VMOVUPS Y14, 0(DI)
 	VADDPS Y0, Y15, Y15
-	VADDPS avx2Three<>(SB), Y15, Y3
-	VPMAXSD avx2Zero<>(SB), Y3, Y3
-	VPMINUD avx2Six<>(SB), Y3, Y3
+	VADDPS sgemmThree<>(SB), Y15, Y3
+	VPMAXSD sgemmZero<>(SB), Y3, Y3
+	VPMINUD sgemmSix<>(SB), Y3, Y3
 	VMULPS Y3, Y15, Y15
-	VDIVPS avx2Six<>(SB), Y15, Y15
+	VDIVPS sgemmSix<>(SB), Y15, Y15
 	VMULPS Y1, Y15, Y15
 	VADDPS Y2, Y15, Y15
 	VMOVUPS Y15, 32(DI)
@@ -5207,11 +5207,11 @@ sgemm6x8AVX2RowAEp_k1_skip:
 	JNE sgemm6x8AVX2RowAEp_k5_skip
 	VBROADCASTSS (R11), Y0
 	VADDPS Y0, Y10, Y10
-	VADDPS avx2Three<>(SB), Y10, Y3
-	VPMAXSD avx2Zero<>(SB), Y3, Y3
-	VPMINUD avx2Six<>(SB), Y3, Y3
+	VADDPS sgemmThree<>(SB), Y10, Y3
+	VPMAXSD sgemmZero<>(SB), Y3, Y3
+	VPMINUD sgemmSix<>(SB), Y3, Y3
 	VMULPS Y3, Y10, Y10
-	VDIVPS avx2Six<>(SB), Y10, Y10
+	VDIVPS sgemmSix<>(SB), Y10, Y10
 	VMOVUPS Y10, 0(DI)
 	DECQ R8
 	JZ sgemm6x8AVX2RowAEp_done
@@ -5219,11 +5219,11 @@ sgemm6x8AVX2RowAEp_k1_skip:
 	ADDQ $4, R11
 	VBROADCASTSS (R11), Y0
 	VADDPS Y0, Y11, Y11
-	VADDPS avx2Three<>(SB), Y11, Y3
-	VPMAXSD avx2Zero<>(SB), Y3, Y3
-	VPMINUD avx2Six<>(SB), Y3, Y3
+	VADDPS sgemmThree<>(SB), Y11, Y3
+	VPMAXSD sgemmZero<>(SB), Y3, Y3
+	VPMINUD sgemmSix<>(SB), Y3, Y3
 	VMULPS Y3, Y11, Y11
-	VDIVPS avx2Six<>(SB), Y11, Y11
+	VDIVPS sgemmSix<>(SB), Y11, Y11
 	VMOVUPS Y11, 0(DI)
 	DECQ R8
 	JZ sgemm6x8AVX2RowAEp_done
@@ -5231,11 +5231,11 @@ sgemm6x8AVX2RowAEp_k1_skip:
 	ADDQ $4, R11
 	VBROADCASTSS (R11), Y0
 	VADDPS Y0, Y12, Y12
-	VADDPS avx2Three<>(SB), Y12, Y3
-	VPMAXSD avx2Zero<>(SB), Y3, Y3
-	VPMINUD avx2Six<>(SB), Y3, Y3
+	VADDPS sgemmThree<>(SB), Y12, Y3
+	VPMAXSD sgemmZero<>(SB), Y3, Y3
+	VPMINUD sgemmSix<>(SB), Y3, Y3
 	VMULPS Y3, Y12, Y12
-	VDIVPS avx2Six<>(SB), Y12, Y12
+	VDIVPS sgemmSix<>(SB), Y12, Y12
 	VMOVUPS Y12, 0(DI)
 	DECQ R8
 	JZ sgemm6x8AVX2RowAEp_done
@@ -5243,11 +5243,11 @@ sgemm6x8AVX2RowAEp_k1_skip:
 	ADDQ $4, R11
 	VBROADCASTSS (R11), Y0
 	VADDPS Y0, Y13, Y13
-	VADDPS avx2Three<>(SB), Y13, Y3
-	VPMAXSD avx2Zero<>(SB), Y3, Y3
-	VPMINUD avx2Six<>(SB), Y3, Y3
+	VADDPS sgemmThree<>(SB), Y13, Y3
+	VPMAXSD sgemmZero<>(SB), Y3, Y3
+	VPMINUD sgemmSix<>(SB), Y3, Y3
 	VMULPS Y3, Y13, Y13
-	VDIVPS avx2Six<>(SB), Y13, Y13
+	VDIVPS sgemmSix<>(SB), Y13, Y13
 	VMOVUPS Y13, 0(DI)
 	DECQ R8
 	JZ sgemm6x8AVX2RowAEp_done
@@ -5255,11 +5255,11 @@ sgemm6x8AVX2RowAEp_k1_skip:
 	ADDQ $4, R11
 	VBROADCASTSS (R11), Y0
 	VADDPS Y0, Y14, Y14
-	VADDPS avx2Three<>(SB), Y14, Y3
-	VPMAXSD avx2Zero<>(SB), Y3, Y3
-	VPMINUD avx2Six<>(SB), Y3, Y3
+	VADDPS sgemmThree<>(SB), Y14, Y3
+	VPMAXSD sgemmZero<>(SB), Y3, Y3
+	VPMINUD sgemmSix<>(SB), Y3, Y3
 	VMULPS Y3, Y14, Y14
-	VDIVPS avx2Six<>(SB), Y14, Y14
+	VDIVPS sgemmSix<>(SB), Y14, Y14
 	VMOVUPS Y14, 0(DI)
 	DECQ R8
 	JZ sgemm6x8AVX2RowAEp_done
@@ -5267,11 +5267,11 @@ sgemm6x8AVX2RowAEp_k1_skip:
 	ADDQ $4, R11
 	VBROADCASTSS (R11), Y0
 	VADDPS Y0, Y15, Y15
-	VADDPS avx2Three<>(SB), Y15, Y3
-	VPMAXSD avx2Zero<>(SB), Y3, Y3
-	VPMINUD avx2Six<>(SB), Y3, Y3
+	VADDPS sgemmThree<>(SB), Y15, Y3
+	VPMAXSD sgemmZero<>(SB), Y3, Y3
+	VPMINUD sgemmSix<>(SB), Y3, Y3
 	VMULPS Y3, Y15, Y15
-	VDIVPS avx2Six<>(SB), Y15, Y15
+	VDIVPS sgemmSix<>(SB), Y15, Y15
 	VMOVUPS Y15, 0(DI)
 	JMP sgemm6x8AVX2RowAEp_done
 sgemm6x8AVX2RowAEp_k5_skip:
@@ -5399,11 +5399,11 @@ sgemm6x8AVX2RowAEp_k257_skip:
 	JNE sgemm6x8AVX2RowAEp_k261_skip
 	VBROADCASTSS (R11), Y0
 	VADDPS Y0, Y10, Y10
-	VADDPS avx2Three<>(SB), Y10, Y3
-	VPMAXSD avx2Zero<>(SB), Y3, Y3
-	VPMINUD avx2Six<>(SB), Y3, Y3
+	VADDPS sgemmThree<>(SB), Y10, Y3
+	VPMAXSD sgemmZero<>(SB), Y3, Y3
+	VPMINUD sgemmSix<>(SB), Y3, Y3
 	VMULPS Y3, Y10, Y10
-	VDIVPS avx2Six<>(SB), Y10, Y10
+	VDIVPS sgemmSix<>(SB), Y10, Y10
 	VMULPS Y1, Y10, Y10
 	VADDPS Y2, Y10, Y10
 	VMOVUPS Y10, 0(DI)
@@ -5413,11 +5413,11 @@ sgemm6x8AVX2RowAEp_k257_skip:
 	ADDQ $4, R11
 	VBROADCASTSS (R11), Y0
 	VADDPS Y0, Y11, Y11
-	VADDPS avx2Three<>(SB), Y11, Y3
-	VPMAXSD avx2Zero<>(SB), Y3, Y3
-	VPMINUD avx2Six<>(SB), Y3, Y3
+	VADDPS sgemmThree<>(SB), Y11, Y3
+	VPMAXSD sgemmZero<>(SB), Y3, Y3
+	VPMINUD sgemmSix<>(SB), Y3, Y3
 	VMULPS Y3, Y11, Y11
-	VDIVPS avx2Six<>(SB), Y11, Y11
+	VDIVPS sgemmSix<>(SB), Y11, Y11
 	VMULPS Y1, Y11, Y11
 	VADDPS Y2, Y11, Y11
 	VMOVUPS Y11, 0(DI)
@@ -5427,11 +5427,11 @@ sgemm6x8AVX2RowAEp_k257_skip:
 	ADDQ $4, R11
 	VBROADCASTSS (R11), Y0
 	VADDPS Y0, Y12, Y12
-	VADDPS avx2Three<>(SB), Y12, Y3
-	VPMAXSD avx2Zero<>(SB), Y3, Y3
-	VPMINUD avx2Six<>(SB), Y3, Y3
+	VADDPS sgemmThree<>(SB), Y12, Y3
+	VPMAXSD sgemmZero<>(SB), Y3, Y3
+	VPMINUD sgemmSix<>(SB), Y3, Y3
 	VMULPS Y3, Y12, Y12
-	VDIVPS avx2Six<>(SB), Y12, Y12
+	VDIVPS sgemmSix<>(SB), Y12, Y12
 	VMULPS Y1, Y12, Y12
 	VADDPS Y2, Y12, Y12
 	VMOVUPS Y12, 0(DI)
@@ -5441,11 +5441,11 @@ sgemm6x8AVX2RowAEp_k257_skip:
 	ADDQ $4, R11
 	VBROADCASTSS (R11), Y0
 	VADDPS Y0, Y13, Y13
-	VADDPS avx2Three<>(SB), Y13, Y3
-	VPMAXSD avx2Zero<>(SB), Y3, Y3
-	VPMINUD avx2Six<>(SB), Y3, Y3
+	VADDPS sgemmThree<>(SB), Y13, Y3
+	VPMAXSD sgemmZero<>(SB), Y3, Y3
+	VPMINUD sgemmSix<>(SB), Y3, Y3
 	VMULPS Y3, Y13, Y13
-	VDIVPS avx2Six<>(SB), Y13, Y13
+	VDIVPS sgemmSix<>(SB), Y13, Y13
 	VMULPS Y1, Y13, Y13
 	VADDPS Y2, Y13, Y13
 	VMOVUPS Y13, 0(DI)
@@ -5455,11 +5455,11 @@ sgemm6x8AVX2RowAEp_k257_skip:
 	ADDQ $4, R11
 	VBROADCASTSS (R11), Y0
 	VADDPS Y0, Y14, Y14
-	VADDPS avx2Three<>(SB), Y14, Y3
-	VPMAXSD avx2Zero<>(SB), Y3, Y3
-	VPMINUD avx2Six<>(SB), Y3, Y3
+	VADDPS sgemmThree<>(SB), Y14, Y3
+	VPMAXSD sgemmZero<>(SB), Y3, Y3
+	VPMINUD sgemmSix<>(SB), Y3, Y3
 	VMULPS Y3, Y14, Y14
-	VDIVPS avx2Six<>(SB), Y14, Y14
+	VDIVPS sgemmSix<>(SB), Y14, Y14
 	VMULPS Y1, Y14, Y14
 	VADDPS Y2, Y14, Y14
 	VMOVUPS Y14, 0(DI)
@@ -5469,11 +5469,11 @@ sgemm6x8AVX2RowAEp_k257_skip:
 	ADDQ $4, R11
 	VBROADCASTSS (R11), Y0
 	VADDPS Y0, Y15, Y15
-	VADDPS avx2Three<>(SB), Y15, Y3
-	VPMAXSD avx2Zero<>(SB), Y3, Y3
-	VPMINUD avx2Six<>(SB), Y3, Y3
+	VADDPS sgemmThree<>(SB), Y15, Y3
+	VPMAXSD sgemmZero<>(SB), Y3, Y3
+	VPMINUD sgemmSix<>(SB), Y3, Y3
 	VMULPS Y3, Y15, Y15
-	VDIVPS avx2Six<>(SB), Y15, Y15
+	VDIVPS sgemmSix<>(SB), Y15, Y15
 	VMULPS Y1, Y15, Y15
 	VADDPS Y2, Y15, Y15
 	VMOVUPS Y15, 0(DI)
@@ -5690,18 +5690,18 @@ sgemm4x16AVX2RowAEp_k1_skip:
 	JNE sgemm4x16AVX2RowAEp_k5_skip
 	VBROADCASTSS (R11), Y0
 	VADDPS Y0, Y8, Y8
-	VADDPS avx2Three<>(SB), Y8, Y3
-	VPMAXSD avx2Zero<>(SB), Y3, Y3
-	VPMINUD avx2Six<>(SB), Y3, Y3
+	VADDPS sgemmThree<>(SB), Y8, Y3
+	VPMAXSD sgemmZero<>(SB), Y3, Y3
+	VPMINUD sgemmSix<>(SB), Y3, Y3
 	VMULPS Y3, Y8, Y8
-	VDIVPS avx2Six<>(SB), Y8, Y8
+	VDIVPS sgemmSix<>(SB), Y8, Y8
 	VMOVUPS Y8, 0(DI)
 	VADDPS Y0, Y9, Y9
-	VADDPS avx2Three<>(SB), Y9, Y3
-	VPMAXSD avx2Zero<>(SB), Y3, Y3
-	VPMINUD avx2Six<>(SB), Y3, Y3
+	VADDPS sgemmThree<>(SB), Y9, Y3
+	VPMAXSD sgemmZero<>(SB), Y3, Y3
+	VPMINUD sgemmSix<>(SB), Y3, Y3
 	VMULPS Y3, Y9, Y9
-	VDIVPS avx2Six<>(SB), Y9, Y9
+	VDIVPS sgemmSix<>(SB), Y9, Y9
 	VMOVUPS Y9, 32(DI)
 	DECQ R8
 	JZ sgemm4x16AVX2RowAEp_done
@@ -5709,18 +5709,18 @@ sgemm4x16AVX2RowAEp_k1_skip:
 	ADDQ $4, R11
 	VBROADCASTSS (R11), Y0
 	VADDPS Y0, Y10, Y10
-	VADDPS avx2Three<>(SB), Y10, Y3
-	VPMAXSD avx2Zero<>(SB), Y3, Y3
-	VPMINUD avx2Six<>(SB), Y3, Y3
+	VADDPS sgemmThree<>(SB), Y10, Y3
+	VPMAXSD sgemmZero<>(SB), Y3, Y3
+	VPMINUD sgemmSix<>(SB), Y3, Y3
 	VMULPS Y3, Y10, Y10
-	VDIVPS avx2Six<>(SB), Y10, Y10
+	VDIVPS sgemmSix<>(SB), Y10, Y10
 	VMOVUPS Y10, 0(DI)
 	VADDPS Y0, Y11, Y11
-	VADDPS avx2Three<>(SB), Y11, Y3
-	VPMAXSD avx2Zero<>(SB), Y3, Y3
-	VPMINUD avx2Six<>(SB), Y3, Y3
+	VADDPS sgemmThree<>(SB), Y11, Y3
+	VPMAXSD sgemmZero<>(SB), Y3, Y3
+	VPMINUD sgemmSix<>(SB), Y3, Y3
 	VMULPS Y3, Y11, Y11
-	VDIVPS avx2Six<>(SB), Y11, Y11
+	VDIVPS sgemmSix<>(SB), Y11, Y11
 	VMOVUPS Y11, 32(DI)
 	DECQ R8
 	JZ sgemm4x16AVX2RowAEp_done
@@ -5728,18 +5728,18 @@ sgemm4x16AVX2RowAEp_k1_skip:
 	ADDQ $4, R11
 	VBROADCASTSS (R11), Y0
 	VADDPS Y0, Y12, Y12
-	VADDPS avx2Three<>(SB), Y12, Y3
-	VPMAXSD avx2Zero<>(SB), Y3, Y3
-	VPMINUD avx2Six<>(SB), Y3, Y3
+	VADDPS sgemmThree<>(SB), Y12, Y3
+	VPMAXSD sgemmZero<>(SB), Y3, Y3
+	VPMINUD sgemmSix<>(SB), Y3, Y3
 	VMULPS Y3, Y12, Y12
-	VDIVPS avx2Six<>(SB), Y12, Y12
+	VDIVPS sgemmSix<>(SB), Y12, Y12
 	VMOVUPS Y12, 0(DI)
 	VADDPS Y0, Y13, Y13
-	VADDPS avx2Three<>(SB), Y13, Y3
-	VPMAXSD avx2Zero<>(SB), Y3, Y3
-	VPMINUD avx2Six<>(SB), Y3, Y3
+	VADDPS sgemmThree<>(SB), Y13, Y3
+	VPMAXSD sgemmZero<>(SB), Y3, Y3
+	VPMINUD sgemmSix<>(SB), Y3, Y3
 	VMULPS Y3, Y13, Y13
-	VDIVPS avx2Six<>(SB), Y13, Y13
+	VDIVPS sgemmSix<>(SB), Y13, Y13
 	VMOVUPS Y13, 32(DI)
 	DECQ R8
 	JZ sgemm4x16AVX2RowAEp_done
@@ -5747,18 +5747,18 @@ sgemm4x16AVX2RowAEp_k1_skip:
 	ADDQ $4, R11
 	VBROADCASTSS (R11), Y0
 	VADDPS Y0, Y14, Y14
-	VADDPS avx2Three<>(SB), Y14, Y3
-	VPMAXSD avx2Zero<>(SB), Y3, Y3
-	VPMINUD avx2Six<>(SB), Y3, Y3
+	VADDPS sgemmThree<>(SB), Y14, Y3
+	VPMAXSD sgemmZero<>(SB), Y3, Y3
+	VPMINUD sgemmSix<>(SB), Y3, Y3
 	VMULPS Y3, Y14, Y14
-	VDIVPS avx2Six<>(SB), Y14, Y14
+	VDIVPS sgemmSix<>(SB), Y14, Y14
 	VMOVUPS Y14, 0(DI)
 	VADDPS Y0, Y15, Y15
-	VADDPS avx2Three<>(SB), Y15, Y3
-	VPMAXSD avx2Zero<>(SB), Y3, Y3
-	VPMINUD avx2Six<>(SB), Y3, Y3
+	VADDPS sgemmThree<>(SB), Y15, Y3
+	VPMAXSD sgemmZero<>(SB), Y3, Y3
+	VPMINUD sgemmSix<>(SB), Y3, Y3
 	VMULPS Y3, Y15, Y15
-	VDIVPS avx2Six<>(SB), Y15, Y15
+	VDIVPS sgemmSix<>(SB), Y15, Y15
 	VMOVUPS Y15, 32(DI)
 	JMP sgemm4x16AVX2RowAEp_done
 sgemm4x16AVX2RowAEp_k5_skip:
@@ -5886,20 +5886,20 @@ sgemm4x16AVX2RowAEp_k257_skip:
 	JNE sgemm4x16AVX2RowAEp_k261_skip
 	VBROADCASTSS (R11), Y0
 	VADDPS Y0, Y8, Y8
-	VADDPS avx2Three<>(SB), Y8, Y3
-	VPMAXSD avx2Zero<>(SB), Y3, Y3
-	VPMINUD avx2Six<>(SB), Y3, Y3
+	VADDPS sgemmThree<>(SB), Y8, Y3
+	VPMAXSD sgemmZero<>(SB), Y3, Y3
+	VPMINUD sgemmSix<>(SB), Y3, Y3
 	VMULPS Y3, Y8, Y8
-	VDIVPS avx2Six<>(SB), Y8, Y8
+	VDIVPS sgemmSix<>(SB), Y8, Y8
 	VMULPS Y1, Y8, Y8
 	VADDPS Y2, Y8, Y8
 	VMOVUPS Y8, 0(DI)
 	VADDPS Y0, Y9, Y9
-	VADDPS avx2Three<>(SB), Y9, Y3
-	VPMAXSD avx2Zero<>(SB), Y3, Y3
-	VPMINUD avx2Six<>(SB), Y3, Y3
+	VADDPS sgemmThree<>(SB), Y9, Y3
+	VPMAXSD sgemmZero<>(SB), Y3, Y3
+	VPMINUD sgemmSix<>(SB), Y3, Y3
 	VMULPS Y3, Y9, Y9
-	VDIVPS avx2Six<>(SB), Y9, Y9
+	VDIVPS sgemmSix<>(SB), Y9, Y9
 	VMULPS Y1, Y9, Y9
 	VADDPS Y2, Y9, Y9
 	VMOVUPS Y9, 32(DI)
@@ -5909,20 +5909,20 @@ sgemm4x16AVX2RowAEp_k257_skip:
 	ADDQ $4, R11
 	VBROADCASTSS (R11), Y0
 	VADDPS Y0, Y10, Y10
-	VADDPS avx2Three<>(SB), Y10, Y3
-	VPMAXSD avx2Zero<>(SB), Y3, Y3
-	VPMINUD avx2Six<>(SB), Y3, Y3
+	VADDPS sgemmThree<>(SB), Y10, Y3
+	VPMAXSD sgemmZero<>(SB), Y3, Y3
+	VPMINUD sgemmSix<>(SB), Y3, Y3
 	VMULPS Y3, Y10, Y10
-	VDIVPS avx2Six<>(SB), Y10, Y10
+	VDIVPS sgemmSix<>(SB), Y10, Y10
 	VMULPS Y1, Y10, Y10
 	VADDPS Y2, Y10, Y10
 	VMOVUPS Y10, 0(DI)
 	VADDPS Y0, Y11, Y11
-	VADDPS avx2Three<>(SB), Y11, Y3
-	VPMAXSD avx2Zero<>(SB), Y3, Y3
-	VPMINUD avx2Six<>(SB), Y3, Y3
+	VADDPS sgemmThree<>(SB), Y11, Y3
+	VPMAXSD sgemmZero<>(SB), Y3, Y3
+	VPMINUD sgemmSix<>(SB), Y3, Y3
 	VMULPS Y3, Y11, Y11
-	VDIVPS avx2Six<>(SB), Y11, Y11
+	VDIVPS sgemmSix<>(SB), Y11, Y11
 	VMULPS Y1, Y11, Y11
 	VADDPS Y2, Y11, Y11
 	VMOVUPS Y11, 32(DI)
@@ -5932,20 +5932,20 @@ sgemm4x16AVX2RowAEp_k257_skip:
 	ADDQ $4, R11
 	VBROADCASTSS (R11), Y0
 	VADDPS Y0, Y12, Y12
-	VADDPS avx2Three<>(SB), Y12, Y3
-	VPMAXSD avx2Zero<>(SB), Y3, Y3
-	VPMINUD avx2Six<>(SB), Y3, Y3
+	VADDPS sgemmThree<>(SB), Y12, Y3
+	VPMAXSD sgemmZero<>(SB), Y3, Y3
+	VPMINUD sgemmSix<>(SB), Y3, Y3
 	VMULPS Y3, Y12, Y12
-	VDIVPS avx2Six<>(SB), Y12, Y12
+	VDIVPS sgemmSix<>(SB), Y12, Y12
 	VMULPS Y1, Y12, Y12
 	VADDPS Y2, Y12, Y12
 	VMOVUPS Y12, 0(DI)
 	VADDPS Y0, Y13, Y13
-	VADDPS avx2Three<>(SB), Y13, Y3
-	VPMAXSD avx2Zero<>(SB), Y3, Y3
-	VPMINUD avx2Six<>(SB), Y3, Y3
+	VADDPS sgemmThree<>(SB), Y13, Y3
+	VPMAXSD sgemmZero<>(SB), Y3, Y3
+	VPMINUD sgemmSix<>(SB), Y3, Y3
 	VMULPS Y3, Y13, Y13
-	VDIVPS avx2Six<>(SB), Y13, Y13
+	VDIVPS sgemmSix<>(SB), Y13, Y13
 	VMULPS Y1, Y13, Y13
 	VADDPS Y2, Y13, Y13
 	VMOVUPS Y13, 32(DI)
@@ -5955,20 +5955,20 @@ sgemm4x16AVX2RowAEp_k257_skip:
 	ADDQ $4, R11
 	VBROADCASTSS (R11), Y0
 	VADDPS Y0, Y14, Y14
-	VADDPS avx2Three<>(SB), Y14, Y3
-	VPMAXSD avx2Zero<>(SB), Y3, Y3
-	VPMINUD avx2Six<>(SB), Y3, Y3
+	VADDPS sgemmThree<>(SB), Y14, Y3
+	VPMAXSD sgemmZero<>(SB), Y3, Y3
+	VPMINUD sgemmSix<>(SB), Y3, Y3
 	VMULPS Y3, Y14, Y14
-	VDIVPS avx2Six<>(SB), Y14, Y14
+	VDIVPS sgemmSix<>(SB), Y14, Y14
 	VMULPS Y1, Y14, Y14
 	VADDPS Y2, Y14, Y14
 	VMOVUPS Y14, 0(DI)
 	VADDPS Y0, Y15, Y15
-	VADDPS avx2Three<>(SB), Y15, Y3
-	VPMAXSD avx2Zero<>(SB), Y3, Y3
-	VPMINUD avx2Six<>(SB), Y3, Y3
+	VADDPS sgemmThree<>(SB), Y15, Y3
+	VPMAXSD sgemmZero<>(SB), Y3, Y3
+	VPMINUD sgemmSix<>(SB), Y3, Y3
 	VMULPS Y3, Y15, Y15
-	VDIVPS avx2Six<>(SB), Y15, Y15
+	VDIVPS sgemmSix<>(SB), Y15, Y15
 	VMULPS Y1, Y15, Y15
 	VADDPS Y2, Y15, Y15
 	VMOVUPS Y15, 32(DI)
@@ -6132,11 +6132,11 @@ sgemm4x8AVX2RowAEp_k1_skip:
 	JNE sgemm4x8AVX2RowAEp_k5_skip
 	VBROADCASTSS (R11), Y0
 	VADDPS Y0, Y12, Y12
-	VADDPS avx2Three<>(SB), Y12, Y3
-	VPMAXSD avx2Zero<>(SB), Y3, Y3
-	VPMINUD avx2Six<>(SB), Y3, Y3
+	VADDPS sgemmThree<>(SB), Y12, Y3
+	VPMAXSD sgemmZero<>(SB), Y3, Y3
+	VPMINUD sgemmSix<>(SB), Y3, Y3
 	VMULPS Y3, Y12, Y12
-	VDIVPS avx2Six<>(SB), Y12, Y12
+	VDIVPS sgemmSix<>(SB), Y12, Y12
 	VMOVUPS Y12, 0(DI)
 	DECQ R8
 	JZ sgemm4x8AVX2RowAEp_done
@@ -6144,11 +6144,11 @@ sgemm4x8AVX2RowAEp_k1_skip:
 	ADDQ $4, R11
 	VBROADCASTSS (R11), Y0
 	VADDPS Y0, Y13, Y13
-	VADDPS avx2Three<>(SB), Y13, Y3
-	VPMAXSD avx2Zero<>(SB), Y3, Y3
-	VPMINUD avx2Six<>(SB), Y3, Y3
+	VADDPS sgemmThree<>(SB), Y13, Y3
+	VPMAXSD sgemmZero<>(SB), Y3, Y3
+	VPMINUD sgemmSix<>(SB), Y3, Y3
 	VMULPS Y3, Y13, Y13
-	VDIVPS avx2Six<>(SB), Y13, Y13
+	VDIVPS sgemmSix<>(SB), Y13, Y13
 	VMOVUPS Y13, 0(DI)
 	DECQ R8
 	JZ sgemm4x8AVX2RowAEp_done
@@ -6156,11 +6156,11 @@ sgemm4x8AVX2RowAEp_k1_skip:
 	ADDQ $4, R11
 	VBROADCASTSS (R11), Y0
 	VADDPS Y0, Y14, Y14
-	VADDPS avx2Three<>(SB), Y14, Y3
-	VPMAXSD avx2Zero<>(SB), Y3, Y3
-	VPMINUD avx2Six<>(SB), Y3, Y3
+	VADDPS sgemmThree<>(SB), Y14, Y3
+	VPMAXSD sgemmZero<>(SB), Y3, Y3
+	VPMINUD sgemmSix<>(SB), Y3, Y3
 	VMULPS Y3, Y14, Y14
-	VDIVPS avx2Six<>(SB), Y14, Y14
+	VDIVPS sgemmSix<>(SB), Y14, Y14
 	VMOVUPS Y14, 0(DI)
 	DECQ R8
 	JZ sgemm4x8AVX2RowAEp_done
@@ -6168,11 +6168,11 @@ sgemm4x8AVX2RowAEp_k1_skip:
 	ADDQ $4, R11
 	VBROADCASTSS (R11), Y0
 	VADDPS Y0, Y15, Y15
-	VADDPS avx2Three<>(SB), Y15, Y3
-	VPMAXSD avx2Zero<>(SB), Y3, Y3
-	VPMINUD avx2Six<>(SB), Y3, Y3
+	VADDPS sgemmThree<>(SB), Y15, Y3
+	VPMAXSD sgemmZero<>(SB), Y3, Y3
+	VPMINUD sgemmSix<>(SB), Y3, Y3
 	VMULPS Y3, Y15, Y15
-	VDIVPS avx2Six<>(SB), Y15, Y15
+	VDIVPS sgemmSix<>(SB), Y15, Y15
 	VMOVUPS Y15, 0(DI)
 	JMP sgemm4x8AVX2RowAEp_done
 sgemm4x8AVX2RowAEp_k5_skip:
@@ -6260,11 +6260,11 @@ sgemm4x8AVX2RowAEp_k257_skip:
 	JNE sgemm4x8AVX2RowAEp_k261_skip
 	VBROADCASTSS (R11), Y0
 	VADDPS Y0, Y12, Y12
-	VADDPS avx2Three<>(SB), Y12, Y3
-	VPMAXSD avx2Zero<>(SB), Y3, Y3
-	VPMINUD avx2Six<>(SB), Y3, Y3
+	VADDPS sgemmThree<>(SB), Y12, Y3
+	VPMAXSD sgemmZero<>(SB), Y3, Y3
+	VPMINUD sgemmSix<>(SB), Y3, Y3
 	VMULPS Y3, Y12, Y12
-	VDIVPS avx2Six<>(SB), Y12, Y12
+	VDIVPS sgemmSix<>(SB), Y12, Y12
 	VMULPS Y1, Y12, Y12
 	VADDPS Y2, Y12, Y12
 	VMOVUPS Y12, 0(DI)
@@ -6274,11 +6274,11 @@ sgemm4x8AVX2RowAEp_k257_skip:
 	ADDQ $4, R11
 	VBROADCASTSS (R11), Y0
 	VADDPS Y0, Y13, Y13
-	VADDPS avx2Three<>(SB), Y13, Y3
-	VPMAXSD avx2Zero<>(SB), Y3, Y3
-	VPMINUD avx2Six<>(SB), Y3, Y3
+	VADDPS sgemmThree<>(SB), Y13, Y3
+	VPMAXSD sgemmZero<>(SB), Y3, Y3
+	VPMINUD sgemmSix<>(SB), Y3, Y3
 	VMULPS Y3, Y13, Y13
-	VDIVPS avx2Six<>(SB), Y13, Y13
+	VDIVPS sgemmSix<>(SB), Y13, Y13
 	VMULPS Y1, Y13, Y13
 	VADDPS Y2, Y13, Y13
 	VMOVUPS Y13, 0(DI)
@@ -6288,11 +6288,11 @@ sgemm4x8AVX2RowAEp_k257_skip:
 	ADDQ $4, R11
 	VBROADCASTSS (R11), Y0
 	VADDPS Y0, Y14, Y14
-	VADDPS avx2Three<>(SB), Y14, Y3
-	VPMAXSD avx2Zero<>(SB), Y3, Y3
-	VPMINUD avx2Six<>(SB), Y3, Y3
+	VADDPS sgemmThree<>(SB), Y14, Y3
+	VPMAXSD sgemmZero<>(SB), Y3, Y3
+	VPMINUD sgemmSix<>(SB), Y3, Y3
 	VMULPS Y3, Y14, Y14
-	VDIVPS avx2Six<>(SB), Y14, Y14
+	VDIVPS sgemmSix<>(SB), Y14, Y14
 	VMULPS Y1, Y14, Y14
 	VADDPS Y2, Y14, Y14
 	VMOVUPS Y14, 0(DI)
@@ -6302,11 +6302,11 @@ sgemm4x8AVX2RowAEp_k257_skip:
 	ADDQ $4, R11
 	VBROADCASTSS (R11), Y0
 	VADDPS Y0, Y15, Y15
-	VADDPS avx2Three<>(SB), Y15, Y3
-	VPMAXSD avx2Zero<>(SB), Y3, Y3
-	VPMINUD avx2Six<>(SB), Y3, Y3
+	VADDPS sgemmThree<>(SB), Y15, Y3
+	VPMAXSD sgemmZero<>(SB), Y3, Y3
+	VPMINUD sgemmSix<>(SB), Y3, Y3
 	VMULPS Y3, Y15, Y15
-	VDIVPS avx2Six<>(SB), Y15, Y15
+	VDIVPS sgemmSix<>(SB), Y15, Y15
 	VMULPS Y1, Y15, Y15
 	VADDPS Y2, Y15, Y15
 	VMOVUPS Y15, 0(DI)

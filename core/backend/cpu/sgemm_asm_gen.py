@@ -11,6 +11,11 @@ c[r*ldc+j] = alpha*acc + beta*c (beta*c only when loadC != 0) for r < rows
 (and, for AVX-512, columns selected by mask).
 """
 
+import sys
+
+sys.dont_write_bytecode = True  # no __pycache__ next to the sources
+import asm_epilogue  # noqa: E402
+
 out = []
 
 
@@ -280,7 +285,7 @@ def avx2_ep_store(name, mr, nv, acc):
     emit("\tVBROADCASTSS scale+60(FP), Y1")
     emit("\tVBROADCASTSS shift+64(FP), Y2")
     emit("\tVXORPS Y3, Y3, Y3")
-    for kind in (0, 1, 5, 0x100, 0x101, 0x105):
+    for kind in asm_epilogue.KINDS:
         lbl = f"{name}_k{kind}"
         emit(f"\tCMPL R9, ${kind}")
         emit(f"\tJNE {lbl}_skip")
@@ -289,18 +294,7 @@ def avx2_ep_store(name, mr, nv, acc):
             for v in range(nv):
                 z = f"Y{acc(r, v)}"
                 emit(f"\tVADDPS Y0, {z}, {z}")
-                if kind & 0xff == 1:  # max(x, 0), -0 to +0 (epilogueAVX2's k1)
-                    emit(f"\tVMAXPS {z}, Y3, {z}")
-                    emit(f"\tVADDPS Y3, {z}, {z}")
-                elif kind & 0xff == 5:  # x·min(max(x+3, 0), 6)/6 (epilogueAVX2's k5)
-                    emit(f"\tVADDPS avx2Three<>(SB), {z}, Y3")
-                    emit("\tVPMAXSD avx2Zero<>(SB), Y3, Y3")
-                    emit("\tVPMINUD avx2Six<>(SB), Y3, Y3")
-                    emit(f"\tVMULPS Y3, {z}, {z}")
-                    emit(f"\tVDIVPS avx2Six<>(SB), {z}, {z}")
-                if kind & 0x100:
-                    emit(f"\tVMULPS Y1, {z}, {z}")
-                    emit(f"\tVADDPS Y2, {z}, {z}")
+                asm_epilogue.act(emit, "sgemm", kind, z, "Y3", "Y1", "Y2")
                 emit(f"\tVMOVUPS {z}, {32*v}(DI)")
             if r < mr - 1:
                 emit("\tDECQ R8")
@@ -313,15 +307,6 @@ def avx2_ep_store(name, mr, nv, acc):
     emit("\tVZEROUPPER")
     emit("\tRET")
     emit()
-
-
-def avx2_consts():
-    """8-float constants of the fused AVX2 epilogue."""
-    for nm, bits in (("avx2Three", 0x40400000), ("avx2Six", 0x40c00000), ("avx2Zero", 0)):
-        for i in range(8):
-            emit(f"DATA {nm}<>+{4*i}(SB)/4, ${bits:#x}")
-        emit(f"GLOBL {nm}<>(SB), RODATA|NOPTR, $32")
-        emit()
 
 
 def cpuid():
@@ -787,7 +772,7 @@ avx2("sgemm4x16AVX2", 4, 4, astride=6)
 avx2("sgemm4x16AVX2RowA", 4, 4, rowa=True)
 avx2("sgemm4x8AVX2", 4, 4, nv=1, astride=6)
 avx2("sgemm4x8AVX2RowA", 4, 4, rowa=True, nv=1)
-avx2_consts()
+asm_epilogue.consts(emit, "sgemm")
 avx2("sgemm6x16AVX2RowAEp", 6, 4, rowa=True, ep=True)
 avx2("sgemm6x8AVX2RowAEp", 6, 4, rowa=True, nv=1, ep=True)
 avx2("sgemm4x16AVX2RowAEp", 4, 4, rowa=True, ep=True)
