@@ -253,7 +253,8 @@ func TestDepthwiseExBitwise(t *testing.T) {
 // block of 1..11 vectors and of 12-vector blocks, rows wholly in padding.
 func TestDepthwiseExEpiloguesBitwise(t *testing.T) {
 	forLevels(t, func(t *testing.T) {
-		if depthwiseKernel() == nil {
+		conv, convEx := depthwiseKernel(), depthwiseExKernel()
+		if conv == nil || convEx == nil {
 			t.Skip("no vector depthwise kernel at this level")
 		}
 		r := rand.New(rand.NewPCG(53, 54))
@@ -279,7 +280,7 @@ func TestDepthwiseExEpiloguesBitwise(t *testing.T) {
 						ow := (s.w+s.pads[1]+s.pads[3]-s.kw)/st[1] + 1
 						want := tensor.New(tensor.Float32, 2, 3, oh, ow)
 						got := tensor.New(tensor.Float32, 2, 3, oh, ow)
-						if !depthwiseConv2D([]*tensor.Tensor{want}, []*tensor.Tensor{x, w, b}, a) {
+						if !conv([]*tensor.Tensor{want}, []*tensor.Tensor{x, w, b}, a) {
 							t.Fatalf("%+v strides %v: kernel declined", s, st)
 						}
 						ge := &op.GemmEpilogue{Act: act, Affine: affine, Scale: 0.37, Shift: -0.21}
@@ -292,7 +293,7 @@ func TestDepthwiseExEpiloguesBitwise(t *testing.T) {
 						}
 						wv := want.F32()
 						e.applyGo(wv, len(wv), 0, 0, 1, len(wv))
-						if !depthwiseEx([]*tensor.Tensor{got}, []*tensor.Tensor{x, w, b}, a, ge) {
+						if !convEx([]*tensor.Tensor{got}, []*tensor.Tensor{x, w, b}, a, ge) {
 							t.Fatalf("%+v strides %v: depthwiseEx declined", s, st)
 						}
 						for i, v := range wv {
