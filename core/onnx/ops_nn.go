@@ -323,9 +323,11 @@ func buildSoftmax(name string) func(c *ctx) error {
 		if axis < 0 {
 			return fmt.Errorf("a negative axis %d needs the input's rank", axis)
 		}
+		// the shape first: the flatten is then x's last use, which the
+		// runtime turns into a hand-over of x's buffer instead of a copy
+		shape := c.emit1("shape", nil, tensor.Int64, x)
 		f := c.emit1("flatten", op.Attrs{"axis": axis}, d, x)
 		s := c.emit1(name, op.Attrs{"axis": -1}, d, f)
-		shape := c.emit1("shape", nil, tensor.Int64, x)
 		nd := c.emit("reshape", op.Attrs{}, []*graph.Value{s}, c.out(0, d))
 		nd.AttrIn = []graph.AttrIn{{Attr: "shape", Kind: graph.AttrInts, V: shape}}
 		return nil

@@ -24,7 +24,9 @@ func convForward[E float32 | float64](cs convShape, x, w, b, y []E) {
 
 // convForwardEx is convForward with the epilogue ep (float32 only, nil:
 // none) fused into each tile's GEMM through SGEMMEx: the bias becomes ep's
-// row bias. Not for depthwise convolutions (ep would be ignored).
+// row bias (with ep nil, a float32 bias alone is such an epilogue, added
+// while each tile is in cache). Not for depthwise convolutions (ep would be
+// ignored).
 func convForwardEx[E float32 | float64](cs convShape, x, w, b, y []E, ep *GemmEpilogue) {
 	g := cs.g
 	cg, ocg := cs.c/cs.groups, cs.oc/cs.groups
@@ -57,8 +59,11 @@ func convForwardEx[E float32 | float64](cs convShape, x, w, b, y []E, ep *GemmEp
 				src, ldb = col, cols
 			}
 			yg := y[(ni*cs.oc+gi*ocg)*ohw+oh0*g.OW:]
-			if ep != nil {
-				e := *ep
+			if _, f32 := any(y).([]float32); ep != nil || f32 && b != nil {
+				var e GemmEpilogue
+				if ep != nil {
+					e = *ep
+				}
 				if b != nil {
 					e.RowBias = any(b).([]float32)[gi*ocg : (gi+1)*ocg]
 				}

@@ -7,6 +7,11 @@ VMASKMOVPS (which does not fault on the lanes it leaves out).
 Run from this directory:  python3 avx2_asm_gen.py > avx2_amd64.s
 """
 
+import sys
+
+sys.dont_write_bytecode = True  # no __pycache__ next to the sources
+import asm_epilogue  # noqa: E402
+
 out = []
 
 
@@ -39,7 +44,7 @@ def tail_mask(count, ymm, tmp="AX", base="BX"):
     emit(f"\tVMOVDQU ({base})({tmp}*4), {ymm}")
 
 
-def dwconv_row(name):
+def dwconv_row(name, ep=False):
     """func NAME(dst, src *float32, ld, n int, w *float32, kh, kw int, bias float32, acc uint32)
 
     dst[i] = init + sum_{a<kh, b<kw} w[a*kw+b]*src[a*ld+i+b] for i < n, init
@@ -47,9 +52,18 @@ def dwconv_row(name):
     one broadcast weight, the source rows as FMA memory operands), then one
     block of the remaining whole vectors (1..11 accumulators: a row of 80 is
     one block of 10, not 64 then a latency-bound 16), then a masked block of
-    the last n mod 8."""
-    emit(f"// func {name}(dst, src *float32, ld, n int, w *float32, kh, kw int, bias float32, acc uint32)")
-    emit(f"TEXT ·{name}(SB), NOSPLIT, $0-64")
+    the last n mod 8.
+
+    With ep, two more arguments, kind (0 none, 1 relu, 5 hardswish6, or-ed
+    with 0x100 for the affine step) and p (8 copies of the affine scale,
+    then 8 of the shift), fuse an Epilogue without biases into the stores:
+    epilogueAVX2's float32 steps in its order (bitwise equal)."""
+    if ep:
+        emit(f"// func {name}(dst, src *float32, ld, n int, w *float32, kh, kw int, bias float32, acc, kind uint32, p *float32)")
+        emit(f"TEXT ·{name}(SB), NOSPLIT, $0-80")
+    else:
+        emit(f"// func {name}(dst, src *float32, ld, n int, w *float32, kh, kw int, bias float32, acc uint32)")
+        emit(f"TEXT ·{name}(SB), NOSPLIT, $0-64")
     emit("\tMOVQ dst+0(FP), DI")
     emit("\tMOVQ src+8(FP), SI")
     emit("\tMOVQ ld+16(FP), DX")
@@ -94,6 +108,8 @@ def dwconv_row(name):
         emit("\tADDQ DX, R11")
         emit("\tDECQ R9")
         emit(f"\tJNZ {name}_{tag}row")
+        if ep:
+            dw_epilogue(f"{name}_{tag}", accs)
         for i, a in enumerate(accs):
             if masked:
                 emit(f"\tVMASKMOVPS {a}, Y13, {32*i}(DI)")
@@ -127,6 +143,24 @@ def dwconv_row(name):
     emit("\tVZEROUPPER")
     emit("\tRET")
     emit()
+
+
+def dw_epilogue(tag, accs):
+    """The epilogue of an ep dwconv_row block on its accumulators: kind in
+    AX, p in BX (both free within a block), Y12 and Y14 free (Y13, the tail
+    mask, kept)."""
+    emit("\tMOVL kind+64(FP), AX")
+    emit("\tMOVQ p+72(FP), BX")
+    for kind in asm_epilogue.KINDS:
+        emit(f"\tCMPL AX, ${kind}")
+        emit(f"\tJNE {tag}_e{kind}skip")
+        if kind & 0xff == 1:
+            emit("\tVXORPS Y12, Y12, Y12")
+        for a in accs:
+            asm_epilogue.act(emit, "avx2", kind, a, "Y12", "(BX)", "32(BX)")
+        emit(f"\tJMP {tag}_edone")
+        emit(f"{tag}_e{kind}skip:")
+    emit(f"{tag}_edone:")
 
 
 def even_of(a, b, dst):
@@ -1136,6 +1170,8 @@ def max_f32(name):
 
 header()
 dwconv_row("dwConvRowAVX2")
+asm_epilogue.consts(emit, "avx2")
+dwconv_row("dwConvRowEpAVX2", ep=True)
 stride2_rows("stride2RowsAVX2")
 stride2_add("stride2AddAVX2")
 maxpool2x2("maxPool2x2AVX2")

@@ -122,6 +122,14 @@ func depthwiseConv2DEx(out, in []*op.T, a op.Attrs, ep *Epilogue) bool {
 		bv = in[2].F32()
 	}
 	pln := &pl0
+	// the level's row kernel with the epilogue fused into its stores, for
+	// each row's last call; otherwise the epilogue is a pass per plane
+	last, fused := dwConvRow, (*Epilogue)(nil)
+	if ep != nil {
+		if f := dwRowEp(ep); f != nil {
+			last, fused = f, ep
+		}
+	}
 	parallel.For(n*c, 4, func(lo, hi int) {
 		pad, wEven, wOdd := pln.buffers()
 		for p := lo; p < hi; p++ {
@@ -132,14 +140,18 @@ func depthwiseConv2DEx(out, in []*op.T, a op.Attrs, ep *Epilogue) bool {
 				bias = bv[ch]
 			}
 			dst := yv[p*pln.oh*pln.ow : (p+1)*pln.oh*pln.ow]
-			pln.conv(dwConvRow, dst, pad, wv[ch*kh*kw:(ch+1)*kh*kw], wEven, wOdd, bias)
-			if ep != nil {
+			pln.conv(dwConvRow, last, dst, pad, wv[ch*kh*kw:(ch+1)*kh*kw], wEven, wOdd, bias, fused)
+			if ep != nil && fused == nil {
 				epilogueFlat(ep, dst)
 			}
 		}
 	})
 	return true
 }
+
+// dwRowFunc is a depthwise row kernel: dst[i] = init + Σ_{a<kh, b<kw}
+// w[a*kw+b]·src[a*ld+i+b] for i < n, init = dst[i] when acc != 0, else bias.
+type dwRowFunc = func(dst, src *float32, ld, n int, w *float32, kh, kw int, bias float32, acc uint32)
 
 // dwPlan is the geometry of one plane of a depthwise convolution with
 // strides 1 or 2: the input plane h×wd padded to hp×wp (pt rows on top, pl
@@ -183,8 +195,10 @@ func (pl *dwPlan) fill(pad, src []float32) {
 
 // conv computes the output plane dst (oh×ow) from the filled pad, the
 // channel's taps wk (kh×kw) and bias, one row kernel call per output row
-// (two with column stride 2, the taps split into wEven and wOdd).
-func (pl *dwPlan) conv(dwConvRow func(dst, src *float32, ld, n int, w *float32, kh, kw int, bias float32, acc uint32), dst, pad, wk, wEven, wOdd []float32, bias float32) {
+// (two with column stride 2, the taps split into wEven and wOdd). Each
+// row's last call is last's; when ep is not nil, last applies it (fused
+// into its stores) and conv applies it to the rows last does not write.
+func (pl *dwPlan) conv(dwConvRow, last dwRowFunc, dst, pad, wk, wEven, wOdd []float32, bias float32, ep *Epilogue) {
 	kh, kw, wp, oh, ow, sh := pl.kh, pl.kw, pl.wp, pl.oh, pl.ow, pl.sh
 	if pl.sw == 1 {
 		for r := range oh {
@@ -196,9 +210,12 @@ func (pl *dwPlan) conv(dwConvRow func(dst, src *float32, ld, n int, w *float32, 
 				for i := range d {
 					d[i] = bias
 				}
+				if ep != nil {
+					epilogueFlat(ep, d)
+				}
 				continue
 			}
-			dwConvRow(&d[0], &pad[(r*sh+a0)*wp], wp, ow, &wk[a0*kw], a1-a0, kw, bias, 0)
+			last(&d[0], &pad[(r*sh+a0)*wp], wp, ow, &wk[a0*kw], a1-a0, kw, bias, 0)
 		}
 		return
 	}
@@ -214,10 +231,12 @@ func (pl *dwPlan) conv(dwConvRow func(dst, src *float32, ld, n int, w *float32, 
 	}
 	for r := range oh {
 		d, s := &dst[r*ow], pad[r*sh*wp:]
-		dwConvRow(d, &s[0], wp, ow, unsafe.SliceData(wEven), kh, ke, bias, 0)
-		if ko > 0 {
-			dwConvRow(d, &s[pl.we], wp, ow, unsafe.SliceData(wOdd), kh, ko, 0, 1)
+		if ko == 0 {
+			last(d, &s[0], wp, ow, unsafe.SliceData(wEven), kh, ke, bias, 0)
+			continue
 		}
+		dwConvRow(d, &s[0], wp, ow, unsafe.SliceData(wEven), kh, ke, bias, 0)
+		last(d, &s[pl.we], wp, ow, unsafe.SliceData(wOdd), kh, ko, 0, 1)
 	}
 }
 

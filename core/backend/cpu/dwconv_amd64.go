@@ -24,6 +24,35 @@ func dwConvRowAVX512(dst, src *float32, ld, n int, w *float32, kh, kw int, bias 
 //go:noescape
 func dwConvRowAVX2(dst, src *float32, ld, n int, w *float32, kh, kw int, bias float32, acc uint32)
 
+// dwConvRowEpAVX2 is dwConvRowAVX2 with an Epilogue without biases fused
+// into its stores: kind is the Act (ActNone, ActRelu or ActHardSwish6,
+// nothing else), or-ed with 0x100 for the affine step, whose scale and
+// shift p holds (8 copies of each, in that order); bitwise epilogueAVX2.
+//
+//go:noescape
+func dwConvRowEpAVX2(dst, src *float32, ld, n int, w *float32, kh, kw int, bias float32, acc, kind uint32, p *float32)
+
+// dwRowEp returns the active level's row kernel that applies e as it
+// stores, or nil (the avx2 level only; e without biases and with the
+// activation none, relu or hardswish6).
+func dwRowEp(e *Epilogue) dwRowFunc {
+	if curISA() != isaAVX2 || e.RowBias != nil || e.ColBias != nil ||
+		(e.Act != ActNone && e.Act != ActRelu && e.Act != ActHardSwish6) {
+		return nil
+	}
+	kind := uint32(e.Act)
+	p := new([16]float32)
+	if e.Affine {
+		kind |= 0x100
+		for i := range 8 {
+			p[i], p[8+i] = e.Scale, e.Shift
+		}
+	}
+	return func(dst, src *float32, ld, n int, w *float32, kh, kw int, bias float32, acc uint32) {
+		dwConvRowEpAVX2(dst, src, ld, n, w, kh, kw, bias, acc, kind, &p[0])
+	}
+}
+
 // dwRow returns the active level's depthwise row kernel, nil at generic.
 func dwRow() func(dst, src *float32, ld, n int, w *float32, kh, kw int, bias float32, acc uint32) {
 	switch curISA() {

@@ -19,6 +19,10 @@ func dwRow() func(dst, src *float32, ld, n int, w *float32, kh, kw int, bias flo
 	return nil
 }
 
+// dwRowEp: no NEON row kernel with a fused epilogue (dwconv.go applies it
+// per plane).
+func dwRowEp(*Epilogue) dwRowFunc { return nil }
+
 // depthwiseFilterGradKernel: no NEON filter gradient yet (the reference
 // kernel runs).
 func depthwiseFilterGradKernel() op.Kernel { return nil }

@@ -152,3 +152,63 @@ func TestSGEMMExAffineOnly(t *testing.T) {
 		}
 	})
 }
+
+// TestSGEMMExConvEpilogueBitwise: a convolution's epilogue (row bias, then
+// none, relu or the exact hardswish, then maybe the affine step) on the
+// direct row-major A path with alpha 1 and beta 0, which the avx2 level
+// fuses into its micro-kernels' store, gives bitwise what SGEMM followed by
+// the unfused float32 steps gives: every row count of the 6- and 4-row
+// kernels, whole and partial 16- and 8-column tiles, NaN, ±Inf and -0
+// among the biases; alpha 1.25 with beta 1 (not fused) alike.
+func TestSGEMMExConvEpilogueBitwise(t *testing.T) {
+	withKernel(t, func(t *testing.T, _ string) {
+		r := rand.New(rand.NewPCG(17, 18))
+		specials := []float32{float32(math.NaN()), float32(math.Inf(1)), float32(math.Inf(-1)), float32(math.Copysign(0, -1))}
+		for _, act := range []Act{ActNone, ActRelu, ActHardSwish6} {
+			for _, m := range []int{1, 3, 4, 5, 6, 7, 13} {
+				for _, n := range []int{8, 16, 21, 40} {
+					for _, kk := range []int{1, 9, 40} {
+						for ci := range 4 {
+							alpha, beta, affine := float32(1), float32(0), ci%2 == 1
+							if ci >= 2 {
+								alpha, beta = 1.25, 1
+							}
+							e := Epilogue{Act: act, RowBias: randSlice(r, m), Affine: affine, Scale: 0.37, Shift: -0.21}
+							for i := range e.RowBias {
+								e.RowBias[i] *= 8 // spread over hardswish's kinks at ±3
+							}
+							e.RowBias[m-1] = specials[(m+n+kk)%4]
+							a, b := randSlice(r, m*kk), randSlice(r, kk*n)
+							want := randSlice(r, m*n)
+							got := append([]float32(nil), want...)
+							SGEMM(false, false, m, n, kk, alpha, a, kk, b, n, beta, want, n)
+							for i := range m {
+								row := want[i*n : (i+1)*n]
+								for j := range row {
+									row[j] += e.RowBias[i]
+									if act == ActRelu {
+										row[j] = max(row[j], 0)
+									}
+								}
+								if act == ActHardSwish6 {
+									hardswishGo(row, row)
+								}
+								for j := range row {
+									if affine {
+										row[j] = float32(row[j]*e.Scale) + e.Shift
+									}
+								}
+							}
+							SGEMMEx(false, false, m, n, kk, alpha, a, kk, b, n, beta, got, n, &e)
+							for i, w := range want {
+								if !sameBits(got[i], w) {
+									t.Fatalf("act %d m=%d n=%d k=%d alpha=%v beta=%v affine=%v: c[%d][%d] = %v, want %v", act, m, n, kk, alpha, beta, affine, i/n, i%n, got[i], w)
+								}
+							}
+						}
+					}
+				}
+			}
+		}
+	})
+}

@@ -165,6 +165,7 @@ func BenchmarkPPOCRv4(b *testing.B) {
 		{"det_1x3x640x640", "ch_PP-OCRv4_det_infer.onnx"},
 		{"det_1x3x960x960", "ch_PP-OCRv4_det_infer.onnx"},
 		{"rec_6x3x48x320", "ch_PP-OCRv4_rec_infer.onnx"},
+		{"rec_1x3x48x320", "ch_PP-OCRv4_rec_infer.onnx"},
 		{"cls_6x3x48x192", "ch_ppocr_mobile_v2.0_cls_infer.onnx"},
 	} {
 		if !strings.HasPrefix(c.name, os.Getenv("PADDLE_BENCH_CASE")) {

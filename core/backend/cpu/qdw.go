@@ -58,7 +58,7 @@ func qDepthwise(d *op.QDepthwise, p0, p1 int, done func(p int, acc []int32)) boo
 		for t, v := range d.W[p%d.C*k:][:k] {
 			wk[t] = float32(v)
 		}
-		pl.conv(row, acc, pad, wk, wEven, wOdd, 0)
+		pl.conv(row, row, acc, pad, wk, wEven, wOdd, 0, nil)
 		done(p, f32ToI32(acc))
 	}
 	return true

@@ -244,3 +244,66 @@ func TestDepthwiseExBitwise(t *testing.T) {
 		}
 	})
 }
+
+// TestDepthwiseExEpiloguesBitwise: depthwiseEx (at avx2 the epilogue fused
+// into the row kernel's stores) gives bitwise depthwiseConv2D followed by
+// the unfused float32 epilogue, for none, relu and hardswish with and
+// without the affine step: strides 1 and 2 per axis, kernels with one
+// column (no odd taps at column stride 2), rows of a masked tail, of a
+// block of 1..11 vectors and of 12-vector blocks, rows wholly in padding.
+func TestDepthwiseExEpiloguesBitwise(t *testing.T) {
+	forLevels(t, func(t *testing.T) {
+		conv, convEx := depthwiseKernel(), depthwiseExKernel()
+		if conv == nil || convEx == nil {
+			t.Skip("no vector depthwise kernel at this level")
+		}
+		r := rand.New(rand.NewPCG(53, 54))
+		shapes := []struct {
+			h, w, kh, kw int
+			pads         []int
+		}{
+			{11, 37, 5, 5, []int{2, 2, 2, 2}},
+			{6, 130, 3, 3, []int{1, 1, 1, 1}},
+			{3, 80, 5, 5, []int{2, 2, 2, 2}},
+			{1, 20, 3, 3, []int{3, 1, 3, 1}},
+			{7, 19, 3, 1, []int{1, 0, 1, 0}},
+		}
+		for _, s := range shapes {
+			for _, st := range [][]int{{1, 1}, {2, 1}, {1, 2}, {2, 2}} {
+				for _, act := range []op.GemmAct{op.GemmActNone, op.GemmActRelu, op.GemmActHardSwish} {
+					for _, affine := range []bool{false, true} {
+						x := tensor.Rand(r, tensor.Float32, -4, 4, 2, 3, s.h, s.w)
+						w := tensor.Rand(r, tensor.Float32, -1, 1, 3, 1, s.kh, s.kw)
+						b := tensor.Rand(r, tensor.Float32, -1, 1, 3)
+						a := op.Attrs{"pads": s.pads, "groups": 3, "strides": st}
+						oh := (s.h+s.pads[0]+s.pads[2]-s.kh)/st[0] + 1
+						ow := (s.w+s.pads[1]+s.pads[3]-s.kw)/st[1] + 1
+						want := tensor.New(tensor.Float32, 2, 3, oh, ow)
+						got := tensor.New(tensor.Float32, 2, 3, oh, ow)
+						if !conv([]*tensor.Tensor{want}, []*tensor.Tensor{x, w, b}, a) {
+							t.Fatalf("%+v strides %v: kernel declined", s, st)
+						}
+						ge := &op.GemmEpilogue{Act: act, Affine: affine, Scale: 0.37, Shift: -0.21}
+						e := Epilogue{Affine: affine, Scale: 0.37, Shift: -0.21}
+						switch act {
+						case op.GemmActRelu:
+							e.Act = ActRelu
+						case op.GemmActHardSwish:
+							e.Act = ActHardSwish6
+						}
+						wv := want.F32()
+						e.applyGo(wv, len(wv), 0, 0, 1, len(wv))
+						if !convEx([]*tensor.Tensor{got}, []*tensor.Tensor{x, w, b}, a, ge) {
+							t.Fatalf("%+v strides %v: depthwiseEx declined", s, st)
+						}
+						for i, v := range wv {
+							if g := got.F32()[i]; !sameBits(g, v) {
+								t.Fatalf("%+v strides %v act %d affine %v: [%d] = %v, want %v", s, st, act, affine, i, g, v)
+							}
+						}
+					}
+				}
+			}
+		}
+	})
+}

@@ -48,6 +48,11 @@ type microKernel struct {
 	// dst[p*nr+c] = src[c*ld+p].
 	packPanelT func(src []float32, ld, k int, dst []float32)
 
+	// runEp, when set, is run with an epilogue fused into the tile's store
+	// (i0: the tile's first row in C); false when it cannot take this tile
+	// or epilogue (run and epilogue do it then).
+	runEp func(kc int, a, b, c []float32, ldc, rows, cols int, alpha, beta float32, loadC, rowA bool, e *Epilogue, i0 int) bool
+
 	// epilogueTile, when set, applies an epilogue to one tile of at most
 	// 32 columns (a vector version of Epilogue.applyGo).
 	epilogueTile func(e *Epilogue, c []float32, ldc, i0, j0, rows, cols int)
@@ -341,6 +346,9 @@ func (g *gemm) region(i0, i1, j0, j1 int) {
 					for jr := 0; jr < nb; jr += nr {
 						cols := min(nr, nb-jr)
 						cs := g.c[crow+jr:]
+						if ep != nil && kn.runEp != nil && kn.runEp(kb, ap, bf.b[jr*kb:(jr+nr)*kb], cs, g.ldc, rows, cols, g.alpha, beta, loadC, rowA, ep, ic+ir) {
+							continue
+						}
 						if cols <= nr/2 && kn.half {
 							kn.runHalf(kb, ap, bf.b[jr*kb:jr*kb+nr/2*kb], cs, g.ldc, rows, cols, g.alpha, beta, loadC, rowA)
 						} else {

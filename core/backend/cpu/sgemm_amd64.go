@@ -100,6 +100,25 @@ func sgemm4x8AVX2(k int, a, b, c *float32, ldc, rows int, loadC uint32, alpha, b
 //go:noescape
 func sgemm4x8AVX2RowA(k int, a, b, c *float32, ldc, rows int, loadC uint32, alpha, beta float32)
 
+// sgemm6x16AVX2RowAEp and its three narrower twins are the RowA kernels
+// for alpha 1 and beta 0 with an epilogue fused into the store: the row
+// bias (rowBias: the tile's first row's, not nil), the activation (kind:
+// ActNone, ActRelu or ActHardSwish6, or-ed with 0x100 for the affine
+// scale and shift; nothing else), bitwise what epilogueAVX2 gives on the
+// stored tile.
+//
+//go:noescape
+func sgemm6x16AVX2RowAEp(k int, a, b, c *float32, ldc, rows int, rowBias *float32, kind uint32, scale, shift float32)
+
+//go:noescape
+func sgemm6x8AVX2RowAEp(k int, a, b, c *float32, ldc, rows int, rowBias *float32, kind uint32, scale, shift float32)
+
+//go:noescape
+func sgemm4x16AVX2RowAEp(k int, a, b, c *float32, ldc, rows int, rowBias *float32, kind uint32, scale, shift float32)
+
+//go:noescape
+func sgemm4x8AVX2RowAEp(k int, a, b, c *float32, ldc, rows int, rowBias *float32, kind uint32, scale, shift float32)
+
 // packPanels16AVX packs np full 16-wide panels of a non-transposed B row by
 // row: dst[q*pstride + p*16 + j] = src[p*ld + q*16 + j].
 //
@@ -152,7 +171,7 @@ var avx512Kernel = &microKernel{
 }
 
 var avx2Kernel = &microKernel{
-	name: "avx2", mr: 6, nr: 16, rowA: true, half: true, packPanels: packPanels16B, epilogueTile: epilogueTileAVX2,
+	name: "avx2", mr: 6, nr: 16, rowA: true, half: true, packPanels: packPanels16B, epilogueTile: epilogueTileAVX2, runEp: runEpAVX2,
 	run: func(kc int, a, b, c []float32, ldc, rows, cols int, alpha, beta float32, loadC, rowA bool) {
 		runAVX2(avx2Pick(false, rows, rowA), kc, a, b, c, ldc, rows, cols, alpha, beta, loadC)
 	},
@@ -222,6 +241,37 @@ func runAVX2(k avx2Kern, kc int, a, b, c []float32, ldc, rows, cols int, alpha, 
 	var t [6 * 16]float32
 	k.call(kc, unsafe.SliceData(a), unsafe.SliceData(b), &t[0], w, rows, 0, alpha, 0)
 	mergeTile(t[:], w, c, ldc, rows, cols, beta, loadC)
+}
+
+// runEpAVX2 is microKernel.runEp for the AVX2 kernel: a whole-width tile
+// of a row-major A panel, alpha 1 and beta 0, with a row bias, no column
+// bias and activation none, relu or hardswish6 (a convolution's epilogue)
+// runs the RowA kernel with that epilogue fused into its store.
+func runEpAVX2(kc int, a, b, c []float32, ldc, rows, cols int, alpha, beta float32, loadC, rowA bool, e *Epilogue, i0 int) bool {
+	if !rowA || loadC || alpha != 1 || e.RowBias == nil || e.ColBias != nil ||
+		(e.Act != ActNone && e.Act != ActRelu && e.Act != ActHardSwish6) {
+		return false
+	}
+	k := avx2Pick(cols <= 8, rows, true)
+	if cols != k.width() {
+		return false
+	}
+	kern := sgemm6x16AVX2RowAEp
+	switch k {
+	case 3:
+		kern = sgemm6x8AVX2RowAEp
+	case 5:
+		kern = sgemm4x16AVX2RowAEp
+	case 7:
+		kern = sgemm4x8AVX2RowAEp
+	}
+	kind := uint32(e.Act)
+	if e.Affine {
+		kind |= 0x100
+	}
+	rb := e.RowBias[i0 : i0+rows]
+	kern(kc, unsafe.SliceData(a), unsafe.SliceData(b), unsafe.SliceData(c), ldc, rows, &rb[0], kind, e.Scale, e.Shift)
+	return true
 }
 
 // packPanels16B is microKernel.packPanels for the AVX2 kernel.

@@ -11,6 +11,11 @@ c[r*ldc+j] = alpha*acc + beta*c (beta*c only when loadC != 0) for r < rows
 (and, for AVX-512, columns selected by mask).
 """
 
+import sys
+
+sys.dont_write_bytecode = True  # no __pycache__ next to the sources
+import asm_epilogue  # noqa: E402
+
 out = []
 
 
@@ -153,16 +158,25 @@ def avx512(name, mr, nv, unroll, bcst, rowa=False, astride=None):
     emit()
 
 
-def avx2(name, mr, unroll, rowa=False, nv=2, astride=None):
+def avx2(name, mr, unroll, rowa=False, nv=2, astride=None, ep=False):
     """mr rows x nv ymm vectors (8·nv floats) per row; all 8·nv columns are
     written. With rowa, the A panel is row-major (a[r*k + p]); otherwise
     k-major with astride (default mr) floats per step, so a kernel of fewer
-    rows can read the 6-row kernel's panels."""
+    rows can read the 6-row kernel's panels. With ep, the kernel takes no
+    alpha, beta or loadC (it is alpha 1, beta 0) but rowBias (not nil, the
+    tile's first row's), kind (Act 0 none, 1 relu or 5 hardswish6, or-ed
+    with 0x100 for the affine step), scale and shift, and fuses that
+    Epilogue into its store with epilogueAVX2's float32 steps (bitwise
+    equal)."""
     nr = 8 * nv
     astride = astride or mr
     acc = lambda r, v: 16 - mr * nv + r * nv + v
-    emit(f"// func {name}(k int, a, b, c *float32, ldc, rows int, loadC uint32, alpha, beta float32)")
-    emit(f"TEXT ·{name}(SB), NOSPLIT, $0-60")
+    if ep:
+        emit(f"// func {name}(k int, a, b, c *float32, ldc, rows int, rowBias *float32, kind uint32, scale, shift float32)")
+        emit(f"TEXT ·{name}(SB), NOSPLIT, $0-68")
+    else:
+        emit(f"// func {name}(k int, a, b, c *float32, ldc, rows int, loadC uint32, alpha, beta float32)")
+        emit(f"TEXT ·{name}(SB), NOSPLIT, $0-60")
     emit("\tMOVQ k+0(FP), CX")
     emit("\tMOVQ a+8(FP), AX")
     emit("\tMOVQ b+16(FP), BX")
@@ -224,6 +238,9 @@ def avx2(name, mr, unroll, rowa=False, nv=2, astride=None):
     emit("\tDECQ CX")
     emit(f"\tJNZ {name}_loop1")
     emit(f"{name}_store:")
+    if ep:
+        avx2_ep_store(name, mr, nv, acc)
+        return
     emit("\tMOVQ rows+40(FP), R8")
     emit("\tVBROADCASTSS alpha+52(FP), Y0")
     emit("\tVBROADCASTSS beta+56(FP), Y1")
@@ -249,6 +266,43 @@ def avx2(name, mr, unroll, rowa=False, nv=2, astride=None):
             emit("\tDECQ R8")
             emit(f"\tJZ {name}_done")
             emit("\tADDQ SI, DI")
+    emit(f"{name}_done:")
+    emit("\tVZEROUPPER")
+    emit("\tRET")
+    emit()
+
+
+def avx2_ep_store(name, mr, nv, acc):
+    """The store of an avx2(ep=True) kernel (alpha 1, beta 0): per kind
+    (0 none, 1 relu, 5 hardswish6, or-ed with 0x100 for the affine step) a
+    section that, per vector, adds the row's bias (Y0, broadcast per row
+    from R11), applies the activation (Y3 its temporary, or zero for relu)
+    and the affine scale (Y1) and shift (Y2), then stores: epilogueAVX2's
+    float32 steps in its order."""
+    emit("\tMOVQ rows+40(FP), R8")
+    emit("\tMOVQ rowBias+48(FP), R11")
+    emit("\tMOVL kind+56(FP), R9")
+    emit("\tVBROADCASTSS scale+60(FP), Y1")
+    emit("\tVBROADCASTSS shift+64(FP), Y2")
+    emit("\tVXORPS Y3, Y3, Y3")
+    for kind in asm_epilogue.KINDS:
+        lbl = f"{name}_k{kind}"
+        emit(f"\tCMPL R9, ${kind}")
+        emit(f"\tJNE {lbl}_skip")
+        for r in range(mr):
+            emit("\tVBROADCASTSS (R11), Y0")
+            for v in range(nv):
+                z = f"Y{acc(r, v)}"
+                emit(f"\tVADDPS Y0, {z}, {z}")
+                asm_epilogue.act(emit, "sgemm", kind, z, "Y3", "Y1", "Y2")
+                emit(f"\tVMOVUPS {z}, {32*v}(DI)")
+            if r < mr - 1:
+                emit("\tDECQ R8")
+                emit(f"\tJZ {name}_done")
+                emit("\tADDQ SI, DI")
+                emit("\tADDQ $4, R11")
+        emit(f"\tJMP {name}_done")
+        emit(f"{lbl}_skip:")
     emit(f"{name}_done:")
     emit("\tVZEROUPPER")
     emit("\tRET")
@@ -718,6 +772,11 @@ avx2("sgemm4x16AVX2", 4, 4, astride=6)
 avx2("sgemm4x16AVX2RowA", 4, 4, rowa=True)
 avx2("sgemm4x8AVX2", 4, 4, nv=1, astride=6)
 avx2("sgemm4x8AVX2RowA", 4, 4, rowa=True, nv=1)
+asm_epilogue.consts(emit, "sgemm")
+avx2("sgemm6x16AVX2RowAEp", 6, 4, rowa=True, ep=True)
+avx2("sgemm6x8AVX2RowAEp", 6, 4, rowa=True, nv=1, ep=True)
+avx2("sgemm4x16AVX2RowAEp", 4, 4, rowa=True, ep=True)
+avx2("sgemm4x8AVX2RowAEp", 4, 4, rowa=True, nv=1, ep=True)
 pack_panels16("packPanels16AVX")
 pack_rows("packRowsAVX512")
 pack_panels("packPanelsAVX512")

@@ -6,25 +6,42 @@ package cpu
 // The vector versions (wgshuffle_amd64.s, avx2_amd64.s) run only where s.vec is set.
 
 // wgRowPlanes writes planes[m*lds + k] = row[iw0 + 4k + m] for m < 4,
-// k < lds (lds a multiple of 16), 0 outside row (all 0 when row is nil),
-// through buf (4·lds floats): the zero-padded row, then one vector
-// deinterleave.
+// k < lds (lds a multiple of 16), 0 outside row (all 0 when row is nil):
+// each group of 16 tiles whose 64 source floats lie in row by one vector
+// deinterleave straight from row, the others (at the padded edges) through
+// buf (at least 64 floats) zero-padded.
 func wgRowPlanes(planes []float32, lds int, buf, row []float32, iw0 int) {
 	planes = planes[:4*lds]
-	if row == nil {
+	if row == nil || iw0 >= len(row) || iw0+4*lds <= 0 {
 		clear(planes)
 		return
 	}
-	buf = buf[:4*lds]
-	lo, hi := max(0, -iw0), min(len(buf), len(row)-iw0)
-	if lo >= hi {
-		clear(planes)
-		return
+	groups := lds / 16
+	// groups [g0, g1) read row[iw0+64g : iw0+64g+64] in bounds
+	g0 := min(groups, ceilDiv(max(0, -iw0), 64))
+	g1 := max(g0, min(groups, (len(row)-iw0)/64))
+	if g1 > g0 {
+		wgDeint4(&row[iw0+64*g0], &planes[16*g0], lds, g1-g0)
 	}
-	clear(buf[:lo])
-	copy(buf[lo:hi], row[iw0+lo:iw0+hi])
-	clear(buf[hi:])
-	wgDeint4(&buf[0], &planes[0], lds, lds/16)
+	buf = buf[:64]
+	edge := func(g int) {
+		j0 := iw0 + 64*g
+		lo, hi := max(0, -j0), min(64, len(row)-j0)
+		if lo >= hi {
+			clear(buf)
+		} else {
+			clear(buf[:lo])
+			copy(buf[lo:hi], row[j0+lo:j0+hi])
+			clear(buf[hi:])
+		}
+		wgDeint4(&buf[0], &planes[16*g], lds, 1)
+	}
+	for g := range g0 {
+		edge(g)
+	}
+	for g := g1; g < groups; g++ {
+		edge(g)
+	}
 }
 
 // wgPlanesRow writes dst[4k + m] = planes[m*ld + k] for m < 4, k < n (the

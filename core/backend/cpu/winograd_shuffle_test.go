@@ -14,13 +14,13 @@ func TestWinogradShuffles(t *testing.T) {
 			t.Skip("no vector shuffles at this level")
 		}
 		r := rand.New(rand.NewPCG(41, 42))
-		for _, w := range []int{1, 3, 7, 17, 33, 56, 65, 129} {
+		for _, w := range []int{1, 3, 7, 17, 33, 56, 65, 129, 200, 262} {
 			row := make([]float32, w)
 			for i := range row {
 				row[i] = r.Float32()
 			}
-			for _, lds := range []int{16, 32, 48} {
-				for _, iw0 := range []int{-3, -1, 0, 2, w - 5, w + 1} {
+			for _, lds := range []int{16, 32, 48, 64} {
+				for _, iw0 := range []int{-70, -3, -1, 0, 2, 63, w - 5, w + 1} {
 					planes := make([]float32, 4*lds)
 					for i := range planes {
 						planes[i] = -9
