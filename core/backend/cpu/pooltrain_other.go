@@ -1,0 +1,6 @@
+//go:build !amd64 || purego
+
+package cpu
+
+// maxPool2x2GradKernel: none off amd64 (pooling's Go loop runs).
+func maxPool2x2GradKernel() func(d0, d1, r0, r1, dy []float32) { return nil }
