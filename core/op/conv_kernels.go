@@ -337,6 +337,10 @@ func dwRow[E float32 | float64](dst, src, wk []E, g geom2) {
 			case g.KW == 3 && g.SW == 1:
 				w0, w1, w2 := wk[0], wk[1], wk[2]
 				s = s[:len(d)+2]
+				if f, ok := any(Active().DWRow3x32).(func(d, s []E, w0, w1, w2 E)); ok && f != nil {
+					f(d, s, w0, w1, w2)
+					break
+				}
 				for i := range d {
 					d[i] += w0*s[i] + w1*s[i+1] + w2*s[i+2]
 				}
@@ -426,12 +430,16 @@ func dwRowT[E float32 | float64](dst, src, wk []E, g geom2) {
 			d := dst[lo:hi]
 			s := src[lo+g.PL-g.KW+1:]
 			s = s[:len(d)+g.KW-1]
-			if g.KW == 3 {
+			f, _ := any(Active().DWRow3x32).(func(d, s []E, w0, w1, w2 E))
+			switch {
+			case g.KW == 3 && f != nil:
+				f(d, s, wk[2], wk[1], wk[0])
+			case g.KW == 3:
 				w0, w1, w2 := wk[0], wk[1], wk[2]
 				for i := range d {
 					d[i] += w2*s[i] + w1*s[i+1] + w0*s[i+2]
 				}
-			} else {
+			default:
 				w0, w1, w2, w3, w4 := wk[0], wk[1], wk[2], wk[3], wk[4]
 				for i := range d {
 					d[i] += w4*s[i] + w3*s[i+1] + w2*s[i+2] + w1*s[i+3] + w0*s[i+4]

@@ -58,6 +58,17 @@ type Kernels struct {
 	// r1[2i+1] for i < len(dst), bitwise as maxPool2x2's loop (taken in that
 	// order, a later value replaces the max when greater or a NaN).
 	MaxPool2x2Rows32 func(dst, r0, r1 []float32)
+	// MaxPool2x2GradRows32 is the backward of one output row of
+	// MaxPool2x2Rows32: with n = len(dy), it scans each window r0[2i],
+	// r0[2i+1], r1[2i], r1[2i+1] as MaxPool2x2Rows32 does and sets d0[2i],
+	// d0[2i+1], d1[2i], d1[2i+1] (every one of them, i < n) to 0+dy[i] at the
+	// winner and +0 elsewhere: bitwise maxPool2x2's loop on a cleared dx.
+	MaxPool2x2GradRows32 func(d0, d1, r0, r1, dy []float32)
+	// DWRow3x32 adds d[i] += (w0·s[i] + w1·s[i+1]) + w2·s[i+2] for
+	// i < len(d) (len(s) ≥ len(d)+2), bitwise as the Go loop (no fused
+	// multiply-add): the interior of the depthwise convolution's 3-wide,
+	// stride-1 row (dwRow) and, with the taps reversed, of its adjoint (dwRowT).
+	DWRow3x32 func(d, s []float32, w0, w1, w2 float32)
 	// SumF32To64 returns the sum of x with every element widened to float64
 	// (in any order): global_avg_pool's plane sums.
 	SumF32To64 func(x []float32) float64

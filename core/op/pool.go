@@ -317,9 +317,23 @@ func maxPoolAny[E float32 | float64](x, y, dx []E, planes int, g geom2) {
 // and keeps the same winner: the first maximum, or the last NaN.
 func maxPool2x2[E float32 | float64](x, y, dx []E, planes int, g geom2) {
 	hw, ohw, w := g.H*g.W, g.OH*g.OW, g.W
+	back, _ := any(Active().MaxPool2x2GradRows32).(func(d0, d1, r0, r1, dy []E))
 	parallel.For(planes, 1, func(lo, hi int) {
 		for p := lo; p < hi; p++ {
 			xp, yp := x[p*hw:(p+1)*hw], y[p*ohw:(p+1)*ohw]
+			if dx != nil && back != nil {
+				// the kernel writes every element of the windows' rows and
+				// columns; what no window covers is cleared
+				dp := dx[p*hw : (p+1)*hw]
+				for oh := range g.OH {
+					d0, d1 := dp[2*oh*w:(2*oh+1)*w], dp[(2*oh+1)*w:(2*oh+2)*w]
+					back(d0, d1, xp[2*oh*w:(2*oh+1)*w], xp[(2*oh+1)*w:(2*oh+2)*w], yp[oh*g.OW:(oh+1)*g.OW])
+					clear(d0[2*g.OW:])
+					clear(d1[2*g.OW:])
+				}
+				clear(dp[2*g.OH*w:])
+				continue
+			}
 			var dp []E
 			if dx != nil {
 				dp = dx[p*hw : (p+1)*hw]

@@ -51,6 +51,8 @@ func kernelSet() *op.Kernels {
 	}
 	k.Stride2Rows32, k.Stride2Add32 = stride2RowsKernel(), stride2AddKernel()
 	k.MaxPool2x2Rows32 = maxPool2x2Kernel()
+	k.MaxPool2x2GradRows32 = maxPool2x2GradKernel()
+	k.DWRow3x32 = dwRow3Kernel()
 	k.VecRow32 = vecRowKernel()
 	if dw := depthwiseKernel(); dw != nil {
 		k.SetOp("conv2d", dw)

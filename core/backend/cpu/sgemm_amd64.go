@@ -171,7 +171,7 @@ var avx512Kernel = &microKernel{
 }
 
 var avx2Kernel = &microKernel{
-	name: "avx2", mr: 6, nr: 16, rowA: true, half: true, packPanels: packPanels16B, epilogueTile: epilogueTileAVX2, runEp: runEpAVX2,
+	name: "avx2", mr: 6, nr: 16, rowA: true, half: true, packRows: copyRowsAVX2, packPanels: packPanels16B, epilogueTile: epilogueTileAVX2, runEp: runEpAVX2,
 	run: func(kc int, a, b, c []float32, ldc, rows, cols int, alpha, beta float32, loadC, rowA bool) {
 		runAVX2(avx2Pick(false, rows, rowA), kc, a, b, c, ldc, rows, cols, alpha, beta, loadC)
 	},

@@ -21,6 +21,7 @@ import (
 	_ "paddle/core/backend/cpu" // registers the cpu backend
 	"paddle/core/op"
 	"paddle/core/tensor"
+	"paddle/scripts/bench/internal/cputime"
 )
 
 // shapes are the conv2d cases of ../shared/bench/CORE.md §3 (N = 8): C, OC, H = W, K, stride, groups.
@@ -81,11 +82,11 @@ func main() {
 		_ = pprof.StartCPUProfile(f)
 		defer pprof.StopCPUProfile()
 	}
-	c0, t0 := cpuNow(), time.Now()
+	c0, t0 := cputime.Now(), time.Now()
 	for range *runs {
 		call()
 	}
-	cpu, wall := cpuNow()-c0, time.Since(t0)
+	cpu, wall := cputime.Now()-c0, time.Since(t0)
 	ms := func(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1e6 / float64(*runs) }
 	_ = json.NewEncoder(os.Stdout).Encode(map[string]any{
 		"impl": "paddle", "case": *name, "threads": *threads, "backward": *bwd, "runs": *runs,

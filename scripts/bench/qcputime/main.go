@@ -27,6 +27,7 @@ import (
 	"paddle/core/graph"
 	"paddle/core/runtime"
 	"paddle/core/tensor"
+	"paddle/scripts/bench/internal/cputime"
 )
 
 func main() {
@@ -111,11 +112,11 @@ func main() {
 	}
 	for range *runs {
 		for _, m := range ms {
-			t0 := cpuNow()
+			t0 := cputime.Now()
 			if _, err := m.p.Run(m.in); err != nil {
 				fail(err)
 			}
-			m.ms = append(m.ms, float64(cpuNow()-t0)/float64(time.Millisecond))
+			m.ms = append(m.ms, float64(cputime.Now()-t0)/float64(time.Millisecond))
 		}
 	}
 	fmt.Printf("level %s, %d runs, CPU ms per run (min / median)\n", cpu.Level(), *runs)

@@ -123,6 +123,6 @@ func main() {
 			opt.ZeroGrad()
 			loss().Backward()
 			opt.Step()
-		}, 3, *seconds, map[string]any{"model": m.name, "threads": *threads})
+		}, 3, *seconds, map[string]any{"impl": "paddle", "model": m.name, "threads": *threads})
 	}
 }

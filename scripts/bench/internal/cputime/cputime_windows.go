@@ -1,6 +1,6 @@
 //go:build windows
 
-package main
+package cputime
 
 import (
 	"time"
@@ -8,8 +8,8 @@ import (
 	"golang.org/x/sys/windows"
 )
 
-// cpuNow is the process's user+kernel CPU time (GetProcessTimes).
-func cpuNow() time.Duration {
+// Now is the process's user+kernel CPU time (GetProcessTimes).
+func Now() time.Duration {
 	var c, e, k, u windows.Filetime
 	if err := windows.GetProcessTimes(windows.CurrentProcess(), &c, &e, &k, &u); err != nil {
 		return 0
