@@ -11,7 +11,7 @@ import (
 // InferenceMemoryLimit is the most Go memory (debug.SetMemoryLimit) the
 // collector lets an inference process's heap reach before collecting, per
 // input it works on at once (LeanGC): a soft ceiling for the heap goal.
-const InferenceMemoryLimit = 192 << 20
+const InferenceMemoryLimit = 176 << 20
 
 // InferenceHeapFloor is the Go memory an inference process's heap may reach
 // before collecting whatever it holds (LeanGC): the floor of the heap goal.
@@ -38,8 +38,8 @@ const InferenceHeapHeadroom = 48 << 20
 // (anything live up to 80 MiB): the peak is reached within the first inputs
 // and stays, and there are fewer collections. The floor is kept low enough
 // for one small page as one process to peak under 200 MB. Why the ceiling:
-// large pages do not double a large heap (40 pages: 215 MiB at the peak,
-// 311 MiB without it).
+// large pages do not double a large heap (40 pages peak at 197-206 MiB with
+// 176 MiB, 211-232 MiB with 192, 311 MiB without a ceiling).
 func LeanGC(parallel int) {
 	if os.Getenv("GOMEMLIMIT") != "" || os.Getenv("GOGC") != "" {
 		return
