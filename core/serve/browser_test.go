@@ -97,10 +97,22 @@ func TestPageInBrowser(t *testing.T) {
 	})
 	url := "http://" + ln.Addr().String() + "/?demo=1&kit=ocr"
 
-	// The virtual time budget lets the page's fetches finish before the DOM is dumped.
-	dom := runChromium(t, bin, url, "--virtual-time-budget=30000", "--dump-dom")
+	// The virtual time budget lets the page's fetches finish before the DOM is
+	// dumped; on a loaded machine the browser sometimes dumps it before the
+	// page's last step (the answer drawn, the status not yet updated), so a
+	// page that did not finish gets two more tries, each counted afresh.
+	var dom string
+	for try := 0; try < 3; try++ {
+		mu.Lock()
+		got = nil
+		mu.Unlock()
+		dom = runChromium(t, bin, url, "--virtual-time-budget=30000", "--dump-dom")
+		if strings.Contains(dom, `data-demo="done"`) {
+			break
+		}
+	}
 	if !strings.Contains(dom, `data-demo="done"`) {
-		t.Fatalf("the page did not finish its demo; DOM:\n%s", dom)
+		t.Fatalf("the page did not finish its demo in three tries; DOM:\n%s", dom)
 	}
 	mu.Lock()
 	n := len(got)
