@@ -100,6 +100,16 @@ func sgemm4x8AVX2(k int, a, b, c *float32, ldc, rows int, loadC uint32, alpha, b
 //go:noescape
 func sgemm4x8AVX2RowA(k int, a, b, c *float32, ldc, rows int, loadC uint32, alpha, beta float32)
 
+// sgemm6x16AVX2RowABS and sgemm4x16AVX2RowABS are the 6×16 and 4×16
+// RowA kernels reading B in place: step p's 16 values at b[p*ldb:] (a
+// non-transposed operand, not a packed panel).
+//
+//go:noescape
+func sgemm6x16AVX2RowABS(k int, a, b, c *float32, ldc, rows int, loadC uint32, alpha, beta float32, ldb int)
+
+//go:noescape
+func sgemm4x16AVX2RowABS(k int, a, b, c *float32, ldc, rows int, loadC uint32, alpha, beta float32, ldb int)
+
 // sgemm6x16AVX2RowAEp and its three narrower twins are the RowA kernels
 // for alpha 1 and beta 0 with an epilogue fused into the store: the row
 // bias (rowBias: the tile's first row's, not nil), the activation (kind:
@@ -171,7 +181,8 @@ var avx512Kernel = &microKernel{
 }
 
 var avx2Kernel = &microKernel{
-	name: "avx2", mr: 6, nr: 16, rowA: true, half: true, packRows: copyRowsAVX2, packPanels: packPanels16B, epilogueTile: epilogueTileAVX2, runEp: runEpAVX2,
+	name: "avx2", mr: 6, nr: 16, mrLow: 4, rowA: true, half: true, packRows: copyRowsAVX2, packPanels: packPanels16B, epilogueTile: epilogueTileAVX2, runEp: runEpAVX2,
+	runB: runBAVX2, inBRows: 64, inBSpan: 8 << 20,
 	run: func(kc int, a, b, c []float32, ldc, rows, cols int, alpha, beta float32, loadC, rowA bool) {
 		runAVX2(avx2Pick(false, rows, rowA), kc, a, b, c, ldc, rows, cols, alpha, beta, loadC)
 	},
@@ -241,6 +252,16 @@ func runAVX2(k avx2Kern, kc int, a, b, c []float32, ldc, rows, cols int, alpha, 
 	var t [6 * 16]float32
 	k.call(kc, unsafe.SliceData(a), unsafe.SliceData(b), &t[0], w, rows, 0, alpha, 0)
 	mergeTile(t[:], w, c, ldc, rows, cols, beta, loadC)
+}
+
+// runBAVX2 is microKernel.runB for the AVX2 kernel.
+func runBAVX2(kc int, a, b []float32, ldb int, c []float32, ldc, rows int, alpha, beta float32, loadC bool) {
+	_ = b[(kc-1)*ldb+15]
+	kern := sgemm6x16AVX2RowABS
+	if rows <= 4 {
+		kern = sgemm4x16AVX2RowABS
+	}
+	kern(kc, unsafe.SliceData(a), unsafe.SliceData(b), unsafe.SliceData(c), ldc, rows, b2u(loadC), alpha, beta, ldb)
 }
 
 // runEpAVX2 is microKernel.runEp for the AVX2 kernel: a whole-width tile
