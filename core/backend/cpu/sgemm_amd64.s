@@ -3059,15 +3059,15 @@ sgemm6x16AVX2_done:
 	VZEROUPPER
 	RET
 
-// func sgemm6x16AVX2RowA(k int, a, b, c *float32, ldc, rows int, loadC uint32, alpha, beta float32)
-TEXT ·sgemm6x16AVX2RowA(SB), NOSPLIT, $0-60
+// func sgemm6x16AVX2RowA(k int, a, b, c *float32, ldc, rows int, loadC uint32, alpha, beta float32, lda int)
+TEXT ·sgemm6x16AVX2RowA(SB), NOSPLIT, $0-72
 	MOVQ k+0(FP), CX
 	MOVQ a+8(FP), AX
 	MOVQ b+16(FP), BX
 	MOVQ c+24(FP), DI
 	MOVQ ldc+32(FP), SI
 	SHLQ $2, SI
-	MOVQ CX, R8
+	MOVQ lda+64(FP), R8
 	SHLQ $2, R8
 	LEAQ (R8)(R8*2), R9
 	LEAQ (AX)(R8*4), R12
@@ -3472,15 +3472,15 @@ sgemm6x8AVX2_done:
 	VZEROUPPER
 	RET
 
-// func sgemm6x8AVX2RowA(k int, a, b, c *float32, ldc, rows int, loadC uint32, alpha, beta float32)
-TEXT ·sgemm6x8AVX2RowA(SB), NOSPLIT, $0-60
+// func sgemm6x8AVX2RowA(k int, a, b, c *float32, ldc, rows int, loadC uint32, alpha, beta float32, lda int)
+TEXT ·sgemm6x8AVX2RowA(SB), NOSPLIT, $0-72
 	MOVQ k+0(FP), CX
 	MOVQ a+8(FP), AX
 	MOVQ b+16(FP), BX
 	MOVQ c+24(FP), DI
 	MOVQ ldc+32(FP), SI
 	SHLQ $2, SI
-	MOVQ CX, R8
+	MOVQ lda+64(FP), R8
 	SHLQ $2, R8
 	LEAQ (R8)(R8*2), R9
 	LEAQ (AX)(R8*4), R12
@@ -3819,15 +3819,15 @@ sgemm4x16AVX2_done:
 	VZEROUPPER
 	RET
 
-// func sgemm4x16AVX2RowA(k int, a, b, c *float32, ldc, rows int, loadC uint32, alpha, beta float32)
-TEXT ·sgemm4x16AVX2RowA(SB), NOSPLIT, $0-60
+// func sgemm4x16AVX2RowA(k int, a, b, c *float32, ldc, rows int, loadC uint32, alpha, beta float32, lda int)
+TEXT ·sgemm4x16AVX2RowA(SB), NOSPLIT, $0-72
 	MOVQ k+0(FP), CX
 	MOVQ a+8(FP), AX
 	MOVQ b+16(FP), BX
 	MOVQ c+24(FP), DI
 	MOVQ ldc+32(FP), SI
 	SHLQ $2, SI
-	MOVQ CX, R8
+	MOVQ lda+64(FP), R8
 	SHLQ $2, R8
 	LEAQ (R8)(R8*2), R9
 	LEAQ (AX)(R8*4), R12
@@ -4122,15 +4122,15 @@ sgemm4x8AVX2_done:
 	VZEROUPPER
 	RET
 
-// func sgemm4x8AVX2RowA(k int, a, b, c *float32, ldc, rows int, loadC uint32, alpha, beta float32)
-TEXT ·sgemm4x8AVX2RowA(SB), NOSPLIT, $0-60
+// func sgemm4x8AVX2RowA(k int, a, b, c *float32, ldc, rows int, loadC uint32, alpha, beta float32, lda int)
+TEXT ·sgemm4x8AVX2RowA(SB), NOSPLIT, $0-72
 	MOVQ k+0(FP), CX
 	MOVQ a+8(FP), AX
 	MOVQ b+16(FP), BX
 	MOVQ c+24(FP), DI
 	MOVQ ldc+32(FP), SI
 	SHLQ $2, SI
-	MOVQ CX, R8
+	MOVQ lda+64(FP), R8
 	SHLQ $2, R8
 	LEAQ (R8)(R8*2), R9
 	LEAQ (AX)(R8*4), R12

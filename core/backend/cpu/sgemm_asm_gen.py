@@ -158,7 +158,7 @@ def avx512(name, mr, nv, unroll, bcst, rowa=False, astride=None):
     emit()
 
 
-def avx2(name, mr, unroll, rowa=False, nv=2, astride=None, ep=False, bstride=False):
+def avx2(name, mr, unroll, rowa=False, nv=2, astride=None, ep=False, bstride=False, lda=False):
     """mr rows x nv ymm vectors (8·nv floats) per row; all 8·nv columns are
     written. With rowa, the A panel is row-major (a[r*k + p]); otherwise
     k-major with astride (default mr) floats per step, so a kernel of fewer
@@ -168,13 +168,19 @@ def avx2(name, mr, unroll, rowa=False, nv=2, astride=None, ep=False, bstride=Fal
     with 0x100 for the affine step), scale and shift, and fuses that
     Epilogue into its store with epilogueAVX2's float32 steps (bitwise
     equal). With bstride, B is not a packed panel but the operand itself:
-    step p's 8·nv values at b[p*ldb:], ldb the last argument (unroll 4)."""
+    step p's 8·nv values at b[p*ldb:], ldb the last argument (unroll 4).
+    With lda (and rowa), A's rows are lda floats apart (the last argument),
+    not k: a row-major A read in place."""
     nr = 8 * nv
     astride = astride or mr
     acc = lambda r, v: 16 - mr * nv + r * nv + v
     if ep:
         emit(f"// func {name}(k int, a, b, c *float32, ldc, rows int, rowBias *float32, kind uint32, scale, shift float32)")
         emit(f"TEXT ·{name}(SB), NOSPLIT, $0-68")
+    elif lda:
+        assert rowa and not bstride
+        emit(f"// func {name}(k int, a, b, c *float32, ldc, rows int, loadC uint32, alpha, beta float32, lda int)")
+        emit(f"TEXT ·{name}(SB), NOSPLIT, $0-72")
     elif bstride:
         assert unroll == 4
         emit(f"// func {name}(k int, a, b, c *float32, ldc, rows int, loadC uint32, alpha, beta float32, ldb int)")
@@ -190,7 +196,7 @@ def avx2(name, mr, unroll, rowa=False, nv=2, astride=None, ep=False, bstride=Fal
     emit("\tSHLQ $2, SI")
     if rowa:
         assert mr <= 6
-        emit("\tMOVQ CX, R8")
+        emit("\tMOVQ lda+64(FP), R8" if lda else "\tMOVQ CX, R8")
         emit("\tSHLQ $2, R8")
         emit("\tLEAQ (R8)(R8*2), R9")
         emit("\tLEAQ (AX)(R8*4), R12")
@@ -788,13 +794,13 @@ avx512("sgemm8x32AVX512RowA", 8, 2, 4, False, rowa=True)
 avx512("sgemm4x32AVX512", 4, 2, 4, False, astride=12)
 avx512("sgemm4x32AVX512RowA", 4, 2, 4, False, rowa=True)
 avx2("sgemm6x16AVX2", 6, 4)
-avx2("sgemm6x16AVX2RowA", 6, 4, rowa=True)
+avx2("sgemm6x16AVX2RowA", 6, 4, rowa=True, lda=True)
 avx2("sgemm6x8AVX2", 6, 4, nv=1)
-avx2("sgemm6x8AVX2RowA", 6, 4, rowa=True, nv=1)
+avx2("sgemm6x8AVX2RowA", 6, 4, rowa=True, nv=1, lda=True)
 avx2("sgemm4x16AVX2", 4, 4, astride=6)
-avx2("sgemm4x16AVX2RowA", 4, 4, rowa=True)
+avx2("sgemm4x16AVX2RowA", 4, 4, rowa=True, lda=True)
 avx2("sgemm4x8AVX2", 4, 4, nv=1, astride=6)
-avx2("sgemm4x8AVX2RowA", 4, 4, rowa=True, nv=1)
+avx2("sgemm4x8AVX2RowA", 4, 4, rowa=True, nv=1, lda=True)
 # B read in place (a non-transposed operand, ldb apart), row-major A
 avx2("sgemm6x16AVX2RowABS", 6, 4, rowa=True, bstride=True)
 avx2("sgemm4x16AVX2RowABS", 4, 4, rowa=True, bstride=True)
