@@ -20,7 +20,8 @@ import (
 //	jr: nr columns            micro-kernel: mr×nr tile of C in registers
 //
 // Transposed operands are handled by the packing routines; nothing else
-// copies A or B.
+// copies A or B. Kernels with runB or runA (the avx2 level) skip packing B
+// for small row blocks and A for narrow regions, reading them in place.
 
 // A microKernel computes one mr×nr tile: c[r*ldc+j] = alpha·Σ_p a[p*mr+r]·b[p*nr+j]
 // (+ beta·c[r*ldc+j] when loadC) for r < rows, j < cols. a and b are packed
