@@ -20,7 +20,8 @@ import (
 //	jr: nr columns            micro-kernel: mr×nr tile of C in registers
 //
 // Transposed operands are handled by the packing routines; nothing else
-// copies A or B.
+// copies A or B. Kernels with runB or runA (the avx2 level) skip packing B
+// for small row blocks and A for narrow regions, reading them in place.
 
 // A microKernel computes one mr×nr tile: c[r*ldc+j] = alpha·Σ_p a[p*mr+r]·b[p*nr+j]
 // (+ beta·c[r*ldc+j] when loadC) for r < rows, j < cols. a and b are packed
@@ -56,6 +57,34 @@ type microKernel struct {
 	// epilogueTile, when set, applies an epilogue to one tile of at most
 	// 32 columns (a vector version of Epilogue.applyGo).
 	epilogueTile func(e *Epilogue, c []float32, ldc, i0, j0, rows, cols int)
+
+	// mrLow, when set, is the height of the kernel's short variant, which
+	// run picks for tiles of at most mrLow rows and which reads only mrLow
+	// rows of a row-major A panel. With it, row-major panels are cut so
+	// that no short tile does more than mr−1 rows of padding (32 rows: 6,
+	// 6, 6, 6, 4, 4 rather than 6, 6, 6, 6, 6 and 2 in a 4-row tile).
+	mrLow int
+
+	// runB, when set, runs a whole-width tile of a row-major A panel with
+	// B read in place (b: op(B) at the tile's first row and column, rows
+	// ldb apart) rather than packed. It is used for row blocks of at most
+	// inBRows rows, where packing B costs more than the few row tiles that
+	// reuse each packed panel gain, when the K step's rows of B span at
+	// most inBSpan bytes (farther apart they come from memory a line per
+	// row, slower than the packing's row-by-row streams) and do not fall
+	// into too few cache sets (bSetsOK).
+	runB    func(kc int, a, b []float32, ldb int, c []float32, ldc, rows int, alpha, beta float32, loadC bool)
+	inBRows int
+	inBSpan int
+
+	// runA, when set, is run for a non-transposed A read in place (rows
+	// lda apart; half: the last B panel packed nr/2 wide) in regions of at
+	// most inACols columns, where each packed A element would serve few
+	// tiles (256×196×2304 at avx2: 104 → 110 GFLOP/s; no gain at 784
+	// columns). Only tiles whose rows all exist use it (a last short one
+	// is packed).
+	runA    func(kc int, a []float32, lda int, b, c []float32, ldc, rows, cols int, alpha, beta float32, loadC, half bool)
+	inACols int
 
 	kc, mc, nc int // cache blocking, set by tune
 }
@@ -308,7 +337,8 @@ func (g *gemm) region(i0, i1, j0, j1 int) {
 	kc = ceilDiv(g.k, ceilDiv(g.k, kc))
 	mc := min(kn.mc, ceilDiv(i1-i0, mr)*mr)
 	nc := min(kn.nc, ceilDiv(j1-j0, nr)*nr)
-	bf := getBuffers(mc*kc, nc*kc)
+	// mr rows of slack: a row-major tile may start at any row
+	bf := getBuffers((mc+mr)*kc, nc*kc)
 	defer bufPool.Put(bf)
 	// a row-major A read in one K step (lda = kc, e.g. a 1×1 conv's
 	// weights) is already in a rowA kernel's panel layout: its whole mr-row
@@ -327,25 +357,48 @@ func (g *gemm) region(i0, i1, j0, j1 int) {
 		}
 		for ic := i0; ic < i1; ic += mc {
 			mb := min(mc, i1-ic)
+			// B in place (small row blocks): only a last partial panel is
+			// packed; A in place (the others): only a last short tile
+			inB := kn.runB != nil && !g.transB && !g.transA && kn.rowA && mb <= kn.inBRows && kb*g.ldb*4 <= kn.inBSpan && bSetsOK(kb, g.ldb)
+			inA := kn.runA != nil && !g.transA && !direct && !inB && j1-j0 <= kn.inACols
 			rowA := true
-			if !direct {
+			if !direct && !inA {
 				rowA = packA(g.transA, g.a, g.lda, ic, pc, mb, kb, kn, bf.a)
-			} else if whole := mb / mr * mr; whole < mb {
-				packA(false, g.a, g.lda, ic+whole, pc, mb-whole, kb, kn, bf.a[whole*kb:])
+			} else if last := kn.lastTile(mb, true); kn.tileReads(mb-last) != mb-last {
+				packA(false, g.a, g.lda, ic+last, pc, mb-last, kb, kn, bf.a[last*kb:])
 			}
 			for jc := j0; jc < j1; jc += nc {
 				nb := min(nc, j1-jc)
-				packB(g.transB, g.b, g.ldb, pc, jc, kb, nb, nr, kn, bf.b)
-				for ir := 0; ir < mb; ir += mr {
-					rows := min(mr, mb-ir)
+				if whole := nb / nr * nr; !inB {
+					packB(g.transB, g.b, g.ldb, pc, jc, kb, nb, nr, kn, bf.b)
+				} else if whole < nb {
+					packB(false, g.b, g.ldb, pc, jc+whole, kb, nb-whole, nr, kn, bf.b[whole*kb:])
+				}
+				for ir, rows := 0, 0; ir < mb; ir += rows {
+					rows = kn.tileRows(mb-ir, rowA)
 					ap := bf.a[ir*kb : (ir+mr)*kb]
-					if direct && rows == mr {
-						ap = g.a[(ic+ir)*g.lda : (ic+ir+mr)*g.lda]
+					if direct && kn.tileReads(rows) == rows {
+						ap = g.a[(ic+ir)*g.lda : (ic+ir+rows)*g.lda]
 					}
 					crow := (ic+ir)*g.ldc + jc
 					for jr := 0; jr < nb; jr += nr {
 						cols := min(nr, nb-jr)
 						cs := g.c[crow+jr:]
+						if inA && kn.tileReads(rows) == rows {
+							half := cols <= nr/2 && kn.half
+							kn.runA(kb, g.a[(ic+ir)*g.lda+pc:], g.lda, bf.b[jr*kb:(jr+nr)*kb], cs, g.ldc, rows, cols, g.alpha, beta, loadC, half)
+							if ep != nil {
+								kn.epilogue(ep, cs, g.ldc, ic+ir, jc+jr, rows, cols)
+							}
+							continue
+						}
+						if inB && cols == nr {
+							kn.runB(kb, ap, g.b[pc*g.ldb+jc+jr:], g.ldb, cs, g.ldc, rows, g.alpha, beta, loadC)
+							if ep != nil {
+								kn.epilogue(ep, cs, g.ldc, ic+ir, jc+jr, rows, cols)
+							}
+							continue
+						}
 						if ep != nil && kn.runEp != nil && kn.runEp(kb, ap, bf.b[jr*kb:(jr+nr)*kb], cs, g.ldc, rows, cols, g.alpha, beta, loadC, rowA, ep, ic+ir) {
 							continue
 						}
@@ -362,6 +415,48 @@ func (g *gemm) region(i0, i1, j0, j1 int) {
 			}
 		}
 	}
+}
+
+// bSetsOK reports whether kb rows of B, ldb floats apart, read in place
+// as 16-float panels, spread over enough cache sets to stay in L2: rows
+// whose stride is a multiple of a large power of two share few sets (1024
+// floats apart, all rows fall into 32 of a 1 MiB 8-way L2's 2048 sets),
+// and a panel then thrashes L2 (64×1024×1024 at avx2: 116 GFLOP/s packed,
+// 72 in place; 32×1024×128 102 and 69). The bound lies between those and
+// the largest product seen to gain (6400 floats apart, 288 rows: 110 → 123).
+func bSetsOK(kb, ldb int) bool {
+	g := 32768 // 128 KiB of floats: the set period of a 1 MiB 8-way cache
+	for ldb%g != 0 {
+		g /= 2
+	}
+	return kb*g <= 96<<10
+}
+
+// tileRows is the height of the next row tile when rem rows are left
+// (rowA: the A panels are row-major).
+func (k *microKernel) tileRows(rem int, rowA bool) int {
+	if rowA && k.mrLow > 0 && rem > k.mr && rem <= 2*k.mrLow {
+		return k.mrLow
+	}
+	return min(k.mr, rem)
+}
+
+// tileReads is how many rows of a row-major A panel the kernel reads for a
+// tile of rows rows.
+func (k *microKernel) tileReads(rows int) int {
+	if k.mrLow > 0 && rows <= k.mrLow {
+		return k.mrLow
+	}
+	return k.mr
+}
+
+// lastTile is the first row of the last row tile of mb rows.
+func (k *microKernel) lastTile(mb int, rowA bool) int {
+	ir := 0
+	for rows := k.tileRows(mb, rowA); ir+rows < mb; rows = k.tileRows(mb-ir, rowA) {
+		ir += rows
+	}
+	return ir
 }
 
 // mergeTile writes c = t + beta·c (c = t when !loadC) for a rows×cols tile

@@ -72,7 +72,9 @@ func sgemm12x32AVX512RowA(k int, a, b, c *float32, ldc, rows int, mask uint32, l
 func sgemm12x16AVX512RowA(k int, a, b, c *float32, ldc, rows int, mask uint32, loadC uint32, alpha, beta float32)
 
 //go:noescape
-func sgemm6x16AVX2RowA(k int, a, b, c *float32, ldc, rows int, loadC uint32, alpha, beta float32)
+func sgemm6x16AVX2RowA(k int, a, b, c *float32, ldc, rows int, loadC uint32, alpha, beta float32, lda int)
+
+// The RowA kernels read A's rows lda floats apart (kc for a packed panel).
 
 // sgemm6x8AVX2 and sgemm6x8AVX2RowA are the 6×16 kernels narrowed to 8
 // columns, for a last panel of at most 8 columns (packed 8 wide): no
@@ -82,7 +84,7 @@ func sgemm6x16AVX2RowA(k int, a, b, c *float32, ldc, rows int, loadC uint32, alp
 func sgemm6x8AVX2(k int, a, b, c *float32, ldc, rows int, loadC uint32, alpha, beta float32)
 
 //go:noescape
-func sgemm6x8AVX2RowA(k int, a, b, c *float32, ldc, rows int, loadC uint32, alpha, beta float32)
+func sgemm6x8AVX2RowA(k int, a, b, c *float32, ldc, rows int, loadC uint32, alpha, beta float32, lda int)
 
 // sgemm4x16AVX2, sgemm4x8AVX2 and their RowA twins are the 6-row AVX2
 // kernels for a last row panel of at most 4 rows: the same packed panels
@@ -92,13 +94,23 @@ func sgemm6x8AVX2RowA(k int, a, b, c *float32, ldc, rows int, loadC uint32, alph
 func sgemm4x16AVX2(k int, a, b, c *float32, ldc, rows int, loadC uint32, alpha, beta float32)
 
 //go:noescape
-func sgemm4x16AVX2RowA(k int, a, b, c *float32, ldc, rows int, loadC uint32, alpha, beta float32)
+func sgemm4x16AVX2RowA(k int, a, b, c *float32, ldc, rows int, loadC uint32, alpha, beta float32, lda int)
 
 //go:noescape
 func sgemm4x8AVX2(k int, a, b, c *float32, ldc, rows int, loadC uint32, alpha, beta float32)
 
 //go:noescape
-func sgemm4x8AVX2RowA(k int, a, b, c *float32, ldc, rows int, loadC uint32, alpha, beta float32)
+func sgemm4x8AVX2RowA(k int, a, b, c *float32, ldc, rows int, loadC uint32, alpha, beta float32, lda int)
+
+// sgemm6x16AVX2RowABS and sgemm4x16AVX2RowABS are the 6×16 and 4×16
+// RowA kernels reading B in place: step p's 16 values at b[p*ldb:] (a
+// non-transposed operand, not a packed panel).
+//
+//go:noescape
+func sgemm6x16AVX2RowABS(k int, a, b, c *float32, ldc, rows int, loadC uint32, alpha, beta float32, ldb int)
+
+//go:noescape
+func sgemm4x16AVX2RowABS(k int, a, b, c *float32, ldc, rows int, loadC uint32, alpha, beta float32, ldb int)
 
 // sgemm6x16AVX2RowAEp and its three narrower twins are the RowA kernels
 // for alpha 1 and beta 0 with an epilogue fused into the store: the row
@@ -171,12 +183,13 @@ var avx512Kernel = &microKernel{
 }
 
 var avx2Kernel = &microKernel{
-	name: "avx2", mr: 6, nr: 16, rowA: true, half: true, packRows: copyRowsAVX2, packPanels: packPanels16B, epilogueTile: epilogueTileAVX2, runEp: runEpAVX2,
+	name: "avx2", mr: 6, nr: 16, mrLow: 4, rowA: true, half: true, packRows: copyRowsAVX2, packPanels: packPanels16B, epilogueTile: epilogueTileAVX2, runEp: runEpAVX2,
+	runB: runBAVX2, inBRows: 64, inBSpan: 8 << 20, runA: runAAVX2, inACols: 256,
 	run: func(kc int, a, b, c []float32, ldc, rows, cols int, alpha, beta float32, loadC, rowA bool) {
-		runAVX2(avx2Pick(false, rows, rowA), kc, a, b, c, ldc, rows, cols, alpha, beta, loadC)
+		runAVX2(avx2Pick(false, rows, rowA), kc, a, kc, b, c, ldc, rows, cols, alpha, beta, loadC)
 	},
 	runHalf: func(kc int, a, b, c []float32, ldc, rows, cols int, alpha, beta float32, loadC, rowA bool) {
-		runAVX2(avx2Pick(true, rows, rowA), kc, a, b, c, ldc, rows, cols, alpha, beta, loadC)
+		runAVX2(avx2Pick(true, rows, rowA), kc, a, kc, b, c, ldc, rows, cols, alpha, beta, loadC)
 	},
 }
 
@@ -209,38 +222,64 @@ func (k avx2Kern) width() int {
 
 // call runs kernel k; direct calls (not a func value) keep a scratch
 // tile passed as c on the caller's stack.
-func (k avx2Kern) call(kc int, a, b, c *float32, ldc, rows int, loadC uint32, alpha, beta float32) {
+func (k avx2Kern) call(kc int, a, b, c *float32, ldc, rows int, loadC uint32, alpha, beta float32, lda int) {
 	switch k {
 	case 0:
 		sgemm6x16AVX2(kc, a, b, c, ldc, rows, loadC, alpha, beta)
 	case 1:
-		sgemm6x16AVX2RowA(kc, a, b, c, ldc, rows, loadC, alpha, beta)
+		sgemm6x16AVX2RowA(kc, a, b, c, ldc, rows, loadC, alpha, beta, lda)
 	case 2:
 		sgemm6x8AVX2(kc, a, b, c, ldc, rows, loadC, alpha, beta)
 	case 3:
-		sgemm6x8AVX2RowA(kc, a, b, c, ldc, rows, loadC, alpha, beta)
+		sgemm6x8AVX2RowA(kc, a, b, c, ldc, rows, loadC, alpha, beta, lda)
 	case 4:
 		sgemm4x16AVX2(kc, a, b, c, ldc, rows, loadC, alpha, beta)
 	case 5:
-		sgemm4x16AVX2RowA(kc, a, b, c, ldc, rows, loadC, alpha, beta)
+		sgemm4x16AVX2RowA(kc, a, b, c, ldc, rows, loadC, alpha, beta, lda)
 	case 6:
 		sgemm4x8AVX2(kc, a, b, c, ldc, rows, loadC, alpha, beta)
 	case 7:
-		sgemm4x8AVX2RowA(kc, a, b, c, ldc, rows, loadC, alpha, beta)
+		sgemm4x8AVX2RowA(kc, a, b, c, ldc, rows, loadC, alpha, beta, lda)
 	}
 }
 
-// runAVX2 runs AVX2 kernel k, which writes all its columns: a partial tile
-// is computed into a scratch tile, then its valid part merged.
-func runAVX2(k avx2Kern, kc int, a, b, c []float32, ldc, rows, cols int, alpha, beta float32, loadC bool) {
+// runAVX2 runs AVX2 kernel k (A's rows lda apart when row-major), which
+// writes all its columns: a partial tile is computed into a scratch tile,
+// then its valid part merged.
+func runAVX2(k avx2Kern, kc int, a []float32, lda int, b, c []float32, ldc, rows, cols int, alpha, beta float32, loadC bool) {
 	w := k.width()
 	if cols == w {
-		k.call(kc, unsafe.SliceData(a), unsafe.SliceData(b), unsafe.SliceData(c), ldc, rows, b2u(loadC), alpha, beta)
+		k.call(kc, unsafe.SliceData(a), unsafe.SliceData(b), unsafe.SliceData(c), ldc, rows, b2u(loadC), alpha, beta, lda)
 		return
 	}
 	var t [6 * 16]float32
-	k.call(kc, unsafe.SliceData(a), unsafe.SliceData(b), &t[0], w, rows, 0, alpha, 0)
+	k.call(kc, unsafe.SliceData(a), unsafe.SliceData(b), &t[0], w, rows, 0, alpha, 0, lda)
 	mergeTile(t[:], w, c, ldc, rows, cols, beta, loadC)
+}
+
+// runAAVX2 is microKernel.runA for the AVX2 kernel.
+func runAAVX2(kc int, a []float32, lda int, b, c []float32, ldc, rows, cols int, alpha, beta float32, loadC, half bool) {
+	k := avx2Pick(half, rows, true)
+	_ = a[(k.reads()-1)*lda+kc-1]
+	runAVX2(k, kc, a, lda, b, c, ldc, rows, cols, alpha, beta, loadC)
+}
+
+// reads is the rows of A kernel k reads.
+func (k avx2Kern) reads() int {
+	if k&4 != 0 {
+		return 4
+	}
+	return 6
+}
+
+// runBAVX2 is microKernel.runB for the AVX2 kernel.
+func runBAVX2(kc int, a, b []float32, ldb int, c []float32, ldc, rows int, alpha, beta float32, loadC bool) {
+	_ = b[(kc-1)*ldb+15]
+	kern := sgemm6x16AVX2RowABS
+	if rows <= 4 {
+		kern = sgemm4x16AVX2RowABS
+	}
+	kern(kc, unsafe.SliceData(a), unsafe.SliceData(b), unsafe.SliceData(c), ldc, rows, b2u(loadC), alpha, beta, ldb)
 }
 
 // runEpAVX2 is microKernel.runEp for the AVX2 kernel: a whole-width tile

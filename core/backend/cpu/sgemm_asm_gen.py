@@ -158,7 +158,7 @@ def avx512(name, mr, nv, unroll, bcst, rowa=False, astride=None):
     emit()
 
 
-def avx2(name, mr, unroll, rowa=False, nv=2, astride=None, ep=False):
+def avx2(name, mr, unroll, rowa=False, nv=2, astride=None, ep=False, bstride=False, lda=False):
     """mr rows x nv ymm vectors (8·nv floats) per row; all 8·nv columns are
     written. With rowa, the A panel is row-major (a[r*k + p]); otherwise
     k-major with astride (default mr) floats per step, so a kernel of fewer
@@ -167,13 +167,24 @@ def avx2(name, mr, unroll, rowa=False, nv=2, astride=None, ep=False):
     tile's first row's), kind (Act 0 none, 1 relu or 5 hardswish6, or-ed
     with 0x100 for the affine step), scale and shift, and fuses that
     Epilogue into its store with epilogueAVX2's float32 steps (bitwise
-    equal)."""
+    equal). With bstride, B is not a packed panel but the operand itself:
+    step p's 8·nv values at b[p*ldb:], ldb the last argument (unroll 4).
+    With lda (and rowa), A's rows are lda floats apart (the last argument),
+    not k: a row-major A read in place."""
     nr = 8 * nv
     astride = astride or mr
     acc = lambda r, v: 16 - mr * nv + r * nv + v
     if ep:
         emit(f"// func {name}(k int, a, b, c *float32, ldc, rows int, rowBias *float32, kind uint32, scale, shift float32)")
         emit(f"TEXT ·{name}(SB), NOSPLIT, $0-68")
+    elif lda:
+        assert rowa and not bstride
+        emit(f"// func {name}(k int, a, b, c *float32, ldc, rows int, loadC uint32, alpha, beta float32, lda int)")
+        emit(f"TEXT ·{name}(SB), NOSPLIT, $0-72")
+    elif bstride:
+        assert unroll == 4
+        emit(f"// func {name}(k int, a, b, c *float32, ldc, rows int, loadC uint32, alpha, beta float32, ldb int)")
+        emit(f"TEXT ·{name}(SB), NOSPLIT, $0-72")
     else:
         emit(f"// func {name}(k int, a, b, c *float32, ldc, rows int, loadC uint32, alpha, beta float32)")
         emit(f"TEXT ·{name}(SB), NOSPLIT, $0-60")
@@ -185,10 +196,29 @@ def avx2(name, mr, unroll, rowa=False, nv=2, astride=None, ep=False):
     emit("\tSHLQ $2, SI")
     if rowa:
         assert mr <= 6
-        emit("\tMOVQ CX, R8")
+        emit("\tMOVQ lda+64(FP), R8" if lda else "\tMOVQ CX, R8")
         emit("\tSHLQ $2, R8")
         emit("\tLEAQ (R8)(R8*2), R9")
         emit("\tLEAQ (AX)(R8*4), R12")
+    if bstride:
+        # steps 0-3 of an unrolled group at (BX), (BX)(R13), (R10), (R10)(R13)
+        emit("\tMOVQ ldb+64(FP), R13")
+        emit("\tSHLQ $2, R13")
+        emit("\tLEAQ (BX)(R13*2), R10")
+
+    def baddr(i, v):
+        if not bstride:
+            return f"{i*nr*4 + 32*v}(BX)"
+        return [f"{32*v}(BX)", f"{32*v}(BX)(R13*1)", f"{32*v}(R10)", f"{32*v}(R10)(R13*1)"][i]
+
+    def adv_b(steps):
+        if not bstride:
+            emit(f"\tADDQ ${steps*nr*4}, BX")
+        elif steps == 4:
+            emit("\tLEAQ (BX)(R13*4), BX")
+            emit("\tLEAQ (R10)(R13*4), R10")
+        else:
+            emit("\tADDQ R13, BX")
 
     def aaddr(i, r):
         if not rowa:
@@ -209,9 +239,8 @@ def avx2(name, mr, unroll, rowa=False, nv=2, astride=None, ep=False):
             emit(f"\tVXORPS Y{z}, Y{z}, Y{z}")
 
     def step(i):
-        ao, bo = i * mr * 4, i * nr * 4
         for v in range(nv):
-            emit(f"\tVMOVUPS {bo + 32*v}(BX), Y{v}")
+            emit(f"\tVMOVUPS {baddr(i, v)}, Y{v}")
         for r in range(mr):
             t = 2 + r % 2
             emit(f"\tVBROADCASTSS {aaddr(i, r)}, Y{t}")
@@ -225,7 +254,7 @@ def avx2(name, mr, unroll, rowa=False, nv=2, astride=None, ep=False):
     for i in range(unroll):
         step(i)
     adv_a(unroll)
-    emit(f"\tADDQ ${unroll*nr*4}, BX")
+    adv_b(unroll)
     emit("\tDECQ DX")
     emit(f"\tJNZ {name}_loop")
     emit(f"{name}_tail:")
@@ -234,7 +263,7 @@ def avx2(name, mr, unroll, rowa=False, nv=2, astride=None, ep=False):
     emit(f"{name}_loop1:")
     step(0)
     adv_a(1)
-    emit(f"\tADDQ ${nr*4}, BX")
+    adv_b(1)
     emit("\tDECQ CX")
     emit(f"\tJNZ {name}_loop1")
     emit(f"{name}_store:")
@@ -765,13 +794,16 @@ avx512("sgemm8x32AVX512RowA", 8, 2, 4, False, rowa=True)
 avx512("sgemm4x32AVX512", 4, 2, 4, False, astride=12)
 avx512("sgemm4x32AVX512RowA", 4, 2, 4, False, rowa=True)
 avx2("sgemm6x16AVX2", 6, 4)
-avx2("sgemm6x16AVX2RowA", 6, 4, rowa=True)
+avx2("sgemm6x16AVX2RowA", 6, 4, rowa=True, lda=True)
 avx2("sgemm6x8AVX2", 6, 4, nv=1)
-avx2("sgemm6x8AVX2RowA", 6, 4, rowa=True, nv=1)
+avx2("sgemm6x8AVX2RowA", 6, 4, rowa=True, nv=1, lda=True)
 avx2("sgemm4x16AVX2", 4, 4, astride=6)
-avx2("sgemm4x16AVX2RowA", 4, 4, rowa=True)
+avx2("sgemm4x16AVX2RowA", 4, 4, rowa=True, lda=True)
 avx2("sgemm4x8AVX2", 4, 4, nv=1, astride=6)
-avx2("sgemm4x8AVX2RowA", 4, 4, rowa=True, nv=1)
+avx2("sgemm4x8AVX2RowA", 4, 4, rowa=True, nv=1, lda=True)
+# B read in place (a non-transposed operand, ldb apart), row-major A
+avx2("sgemm6x16AVX2RowABS", 6, 4, rowa=True, bstride=True)
+avx2("sgemm4x16AVX2RowABS", 4, 4, rowa=True, bstride=True)
 asm_epilogue.consts(emit, "sgemm")
 avx2("sgemm6x16AVX2RowAEp", 6, 4, rowa=True, ep=True)
 avx2("sgemm6x8AVX2RowAEp", 6, 4, rowa=True, nv=1, ep=True)

@@ -144,11 +144,13 @@ func TestSGEMMAwkwardSizes(t *testing.T) {
 
 // A row-major A of one K step with lda = k (a 1×1 conv's weights) is read
 // in place, panel by panel, with only a last partial panel packed: row
-// counts around the micro-kernels' mr (4, 6, 8, 12), K up to the largest kc.
+// counts around the micro-kernels' mr (4, 6, 8, 12) and the AVX2 level's
+// 4-row tiles (8, 14, 20, 32: 6-row panels then two 4-row tiles), K up to
+// the largest kc.
 func TestSGEMMDirectA(t *testing.T) {
 	withKernel(t, func(t *testing.T, _ string) {
 		r := rand.New(rand.NewPCG(7, 8))
-		for _, m := range []int{1, 4, 5, 6, 7, 11, 12, 13, 25, 480} {
+		for _, m := range []int{1, 4, 5, 6, 7, 8, 11, 12, 13, 14, 19, 20, 25, 32, 480} {
 			for _, k := range []int{1, 9, 240, 480} {
 				n := 1 + r.IntN(70)
 				g := newCase(r, false, false, m, n, k, 1, float32(m%2), 0)
