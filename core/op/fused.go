@@ -9,7 +9,8 @@ import (
 
 // Fused primitives that core/graph/pass writes into imported and traced
 // graphs: conv2d_act (a convolution with its activation, and a scale and
-// shift, in the epilogue) and gemm (matmul plus a row bias).
+// shift, in the epilogue), conv_transpose2d_act (a transposed convolution
+// and its activation) and gemm (matmul plus a row bias).
 
 func init() {
 	define(&Def{
@@ -56,6 +57,27 @@ func init() {
 			default:
 				panic(fmt.Sprintf("conv2d_act: scale/shift on %v", out[0].DType()))
 			}
+		},
+	})
+	define(&Def{
+		Name: "conv_transpose2d_act", Export: exportConvAct, Overwrites: true, Arity: -1,
+		// y = act(conv_transpose2d(x, w, b)); attrs: conv_transpose2d's, act
+		// (op name), act_attrs. relu runs in the store of non-overlapping
+		// windows (a DB head's 2×2 stride-2 convs), bitwise relu after.
+		Infer: func(in []Meta, a Attrs) ([]Meta, error) {
+			act := Lookup(a.Str("act", ""))
+			if act == nil || act.Epilogue == nil {
+				return nil, fmt.Errorf("act %q is not a fusible activation", a.Str("act", ""))
+			}
+			return convTranspose2dDef.InferMeta(in, a)
+		},
+		Ref: func(out, in []*T, a Attrs) {
+			if a.Str("act", "") == "relu" && convTransposeRelu(out, in, a) {
+				return
+			}
+			Run(convTranspose2dDef, out, in, a)
+			aa, _ := a["act_attrs"].(Attrs)
+			Run(Lookup(a.Str("act", "")), out, out, aa) // elementwise: in place is safe
 		},
 	})
 	define(&Def{

@@ -10,6 +10,7 @@ import (
 //	conv2d(x, w) + b (a constant (1, C, 1, 1) or (C, 1, 1))  → conv2d(x, w, b)
 //	  (conv_transpose2d likewise)
 //	conv2d → relu | relu6 | clip | hardswish | hardsigmoid | sigmoid  → conv2d_act
+//	conv_transpose2d → the same activations  → conv_transpose2d_act
 //	matmul(a, B) + c (B a constant matrix, c a constant of length N)  → gemm
 //	conv2d_act · s, then + c (scalar constants)  → conv2d_act {scale=s shift=c}
 //
@@ -75,7 +76,10 @@ func fuseConvAct(g *graph.Graph, n *graph.Node, uses map[*graph.Value]int, prod 
 	if n.Op.Epilogue == nil || len(n.AttrIn) > 0 {
 		return false
 	}
-	conv := single(n, 0, uses, prod, "conv2d")
+	conv, fused := single(n, 0, uses, prod, "conv2d"), conv2dActDef
+	if conv == nil {
+		conv, fused = single(n, 0, uses, prod, "conv_transpose2d"), convTranspose2dActDef
+	}
 	if conv == nil {
 		return false
 	}
@@ -84,7 +88,7 @@ func fuseConvAct(g *graph.Graph, n *graph.Node, uses map[*graph.Value]int, prod 
 		a[k] = v
 	}
 	a["act"], a["act_attrs"] = n.Op.Name, n.Attrs
-	conv.Op, conv.Attrs = conv2dActDef, a
+	conv.Op, conv.Attrs = fused, a
 	conv.Out[0].Meta = n.Out[0].Meta
 	replaceUses(g, n.Out[0], conv.Out[0])
 	return true
@@ -152,4 +156,4 @@ func fuseGemm(g *graph.Graph, n *graph.Node, uses map[*graph.Value]int, prod map
 	return true
 }
 
-var conv2dActDef, gemmDef = op.Lookup("conv2d_act"), op.Lookup("gemm")
+var conv2dActDef, convTranspose2dActDef, gemmDef = op.Lookup("conv2d_act"), op.Lookup("conv_transpose2d_act"), op.Lookup("gemm")

@@ -10,7 +10,8 @@
 //	conv_bn.go    ConvBN: fold an inference batch_norm into the conv2d / conv_transpose2d before it
 //	conv_affine.go ConvAffine: fold a scalar scale/shift of a conv2d's output into it
 //	hardswish.go  Hardswish: x·clip(x+3, 0, 6)/6 spelled in four nodes → hardswish
-//	fuse.go       Fuse: conv2d+bias, conv2d+activation(+scale/shift) (conv2d_act), matmul+bias (gemm)
+//	fuse.go       Fuse: conv2d+bias, conv2d+activation(+scale/shift) (conv2d_act),
+//	              conv_transpose2d+activation (conv_transpose2d_act), matmul+bias (gemm)
 //	inline_if.go  InlineIf: replace an If whose condition is constant by its branch
 package pass
 
