@@ -29,6 +29,7 @@ var nonDifferentiable = map[string]string{
 	"conv2d_act":           "fused by the inference passes after training",
 	"conv_transpose2d_act": "fused by the inference passes after training",
 	"gemm":                 "fused by the inference passes after training",
+	"scale_residual":       "fused by the inference passes after training",
 	"matmul_integer":       "integer inputs (int8 inference)",
 	"qgemm":                "quantized inference (int8 inputs)",
 	"qconv2d":              "quantized inference (int8 inputs)",

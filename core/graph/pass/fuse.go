@@ -13,6 +13,7 @@ import (
 //	conv_transpose2d → the same activations  → conv_transpose2d_act
 //	matmul(a, B) + c (B a constant matrix, c a constant of length N)  → gemm
 //	conv2d_act · s, then + c (scalar constants)  → conv2d_act {scale=s shift=c}
+//	x + x·s (an SE block's scaling and residual)  → scale_residual(x, s)
 //
 // conv2d_act and gemm run the same kernels one after the other on one
 // output buffer (the activation and the bias add in place), so results are
@@ -23,7 +24,7 @@ func Fuse(g *graph.Graph) error {
 		return err
 	}
 	drop := map[*graph.Node]bool{}
-	for _, f := range []func(*graph.Graph, *graph.Node, map[*graph.Value]int, map[*graph.Value]*graph.Node) bool{fuseConvBias, fuseConvAct, fuseActScale, fuseActShift, fuseGemm} {
+	for _, f := range []func(*graph.Graph, *graph.Node, map[*graph.Value]int, map[*graph.Value]*graph.Node) bool{fuseConvBias, fuseConvAct, fuseActScale, fuseActShift, fuseGemm, fuseScaleResidual} {
 		uses, prod := g.Uses(), g.Producers()
 		for _, n := range g.Nodes {
 			if !drop[n] && f(g, n, uses, prod) {
@@ -157,3 +158,29 @@ func fuseGemm(g *graph.Graph, n *graph.Node, uses map[*graph.Value]int, prod map
 }
 
 var conv2dActDef, convTranspose2dActDef, gemmDef = op.Lookup("conv2d_act"), op.Lookup("conv_transpose2d_act"), op.Lookup("gemm")
+
+var scaleResidualDef = op.Lookup("scale_residual")
+
+// fuseScaleResidual: n = add(x, mul(x, s)) (either order of either) with
+// the product read only by n → the mul becomes scale_residual(x, s).
+func fuseScaleResidual(g *graph.Graph, n *graph.Node, uses map[*graph.Value]int, prod map[*graph.Value]*graph.Node) bool {
+	if n.Op.Name != "add" || len(n.In) != 2 || len(n.AttrIn) > 0 || !n.Out[0].Meta.DType.IsFloat() {
+		return false
+	}
+	for i := range 2 {
+		m, x := single(n, i, uses, prod, "mul"), n.In[1-i]
+		if m == nil || len(m.In) != 2 {
+			continue
+		}
+		for j := range 2 {
+			if m.In[j] != x {
+				continue
+			}
+			m.Op, m.Attrs, m.In = scaleResidualDef, nil, []*graph.Value{x, m.In[1-j]}
+			m.Out[0].Meta = n.Out[0].Meta
+			replaceUses(g, n.Out[0], m.Out[0])
+			return true
+		}
+	}
+	return false
+}
