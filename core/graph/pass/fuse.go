@@ -177,7 +177,7 @@ func fuseScaleResidual(g *graph.Graph, n *graph.Node, uses map[*graph.Value]int,
 				continue
 			}
 			m.Op, m.Attrs, m.In = scaleResidualDef, nil, []*graph.Value{x, m.In[1-j]}
-			m.Out[0].Meta = n.Out[0].Meta
+			m.Out[0].Meta, m.Out[0].Name = n.Out[0].Meta, n.Out[0].Name // the sum's name: n goes
 			replaceUses(g, n.Out[0], m.Out[0])
 			return true
 		}
