@@ -2,9 +2,11 @@ package pass_test
 
 import (
 	"math/rand/v2"
+	"path/filepath"
 	"testing"
 
 	"paddle/core/graph"
+	"paddle/core/onnx"
 	"paddle/core/op"
 	"paddle/core/tensor"
 )
@@ -12,7 +14,8 @@ import (
 // quantize_linear(a + b) with one scale becomes add_quantize(a, b),
 // bitwise: uint8 and int8, planes past one chunk, and a broadcast addend
 // (the add-then-quantize fallback). Per-channel scales and a sum read
-// twice stay as they are.
+// twice stay as they are. The fused graph exports (Add + QuantizeLinear)
+// and reads back with the same output.
 func TestFuseAddQuantize(t *testing.T) {
 	r := rand.New(rand.NewPCG(23, 24))
 	for _, tc := range []struct {
@@ -55,7 +58,20 @@ func TestFuseAddQuantize(t *testing.T) {
 			if tc.sumTwice {
 				bd.g.Outputs = append(bd.g.Outputs, sum)
 			}
-			check(t, bd.g, "fuse", tensor.Rand(r, tensor.Float32, -3, 3, 2, 3, tc.h, tc.w), 0, []string{"= quantize_linear("}, after)
+			in := tensor.Rand(r, tensor.Float32, -3, 3, 2, 3, tc.h, tc.w)
+			check(t, bd.g, "fuse", in, 0, []string{"= quantize_linear("}, after)
+			// exported as Add + QuantizeLinear, read back: the same output
+			file := filepath.Join(t.TempDir(), "m.onnx")
+			if err := onnx.WriteFile(file, bd.g); err != nil {
+				t.Fatal(err)
+			}
+			g2, err := onnx.ReadFile(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d, _ := tensor.MaxDiff(run(t, g2, in), run(t, bd.g, in), 0, 0); d != 0 {
+				t.Errorf("the exported model's output differs by %g", d)
+			}
 		})
 	}
 }
