@@ -220,6 +220,12 @@ func interleaveTaps[E float32 | float64](out, src []E, stride, kw int, bias, flo
 	if kw == 2 {
 		s0, s1 := src[:n], src[stride:stride+n]
 		out = out[:2*n]
+		if f := Active().Interleave2Row32; f != nil {
+			if o32, ok := any(out).([]float32); ok {
+				i0 := f(o32, any(s0).([]float32), any(s1).([]float32), float32(bias), float32(floor))
+				s0, s1, out = s0[i0:], s1[i0:], out[2*i0:]
+			}
+		}
 		for ow, v := range s0 {
 			out[2*ow] = max(v+bias, floor)
 			out[2*ow+1] = max(s1[ow]+bias, floor)
