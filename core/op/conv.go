@@ -272,16 +272,35 @@ func conv2dRef(out, in []*T, a Attrs) {
 }
 
 func convTranspose2dRef(out, in []*T, a Attrs) {
+	cs := convTShape(out, in, a)
+	switch out[0].DType() {
+	case tensor.Float32:
+		convBackwardData(cs, in[0].F32(), in[1].F32(), convBias[float32](in), out[0].F32())
+	case tensor.Float64:
+		convBackwardData(cs, in[0].F64(), in[1].F64(), convBias[float64](in), out[0].F64())
+	}
+}
+
+// convTShape is the conv whose adjoint conv_transpose2d(in) → out is: it
+// maps out (OC channels) to x (C channels).
+func convTShape(out, in []*T, a Attrs) convShape {
 	x, w, y := in[0], in[1], out[0]
 	g, _ := convTGeom(x.Shape(), w.Shape(), a)
-	// the conv whose adjoint this is maps y (OC channels) to x (C channels)
-	cs := convShape{n: x.Dim(0), c: y.Dim(1), oc: x.Dim(1), groups: a.Int("groups", 1), g: g}
-	switch y.DType() {
+	return convShape{n: x.Dim(0), c: y.Dim(1), oc: x.Dim(1), groups: a.Int("groups", 1), g: g}
+}
+
+// convTransposeRelu runs conv_transpose2d followed by relu in one pass over
+// the output where the windows do not overlap (convTransposeBlocks), and
+// reports false, doing nothing, elsewhere.
+func convTransposeRelu(out, in []*T, a Attrs) bool {
+	cs := convTShape(out, in, a)
+	switch out[0].DType() {
 	case tensor.Float32:
-		convBackwardData(cs, x.F32(), w.F32(), convBias[float32](in), y.F32())
+		return convTransposeBlocks(cs, in[0].F32(), in[1].F32(), convBias[float32](in), out[0].F32(), true)
 	case tensor.Float64:
-		convBackwardData(cs, x.F64(), w.F64(), convBias[float64](in), y.F64())
+		return convTransposeBlocks(cs, in[0].F64(), in[1].F64(), convBias[float64](in), out[0].F64(), true)
 	}
+	return false
 }
 
 func conv2dFilterGradRef(out, in []*T, a Attrs) {

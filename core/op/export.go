@@ -178,10 +178,14 @@ func int64s(v any) *T {
 	return tensor.FromSlice(out, len(out))
 }
 
-// exportConvAct writes a fused conv2d_act (core/graph/pass) as Conv and its activation.
+// exportConvAct writes a fused conv2d_act or conv_transpose2d_act
+// (core/graph/pass) as Conv or ConvTranspose and its activation.
 func exportConvAct(w ONNXWriter, in, out []string) error {
 	t := w.Fresh(out[0] + "/conv")
 	conv := Lookup("conv2d")
+	if w.Op().Name == "conv_transpose2d_act" {
+		conv = Lookup("conv_transpose2d")
+	}
 	if err := conv.Export(w.Sub(conv, w.Attrs(), w.In(0)), in, []string{t}); err != nil {
 		return err
 	}

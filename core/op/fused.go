@@ -9,7 +9,9 @@ import (
 
 // Fused primitives that core/graph/pass writes into imported and traced
 // graphs: conv2d_act (a convolution with its activation, and a scale and
-// shift, in the epilogue) and gemm (matmul plus a row bias).
+// shift, in the epilogue), conv_transpose2d_act (a transposed convolution
+// and its activation), scale_residual (x + x·s) and gemm (matmul plus a row
+// bias).
 
 func init() {
 	define(&Def{
@@ -59,6 +61,42 @@ func init() {
 		},
 	})
 	define(&Def{
+		Name: "conv_transpose2d_act", Export: exportConvAct, Overwrites: true, Arity: -1,
+		// y = act(conv_transpose2d(x, w, b)); attrs: conv_transpose2d's, act
+		// (op name), act_attrs. relu runs in the store of non-overlapping
+		// windows (a DB head's 2×2 stride-2 convs), bitwise relu after.
+		Infer: func(in []Meta, a Attrs) ([]Meta, error) {
+			act := Lookup(a.Str("act", ""))
+			if act == nil || act.Epilogue == nil {
+				return nil, fmt.Errorf("act %q is not a fusible activation", a.Str("act", ""))
+			}
+			return convTranspose2dDef.InferMeta(in, a)
+		},
+		Ref: func(out, in []*T, a Attrs) {
+			if a.Str("act", "") == "relu" && convTransposeRelu(out, in, a) {
+				return
+			}
+			Run(convTranspose2dDef, out, in, a)
+			aa, _ := a["act_attrs"].(Attrs)
+			Run(Lookup(a.Str("act", "")), out, out, aa) // elementwise: in place is safe
+		},
+	})
+	define(&Def{
+		Name: "scale_residual", Export: exportScaleResidual, Overwrites: true, Arity: 2,
+		// y = x + x·s (an SE block's scaling and its residual add): x
+		// (N, C, H, W) and s (N, C, 1, 1) run per channel plane, in chunks
+		// that stay in cache between the multiply and the add, each
+		// rounded as mul and add round; other shapes and dtypes run mul,
+		// then add.
+		Infer: func(in []Meta, a Attrs) ([]Meta, error) {
+			if !in[0].DType.IsFloat() {
+				return nil, fmt.Errorf("x is %v: want a float dtype", in[0].DType)
+			}
+			return broadcastInfer(in, a)
+		},
+		Ref: scaleResidualRef,
+	})
+	define(&Def{
 		Name: "gemm", Export: exportGemm, Arity: 3,
 		// y = matmul(a, b) + c, c broadcast over the rows; attrs: matmul's
 		Infer: func(in []Meta, a Attrs) ([]Meta, error) {
@@ -87,4 +125,47 @@ func affine[E float32 | float64](y []E, scale, shift E) {
 			y[lo+i] = E(v*scale) + shift
 		}
 	})
+}
+
+// scaleResidualChunk is how many elements of a plane scale_residual
+// multiplies and then adds at a time: 32 KiB of float32, in L1 for the add.
+const scaleResidualChunk = 1 << 13
+
+func scaleResidualRef(out, in []*T, a Attrs) {
+	x, s, y := in[0], in[1], out[0]
+	xs, ss := x.Shape(), s.Shape()
+	planes := len(xs) == 4 && len(ss) == 4 && ss[0] == xs[0] && ss[1] == xs[1] && ss[2] == 1 && ss[3] == 1 &&
+		y.Shape().Equal(xs) && s.DType() == x.DType()
+	switch {
+	case planes && x.DType() == tensor.Float32:
+		scaleResidual(y.F32(), x.F32(), s.F32(), xs[2]*xs[3])
+	case planes && x.DType() == tensor.Float64:
+		scaleResidual(y.F64(), x.F64(), s.F64(), xs[2]*xs[3])
+	default:
+		Run(addDef, out, []*T{x, Mul(x, s)}, nil)
+	}
+}
+
+// scaleResidual sets y = x + x·s[p] on each plane p of hw elements, the
+// product rounded before the sum (mul's then add's rounding; + commutes
+// bitwise), on the backend's vector rows where it has them.
+func scaleResidual[E float32 | float64](y, x, s []E, hw int) {
+	parallel.For(len(s), max(1, (1<<15)/max(hw, 1)), func(lo, hi int) {
+		for p := lo; p < hi; p++ {
+			for j0 := 0; j0 < hw; j0 += scaleResidualChunk {
+				j1 := min(j0+scaleResidualChunk, hw)
+				o, xv := y[p*hw+j0:p*hw+j1], x[p*hw+j0:p*hw+j1]
+				binRow(binMul, o, xv, s[p:p+1], 1, 0)
+				binRow(binAdd, o, o, xv, 1, 1)
+			}
+		}
+	})
+}
+
+// exportScaleResidual writes scale_residual as ONNX Mul and Add.
+func exportScaleResidual(w ONNXWriter, in, out []string) error {
+	t := w.Fresh(out[0] + "/scaled")
+	w.Node("Mul", []string{in[0], in[1]}, []string{t})
+	w.Node("Add", []string{in[0], t}, out)
+	return nil
 }

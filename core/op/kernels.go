@@ -51,6 +51,11 @@ type Kernels struct {
 	// i < n, reading only src[r·lds .. r·lds+2n-2]: the gather that im2col
 	// runs for the rows of one tap of a stride-2 float32 conv.
 	Stride2Rows32 func(dst []float32, ldd int, src []float32, lds, n, rows int)
+	// Interleave2Row32 sets out[2i] = max(a[i]+bias, floor) and out[2i+1]
+	// = max(b[i]+bias, floor) (Go's max) for a prefix of i < len(a) and
+	// returns its length: the stores of a non-overlapping transposed conv
+	// with 2-tap rows (floor −Inf, or 0 for a fused relu).
+	Interleave2Row32 func(out, a, b []float32, bias, floor float32) int
 	// Stride2Add32 adds src[i] into dst[2i] for i < len(src), touching only
 	// those elements of dst: col2im's scatter for stride-2 float32 convs.
 	Stride2Add32 func(dst, src []float32)

@@ -180,12 +180,12 @@ func init() {
 	resizeDef = define(&Def{
 		Name: "resize", Export: exportResize, Overwrites: true, ONNX: "Resize", Arity: 1,
 		Infer: func(in []Meta, a Attrs) ([]Meta, error) {
-			if !in[0].DType.IsFloat() {
-				return nil, fmt.Errorf("want a float x, got %v", in[0].DType)
-			}
 			p, err := makeResizePlan(in[0].Shape, a)
 			if err != nil {
 				return nil, err
+			}
+			if d := in[0].DType; !d.IsFloat() && (p.linear || (d != tensor.Uint8 && d != tensor.Int8)) {
+				return nil, fmt.Errorf("want a float x (or uint8/int8 with mode nearest), got %v", d)
 			}
 			return []Meta{{in[0].DType, tensor.Shape{in[0].Shape[0], in[0].Shape[1], p.oh, p.ow}}}, nil
 		},
@@ -210,11 +210,40 @@ func resizeRef(x, y *T, a Attrs, back bool) {
 	p, _ := makeResizePlan(x.Shape(), a)
 	n, c, h, w := x.Dims4()
 	rows, cols := p.axis(h, p.oh, p.sh), p.axis(w, p.ow, p.sw)
-	if x.DType() == tensor.Float32 {
+	switch x.DType() {
+	case tensor.Float32:
 		resizePlanes(x.F32(), y.F32(), n*c, h, w, rows, cols, p.linear, back)
-	} else {
+	case tensor.Float64:
 		resizePlanes(x.F64(), y.F64(), n*c, h, w, rows, cols, p.linear, back)
+	case tensor.Uint8:
+		nearestPlanes(x.U8(), y.U8(), n*c, h, w, rows, cols)
+	case tensor.Int8:
+		nearestPlanes(x.I8(), y.I8(), n*c, h, w, rows, cols)
 	}
+}
+
+// nearestPlanes is resizePlanes' nearest forward for quantized (byte)
+// tensors: each output element a copy of one input element, so resizing
+// commutes exactly with quantize_linear (pass qpush moves quantize_linear
+// before a nearest resize, which then moves bytes instead of floats).
+func nearestPlanes[E uint8 | int8](x, y []E, planes, h, w int, rows, cols axisTable) {
+	oh, ow := len(rows.i0), len(cols.i0)
+	parallel.For(planes, 1, func(lo, hi int) {
+		for p := lo; p < hi; p++ {
+			xp, yp := x[p*h*w:(p+1)*h*w], y[p*oh*ow:(p+1)*oh*ow]
+			for o := range oh {
+				yr := yp[o*ow : (o+1)*ow]
+				if o > 0 && rows.i0[o] == rows.i0[o-1] {
+					copy(yr, yp[(o-1)*ow:o*ow])
+					continue
+				}
+				r0 := xp[rows.i0[o]*w : (rows.i0[o]+1)*w]
+				for j, i := range cols.i0 {
+					yr[j] = r0[i]
+				}
+			}
+		}
+	})
 }
 
 func resizePlanes[E float32 | float64](x, y []E, planes, h, w int, rows, cols axisTable, linear, back bool) {

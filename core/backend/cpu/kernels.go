@@ -54,6 +54,7 @@ func kernelSet() *op.Kernels {
 	k.MaxPool2x2GradRows32 = maxPool2x2GradKernel()
 	k.DWRow3x32 = dwRow3Kernel()
 	k.VecRow32 = vecRowKernel()
+	k.Interleave2Row32 = interleave2Kernel()
 	if dw := depthwiseKernel(); dw != nil {
 		k.SetOp("conv2d", dw)
 		k.DepthwiseEx = depthwiseExKernel()

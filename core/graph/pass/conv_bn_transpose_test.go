@@ -37,7 +37,8 @@ func TestConvBNTranspose(t *testing.T) {
 		[]string{"!batch_norm", "= conv_transpose2d(%x, $w/bn, $conv_transpose2d1/bn_bias)"})
 }
 
-// conv_transpose2d + a (1, OC, 1, 1) constant takes it as its bias, bitwise.
+// conv_transpose2d + a (1, OC, 1, 1) constant takes it as its bias, bitwise
+// (and the sigmoid after it as its activation).
 func TestFuseConvTransposeBias(t *testing.T) {
 	r := rand.New(rand.NewPCG(15, 16))
 	bd, x := newB(1, 3, 4, 4)
@@ -45,5 +46,30 @@ func TestFuseConvTransposeBias(t *testing.T) {
 	ct := bd.node("conv_transpose2d", op.Attrs{"strides": []int{2, 2}}, x, w)
 	bd.g.Outputs = []*graph.Value{bd.node("sigmoid", nil, bd.node("add", nil, ct, bd.konst("c", tensor.FromSlice([]float32{0.3}, 1, 1, 1, 1), true)))}
 	check(t, bd.g, "fuse", rnd(1, 3, 4, 4), 0, []string{"add(%conv_transpose2d1, $c)"},
-		[]string{"!add(", "= conv_transpose2d(%x, $w, $c/bias)"})
+		[]string{"!add(", "= conv_transpose2d_act(%x, $w, $c/bias) {act=sigmoid"})
+}
+
+// conv_transpose2d (+ bias) → relu becomes conv_transpose2d_act, bitwise:
+// relu in the store of non-overlapping windows (2×2 stride 2, the DB head's)
+// and, for overlapping ones (3×3 stride 2) or another activation, run after
+// the convolution.
+func TestFuseConvTransposeAct(t *testing.T) {
+	r := rand.New(rand.NewPCG(17, 18))
+	for _, tc := range []struct {
+		act   string
+		k     int
+		attrs op.Attrs
+	}{
+		{"relu", 2, op.Attrs{"strides": []int{2, 2}}},
+		{"relu", 3, op.Attrs{"strides": []int{2, 2}, "pads": []int{1, 1, 1, 1}}},
+		{"sigmoid", 2, op.Attrs{"strides": []int{2, 2}}},
+	} {
+		bd, x := newB(2, 3, 5, 6)
+		w := bd.konst("w", tensor.Rand(r, tensor.Float32, -1, 1, 3, 4, tc.k, tc.k), true)
+		cb := bd.konst("cb", tensor.Rand(r, tensor.Float32, -1, 1, 4), true)
+		ct := bd.node("conv_transpose2d", tc.attrs, x, w, cb)
+		bd.g.Outputs = []*graph.Value{bd.node(tc.act, nil, ct)}
+		check(t, bd.g, "fuse", rnd(2, 3, 5, 6), 0, []string{tc.act + "(%conv_transpose2d1)"},
+			[]string{"!" + tc.act + "(", "= conv_transpose2d_act(%x, $w, $cb) {act=" + tc.act})
+	}
 }

@@ -10,8 +10,11 @@ import (
 //	conv2d(x, w) + b (a constant (1, C, 1, 1) or (C, 1, 1))  → conv2d(x, w, b)
 //	  (conv_transpose2d likewise)
 //	conv2d → relu | relu6 | clip | hardswish | hardsigmoid | sigmoid  → conv2d_act
+//	conv_transpose2d → the same activations  → conv_transpose2d_act
 //	matmul(a, B) + c (B a constant matrix, c a constant of length N)  → gemm
 //	conv2d_act · s, then + c (scalar constants)  → conv2d_act {scale=s shift=c}
+//	x + x·s (an SE block's scaling and residual)  → scale_residual(x, s)
+//	quantize_linear(a + b) (one scale and zero point)  → add_quantize(a, b)
 //
 // conv2d_act and gemm run the same kernels one after the other on one
 // output buffer (the activation and the bias add in place), so results are
@@ -22,7 +25,7 @@ func Fuse(g *graph.Graph) error {
 		return err
 	}
 	drop := map[*graph.Node]bool{}
-	for _, f := range []func(*graph.Graph, *graph.Node, map[*graph.Value]int, map[*graph.Value]*graph.Node) bool{fuseConvBias, fuseConvAct, fuseActScale, fuseActShift, fuseGemm} {
+	for _, f := range []func(*graph.Graph, *graph.Node, map[*graph.Value]int, map[*graph.Value]*graph.Node) bool{fuseConvBias, fuseConvAct, fuseActScale, fuseActShift, fuseGemm, fuseScaleResidual, fuseAddQuantize} {
 		uses, prod := g.Uses(), g.Producers()
 		for _, n := range g.Nodes {
 			if !drop[n] && f(g, n, uses, prod) {
@@ -75,7 +78,10 @@ func fuseConvAct(g *graph.Graph, n *graph.Node, uses map[*graph.Value]int, prod 
 	if n.Op.Epilogue == nil || len(n.AttrIn) > 0 {
 		return false
 	}
-	conv := single(n, 0, uses, prod, "conv2d")
+	conv, fused := single(n, 0, uses, prod, "conv2d"), conv2dActDef
+	if conv == nil {
+		conv, fused = single(n, 0, uses, prod, "conv_transpose2d"), convTranspose2dActDef
+	}
 	if conv == nil {
 		return false
 	}
@@ -84,7 +90,7 @@ func fuseConvAct(g *graph.Graph, n *graph.Node, uses map[*graph.Value]int, prod 
 		a[k] = v
 	}
 	a["act"], a["act_attrs"] = n.Op.Name, n.Attrs
-	conv.Op, conv.Attrs = conv2dActDef, a
+	conv.Op, conv.Attrs = fused, a
 	conv.Out[0].Meta = n.Out[0].Meta
 	replaceUses(g, n.Out[0], conv.Out[0])
 	return true
@@ -152,4 +158,51 @@ func fuseGemm(g *graph.Graph, n *graph.Node, uses map[*graph.Value]int, prod map
 	return true
 }
 
-var conv2dActDef, gemmDef = op.Lookup("conv2d_act"), op.Lookup("gemm")
+var conv2dActDef, convTranspose2dActDef, gemmDef = op.Lookup("conv2d_act"), op.Lookup("conv_transpose2d_act"), op.Lookup("gemm")
+
+var scaleResidualDef, addQuantizeDef = op.Lookup("scale_residual"), op.Lookup("add_quantize")
+
+// fuseAddQuantize: n = quantize_linear(add(a, b)) with one scale and zero
+// point, the sum read only by n → the add becomes add_quantize(a, b).
+func fuseAddQuantize(g *graph.Graph, n *graph.Node, uses map[*graph.Value]int, prod map[*graph.Value]*graph.Node) bool {
+	if n.Op.Name != "quantize_linear" || len(n.AttrIn) > 0 || n.ShapeAttrs != nil ||
+		len(n.Attrs.Floats("scale", nil)) != 1 || len(n.Attrs.Ints("zero", []int{0})) != 1 {
+		return false
+	}
+	add := single(n, 0, uses, prod, "add")
+	if add == nil || len(add.In) != 2 {
+		return false
+	}
+	a := op.Attrs{}
+	for k, v := range n.Attrs {
+		a[k] = v
+	}
+	add.Op, add.Attrs = addQuantizeDef, a
+	add.Out[0].Meta, add.Out[0].Name = n.Out[0].Meta, n.Out[0].Name
+	replaceUses(g, n.Out[0], add.Out[0])
+	return true
+}
+
+// fuseScaleResidual: n = add(x, mul(x, s)) (either order of either) with
+// the product read only by n → the mul becomes scale_residual(x, s).
+func fuseScaleResidual(g *graph.Graph, n *graph.Node, uses map[*graph.Value]int, prod map[*graph.Value]*graph.Node) bool {
+	if n.Op.Name != "add" || len(n.In) != 2 || len(n.AttrIn) > 0 || !n.Out[0].Meta.DType.IsFloat() {
+		return false
+	}
+	for i := range 2 {
+		m, x := single(n, i, uses, prod, "mul"), n.In[1-i]
+		if m == nil || len(m.In) != 2 {
+			continue
+		}
+		for j := range 2 {
+			if m.In[j] != x {
+				continue
+			}
+			m.Op, m.Attrs, m.In = scaleResidualDef, nil, []*graph.Value{x, m.In[1-j]}
+			m.Out[0].Meta, m.Out[0].Name = n.Out[0].Meta, n.Out[0].Name // the sum's name: n goes
+			replaceUses(g, n.Out[0], m.Out[0])
+			return true
+		}
+	}
+	return false
+}

@@ -3,6 +3,7 @@
 // outputs unchanged (each file's test runs a graph before and after).
 //
 //	qdq.go        QDQ: dequantize_linear → conv2d/matmul (→ act) (→ quantize_linear) → qconv2d/qgemm
+//	qpush.go      QPush: a per-tensor quantize_linear moved above concat / nearest resize (bytes move)
 //	fold.go       Fold: evaluate nodes whose inputs are all (non-parameter) constants
 //	shapes.go     FoldShapes: resolve shape arithmetic when the input shapes are static
 //	dce.go        DCE: drop nodes whose outputs nothing reads
@@ -10,7 +11,8 @@
 //	conv_bn.go    ConvBN: fold an inference batch_norm into the conv2d / conv_transpose2d before it
 //	conv_affine.go ConvAffine: fold a scalar scale/shift of a conv2d's output into it
 //	hardswish.go  Hardswish: x·clip(x+3, 0, 6)/6 spelled in four nodes → hardswish
-//	fuse.go       Fuse: conv2d+bias, conv2d+activation(+scale/shift) (conv2d_act), matmul+bias (gemm)
+//	fuse.go       Fuse: conv2d+bias, conv2d+activation(+scale/shift) (conv2d_act),
+//	              conv_transpose2d+activation (conv_transpose2d_act), matmul+bias (gemm)
 //	inline_if.go  InlineIf: replace an If whose condition is constant by its branch
 package pass
 
@@ -36,12 +38,13 @@ var registry = map[string]Func{
 	"inline_if":   InlineIf,
 	"fuse":        Fuse,
 	"qdq":         QDQ,
+	"qpush":       QPush,
 }
 
 // Default is the order passes run in when none are chosen.
 // QDQ runs first: FoldShapes and Fold would turn its weights'
 // dequantize_linear into float constants.
-var Default = []string{"qdq", "fold_shapes", "fold", "inline_if", "identity", "conv_bn", "conv_affine", "hardswish", "fuse", "dce"}
+var Default = []string{"qdq", "fold_shapes", "fold", "qpush", "inline_if", "identity", "conv_bn", "conv_affine", "hardswish", "fuse", "dce"}
 
 // Lookup returns the named pass, or nil.
 func Lookup(name string) Func { return registry[name] }

@@ -1,0 +1,63 @@
+package op
+
+import (
+	"paddle/core/parallel"
+	"paddle/core/tensor"
+)
+
+// add_quantize is quantize_linear(add(a, b)) as one op (core/graph/pass
+// fuses it where only the quantize reads the sum): a and b float32 of one
+// shape with one scale and zero point run in chunks whose sum stays in a
+// cache-resident scratch row between the add and the quantize, bitwise the
+// two ops (the same rows); other shapes run add, then quantize_linear.
+// Attributes: quantize_linear's. PP-OCRv4 det's neck adds its top-down
+// maps (96×240×240 floats at 960) only to quantize the sum for a conv.
+var addQuantizeDef = define(&Def{
+	Name: "add_quantize", Arity: 2, Overwrites: true, Export: exportAddQuantize,
+	Infer: func(in []Meta, a Attrs) ([]Meta, error) {
+		sum, err := broadcastInfer(in, nil)
+		if err != nil {
+			return nil, err
+		}
+		return quantizeLinearDef.InferMeta(sum, a)
+	},
+	Ref: addQuantizeRef,
+})
+
+// addQuantizeChunk is how many elements add_quantize sums before it
+// quantizes them: 32 KiB of float32.
+const addQuantizeChunk = 1 << 13
+
+func addQuantizeRef(out, in []*T, a Attrs) {
+	x, y := in[0], in[1]
+	scale, zero, axis := qdqParams(x.Shape(), a)
+	if x.DType() != tensor.Float32 || y.DType() != tensor.Float32 || !x.Shape().Equal(y.Shape()) || axis >= 0 {
+		Run(quantizeLinearDef, out, []*T{Add(x, y)}, a)
+		return
+	}
+	lo, hi := float32(0), float32(255)
+	signed := out[0].DType() == tensor.Int8
+	u := rawBytesOf(out[0])
+	if signed {
+		lo, hi = -128, 127
+	}
+	xa, ya := x.F32(), y.F32()
+	parallel.For(len(xa), 1<<14, func(i0, i1 int) {
+		buf := getScratch[float32](addQuantizeChunk)
+		defer putScratch(buf)
+		for j0 := i0; j0 < i1; j0 += addQuantizeChunk {
+			j1 := min(j0+addQuantizeChunk, i1)
+			v := (*buf)[:j1-j0]
+			binRow(binAdd, v, xa[j0:j1], ya[j0:j1], 1, 1)
+			quantizeRow(u[j0:j1], v, scale[0], float32(zero[0]), lo, hi, signed)
+		}
+	})
+}
+
+// exportAddQuantize writes add_quantize as ONNX Add and QuantizeLinear.
+func exportAddQuantize(w ONNXWriter, in, out []string) error {
+	t := w.Fresh(out[0] + "/sum")
+	w.Node("Add", in, []string{t})
+	sum := Meta{DType: tensor.Float32, Shape: w.Out(0).Shape}
+	return quantizeLinearDef.Export(w.Sub(quantizeLinearDef, w.Attrs(), sum), []string{t}, out)
+}
