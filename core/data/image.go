@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"image"
 	"image/color"
+	"image/draw"
 	"image/gif"
 	"image/jpeg"
 	"image/png"
@@ -169,9 +170,22 @@ func Decode(data []byte, mode ColorMode) (*Image, error) {
 	if limit := MaxPixels(); int64(cfg.Width)*int64(cfg.Height) > limit {
 		return nil, &TooLargeError{Width: cfg.Width, Height: cfg.Height, Limit: limit}
 	}
+	if cfg.Width <= 0 || cfg.Height <= 0 {
+		return nil, fmt.Errorf("decode %s: the image has no pixels (%d×%d)", Format(data), cfg.Width, cfg.Height)
+	}
 	img, err := codec.decode(bytes.NewReader(data))
 	if err != nil {
 		return nil, fmt.Errorf("decode %s: %w", Format(data), err)
+	}
+	if b := img.Bounds(); b != image.Rect(0, 0, cfg.Width, cfg.Height) {
+		// A GIF's first frame may cover only part of its logical screen:
+		// it is placed where it belongs on a screen-sized canvas, black
+		// elsewhere (as PIL shows it), so the image is always the size its
+		// header says.
+		canvas := image.NewNRGBA(image.Rect(0, 0, cfg.Width, cfg.Height))
+		r := b.Intersect(canvas.Bounds())
+		draw.Draw(canvas, r, img, r.Min, draw.Src)
+		img = canvas
 	}
 	gray := gray8
 	if Format(data) == "png" {

@@ -452,3 +452,38 @@ func TestSetMaxPixels(t *testing.T) {
 		t.Fatalf("20×30 at a limit of 599 pixels: err = %v, want a TooLargeError", err)
 	}
 }
+
+// A GIF whose first frame covers part of its logical screen decodes at the
+// screen's size, the frame at its place and black elsewhere; a header with
+// no pixels is an error.
+func TestDecodeGIFFramePlaced(t *testing.T) {
+	pal := color.Palette{color.RGBA{0, 0, 0, 255}, color.RGBA{255, 0, 0, 255}}
+	frame := image.NewPaletted(image.Rect(3, 1, 5, 3), pal)
+	for i := range frame.Pix {
+		frame.Pix[i] = 1 // red
+	}
+	var buf bytes.Buffer
+	if err := gif.EncodeAll(&buf, &gif.GIF{Image: []*image.Paletted{frame}, Delay: []int{0},
+		Config: image.Config{ColorModel: pal, Width: 6, Height: 4}}); err != nil {
+		t.Fatal(err)
+	}
+	m, err := Decode(buf.Bytes(), RGB)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.W != 6 || m.H != 4 {
+		t.Fatalf("decoded %d×%d, want the screen's 6×4", m.W, m.H)
+	}
+	for y := range 4 {
+		for x := range 6 {
+			p := m.Pix[(y*6+x)*3:]
+			inFrame := x >= 3 && x < 5 && y >= 1 && y < 3
+			if want := uint8(0); inFrame && p[0] != 255 || !inFrame && p[0] != want || p[1] != 0 || p[2] != 0 {
+				t.Fatalf("pixel (%d, %d) = %v, want %v", x, y, p[:3], map[bool]string{true: "red", false: "black"}[inFrame])
+			}
+		}
+	}
+	if _, err := Decode([]byte("GIF87a\x00\x00\x05\x00\x00\x00\x00;"), RGB); err == nil || !strings.Contains(err.Error(), "no pixels") {
+		t.Fatalf("a 0×5 GIF: err %v, want one saying it has no pixels", err)
+	}
+}
