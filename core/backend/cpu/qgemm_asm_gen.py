@@ -33,6 +33,31 @@ def emit(s=""):
     out.append(s)
 
 
+def store_tile(rows, reg, half, mov):
+    """The end of every kernel: the tile's int32 accumulators (two registers
+    of width half bytes per row) added to C (accum != 0) or written over it,
+    ldc bytes (SI) apart."""
+    emit("\tMOVL accum+40(FP), R8")
+    emit("\tTESTL R8, R8")
+    emit("\tJZ write")
+    for r in range(rows):
+        emit(f"\tVPADDD (DX), {reg}{2*r}, {reg}{2*r}")
+        emit(f"\tVPADDD {half}(DX), {reg}{2*r+1}, {reg}{2*r+1}")
+        emit(f"\t{mov} {reg}{2*r}, (DX)")
+        emit(f"\t{mov} {reg}{2*r+1}, {half}(DX)")
+        emit("\tADDQ SI, DX")
+    emit("\tVZEROUPPER")
+    emit("\tRET")
+    emit("write:")
+    for r in range(rows):
+        emit(f"\t{mov} {reg}{2*r}, (DX)")
+        emit(f"\t{mov} {reg}{2*r+1}, {half}(DX)")
+        emit("\tADDQ SI, DX")
+    emit("\tVZEROUPPER")
+    emit("\tRET")
+    emit()
+
+
 def vnni():
     emit("// func qgemmVNNI12x32(kp int, a, b *byte, c *int32, ldc int, accum, aSigned uint32)")
     emit("TEXT ·qgemmVNNI12x32(SB), NOSPLIT, $0-48")
@@ -75,25 +100,7 @@ def vnni():
     emit("\tDECQ CX")
     emit("\tJNZ loopS")
     emit("store:")
-    emit("\tMOVL accum+40(FP), R8")
-    emit("\tTESTL R8, R8")
-    emit("\tJZ write")
-    for r in range(12):
-        emit(f"\tVPADDD ({'DX'}), Z{2*r}, Z{2*r}")
-        emit(f"\tVPADDD 64(DX), Z{2*r+1}, Z{2*r+1}")
-        emit(f"\tVMOVDQU32 Z{2*r}, (DX)")
-        emit(f"\tVMOVDQU32 Z{2*r+1}, 64(DX)")
-        emit("\tADDQ SI, DX")
-    emit("\tVZEROUPPER")
-    emit("\tRET")
-    emit("write:")
-    for r in range(12):
-        emit(f"\tVMOVDQU32 Z{2*r}, (DX)")
-        emit(f"\tVMOVDQU32 Z{2*r+1}, 64(DX)")
-        emit("\tADDQ SI, DX")
-    emit("\tVZEROUPPER")
-    emit("\tRET")
-    emit()
+    store_tile(12, "Z", 64, "VMOVDQU32")
 
 
 def avx2():
@@ -121,25 +128,7 @@ def avx2():
     emit("\tADDQ $64, BX")
     emit("\tDECQ CX")
     emit("\tJNZ loop")
-    emit("\tMOVL accum+40(FP), R8")
-    emit("\tTESTL R8, R8")
-    emit("\tJZ write")
-    for r in range(6):
-        emit(f"\tVPADDD (DX), Y{2*r}, Y{2*r}")
-        emit(f"\tVPADDD 32(DX), Y{2*r+1}, Y{2*r+1}")
-        emit(f"\tVMOVDQU Y{2*r}, (DX)")
-        emit(f"\tVMOVDQU Y{2*r+1}, 32(DX)")
-        emit("\tADDQ SI, DX")
-    emit("\tVZEROUPPER")
-    emit("\tRET")
-    emit("write:")
-    for r in range(6):
-        emit(f"\tVMOVDQU Y{2*r}, (DX)")
-        emit(f"\tVMOVDQU Y{2*r+1}, 32(DX)")
-        emit("\tADDQ SI, DX")
-    emit("\tVZEROUPPER")
-    emit("\tRET")
-    emit()
+    store_tile(6, "Y", 32, "VMOVDQU")
 
 
 def avx2u8():
@@ -178,25 +167,7 @@ def avx2u8():
         if not signedA:
             emit("\tJMP store")
     emit("store:")
-    emit("\tMOVL accum+40(FP), R8")
-    emit("\tTESTL R8, R8")
-    emit("\tJZ write")
-    for r in range(6):
-        emit(f"\tVPADDD (DX), Y{2*r}, Y{2*r}")
-        emit(f"\tVPADDD 32(DX), Y{2*r+1}, Y{2*r+1}")
-        emit(f"\tVMOVDQU Y{2*r}, (DX)")
-        emit(f"\tVMOVDQU Y{2*r+1}, 32(DX)")
-        emit("\tADDQ SI, DX")
-    emit("\tVZEROUPPER")
-    emit("\tRET")
-    emit("write:")
-    for r in range(6):
-        emit(f"\tVMOVDQU Y{2*r}, (DX)")
-        emit(f"\tVMOVDQU Y{2*r+1}, 32(DX)")
-        emit("\tADDQ SI, DX")
-    emit("\tVZEROUPPER")
-    emit("\tRET")
-    emit()
+    store_tile(6, "Y", 32, "VMOVDQU")
 
 
 def ones16():
