@@ -57,7 +57,8 @@ func newArena() *arena {
 // quarter of the elements, viewed as bytes, so that they and float32
 // intermediates recycle each other's buffers.
 func (a *arena) alloc(d tensor.DType, shape []int, zero bool) *tensor.Tensor {
-	n := tensor.Shape(shape).NumElements()
+	elems := tensor.Shape(shape).NumElements()
+	n := elems
 	bytes := d == tensor.Uint8 || d == tensor.Int8
 	if bytes {
 		n = (n + 3) / 4
@@ -89,14 +90,19 @@ func (a *arena) alloc(d tensor.DType, shape []int, zero bool) *tensor.Tensor {
 	var t *tensor.Tensor
 	switch d {
 	case tensor.Uint8:
-		t = tensor.FromSlice(unsafe.Slice((*uint8)(unsafe.Pointer(unsafe.SliceData(buf))), tensor.Shape(shape).NumElements()), shape...)
+		t = tensor.FromSlice(byteView[uint8](buf, elems), shape...)
 	case tensor.Int8:
-		t = tensor.FromSlice(unsafe.Slice((*int8)(unsafe.Pointer(unsafe.SliceData(buf))), tensor.Shape(shape).NumElements()), shape...)
+		t = tensor.FromSlice(byteView[int8](buf, elems), shape...)
 	default:
 		t = tensor.FromSlice(buf, shape...)
 	}
 	a.owned[t] = buf
 	return t
+}
+
+// byteView returns the first n bytes of buf as a slice of T.
+func byteView[T uint8 | int8](buf []float32, n int) []T {
+	return unsafe.Slice((*T)(unsafe.Pointer(unsafe.SliceData(buf))), n)
 }
 
 // handOver returns a tensor of meta m on the buffer of x, which this arena

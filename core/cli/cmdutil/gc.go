@@ -26,8 +26,8 @@ const InferenceHeapHeadroom = 48 << 20
 // --workers, serve's --concurrency) to collect when its Go memory reaches
 // InferenceHeapHeadroom more than was live after the last collection, but
 // never before InferenceHeapFloor and, soft, never after
-// InferenceMemoryLimit times parallel. The environment's GOGC or GOMEMLIMIT wins: with either set,
-// LeanGC changes nothing.
+// InferenceMemoryLimit times parallel. The environment's GOGC or
+// GOMEMLIMIT wins: with either set, LeanGC changes nothing.
 //
 // Why the floor: Go's own rule (GOGC=100) makes the heap goal twice what a
 // collection found live, and what is live swings with the call that happens
@@ -46,7 +46,7 @@ func LeanGC(parallel int) {
 	}
 	p := int64(max(parallel, 1))
 	tuner.mu.Lock()
-	tuner.floor, tuner.ceiling = InferenceHeapFloor, InferenceMemoryLimit*p
+	tuner.ceiling = InferenceMemoryLimit * p
 	start := !tuner.on
 	tuner.on = true
 	tuner.mu.Unlock()
@@ -57,11 +57,12 @@ func LeanGC(parallel int) {
 	}
 }
 
-// tuner is LeanGC's state: the bounds of the heap goal.
+// tuner is LeanGC's state: whether it runs, and the ceiling of the heap
+// goal for the inputs worked on at once.
 var tuner struct {
-	mu             sync.Mutex
-	on             bool
-	floor, ceiling int64
+	mu      sync.Mutex
+	on      bool
+	ceiling int64
 }
 
 // heapGoal returns the memory limit that makes the next collection come
@@ -79,7 +80,7 @@ func retune() {
 		live = int64(s[0].Value.Uint64())
 	}
 	tuner.mu.Lock()
-	limit := heapGoal(live, InferenceHeapHeadroom, tuner.floor, tuner.ceiling)
+	limit := heapGoal(live, InferenceHeapHeadroom, InferenceHeapFloor, tuner.ceiling)
 	tuner.mu.Unlock()
 	debug.SetMemoryLimit(limit)
 }
