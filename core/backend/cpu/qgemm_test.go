@@ -55,25 +55,9 @@ func TestQGEMMExact(t *testing.T) {
 						a, b = fillBytes(a, pick(aSigned, sg, u)), fillBytes(b, pick(aSigned, u, sg))
 					}
 					want := qgemmNaive(m, n, k, a, lda, aSigned, b, ldb)
-					c := make([]int32, m*ldc)
-					for i := range c {
-						c[i] = 0x5a5a5a5a // stale values must be overwritten, padding kept
-					}
+					c := staleC(m, ldc)
 					QGEMM(m, n, k, a, lda, aSigned, b, ldb, c, ldc)
-					for i := range m {
-						for j := range ldc {
-							got := c[i*ldc+j]
-							if j >= n {
-								if got != 0x5a5a5a5a {
-									t.Fatalf("%s %v aSigned=%v %s: c[%d,%d] beyond n written", QKernel(), s, aSigned, fill, i, j)
-								}
-								continue
-							}
-							if got != want[i*n+j] {
-								t.Fatalf("%s %v aSigned=%v %s: c[%d,%d] = %d, want %d", QKernel(), s, aSigned, fill, i, j, got, want[i*n+j])
-							}
-						}
-					}
+					checkQTile(t, fmt.Sprintf("%s %v aSigned=%v %s", QKernel(), s, aSigned, fill), c, want, m, n, ldc)
 				}
 			}
 		}
@@ -230,28 +214,42 @@ func TestQGEMMRows(t *testing.T) {
 						if pack {
 							pa = QPackA(m, k, a, lda, aSigned)
 						}
-						c := make([]int32, m*ldc)
-						for i := range c {
-							c[i] = 0x5a5a5a5a
-						}
+						c := staleC(m, ldc)
 						QGEMMRows(m, n, k, a, lda, aSigned, pa, b, off, c, ldc)
-						for i := range m {
-							for j := range ldc {
-								got := c[i*ldc+j]
-								if j >= n {
-									if got != 0x5a5a5a5a {
-										t.Fatalf("%v aSigned=%v %s packed=%v: c[%d,%d] beyond n written", s, aSigned, fill, pack, i, j)
-									}
-									continue
-								}
-								if got != want[i*n+j] {
-									t.Fatalf("%v aSigned=%v %s packed=%v: c[%d,%d] = %d, want %d", s, aSigned, fill, pack, i, j, got, want[i*n+j])
-								}
-							}
-						}
+						checkQTile(t, fmt.Sprintf("%v aSigned=%v %s packed=%v", s, aSigned, fill, pack), c, want, m, n, ldc)
 					}
 				}
 			}
 		}
 	})
+}
+
+// staleC returns an m×ldc int32 C filled with a stale value that a GEMM must
+// overwrite in its n columns and keep beyond them (checkQTile).
+func staleC(m, ldc int) []int32 {
+	c := make([]int32, m*ldc)
+	for i := range c {
+		c[i] = 0x5a5a5a5a
+	}
+	return c
+}
+
+// checkQTile fails unless c's first n columns equal want (m×n) exactly and
+// the columns from n to ldc still hold staleC's value.
+func checkQTile(t *testing.T, what string, c, want []int32, m, n, ldc int) {
+	t.Helper()
+	for i := range m {
+		for j := range ldc {
+			got := c[i*ldc+j]
+			if j >= n {
+				if got != 0x5a5a5a5a {
+					t.Fatalf("%s: c[%d,%d] beyond n written", what, i, j)
+				}
+				continue
+			}
+			if got != want[i*n+j] {
+				t.Fatalf("%s: c[%d,%d] = %d, want %d", what, i, j, got, want[i*n+j])
+			}
+		}
+	}
 }

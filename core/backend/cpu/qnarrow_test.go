@@ -1,6 +1,7 @@
 package cpu
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"testing"
 )
@@ -91,29 +92,13 @@ func TestQGEMMNarrowExact(t *testing.T) {
 								t.Fatalf("%v aSigned=%v %s %s: kernel %s, want %s", s, aSigned, fill, mode, got.name, wantK.name)
 							}
 						}
-						c := make([]int32, m*ldc)
-						for i := range c {
-							c[i] = 0x5a5a5a5a
-						}
+						c := staleC(m, ldc)
 						if mode == "rows" {
 							QGEMMRows(m, n, k, a, lda, aSigned, pa, b, rowOff, c, ldc)
 						} else {
 							QGEMMPacked(m, n, k, a, lda, aSigned, pa, b, ldb, c, ldc)
 						}
-						for i := range m {
-							for j := range ldc {
-								got := c[i*ldc+j]
-								if j >= n {
-									if got != 0x5a5a5a5a {
-										t.Fatalf("%v aSigned=%v %s %s: c[%d,%d] beyond n written", s, aSigned, fill, mode, i, j)
-									}
-									continue
-								}
-								if got != want[i*n+j] {
-									t.Fatalf("%v aSigned=%v %s %s: c[%d,%d] = %d, want %d", s, aSigned, fill, mode, i, j, got, want[i*n+j])
-								}
-							}
-						}
+						checkQTile(t, fmt.Sprintf("%v aSigned=%v %s %s", s, aSigned, fill, mode), c, want, m, n, ldc)
 					}
 				}
 			}
