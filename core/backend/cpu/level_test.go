@@ -18,8 +18,16 @@ func forLevels(t *testing.T, f func(t *testing.T)) {
 		setLevel(l)
 		installKernels()
 		t.Run(l.name, f)
+		if levelVariants != nil {
+			levelVariants(l, func(v string) { t.Run(l.name+"-"+v, f) })
+		}
 	}
 }
+
+// levelVariants, when an architecture's tests set it, runs f again under
+// each other kernel choice level l has on this processor (arm64: the
+// widening int8 kernel on a processor with the dot product).
+var levelVariants func(l *level, run func(variant string))
 
 func TestLevels(t *testing.T) {
 	saved := activeLevel.Load()

@@ -1,12 +1,12 @@
-//go:build !amd64 || purego
+//go:build (!amd64 && !arm64) || purego
 
 package cpu
 
-// qkernelFor returns nil: off amd64 the int8 GEMM runs the generic Go loops.
+// qkernelFor returns nil: off amd64 and arm64 the int8 GEMM runs the generic Go loops.
 func qkernelFor(isa) *qkernel { return nil }
 
 // QKernel names the int8 GEMM kernel of the active level.
 func QKernel() string { return "generic" }
 
-// qkernelNarrow returns nil: no narrow-operand kernel off amd64.
+// qkernelNarrow returns nil: no narrow-operand kernel here.
 func qkernelNarrow(*qkernel) *qkernel { return nil }

@@ -28,7 +28,8 @@ func qgemmNaive(m, n, k int, a []byte, lda int, aSigned bool, b []byte, ldb int)
 // multiple of the packed groups and k past one block (qkc), leading
 // dimensions larger than the rows, both signedness mixes, and operands at
 // the extremes (every product 255·-128 or 255·127: a kernel whose int16
-// pair sums saturated would fail here).
+// pair sums saturated would fail here; 0·-128, and a random mix of 0, 255,
+// -128 and 127).
 func TestQGEMMExact(t *testing.T) {
 	shapes := [][3]int{{1, 1, 1}, {3, 5, 7}, {12, 32, 4}, {13, 33, 5}, {6, 16, 2}, {7, 17, 3}, {25, 70, 129}, {11, 31, 769}, {40, 100, 1601}, {64, 3, 9}, {2, 200, 27}}
 	forLevels(t, func(t *testing.T) {
@@ -36,7 +37,7 @@ func TestQGEMMExact(t *testing.T) {
 		for _, s := range shapes {
 			m, n, k := s[0], s[1], s[2]
 			for _, aSigned := range []bool{false, true} {
-				for _, fill := range []string{"random", "extreme-neg", "extreme-pos"} {
+				for _, fill := range []string{"random", "extreme-neg", "extreme-pos", "zero-neg", "extreme-mix"} {
 					lda, ldb, ldc := k+r.IntN(3), n+r.IntN(3), n+r.IntN(3)
 					a, b := make([]byte, m*lda), make([]byte, k*ldb)
 					switch fill {
@@ -53,6 +54,19 @@ func TestQGEMMExact(t *testing.T) {
 					case "extreme-pos": // unsigned 255, signed 127
 						u, sg := byte(255), byte(127)
 						a, b = fillBytes(a, pick(aSigned, sg, u)), fillBytes(b, pick(aSigned, u, sg))
+					case "zero-neg": // unsigned 0, signed -128 (-128·-128 once the unsigned byte is less 128)
+						u, sg := byte(0), byte(0x80)
+						a, b = fillBytes(a, pick(aSigned, sg, u)), fillBytes(b, pick(aSigned, u, sg))
+					case "extreme-mix": // each byte 0 or 255 (unsigned), -128 or 127 (signed)
+						for _, op := range []struct {
+							s      []byte
+							signed bool
+						}{{a, aSigned}, {b, !aSigned}} {
+							lo, hi := pick(op.signed, 0x80, 0), pick(op.signed, 0x7f, 0xff)
+							for i := range op.s {
+								op.s[i] = pick(r.IntN(2) == 0, lo, hi)
+							}
+						}
 					}
 					want := qgemmNaive(m, n, k, a, lda, aSigned, b, ldb)
 					c := staleC(m, ldc)
@@ -78,33 +92,37 @@ func pick(c bool, x, y byte) byte {
 	return y
 }
 
-// TestQGEMMThreads checks that the split over threads (columns or rows)
-// gives the single-thread result.
+// TestQGEMMThreads checks at every level that the split over threads
+// (columns or rows) gives the single-thread result, both signednesses.
 func TestQGEMMThreads(t *testing.T) {
 	saved := parallel.Threads()
 	defer parallel.SetThreads(saved)
-	r := rand.New(rand.NewPCG(5, 6))
-	for _, s := range [][3]int{{200, 37, 300}, {31, 500, 200}} {
-		m, n, k := s[0], s[1], s[2]
-		a, b := make([]byte, m*k), make([]byte, k*n)
-		for i := range a {
-			a[i] = byte(r.Uint32())
-		}
-		for i := range b {
-			b[i] = byte(r.Uint32())
-		}
-		want := qgemmNaive(m, n, k, a, k, false, b, n)
-		for _, th := range []int{1, 3, 4} {
-			parallel.SetThreads(th)
-			c := make([]int32, m*n)
-			QGEMM(m, n, k, a, k, false, b, n, c, n)
-			for i := range c {
-				if c[i] != want[i] {
-					t.Fatalf("%v threads %d: c[%d] = %d, want %d", s, th, i, c[i], want[i])
+	forLevels(t, func(t *testing.T) {
+		r := rand.New(rand.NewPCG(5, 6))
+		for _, s := range [][3]int{{200, 37, 300}, {31, 500, 200}} {
+			m, n, k := s[0], s[1], s[2]
+			a, b := make([]byte, m*k), make([]byte, k*n)
+			for i := range a {
+				a[i] = byte(r.Uint32())
+			}
+			for i := range b {
+				b[i] = byte(r.Uint32())
+			}
+			for _, aSigned := range []bool{false, true} {
+				want := qgemmNaive(m, n, k, a, k, aSigned, b, n)
+				for _, th := range []int{1, 3, 4} {
+					parallel.SetThreads(th)
+					c := make([]int32, m*n)
+					QGEMM(m, n, k, a, k, aSigned, b, n, c, n)
+					for i := range c {
+						if c[i] != want[i] {
+							t.Fatalf("%s %v aSigned=%v threads %d: c[%d] = %d, want %d", QKernel(), s, aSigned, th, i, c[i], want[i])
+						}
+					}
 				}
 			}
 		}
-	}
+	})
 }
 
 func BenchmarkQGEMM(b *testing.B) {

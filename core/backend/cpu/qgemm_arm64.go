@@ -1,0 +1,132 @@
+//go:build arm64 && !purego
+
+package cpu
+
+import (
+	"encoding/binary"
+	"unsafe"
+
+	"golang.org/x/sys/cpu"
+)
+
+// qgemmSDOT8x12 and qgemmSMLAL8x12 are the neon level's int8
+// micro-kernels (qgemm_arm64.s, contract there): 8×12 int32 tiles in 24
+// of the 32 V registers.
+//
+//go:noescape
+func qgemmSDOT8x12(kp int, a, b *byte, c *int32, ldc int, accum, aSigned uint32)
+
+//go:noescape
+func qgemmSMLAL8x12(kp int, a, b *byte, c *int32, ldc int, accum uint32)
+
+var (
+	// qkernelSDOT multiplies bytes in groups of 4 k (the VNNI layouts) by
+	// SDOT, signed × signed: the unsigned operand is packed less 128 (its
+	// top bit flipped) and the kernel adds back 128·Σ of the signed one.
+	qkernelSDOT = &qkernel{name: "neon-sdot", mr: 8, nr: 12, kg: 4, esize: 1,
+		packA: flipUnsignedA(packA4(8), 8), packB: flipUnsignedB(packB4(12, nil), 12),
+		run: func(kp int, a, b []byte, c []int32, ldc int, accum, aSigned bool) {
+			_, _ = a[8*kp-1], b[12*kp-1]
+			qgemmSDOT8x12(kp, unsafe.SliceData(a), unsafe.SliceData(b), unsafe.SliceData(c), ldc, b2u(accum), b2u(aSigned))
+		}}
+	// qkernelSMLAL is the kernel of processors without the dot product
+	// (Cortex-A53, A72): operands widened to int16 while packing, one k
+	// step after another, SMLAL/SMLAL2 by element into int32.
+	qkernelSMLAL = &qkernel{name: "neon-smlal", mr: 8, nr: 12, kg: 2, esize: 2,
+		packA: packA16(8), packB: packB16(12),
+		run: func(kp int, a, b []byte, c []int32, ldc int, accum, _ bool) {
+			_, _ = a[16*kp-1], b[24*kp-1]
+			qgemmSMLAL8x12(kp, unsafe.SliceData(a), unsafe.SliceData(b), unsafe.SliceData(c), ldc, b2u(accum))
+		}}
+	// qsdotOff makes processors with the dot product run the widening
+	// kernel too (tests: both kernels on one processor).
+	qsdotOff bool
+)
+
+// flip80 flips the top bit of every byte of s: uint8 v becomes the int8
+// v−128.
+func flip80(s []byte) {
+	const top = 0x8080808080808080
+	i := 0
+	for ; i+8 <= len(s); i += 8 {
+		binary.LittleEndian.PutUint64(s[i:], binary.LittleEndian.Uint64(s[i:])^top)
+	}
+	for ; i < len(s); i++ {
+		s[i] ^= 0x80
+	}
+}
+
+// flipUnsignedA packs A by pack and, when A is unsigned, flips the whole
+// panel's top bits. Padding (rows past m, k past kc) becomes −128 too; it
+// meets B's zero padding or lands in rows that are dropped.
+func flipUnsignedA(pack func(a []byte, lda int, signed bool, i0, rows, p0, kc, kcPad int, dst []byte), mr int) func(a []byte, lda int, signed bool, i0, rows, p0, kc, kcPad int, dst []byte) {
+	return func(a []byte, lda int, signed bool, i0, rows, p0, kc, kcPad int, dst []byte) {
+		pack(a, lda, signed, i0, rows, p0, kc, kcPad, dst)
+		if !signed {
+			flip80(dst[:mr*kcPad])
+		}
+	}
+}
+
+// flipUnsignedB is flipUnsignedA for B panels (padding meets A's zeros
+// or lands in dropped columns).
+func flipUnsignedB(pack func(b []byte, rows bRows, signed bool, p0, kc, kcPad, j0, cols int, dst []byte), nr int) func(b []byte, rows bRows, signed bool, p0, kc, kcPad, j0, cols int, dst []byte) {
+	return func(b []byte, rows bRows, signed bool, p0, kc, kcPad, j0, cols int, dst []byte) {
+		pack(b, rows, signed, p0, kc, kcPad, j0, cols, dst)
+		if !signed {
+			flip80(dst[:nr*kcPad])
+		}
+	}
+}
+
+// packA16 is the widening kernel's A layout: k step after k step, mr
+// int16 (little-endian) each: element [p·mr + i] = A[i0+i, p0+p], zero
+// past the rows and past kc.
+func packA16(mr int) func(a []byte, lda int, signed bool, i0, rows, p0, kc, kcPad int, dst []byte) {
+	return func(a []byte, lda int, signed bool, i0, rows, p0, kc, kcPad int, dst []byte) {
+		clear(dst[:2*mr*kcPad])
+		for i := range rows {
+			for p, v := range a[(i0+i)*lda+p0:][:kc] {
+				binary.LittleEndian.PutUint16(dst[2*(p*mr+i):], uint16(byteVal(v, signed)))
+			}
+		}
+	}
+}
+
+// packB16 is the widening kernel's B layout: element [p·nr + j] =
+// B[p0+p, j0+j] as int16. What lies past cols or past kc is left as it
+// was: it meets A's zero padding (packA16) or lands in dropped columns.
+func packB16(nr int) func(b []byte, rows bRows, signed bool, p0, kc, kcPad, j0, cols int, dst []byte) {
+	return func(b []byte, rows bRows, signed bool, p0, kc, kcPad, j0, cols int, dst []byte) {
+		for p := range kc {
+			d := dst[2*p*nr:][:2*cols]
+			for j, v := range b[rows.at(p0+p)+j0:][:cols] {
+				binary.LittleEndian.PutUint16(d[2*j:], uint16(byteVal(v, signed)))
+			}
+		}
+	}
+}
+
+// qkernelNarrow returns nil: SDOT and the widening kernel take any int8.
+func qkernelNarrow(*qkernel) *qkernel { return nil }
+
+// qkernelFor returns the int8 kernel of the instruction set is (nil: the
+// generic Go loops): at neon, SDOT when the processor has the dot product
+// (FEAT_DotProd, cpu.ARM64.HasASIMDDP), else the widening kernel.
+func qkernelFor(is isa) *qkernel {
+	switch {
+	case is < isaNEON:
+		return nil
+	case cpu.ARM64.HasASIMDDP && !qsdotOff:
+		return qkernelSDOT
+	}
+	return qkernelSMLAL
+}
+
+// QKernel names the int8 GEMM kernel of the active level.
+func QKernel() string {
+	if k := qkernelFor(curISA()); k != nil {
+		return k.name
+	}
+	return "generic"
+}
