@@ -32,11 +32,14 @@ build-arm64:
 # test-arm64 runs core/backend/cpu's tests for linux/arm64 under qemu user-mode emulation
 # (scripts/setup.sh installs qemu-user-static): every kernel test at the neon and generic
 # levels, and the PP-OCRv4 det, rec and cls goldens (ONNX Runtime's outputs, 1e-4) at neon
-# (the default level) and then at generic.
+# (the default level) and then at generic. qemu's default CPU (max) has the dot product, so
+# the int8 tests run the SDOT kernel and, with it switched off, the widening one; then they
+# run on a Cortex-A72 (no dot product), which takes the widening kernel (SDOT would trap).
 QEMU_ARM64 ?= qemu-aarch64-static
 test-arm64:
 	CGO_ENABLED=0 GOOS=linux GOARCH=arm64 $(GO) test -exec $(QEMU_ARM64) -count=1 -short -timeout 10m ./core/backend/cpu
 	PADDLE_CPU_KERNELS=generic CGO_ENABLED=0 GOOS=linux GOARCH=arm64 $(GO) test -exec $(QEMU_ARM64) -count=1 -short -timeout 10m -run PPOCRv4 ./core/backend/cpu
+	QEMU_CPU=cortex-a72 CGO_ENABLED=0 GOOS=linux GOARCH=arm64 $(GO) test -exec $(QEMU_ARM64) -count=1 -short -timeout 10m -run 'QKernelARM64|QGEMM|QGemm|QConv|MatMulInteger' ./core/backend/cpu
 
 # setup fetches what the tests use (Debian data packages, npm models, Go modules); idempotent.
 setup:

@@ -19,12 +19,21 @@ func qgemmSDOT8x12(kp int, a, b *byte, c *int32, ldc int, accum, aSigned uint32)
 //go:noescape
 func qgemmSMLAL8x12(kp int, a, b *byte, c *int32, ldc int, accum uint32)
 
+// qpackB4x12 and qpackB16x12 pack full 12-column B panels for the SDOT
+// and the widening kernel (qgemm_arm64.s).
+//
+//go:noescape
+func qpackB4x12(src *byte, ldb, groups int, flip uint32, dst *byte)
+
+//go:noescape
+func qpackB16x12(src *byte, ldb, rows int, signed uint32, dst *byte)
+
 var (
 	// qkernelSDOT multiplies bytes in groups of 4 k (the VNNI layouts) by
 	// SDOT, signed × signed: the unsigned operand is packed less 128 (its
 	// top bit flipped) and the kernel adds back 128·Σ of the signed one.
 	qkernelSDOT = &qkernel{name: "neon-sdot", mr: 8, nr: 12, kg: 4, esize: 1,
-		packA: flipUnsignedA(packA4(8), 8), packB: flipUnsignedB(packB4(12, nil), 12),
+		packA: flipUnsignedA(packA4(8), 8), packB: packB4Flip12,
 		run: func(kp int, a, b []byte, c []int32, ldc int, accum, aSigned bool) {
 			_, _ = a[8*kp-1], b[12*kp-1]
 			qgemmSDOT8x12(kp, unsafe.SliceData(a), unsafe.SliceData(b), unsafe.SliceData(c), ldc, b2u(accum), b2u(aSigned))
@@ -33,7 +42,7 @@ var (
 	// (Cortex-A53, A72): operands widened to int16 while packing, one k
 	// step after another, SMLAL/SMLAL2 by element into int32.
 	qkernelSMLAL = &qkernel{name: "neon-smlal", mr: 8, nr: 12, kg: 2, esize: 2,
-		packA: packA16(8), packB: packB16(12),
+		packA: packA16(8), packB: packB16x12,
 		run: func(kp int, a, b []byte, c []int32, ldc int, accum, _ bool) {
 			_, _ = a[16*kp-1], b[24*kp-1]
 			qgemmSMLAL8x12(kp, unsafe.SliceData(a), unsafe.SliceData(b), unsafe.SliceData(c), ldc, b2u(accum))
@@ -68,16 +77,30 @@ func flipUnsignedA(pack func(a []byte, lda int, signed bool, i0, rows, p0, kc, k
 	}
 }
 
-// flipUnsignedB is flipUnsignedA for B panels (padding meets A's zeros
-// or lands in dropped columns).
-func flipUnsignedB(pack func(b []byte, rows bRows, signed bool, p0, kc, kcPad, j0, cols int, dst []byte), nr int) func(b []byte, rows bRows, signed bool, p0, kc, kcPad, j0, cols int, dst []byte) {
-	return func(b []byte, rows bRows, signed bool, p0, kc, kcPad, j0, cols int, dst []byte) {
-		pack(b, rows, signed, p0, kc, kcPad, j0, cols, dst)
-		if !signed {
-			flip80(dst[:nr*kcPad])
-		}
+// flipByte is what packing xors an operand's bytes with: 0x80 (u − 128)
+// for the unsigned one, 0 for the signed one.
+func flipByte(signed bool) byte {
+	if signed {
+		return 0
 	}
+	return 0x80
 }
+
+// packB4Flip12 is packB4 for the SDOT kernel: 12 columns, unsigned bytes
+// less 128; full panels by qpackB4x12. Its padding stays 0: it meets A's
+// zero padding or lands in dropped columns.
+var packB4Flip12 = packBGroups(12, 4, 1,
+	func(src []byte, ldb, groups int, signed bool, dst []byte) {
+		_ = src[(4*groups-1)*ldb+11]
+		_ = dst[48*groups-1]
+		qpackB4x12(unsafe.SliceData(src), ldb, groups, uint32(flipByte(signed)), unsafe.SliceData(dst))
+	},
+	func(src []byte, cols int, d []byte, signed bool) {
+		x := flipByte(signed)
+		for j, v := range src[:cols] {
+			d[4*j] = v ^ x
+		}
+	})
 
 // packA16 is the widening kernel's A layout: k step after k step, mr
 // int16 (little-endian) each: element [p·mr + i] = A[i0+i, p0+p], zero
@@ -93,16 +116,26 @@ func packA16(mr int) func(a []byte, lda int, signed bool, i0, rows, p0, kc, kcPa
 	}
 }
 
-// packB16 is the widening kernel's B layout: element [p·nr + j] =
-// B[p0+p, j0+j] as int16. What lies past cols or past kc is left as it
+// packB16x12 is the widening kernel's B layout: element [p·12 + j] =
+// B[p0+p, j0+j] as int16; full panels by qpackB16x12, a run of evenly
+// spaced rows at a time. What lies past cols or past kc is left as it
 // was: it meets A's zero padding (packA16) or lands in dropped columns.
-func packB16(nr int) func(b []byte, rows bRows, signed bool, p0, kc, kcPad, j0, cols int, dst []byte) {
-	return func(b []byte, rows bRows, signed bool, p0, kc, kcPad, j0, cols int, dst []byte) {
-		for p := range kc {
-			d := dst[2*p*nr:][:2*cols]
-			for j, v := range b[rows.at(p0+p)+j0:][:cols] {
-				binary.LittleEndian.PutUint16(d[2*j:], uint16(byteVal(v, signed)))
-			}
+func packB16x12(b []byte, rows bRows, signed bool, p0, kc, kcPad, j0, cols int, dst []byte) {
+	if cols == 12 {
+		for p := 0; p < kc; {
+			n, ld := rows.span(p0+p, kc-p)
+			src := b[rows.at(p0+p)+j0:]
+			_ = src[(n-1)*ld+11]
+			_ = dst[24*(p+n)-1]
+			qpackB16x12(unsafe.SliceData(src), ld, n, b2u(signed), &dst[24*p])
+			p += n
+		}
+		return
+	}
+	for p := range kc {
+		d := dst[24*p:][:2*cols]
+		for j, v := range b[rows.at(p0+p)+j0:][:cols] {
+			binary.LittleEndian.PutUint16(d[2*j:], uint16(byteVal(v, signed)))
 		}
 	}
 }

@@ -228,3 +228,87 @@ smlal_loop:
 	SUBS $1, R0
 	BNE smlal_loop
 	STORE8x12(smlal_add)
+
+// ---------------------------------------------------------------------
+// B packers of full 12-column panels (packBGroups' fast path).
+
+// SXTL Vd.8H, Vn.8B and SXTL2 Vd.8H, Vn.16B (SSHLL #0; Go's assembler
+// has UXTL only).
+#define SXTL8(d, n) WORD $(0x0F08A400 | ((n)<<5) | (d))
+#define SXTL28(d, n) WORD $(0x4F08A400 | ((n)<<5) | (d))
+
+// LOAD12 loads the 12 bytes at p into bytes 0–11 of v (via scratch R8).
+#define LOAD12(p, v) \
+	VLD1 (p), [v.B8] \
+	ADD $8, p, R8 \
+	VLD1 (R8), v.S[2]
+
+// func qpackB4x12(src *byte, ldb, groups int, flip uint32, dst *byte)
+// dst[g*48 + 4j + t] = src[(4g+t)*ldb + j] ^ (flip ? 0x80 : 0) for g <
+// groups, j < 12, t < 4: rows interleaved by ZIP1/ZIP2 on bytes, then on
+// halfwords.
+TEXT ·qpackB4x12(SB), NOSPLIT, $0-40
+	MOVD src+0(FP), R0
+	MOVD ldb+8(FP), R1
+	MOVD groups+16(FP), R2
+	MOVWU flip+24(FP), R3
+	MOVD dst+32(FP), R4
+	VEOR V16.B16, V16.B16, V16.B16
+	CBZ R3, pack4x12_loop
+	VMOVI $0x80, V16.B16
+pack4x12_loop:
+	ADD R1, R0, R5
+	ADD R1, R5, R6
+	ADD R1, R6, R7
+	LOAD12(R0, V0)
+	LOAD12(R5, V1)
+	LOAD12(R6, V2)
+	LOAD12(R7, V3)
+	VZIP1 V1.B16, V0.B16, V4.B16 // rows 0, 1 of columns 0–7
+	VZIP2 V1.B16, V0.B16, V5.B16 // columns 8–11 (and 4 zero pairs)
+	VZIP1 V3.B16, V2.B16, V6.B16
+	VZIP2 V3.B16, V2.B16, V7.B16
+	VZIP1 V6.H8, V4.H8, V8.H8 // rows 0–3 of columns 0–3
+	VZIP2 V6.H8, V4.H8, V9.H8 // columns 4–7
+	VZIP1 V7.H8, V5.H8, V10.H8 // columns 8–11
+	VEOR V16.B16, V8.B16, V8.B16
+	VEOR V16.B16, V9.B16, V9.B16
+	VEOR V16.B16, V10.B16, V10.B16
+	VST1.P [V8.B16, V9.B16, V10.B16], 48(R4)
+	ADD R1<<2, R0, R0
+	SUBS $1, R2
+	BNE pack4x12_loop
+	RET
+
+// func qpackB16x12(src *byte, ldb, rows int, signed uint32, dst *byte)
+// dst[p*12 + j] = int16(src[p*ldb + j]) (int8 or uint8) for p < rows,
+// j < 12, little-endian.
+TEXT ·qpackB16x12(SB), NOSPLIT, $0-40
+	MOVD src+0(FP), R0
+	MOVD ldb+8(FP), R1
+	MOVD rows+16(FP), R2
+	MOVWU signed+24(FP), R3
+	MOVD dst+32(FP), R4
+	CBNZ R3, pack16x12_signed
+pack16x12_unsigned:
+	LOAD12(R0, V0)
+	VUXTL V0.B8, V1.H8
+	VUXTL2 V0.B16, V2.H8
+	VST1.P [V1.B16], 16(R4)
+	FMOVD F2, (R4)
+	ADD $8, R4
+	ADD R1, R0
+	SUBS $1, R2
+	BNE pack16x12_unsigned
+	RET
+pack16x12_signed:
+	LOAD12(R0, V0)
+	SXTL8(1, 0)
+	SXTL28(2, 0)
+	VST1.P [V1.B16], 16(R4)
+	FMOVD F2, (R4)
+	ADD $8, R4
+	ADD R1, R0
+	SUBS $1, R2
+	BNE pack16x12_signed
+	RET

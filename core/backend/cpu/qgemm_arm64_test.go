@@ -3,6 +3,8 @@
 package cpu
 
 import (
+	"encoding/binary"
+	"math/rand/v2"
 	"testing"
 
 	"golang.org/x/sys/cpu"
@@ -42,5 +44,44 @@ func TestQKernelARM64(t *testing.T) {
 	defer func() { qsdotOff = false }()
 	if got := QKernel(); got != "neon-smlal" {
 		t.Fatalf("SDOT off: QKernel() = %s, want neon-smlal", got)
+	}
+}
+
+// TestQPackBARM64 checks the NEON B packers against their definitions
+// (qgemm_arm64.s), byte for byte: several groups/rows, row strides of 12
+// and more, flipped or not, int8 and uint8 widening.
+func TestQPackBARM64(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	for _, ldb := range []int{12, 13, 40} {
+		for _, n := range []int{1, 2, 5} {
+			src := make([]byte, (4*n-1)*ldb+12)
+			for i := range src {
+				src[i] = byte(r.Uint32())
+			}
+			for _, signed := range []bool{false, true} {
+				dst := make([]byte, 48*n)
+				qpackB4x12(&src[0], ldb, n, uint32(flipByte(signed)), &dst[0])
+				for g := range n {
+					for j := range 12 {
+						for tt := range 4 {
+							want := src[(4*g+tt)*ldb+j] ^ flipByte(signed)
+							if got := dst[g*48+4*j+tt]; got != want {
+								t.Fatalf("qpackB4x12 ldb %d groups %d signed %v: [%d,%d,%d] = %#x, want %#x", ldb, n, signed, g, j, tt, got, want)
+							}
+						}
+					}
+				}
+				wide := make([]byte, 24*4*n)
+				qpackB16x12(&src[0], ldb, 4*n, b2u(signed), &wide[0])
+				for p := range 4 * n {
+					for j := range 12 {
+						want := byteVal(src[p*ldb+j], signed)
+						if got := int32(int16(binary.LittleEndian.Uint16(wide[2*(12*p+j):]))); got != want {
+							t.Fatalf("qpackB16x12 ldb %d rows %d signed %v: [%d,%d] = %d, want %d", ldb, 4*n, signed, p, j, got, want)
+						}
+					}
+				}
+			}
+		}
 	}
 }
