@@ -18,16 +18,25 @@ func forLevels(t *testing.T, f func(t *testing.T)) {
 		setLevel(l)
 		installKernels()
 		t.Run(l.name, f)
-		if levelVariants != nil {
-			levelVariants(l, func(v string) { t.Run(l.name+"-"+v, f) })
-		}
 	}
 }
 
-// levelVariants, when an architecture's tests set it, runs f again under
-// each other kernel choice level l has on this processor (arm64: the
-// widening int8 kernel on a processor with the dot product).
-var levelVariants func(l *level, run func(variant string))
+// forQLevels is forLevels for the int8 GEMM's tests: where the level has
+// another int8 kernel on this processor (qkernelVariants: on arm64 with
+// the dot product, the widening kernel besides SDOT), f runs under it too.
+func forQLevels(t *testing.T, f func(t *testing.T)) {
+	t.Helper()
+	forLevels(t, func(t *testing.T) {
+		f(t)
+		if qkernelVariants != nil {
+			qkernelVariants(t, f)
+		}
+	})
+}
+
+// qkernelVariants, set by an architecture's tests, runs f as a subtest
+// under each other int8 kernel of the active level.
+var qkernelVariants func(t *testing.T, f func(t *testing.T))
 
 func TestLevels(t *testing.T) {
 	saved := activeLevel.Load()

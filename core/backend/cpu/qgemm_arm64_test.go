@@ -10,16 +10,16 @@ import (
 	"golang.org/x/sys/cpu"
 )
 
-// On a processor with the dot product, every forLevels test runs the neon
-// level twice: with the SDOT int8 kernel and with the widening one.
+// On a processor with the dot product, every forQLevels test runs the
+// neon level twice: with the SDOT int8 kernel and with the widening one.
 func init() {
-	levelVariants = func(l *level, run func(string)) {
-		if l.isa != isaNEON || !cpu.ARM64.HasASIMDDP {
+	qkernelVariants = func(t *testing.T, f func(t *testing.T)) {
+		if curISA() != isaNEON || !cpu.ARM64.HasASIMDDP {
 			return
 		}
 		qsdotOff = true
 		defer func() { qsdotOff = false }()
-		run("nosdot")
+		t.Run("nosdot", f)
 	}
 }
 

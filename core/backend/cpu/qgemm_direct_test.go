@@ -19,7 +19,7 @@ import (
 // (x all 255 or 0 against w at −128/127), and the fallbacks (a nonzero
 // weight zero point; x and w both int8).
 func TestQGemmDirect(t *testing.T) {
-	forLevels(t, func(t *testing.T) {
+	forQLevels(t, func(t *testing.T) {
 		r := rand.New(rand.NewPCG(21, 22))
 		for _, tc := range []struct {
 			xd, wd tensor.DType

@@ -37,7 +37,7 @@ func runRef(d *op.Def, a op.Attrs, in ...*tensor.Tensor) *tensor.Tensor {
 func TestMatMulIntegerKernel(t *testing.T) {
 	d := op.Lookup("matmul_integer")
 	dts := []tensor.DType{tensor.Uint8, tensor.Int8}
-	forLevels(t, func(t *testing.T) {
+	forQLevels(t, func(t *testing.T) {
 		r := rand.New(rand.NewPCG(7, 8))
 		for _, da := range dts {
 			for _, db := range dts {
@@ -69,7 +69,7 @@ func TestMatMulIntegerKernel(t *testing.T) {
 // through the backend at every level against the reference kernels,
 // exactly: the epilogue is shared Go code, so any difference is the GEMM's.
 func TestQConvQGemmKernels(t *testing.T) {
-	forLevels(t, func(t *testing.T) {
+	forQLevels(t, func(t *testing.T) {
 		r := rand.New(rand.NewPCG(9, 10))
 		for _, out := range []tensor.DType{tensor.Float32, tensor.Uint8, tensor.Int8, tensor.Int32} {
 			for ci, cp := range []op.ConvParams{{Pads: []int{1, 1, 1, 1}}, {Strides: []int{2, 2}, Pads: []int{0, 1, 1, 0}}, {Groups: 2, Pads: []int{1, 1, 1, 1}}, {}} {
@@ -116,7 +116,7 @@ func TestQConvQGemmKernels(t *testing.T) {
 // weights (the strided GEMM), int8 x with uint8 and int8 weights (the
 // latter through matmul_integer's sign flip), groups, every output type.
 func TestQConvPointwiseTiles(t *testing.T) {
-	forLevels(t, func(t *testing.T) {
+	forQLevels(t, func(t *testing.T) {
 		r := rand.New(rand.NewPCG(13, 14))
 		for _, dt := range [][2]tensor.DType{{tensor.Uint8, tensor.Int8}, {tensor.Int8, tensor.Uint8}, {tensor.Int8, tensor.Int8}} {
 			for _, groups := range []int{1, 2} {
@@ -186,7 +186,7 @@ func TestQConvShifted(t *testing.T) {
 		{1, 1, 3, 4, 3, 3, op.ConvParams{Pads: []int{4, 4, 4, 4}}},
 		{96, 24, 30, 30, 3, 3, op.ConvParams{Pads: []int{1, 1, 1, 1}}},
 	}
-	forLevels(t, func(t *testing.T) {
+	forQLevels(t, func(t *testing.T) {
 		r := rand.New(rand.NewPCG(17, 18))
 		for _, c := range cases {
 			for _, fill := range []string{"random", "extreme"} {

@@ -32,7 +32,7 @@ func qgemmNaive(m, n, k int, a []byte, lda int, aSigned bool, b []byte, ldb int)
 // -128 and 127).
 func TestQGEMMExact(t *testing.T) {
 	shapes := [][3]int{{1, 1, 1}, {3, 5, 7}, {12, 32, 4}, {13, 33, 5}, {6, 16, 2}, {7, 17, 3}, {25, 70, 129}, {11, 31, 769}, {40, 100, 1601}, {64, 3, 9}, {2, 200, 27}}
-	forLevels(t, func(t *testing.T) {
+	forQLevels(t, func(t *testing.T) {
 		r := rand.New(rand.NewPCG(3, 4))
 		for _, s := range shapes {
 			m, n, k := s[0], s[1], s[2]
@@ -97,7 +97,7 @@ func pick(c bool, x, y byte) byte {
 func TestQGEMMThreads(t *testing.T) {
 	saved := parallel.Threads()
 	defer parallel.SetThreads(saved)
-	forLevels(t, func(t *testing.T) {
+	forQLevels(t, func(t *testing.T) {
 		r := rand.New(rand.NewPCG(5, 6))
 		for _, s := range [][3]int{{200, 37, 300}, {31, 500, 200}} {
 			m, n, k := s[0], s[1], s[2]
@@ -150,7 +150,7 @@ func BenchmarkQGEMM(b *testing.B) {
 // packed blocks' offsets) and odd, strided B and C, both signednesses,
 // several products with the same packing.
 func TestQGEMMPacked(t *testing.T) {
-	forLevels(t, func(t *testing.T) {
+	forQLevels(t, func(t *testing.T) {
 		r := rand.New(rand.NewPCG(31, 32))
 		for _, aSigned := range []bool{true, false} {
 			for _, mk := range [][2]int{{25, 5}, {13, qkc + 37}, {7, 2*qkc + 3}} {
@@ -189,7 +189,7 @@ func TestQGEMMPacked(t *testing.T) {
 // descending order, k past a k block, partial tiles, A packed or not,
 // both signednesses, random and extreme operands.
 func TestQGEMMRows(t *testing.T) {
-	forLevels(t, func(t *testing.T) {
+	forQLevels(t, func(t *testing.T) {
 		r := rand.New(rand.NewPCG(41, 42))
 		for _, s := range [][3]int{{1, 1, 1}, {5, 33, 9}, {13, 70, 37}, {24, 64, 96}, {12, 31, qkc + 45}} {
 			m, n, k := s[0], s[1], s[2]

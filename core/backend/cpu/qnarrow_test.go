@@ -37,7 +37,7 @@ func TestS8Narrow(t *testing.T) {
 // stay exact. At avx2 it also checks which kernel ran.
 func TestQGEMMNarrowExact(t *testing.T) {
 	shapes := [][3]int{{1, 1, 1}, {6, 16, 4}, {7, 17, 3}, {13, 33, 5}, {25, 70, 129}, {11, 31, qkc + 9}, {3, 50, 2*qkc + 6}}
-	forLevels(t, func(t *testing.T) {
+	forQLevels(t, func(t *testing.T) {
 		base := qkernelFor(curISA())
 		r := rand.New(rand.NewPCG(7, 8))
 		for _, s := range shapes {
@@ -110,7 +110,7 @@ func TestQGEMMNarrowExact(t *testing.T) {
 // narrow kernel (so TestQGEMMNarrowExact runs it there), and that the
 // kernel set tells core/op (QWeights7) exactly where a narrow kernel is.
 func TestQKernelNarrowAVX2(t *testing.T) {
-	forLevels(t, func(t *testing.T) {
+	forQLevels(t, func(t *testing.T) {
 		nk := qkernelNarrow(qkernelFor(curISA()))
 		if got := kernelSet().QWeights7; got != (nk != nil) {
 			t.Fatalf("QWeights7 %v with narrow kernel %v", got, nk)
