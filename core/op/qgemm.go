@@ -95,6 +95,14 @@ func qgemmDirect(out, x, w *T, q quantParams, ep *quantEpilogue) bool {
 	aSigned := x.DType() == tensor.Int8
 	rt, ct := qgemmTiles(rows, n)
 	nrt, nct := (rows+rt-1)/rt, (n+ct-1)/ct
+	// With column tiles, each row tile of x is packed once for all of them.
+	var pas []any
+	if pack := Active().QPackA8; pack != nil && nct > 1 {
+		pas = make([]any, nrt)
+		for i := range nrt {
+			pas[i] = pack(min(rt, rows-i*rt), k, xb[i*rt*k:], k, aSigned)
+		}
+	}
 	parallel.For(nrt*nct, 1, func(lo, hi int) {
 		accBuf := getScratch[int32](rt * ct)
 		defer putScratch(accBuf)
@@ -102,7 +110,11 @@ func qgemmDirect(out, x, w *T, q quantParams, ep *quantEpilogue) bool {
 			r0, j0 := t/nct*rt, t%nct*ct
 			m, nc := min(rt, rows-r0), min(ct, n-j0)
 			acc := (*accBuf)[:m*nc]
-			gemm(m, nc, k, xb[r0*k:], k, aSigned, nil, wb[j0:], n, acc, nc)
+			var pa any
+			if pas != nil {
+				pa = pas[t/nct]
+			}
+			gemm(m, nc, k, xb[r0*k:], k, aSigned, pa, wb[j0:], n, acc, nc)
 			ep.run(acc, m, nc, j0, out, r0*n+j0, n)
 		}
 	})
@@ -134,24 +146,11 @@ const qgemmMinRows, qgemmRowTile = 48, 256
 // (K, N) (bias nil: 0), wrapping in int32 as the accumulators do: qgemm's
 // twin of foldXZero, whose weights are (OC, K).
 func foldXZeroCols(bias []int32, w *T, xZero int) []int32 {
-	k, n := w.Shape()[0], w.Shape()[1]
-	out := make([]int32, n)
-	if w.DType() == tensor.Int8 {
-		for p := range k {
-			for j, v := range w.I8()[p*n : (p+1)*n] {
-				out[j] += int32(v)
-			}
-		}
-	} else {
-		for p := range k {
-			for j, v := range w.U8()[p*n : (p+1)*n] {
-				out[j] += int32(v)
-			}
-		}
-	}
+	sums := qwSums(w, w.Shape()[0], w.Shape()[1], false)
+	out := make([]int32, len(sums))
 	xz := int32(xZero)
-	for j := range out {
-		out[j] *= -xz
+	for j, s := range sums {
+		out[j] = -xz * s
 		if bias != nil {
 			out[j] += bias[j]
 		}
