@@ -134,14 +134,33 @@ func QGEMMRows(m, n, k int, a []byte, lda int, aSigned bool, pa *QPackedA, b []b
 		}
 	}
 	checkQGemm(m, n, k, len(a), lda, 0, n, len(c), ldc)
-	qgemm(m, n, k, a, lda, aSigned, pa, b, bRows{off: rowOff[:k]}, c, ldc)
+	qgemm(m, n, k, a, lda, aSigned, pa, b, bRows{off: rowOff[:k], run: evenRuns(rowOff[:k])}, c, ldc)
+}
+
+// evenRuns returns, for each p, how many of the rows from p on lie evenly
+// spaced at a positive spacing (at least 1): bRows.span's answer, computed
+// once per product rather than per packed panel.
+func evenRuns(off []int) []int32 {
+	run := make([]int32, len(off))
+	for p := len(off) - 1; p >= 0; p-- {
+		switch {
+		case p == len(off)-1 || off[p+1] <= off[p]:
+			run[p] = 1
+		case p+2 == len(off) || off[p+2]-off[p+1] != off[p+1]-off[p]:
+			run[p] = 2
+		default:
+			run[p] = run[p+1] + 1
+		}
+	}
+	return run
 }
 
 // bRows addresses B's rows: row p starts at b[off[p]] when off is set,
-// else at b[p·ld].
+// else at b[p·ld]; run, when set, is evenRuns(off).
 type bRows struct {
 	ld  int
 	off []int
+	run []int32
 }
 
 func (r bRows) at(p int) int {
@@ -159,6 +178,9 @@ func (r bRows) span(p, n int) (int, int) {
 	}
 	if n < 2 || r.off[p+1] <= r.off[p] {
 		return min(n, 1), 0
+	}
+	if r.run != nil {
+		return min(n, int(r.run[p])), r.off[p+1] - r.off[p]
 	}
 	ld, i := r.off[p+1]-r.off[p], 2
 	for i < n && r.off[p+i]-r.off[p+i-1] == ld {
