@@ -11,7 +11,7 @@ import (
 )
 
 //go:noescape
-func qdwRow2VNNI(dst, dstB *int32, src *byte, ld, rowB, n, cs int, wq *int32, kh, nq int, idx *byte, init int32, m1, m2 uint16)
+func qdwRow2VNNI(dst *int32, ldd int, src *byte, ld, rowB, n, cs int, wq *int32, kh, nq int, idx *byte, init int32, m1, m2 uint16, pairs, srcPair int)
 
 func init() {
 	if cpu.X86.HasAVX512VNNI && cpu.X86.HasAVX512VBMI && cpu.X86.HasAVX512BW {
@@ -65,7 +65,20 @@ func qDepthwiseVNNI(d *op.QDepthwise, p0, p1 int, done func(p int, acc []int32))
 	}
 	tail := d.OW - 32*(steps-1)
 	m1, m2 := uint16(1<<min(tail, 16)-1), uint16(1<<max(tail-16, 0)-1)
-	wq := make([]int32, d.KH*nq)
+	// each channel's weights as dwords of four taps (zero past the
+	// kernel's width) and their sum, once per call
+	wq, init := make([]int32, d.C*d.KH*nq), make([]int32, d.C)
+	for c := range d.C {
+		var sum int32
+		for a := range d.KH {
+			for b := range d.KW {
+				v := d.W[(c*d.KH+a)*d.KW+b]
+				sum += v
+				wq[(c*d.KH+a)*nq+b/4] |= int32(uint32(uint8(int8(v))) << (8 * (b % 4)))
+			}
+		}
+		init[c] = -zero * sum
+	}
 	acc := make([]int32, ohp*d.OW)
 	for p := p0; p < p1; p++ {
 		x := d.X[p*d.H*d.Wd : (p+1)*d.H*d.Wd]
@@ -77,20 +90,9 @@ func qDepthwiseVNNI(d *op.QDepthwise, p0, p1 int, done func(p int, acc []int32))
 				copy(row, x[i*d.Wd:(i+1)*d.Wd])
 			}
 		}
-		w := d.W[p%d.C*k:][:k]
-		var sum int32
-		clear(wq)
-		for a := range d.KH {
-			for b := range d.KW {
-				v := w[a*d.KW+b]
-				sum += v
-				wq[a*nq+b/4] |= int32(uint32(uint8(int8(v))) << (8 * (b % 4)))
-			}
-		}
-		for r := 0; r < d.OH; r += 2 {
-			qdwRow2VNNI(&acc[r*d.OW], &acc[(r+1)*d.OW], &pad[r*d.SH*wp], wp, d.SH*wp, d.OW, 16*d.SW,
-				unsafe.SliceData(wq), d.KH, nq, &idx[0], -zero*sum, m1, m2)
-		}
+		c := p % d.C
+		qdwRow2VNNI(&acc[0], 4*d.OW, &pad[0], wp, d.SH*wp, d.OW, 16*d.SW,
+			&wq[c*d.KH*nq], d.KH, nq, &idx[0], init[c], m1, m2, ohp/2, 2*d.SH*wp)
 		done(p, acc[:d.OH*d.OW])
 	}
 	return true

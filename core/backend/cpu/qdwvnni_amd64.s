@@ -25,19 +25,17 @@
 	VPDPBUSD Z7, Z6, Z2 \
 	VPDPBUSD Z7, Z8, Z3
 
-// func qdwRow2VNNI(dst, dstB *int32, src *byte, ld, rowB, n, cs int, wq *int32, kh, nq int, idx *byte, init int32, m1, m2 uint16)
-// dst[j] (row A) and dstB[j] (row B) for j < n: init + Σ over kernel
-// rows r < kh and tap groups q < nq of the four products
-// src[r·ld + j·sw + 4q + t] · wq[r·nq + q] byte t (row B: src + rowB);
-// cs = 16·sw. m1, m2: the store masks of the last step's two halves.
-// Reads up to 32·sw·ceil(n/32) + 4·nq + 60 bytes past each row start.
-TEXT ·qdwRow2VNNI(SB), NOSPLIT, $0-96
-	MOVQ dst+0(FP), DI
-	MOVQ dstB+8(FP), R8
-	MOVQ src+16(FP), SI
+// func qdwRow2VNNI(dst *int32, ldd int, src *byte, ld, rowB, n, cs int, wq *int32, kh, nq int, idx *byte, init int32, m1, m2 uint16, pairs, srcPair int)
+// For each of pairs row pairs (dst and src advanced by 2·ldd and srcPair
+// bytes per pair): dst[j] (row A) and dst[ldd/4 + j] (row B) for j < n:
+// init + Σ over kernel rows r < kh and tap groups q < nq of the four
+// products src[r·ld + j·sw + 4q + t] · wq[r·nq + q] byte t (row B:
+// src + rowB); cs = 16·sw. m1, m2: the store masks of the last step's two
+// halves. Reads up to 32·sw·ceil(n/32) + 4·nq + 60 bytes past each row
+// start. dst+0(FP) and src+16(FP) are advanced in place.
+TEXT ·qdwRow2VNNI(SB), NOSPLIT, $0-112
 	MOVQ ld+24(FP), R11
 	MOVQ rowB+32(FP), R9
-	MOVQ n+40(FP), CX
 	MOVQ cs+48(FP), R10
 	MOVQ kh+64(FP), R13
 	MOVQ idx+80(FP), AX
@@ -45,6 +43,12 @@ TEXT ·qdwRow2VNNI(SB), NOSPLIT, $0-96
 	MOVL init+88(FP), AX
 	VPBROADCASTD AX, Z30
 	LEAQ (R9)(R10*1), R12
+qdw_pair:
+	MOVQ dst+0(FP), DI
+	MOVQ DI, R8
+	ADDQ ldd+8(FP), R8
+	MOVQ src+16(FP), SI
+	MOVQ n+40(FP), CX
 	MOVL $0xFFFF, AX
 	KMOVW AX, K1
 	KMOVW AX, K2
@@ -90,5 +94,12 @@ qdw_store:
 	SUBQ $32, CX
 	JMP qdw_chunk
 qdw_done:
+	MOVQ ldd+8(FP), AX
+	SHLQ $1, AX
+	ADDQ AX, dst+0(FP)
+	MOVQ srcPair+104(FP), AX
+	ADDQ AX, src+16(FP)
+	DECQ pairs+96(FP)
+	JNZ qdw_pair
 	VZEROUPPER
 	RET
