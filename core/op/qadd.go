@@ -12,9 +12,16 @@ import (
 // two ops (the same rows); other shapes run add, then quantize_linear.
 // Attributes: quantize_linear's. PP-OCRv4 det's neck adds its top-down
 // maps (96×240×240 floats at 960) only to quantize the sum for a conv.
+// With attribute resized (0 or 1) and resize's attributes, that input is
+// first resized (nearest): quantize_linear(add_resize(a, b)), the sum rows
+// quantized as add_resize makes them (core/op/addresize.go).
 var addQuantizeDef = define(&Def{
 	Name: "add_quantize", Arity: 2, Overwrites: true, Export: exportAddQuantize,
 	Infer: func(in []Meta, a Attrs) ([]Meta, error) {
+		in, err := resizedMetas(in, a)
+		if err != nil {
+			return nil, err
+		}
 		sum, err := broadcastInfer(in, nil)
 		if err != nil {
 			return nil, err
@@ -29,17 +36,26 @@ var addQuantizeDef = define(&Def{
 const addQuantizeChunk = 1 << 13
 
 func addQuantizeRef(out, in []*T, a Attrs) {
-	x, y := in[0], in[1]
-	scale, zero, axis := qdqParams(x.Shape(), a)
-	if x.DType() != tensor.Float32 || y.DType() != tensor.Float32 || !x.Shape().Equal(y.Shape()) || axis >= 0 {
-		Run(quantizeLinearDef, out, []*T{Add(x, y)}, a)
-		return
-	}
+	scale, zero, axis := qdqParams(out[0].Shape(), a)
 	lo, hi := float32(0), float32(255)
 	signed := out[0].DType() == tensor.Int8
 	u := rawBytesOf(out[0])
 	if signed {
 		lo, hi = -128, 127
+	}
+	if resizedInput(a) >= 0 {
+		if axis >= 0 || !addResized(nil, in, a, func(off int, v []float32) {
+			quantizeRow(u[off:off+len(v)], v, scale[0], float32(zero[0]), lo, hi, signed)
+		}) {
+			ri := resizedInputs(in, a)
+			Run(quantizeLinearDef, out, []*T{Add(ri[0], ri[1])}, a)
+		}
+		return
+	}
+	x, y := in[0], in[1]
+	if x.DType() != tensor.Float32 || y.DType() != tensor.Float32 || !x.Shape().Equal(y.Shape()) || axis >= 0 {
+		Run(quantizeLinearDef, out, []*T{Add(x, y)}, a)
+		return
 	}
 	xa, ya := x.F32(), y.F32()
 	parallel.For(len(xa), 1<<14, func(i0, i1 int) {
@@ -56,6 +72,10 @@ func addQuantizeRef(out, in []*T, a Attrs) {
 
 // exportAddQuantize writes add_quantize as ONNX Add and QuantizeLinear.
 func exportAddQuantize(w ONNXWriter, in, out []string) error {
+	in, err := exportResized(w, in, out[0])
+	if err != nil {
+		return err
+	}
 	t := w.Fresh(out[0] + "/sum")
 	w.Node("Add", in, []string{t})
 	sum := Meta{DType: tensor.Float32, Shape: w.Out(0).Shape}

@@ -160,8 +160,8 @@ const qaccCols = 1 << 15
 
 // qdirect returns the product of group gi's weights (ocg×k) with the
 // k×n byte matrix b (rows ldb apart) into acc (ocg×n) on the backend's
-// strided int8 GEMM (Kernels.QGEMM8) with the weights packed once per call
-// (QPackA8), for a qconv2d whose zero points need no correction (x's
+// strided int8 GEMM (Kernels.QGEMM8) with the weights packed once (QPackA8,
+// cached: qweights.go), for a qconv2d whose zero points need no correction (x's
 // folded into the bias, the weights' all 0); nil without that GEMM, with
 // a weight zero point, or when x and w have the same signedness (the
 // GEMM takes one of each; matmul_integer flips a sign bit for those).
@@ -180,10 +180,8 @@ func qdirect(x, w *T, groups int, q quantParams) func(gi int, b []byte, ldb, n i
 	wb := rawBytesOf(w)
 	aSigned := w.DType() == tensor.Int8
 	packed := make([]any, groups)
-	if pack := Active().QPackA8; pack != nil {
-		for gi := range groups {
-			packed[gi] = pack(ocg, k, wb[gi*ocg*k:], k, aSigned)
-		}
+	if kern := Active(); kern.QPackA8 != nil {
+		packed = qwPacked(w, oc, k, groups, kern, kern.QPackA8) // packed once per weights and level
 	}
 	return func(gi int, b []byte, ldb, n int, acc []int32) {
 		gemm(ocg, n, k, wb[gi*ocg*k:], k, aSigned, packed[gi], b, ldb, acc, n)
@@ -262,18 +260,10 @@ func qshifted(out, x, w *T, g geom2, q quantParams, ep *quantEpilogue) bool {
 			rowOff[t*cp+ci] = o + ci*plane
 		}
 	}
-	// The weights in that k order: wt[o, t·cp + ci] = w[o, ci, kh, kw].
-	wb, aSigned := rawBytesOf(w), w.DType() == tensor.Int8
-	wt := make([]byte, oc*k)
-	for o := range oc {
-		for ci := range c {
-			src := wb[(o*c+ci)*taps:][:taps]
-			for t, v := range src {
-				wt[o*k+t*cp+ci] = v
-			}
-		}
-	}
-	pa := pack(oc, k, wt, k, aSigned)
+	// The weights in that k order: wt[o, t·cp + ci] = w[o, ci, kh, kw]
+	// (made and packed once per weights and level: qweights.go).
+	aSigned := w.DType() == tensor.Int8
+	wt, pa := qwShifted(w, oc, c, taps, Active(), pack)
 	rows := max(1, min(g.OH, qaccCols/max(oc*wq, 1)))
 	nt := (g.OH + rows - 1) / rows
 	xb, ohw, pad := rawBytesOf(x), g.OH*g.OW, byte(q.xZero)
@@ -401,20 +391,10 @@ func foldXZero(bias []int32, w *T, q quantParams, oc int) ([]int32, bool) {
 			return nil, false
 		}
 	}
-	k := w.Shape().NumElements() / oc
+	sums := qwSums(w, oc, w.Shape().NumElements()/oc, true)
 	out := make([]int32, oc)
 	xz := int32(q.xZero)
-	for c := range oc {
-		var s int32
-		if w.DType() == tensor.Int8 {
-			for _, v := range w.I8()[c*k : (c+1)*k] {
-				s += int32(v)
-			}
-		} else {
-			for _, v := range w.U8()[c*k : (c+1)*k] {
-				s += int32(v)
-			}
-		}
+	for c, s := range sums {
 		out[c] = -xz * s
 		if bias != nil {
 			out[c] += bias[c]

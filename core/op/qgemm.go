@@ -93,43 +93,64 @@ func qgemmDirect(out, x, w *T, q quantParams, ep *quantEpilogue) bool {
 	rows := x.Len() / k
 	xb, wb := rawBytesOf(x), rawBytesOf(w)
 	aSigned := x.DType() == tensor.Int8
-	tile := max(1, min(rows, qaccCols/n))
-	parallel.For((rows+tile-1)/tile, 1, func(lo, hi int) {
-		accBuf := getScratch[int32](tile * n)
+	rt, ct := qgemmTiles(rows, n)
+	nrt, nct := (rows+rt-1)/rt, (n+ct-1)/ct
+	// With column tiles, each row tile of x is packed once for all of them.
+	var pas []any
+	if pack := Active().QPackA8; pack != nil && nct > 1 {
+		pas = make([]any, nrt)
+		for i := range nrt {
+			pas[i] = pack(min(rt, rows-i*rt), k, xb[i*rt*k:], k, aSigned)
+		}
+	}
+	parallel.For(nrt*nct, 1, func(lo, hi int) {
+		accBuf := getScratch[int32](rt * ct)
 		defer putScratch(accBuf)
 		for t := lo; t < hi; t++ {
-			r0 := t * tile
-			m := min(tile, rows-r0)
-			acc := (*accBuf)[:m*n]
-			gemm(m, n, k, xb[r0*k:], k, aSigned, nil, wb, n, acc, n)
-			ep.run(acc, m, n, 0, out, r0*n, n)
+			r0, j0 := t/nct*rt, t%nct*ct
+			m, nc := min(rt, rows-r0), min(ct, n-j0)
+			acc := (*accBuf)[:m*nc]
+			var pa any
+			if pas != nil {
+				pa = pas[t/nct]
+			}
+			gemm(m, nc, k, xb[r0*k:], k, aSigned, pa, wb[j0:], n, acc, nc)
+			ep.run(acc, m, nc, j0, out, r0*n+j0, n)
 		}
 	})
 	return true
 }
 
+// qgemmTiles returns qgemmDirect's tile of rows×n accumulators: all of
+// them when they fit qaccCols; else every column and as many rows as fit
+// when that is at least qgemmMinRows; else (a wide w: a CTC head's 6,625
+// classes) up to qgemmRowTile rows and the columns that fit (at least
+// 32). Each tile's GEMM packs its columns of w: with row tiles of a few
+// rows (4 for the CTC head) the whole of w was packed again every few
+// rows.
+func qgemmTiles(rows, n int) (rt, ct int) {
+	switch {
+	case rows*n <= qaccCols:
+		return rows, n
+	case n*qgemmMinRows <= qaccCols:
+		return qaccCols / n, n
+	}
+	rt = min(rows, qgemmRowTile)
+	return rt, min(n, max(32, qaccCols/rt/32*32))
+}
+
+// qgemmMinRows and qgemmRowTile bound qgemmTiles' row tiles.
+const qgemmMinRows, qgemmRowTile = 48, 256
+
 // foldXZeroCols returns bias[j] − xZero·Σ_p w[p, j] for the columns j of w
 // (K, N) (bias nil: 0), wrapping in int32 as the accumulators do: qgemm's
 // twin of foldXZero, whose weights are (OC, K).
 func foldXZeroCols(bias []int32, w *T, xZero int) []int32 {
-	k, n := w.Shape()[0], w.Shape()[1]
-	out := make([]int32, n)
-	if w.DType() == tensor.Int8 {
-		for p := range k {
-			for j, v := range w.I8()[p*n : (p+1)*n] {
-				out[j] += int32(v)
-			}
-		}
-	} else {
-		for p := range k {
-			for j, v := range w.U8()[p*n : (p+1)*n] {
-				out[j] += int32(v)
-			}
-		}
-	}
+	sums := qwSums(w, w.Shape()[0], w.Shape()[1], false)
+	out := make([]int32, len(sums))
 	xz := int32(xZero)
-	for j := range out {
-		out[j] *= -xz
+	for j, s := range sums {
+		out[j] = -xz * s
 		if bias != nil {
 			out[j] += bias[j]
 		}

@@ -178,13 +178,15 @@ func (e *quantEpilogue) row(v []float32, acc []int32, r, c0 int) {
 			return
 		}
 	} else {
-		if e.ibias != nil {
-			for j, b := range e.ibias[c0 : c0+len(acc)] {
-				acc[j] += b
+		if e.ibias != nil { // the bias added and converted in one pass
+			ib := e.ibias[c0 : c0+len(acc)]
+			for j, a := range acc {
+				v[j] = float32(a + ib[j])
 			}
-		}
-		for j, a := range acc {
-			v[j] = float32(a)
+		} else {
+			for j, a := range acc {
+				v[j] = float32(a)
+			}
 		}
 		binRow(binMul, v, v, e.mul[c0:c0+len(acc)], 1, 1) // the backend's vector row when it has one
 		if e.fbias != nil {

@@ -30,6 +30,7 @@ var nonDifferentiable = map[string]string{
 	"conv_transpose2d_act": "fused by the inference passes after training",
 	"gemm":                 "fused by the inference passes after training",
 	"scale_residual":       "fused by the inference passes after training",
+	"add_resize":           "fused by the inference passes after training",
 	"add_quantize":         "integer output (quantized inference)",
 	"matmul_integer":       "integer inputs (int8 inference)",
 	"qgemm":                "quantized inference (int8 inputs)",

@@ -17,6 +17,11 @@ func qDepthwiseKernel() func(d *op.QDepthwise, p0, p1 int, done func(p int, acc 
 	return qDepthwise
 }
 
+// qDepthwiseDirect, where set (qdwvnni_amd64.go), computes the sums on
+// bytes; it returns false for what it does not take, which qDepthwise
+// then runs on the float driver.
+var qDepthwiseDirect func(d *op.QDepthwise, p0, p1 int, done func(p int, acc []int32)) bool
+
 // qDepthwise is op.Kernels.QDepthwise8 on the float depthwise driver:
 // each plane, less x's zero point, is widened to float32 into the padded
 // buffer (zeros in the border), the taps (less their zero point) too, and
@@ -26,6 +31,9 @@ func qDepthwiseKernel() func(d *op.QDepthwise, p0, p1 int, done func(p int, acc 
 // multiply-adds never round and the sums equal the int32 ones in any
 // order. The plane is then converted to int32 in place.
 func qDepthwise(d *op.QDepthwise, p0, p1 int, done func(p int, acc []int32)) bool {
+	if qDepthwiseDirect != nil && qDepthwiseDirect(d, p0, p1, done) {
+		return true
+	}
 	row := dwRow()
 	if row == nil || d.KH > 7 || d.KW > 7 || d.SH < 1 || d.SH > 2 || d.SW < 1 || d.SW > 2 {
 		return false

@@ -134,14 +134,33 @@ func QGEMMRows(m, n, k int, a []byte, lda int, aSigned bool, pa *QPackedA, b []b
 		}
 	}
 	checkQGemm(m, n, k, len(a), lda, 0, n, len(c), ldc)
-	qgemm(m, n, k, a, lda, aSigned, pa, b, bRows{off: rowOff[:k]}, c, ldc)
+	qgemm(m, n, k, a, lda, aSigned, pa, b, bRows{off: rowOff[:k], run: evenRuns(rowOff[:k])}, c, ldc)
+}
+
+// evenRuns returns, for each p, how many of the rows from p on lie evenly
+// spaced at a positive spacing (at least 1): bRows.span's answer, computed
+// once per product rather than per packed panel.
+func evenRuns(off []int) []int32 {
+	run := make([]int32, len(off))
+	for p := len(off) - 1; p >= 0; p-- {
+		switch {
+		case p == len(off)-1 || off[p+1] <= off[p]:
+			run[p] = 1
+		case p+2 == len(off) || off[p+2]-off[p+1] != off[p+1]-off[p]:
+			run[p] = 2
+		default:
+			run[p] = run[p+1] + 1
+		}
+	}
+	return run
 }
 
 // bRows addresses B's rows: row p starts at b[off[p]] when off is set,
-// else at b[p·ld].
+// else at b[p·ld]; run, when set, is evenRuns(off).
 type bRows struct {
 	ld  int
 	off []int
+	run []int32
 }
 
 func (r bRows) at(p int) int {
@@ -159,6 +178,9 @@ func (r bRows) span(p, n int) (int, int) {
 	}
 	if n < 2 || r.off[p+1] <= r.off[p] {
 		return min(n, 1), 0
+	}
+	if r.run != nil {
+		return min(n, int(r.run[p])), r.off[p+1] - r.off[p]
 	}
 	ld, i := r.off[p+1]-r.off[p], 2
 	for i < n && r.off[p+i]-r.off[p+i-1] == ld {
@@ -245,8 +267,8 @@ type qbuf struct{ a, b []byte }
 
 var qbufs sync.Pool
 
-// region computes c's rows [i0, i1) × columns [j0, j1): k in blocks of
-// qkc; per block, B's panels of the region, then each row panel of A
+// region computes c's rows [i0, i1) × columns [j0, j1): per column block
+// (qpackedB), k in blocks of qkc; per block, B's panels, then each row panel of A
 // (packed beforehand in pa, or here) against them. (Packing one B panel
 // at a time and running every row panel of a prepacked A against it
 // while it is in L1 measured no faster on int8 PP-OCRv4.)
@@ -257,10 +279,16 @@ func (kn *qkernel) region(i0, i1, j0, j1, k int, a []byte, lda int, aSigned bool
 	}
 	defer qbufs.Put(buf)
 	cols := j1 - j0
-	npan := ceilDiv(cols, kn.nr)
 	kcMax := min(k, qkc)
 	kpMax := ceilDiv(kcMax, kn.kg) * kn.kg
-	needB := npan * kn.nr * kpMax * kn.esize
+	// Column blocks of packed B within qpackedB bytes (in L2 while every
+	// row panel of A runs against them), when A is packed beforehand;
+	// else one block (packing A again per block would cost more).
+	jstep := cols
+	if pa != nil {
+		jstep = max(1, qpackedB/(kn.nr*kpMax*kn.esize)) * kn.nr
+	}
+	needB := ceilDiv(min(cols, jstep), kn.nr) * kn.nr * kpMax * kn.esize
 	needA := kn.mr * kpMax * kn.esize
 	if len(buf.b) < needB {
 		buf.b = make([]byte, needB)
@@ -290,27 +318,37 @@ func (kn *qkernel) region(i0, i1, j0, j1, k int, a []byte, lda int, aSigned bool
 			}
 		}
 	}
-	for p0 := 0; p0 < k; p0 += qkc {
-		kc := min(qkc, k-p0)
-		kp := ceilDiv(kc, kn.kg) * kn.kg
-		pstride := kn.nr * kp * kn.esize
-		for q := range npan {
-			jq := j0 + q*kn.nr
-			kn.packB(b, rows, !aSigned, p0, kc, kp, jq, min(kn.nr, j1-jq), buf.b[q*pstride:(q+1)*pstride])
-		}
-		for i := i0; i < i1; i += kn.mr {
-			ap := buf.a[:kn.mr*kp*kn.esize]
-			if pa != nil {
-				ap = pa.panel(i, p0)
-			} else {
-				kn.packA(a, lda, aSigned, i, min(kn.mr, i1-i), p0, kc, kp, ap)
-			}
+	for jb := j0; jb < j1; jb += jstep {
+		je := min(jb+jstep, j1)
+		npan := ceilDiv(je-jb, kn.nr)
+		for p0 := 0; p0 < k; p0 += qkc {
+			kc := min(qkc, k-p0)
+			kp := ceilDiv(kc, kn.kg) * kn.kg
+			pstride := kn.nr * kp * kn.esize
 			for q := range npan {
-				tileRun(kp, ap, buf.b[q*pstride:(q+1)*pstride], i, j0+q*kn.nr, p0 > 0)
+				jq := jb + q*kn.nr
+				kn.packB(b, rows, !aSigned, p0, kc, kp, jq, min(kn.nr, je-jq), buf.b[q*pstride:(q+1)*pstride])
+			}
+			for i := i0; i < i1; i += kn.mr {
+				ap := buf.a[:kn.mr*kp*kn.esize]
+				if pa != nil {
+					ap = pa.panel(i, p0)
+				} else {
+					kn.packA(a, lda, aSigned, i, min(kn.mr, i1-i), p0, kc, kp, ap)
+				}
+				for q := range npan {
+					tileRun(kp, ap, buf.b[q*pstride:(q+1)*pstride], i, jb+q*kn.nr, p0 > 0)
+				}
 			}
 		}
 	}
 }
+
+// qpackedB is the most bytes of packed B a region packs at a time when A
+// comes packed: a column block that stays in L2 while every row panel of
+// A runs against it, instead of all of a large image's columns (tens of
+// MiB for a 3×3 conv at 240×240) streaming from memory once per row panel.
+const qpackedB = 256 << 10
 
 // qgemmGeneric is the portable level: plain loops, one row of c at a time.
 func qgemmGeneric(m, n, k int, a []byte, lda int, aSigned bool, b []byte, rows bRows, c []int32, ldc int) {

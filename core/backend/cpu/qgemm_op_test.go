@@ -223,3 +223,51 @@ func TestQConvShifted(t *testing.T) {
 		}
 	})
 }
+
+// TestQWeightsCacheFollowsWeights checks that what qconv2d and qgemm cache
+// per weight buffer (sums, packed and reordered weights: core/op's
+// qweights.go) follows the buffer's contents: each product is run, its
+// weights changed in place, and run again, both times equal to the
+// reference (a 3×3 conv, a 1×1 conv, a qgemm; x zero point nonzero, so the
+// sums are used).
+func TestQWeightsCacheFollowsWeights(t *testing.T) {
+	forLevels(t, func(t *testing.T) {
+		r := rand.New(rand.NewPCG(19, 20))
+		ws := []float64{0.001}
+		for _, kk := range []int{3, 1} {
+			x := randBytes(r, tensor.Uint8, 1, 8, 9, 10)
+			w := randBytes(r, tensor.Int8, 12, 8, kk, kk)
+			p := op.ConvParams{Pads: []int{kk / 2, kk / 2, kk / 2, kk / 2}}
+			qa := op.QuantAttrs(0.02, 131, ws, []int{0}, tensor.Int32, 1, 0)
+			a := p.Attrs()
+			for k, v := range qa {
+				a[k] = v
+			}
+			for round := range 2 {
+				if round == 1 {
+					for i := range w.I8() {
+						w.I8()[i] = int8(r.IntN(256) - 128)
+					}
+				}
+				want := runRef(op.Lookup("qconv2d"), a, x, w)
+				if got := op.QConv2D(x, w, nil, p, qa); !tensorsEqual(got, want) {
+					t.Fatalf("%d×%d conv, round %d: backend differs from the reference", kk, kk, round)
+				}
+			}
+		}
+		x := randBytes(r, tensor.Uint8, 40, 24)
+		w := randBytes(r, tensor.Int8, 24, 50)
+		qa := op.QuantAttrs(0.02, 131, ws, []int{0}, tensor.Int32, 1, 0)
+		for round := range 2 {
+			if round == 1 {
+				for i := range w.I8() {
+					w.I8()[i] = int8(r.IntN(256) - 128)
+				}
+			}
+			want := runRef(op.Lookup("qgemm"), qa, x, w)
+			if got := op.QGemm(x, w, nil, qa); !tensorsEqual(got, want) {
+				t.Fatalf("qgemm, round %d: backend differs from the reference", round)
+			}
+		}
+	})
+}

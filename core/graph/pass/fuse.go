@@ -3,6 +3,7 @@ package pass
 import (
 	"paddle/core/graph"
 	"paddle/core/op"
+	"paddle/core/tensor"
 )
 
 // Fuse merges, where the intermediate has no other reader:
@@ -14,7 +15,9 @@ import (
 //	matmul(a, B) + c (B a constant matrix, c a constant of length N)  → gemm
 //	conv2d_act · s, then + c (scalar constants)  → conv2d_act {scale=s shift=c}
 //	x + x·s (an SE block's scaling and residual)  → scale_residual(x, s)
+//	a + resize(b) (nearest)  → add_resize(a, b)
 //	quantize_linear(a + b) (one scale and zero point)  → add_quantize(a, b)
+//	  (of add_resize likewise: add_quantize with add_resize's attributes)
 //
 // conv2d_act and gemm run the same kernels one after the other on one
 // output buffer (the activation and the bias add in place), so results are
@@ -25,7 +28,7 @@ func Fuse(g *graph.Graph) error {
 		return err
 	}
 	drop := map[*graph.Node]bool{}
-	for _, f := range []func(*graph.Graph, *graph.Node, map[*graph.Value]int, map[*graph.Value]*graph.Node) bool{fuseConvBias, fuseConvAct, fuseActScale, fuseActShift, fuseGemm, fuseScaleResidual, fuseAddQuantize} {
+	for _, f := range []func(*graph.Graph, *graph.Node, map[*graph.Value]int, map[*graph.Value]*graph.Node) bool{fuseConvBias, fuseConvAct, fuseActScale, fuseActShift, fuseGemm, fuseScaleResidual, fuseAddResize, fuseAddQuantize} {
 		uses, prod := g.Uses(), g.Producers()
 		for _, n := range g.Nodes {
 			if !drop[n] && f(g, n, uses, prod) {
@@ -35,7 +38,7 @@ func Fuse(g *graph.Graph) error {
 		removeNodes(g, drop)
 		drop = map[*graph.Node]bool{}
 	}
-	return nil
+	return g.Sort() // add_resize took its resize's place, maybe before the other addend's producer
 }
 
 // single returns the producer of n's input i when n is its only reader.
@@ -160,7 +163,34 @@ func fuseGemm(g *graph.Graph, n *graph.Node, uses map[*graph.Value]int, prod map
 
 var conv2dActDef, convTranspose2dActDef, gemmDef = op.Lookup("conv2d_act"), op.Lookup("conv_transpose2d_act"), op.Lookup("gemm")
 
-var scaleResidualDef, addQuantizeDef = op.Lookup("scale_residual"), op.Lookup("add_quantize")
+var scaleResidualDef, addQuantizeDef, addResizeDef = op.Lookup("scale_residual"), op.Lookup("add_quantize"), op.Lookup("add_resize")
+
+// fuseAddResize: n = add(a, resize(b)) (either order) with a nearest
+// resize read only by n → the resize becomes add_resize(a, b) (its
+// attributes and resized: the index of b in n's inputs).
+func fuseAddResize(g *graph.Graph, n *graph.Node, uses map[*graph.Value]int, prod map[*graph.Value]*graph.Node) bool {
+	if n.Op.Name != "add" || len(n.In) != 2 || len(n.AttrIn) > 0 || n.Out[0].Meta.DType != tensor.Float32 {
+		return false
+	}
+	for i := range 2 {
+		rs := single(n, i, uses, prod, "resize")
+		if rs == nil || rs.Attrs.Str("mode", "nearest") != "nearest" || len(rs.In) != 1 {
+			continue
+		}
+		a := op.Attrs{}
+		for k, v := range rs.Attrs {
+			a[k] = v
+		}
+		a["resized"] = i
+		in := []*graph.Value{n.In[0], n.In[1]}
+		in[i] = rs.In[0]
+		rs.Op, rs.Attrs, rs.In = addResizeDef, a, in
+		rs.Out[0].Meta, rs.Out[0].Name = n.Out[0].Meta, n.Out[0].Name // the sum's name: n goes
+		replaceUses(g, n.Out[0], rs.Out[0])
+		return true
+	}
+	return false
+}
 
 // fuseAddQuantize: n = quantize_linear(add(a, b)) with one scale and zero
 // point, the sum read only by n → the add becomes add_quantize(a, b).
@@ -170,12 +200,20 @@ func fuseAddQuantize(g *graph.Graph, n *graph.Node, uses map[*graph.Value]int, p
 		return false
 	}
 	add := single(n, 0, uses, prod, "add")
+	if add == nil {
+		add = single(n, 0, uses, prod, "add_resize")
+	}
 	if add == nil || len(add.In) != 2 {
 		return false
 	}
 	a := op.Attrs{}
 	for k, v := range n.Attrs {
 		a[k] = v
+	}
+	if add.Op == addResizeDef {
+		for k, v := range add.Attrs {
+			a[k] = v
+		}
 	}
 	add.Op, add.Attrs = addQuantizeDef, a
 	add.Out[0].Meta, add.Out[0].Name = n.Out[0].Meta, n.Out[0].Name

@@ -1,0 +1,166 @@
+package op
+
+import (
+	"fmt"
+
+	"paddle/core/parallel"
+	"paddle/core/tensor"
+)
+
+// add_resize is add(a, resize(b)) for a nearest resize as one op
+// (core/graph/pass fuses it where only the add reads the resized map; an
+// FPN's top-down path, PP-OCRv4 det's neck). Inputs are the add's, the
+// resized one (attribute resized: 0 or 1) before its resize; the other
+// attributes are resize's. Float32 maps of one shape after the resize run
+// per output row: b's source row is widened by the column table into a
+// cache-resident scratch row and added to a's row, the add's additions in
+// its operand order (bitwise the two ops, without writing and reading the
+// resized map); other shapes and dtypes run resize, then add.
+// add_quantize takes the same two attributes (quantize_linear(a +
+// resize(b)), core/op/qadd.go).
+var addResizeDef = define(&Def{
+	Name: "add_resize", Arity: 2, Overwrites: true, Export: exportAddResize,
+	Infer: func(in []Meta, a Attrs) ([]Meta, error) {
+		in, err := resizedMetas(in, a)
+		if err != nil {
+			return nil, err
+		}
+		return broadcastInfer(in, nil)
+	},
+	Ref: func(out, in []*T, a Attrs) {
+		if out[0].DType() != tensor.Float32 || !addResized(out[0].F32(), in, a, nil) {
+			Run(addDef, out, resizedInputs(in, a), nil)
+		}
+	},
+})
+
+// resizedInput is the index of add_resize's (add_quantize's) resized
+// input, -1 when none.
+func resizedInput(a Attrs) int { return a.Int("resized", -1) }
+
+// resizeAttrs are a's resize attributes (a resize reading them ignores
+// the others).
+func resizeAttrs(a Attrs) Attrs {
+	r := Attrs{}
+	for _, k := range []string{"mode", "coordinate_transformation_mode", "nearest_mode", "sizes", "scales"} {
+		if v, ok := a[k]; ok {
+			r[k] = v
+		}
+	}
+	return r
+}
+
+// resizedMetas returns in with the resized input's meta replaced by its
+// resize's output.
+func resizedMetas(in []Meta, a Attrs) ([]Meta, error) {
+	r := resizedInput(a)
+	if r < 0 {
+		return in, nil
+	}
+	if r >= len(in) {
+		return nil, fmt.Errorf("resized = %d: want 0 or 1", r)
+	}
+	m, err := resizeDef.InferMeta(in[r:r+1], resizeAttrs(a))
+	if err != nil {
+		return nil, err
+	}
+	out := append([]Meta(nil), in...)
+	out[r] = m[0]
+	return out, nil
+}
+
+// resizedInputs returns in with the resized input resized.
+func resizedInputs(in []*T, a Attrs) []*T {
+	r := resizedInput(a)
+	if r < 0 {
+		return in
+	}
+	out := append([]*T(nil), in...)
+	out[r] = call1(resizeDef, resizeAttrs(a), in[r])
+	return out
+}
+
+// addResized computes a + resize(b) row by row for in = the add's inputs
+// (one resized, see add_resize) when both are float32, the resize nearest
+// and its output of a's shape, and reports whether it did. Each sum row
+// goes to y (nil: a scratch row) at its flat offset, then to emit (nil:
+// none) while it is in cache.
+func addResized(y []float32, in []*T, a Attrs, emit func(off int, v []float32)) bool {
+	r := resizedInput(a)
+	if r < 0 || r > 1 || len(in) != 2 {
+		return false
+	}
+	x, b := in[1-r], in[r]
+	if x.DType() != tensor.Float32 || b.DType() != tensor.Float32 || b.Rank() != 4 || !x.IsContiguous() || !b.IsContiguous() {
+		return false
+	}
+	p, err := makeResizePlan(b.Shape(), resizeAttrs(a))
+	n, c, h, w := b.Dims4()
+	if err != nil || p.linear || !x.Shape().Equal(tensor.Shape{n, c, p.oh, p.ow}) || y != nil && len(y) != x.Len() {
+		return false
+	}
+	rows, cols := p.axis(h, p.oh, p.sh), p.axis(w, p.ow, p.sw)
+	xa, ba, oh, ow := x.F32(), b.F32(), p.oh, p.ow
+	rep := repeatFactor(cols.i0, w)
+	parallel.For(n*c*oh, max(1, (1<<14)/ow), func(lo, hi int) {
+		buf := getScratch[float32](2 * ow)
+		defer putScratch(buf)
+		up, sum := (*buf)[:ow], (*buf)[ow:2*ow]
+		last := -1
+		for i := lo; i < hi; i++ {
+			src := i/oh*h*w + rows.i0[i%oh]*w
+			if src != last {
+				br := ba[src : src+w]
+				if rep == 2 {
+					for j, v := range br {
+						up[2*j], up[2*j+1] = v, v
+					}
+				} else {
+					for j, k := range cols.i0 {
+						up[j] = br[k]
+					}
+				}
+				last = src
+			}
+			v, xr := sum, xa[i*ow:(i+1)*ow]
+			if y != nil {
+				v = y[i*ow : (i+1)*ow]
+			}
+			if r == 0 {
+				binRow(binAdd, v, up, xr, 1, 1)
+			} else {
+				binRow(binAdd, v, xr, up, 1, 1)
+			}
+			if emit != nil {
+				emit(i*ow, v)
+			}
+		}
+	})
+	return true
+}
+
+// exportAddResize writes add_resize as ONNX Resize and Add.
+func exportAddResize(w ONNXWriter, in, out []string) error {
+	ins, err := exportResized(w, in, out[0])
+	if err != nil {
+		return err
+	}
+	w.Node("Add", ins, out)
+	return nil
+}
+
+// exportResized writes the Resize of add_resize's (add_quantize's)
+// resized input and returns the inputs with it in its place.
+func exportResized(w ONNXWriter, in []string, hint string) ([]string, error) {
+	r := resizedInput(w.Attrs())
+	if r < 0 {
+		return in, nil
+	}
+	t := w.Fresh(hint + "/resized")
+	if err := resizeDef.Export(w.Sub(resizeDef, resizeAttrs(w.Attrs()), w.In(r)), in[r:r+1], []string{t}); err != nil {
+		return nil, err
+	}
+	ins := append([]string(nil), in...)
+	ins[r] = t
+	return ins, nil
+}
