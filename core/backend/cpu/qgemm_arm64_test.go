@@ -17,8 +17,12 @@ func init() {
 		if curISA() != isaNEON || !cpu.ARM64.HasASIMDDP {
 			return
 		}
+		// A fresh kernel set for each switch: core/op caches packed
+		// weights per kernel set (qweights.go), and a panel packed for
+		// SDOT must not reach the widening kernel.
 		qsdotOff = true
-		defer func() { qsdotOff = false }()
+		installKernels()
+		defer func() { qsdotOff = false; installKernels() }()
 		t.Run("nosdot", f)
 	}
 }
