@@ -14,7 +14,8 @@
 # Env: METHOD (neck: what ships — the neck and head trained on the frozen backbone's features,
 # scripts/ocr_en_neck, written to kits/ocr/models/; full: the whole network with `ocr train`),
 # TRAIN_LINES (8000), EPOCHS (neck 6, full 4), THREADS (2), PADDLE (binary; default bin/paddle),
-# RESUME (full only, 1: continue from WORK_DIR/out/latest when it is there).
+# RESUME (full only, 1: continue from WORK_DIR/out/latest when it is there), LAST_BLOCK (neck only, 1: also
+# stage 3, the backbone's last block trained with the neck and head; not shipped).
 # Needs: fonts-roboto-unhinted fonts-lato fonts-cantarell fonts-hack fonts-firacode fonts-inconsolata
 #        fonts-noto-mono fonts-ebgaramond fonts-comic-neue fonts-linuxlibertine, and scripts/ocr_heldout.sh's.
 # Checkpoints: WORK_DIR/out/latest after every epoch and on SIGINT/SIGTERM; best by en-dev acc.
@@ -58,6 +59,18 @@ if [ "$METHOD" = neck ]; then
   go run ./scripts/ocr_en_neck -init "$WORK/en_neck.onnx" -train "$WORK/train/rec_gt.txt,$WORK/train2/rec_gt.txt" \
     -dev "$WORK/heldout/en-dev/rec_gt.txt" -epochs 3 -lr 2e-4 -threads "$THREADS" -cache "$WORK/feat" \
     -o "$WORK/en_neck2.onnx" -delta kits/ocr/models/en_PP-OCRv4_rec_neck.safetensors
+  if [ "${LAST_BLOCK:-0}" = 1 ]; then
+    # stage 3 (tried, not shipped; docs/ocr.md): PP-LCNetV3's last block (conv2d_183/184: 5x5 depthwise and 1x1,
+    # 480 channels, 0.24 M weights) trains too: split before it (p2o.Add.215, (N, 480, 3, W/4) features, kept
+    # as float16: 3.6 GB cached for both sets), one epoch over both sets at 1e-4 from stage 2's model, then one
+    # more at 5e-5 from that, en-dev scored 4 times an epoch; writes WORK/en_last{,2}.{onnx,safetensors}
+    go run ./scripts/ocr_en_neck -init "$WORK/en_neck2.onnx" -split p2o.Add.215 -f16 \
+      -train "$WORK/train/rec_gt.txt,$WORK/train2/rec_gt.txt" -dev "$WORK/heldout/en-dev/rec_gt.txt" -epochs 1 -evals 4 \
+      -lr 1e-4 -threads "$THREADS" -cache "$WORK/feat" -o "$WORK/en_last.onnx" -delta "$WORK/en_last.safetensors"
+    go run ./scripts/ocr_en_neck -init "$WORK/en_last.onnx" -split p2o.Add.215 -f16 \
+      -train "$WORK/train/rec_gt.txt,$WORK/train2/rec_gt.txt" -dev "$WORK/heldout/en-dev/rec_gt.txt" -epochs 1 -evals 4 \
+      -lr 5e-5 -threads "$THREADS" -cache "$WORK/feat" -o "$WORK/en_last2.onnx" -delta "$WORK/en_last2.safetensors"
+  fi
   echo "train_rec_ppocrv4_en: trained in $(( $(date +%s) - start ))s; update the sha256 and size in kits/ocr/english.go and rebuild" >&2
   sha256sum kits/ocr/models/en_PP-OCRv4_rec_neck.safetensors; stat -c %s kits/ocr/models/en_PP-OCRv4_rec_neck.safetensors
   exit 0

@@ -3,7 +3,9 @@
 // backbone: the backbone (PP-LCNetV3, ~95 % of the network's FLOPs) runs once
 // per training line, its features are kept in memory, and only the SVTR neck
 // and the head are trained on them, so an epoch costs a small fraction of a
-// whole-network fine-tuning step's compute.
+// whole-network fine-tuning step's compute. With an earlier -split (say
+// p2o.Add.215, before the backbone's last block) the backbone's weights after
+// it train too; -f16 then keeps the larger features as float16.
 //
 // Lines are grouped as `ocr predict` batches them (sorted by aspect ratio,
 // groups of -batch padded to the group's widest line), so the neck trains on
@@ -15,6 +17,7 @@ package main
 
 import (
 	"bufio"
+	"encoding/binary"
 	"encoding/gob"
 	"flag"
 	"fmt"
@@ -36,6 +39,7 @@ import (
 	pio "paddle/core/io"
 	"paddle/core/nn"
 	"paddle/core/onnx"
+	"paddle/core/onnx/onnxpb"
 	"paddle/core/optim"
 	"paddle/core/parallel"
 	"paddle/core/runtime"
@@ -59,6 +63,8 @@ func main() {
 	flag.StringVar(&o.delta, "delta", "", "also write the trained tensors alone (safetensors, by ONNX name): what `ocr predict --lang en` embeds")
 	flag.IntVar(&o.epochs0, "list", 0, "1: list the trainable tensors and exit")
 	flag.StringVar(&o.cache, "cache", "", "folder to keep the backbone's features in between runs (empty: none)")
+	flag.IntVar(&o.evals, "evals", 1, "dev scorings per epoch (the kept weights are the best scored)")
+	flag.BoolVar(&o.f16, "f16", false, "keep the features as float16 (in memory and in the cache): half the memory, for early splits")
 	flag.Parse()
 	if err := run(o); err != nil {
 		fmt.Fprintln(os.Stderr, "ocr_en_neck:", err)
@@ -69,16 +75,42 @@ func main() {
 type opts struct {
 	init, split, train, dev, out, cache, delta string
 	epochs0                                    int
-	epochs, batch, limit, threads              int
+	epochs, batch, limit, threads, evals       int
 	lr                                         float64
+	f16                                        bool
 }
 
 // group is one batch of lines of similar aspect ratio: the backbone's
-// features (N, C, 1, T) and the lines' labels.
+// features (N, C, H, W) at the split, as float32 (feat) or float16 (half,
+// little-endian, of shape), and the lines' labels.
 type group struct {
 	feat   *tensor.Tensor
+	half   []byte
+	shape  []int
 	labels [][]int
 	texts  []string
+}
+
+// features returns the group's features as float32.
+func (g group) features() *tensor.Tensor {
+	if g.feat != nil {
+		return g.feat
+	}
+	t := tensor.New(tensor.Float32, g.shape...)
+	v := t.F32()
+	for i := range v {
+		v[i] = onnxpb.HalfToFloat32(binary.LittleEndian.Uint16(g.half[2*i:]))
+	}
+	return t
+}
+
+// toHalf stores g's features as float16.
+func (g *group) toHalf() {
+	v := g.feat.F32()
+	g.half, g.shape, g.feat = make([]byte, 2*len(v)), []int(g.feat.Shape()), nil
+	for i, x := range v {
+		binary.LittleEndian.PutUint16(g.half[2*i:], onnxpb.Float32ToHalf(x))
+	}
 }
 
 func run(o opts) error {
@@ -120,13 +152,13 @@ func run(o opts) error {
 	}
 	var train []group
 	for _, file := range strings.Split(o.train, ",") { // several label files: each cached on its own
-		gs, err := cachedFeatures(o.cache, pred, file, o.batch, o.limit, index, backbone.Outputs[0].Name)
+		gs, err := cachedFeatures(o.cache, o.split, o.f16, pred, file, o.batch, o.limit, index, pred.OutputNames()[0])
 		if err != nil {
 			return err
 		}
 		train = append(train, gs...)
 	}
-	dev, err := cachedFeatures(o.cache, pred, o.dev, o.batch, 0, index, backbone.Outputs[0].Name)
+	dev, err := cachedFeatures(o.cache, o.split, o.f16, pred, o.dev, o.batch, 0, index, pred.OutputNames()[0])
 	if err != nil {
 		return err
 	}
@@ -142,29 +174,45 @@ func run(o opts) error {
 	for ep := 1; ep <= o.epochs; ep++ {
 		start := time.Now()
 		var lossSum float64
-		for _, i := range r.Perm(len(train)) {
+		perm := r.Perm(len(train))
+		for k, i := range perm {
 			adam.SetLR(schedule(o.lr, step, total))
 			b := train[i]
 			tg, tl := targets(b.labels)
-			loss := rectrain.CTCLoss(logits(mod, g, b.feat), tg, tl)
+			loss := rectrain.CTCLoss(logits(mod, g, b.features()), tg, tl)
 			lossSum += float64(loss.T.F32()[0])
 			loss.Backward()
 			optim.ClipGradNorm(mod.Params(), 5)
 			adam.Step()
 			adam.ZeroGrad()
 			step++
-		}
-		acc := evaluate(mod, g, dev, chars)
-		slog.Info("epoch", "epoch", ep, "loss", lossSum/float64(len(train)), "dev_char_acc", acc.char, "dev_exact", acc.exact, "s", time.Since(start).Seconds())
-		if acc.char > bestAcc.char {
-			best, bestAcc = snapshot(mod.Params()), acc
-			if err := write(o.init, o.out, o.delta, best); err != nil { // every better epoch, so a stopped run keeps its best
-				return err
+			part := evalPart(k, len(perm), o.evals)
+			if part == 0 {
+				continue
+			}
+			acc := evaluate(mod, g, dev, chars)
+			slog.Info("epoch", "epoch", fmt.Sprintf("%d.%d/%d", ep, part, o.evals), "loss", lossSum/float64(k+1), "dev_char_acc", acc.char, "dev_exact", acc.exact, "s", time.Since(start).Seconds())
+			if acc.char > bestAcc.char {
+				best, bestAcc = snapshot(mod.Params()), acc
+				if err := write(o.init, o.out, o.delta, best); err != nil { // every better one, so a stopped run keeps its best
+					return err
+				}
 			}
 		}
 	}
 	slog.Info("best", "dev_char_acc", bestAcc.char, "dev_exact", bestAcc.exact)
 	return write(o.init, o.out, o.delta, best)
+}
+
+// evalPart says whether the dev set is scored after batch k (from 0) of an
+// epoch of n batches scored evals times: the part of the epoch (1..evals)
+// that batch k ends, or 0.
+func evalPart(k, n, evals int) int {
+	evals = max(min(evals, n), 1)
+	if (k+1)*evals/n != k*evals/n {
+		return (k + 1) * evals / n
+	}
+	return 0
 }
 
 // schedule is a linear warm-up over the first 5 % of steps, then cosine to 0.
@@ -256,7 +304,7 @@ func needed(g *graph.Graph, out, stop *graph.Value) []*graph.Node {
 
 // features reads a label file, groups its lines by aspect ratio into batches
 // of batch, and runs the backbone on each.
-func features(pred *runtime.Predictor, labels string, batch, limit int, index map[string]int, out string) ([]group, error) {
+func features(pred *runtime.Predictor, labels string, f16 bool, batch, limit int, index map[string]int, out string) ([]group, error) {
 	f, err := os.Open(labels)
 	if err != nil {
 		return nil, err
@@ -314,28 +362,42 @@ func features(pred *runtime.Predictor, labels string, batch, limit int, index ma
 			return nil, err
 		}
 		g.feat = res[out].Clone()
+		if f16 {
+			g.toHalf()
+		}
 		groups = append(groups, g)
 	}
 	slog.Info("features", "file", labels, "lines", len(lines), "batches", len(groups), "s", time.Since(start).Seconds())
 	return groups, nil
 }
 
-// stored is a group as kept in the feature cache.
+// stored is a group as kept in the feature cache: Data (float32) or Half
+// (float16, little-endian).
 type stored struct {
 	Shape  []int
 	Data   []float32
+	Half   []byte
 	Labels [][]int
 	Texts  []string
 }
 
-// cachedFeatures is features, kept in dir under a name made of the label
-// file's path, the batch size and the limit.
-func cachedFeatures(dir string, pred *runtime.Predictor, labels string, batch, limit int, index map[string]int, out string) ([]group, error) {
-	if dir == "" {
-		return features(pred, labels, batch, limit, index, out)
-	}
+// cacheName is the feature cache's file for a label file: its path, the
+// split, the batch size, the limit and the precision.
+func cacheName(dir, labels, split string, f16 bool, batch, limit int) string {
 	abs, _ := filepath.Abs(labels)
-	name := filepath.Join(dir, fmt.Sprintf("%s-b%d-n%d.gob", strings.ReplaceAll(strings.Trim(abs, "/"), "/", "_"), batch, limit))
+	prec := ""
+	if f16 {
+		prec = "-f16"
+	}
+	return filepath.Join(dir, fmt.Sprintf("%s-%s-b%d-n%d%s.gob", strings.ReplaceAll(strings.Trim(abs, "/"), "/", "_"), split, batch, limit, prec))
+}
+
+// cachedFeatures is features, kept in dir under cacheName.
+func cachedFeatures(dir, split string, f16 bool, pred *runtime.Predictor, labels string, batch, limit int, index map[string]int, out string) ([]group, error) {
+	if dir == "" {
+		return features(pred, labels, f16, batch, limit, index, out)
+	}
+	name := cacheName(dir, labels, split, f16, batch, limit)
 	if f, err := os.Open(name); err == nil {
 		defer f.Close()
 		var ss []stored
@@ -344,17 +406,23 @@ func cachedFeatures(dir string, pred *runtime.Predictor, labels string, batch, l
 		}
 		gs := make([]group, len(ss))
 		for i, s := range ss {
-			gs[i] = group{feat: tensor.FromSlice(s.Data, s.Shape...), labels: s.Labels, texts: s.Texts}
+			gs[i] = group{half: s.Half, shape: s.Shape, labels: s.Labels, texts: s.Texts}
+			if s.Half == nil {
+				gs[i].feat = tensor.FromSlice(s.Data, s.Shape...)
+			}
 		}
 		return gs, nil
 	}
-	gs, err := features(pred, labels, batch, limit, index, out)
+	gs, err := features(pred, labels, f16, batch, limit, index, out)
 	if err != nil {
 		return nil, err
 	}
 	ss := make([]stored, len(gs))
 	for i, g := range gs {
-		ss[i] = stored{Shape: []int(g.feat.Shape()), Data: g.feat.F32(), Labels: g.labels, Texts: g.texts}
+		ss[i] = stored{Shape: g.shape, Half: g.half, Labels: g.labels, Texts: g.texts}
+		if g.feat != nil {
+			ss[i].Shape, ss[i].Data = []int(g.feat.Shape()), g.feat.F32()
+		}
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
@@ -415,7 +483,7 @@ type accuracy struct{ char, exact float64 }
 func evaluate(mod *module.Module, g *graph.Graph, dev []group, chars []string) accuracy {
 	var dist, total, exact, n int
 	for _, b := range dev {
-		y := forward(mod, g, b.feat).T // (N, T, K)
+		y := forward(mod, g, b.features()).T // (N, T, K)
 		N, T, K := y.Shape()[0], y.Shape()[1], y.Shape()[2]
 		v := y.F32()
 		for i := range N {

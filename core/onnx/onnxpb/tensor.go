@@ -347,6 +347,41 @@ func HalfToFloat32(h uint16) float32 {
 	return v
 }
 
+// Float32ToHalf converts f to IEEE 754 binary16 bits, rounding to nearest
+// (ties to even); what is too large for a half becomes ±Inf, NaN stays NaN.
+func Float32ToHalf(f float32) uint16 {
+	b := math.Float32bits(f)
+	sign := uint16(b>>16) & 0x8000
+	exp := int32(b>>23) & 0xff
+	frac := b & 0x7fffff
+	if exp == 0xff { // Inf or NaN
+		if frac != 0 {
+			return sign | 0x7e00
+		}
+		return sign | 0x7c00
+	}
+	if e := exp - 112; e > 0 { // a normal half, or too large for one
+		if e >= 0x1f {
+			return sign | 0x7c00
+		}
+		h := uint32(e)<<10 | frac>>13
+		if rem := frac & 0x1fff; rem > 0x1000 || rem == 0x1000 && h&1 == 1 {
+			h++ // a carry into the exponent is right, up to Inf
+		}
+		return sign | uint16(h)
+	}
+	shift := uint32(126 - exp) // a subnormal half: (1.frac × 2^23) >> shift units of 2^-24
+	if shift > 24 {
+		return sign
+	}
+	m := (frac | 0x800000) >> shift
+	rem, half := (frac|0x800000)&(1<<shift-1), uint32(1)<<(shift-1)
+	if rem > half || rem == half && m&1 == 1 {
+		m++
+	}
+	return sign | uint16(m)
+}
+
 // BFloat16ToFloat32 converts bfloat16 bits (the top half of a float32) to float32.
 func BFloat16ToFloat32(h uint16) float32 { return math.Float32frombits(uint32(h) << 16) }
 

@@ -156,3 +156,40 @@ func bools(t *Tensor) (any, error) { return t.Bools() }
 func u8s(t *Tensor) (any, error)   { return t.Uint8s() }
 func i8s(t *Tensor) (any, error)   { return t.Int8s() }
 func u64s(t *Tensor) (any, error)  { return t.Uint64s() }
+
+func TestFloat32ToHalf(t *testing.T) {
+	for h := range 1 << 16 {
+		if h&0x7c00 == 0x7c00 && h&0x3ff != 0 {
+			continue // NaN: checked below
+		}
+		if got := Float32ToHalf(HalfToFloat32(uint16(h))); got != uint16(h) {
+			t.Fatalf("%#04x -> %v -> %#04x", h, HalfToFloat32(uint16(h)), got)
+		}
+	}
+	ulp := float32(1.0 / 1024)
+	for _, c := range []struct {
+		f    float32
+		want uint16
+	}{
+		{1 + ulp/2, 0x3c00},                     // tie: to the even 1
+		{1 + 3*ulp/2, 0x3c02},                   // tie: to the even 1+2ulp
+		{1 + ulp/2 + ulp/64, 0x3c01},            // past the tie: up
+		{65519, 0x7bff},                         // the largest half, 65504
+		{65520, 0x7c00},                         // tie between 65504 (odd) and 65536: Inf
+		{-1e9, 0xfc00},                          // too large: -Inf
+		{float32(math.Inf(1)), 0x7c00},          // Inf
+		{0x1p-25, 0x0000},                       // tie between 0 and the smallest subnormal: 0
+		{0x1p-25 + 0x1p-30, 0x0001},             // past it: the smallest subnormal
+		{3 * 0x1p-25, 0x0002},                   // tie between 1 and 2 units: 2
+		{0x1p-14 - 0x1p-26, 0x0400},             // rounds up to the smallest normal
+		{1e-30, 0x0000},                         // underflow
+		{float32(math.Copysign(0, -1)), 0x8000}, // -0
+	} {
+		if got := Float32ToHalf(c.f); got != c.want {
+			t.Errorf("Float32ToHalf(%g) = %#04x, want %#04x", c.f, got, c.want)
+		}
+	}
+	if h := Float32ToHalf(float32(math.NaN())); h&0x7c00 != 0x7c00 || h&0x3ff == 0 {
+		t.Errorf("NaN -> %#04x", h)
+	}
+}
