@@ -145,12 +145,12 @@ def dwconv_row(name, ep=False):
     emit()
 
 
-def dw_epilogue(tag, accs):
+def dw_epilogue(tag, accs, kind_off=64, p_off=72):
     """The epilogue of an ep dwconv_row block on its accumulators: kind in
     AX, p in BX (both free within a block), Y12 and Y14 free (Y13, the tail
-    mask, kept)."""
-    emit("\tMOVL kind+64(FP), AX")
-    emit("\tMOVQ p+72(FP), BX")
+    mask, kept). kind and p are the arguments at kind_off and p_off."""
+    emit(f"\tMOVL kind+{kind_off}(FP), AX")
+    emit(f"\tMOVQ p+{p_off}(FP), BX")
     for kind in asm_epilogue.KINDS:
         emit(f"\tCMPL AX, ${kind}")
         emit(f"\tJNE {tag}_e{kind}skip")
@@ -161,6 +161,139 @@ def dw_epilogue(tag, accs):
         emit(f"\tJMP {tag}_edone")
         emit(f"{tag}_e{kind}skip:")
     emit(f"{tag}_edone:")
+
+
+def dwconv_row2(name):
+    """func NAME(dst *float32, ldd int, src *float32, ld, n int, w *float32, kh, kw, sh int, bias float32, kind uint32, p *float32)
+
+    Two output rows of dwconv_row (acc 0) at once, the second sh input rows
+    below the first: dst[i] = bias + sum_{a<kh, b<kw} w[a*kw+b]*src[a*ld+i+b]
+    and dst[ldd+i] the same over src[(a+sh)*ld+i+b], for i < n, kh > sh >= 1;
+    then the Epilogue of kind and p (dwconv_row's ep arguments; kind 0 and
+    any p: none). Each input row is read once for both outputs: rows a < sh
+    feed the first, rows sh <= a < kh both (taps a and a-sh), rows kh..kh+sh-1
+    the second. Each output sums its taps in dwconv_row's order (a, then b;
+    one FMA each, from the bias), so both rows are bitwise dwconv_row's.
+    Blocks of up to 6 vectors (12 accumulators), the whole vectors split
+    evenly into the fewest such blocks (10 vectors: 5 + 5, not 6 + 4), then
+    one masked vector for the last n mod 8."""
+    emit(f"// func {name}(dst *float32, ldd int, src *float32, ld, n int, w *float32, kh, kw, sh int, bias float32, kind uint32, p *float32)")
+    emit(f"TEXT ·{name}(SB), NOSPLIT, $0-88")
+    emit("\tMOVQ dst+0(FP), DI")
+    emit("\tMOVQ ldd+8(FP), R14")
+    emit("\tSHLQ $2, R14")
+    emit("\tMOVQ src+16(FP), SI")
+    emit("\tMOVQ ld+24(FP), R13")
+    emit("\tSHLQ $2, R13")
+    emit("\tMOVQ n+32(FP), CX")
+    emit("\tVBROADCASTSS bias+72(FP), Y15")
+    emit(f"{name}_main:")
+    emit("\tMOVQ CX, R9")
+    emit("\tSHRQ $3, R9")  # whole vectors left
+    emit(f"\tJZ {name}_tail")
+    # blocks = ceil(v/6), size = ceil(v/blocks)
+    emit("\tLEAQ 5(R9), AX")
+    emit("\tXORL DX, DX")
+    emit("\tMOVQ $6, BX")
+    emit("\tDIVQ BX")
+    emit("\tMOVQ AX, BX")
+    emit("\tLEAQ -1(R9)(BX*1), AX")
+    emit("\tXORL DX, DX")
+    emit("\tDIVQ BX")
+    for nv in range(6, 1, -1):
+        emit(f"\tCMPQ AX, ${nv}")
+        emit(f"\tJEQ {name}_b{nv}")
+    emit(f"\tJMP {name}_b1")
+
+    def block(tag, nv, masked=False):
+        acc0 = [f"Y{i}" for i in range(nv)]
+        acc1 = [f"Y{nv + i}" for i in range(nv)]
+        lab = f"{name}_{tag}"
+        emit(f"{lab}:")
+        for a in acc0 + acc1:
+            emit(f"\tVMOVAPS Y15, {a}")
+        emit("\tMOVQ kw+56(FP), BX")
+        emit("\tSHLQ $2, BX")  # a filter row, bytes
+        emit("\tMOVQ sh+64(FP), AX")
+        emit("\tIMULQ BX, AX")  # sh filter rows, bytes
+        emit("\tMOVQ SI, R11")
+
+        def load(i):
+            if masked:
+                emit(f"\tVMASKMOVPS {32*i}(R12), Y11, Y12")
+            else:
+                emit(f"\tVMOVUPS {32*i}(R12), Y12")
+
+        def rows(ph, count, body):
+            """count input rows (count: a register, > 0 on entry), each
+            kw taps: R12 walks the row, R9 the taps' weights (from R8)."""
+            emit(f"\tMOVQ {count}, DX")
+            emit(f"{lab}_{ph}row:")
+            emit("\tMOVQ R11, R12")
+            emit("\tMOVQ R8, R9")
+            emit("\tMOVQ kw+56(FP), R10")
+            emit(f"{lab}_{ph}tap:")
+            body()
+            emit("\tADDQ $4, R9")
+            emit("\tADDQ $4, R12")
+            emit("\tDECQ R10")
+            emit(f"\tJNZ {lab}_{ph}tap")
+            emit("\tADDQ R13, R11")
+            emit("\tADDQ BX, R8")
+            emit("\tDECQ DX")
+            emit(f"\tJNZ {lab}_{ph}row")
+
+        def first():  # rows a < sh: the first output's tap a
+            emit("\tVBROADCASTSS (R9), Y13")
+            for i in range(nv):
+                load(i)
+                emit(f"\tVFMADD231PS Y12, Y13, {acc0[i]}")
+
+        def both():  # rows sh <= a < kh: taps a (R9+AX) and a-sh (R9)
+            emit("\tVBROADCASTSS (R9)(AX*1), Y13")
+            emit("\tVBROADCASTSS (R9), Y14")
+            for i in range(nv):
+                load(i)
+                emit(f"\tVFMADD231PS Y12, Y13, {acc0[i]}")
+                emit(f"\tVFMADD231PS Y12, Y14, {acc1[i]}")
+
+        def second():  # rows kh <= a < kh+sh: the second output's tap a-sh
+            emit("\tVBROADCASTSS (R9), Y14")
+            for i in range(nv):
+                load(i)
+                emit(f"\tVFMADD231PS Y12, Y14, {acc1[i]}")
+
+        emit("\tMOVQ w+40(FP), R8")
+        rows("f", "sh+64(FP)", first)
+        emit("\tMOVQ w+40(FP), R8")  # R8: the row of tap a-sh from here
+        emit("\tMOVQ kh+48(FP), DX")
+        emit("\tSUBQ sh+64(FP), DX")
+        rows("b", "DX", both)
+        rows("s", "sh+64(FP)", second)
+        dw_epilogue(lab, acc0 + acc1, 76, 80)
+        for i in range(nv):
+            if masked:
+                emit(f"\tVMASKMOVPS {acc0[i]}, Y11, {32*i}(DI)")
+                emit(f"\tVMASKMOVPS {acc1[i]}, Y11, {32*i}(DI)(R14*1)")
+            else:
+                emit(f"\tVMOVUPS {acc0[i]}, {32*i}(DI)")
+                emit(f"\tVMOVUPS {acc1[i]}, {32*i}(DI)(R14*1)")
+        emit(f"\tADDQ ${32*nv}, DI")
+        emit(f"\tADDQ ${32*nv}, SI")
+        emit(f"\tSUBQ ${8*nv}, CX")
+
+    for nv in range(6, 0, -1):
+        block(f"b{nv}", nv)
+        emit(f"\tJMP {name}_main")
+    emit(f"{name}_tail:")
+    emit("\tTESTQ CX, CX")
+    emit(f"\tJLE {name}_done")
+    tail_mask("CX", "Y11")
+    block("t", 1, masked=True)
+    emit(f"{name}_done:")
+    emit("\tVZEROUPPER")
+    emit("\tRET")
+    emit()
 
 
 def even_of(a, b, dst):
@@ -1172,6 +1305,7 @@ header()
 dwconv_row("dwConvRowAVX2")
 asm_epilogue.consts(emit, "avx2")
 dwconv_row("dwConvRowEpAVX2", ep=True)
+dwconv_row2("dwConvRow2AVX2")
 stride2_rows("stride2RowsAVX2")
 stride2_add("stride2AddAVX2")
 maxpool2x2("maxPool2x2AVX2")

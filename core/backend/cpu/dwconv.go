@@ -130,6 +130,7 @@ func depthwiseConv2DEx(out, in []*op.T, a op.Attrs, ep *Epilogue) bool {
 			last, fused = f, ep
 		}
 	}
+	pln.two = dwRow2(fused)
 	parallel.For(n*c, 4, func(lo, hi int) {
 		pad, wEven, wOdd := pln.buffers()
 		for p := lo; p < hi; p++ {
@@ -153,6 +154,11 @@ func depthwiseConv2DEx(out, in []*op.T, a op.Attrs, ep *Epilogue) bool {
 // w[a*kw+b]·src[a*ld+i+b] for i < n, init = dst[i] when acc != 0, else bias.
 type dwRowFunc = func(dst, src *float32, ld, n int, w *float32, kh, kw int, bias float32, acc uint32)
 
+// dwRow2Func is a two-row depthwise kernel: the rows dst and dst+ldd of
+// dwRowFunc (acc 0, the same epilogue as the row kernel it goes with), the
+// second over src+sh·ld, for kh > sh; bitwise two calls of that kernel.
+type dwRow2Func = func(dst *float32, ldd int, src *float32, ld, n int, w *float32, kh, kw, sh int, bias float32)
+
 // dwPlan is the geometry of one plane of a depthwise convolution with
 // strides 1 or 2: the input plane h×wd padded to hp×wp (pt rows on top, pl
 // columns on the left), kh×kw taps, the output oh×ow. With column stride 2
@@ -160,6 +166,9 @@ type dwRowFunc = func(dst, src *float32, ld, n int, w *float32, kh, kw int, bias
 // columns; tap b reads half b%2 at offset b/2.
 type dwPlan struct {
 	h, wd, kh, kw, sh, sw, pt, pl, hp, wp, oh, ow, we int
+	// two, when set, computes two whole-kernel output rows of unit column
+	// stride at once (each input row loaded once for both).
+	two dwRow2Func
 }
 
 // buffers returns a zeroed padded plane and, for column stride 2, the
@@ -201,7 +210,15 @@ func (pl *dwPlan) fill(pad, src []float32) {
 func (pl *dwPlan) conv(dwConvRow, last dwRowFunc, dst, pad, wk, wEven, wOdd []float32, bias float32, ep *Epilogue) {
 	kh, kw, wp, oh, ow, sh := pl.kh, pl.kw, pl.wp, pl.oh, pl.ow, pl.sh
 	if pl.sw == 1 {
-		for r := range oh {
+		// whole reports whether output row r's kernel lies wholly over
+		// the input rows (no padding row)
+		whole := func(r int) bool { return r < oh && pl.pt-r*sh <= 0 && pl.h+pl.pt-r*sh >= kh }
+		for r := 0; r < oh; r++ {
+			if pl.two != nil && kh > sh && whole(r) && whole(r+1) {
+				pl.two(&dst[r*ow], ow, &pad[r*sh*wp], wp, ow, &wk[0], kh, kw, sh, bias)
+				r++
+				continue
+			}
 			// only the kernel rows over the input: planes of a few
 			// rows (a 5×5 kernel on 2 or 3 rows) are mostly padding
 			a0, a1 := max(0, pl.pt-r*sh), min(kh, pl.h+pl.pt-r*sh)

@@ -301,3 +301,60 @@ func BenchmarkDepthwiseBackward(b *testing.B) {
 		}
 	}
 }
+
+// TestDepthwiseTwoRows checks the two-row depthwise kernel (dwRow2) at
+// every level that has one against two calls of the row kernel it goes
+// with, bitwise: every row width to 130 (each block split of 1..6 vectors
+// and the masked tail), kernel heights 2–7 with row shifts 1 and 2, each
+// fused epilogue kind and none; the columns between and after the two
+// output rows stay untouched.
+func TestDepthwiseTwoRows(t *testing.T) {
+	forLevels(t, func(t *testing.T) {
+		r := rand.New(rand.NewPCG(11, 12))
+		eps := []*Epilogue{nil, {Act: ActRelu}, {Act: ActHardSwish6}, {Act: ActHardSwish6, Affine: true, Scale: 0.37, Shift: -0.21}, {Affine: true, Scale: -1.5, Shift: 0.25}}
+		ran := false
+		for _, e := range eps {
+			two := dwRow2(e)
+			if two == nil {
+				continue
+			}
+			ran = true
+			one := dwRow()
+			if e != nil {
+				one = dwRowEp(e)
+			}
+			for _, g := range [][3]int{{3, 3, 1}, {5, 5, 1}, {5, 5, 2}, {3, 3, 2}, {2, 1, 1}, {7, 7, 1}, {7, 2, 2}, {4, 5, 3}} {
+				kh, kw, sh := g[0], g[1], g[2]
+				for n := 1; n <= 130; n++ {
+					if kh > 3 && n%7 != 0 && n > 20 {
+						continue // the block splits are covered by the 3×3 rows
+					}
+					ld := n + kw - 1 + n%3
+					src := randSlice(r, (kh+sh)*ld)
+					for i := range src {
+						src[i] *= 4 // across hardswish's kinks at ±3
+					}
+					w := randSlice(r, kh*kw)
+					bias := float32(r.NormFloat64())
+					ldd := n + 5
+					want := make([]float32, 2*ldd+3)
+					for i := range want {
+						want[i] = -7
+					}
+					got := append([]float32(nil), want...)
+					one(&want[0], &src[0], ld, n, &w[0], kh, kw, bias, 0)
+					one(&want[ldd], &src[sh*ld], ld, n, &w[0], kh, kw, bias, 0)
+					two(&got[0], ldd, &src[0], ld, n, &w[0], kh, kw, sh, bias)
+					for i := range want {
+						if !sameBits(got[i], want[i]) {
+							t.Fatalf("ep %+v, %d×%d taps, shift %d, n %d: dst[%d] = %v, want %v", e, kh, kw, sh, n, i, got[i], want[i])
+						}
+					}
+				}
+			}
+		}
+		if !ran && Level() == "avx2" {
+			t.Fatal("no two-row kernel at avx2")
+		}
+	})
+}
