@@ -3391,8 +3391,77 @@ dwConvRowEpAVX2_done:
 	VZEROUPPER
 	RET
 
-// func dwConvRow2AVX2(dst *float32, ldd int, src *float32, ld, n int, w *float32, kh, kw, sh int, bias float32, kind uint32, p *float32)
-TEXT ·dwConvRow2AVX2(SB), NOSPLIT, $0-88
+// dwBlock2: the two-row depthwise kernel's next block size, in vectors,
+// by the whole vectors left (1..64).
+DATA dwBlock2<>+0(SB)/1, $0
+DATA dwBlock2<>+1(SB)/1, $1
+DATA dwBlock2<>+2(SB)/1, $2
+DATA dwBlock2<>+3(SB)/1, $3
+DATA dwBlock2<>+4(SB)/1, $4
+DATA dwBlock2<>+5(SB)/1, $5
+DATA dwBlock2<>+6(SB)/1, $6
+DATA dwBlock2<>+7(SB)/1, $4
+DATA dwBlock2<>+8(SB)/1, $4
+DATA dwBlock2<>+9(SB)/1, $5
+DATA dwBlock2<>+10(SB)/1, $5
+DATA dwBlock2<>+11(SB)/1, $6
+DATA dwBlock2<>+12(SB)/1, $6
+DATA dwBlock2<>+13(SB)/1, $5
+DATA dwBlock2<>+14(SB)/1, $5
+DATA dwBlock2<>+15(SB)/1, $5
+DATA dwBlock2<>+16(SB)/1, $6
+DATA dwBlock2<>+17(SB)/1, $6
+DATA dwBlock2<>+18(SB)/1, $6
+DATA dwBlock2<>+19(SB)/1, $5
+DATA dwBlock2<>+20(SB)/1, $5
+DATA dwBlock2<>+21(SB)/1, $6
+DATA dwBlock2<>+22(SB)/1, $6
+DATA dwBlock2<>+23(SB)/1, $6
+DATA dwBlock2<>+24(SB)/1, $6
+DATA dwBlock2<>+25(SB)/1, $5
+DATA dwBlock2<>+26(SB)/1, $6
+DATA dwBlock2<>+27(SB)/1, $6
+DATA dwBlock2<>+28(SB)/1, $6
+DATA dwBlock2<>+29(SB)/1, $6
+DATA dwBlock2<>+30(SB)/1, $6
+DATA dwBlock2<>+31(SB)/1, $6
+DATA dwBlock2<>+32(SB)/1, $6
+DATA dwBlock2<>+33(SB)/1, $6
+DATA dwBlock2<>+34(SB)/1, $6
+DATA dwBlock2<>+35(SB)/1, $6
+DATA dwBlock2<>+36(SB)/1, $6
+DATA dwBlock2<>+37(SB)/1, $6
+DATA dwBlock2<>+38(SB)/1, $6
+DATA dwBlock2<>+39(SB)/1, $6
+DATA dwBlock2<>+40(SB)/1, $6
+DATA dwBlock2<>+41(SB)/1, $6
+DATA dwBlock2<>+42(SB)/1, $6
+DATA dwBlock2<>+43(SB)/1, $6
+DATA dwBlock2<>+44(SB)/1, $6
+DATA dwBlock2<>+45(SB)/1, $6
+DATA dwBlock2<>+46(SB)/1, $6
+DATA dwBlock2<>+47(SB)/1, $6
+DATA dwBlock2<>+48(SB)/1, $6
+DATA dwBlock2<>+49(SB)/1, $6
+DATA dwBlock2<>+50(SB)/1, $6
+DATA dwBlock2<>+51(SB)/1, $6
+DATA dwBlock2<>+52(SB)/1, $6
+DATA dwBlock2<>+53(SB)/1, $6
+DATA dwBlock2<>+54(SB)/1, $6
+DATA dwBlock2<>+55(SB)/1, $6
+DATA dwBlock2<>+56(SB)/1, $6
+DATA dwBlock2<>+57(SB)/1, $6
+DATA dwBlock2<>+58(SB)/1, $6
+DATA dwBlock2<>+59(SB)/1, $6
+DATA dwBlock2<>+60(SB)/1, $6
+DATA dwBlock2<>+61(SB)/1, $6
+DATA dwBlock2<>+62(SB)/1, $6
+DATA dwBlock2<>+63(SB)/1, $6
+DATA dwBlock2<>+64(SB)/1, $6
+GLOBL dwBlock2<>(SB), RODATA|NOPTR, $65
+
+// func dwConvRow2AVX2(dst *float32, ldd int, src *float32, ld, n int, w *float32, nf, nb, ns, kw, sh int, bias float32, kind uint32, p *float32)
+TEXT ·dwConvRow2AVX2(SB), NOSPLIT, $0-104
 	MOVQ dst+0(FP), DI
 	MOVQ ldd+8(FP), R14
 	SHLQ $2, R14
@@ -3400,19 +3469,16 @@ TEXT ·dwConvRow2AVX2(SB), NOSPLIT, $0-88
 	MOVQ ld+24(FP), R13
 	SHLQ $2, R13
 	MOVQ n+32(FP), CX
-	VBROADCASTSS bias+72(FP), Y15
+	VBROADCASTSS bias+88(FP), Y15
 dwConvRow2AVX2_main:
 	MOVQ CX, R9
 	SHRQ $3, R9
 	JZ dwConvRow2AVX2_tail
-	LEAQ 5(R9), AX
-	XORL DX, DX
-	MOVQ $6, BX
-	DIVQ BX
-	MOVQ AX, BX
-	LEAQ -1(R9)(BX*1), AX
-	XORL DX, DX
-	DIVQ BX
+	MOVQ $64, AX
+	CMPQ R9, AX
+	CMOVQGT AX, R9
+	LEAQ dwBlock2<>(SB), AX
+	MOVBQZX (AX)(R9*1), AX
 	CMPQ AX, $6
 	JEQ dwConvRow2AVX2_b6
 	CMPQ AX, $5
@@ -3437,17 +3503,19 @@ dwConvRow2AVX2_b6:
 	VMOVAPS Y15, Y9
 	VMOVAPS Y15, Y10
 	VMOVAPS Y15, Y11
-	MOVQ kw+56(FP), BX
+	MOVQ kw+72(FP), BX
 	SHLQ $2, BX
-	MOVQ sh+64(FP), AX
+	MOVQ sh+80(FP), AX
 	IMULQ BX, AX
 	MOVQ SI, R11
 	MOVQ w+40(FP), R8
-	MOVQ sh+64(FP), DX
+	MOVQ nf+48(FP), DX
+	TESTQ DX, DX
+	JZ dwConvRow2AVX2_b6_fend
 dwConvRow2AVX2_b6_frow:
 	MOVQ R11, R12
 	MOVQ R8, R9
-	MOVQ kw+56(FP), R10
+	MOVQ kw+72(FP), R10
 dwConvRow2AVX2_b6_ftap:
 	VBROADCASTSS (R9), Y13
 	VMOVUPS 0(R12), Y12
@@ -3470,14 +3538,18 @@ dwConvRow2AVX2_b6_ftap:
 	ADDQ BX, R8
 	DECQ DX
 	JNZ dwConvRow2AVX2_b6_frow
-	MOVQ w+40(FP), R8
-	MOVQ kh+48(FP), DX
-	SUBQ sh+64(FP), DX
-	MOVQ DX, DX
+dwConvRow2AVX2_b6_fend:
+	MOVQ nf+48(FP), R8
+	SUBQ sh+80(FP), R8
+	IMULQ BX, R8
+	ADDQ w+40(FP), R8
+	MOVQ nb+56(FP), DX
+	TESTQ DX, DX
+	JZ dwConvRow2AVX2_b6_bend
 dwConvRow2AVX2_b6_brow:
 	MOVQ R11, R12
 	MOVQ R8, R9
-	MOVQ kw+56(FP), R10
+	MOVQ kw+72(FP), R10
 dwConvRow2AVX2_b6_btap:
 	VBROADCASTSS (R9)(AX*1), Y13
 	VBROADCASTSS (R9), Y14
@@ -3507,11 +3579,14 @@ dwConvRow2AVX2_b6_btap:
 	ADDQ BX, R8
 	DECQ DX
 	JNZ dwConvRow2AVX2_b6_brow
-	MOVQ sh+64(FP), DX
+dwConvRow2AVX2_b6_bend:
+	MOVQ ns+64(FP), DX
+	TESTQ DX, DX
+	JZ dwConvRow2AVX2_b6_send
 dwConvRow2AVX2_b6_srow:
 	MOVQ R11, R12
 	MOVQ R8, R9
-	MOVQ kw+56(FP), R10
+	MOVQ kw+72(FP), R10
 dwConvRow2AVX2_b6_stap:
 	VBROADCASTSS (R9), Y14
 	VMOVUPS 0(R12), Y12
@@ -3534,8 +3609,9 @@ dwConvRow2AVX2_b6_stap:
 	ADDQ BX, R8
 	DECQ DX
 	JNZ dwConvRow2AVX2_b6_srow
-	MOVL kind+76(FP), AX
-	MOVQ p+80(FP), BX
+dwConvRow2AVX2_b6_send:
+	MOVL kind+92(FP), AX
+	MOVQ p+96(FP), BX
 	CMPL AX, $0
 	JNE dwConvRow2AVX2_b6_e0skip
 	JMP dwConvRow2AVX2_b6_edone
@@ -3830,17 +3906,19 @@ dwConvRow2AVX2_b5:
 	VMOVAPS Y15, Y7
 	VMOVAPS Y15, Y8
 	VMOVAPS Y15, Y9
-	MOVQ kw+56(FP), BX
+	MOVQ kw+72(FP), BX
 	SHLQ $2, BX
-	MOVQ sh+64(FP), AX
+	MOVQ sh+80(FP), AX
 	IMULQ BX, AX
 	MOVQ SI, R11
 	MOVQ w+40(FP), R8
-	MOVQ sh+64(FP), DX
+	MOVQ nf+48(FP), DX
+	TESTQ DX, DX
+	JZ dwConvRow2AVX2_b5_fend
 dwConvRow2AVX2_b5_frow:
 	MOVQ R11, R12
 	MOVQ R8, R9
-	MOVQ kw+56(FP), R10
+	MOVQ kw+72(FP), R10
 dwConvRow2AVX2_b5_ftap:
 	VBROADCASTSS (R9), Y13
 	VMOVUPS 0(R12), Y12
@@ -3861,14 +3939,18 @@ dwConvRow2AVX2_b5_ftap:
 	ADDQ BX, R8
 	DECQ DX
 	JNZ dwConvRow2AVX2_b5_frow
-	MOVQ w+40(FP), R8
-	MOVQ kh+48(FP), DX
-	SUBQ sh+64(FP), DX
-	MOVQ DX, DX
+dwConvRow2AVX2_b5_fend:
+	MOVQ nf+48(FP), R8
+	SUBQ sh+80(FP), R8
+	IMULQ BX, R8
+	ADDQ w+40(FP), R8
+	MOVQ nb+56(FP), DX
+	TESTQ DX, DX
+	JZ dwConvRow2AVX2_b5_bend
 dwConvRow2AVX2_b5_brow:
 	MOVQ R11, R12
 	MOVQ R8, R9
-	MOVQ kw+56(FP), R10
+	MOVQ kw+72(FP), R10
 dwConvRow2AVX2_b5_btap:
 	VBROADCASTSS (R9)(AX*1), Y13
 	VBROADCASTSS (R9), Y14
@@ -3895,11 +3977,14 @@ dwConvRow2AVX2_b5_btap:
 	ADDQ BX, R8
 	DECQ DX
 	JNZ dwConvRow2AVX2_b5_brow
-	MOVQ sh+64(FP), DX
+dwConvRow2AVX2_b5_bend:
+	MOVQ ns+64(FP), DX
+	TESTQ DX, DX
+	JZ dwConvRow2AVX2_b5_send
 dwConvRow2AVX2_b5_srow:
 	MOVQ R11, R12
 	MOVQ R8, R9
-	MOVQ kw+56(FP), R10
+	MOVQ kw+72(FP), R10
 dwConvRow2AVX2_b5_stap:
 	VBROADCASTSS (R9), Y14
 	VMOVUPS 0(R12), Y12
@@ -3920,8 +4005,9 @@ dwConvRow2AVX2_b5_stap:
 	ADDQ BX, R8
 	DECQ DX
 	JNZ dwConvRow2AVX2_b5_srow
-	MOVL kind+76(FP), AX
-	MOVQ p+80(FP), BX
+dwConvRow2AVX2_b5_send:
+	MOVL kind+92(FP), AX
+	MOVQ p+96(FP), BX
 	CMPL AX, $0
 	JNE dwConvRow2AVX2_b5_e0skip
 	JMP dwConvRow2AVX2_b5_edone
@@ -4172,17 +4258,19 @@ dwConvRow2AVX2_b4:
 	VMOVAPS Y15, Y5
 	VMOVAPS Y15, Y6
 	VMOVAPS Y15, Y7
-	MOVQ kw+56(FP), BX
+	MOVQ kw+72(FP), BX
 	SHLQ $2, BX
-	MOVQ sh+64(FP), AX
+	MOVQ sh+80(FP), AX
 	IMULQ BX, AX
 	MOVQ SI, R11
 	MOVQ w+40(FP), R8
-	MOVQ sh+64(FP), DX
+	MOVQ nf+48(FP), DX
+	TESTQ DX, DX
+	JZ dwConvRow2AVX2_b4_fend
 dwConvRow2AVX2_b4_frow:
 	MOVQ R11, R12
 	MOVQ R8, R9
-	MOVQ kw+56(FP), R10
+	MOVQ kw+72(FP), R10
 dwConvRow2AVX2_b4_ftap:
 	VBROADCASTSS (R9), Y13
 	VMOVUPS 0(R12), Y12
@@ -4201,14 +4289,18 @@ dwConvRow2AVX2_b4_ftap:
 	ADDQ BX, R8
 	DECQ DX
 	JNZ dwConvRow2AVX2_b4_frow
-	MOVQ w+40(FP), R8
-	MOVQ kh+48(FP), DX
-	SUBQ sh+64(FP), DX
-	MOVQ DX, DX
+dwConvRow2AVX2_b4_fend:
+	MOVQ nf+48(FP), R8
+	SUBQ sh+80(FP), R8
+	IMULQ BX, R8
+	ADDQ w+40(FP), R8
+	MOVQ nb+56(FP), DX
+	TESTQ DX, DX
+	JZ dwConvRow2AVX2_b4_bend
 dwConvRow2AVX2_b4_brow:
 	MOVQ R11, R12
 	MOVQ R8, R9
-	MOVQ kw+56(FP), R10
+	MOVQ kw+72(FP), R10
 dwConvRow2AVX2_b4_btap:
 	VBROADCASTSS (R9)(AX*1), Y13
 	VBROADCASTSS (R9), Y14
@@ -4232,11 +4324,14 @@ dwConvRow2AVX2_b4_btap:
 	ADDQ BX, R8
 	DECQ DX
 	JNZ dwConvRow2AVX2_b4_brow
-	MOVQ sh+64(FP), DX
+dwConvRow2AVX2_b4_bend:
+	MOVQ ns+64(FP), DX
+	TESTQ DX, DX
+	JZ dwConvRow2AVX2_b4_send
 dwConvRow2AVX2_b4_srow:
 	MOVQ R11, R12
 	MOVQ R8, R9
-	MOVQ kw+56(FP), R10
+	MOVQ kw+72(FP), R10
 dwConvRow2AVX2_b4_stap:
 	VBROADCASTSS (R9), Y14
 	VMOVUPS 0(R12), Y12
@@ -4255,8 +4350,9 @@ dwConvRow2AVX2_b4_stap:
 	ADDQ BX, R8
 	DECQ DX
 	JNZ dwConvRow2AVX2_b4_srow
-	MOVL kind+76(FP), AX
-	MOVQ p+80(FP), BX
+dwConvRow2AVX2_b4_send:
+	MOVL kind+92(FP), AX
+	MOVQ p+96(FP), BX
 	CMPL AX, $0
 	JNE dwConvRow2AVX2_b4_e0skip
 	JMP dwConvRow2AVX2_b4_edone
@@ -4463,17 +4559,19 @@ dwConvRow2AVX2_b3:
 	VMOVAPS Y15, Y3
 	VMOVAPS Y15, Y4
 	VMOVAPS Y15, Y5
-	MOVQ kw+56(FP), BX
+	MOVQ kw+72(FP), BX
 	SHLQ $2, BX
-	MOVQ sh+64(FP), AX
+	MOVQ sh+80(FP), AX
 	IMULQ BX, AX
 	MOVQ SI, R11
 	MOVQ w+40(FP), R8
-	MOVQ sh+64(FP), DX
+	MOVQ nf+48(FP), DX
+	TESTQ DX, DX
+	JZ dwConvRow2AVX2_b3_fend
 dwConvRow2AVX2_b3_frow:
 	MOVQ R11, R12
 	MOVQ R8, R9
-	MOVQ kw+56(FP), R10
+	MOVQ kw+72(FP), R10
 dwConvRow2AVX2_b3_ftap:
 	VBROADCASTSS (R9), Y13
 	VMOVUPS 0(R12), Y12
@@ -4490,14 +4588,18 @@ dwConvRow2AVX2_b3_ftap:
 	ADDQ BX, R8
 	DECQ DX
 	JNZ dwConvRow2AVX2_b3_frow
-	MOVQ w+40(FP), R8
-	MOVQ kh+48(FP), DX
-	SUBQ sh+64(FP), DX
-	MOVQ DX, DX
+dwConvRow2AVX2_b3_fend:
+	MOVQ nf+48(FP), R8
+	SUBQ sh+80(FP), R8
+	IMULQ BX, R8
+	ADDQ w+40(FP), R8
+	MOVQ nb+56(FP), DX
+	TESTQ DX, DX
+	JZ dwConvRow2AVX2_b3_bend
 dwConvRow2AVX2_b3_brow:
 	MOVQ R11, R12
 	MOVQ R8, R9
-	MOVQ kw+56(FP), R10
+	MOVQ kw+72(FP), R10
 dwConvRow2AVX2_b3_btap:
 	VBROADCASTSS (R9)(AX*1), Y13
 	VBROADCASTSS (R9), Y14
@@ -4518,11 +4620,14 @@ dwConvRow2AVX2_b3_btap:
 	ADDQ BX, R8
 	DECQ DX
 	JNZ dwConvRow2AVX2_b3_brow
-	MOVQ sh+64(FP), DX
+dwConvRow2AVX2_b3_bend:
+	MOVQ ns+64(FP), DX
+	TESTQ DX, DX
+	JZ dwConvRow2AVX2_b3_send
 dwConvRow2AVX2_b3_srow:
 	MOVQ R11, R12
 	MOVQ R8, R9
-	MOVQ kw+56(FP), R10
+	MOVQ kw+72(FP), R10
 dwConvRow2AVX2_b3_stap:
 	VBROADCASTSS (R9), Y14
 	VMOVUPS 0(R12), Y12
@@ -4539,8 +4644,9 @@ dwConvRow2AVX2_b3_stap:
 	ADDQ BX, R8
 	DECQ DX
 	JNZ dwConvRow2AVX2_b3_srow
-	MOVL kind+76(FP), AX
-	MOVQ p+80(FP), BX
+dwConvRow2AVX2_b3_send:
+	MOVL kind+92(FP), AX
+	MOVQ p+96(FP), BX
 	CMPL AX, $0
 	JNE dwConvRow2AVX2_b3_e0skip
 	JMP dwConvRow2AVX2_b3_edone
@@ -4703,17 +4809,19 @@ dwConvRow2AVX2_b2:
 	VMOVAPS Y15, Y1
 	VMOVAPS Y15, Y2
 	VMOVAPS Y15, Y3
-	MOVQ kw+56(FP), BX
+	MOVQ kw+72(FP), BX
 	SHLQ $2, BX
-	MOVQ sh+64(FP), AX
+	MOVQ sh+80(FP), AX
 	IMULQ BX, AX
 	MOVQ SI, R11
 	MOVQ w+40(FP), R8
-	MOVQ sh+64(FP), DX
+	MOVQ nf+48(FP), DX
+	TESTQ DX, DX
+	JZ dwConvRow2AVX2_b2_fend
 dwConvRow2AVX2_b2_frow:
 	MOVQ R11, R12
 	MOVQ R8, R9
-	MOVQ kw+56(FP), R10
+	MOVQ kw+72(FP), R10
 dwConvRow2AVX2_b2_ftap:
 	VBROADCASTSS (R9), Y13
 	VMOVUPS 0(R12), Y12
@@ -4728,14 +4836,18 @@ dwConvRow2AVX2_b2_ftap:
 	ADDQ BX, R8
 	DECQ DX
 	JNZ dwConvRow2AVX2_b2_frow
-	MOVQ w+40(FP), R8
-	MOVQ kh+48(FP), DX
-	SUBQ sh+64(FP), DX
-	MOVQ DX, DX
+dwConvRow2AVX2_b2_fend:
+	MOVQ nf+48(FP), R8
+	SUBQ sh+80(FP), R8
+	IMULQ BX, R8
+	ADDQ w+40(FP), R8
+	MOVQ nb+56(FP), DX
+	TESTQ DX, DX
+	JZ dwConvRow2AVX2_b2_bend
 dwConvRow2AVX2_b2_brow:
 	MOVQ R11, R12
 	MOVQ R8, R9
-	MOVQ kw+56(FP), R10
+	MOVQ kw+72(FP), R10
 dwConvRow2AVX2_b2_btap:
 	VBROADCASTSS (R9)(AX*1), Y13
 	VBROADCASTSS (R9), Y14
@@ -4753,11 +4865,14 @@ dwConvRow2AVX2_b2_btap:
 	ADDQ BX, R8
 	DECQ DX
 	JNZ dwConvRow2AVX2_b2_brow
-	MOVQ sh+64(FP), DX
+dwConvRow2AVX2_b2_bend:
+	MOVQ ns+64(FP), DX
+	TESTQ DX, DX
+	JZ dwConvRow2AVX2_b2_send
 dwConvRow2AVX2_b2_srow:
 	MOVQ R11, R12
 	MOVQ R8, R9
-	MOVQ kw+56(FP), R10
+	MOVQ kw+72(FP), R10
 dwConvRow2AVX2_b2_stap:
 	VBROADCASTSS (R9), Y14
 	VMOVUPS 0(R12), Y12
@@ -4772,8 +4887,9 @@ dwConvRow2AVX2_b2_stap:
 	ADDQ BX, R8
 	DECQ DX
 	JNZ dwConvRow2AVX2_b2_srow
-	MOVL kind+76(FP), AX
-	MOVQ p+80(FP), BX
+dwConvRow2AVX2_b2_send:
+	MOVL kind+92(FP), AX
+	MOVQ p+96(FP), BX
 	CMPL AX, $0
 	JNE dwConvRow2AVX2_b2_e0skip
 	JMP dwConvRow2AVX2_b2_edone
@@ -4892,17 +5008,19 @@ dwConvRow2AVX2_b2_edone:
 dwConvRow2AVX2_b1:
 	VMOVAPS Y15, Y0
 	VMOVAPS Y15, Y1
-	MOVQ kw+56(FP), BX
+	MOVQ kw+72(FP), BX
 	SHLQ $2, BX
-	MOVQ sh+64(FP), AX
+	MOVQ sh+80(FP), AX
 	IMULQ BX, AX
 	MOVQ SI, R11
 	MOVQ w+40(FP), R8
-	MOVQ sh+64(FP), DX
+	MOVQ nf+48(FP), DX
+	TESTQ DX, DX
+	JZ dwConvRow2AVX2_b1_fend
 dwConvRow2AVX2_b1_frow:
 	MOVQ R11, R12
 	MOVQ R8, R9
-	MOVQ kw+56(FP), R10
+	MOVQ kw+72(FP), R10
 dwConvRow2AVX2_b1_ftap:
 	VBROADCASTSS (R9), Y13
 	VMOVUPS 0(R12), Y12
@@ -4915,14 +5033,18 @@ dwConvRow2AVX2_b1_ftap:
 	ADDQ BX, R8
 	DECQ DX
 	JNZ dwConvRow2AVX2_b1_frow
-	MOVQ w+40(FP), R8
-	MOVQ kh+48(FP), DX
-	SUBQ sh+64(FP), DX
-	MOVQ DX, DX
+dwConvRow2AVX2_b1_fend:
+	MOVQ nf+48(FP), R8
+	SUBQ sh+80(FP), R8
+	IMULQ BX, R8
+	ADDQ w+40(FP), R8
+	MOVQ nb+56(FP), DX
+	TESTQ DX, DX
+	JZ dwConvRow2AVX2_b1_bend
 dwConvRow2AVX2_b1_brow:
 	MOVQ R11, R12
 	MOVQ R8, R9
-	MOVQ kw+56(FP), R10
+	MOVQ kw+72(FP), R10
 dwConvRow2AVX2_b1_btap:
 	VBROADCASTSS (R9)(AX*1), Y13
 	VBROADCASTSS (R9), Y14
@@ -4937,11 +5059,14 @@ dwConvRow2AVX2_b1_btap:
 	ADDQ BX, R8
 	DECQ DX
 	JNZ dwConvRow2AVX2_b1_brow
-	MOVQ sh+64(FP), DX
+dwConvRow2AVX2_b1_bend:
+	MOVQ ns+64(FP), DX
+	TESTQ DX, DX
+	JZ dwConvRow2AVX2_b1_send
 dwConvRow2AVX2_b1_srow:
 	MOVQ R11, R12
 	MOVQ R8, R9
-	MOVQ kw+56(FP), R10
+	MOVQ kw+72(FP), R10
 dwConvRow2AVX2_b1_stap:
 	VBROADCASTSS (R9), Y14
 	VMOVUPS 0(R12), Y12
@@ -4954,8 +5079,9 @@ dwConvRow2AVX2_b1_stap:
 	ADDQ BX, R8
 	DECQ DX
 	JNZ dwConvRow2AVX2_b1_srow
-	MOVL kind+76(FP), AX
-	MOVQ p+80(FP), BX
+dwConvRow2AVX2_b1_send:
+	MOVL kind+92(FP), AX
+	MOVQ p+96(FP), BX
 	CMPL AX, $0
 	JNE dwConvRow2AVX2_b1_e0skip
 	JMP dwConvRow2AVX2_b1_edone
@@ -5039,17 +5165,19 @@ dwConvRow2AVX2_tail:
 dwConvRow2AVX2_t:
 	VMOVAPS Y15, Y0
 	VMOVAPS Y15, Y1
-	MOVQ kw+56(FP), BX
+	MOVQ kw+72(FP), BX
 	SHLQ $2, BX
-	MOVQ sh+64(FP), AX
+	MOVQ sh+80(FP), AX
 	IMULQ BX, AX
 	MOVQ SI, R11
 	MOVQ w+40(FP), R8
-	MOVQ sh+64(FP), DX
+	MOVQ nf+48(FP), DX
+	TESTQ DX, DX
+	JZ dwConvRow2AVX2_t_fend
 dwConvRow2AVX2_t_frow:
 	MOVQ R11, R12
 	MOVQ R8, R9
-	MOVQ kw+56(FP), R10
+	MOVQ kw+72(FP), R10
 dwConvRow2AVX2_t_ftap:
 	VBROADCASTSS (R9), Y13
 	VMASKMOVPS 0(R12), Y11, Y12
@@ -5062,14 +5190,18 @@ dwConvRow2AVX2_t_ftap:
 	ADDQ BX, R8
 	DECQ DX
 	JNZ dwConvRow2AVX2_t_frow
-	MOVQ w+40(FP), R8
-	MOVQ kh+48(FP), DX
-	SUBQ sh+64(FP), DX
-	MOVQ DX, DX
+dwConvRow2AVX2_t_fend:
+	MOVQ nf+48(FP), R8
+	SUBQ sh+80(FP), R8
+	IMULQ BX, R8
+	ADDQ w+40(FP), R8
+	MOVQ nb+56(FP), DX
+	TESTQ DX, DX
+	JZ dwConvRow2AVX2_t_bend
 dwConvRow2AVX2_t_brow:
 	MOVQ R11, R12
 	MOVQ R8, R9
-	MOVQ kw+56(FP), R10
+	MOVQ kw+72(FP), R10
 dwConvRow2AVX2_t_btap:
 	VBROADCASTSS (R9)(AX*1), Y13
 	VBROADCASTSS (R9), Y14
@@ -5084,11 +5216,14 @@ dwConvRow2AVX2_t_btap:
 	ADDQ BX, R8
 	DECQ DX
 	JNZ dwConvRow2AVX2_t_brow
-	MOVQ sh+64(FP), DX
+dwConvRow2AVX2_t_bend:
+	MOVQ ns+64(FP), DX
+	TESTQ DX, DX
+	JZ dwConvRow2AVX2_t_send
 dwConvRow2AVX2_t_srow:
 	MOVQ R11, R12
 	MOVQ R8, R9
-	MOVQ kw+56(FP), R10
+	MOVQ kw+72(FP), R10
 dwConvRow2AVX2_t_stap:
 	VBROADCASTSS (R9), Y14
 	VMASKMOVPS 0(R12), Y11, Y12
@@ -5101,8 +5236,9 @@ dwConvRow2AVX2_t_stap:
 	ADDQ BX, R8
 	DECQ DX
 	JNZ dwConvRow2AVX2_t_srow
-	MOVL kind+76(FP), AX
-	MOVQ p+80(FP), BX
+dwConvRow2AVX2_t_send:
+	MOVL kind+92(FP), AX
+	MOVQ p+96(FP), BX
 	CMPL AX, $0
 	JNE dwConvRow2AVX2_t_e0skip
 	JMP dwConvRow2AVX2_t_edone

@@ -163,22 +163,39 @@ def dw_epilogue(tag, accs, kind_off=64, p_off=72):
     emit(f"{tag}_edone:")
 
 
-def dwconv_row2(name):
-    """func NAME(dst *float32, ldd int, src *float32, ld, n int, w *float32, kh, kw, sh int, bias float32, kind uint32, p *float32)
+def dw_block2_table():
+    """dwBlock2<>: byte v (1..64) is ceil(v/ceil(v/6)), the vectors of the
+    next block when v are left: the fewest blocks of at most 6, evenly
+    sized (more than 64 left: 6, as at 64)."""
+    emit("// dwBlock2: the two-row depthwise kernel's next block size, in vectors,")
+    emit("// by the whole vectors left (1..64).")
+    for v in range(65):
+        emit(f"DATA dwBlock2<>+{v}(SB)/1, ${0 if v == 0 else -(-v // -(-v // 6))}")
+    emit("GLOBL dwBlock2<>(SB), RODATA|NOPTR, $65")
+    emit()
 
-    Two output rows of dwconv_row (acc 0) at once, the second sh input rows
-    below the first: dst[i] = bias + sum_{a<kh, b<kw} w[a*kw+b]*src[a*ld+i+b]
-    and dst[ldd+i] the same over src[(a+sh)*ld+i+b], for i < n, kh > sh >= 1;
-    then the Epilogue of kind and p (dwconv_row's ep arguments; kind 0 and
-    any p: none). Each input row is read once for both outputs: rows a < sh
-    feed the first, rows sh <= a < kh both (taps a and a-sh), rows kh..kh+sh-1
-    the second. Each output sums its taps in dwconv_row's order (a, then b;
-    one FMA each, from the bias), so both rows are bitwise dwconv_row's.
-    Blocks of up to 6 vectors (12 accumulators), the whole vectors split
-    evenly into the fewest such blocks (10 vectors: 5 + 5, not 6 + 4), then
-    one masked vector for the last n mod 8."""
-    emit(f"// func {name}(dst *float32, ldd int, src *float32, ld, n int, w *float32, kh, kw, sh int, bias float32, kind uint32, p *float32)")
-    emit(f"TEXT ·{name}(SB), NOSPLIT, $0-88")
+
+def dwconv_row2(name):
+    """func NAME(dst *float32, ldd int, src *float32, ld, n int, w *float32, nf, nb, ns, kw, sh int, bias float32, kind uint32, p *float32)
+
+    Two output rows of dwconv_row (acc 0) at once over nf+nb+ns input rows
+    (src, ld apart) whose taps for the second row are the first's shifted
+    by sh rows: the first row sums rows 0..nf+nb-1 with the filter rows at
+    w, dst[i] = bias + sum_{a<nf+nb, b<kw} w[a*kw+b]*src[a*ld+i+b]; the
+    second (dst[ldd+i]) sums rows nf..nf+nb+ns-1 with the filter rows at
+    w + (nf-sh)*kw, for i < n, nb >= 1. Interior rows of stride sh are
+    nf = ns = sh, nb = kh-sh; rows at a plane's top or bottom edge, whose
+    kernels are cut by the padding, have nf = 0 or ns = 0. Then the
+    Epilogue of kind and p (dwconv_row's ep arguments; kind 0 and any p:
+    none). Each input row is read once for both outputs: the first nf feed
+    the first row, the next nb both, the last ns the second. Each output
+    sums its taps in dwconv_row's order (a, then b; one FMA each, from the
+    bias), so both rows are bitwise dwconv_row's. Blocks of up to 6 vectors
+    (12 accumulators), the whole vectors split evenly into the fewest such
+    blocks (10 vectors: 5 + 5, not 6 + 4), then one masked vector for the
+    last n mod 8."""
+    emit(f"// func {name}(dst *float32, ldd int, src *float32, ld, n int, w *float32, nf, nb, ns, kw, sh int, bias float32, kind uint32, p *float32)")
+    emit(f"TEXT ·{name}(SB), NOSPLIT, $0-104")
     emit("\tMOVQ dst+0(FP), DI")
     emit("\tMOVQ ldd+8(FP), R14")
     emit("\tSHLQ $2, R14")
@@ -186,20 +203,17 @@ def dwconv_row2(name):
     emit("\tMOVQ ld+24(FP), R13")
     emit("\tSHLQ $2, R13")
     emit("\tMOVQ n+32(FP), CX")
-    emit("\tVBROADCASTSS bias+72(FP), Y15")
+    emit("\tVBROADCASTSS bias+88(FP), Y15")
     emit(f"{name}_main:")
     emit("\tMOVQ CX, R9")
     emit("\tSHRQ $3, R9")  # whole vectors left
     emit(f"\tJZ {name}_tail")
-    # blocks = ceil(v/6), size = ceil(v/blocks)
-    emit("\tLEAQ 5(R9), AX")
-    emit("\tXORL DX, DX")
-    emit("\tMOVQ $6, BX")
-    emit("\tDIVQ BX")
-    emit("\tMOVQ AX, BX")
-    emit("\tLEAQ -1(R9)(BX*1), AX")
-    emit("\tXORL DX, DX")
-    emit("\tDIVQ BX")
+    # the next block's size from a table (no division per block)
+    emit("\tMOVQ $64, AX")
+    emit("\tCMPQ R9, AX")
+    emit("\tCMOVQGT AX, R9")
+    emit("\tLEAQ dwBlock2<>(SB), AX")
+    emit("\tMOVBQZX (AX)(R9*1), AX")
     for nv in range(6, 1, -1):
         emit(f"\tCMPQ AX, ${nv}")
         emit(f"\tJEQ {name}_b{nv}")
@@ -212,9 +226,9 @@ def dwconv_row2(name):
         emit(f"{lab}:")
         for a in acc0 + acc1:
             emit(f"\tVMOVAPS Y15, {a}")
-        emit("\tMOVQ kw+56(FP), BX")
+        emit("\tMOVQ kw+72(FP), BX")
         emit("\tSHLQ $2, BX")  # a filter row, bytes
-        emit("\tMOVQ sh+64(FP), AX")
+        emit("\tMOVQ sh+80(FP), AX")
         emit("\tIMULQ BX, AX")  # sh filter rows, bytes
         emit("\tMOVQ SI, R11")
 
@@ -225,13 +239,15 @@ def dwconv_row2(name):
                 emit(f"\tVMOVUPS {32*i}(R12), Y12")
 
         def rows(ph, count, body):
-            """count input rows (count: a register, > 0 on entry), each
-            kw taps: R12 walks the row, R9 the taps' weights (from R8)."""
+            """count input rows (count: an argument, may be 0), each kw
+            taps: R12 walks the row, R9 the taps' weights (from R8)."""
             emit(f"\tMOVQ {count}, DX")
+            emit("\tTESTQ DX, DX")
+            emit(f"\tJZ {lab}_{ph}end")
             emit(f"{lab}_{ph}row:")
             emit("\tMOVQ R11, R12")
             emit("\tMOVQ R8, R9")
-            emit("\tMOVQ kw+56(FP), R10")
+            emit("\tMOVQ kw+72(FP), R10")
             emit(f"{lab}_{ph}tap:")
             body()
             emit("\tADDQ $4, R9")
@@ -242,14 +258,15 @@ def dwconv_row2(name):
             emit("\tADDQ BX, R8")
             emit("\tDECQ DX")
             emit(f"\tJNZ {lab}_{ph}row")
+            emit(f"{lab}_{ph}end:")
 
-        def first():  # rows a < sh: the first output's tap a
+        def first():  # the first output's rows alone
             emit("\tVBROADCASTSS (R9), Y13")
             for i in range(nv):
                 load(i)
                 emit(f"\tVFMADD231PS Y12, Y13, {acc0[i]}")
 
-        def both():  # rows sh <= a < kh: taps a (R9+AX) and a-sh (R9)
+        def both():  # taps of the first (R9+AX) and the second (R9) output
             emit("\tVBROADCASTSS (R9)(AX*1), Y13")
             emit("\tVBROADCASTSS (R9), Y14")
             for i in range(nv):
@@ -257,20 +274,22 @@ def dwconv_row2(name):
                 emit(f"\tVFMADD231PS Y12, Y13, {acc0[i]}")
                 emit(f"\tVFMADD231PS Y12, Y14, {acc1[i]}")
 
-        def second():  # rows kh <= a < kh+sh: the second output's tap a-sh
+        def second():  # the second output's rows alone
             emit("\tVBROADCASTSS (R9), Y14")
             for i in range(nv):
                 load(i)
                 emit(f"\tVFMADD231PS Y12, Y14, {acc1[i]}")
 
         emit("\tMOVQ w+40(FP), R8")
-        rows("f", "sh+64(FP)", first)
-        emit("\tMOVQ w+40(FP), R8")  # R8: the row of tap a-sh from here
-        emit("\tMOVQ kh+48(FP), DX")
-        emit("\tSUBQ sh+64(FP), DX")
-        rows("b", "DX", both)
-        rows("s", "sh+64(FP)", second)
-        dw_epilogue(lab, acc0 + acc1, 76, 80)
+        rows("f", "nf+48(FP)", first)
+        # R8: the second output's filter row from here, w + (nf-sh)*kw
+        emit("\tMOVQ nf+48(FP), R8")
+        emit("\tSUBQ sh+80(FP), R8")
+        emit("\tIMULQ BX, R8")
+        emit("\tADDQ w+40(FP), R8")
+        rows("b", "nb+56(FP)", both)
+        rows("s", "ns+64(FP)", second)
+        dw_epilogue(lab, acc0 + acc1, 92, 96)
         for i in range(nv):
             if masked:
                 emit(f"\tVMASKMOVPS {acc0[i]}, Y11, {32*i}(DI)")
@@ -1305,6 +1324,7 @@ header()
 dwconv_row("dwConvRowAVX2")
 asm_epilogue.consts(emit, "avx2")
 dwconv_row("dwConvRowEpAVX2", ep=True)
+dw_block2_table()
 dwconv_row2("dwConvRow2AVX2")
 stride2_rows("stride2RowsAVX2")
 stride2_add("stride2AddAVX2")

@@ -33,12 +33,14 @@ func dwConvRowAVX2(dst, src *float32, ld, n int, w *float32, kh, kw int, bias fl
 func dwConvRowEpAVX2(dst, src *float32, ld, n int, w *float32, kh, kw int, bias float32, acc, kind uint32, p *float32)
 
 // dwConvRow2AVX2 computes two output rows of dwConvRowEpAVX2 (acc 0) at
-// once, the second (at dst + ldd) sh input rows below the first, kh > sh
-// ≥ 1: each input row is loaded once for both; bitwise two calls of
-// dwConvRowEpAVX2 (kind 0: dwConvRowAVX2's).
+// once over nf+nb+ns input rows: the first (at dst) over rows 0..nf+nb-1
+// with the filter rows at w, the second (at dst + ldd) over rows
+// nf..nf+nb+ns-1 with those at w + (nf-sh)·kw, nb ≥ 1: each input row is
+// loaded once for both; bitwise two calls of dwConvRowEpAVX2 (kind 0:
+// dwConvRowAVX2's).
 //
 //go:noescape
-func dwConvRow2AVX2(dst *float32, ldd int, src *float32, ld, n int, w *float32, kh, kw, sh int, bias float32, kind uint32, p *float32)
+func dwConvRow2AVX2(dst *float32, ldd int, src *float32, ld, n int, w *float32, nf, nb, ns, kw, sh int, bias float32, kind uint32, p *float32)
 
 // dwEpArgs are the fused depthwise kernels' kind and affine parameters
 // for e (nil: kind 0, no epilogue), or ok false when they cannot apply it
@@ -82,8 +84,8 @@ func dwRow2(e *Epilogue) dwRow2Func {
 	if curISA() != isaAVX2 || !ok {
 		return nil
 	}
-	return func(dst *float32, ldd int, src *float32, ld, n int, w *float32, kh, kw, sh int, bias float32) {
-		dwConvRow2AVX2(dst, ldd, src, ld, n, w, kh, kw, sh, bias, kind, &p[0])
+	return func(dst *float32, ldd int, src *float32, ld, n int, w *float32, nf, nb, ns, kw, sh int, bias float32) {
+		dwConvRow2AVX2(dst, ldd, src, ld, n, w, nf, nb, ns, kw, sh, bias, kind, &p[0])
 	}
 }
 
