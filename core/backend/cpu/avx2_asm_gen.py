@@ -1013,6 +1013,28 @@ def ec(name):
     return f"avx2Exp<>+{32*i}(SB)"
 
 
+def exp_ops(t, n, p, w, lo):
+    """The instructions of exp_body, in order, for interleaving."""
+    ops = [f"VMAXPS {t}, {lo}, {t}",
+           f"VMULPS {ec('log2e')}, {t}, {n}",
+           f"VROUNDPS $0, {n}, {n}",
+           f"VFNMADD231PS {ec('ln2hi')}, {n}, {t}",
+           f"VFNMADD231PS {ec('ln2lo')}, {n}, {t}",
+           f"VMOVUPS {ec('c5040')}, {p}"]
+    for c in ["c720", "c120", "c24", "c6", "c2", "one", "one"]:
+        ops.append(f"VFMADD213PS {ec(c)}, {t}, {p}")
+    ops += [f"VCVTPS2DQ {n}, {n}",
+            f"VPSRAD $1, {n}, {w}",
+            f"VPSUBD {w}, {n}, {n}",
+            f"VPADDD {ec('bias')}, {w}, {w}",
+            f"VPSLLD $23, {w}, {w}",
+            f"VPADDD {ec('bias')}, {n}, {n}",
+            f"VPSLLD $23, {n}, {n}",
+            f"VMULPS {w}, {p}, {p}",
+            f"VMULPS {n}, {p}, {p}"]
+    return ops
+
+
 def exp_body(t, n, p, w, lo):
     """p = exp(t) for t <= 0, bitwise act_amd64.s's AVX-512 exp: t clamped
     below at -104 (NaN stays NaN), n = round(t*log2 e), r = t - n*ln2 (hi,
@@ -1020,24 +1042,7 @@ def exp_body(t, n, p, w, lo):
     with n1 = n>>1, n2 = n-n1 (both normal powers of two for n >= -150, so
     the one rounding is VSCALEFPS's). lo holds -104 (VMAXPS returns its
     second source, t, for a NaN). Clobbers t, n and w."""
-    for o in [f"VMAXPS {t}, {lo}, {t}",
-              f"VMULPS {ec('log2e')}, {t}, {n}",
-              f"VROUNDPS $0, {n}, {n}",
-              f"VFNMADD231PS {ec('ln2hi')}, {n}, {t}",
-              f"VFNMADD231PS {ec('ln2lo')}, {n}, {t}",
-              f"VMOVUPS {ec('c5040')}, {p}"]:
-        emit("\t" + o)
-    for c in ["c720", "c120", "c24", "c6", "c2", "one", "one"]:
-        emit(f"\tVFMADD213PS {ec(c)}, {t}, {p}")
-    for o in [f"VCVTPS2DQ {n}, {n}",
-              f"VPSRAD $1, {n}, {w}",
-              f"VPSUBD {w}, {n}, {n}",
-              f"VPADDD {ec('bias')}, {w}, {w}",
-              f"VPSLLD $23, {w}, {w}",
-              f"VPADDD {ec('bias')}, {n}, {n}",
-              f"VPSLLD $23, {n}, {n}",
-              f"VMULPS {w}, {p}, {p}",
-              f"VMULPS {n}, {p}, {p}"]:
+    for o in exp_ops(t, n, p, w, lo):
         emit("\t" + o)
 
 
@@ -1047,7 +1052,11 @@ def exp_shift_sum(name):
     y[i] = exp(x[i] - mx) for i < n, bitwise expShiftSumAVX512 (x[i] - mx
     <= 0 expected, clamped below at -104 so -Inf gives 0; NaN stays NaN);
     returns the sum of the y[i] in float64 (in another order than the
-    AVX-512 kernel's)."""
+    AVX-512 kernel's): lane j of two float64 vectors adds y[8v+j] (j < 4)
+    and y[8v+4+j] for the vectors v in order, then the two vectors, then
+    lanes 0+2 and 1+3, then those two. The main loop works on three
+    vectors at once, their exps interleaved (one exp is a long chain of
+    dependent steps), and adds them to the sums in order."""
     emit(f"// func {name}(y, x *float32, n int, mx float32) float64")
     emit(f"TEXT ·{name}(SB), NOSPLIT, $0-40")
     emit("\tMOVQ y+0(FP), DI")
@@ -1055,22 +1064,45 @@ def exp_shift_sum(name):
     emit("\tMOVQ n+16(FP), CX")
     emit("\tVBROADCASTSS mx+24(FP), Y15")
     emit(f"\tVMOVUPS {ec('lo')}, Y14")
-    emit("\tVXORPD Y10, Y10, Y10")
-    emit("\tVXORPD Y11, Y11, Y11")
+    emit("\tVXORPD Y12, Y12, Y12")
+    emit("\tVXORPD Y13, Y13, Y13")
+
+    def add_sum(p, t1, t2):
+        """adds the 8 floats of p to the sums (t1, t2 free registers)."""
+        emit(f"\tVCVTPS2PD X{p[1:]}, {t1}")
+        emit(f"\tVEXTRACTF128 $1, {p}, X{t2[1:]}")
+        emit(f"\tVCVTPS2PD X{t2[1:]}, {t2}")
+        emit(f"\tVADDPD {t1}, Y12, Y12")
+        emit(f"\tVADDPD {t2}, Y13, Y13")
 
     def step(load, store, mask):
         load()
         emit("\tVSUBPS Y15, Y0, Y0")
         exp_body("Y0", "Y1", "Y2", "Y3", "Y14")
         if mask:
-            emit("\tVANDPS Y13, Y2, Y2")  # lanes past n: 0 in the sum
+            emit("\tVANDPS Y11, Y2, Y2")  # lanes past n: 0 in the sum
         store()
-        emit("\tVCVTPS2PD X2, Y4")
-        emit("\tVEXTRACTF128 $1, Y2, X5")
-        emit("\tVCVTPS2PD X5, Y5")
-        emit("\tVADDPD Y4, Y10, Y10")
-        emit("\tVADDPD Y5, Y11, Y11")
+        add_sum("Y2", "Y4", "Y5")
 
+    # three vectors a time: vector i in Y(4i)..Y(4i+3) (t, n, p, w)
+    emit(f"{name}_main3:")
+    emit("\tCMPQ CX, $24")
+    emit(f"\tJLT {name}_main")
+    regs = [[f"Y{4*i + j}" for j in range(4)] for i in range(3)]
+    for i, (t, _, _, _) in enumerate(regs):
+        emit(f"\tVMOVUPS {32*i}(SI), {t}")
+        emit(f"\tVSUBPS Y15, {t}, {t}")
+    for ops in zip(*(exp_ops(t, n, p, w, "Y14") for t, n, p, w in regs)):
+        for o in ops:
+            emit("\t" + o)
+    for i, (t, n, p, _) in enumerate(regs):
+        emit(f"\tVMOVUPS {p}, {32*i}(DI)")
+    for t, n, p, _ in regs:
+        add_sum(p, t, n)
+    emit("\tADDQ $96, SI")
+    emit("\tADDQ $96, DI")
+    emit("\tSUBQ $24, CX")
+    emit(f"\tJMP {name}_main3")
     emit(f"{name}_main:")
     emit("\tCMPQ CX, $8")
     emit(f"\tJLT {name}_tail")
@@ -1082,15 +1114,15 @@ def exp_shift_sum(name):
     emit(f"{name}_tail:")
     emit("\tTESTQ CX, CX")
     emit(f"\tJZ {name}_sum")
-    tail_mask("CX", "Y13")
-    step(lambda: emit("\tVMASKMOVPS (SI), Y13, Y0"), lambda: emit("\tVMASKMOVPS Y2, Y13, (DI)"), True)
+    tail_mask("CX", "Y11")
+    step(lambda: emit("\tVMASKMOVPS (SI), Y11, Y0"), lambda: emit("\tVMASKMOVPS Y2, Y11, (DI)"), True)
     emit(f"{name}_sum:")
-    emit("\tVADDPD Y11, Y10, Y10")
-    emit("\tVEXTRACTF128 $1, Y10, X11")
-    emit("\tVADDPD X11, X10, X10")
-    emit("\tVPERMILPD $1, X10, X11")
-    emit("\tVADDSD X11, X10, X10")
-    emit("\tVMOVSD X10, ret+32(FP)")
+    emit("\tVADDPD Y13, Y12, Y12")
+    emit("\tVEXTRACTF128 $1, Y12, X13")
+    emit("\tVADDPD X13, X12, X12")
+    emit("\tVPERMILPD $1, X12, X13")
+    emit("\tVADDSD X13, X12, X12")
+    emit("\tVMOVSD X12, ret+32(FP)")
     emit("\tVZEROUPPER")
     emit("\tRET")
     emit()
