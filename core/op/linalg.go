@@ -115,6 +115,14 @@ func matmulRef(out, in []*T, at Attrs) {
 	switch out[0].DType() {
 	case tensor.Float32:
 		av, bv, cv := a.F32(), b.F32(), out[0].F32()
+		if b.Rank() == 2 && !ta {
+			// one b for every batch (a layer's weights): the batches' rows
+			// of a and c lie one after another, so one product of nb·m
+			// rows, which packs b once rather than once per batch (each
+			// element is the same sum either way)
+			SGEMM(false, tb, nb*m, n, k, 1, av, lda, bv, ldb, 0, cv, n)
+			return
+		}
 		parallel.For(nb, 1, func(lo, hi int) {
 			for i := lo; i < hi; i++ {
 				SGEMM(ta, tb, m, n, k, 1, av[aOff[i]:], lda, bv[bOff[i]:], ldb, 0, cv[i*m*n:], n)

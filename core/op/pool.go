@@ -376,50 +376,71 @@ func maxPool2x2[E float32 | float64](x, y, dx []E, planes int, g geom2) {
 // countPad, else to the input itself.
 func avgPool[E float32 | float64](x, y []E, planes int, g geom2, countPad, back bool) {
 	hw, ohw := g.H*g.W, g.OH*g.OW
+	wins := avgWindows[E](g, countPad) // the same for every plane
 	parallel.For(planes, 1, func(lo, hi int) {
 		for p := lo; p < hi; p++ {
 			xp, yp := x[p*hw:(p+1)*hw], y[p*ohw:(p+1)*ohw]
 			if back {
 				clear(xp)
 			}
-			for oh := range g.OH {
-				h0 := oh*g.SH - g.PT
-				h1 := min(h0+g.KH, g.H+g.PB)
-				ph := h1 - h0
-				h0, h1 = max(h0, 0), min(h1, g.H)
-				for ow := range g.OW {
-					w0 := ow*g.SW - g.PL
-					w1 := min(w0+g.KW, g.W+g.PR)
-					pw := w1 - w0
-					w0, w1 = max(w0, 0), min(w1, g.W)
-					div := E((h1 - h0) * (w1 - w0))
-					if countPad {
-						div = E(ph * pw)
-					}
-					if div <= 0 || h0 >= h1 || w0 >= w1 {
-						continue
-					}
-					if back {
-						v := yp[oh*g.OW+ow] / div
-						for ih := h0; ih < h1; ih++ {
-							row := xp[ih*g.W+w0 : ih*g.W+w1]
-							for i := range row {
-								row[i] += v
-							}
-						}
-						continue
-					}
-					var s E
-					for ih := h0; ih < h1; ih++ {
-						for _, v := range xp[ih*g.W+w0 : ih*g.W+w1] {
-							s += v
-						}
-					}
-					yp[oh*g.OW+ow] = s / div
+			for i, w := range wins {
+				if w.skip {
+					continue
 				}
+				if back {
+					v := yp[i] / w.div
+					for r := range w.rows {
+						row := xp[w.off+r*g.W : w.off+r*g.W+w.cols]
+						for j := range row {
+							row[j] += v
+						}
+					}
+					continue
+				}
+				var s E
+				for r := range w.rows {
+					for _, v := range xp[w.off+r*g.W : w.off+r*g.W+w.cols] {
+						s += v
+					}
+				}
+				yp[i] = s / w.div
 			}
 		}
 	})
+}
+
+// avgWindow is one output's window of an average pooling: rows×cols input
+// elements from off, rows g.W apart, and the divisor (skip: none, the
+// output is left as it is).
+type avgWindow[E float32 | float64] struct {
+	off, rows, cols int
+	div             E
+	skip            bool
+}
+
+// avgWindows returns the windows of g's outputs in order, worked out once
+// per call rather than per plane and output.
+func avgWindows[E float32 | float64](g geom2, countPad bool) []avgWindow[E] {
+	wins := make([]avgWindow[E], 0, g.OH*g.OW)
+	for oh := range g.OH {
+		h0 := oh*g.SH - g.PT
+		h1 := min(h0+g.KH, g.H+g.PB)
+		ph := h1 - h0
+		h0, h1 = max(h0, 0), min(h1, g.H)
+		for ow := range g.OW {
+			w0 := ow*g.SW - g.PL
+			w1 := min(w0+g.KW, g.W+g.PR)
+			pw := w1 - w0
+			w0, w1 = max(w0, 0), min(w1, g.W)
+			div := E((h1 - h0) * (w1 - w0))
+			if countPad {
+				div = E(ph * pw)
+			}
+			wins = append(wins, avgWindow[E]{off: h0*g.W + w0, rows: h1 - h0, cols: w1 - w0, div: div,
+				skip: div <= 0 || h0 >= h1 || w0 >= w1})
+		}
+	}
+	return wins
 }
 
 // adaptiveRef runs adaptive average pooling from x into y, or with back its

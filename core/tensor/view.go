@@ -155,14 +155,52 @@ func copyTyped[E Elem](dst *Tensor, d []E, src *Tensor, s []E) {
 		return
 	}
 	if dst.IsContiguous() {
-		i := dst.offset
-		src.each(func(f int) { d[i] = s[f]; i++ })
+		copyRows(d[dst.offset:dst.offset+n], src, s)
 		return
 	}
 	flats := make([]int, 0, n)
 	dst.each(func(f int) { flats = append(flats, f) })
 	i := 0
 	src.each(func(f int) { d[flats[i]] = s[f]; i++ })
+}
+
+// copyRows copies the strided view src (buffer s) in row-major order into
+// d (len src.Len()): a row of the last axis at a time, by copy when that
+// axis is contiguous, rather than an index walk per element (a transposed
+// view's copy, the transpose op).
+func copyRows[E Elem](d []E, src *Tensor, s []E) {
+	r := len(src.shape)
+	if len(d) == 0 {
+		return
+	}
+	if r == 0 {
+		d[0] = s[src.offset]
+		return
+	}
+	last, st := src.shape[r-1], src.strides[r-1]
+	idx := make([]int, r-1)
+	flat := src.offset
+	for i := 0; i < len(d); i += last {
+		row := d[i : i+last]
+		if st == 1 {
+			copy(row, s[flat:flat+last])
+		} else {
+			f := flat
+			for j := range row {
+				row[j] = s[f]
+				f += st
+			}
+		}
+		for ax := r - 2; ax >= 0; ax-- { // the next row's start
+			idx[ax]++
+			flat += src.strides[ax]
+			if idx[ax] < src.shape[ax] {
+				break
+			}
+			flat -= idx[ax] * src.strides[ax]
+			idx[ax] = 0
+		}
+	}
 }
 
 // Rand returns a float tensor of uniform values in [lo, hi) drawn from r.

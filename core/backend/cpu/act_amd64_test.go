@@ -93,6 +93,46 @@ func testExpShiftSum(t *testing.T, exp func(y, x *float32, n int, mx float32) fl
 	}
 }
 
+// expShiftSumAVX2's sum is its float64 sum in the order it documents
+// (avx2_asm_gen.py): per lane of two float64 vectors over the 8-float
+// vectors in order, then the lanes pairwise; bitwise, at every length
+// around the three-vector main loop.
+func TestExpShiftSumAVX2Order(t *testing.T) {
+	if !cpu.X86.HasAVX2 || !cpu.X86.HasFMA {
+		t.Skip("no AVX2")
+	}
+	r := rand.New(rand.NewPCG(13, 14))
+	x := make([]float32, 1000)
+	for i := range x {
+		x[i] = -float32(r.Float64()) * 30
+	}
+	for n := 1; n <= len(x); n++ {
+		if n > 100 && n%97 != 0 && n != len(x) {
+			continue
+		}
+		y := make([]float32, n)
+		got := expShiftSumAVX2(unsafe.SliceData(y), unsafe.SliceData(x), n, 0)
+		var lo, hi [4]float64
+		for v := 0; v*8 < n; v++ {
+			for j := range 4 {
+				if i := 8*v + j; i < n {
+					lo[j] += float64(y[i])
+				}
+				if i := 8*v + 4 + j; i < n {
+					hi[j] += float64(y[i])
+				}
+			}
+		}
+		var s [4]float64
+		for j := range s {
+			s[j] = lo[j] + hi[j]
+		}
+		if want := (s[0] + s[2]) + (s[1] + s[3]); math.Float64bits(got) != math.Float64bits(want) {
+			t.Fatalf("n=%d: sum %v, want %v", n, got, want)
+		}
+	}
+}
+
 // The avx2 level's exp and sigmoid are bitwise the avx512 level's (the
 // same operations, 2^n applied in two exact steps instead of VSCALEFPS),
 // at every length around the vector widths, specials included.

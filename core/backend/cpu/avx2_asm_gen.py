@@ -145,12 +145,12 @@ def dwconv_row(name, ep=False):
     emit()
 
 
-def dw_epilogue(tag, accs):
+def dw_epilogue(tag, accs, kind_off=64, p_off=72):
     """The epilogue of an ep dwconv_row block on its accumulators: kind in
     AX, p in BX (both free within a block), Y12 and Y14 free (Y13, the tail
-    mask, kept)."""
-    emit("\tMOVL kind+64(FP), AX")
-    emit("\tMOVQ p+72(FP), BX")
+    mask, kept). kind and p are the arguments at kind_off and p_off."""
+    emit(f"\tMOVL kind+{kind_off}(FP), AX")
+    emit(f"\tMOVQ p+{p_off}(FP), BX")
     for kind in asm_epilogue.KINDS:
         emit(f"\tCMPL AX, ${kind}")
         emit(f"\tJNE {tag}_e{kind}skip")
@@ -161,6 +161,158 @@ def dw_epilogue(tag, accs):
         emit(f"\tJMP {tag}_edone")
         emit(f"{tag}_e{kind}skip:")
     emit(f"{tag}_edone:")
+
+
+def dw_block2_table():
+    """dwBlock2<>: byte v (1..64) is ceil(v/ceil(v/6)), the vectors of the
+    next block when v are left: the fewest blocks of at most 6, evenly
+    sized (more than 64 left: 6, as at 64)."""
+    emit("// dwBlock2: the two-row depthwise kernel's next block size, in vectors,")
+    emit("// by the whole vectors left (1..64).")
+    for v in range(65):
+        emit(f"DATA dwBlock2<>+{v}(SB)/1, ${0 if v == 0 else -(-v // -(-v // 6))}")
+    emit("GLOBL dwBlock2<>(SB), RODATA|NOPTR, $65")
+    emit()
+
+
+def dwconv_row2(name):
+    """func NAME(dst *float32, ldd int, src *float32, ld, n int, w *float32, nf, nb, ns, kw, sh int, bias float32, kind uint32, p *float32)
+
+    Two output rows of dwconv_row (acc 0) at once over nf+nb+ns input rows
+    (src, ld apart) whose taps for the second row are the first's shifted
+    by sh rows: the first row sums rows 0..nf+nb-1 with the filter rows at
+    w, dst[i] = bias + sum_{a<nf+nb, b<kw} w[a*kw+b]*src[a*ld+i+b]; the
+    second (dst[ldd+i]) sums rows nf..nf+nb+ns-1 with the filter rows at
+    w + (nf-sh)*kw, for i < n, nb >= 1. Interior rows of stride sh are
+    nf = ns = sh, nb = kh-sh; rows at a plane's top or bottom edge, whose
+    kernels are cut by the padding, have nf = 0 or ns = 0. Then the
+    Epilogue of kind and p (dwconv_row's ep arguments; kind 0 and any p:
+    none). Each input row is read once for both outputs: the first nf feed
+    the first row, the next nb both, the last ns the second. Each output
+    sums its taps in dwconv_row's order (a, then b; one FMA each, from the
+    bias), so both rows are bitwise dwconv_row's. Blocks of up to 6 vectors
+    (12 accumulators), the whole vectors split evenly into the fewest such
+    blocks (10 vectors: 5 + 5, not 6 + 4), then one masked vector for the
+    last n mod 8."""
+    emit(f"// func {name}(dst *float32, ldd int, src *float32, ld, n int, w *float32, nf, nb, ns, kw, sh int, bias float32, kind uint32, p *float32)")
+    emit(f"TEXT ·{name}(SB), NOSPLIT, $0-104")
+    emit("\tMOVQ dst+0(FP), DI")
+    emit("\tMOVQ ldd+8(FP), R14")
+    emit("\tSHLQ $2, R14")
+    emit("\tMOVQ src+16(FP), SI")
+    emit("\tMOVQ ld+24(FP), R13")
+    emit("\tSHLQ $2, R13")
+    emit("\tMOVQ n+32(FP), CX")
+    emit("\tVBROADCASTSS bias+88(FP), Y15")
+    emit(f"{name}_main:")
+    emit("\tMOVQ CX, R9")
+    emit("\tSHRQ $3, R9")  # whole vectors left
+    emit(f"\tJZ {name}_tail")
+    # the next block's size from a table (no division per block)
+    emit("\tMOVQ $64, AX")
+    emit("\tCMPQ R9, AX")
+    emit("\tCMOVQGT AX, R9")
+    emit("\tLEAQ dwBlock2<>(SB), AX")
+    emit("\tMOVBQZX (AX)(R9*1), AX")
+    for nv in range(6, 1, -1):
+        emit(f"\tCMPQ AX, ${nv}")
+        emit(f"\tJEQ {name}_b{nv}")
+    emit(f"\tJMP {name}_b1")
+
+    def block(tag, nv, masked=False):
+        acc0 = [f"Y{i}" for i in range(nv)]
+        acc1 = [f"Y{nv + i}" for i in range(nv)]
+        lab = f"{name}_{tag}"
+        emit(f"{lab}:")
+        for a in acc0 + acc1:
+            emit(f"\tVMOVAPS Y15, {a}")
+        emit("\tMOVQ kw+72(FP), BX")
+        emit("\tSHLQ $2, BX")  # a filter row, bytes
+        emit("\tMOVQ sh+80(FP), AX")
+        emit("\tIMULQ BX, AX")  # sh filter rows, bytes
+        emit("\tMOVQ SI, R11")
+
+        def load(i):
+            if masked:
+                emit(f"\tVMASKMOVPS {32*i}(R12), Y11, Y12")
+            else:
+                emit(f"\tVMOVUPS {32*i}(R12), Y12")
+
+        def rows(ph, count, body):
+            """count input rows (count: an argument, may be 0), each kw
+            taps: R12 walks the row, R9 the taps' weights (from R8)."""
+            emit(f"\tMOVQ {count}, DX")
+            emit("\tTESTQ DX, DX")
+            emit(f"\tJZ {lab}_{ph}end")
+            emit(f"{lab}_{ph}row:")
+            emit("\tMOVQ R11, R12")
+            emit("\tMOVQ R8, R9")
+            emit("\tMOVQ kw+72(FP), R10")
+            emit(f"{lab}_{ph}tap:")
+            body()
+            emit("\tADDQ $4, R9")
+            emit("\tADDQ $4, R12")
+            emit("\tDECQ R10")
+            emit(f"\tJNZ {lab}_{ph}tap")
+            emit("\tADDQ R13, R11")
+            emit("\tADDQ BX, R8")
+            emit("\tDECQ DX")
+            emit(f"\tJNZ {lab}_{ph}row")
+            emit(f"{lab}_{ph}end:")
+
+        def first():  # the first output's rows alone
+            emit("\tVBROADCASTSS (R9), Y13")
+            for i in range(nv):
+                load(i)
+                emit(f"\tVFMADD231PS Y12, Y13, {acc0[i]}")
+
+        def both():  # taps of the first (R9+AX) and the second (R9) output
+            emit("\tVBROADCASTSS (R9)(AX*1), Y13")
+            emit("\tVBROADCASTSS (R9), Y14")
+            for i in range(nv):
+                load(i)
+                emit(f"\tVFMADD231PS Y12, Y13, {acc0[i]}")
+                emit(f"\tVFMADD231PS Y12, Y14, {acc1[i]}")
+
+        def second():  # the second output's rows alone
+            emit("\tVBROADCASTSS (R9), Y14")
+            for i in range(nv):
+                load(i)
+                emit(f"\tVFMADD231PS Y12, Y14, {acc1[i]}")
+
+        emit("\tMOVQ w+40(FP), R8")
+        rows("f", "nf+48(FP)", first)
+        # R8: the second output's filter row from here, w + (nf-sh)*kw
+        emit("\tMOVQ nf+48(FP), R8")
+        emit("\tSUBQ sh+80(FP), R8")
+        emit("\tIMULQ BX, R8")
+        emit("\tADDQ w+40(FP), R8")
+        rows("b", "nb+56(FP)", both)
+        rows("s", "ns+64(FP)", second)
+        dw_epilogue(lab, acc0 + acc1, 92, 96)
+        for i in range(nv):
+            if masked:
+                emit(f"\tVMASKMOVPS {acc0[i]}, Y11, {32*i}(DI)")
+                emit(f"\tVMASKMOVPS {acc1[i]}, Y11, {32*i}(DI)(R14*1)")
+            else:
+                emit(f"\tVMOVUPS {acc0[i]}, {32*i}(DI)")
+                emit(f"\tVMOVUPS {acc1[i]}, {32*i}(DI)(R14*1)")
+        emit(f"\tADDQ ${32*nv}, DI")
+        emit(f"\tADDQ ${32*nv}, SI")
+        emit(f"\tSUBQ ${8*nv}, CX")
+
+    for nv in range(6, 0, -1):
+        block(f"b{nv}", nv)
+        emit(f"\tJMP {name}_main")
+    emit(f"{name}_tail:")
+    emit("\tTESTQ CX, CX")
+    emit(f"\tJLE {name}_done")
+    tail_mask("CX", "Y11")
+    block("t", 1, masked=True)
+    emit(f"{name}_done:")
+    emit("\tVZEROUPPER")
+    emit("\tRET")
+    emit()
 
 
 def even_of(a, b, dst):
@@ -861,6 +1013,28 @@ def ec(name):
     return f"avx2Exp<>+{32*i}(SB)"
 
 
+def exp_ops(t, n, p, w, lo):
+    """The instructions of exp_body, in order, for interleaving."""
+    ops = [f"VMAXPS {t}, {lo}, {t}",
+           f"VMULPS {ec('log2e')}, {t}, {n}",
+           f"VROUNDPS $0, {n}, {n}",
+           f"VFNMADD231PS {ec('ln2hi')}, {n}, {t}",
+           f"VFNMADD231PS {ec('ln2lo')}, {n}, {t}",
+           f"VMOVUPS {ec('c5040')}, {p}"]
+    for c in ["c720", "c120", "c24", "c6", "c2", "one", "one"]:
+        ops.append(f"VFMADD213PS {ec(c)}, {t}, {p}")
+    ops += [f"VCVTPS2DQ {n}, {n}",
+            f"VPSRAD $1, {n}, {w}",
+            f"VPSUBD {w}, {n}, {n}",
+            f"VPADDD {ec('bias')}, {w}, {w}",
+            f"VPSLLD $23, {w}, {w}",
+            f"VPADDD {ec('bias')}, {n}, {n}",
+            f"VPSLLD $23, {n}, {n}",
+            f"VMULPS {w}, {p}, {p}",
+            f"VMULPS {n}, {p}, {p}"]
+    return ops
+
+
 def exp_body(t, n, p, w, lo):
     """p = exp(t) for t <= 0, bitwise act_amd64.s's AVX-512 exp: t clamped
     below at -104 (NaN stays NaN), n = round(t*log2 e), r = t - n*ln2 (hi,
@@ -868,24 +1042,7 @@ def exp_body(t, n, p, w, lo):
     with n1 = n>>1, n2 = n-n1 (both normal powers of two for n >= -150, so
     the one rounding is VSCALEFPS's). lo holds -104 (VMAXPS returns its
     second source, t, for a NaN). Clobbers t, n and w."""
-    for o in [f"VMAXPS {t}, {lo}, {t}",
-              f"VMULPS {ec('log2e')}, {t}, {n}",
-              f"VROUNDPS $0, {n}, {n}",
-              f"VFNMADD231PS {ec('ln2hi')}, {n}, {t}",
-              f"VFNMADD231PS {ec('ln2lo')}, {n}, {t}",
-              f"VMOVUPS {ec('c5040')}, {p}"]:
-        emit("\t" + o)
-    for c in ["c720", "c120", "c24", "c6", "c2", "one", "one"]:
-        emit(f"\tVFMADD213PS {ec(c)}, {t}, {p}")
-    for o in [f"VCVTPS2DQ {n}, {n}",
-              f"VPSRAD $1, {n}, {w}",
-              f"VPSUBD {w}, {n}, {n}",
-              f"VPADDD {ec('bias')}, {w}, {w}",
-              f"VPSLLD $23, {w}, {w}",
-              f"VPADDD {ec('bias')}, {n}, {n}",
-              f"VPSLLD $23, {n}, {n}",
-              f"VMULPS {w}, {p}, {p}",
-              f"VMULPS {n}, {p}, {p}"]:
+    for o in exp_ops(t, n, p, w, lo):
         emit("\t" + o)
 
 
@@ -895,7 +1052,11 @@ def exp_shift_sum(name):
     y[i] = exp(x[i] - mx) for i < n, bitwise expShiftSumAVX512 (x[i] - mx
     <= 0 expected, clamped below at -104 so -Inf gives 0; NaN stays NaN);
     returns the sum of the y[i] in float64 (in another order than the
-    AVX-512 kernel's)."""
+    AVX-512 kernel's): lane j of two float64 vectors adds y[8v+j] (j < 4)
+    and y[8v+4+j] for the vectors v in order, then the two vectors, then
+    lanes 0+2 and 1+3, then those two. The main loop works on three
+    vectors at once, their exps interleaved (one exp is a long chain of
+    dependent steps), and adds them to the sums in order."""
     emit(f"// func {name}(y, x *float32, n int, mx float32) float64")
     emit(f"TEXT ·{name}(SB), NOSPLIT, $0-40")
     emit("\tMOVQ y+0(FP), DI")
@@ -903,22 +1064,45 @@ def exp_shift_sum(name):
     emit("\tMOVQ n+16(FP), CX")
     emit("\tVBROADCASTSS mx+24(FP), Y15")
     emit(f"\tVMOVUPS {ec('lo')}, Y14")
-    emit("\tVXORPD Y10, Y10, Y10")
-    emit("\tVXORPD Y11, Y11, Y11")
+    emit("\tVXORPD Y12, Y12, Y12")
+    emit("\tVXORPD Y13, Y13, Y13")
+
+    def add_sum(p, t1, t2):
+        """adds the 8 floats of p to the sums (t1, t2 free registers)."""
+        emit(f"\tVCVTPS2PD X{p[1:]}, {t1}")
+        emit(f"\tVEXTRACTF128 $1, {p}, X{t2[1:]}")
+        emit(f"\tVCVTPS2PD X{t2[1:]}, {t2}")
+        emit(f"\tVADDPD {t1}, Y12, Y12")
+        emit(f"\tVADDPD {t2}, Y13, Y13")
 
     def step(load, store, mask):
         load()
         emit("\tVSUBPS Y15, Y0, Y0")
         exp_body("Y0", "Y1", "Y2", "Y3", "Y14")
         if mask:
-            emit("\tVANDPS Y13, Y2, Y2")  # lanes past n: 0 in the sum
+            emit("\tVANDPS Y11, Y2, Y2")  # lanes past n: 0 in the sum
         store()
-        emit("\tVCVTPS2PD X2, Y4")
-        emit("\tVEXTRACTF128 $1, Y2, X5")
-        emit("\tVCVTPS2PD X5, Y5")
-        emit("\tVADDPD Y4, Y10, Y10")
-        emit("\tVADDPD Y5, Y11, Y11")
+        add_sum("Y2", "Y4", "Y5")
 
+    # three vectors a time: vector i in Y(4i)..Y(4i+3) (t, n, p, w)
+    emit(f"{name}_main3:")
+    emit("\tCMPQ CX, $24")
+    emit(f"\tJLT {name}_main")
+    regs = [[f"Y{4*i + j}" for j in range(4)] for i in range(3)]
+    for i, (t, _, _, _) in enumerate(regs):
+        emit(f"\tVMOVUPS {32*i}(SI), {t}")
+        emit(f"\tVSUBPS Y15, {t}, {t}")
+    for ops in zip(*(exp_ops(t, n, p, w, "Y14") for t, n, p, w in regs)):
+        for o in ops:
+            emit("\t" + o)
+    for i, (t, n, p, _) in enumerate(regs):
+        emit(f"\tVMOVUPS {p}, {32*i}(DI)")
+    for t, n, p, _ in regs:
+        add_sum(p, t, n)
+    emit("\tADDQ $96, SI")
+    emit("\tADDQ $96, DI")
+    emit("\tSUBQ $24, CX")
+    emit(f"\tJMP {name}_main3")
     emit(f"{name}_main:")
     emit("\tCMPQ CX, $8")
     emit(f"\tJLT {name}_tail")
@@ -930,15 +1114,15 @@ def exp_shift_sum(name):
     emit(f"{name}_tail:")
     emit("\tTESTQ CX, CX")
     emit(f"\tJZ {name}_sum")
-    tail_mask("CX", "Y13")
-    step(lambda: emit("\tVMASKMOVPS (SI), Y13, Y0"), lambda: emit("\tVMASKMOVPS Y2, Y13, (DI)"), True)
+    tail_mask("CX", "Y11")
+    step(lambda: emit("\tVMASKMOVPS (SI), Y11, Y0"), lambda: emit("\tVMASKMOVPS Y2, Y11, (DI)"), True)
     emit(f"{name}_sum:")
-    emit("\tVADDPD Y11, Y10, Y10")
-    emit("\tVEXTRACTF128 $1, Y10, X11")
-    emit("\tVADDPD X11, X10, X10")
-    emit("\tVPERMILPD $1, X10, X11")
-    emit("\tVADDSD X11, X10, X10")
-    emit("\tVMOVSD X10, ret+32(FP)")
+    emit("\tVADDPD Y13, Y12, Y12")
+    emit("\tVEXTRACTF128 $1, Y12, X13")
+    emit("\tVADDPD X13, X12, X12")
+    emit("\tVPERMILPD $1, X12, X13")
+    emit("\tVADDSD X13, X12, X12")
+    emit("\tVMOVSD X12, ret+32(FP)")
     emit("\tVZEROUPPER")
     emit("\tRET")
     emit()
@@ -1172,6 +1356,8 @@ header()
 dwconv_row("dwConvRowAVX2")
 asm_epilogue.consts(emit, "avx2")
 dwconv_row("dwConvRowEpAVX2", ep=True)
+dw_block2_table()
+dwconv_row2("dwConvRow2AVX2")
 stride2_rows("stride2RowsAVX2")
 stride2_add("stride2AddAVX2")
 maxpool2x2("maxPool2x2AVX2")

@@ -130,6 +130,7 @@ func depthwiseConv2DEx(out, in []*op.T, a op.Attrs, ep *Epilogue) bool {
 			last, fused = f, ep
 		}
 	}
+	pln.two = dwRow2(fused)
 	parallel.For(n*c, 4, func(lo, hi int) {
 		pad, wEven, wOdd := pln.buffers()
 		for p := lo; p < hi; p++ {
@@ -153,6 +154,13 @@ func depthwiseConv2DEx(out, in []*op.T, a op.Attrs, ep *Epilogue) bool {
 // w[a*kw+b]·src[a*ld+i+b] for i < n, init = dst[i] when acc != 0, else bias.
 type dwRowFunc = func(dst, src *float32, ld, n int, w *float32, kh, kw int, bias float32, acc uint32)
 
+// dwRow2Func is a two-row depthwise kernel: two rows of dwRowFunc (acc 0,
+// the same epilogue as the row kernel it goes with) over nf+nb+ns input
+// rows from src, the first at dst over rows 0..nf+nb-1 with the filter
+// rows at w, the second at dst+ldd over rows nf..nf+nb+ns-1 with those at
+// w + (nf-sh)·kw, nb ≥ 1; bitwise two calls of that kernel.
+type dwRow2Func = func(dst *float32, ldd int, src *float32, ld, n int, w *float32, nf, nb, ns, kw, sh int, bias float32)
+
 // dwPlan is the geometry of one plane of a depthwise convolution with
 // strides 1 or 2: the input plane h×wd padded to hp×wp (pt rows on top, pl
 // columns on the left), kh×kw taps, the output oh×ow. With column stride 2
@@ -160,6 +168,9 @@ type dwRowFunc = func(dst, src *float32, ld, n int, w *float32, kh, kw int, bias
 // columns; tap b reads half b%2 at offset b/2.
 type dwPlan struct {
 	h, wd, kh, kw, sh, sw, pt, pl, hp, wp, oh, ow, we int
+	// two, when set, computes two output rows of unit column stride at
+	// once (each input row they share loaded once for both).
+	two dwRow2Func
 }
 
 // buffers returns a zeroed padded plane and, for column stride 2, the
@@ -201,10 +212,24 @@ func (pl *dwPlan) fill(pad, src []float32) {
 func (pl *dwPlan) conv(dwConvRow, last dwRowFunc, dst, pad, wk, wEven, wOdd []float32, bias float32, ep *Epilogue) {
 	kh, kw, wp, oh, ow, sh := pl.kh, pl.kw, pl.wp, pl.oh, pl.ow, pl.sh
 	if pl.sw == 1 {
-		for r := range oh {
-			// only the kernel rows over the input: planes of a few
-			// rows (a 5×5 kernel on 2 or 3 rows) are mostly padding
-			a0, a1 := max(0, pl.pt-r*sh), min(kh, pl.h+pl.pt-r*sh)
+		// taps is output row r's kernel rows over the input [a0, a1):
+		// planes of a few rows (a 5×5 kernel on 2 or 3 rows) are mostly
+		// padding
+		taps := func(r int) (a0, a1 int) { return max(0, pl.pt-r*sh), min(kh, pl.h+pl.pt-r*sh) }
+		for r := 0; r < oh; r++ {
+			a0, a1 := taps(r)
+			if pl.two != nil && r+1 < oh && a0 < a1 {
+				// rows r and r+1 read padded rows [i0, i1) and [j0, j1):
+				// one call when r's start and end come first and they
+				// share rows
+				b0, b1 := taps(r + 1)
+				i0, i1, j0, j1 := r*sh+a0, r*sh+a1, (r+1)*sh+b0, (r+1)*sh+b1
+				if b0 < b1 && i0 <= j0 && i1 <= j1 && j0 < i1 {
+					pl.two(&dst[r*ow], ow, &pad[i0*wp], wp, ow, &wk[a0*kw], j0-i0, i1-j0, j1-i1, kw, sh, bias)
+					r++
+					continue
+				}
+			}
 			d := dst[r*ow : (r+1)*ow]
 			if a1 <= a0 {
 				for i := range d {

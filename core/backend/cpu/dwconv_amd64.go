@@ -32,24 +32,60 @@ func dwConvRowAVX2(dst, src *float32, ld, n int, w *float32, kh, kw int, bias fl
 //go:noescape
 func dwConvRowEpAVX2(dst, src *float32, ld, n int, w *float32, kh, kw int, bias float32, acc, kind uint32, p *float32)
 
-// dwRowEp returns the active level's row kernel that applies e as it
-// stores, or nil (the avx2 level only; e without biases and with the
-// activation none, relu or hardswish6).
-func dwRowEp(e *Epilogue) dwRowFunc {
-	if curISA() != isaAVX2 || e.RowBias != nil || e.ColBias != nil ||
-		(e.Act != ActNone && e.Act != ActRelu && e.Act != ActHardSwish6) {
-		return nil
+// dwConvRow2AVX2 computes two output rows of dwConvRowEpAVX2 (acc 0) at
+// once over nf+nb+ns input rows: the first (at dst) over rows 0..nf+nb-1
+// with the filter rows at w, the second (at dst + ldd) over rows
+// nf..nf+nb+ns-1 with those at w + (nf-sh)·kw, nb ≥ 1: each input row is
+// loaded once for both; bitwise two calls of dwConvRowEpAVX2 (kind 0:
+// dwConvRowAVX2's).
+//
+//go:noescape
+func dwConvRow2AVX2(dst *float32, ldd int, src *float32, ld, n int, w *float32, nf, nb, ns, kw, sh int, bias float32, kind uint32, p *float32)
+
+// dwEpArgs are the fused depthwise kernels' kind and affine parameters
+// for e (nil: kind 0, no epilogue), or ok false when they cannot apply it
+// (e with biases, or an activation other than none, relu and hardswish6).
+func dwEpArgs(e *Epilogue) (kind uint32, p *[16]float32, ok bool) {
+	p = new([16]float32)
+	if e == nil {
+		return 0, p, true
 	}
-	kind := uint32(e.Act)
-	p := new([16]float32)
+	if e.RowBias != nil || e.ColBias != nil || (e.Act != ActNone && e.Act != ActRelu && e.Act != ActHardSwish6) {
+		return 0, nil, false
+	}
+	kind = uint32(e.Act)
 	if e.Affine {
 		kind |= 0x100
 		for i := range 8 {
 			p[i], p[8+i] = e.Scale, e.Shift
 		}
 	}
+	return kind, p, true
+}
+
+// dwRowEp returns the active level's row kernel that applies e as it
+// stores, or nil (the avx2 level only; e without biases and with the
+// activation none, relu or hardswish6).
+func dwRowEp(e *Epilogue) dwRowFunc {
+	kind, p, ok := dwEpArgs(e)
+	if curISA() != isaAVX2 || e == nil || !ok {
+		return nil
+	}
 	return func(dst, src *float32, ld, n int, w *float32, kh, kw int, bias float32, acc uint32) {
 		dwConvRowEpAVX2(dst, src, ld, n, w, kh, kw, bias, acc, kind, &p[0])
+	}
+}
+
+// dwRow2 returns the active level's two-row kernel (dwRow2Func) that
+// applies e as it stores (nil: no epilogue), or nil (the avx2 level only;
+// e as dwRowEp takes it).
+func dwRow2(e *Epilogue) dwRow2Func {
+	kind, p, ok := dwEpArgs(e)
+	if curISA() != isaAVX2 || !ok {
+		return nil
+	}
+	return func(dst *float32, ldd int, src *float32, ld, n int, w *float32, nf, nb, ns, kw, sh int, bias float32) {
+		dwConvRow2AVX2(dst, ldd, src, ld, n, w, nf, nb, ns, kw, sh, bias, kind, &p[0])
 	}
 }
 

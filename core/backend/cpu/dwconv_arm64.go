@@ -23,6 +23,9 @@ func dwRow() func(dst, src *float32, ld, n int, w *float32, kh, kw int, bias flo
 // per plane).
 func dwRowEp(*Epilogue) dwRowFunc { return nil }
 
+// dwRow2: no NEON two-row kernel (dwconv.go runs one row at a time).
+func dwRow2(*Epilogue) dwRow2Func { return nil }
+
 // depthwiseFilterGradKernel: no NEON filter gradient yet (the reference
 // kernel runs).
 func depthwiseFilterGradKernel() op.Kernel { return nil }

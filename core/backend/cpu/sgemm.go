@@ -73,7 +73,10 @@ type microKernel struct {
 	// most inBSpan bytes (farther apart they come from memory a line per
 	// row, slower than the packing's row-by-row streams) and do not fall
 	// into too few cache sets (bSetsOK).
-	runB    func(kc int, a, b []float32, ldb int, c []float32, ldc, rows int, alpha, beta float32, loadC bool)
+	runB func(kc int, a, b []float32, ldb int, c []float32, ldc, rows int, alpha, beta float32, loadC bool)
+	// runBEp, when set, is runB with an epilogue fused into the tile's
+	// store (as runEp); false when it cannot take this tile or epilogue.
+	runBEp  func(kc int, a, b []float32, ldb int, c []float32, ldc, rows int, alpha, beta float32, loadC bool, e *Epilogue, i0 int) bool
 	inBRows int
 	inBSpan int
 
@@ -393,6 +396,9 @@ func (g *gemm) region(i0, i1, j0, j1 int) {
 							continue
 						}
 						if inB && cols == nr {
+							if ep != nil && kn.runBEp != nil && kn.runBEp(kb, ap, g.b[pc*g.ldb+jc+jr:], g.ldb, cs, g.ldc, rows, g.alpha, beta, loadC, ep, ic+ir) {
+								continue
+							}
 							kn.runB(kb, ap, g.b[pc*g.ldb+jc+jr:], g.ldb, cs, g.ldc, rows, g.alpha, beta, loadC)
 							if ep != nil {
 								kn.epilogue(ep, cs, g.ldc, ic+ir, jc+jr, rows, cols)

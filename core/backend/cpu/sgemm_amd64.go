@@ -112,6 +112,15 @@ func sgemm6x16AVX2RowABS(k int, a, b, c *float32, ldc, rows int, loadC uint32, a
 //go:noescape
 func sgemm4x16AVX2RowABS(k int, a, b, c *float32, ldc, rows int, loadC uint32, alpha, beta float32, ldb int)
 
+// sgemm6x16AVX2RowABSEp and sgemm4x16AVX2RowABSEp are the RowABS kernels
+// with the RowAEp kernels' fused epilogue store (alpha 1, beta 0).
+//
+//go:noescape
+func sgemm6x16AVX2RowABSEp(k int, a, b, c *float32, ldc, rows int, rowBias *float32, kind uint32, scale, shift float32, ldb int)
+
+//go:noescape
+func sgemm4x16AVX2RowABSEp(k int, a, b, c *float32, ldc, rows int, rowBias *float32, kind uint32, scale, shift float32, ldb int)
+
 // sgemm6x16AVX2RowAEp and its three narrower twins are the RowA kernels
 // for alpha 1 and beta 0 with an epilogue fused into the store: the row
 // bias (rowBias: the tile's first row's, not nil), the activation (kind:
@@ -184,7 +193,7 @@ var avx512Kernel = &microKernel{
 
 var avx2Kernel = &microKernel{
 	name: "avx2", mr: 6, nr: 16, mrLow: 4, rowA: true, half: true, packRows: copyRowsAVX2, packPanels: packPanels16B, epilogueTile: epilogueTileAVX2, runEp: runEpAVX2,
-	runB: runBAVX2, inBRows: 64, inBSpan: 8 << 20, runA: runAAVX2, inACols: 256,
+	runB: runBAVX2, runBEp: runBEpAVX2, inBRows: 64, inBSpan: 8 << 20, runA: runAAVX2, inACols: 256,
 	run: func(kc int, a, b, c []float32, ldc, rows, cols int, alpha, beta float32, loadC, rowA bool) {
 		runAVX2(avx2Pick(false, rows, rowA), kc, a, kc, b, c, ldc, rows, cols, alpha, beta, loadC)
 	},
@@ -282,13 +291,45 @@ func runBAVX2(kc int, a, b []float32, ldb int, c []float32, ldc, rows int, alpha
 	kern(kc, unsafe.SliceData(a), unsafe.SliceData(b), unsafe.SliceData(c), ldc, rows, b2u(loadC), alpha, beta, ldb)
 }
 
+// fusesEpAVX2 reports whether the AVX2 kernels with a fused epilogue
+// store take e for a tile of a row-major A panel: alpha 1 and beta 0, a
+// row bias, no column bias and activation none, relu or hardswish6 (a
+// convolution's epilogue).
+func fusesEpAVX2(rowA, loadC bool, alpha float32, e *Epilogue) bool {
+	return rowA && !loadC && alpha == 1 && e.RowBias != nil && e.ColBias == nil &&
+		(e.Act == ActNone || e.Act == ActRelu || e.Act == ActHardSwish6)
+}
+
+// epKindAVX2 is the fused epilogue kernels' kind argument for e.
+func epKindAVX2(e *Epilogue) uint32 {
+	kind := uint32(e.Act)
+	if e.Affine {
+		kind |= 0x100
+	}
+	return kind
+}
+
+// runBEpAVX2 is microKernel.runBEp for the AVX2 kernel: runBAVX2 with the
+// epilogue fused into the store when fusesEpAVX2 takes it.
+func runBEpAVX2(kc int, a, b []float32, ldb int, c []float32, ldc, rows int, alpha, beta float32, loadC bool, e *Epilogue, i0 int) bool {
+	if !fusesEpAVX2(true, loadC, alpha, e) {
+		return false
+	}
+	_ = b[(kc-1)*ldb+15]
+	kern := sgemm6x16AVX2RowABSEp
+	if rows <= 4 {
+		kern = sgemm4x16AVX2RowABSEp
+	}
+	rb := e.RowBias[i0 : i0+rows]
+	kern(kc, unsafe.SliceData(a), unsafe.SliceData(b), unsafe.SliceData(c), ldc, rows, &rb[0], epKindAVX2(e), e.Scale, e.Shift, ldb)
+	return true
+}
+
 // runEpAVX2 is microKernel.runEp for the AVX2 kernel: a whole-width tile
-// of a row-major A panel, alpha 1 and beta 0, with a row bias, no column
-// bias and activation none, relu or hardswish6 (a convolution's epilogue)
-// runs the RowA kernel with that epilogue fused into its store.
+// that fusesEpAVX2 takes runs the RowA kernel with the epilogue fused into
+// its store.
 func runEpAVX2(kc int, a, b, c []float32, ldc, rows, cols int, alpha, beta float32, loadC, rowA bool, e *Epilogue, i0 int) bool {
-	if !rowA || loadC || alpha != 1 || e.RowBias == nil || e.ColBias != nil ||
-		(e.Act != ActNone && e.Act != ActRelu && e.Act != ActHardSwish6) {
+	if !fusesEpAVX2(rowA, loadC, alpha, e) {
 		return false
 	}
 	k := avx2Pick(cols <= 8, rows, true)
@@ -304,12 +345,8 @@ func runEpAVX2(kc int, a, b, c []float32, ldc, rows, cols int, alpha, beta float
 	case 7:
 		kern = sgemm4x8AVX2RowAEp
 	}
-	kind := uint32(e.Act)
-	if e.Affine {
-		kind |= 0x100
-	}
 	rb := e.RowBias[i0 : i0+rows]
-	kern(kc, unsafe.SliceData(a), unsafe.SliceData(b), unsafe.SliceData(c), ldc, rows, &rb[0], kind, e.Scale, e.Shift)
+	kern(kc, unsafe.SliceData(a), unsafe.SliceData(b), unsafe.SliceData(c), ldc, rows, &rb[0], epKindAVX2(e), e.Scale, e.Shift)
 	return true
 }
 

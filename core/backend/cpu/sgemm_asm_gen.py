@@ -168,13 +168,18 @@ def avx2(name, mr, unroll, rowa=False, nv=2, astride=None, ep=False, bstride=Fal
     with 0x100 for the affine step), scale and shift, and fuses that
     Epilogue into its store with epilogueAVX2's float32 steps (bitwise
     equal). With bstride, B is not a packed panel but the operand itself:
-    step p's 8·nv values at b[p*ldb:], ldb the last argument (unroll 4).
+    step p's 8·nv values at b[p*ldb:], ldb the last argument (unroll 4;
+    with ep too: B in place with the fused store).
     With lda (and rowa), A's rows are lda floats apart (the last argument),
     not k: a row-major A read in place."""
     nr = 8 * nv
     astride = astride or mr
     acc = lambda r, v: 16 - mr * nv + r * nv + v
-    if ep:
+    if ep and bstride:
+        assert unroll == 4
+        emit(f"// func {name}(k int, a, b, c *float32, ldc, rows int, rowBias *float32, kind uint32, scale, shift float32, ldb int)")
+        emit(f"TEXT ·{name}(SB), NOSPLIT, $0-80")
+    elif ep:
         emit(f"// func {name}(k int, a, b, c *float32, ldc, rows int, rowBias *float32, kind uint32, scale, shift float32)")
         emit(f"TEXT ·{name}(SB), NOSPLIT, $0-68")
     elif lda:
@@ -202,7 +207,7 @@ def avx2(name, mr, unroll, rowa=False, nv=2, astride=None, ep=False, bstride=Fal
         emit("\tLEAQ (AX)(R8*4), R12")
     if bstride:
         # steps 0-3 of an unrolled group at (BX), (BX)(R13), (R10), (R10)(R13)
-        emit("\tMOVQ ldb+64(FP), R13")
+        emit(f"\tMOVQ ldb+{72 if ep else 64}(FP), R13")
         emit("\tSHLQ $2, R13")
         emit("\tLEAQ (BX)(R13*2), R10")
 
@@ -809,6 +814,8 @@ avx2("sgemm6x16AVX2RowAEp", 6, 4, rowa=True, ep=True)
 avx2("sgemm6x8AVX2RowAEp", 6, 4, rowa=True, nv=1, ep=True)
 avx2("sgemm4x16AVX2RowAEp", 4, 4, rowa=True, ep=True)
 avx2("sgemm4x8AVX2RowAEp", 4, 4, rowa=True, nv=1, ep=True)
+avx2("sgemm6x16AVX2RowABSEp", 6, 4, rowa=True, ep=True, bstride=True)
+avx2("sgemm4x16AVX2RowABSEp", 4, 4, rowa=True, ep=True, bstride=True)
 pack_panels16("packPanels16AVX")
 pack_rows("packRowsAVX512")
 pack_panels("packPanelsAVX512")

@@ -6,7 +6,9 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"paddle/core/op"
 	"paddle/core/parallel"
+	"paddle/core/tensor"
 )
 
 // gemmCase is one SGEMM call with its operands laid out with padding: the
@@ -297,4 +299,41 @@ func TestBlockSizes(t *testing.T) {
 			t.Errorf("%s: bad blocking kc=%d mc=%d nc=%d", k.name, k.kc, k.mc, k.nc)
 		}
 	}
+}
+
+// TestMatMulSharedB checks that matmul of a batch by one 2-D b (rec's
+// output layer: (6, 40, 120)·(120, 6625)), which runs as one product of all
+// the batches' rows, is bitwise the per-batch products at every level and
+// thread count, b plain and transposed.
+func TestMatMulSharedB(t *testing.T) {
+	defer parallel.SetThreads(parallel.Threads())
+	if err := (host{}).Activate(1); err != nil {
+		t.Fatal(err)
+	}
+	mm := op.Lookup("matmul")
+	withKernel(t, func(t *testing.T, _ string) {
+		r := rand.New(rand.NewPCG(29, 30))
+		for _, s := range [][4]int{{6, 40, 120, 661}, {3, 7, 33, 45}, {2, 13, 5, 17}, {4, 1, 9, 40}} {
+			nb, m, k, n := s[0], s[1], s[2], s[3]
+			for _, tb := range []bool{false, true} {
+				a := tensor.Rand(r, tensor.Float32, -1, 1, nb, m, k)
+				bs := []int{k, n}
+				ldb := n
+				if tb {
+					bs, ldb = []int{n, k}, k
+				}
+				b := tensor.Rand(r, tensor.Float32, -1, 1, bs...)
+				got := op.Call(mm, op.Attrs{"trans_b": tb}, a, b)[0].F32()
+				want := make([]float32, nb*m*n)
+				for i := range nb {
+					SGEMM(false, tb, m, n, k, 1, a.F32()[i*m*k:], k, b.F32(), ldb, 0, want[i*m*n:], n)
+				}
+				for i, w := range want {
+					if !sameBits(got[i], w) {
+						t.Fatalf("%v trans_b=%v: c[%d] = %v, want %v", s, tb, i, got[i], w)
+					}
+				}
+			}
+		}
+	})
 }
