@@ -5,13 +5,14 @@
 # (/usr/bin/python3). Prints a markdown table (medians over rounds of per-round medians).
 # LEVELS="avx2 avx512" runs paddle once per kernel level (PADDLE_CPU_KERNELS), a column each;
 # BASE=path/to/paddle adds a column for another build at the first level (a "before");
-# RUNS sets the runs per measurement (default 10).
+# RUNS sets the runs per measurement (default 10). MODELS=DIR and CASES="name:file:shape ..." time
+# other files (e.g. the int8 QDQ files of `paddle model quantize`, which ONNX Runtime runs too).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 ROUNDS="${1:-3}"; RUNS="${RUNS:-10}"; LEVELS="${LEVELS:-}"; BASE="${BASE:-}"
-M="${PADDLE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/paddle}/npm/ocr-models-1.4.2/package/assets"
+M="${MODELS:-${PADDLE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/paddle}/npm/ocr-models-1.4.2/package/assets}"
 T="$(mktemp -d)"; trap 'rm -rf "$T"' EXIT
-cases="det_640:ch_PP-OCRv4_det_infer.onnx:1,3,640,640 det_960:ch_PP-OCRv4_det_infer.onnx:1,3,960,960 rec_b1_320:ch_PP-OCRv4_rec_infer.onnx:1,3,48,320 rec_b6_320:ch_PP-OCRv4_rec_infer.onnx:6,3,48,320 cls_b6_192:ch_ppocr_mobile_v2.0_cls_infer.onnx:6,3,48,192"
+cases="${CASES:-det_640:ch_PP-OCRv4_det_infer.onnx:1,3,640,640 det_960:ch_PP-OCRv4_det_infer.onnx:1,3,960,960 rec_b1_320:ch_PP-OCRv4_rec_infer.onnx:1,3,48,320 rec_b6_320:ch_PP-OCRv4_rec_infer.onnx:6,3,48,320 cls_b6_192:ch_ppocr_mobile_v2.0_cls_infer.onnx:6,3,48,192}"
 for c in $cases; do
   IFS=: read -r name model shape <<<"$c"
   /usr/bin/python3 -c "import numpy as np; np.save('$T/$name.npy', np.random.RandomState(7).uniform(-1,1,($shape)).astype('float32'))"
