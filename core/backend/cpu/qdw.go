@@ -22,6 +22,10 @@ func qDepthwiseKernel() func(d *op.QDepthwise, p0, p1 int, done func(p int, acc 
 // then runs on the float driver.
 var qDepthwiseDirect func(d *op.QDepthwise, p0, p1 int, done func(p int, acc []int32)) bool
 
+// qDepthwiseWords, where set (qdwavx2_amd64.go), computes the sums on
+// int16 words at avx2; it returns false for what it does not take.
+var qDepthwiseWords func(d *op.QDepthwise, p0, p1 int, done func(p int, acc []int32)) bool
+
 // qDepthwise is op.Kernels.QDepthwise8 on the float depthwise driver:
 // each plane, less x's zero point, is widened to float32 into the padded
 // buffer (zeros in the border), the taps (less their zero point) too, and
@@ -32,6 +36,9 @@ var qDepthwiseDirect func(d *op.QDepthwise, p0, p1 int, done func(p int, acc []i
 // order. The plane is then converted to int32 in place.
 func qDepthwise(d *op.QDepthwise, p0, p1 int, done func(p int, acc []int32)) bool {
 	if qDepthwiseDirect != nil && qDepthwiseDirect(d, p0, p1, done) {
+		return true
+	}
+	if qDepthwiseWords != nil && qDepthwiseWords(d, p0, p1, done) {
 		return true
 	}
 	row := dwRow()

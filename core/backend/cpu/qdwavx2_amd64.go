@@ -1,0 +1,112 @@
+//go:build amd64 && !purego
+
+package cpu
+
+import (
+	"golang.org/x/sys/cpu"
+
+	"paddle/core/op"
+)
+
+//go:noescape
+func qdwPairsAVX2(dst *int32, top, bot *byte, n int, zero int32, signed uint32)
+
+//go:noescape
+func qdwPairRowAVX2(dst *int32, n int, src *int32, offs *int, ws *int32, ne int)
+
+func init() {
+	if cpu.X86.HasAVX2 {
+		qDepthwiseWords = qDepthwisePairs
+	}
+}
+
+// qDepthwisePairs is op.Kernels.QDepthwise8 at the avx2 level on int16
+// words (qdwPairRowAVX2): each plane, less x's zero point, is widened to
+// a plane of row pairs, word j of pair row i holding padded rows i and
+// i+1 at column j (zeros in the border), so one vpmaddwd multiplies two
+// taps of a column, (w[2p][b], w[2p+1][b]), for 8 outputs and sums them
+// in int32 (an odd kernel height's last pair has a zero second weight).
+// Exact: |x - xz| ≤ 255 and |w| ≤ 255 fit int16 and every sum fits
+// int32. It declines (false) other levels, weights outside int16,
+// kernels above 7×7, a horizontal stride other than 1, vertical strides
+// above 2.
+func qDepthwisePairs(d *op.QDepthwise, p0, p1 int, done func(p int, acc []int32)) bool {
+	if curISA() != isaAVX2 || d.KH < 1 || d.KH > 7 || d.KW < 1 || d.KW > 7 || d.SH < 1 || d.SH > 2 || d.SW != 1 ||
+		d.PT < 0 || d.PL < 0 || d.OH < 1 || d.OW < 1 {
+		return false
+	}
+	k := d.KH * d.KW
+	if len(d.W) < d.C*k {
+		return false
+	}
+	for _, v := range d.W[:d.C*k] {
+		if v < -32768 || v > 32767 {
+			return false
+		}
+	}
+	np := (d.KH + 1) / 2
+	ow8 := (d.OW + 7) &^ 7
+	// pair rows the outputs read, and the words a row holds: what the
+	// last 8-output step reads past the last output, at least the input
+	// row's extent
+	hq := (d.OH-1)*d.SH + 2*(np-1) + 1
+	wq := max(ow8+d.KW-1, d.PL+d.Wd)
+	q := make([]int32, hq*wq)
+	// the zero point's bytes: the rows outside the plane, less it, are 0
+	zrow := make([]byte, d.Wd)
+	for i := range zrow {
+		zrow[i] = byte(d.XZero)
+	}
+	var signed uint32
+	if d.Signed {
+		signed = 1
+	}
+	// each channel's tap pairs: their weight words and byte offsets
+	ne := np * d.KW
+	offs, ws := make([]int, ne), make([]int32, d.C*ne)
+	for p := range np {
+		for b := range d.KW {
+			offs[p*d.KW+b] = 4 * (2*p*wq + b)
+		}
+	}
+	for c := range d.C {
+		w := d.W[c*k:][:k]
+		for p := range np {
+			for b := range d.KW {
+				lo := uint32(uint16(int16(w[2*p*d.KW+b])))
+				var hi uint32
+				if 2*p+1 < d.KH {
+					hi = uint32(uint16(int16(w[(2*p+1)*d.KW+b])))
+				}
+				ws[c*ne+p*d.KW+b] = int32(lo | hi<<16)
+			}
+		}
+	}
+	acc := make([]int32, d.OH*d.OW+8)
+	n16 := d.Wd &^ 15
+	for p := p0; p < p1; p++ {
+		x := d.X[p*d.H*d.Wd : (p+1)*d.H*d.Wd]
+		rowAt := func(i int) []byte { // padded row i's input bytes
+			if i -= d.PT; i < 0 || i >= d.H {
+				return zrow
+			}
+			return x[i*d.Wd : (i+1)*d.Wd]
+		}
+		for i := range hq {
+			top, bot, dst := rowAt(i), rowAt(i+1), q[i*wq+d.PL:][:d.Wd]
+			if n16 > 0 {
+				qdwPairsAVX2(&dst[0], &top[0], &bot[0], n16, d.XZero, signed)
+			}
+			for j := n16; j < d.Wd; j++ {
+				dst[j] = int32(uint32(uint16(int16(byteVal(top[j], d.Signed)-d.XZero))) |
+					uint32(uint16(int16(byteVal(bot[j], d.Signed)-d.XZero)))<<16)
+			}
+		}
+		c := p % d.C
+		for r := range d.OH {
+			qdwPairRowAVX2(&acc[r*d.OW], d.OW, &q[r*d.SH*wq], &offs[0], &ws[c*ne], ne)
+		}
+		done(p, acc[:d.OH*d.OW])
+	}
+	return true
+}
