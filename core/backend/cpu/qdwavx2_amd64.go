@@ -14,6 +14,9 @@ func qdwPairsAVX2(dst *int32, top, bot *byte, n int, zero int32, signed uint32)
 //go:noescape
 func qdwPairRowAVX2(dst *int32, n int, src *int32, offs *int, ws *int32, ne int)
 
+//go:noescape
+func qdwPairsEOAVX2(even, odd *int32, top, bot *byte, n int, zero int32, signed uint32)
+
 func init() {
 	if cpu.X86.HasAVX2 {
 		qDepthwiseWords = qDepthwisePairs
@@ -31,7 +34,7 @@ func init() {
 // kernels above 7×7, a horizontal stride other than 1, vertical strides
 // above 2.
 func qDepthwisePairs(d *op.QDepthwise, p0, p1 int, done func(p int, acc []int32)) bool {
-	if curISA() != isaAVX2 || d.KH < 1 || d.KH > 7 || d.KW < 1 || d.KW > 7 || d.SH < 1 || d.SH > 2 || d.SW != 1 ||
+	if curISA() != isaAVX2 || d.KH < 1 || d.KH > 7 || d.KW < 1 || d.KW > 7 || d.SH < 1 || d.SH > 2 || d.SW < 1 || d.SW > 2 ||
 		d.PT < 0 || d.PL < 0 || d.OH < 1 || d.OW < 1 {
 		return false
 	}
@@ -51,6 +54,19 @@ func qDepthwisePairs(d *op.QDepthwise, p0, p1 int, done func(p int, acc []int32)
 	// row's extent
 	hq := (d.OH-1)*d.SH + 2*(np-1) + 1
 	wq := max(ow8+d.KW-1, d.PL+d.Wd)
+	// at stride 2: the words of a pair row's even (and odd) half, what
+	// its last 8-output step reads, as bytes of the padded plane a
+	// multiple of 32
+	wh := (ow8 + (d.KW-1)/2 + 15) &^ 15
+	var pb []byte
+	if d.SW == 2 {
+		wq = 2 * wh
+		pb = make([]byte, (hq+1)*wq)
+		pb[0] = byte(d.XZero)
+		for n := 1; n < len(pb); n *= 2 { // the zero point everywhere
+			copy(pb[n:], pb[:n])
+		}
+	}
 	q := make([]int32, hq*wq)
 	// the zero point's bytes: the rows outside the plane, less it, are 0
 	zrow := make([]byte, d.Wd)
@@ -67,6 +83,9 @@ func qDepthwisePairs(d *op.QDepthwise, p0, p1 int, done func(p int, acc []int32)
 	for p := range np {
 		for b := range d.KW {
 			offs[p*d.KW+b] = 4 * (2*p*wq + b)
+			if d.SW == 2 {
+				offs[p*d.KW+b] = 4 * (2*p*wq + b%2*wh + b/2)
+			}
 		}
 	}
 	for c := range d.C {
@@ -92,14 +111,25 @@ func qDepthwisePairs(d *op.QDepthwise, p0, p1 int, done func(p int, acc []int32)
 			}
 			return x[i*d.Wd : (i+1)*d.Wd]
 		}
-		for i := range hq {
-			top, bot, dst := rowAt(i), rowAt(i+1), q[i*wq+d.PL:][:d.Wd]
-			if n16 > 0 {
-				qdwPairsAVX2(&dst[0], &top[0], &bot[0], n16, d.XZero, signed)
+		if d.SW == 2 {
+			for i := range d.H {
+				if r := i + d.PT; r <= hq && d.PL < wq {
+					copy(pb[r*wq+d.PL:(r+1)*wq], x[i*d.Wd:(i+1)*d.Wd])
+				}
 			}
-			for j := n16; j < d.Wd; j++ {
-				dst[j] = int32(uint32(uint16(int16(byteVal(top[j], d.Signed)-d.XZero))) |
-					uint32(uint16(int16(byteVal(bot[j], d.Signed)-d.XZero)))<<16)
+			for i := range hq {
+				qdwPairsEOAVX2(&q[i*wq], &q[i*wq+wh], &pb[i*wq], &pb[(i+1)*wq], wq, d.XZero, signed)
+			}
+		} else {
+			for i := range hq {
+				top, bot, dst := rowAt(i), rowAt(i+1), q[i*wq+d.PL:][:d.Wd]
+				if n16 > 0 {
+					qdwPairsAVX2(&dst[0], &top[0], &bot[0], n16, d.XZero, signed)
+				}
+				for j := n16; j < d.Wd; j++ {
+					dst[j] = int32(uint32(uint16(int16(byteVal(top[j], d.Signed)-d.XZero))) |
+						uint32(uint16(int16(byteVal(bot[j], d.Signed)-d.XZero)))<<16)
+				}
 			}
 		}
 		c := p % d.C

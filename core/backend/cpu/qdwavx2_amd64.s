@@ -113,3 +113,74 @@ qrow_tail_tap:
 qrow_done:
 	VZEROUPPER
 	RET
+
+// even bytes to each lane's low half, odd to its high half
+DATA qdwEvenOdd<>+0(SB)/8, $0x0e0c0a0806040200
+DATA qdwEvenOdd<>+8(SB)/8, $0x0f0d0b0907050301
+DATA qdwEvenOdd<>+16(SB)/8, $0x0e0c0a0806040200
+DATA qdwEvenOdd<>+24(SB)/8, $0x0f0d0b0907050301
+GLOBL qdwEvenOdd<>(SB), RODATA|NOPTR, $32
+
+// func qdwPairsEOAVX2(even, odd *int32, top, bot *byte, n int, zero int32, signed uint32)
+// qdwPairsAVX2 split by column parity: even[j] pairs top[2j], bot[2j]
+// and odd[j] top[2j+1], bot[2j+1], for 2j < n; n a multiple of 32.
+TEXT ·qdwPairsEOAVX2(SB), NOSPLIT, $0-48
+	MOVQ even+0(FP), DI
+	MOVQ odd+8(FP), R8
+	MOVQ top+16(FP), SI
+	MOVQ bot+24(FP), DX
+	MOVQ n+32(FP), CX
+	MOVL zero+40(FP), AX
+	VMOVD AX, X15
+	VPBROADCASTW X15, Y15
+	VMOVDQU qdwEvenOdd<>(SB), Y14
+	MOVL signed+44(FP), AX
+qeo_loop:
+	CMPQ CX, $32
+	JLT qeo_done
+	VMOVDQU (SI), Y0
+	VMOVDQU (DX), Y1
+	VPSHUFB Y14, Y0, Y0
+	VPSHUFB Y14, Y1, Y1
+	VPERMQ $0xD8, Y0, Y0 // evens | odds
+	VPERMQ $0xD8, Y1, Y1
+	VEXTRACTI128 $1, Y0, X3
+	VEXTRACTI128 $1, Y1, X5
+	TESTL AX, AX
+	JNZ qeo_s
+	VPMOVZXBW X0, Y2
+	VPMOVZXBW X3, Y3
+	VPMOVZXBW X1, Y4
+	VPMOVZXBW X5, Y5
+	JMP qeo_mix
+qeo_s:
+	VPMOVSXBW X0, Y2
+	VPMOVSXBW X3, Y3
+	VPMOVSXBW X1, Y4
+	VPMOVSXBW X5, Y5
+qeo_mix:
+	VPSUBW Y15, Y2, Y2
+	VPSUBW Y15, Y3, Y3
+	VPSUBW Y15, Y4, Y4
+	VPSUBW Y15, Y5, Y5
+	VPUNPCKLWD Y4, Y2, Y6
+	VPUNPCKHWD Y4, Y2, Y7
+	VPERM2I128 $0x20, Y7, Y6, Y8
+	VPERM2I128 $0x31, Y7, Y6, Y9
+	VMOVDQU Y8, (DI)
+	VMOVDQU Y9, 32(DI)
+	VPUNPCKLWD Y5, Y3, Y6
+	VPUNPCKHWD Y5, Y3, Y7
+	VPERM2I128 $0x20, Y7, Y6, Y8
+	VPERM2I128 $0x31, Y7, Y6, Y9
+	VMOVDQU Y8, (R8)
+	VMOVDQU Y9, 32(R8)
+	ADDQ $32, SI
+	ADDQ $32, DX
+	ADDQ $64, DI
+	ADDQ $64, R8
+	SUBQ $32, CX
+	JMP qeo_loop
+qeo_done:
+	VZEROUPPER
+	RET
