@@ -24,15 +24,17 @@ func init() {
 }
 
 // qDepthwisePairs is op.Kernels.QDepthwise8 at the avx2 level on int16
-// words (qdwPairRowAVX2): each plane, less x's zero point, is widened to
-// a plane of row pairs, word j of pair row i holding padded rows i and
-// i+1 at column j (zeros in the border), so one vpmaddwd multiplies two
-// taps of a column, (w[2p][b], w[2p+1][b]), for 8 outputs and sums them
-// in int32 (an odd kernel height's last pair has a zero second weight).
-// Exact: |x - xz| ≤ 255 and |w| ≤ 255 fit int16 and every sum fits
-// int32. It declines (false) other levels, weights outside int16,
-// kernels above 7×7, a horizontal stride other than 1, vertical strides
-// above 2.
+// words (qdwPairRowAVX2). Each plane is copied into a byte plane padded
+// with x's zero point and widened, less the zero point, to a plane of
+// row pairs: word j of pair row i holds padded rows i and i+1 at column
+// j (qdwPairsAVX2; at a horizontal stride of 2 the row's even columns,
+// then its odd ones, qdwPairsEOAVX2, so a tap's 8 outputs are again 8
+// consecutive words). One vpmaddwd then multiplies two taps of a column,
+// (w[2p][b], w[2p+1][b]), for 8 outputs and sums them in int32 (an odd
+// kernel height's last pair has a zero second weight). Exact: |x - xz|
+// ≤ 255 and |w| ≤ 255 fit int16, every sum fits int32. It declines
+// (false) other levels, weights outside int16, kernels above 7×7,
+// strides above 2.
 func qDepthwisePairs(d *op.QDepthwise, p0, p1 int, done func(p int, acc []int32)) bool {
 	if curISA() != isaAVX2 || d.KH < 1 || d.KH > 7 || d.KW < 1 || d.KW > 7 || d.SH < 1 || d.SH > 2 || d.SW < 1 || d.SW > 2 ||
 		d.PT < 0 || d.PL < 0 || d.OH < 1 || d.OW < 1 {
@@ -49,29 +51,23 @@ func qDepthwisePairs(d *op.QDepthwise, p0, p1 int, done func(p int, acc []int32)
 	}
 	np := (d.KH + 1) / 2
 	ow8 := (d.OW + 7) &^ 7
-	// pair rows the outputs read, and the words a row holds: what the
-	// last 8-output step reads past the last output, at least the input
-	// row's extent
+	// pair rows the outputs read, and the words a row holds (a multiple
+	// of 16): what the last 8-output step reads past the last output, at
+	// least the input row's extent; at stride 2 as its even, then its odd
+	// columns, wh words each
 	hq := (d.OH-1)*d.SH + 2*(np-1) + 1
-	wq := max(ow8+d.KW-1, d.PL+d.Wd)
-	// at stride 2: the words of a pair row's even (and odd) half, what
-	// its last 8-output step reads, as bytes of the padded plane a
-	// multiple of 32
+	wq := (max(ow8+d.KW-1, d.PL+d.Wd) + 15) &^ 15
 	wh := (ow8 + (d.KW-1)/2 + 15) &^ 15
-	var pb []byte
 	if d.SW == 2 {
 		wq = 2 * wh
-		pb = make([]byte, (hq+1)*wq)
-		pb[0] = byte(d.XZero)
-		for n := 1; n < len(pb); n *= 2 { // the zero point everywhere
-			copy(pb[n:], pb[:n])
-		}
 	}
 	q := make([]int32, hq*wq)
-	// the zero point's bytes: the rows outside the plane, less it, are 0
-	zrow := make([]byte, d.Wd)
-	for i := range zrow {
-		zrow[i] = byte(d.XZero)
+	// the plane padded with x's zero point (which, less it, is 0), as
+	// many bytes a row as a pair row has words
+	pb := make([]byte, (hq+1)*wq)
+	pb[0] = byte(d.XZero)
+	for n := 1; n < len(pb); n *= 2 {
+		copy(pb[n:], pb[:n])
 	}
 	var signed uint32
 	if d.Signed {
@@ -102,34 +98,18 @@ func qDepthwisePairs(d *op.QDepthwise, p0, p1 int, done func(p int, acc []int32)
 		}
 	}
 	acc := make([]int32, d.OH*d.OW+8)
-	n16 := d.Wd &^ 15
 	for p := p0; p < p1; p++ {
 		x := d.X[p*d.H*d.Wd : (p+1)*d.H*d.Wd]
-		rowAt := func(i int) []byte { // padded row i's input bytes
-			if i -= d.PT; i < 0 || i >= d.H {
-				return zrow
+		for i := range d.H {
+			if r := i + d.PT; r <= hq && d.PL < wq {
+				copy(pb[r*wq+d.PL:(r+1)*wq], x[i*d.Wd:(i+1)*d.Wd])
 			}
-			return x[i*d.Wd : (i+1)*d.Wd]
 		}
-		if d.SW == 2 {
-			for i := range d.H {
-				if r := i + d.PT; r <= hq && d.PL < wq {
-					copy(pb[r*wq+d.PL:(r+1)*wq], x[i*d.Wd:(i+1)*d.Wd])
-				}
-			}
-			for i := range hq {
+		for i := range hq {
+			if d.SW == 2 {
 				qdwPairsEOAVX2(&q[i*wq], &q[i*wq+wh], &pb[i*wq], &pb[(i+1)*wq], wq, d.XZero, signed)
-			}
-		} else {
-			for i := range hq {
-				top, bot, dst := rowAt(i), rowAt(i+1), q[i*wq+d.PL:][:d.Wd]
-				if n16 > 0 {
-					qdwPairsAVX2(&dst[0], &top[0], &bot[0], n16, d.XZero, signed)
-				}
-				for j := n16; j < d.Wd; j++ {
-					dst[j] = int32(uint32(uint16(int16(byteVal(top[j], d.Signed)-d.XZero))) |
-						uint32(uint16(int16(byteVal(bot[j], d.Signed)-d.XZero)))<<16)
-				}
+			} else {
+				qdwPairsAVX2(&q[i*wq], &pb[i*wq], &pb[(i+1)*wq], wq, d.XZero, signed)
 			}
 		}
 		c := p % d.C
