@@ -105,7 +105,9 @@ func qDepthwisePairs(d *op.QDepthwise, p0, p1 int, done func(p int, acc []int32)
 				copy(pb[r*wq+d.PL:(r+1)*wq], x[i*d.Wd:(i+1)*d.Wd])
 			}
 		}
-		for i := range hq {
+		// the outputs read pair rows r·SH + 2p: at a vertical stride of 2
+		// only the even ones
+		for i := 0; i < hq; i += d.SH {
 			if d.SW == 2 {
 				qdwPairsEOAVX2(&q[i*wq], &q[i*wq+wh], &pb[i*wq], &pb[(i+1)*wq], wq, d.XZero, signed)
 			} else {
