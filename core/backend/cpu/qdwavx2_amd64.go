@@ -33,15 +33,19 @@ func init() {
 // (w[2p][b], w[2p+1][b]), for 8 outputs and sums them in int32 (an odd
 // kernel height's last pair has a zero second weight). Exact: |x - xz|
 // ≤ 255 and |w| ≤ 255 fit int16, every sum fits int32. It declines
-// (false) other levels, weights outside int16, kernels above 7×7,
-// strides above 2.
+// (false) other levels, weights outside int16, a zero point outside x's
+// type, kernels above 7×7, strides above 2.
 func qDepthwisePairs(d *op.QDepthwise, p0, p1 int, done func(p int, acc []int32)) bool {
 	if curISA() != isaAVX2 || d.KH < 1 || d.KH > 7 || d.KW < 1 || d.KW > 7 || d.SH < 1 || d.SH > 2 || d.SW < 1 || d.SW > 2 ||
 		d.PT < 0 || d.PL < 0 || d.OH < 1 || d.OW < 1 {
 		return false
 	}
 	k := d.KH * d.KW
-	if len(d.W) < d.C*k {
+	lo, hi := int32(0), int32(255) // x's zero point must be one of x's values (the padding)
+	if d.Signed {
+		lo, hi = -128, 127
+	}
+	if len(d.W) < d.C*k || d.XZero < lo || d.XZero > hi {
 		return false
 	}
 	for _, v := range d.W[:d.C*k] {

@@ -18,7 +18,8 @@ import (
 // strides 1 and 2 (each axis), pads to beyond the kernel's reach, widths
 // around the 16-byte and 8- and 32-output steps, weights up to ±255 (a
 // weight zero point's reach) and all-extreme operands; that it declines
-// weights outside int16 and the other levels.
+// weights outside int16, zero points outside x's type and the other
+// levels.
 func TestQDepthwiseWords(t *testing.T) {
 	if qDepthwiseWords == nil {
 		t.Skip("no AVX2 here")
@@ -97,7 +98,15 @@ func TestQDepthwiseWords(t *testing.T) {
 	if qDepthwiseWords(d, 0, 1, func(int, []int32) {}) {
 		t.Errorf("took a weight of 32768")
 	}
-	d.W[0] = 1
+	d.W[0], d.XZero = 1, 256
+	if qDepthwiseWords(d, 0, 1, func(int, []int32) {}) {
+		t.Errorf("took a uint8 zero point of 256")
+	}
+	d.Signed, d.XZero = true, 128
+	if qDepthwiseWords(d, 0, 1, func(int, []int32) {}) {
+		t.Errorf("took an int8 zero point of 128")
+	}
+	d.Signed, d.XZero = false, 0
 	for _, l := range levels {
 		if l.name == "avx2" {
 			continue
