@@ -52,7 +52,9 @@ qpairs_done:
 // dst[j] = Σ_e madd(src[offs[e]/4 + j], ws[e]) for j < n rounded up to
 // 8, madd the sum of the two int16 halves' products (vpmaddwd): one
 // output row of the depthwise sums on row-paired words, ne tap pairs
-// with their byte offsets into the pair plane.
+// with their byte offsets into the pair plane; 64, then 32, then 8
+// outputs a step (the wider steps spread the per-tap loads and loop over
+// more products).
 TEXT ·qdwPairRowAVX2(SB), NOSPLIT, $0-48
 	MOVQ dst+0(FP), DI
 	MOVQ n+8(FP), CX
@@ -60,6 +62,53 @@ TEXT ·qdwPairRowAVX2(SB), NOSPLIT, $0-48
 	MOVQ offs+24(FP), R8
 	MOVQ ws+32(FP), R9
 	MOVQ ne+40(FP), R10
+qrow_blk64:
+	CMPQ CX, $64
+	JLT qrow_blk
+	VPXOR Y0, Y0, Y0
+	VPXOR Y1, Y1, Y1
+	VPXOR Y2, Y2, Y2
+	VPXOR Y3, Y3, Y3
+	VPXOR Y4, Y4, Y4
+	VPXOR Y5, Y5, Y5
+	VPXOR Y6, Y6, Y6
+	VPXOR Y7, Y7, Y7
+	XORQ R11, R11
+qrow_blk64_tap:
+	MOVQ (R8)(R11*8), AX
+	VPBROADCASTD (R9)(R11*4), Y8
+	ADDQ SI, AX
+	VPMADDWD (AX), Y8, Y9
+	VPMADDWD 32(AX), Y8, Y10
+	VPMADDWD 64(AX), Y8, Y11
+	VPMADDWD 96(AX), Y8, Y12
+	VPADDD Y9, Y0, Y0
+	VPADDD Y10, Y1, Y1
+	VPADDD Y11, Y2, Y2
+	VPADDD Y12, Y3, Y3
+	VPMADDWD 128(AX), Y8, Y9
+	VPMADDWD 160(AX), Y8, Y10
+	VPMADDWD 192(AX), Y8, Y11
+	VPMADDWD 224(AX), Y8, Y12
+	VPADDD Y9, Y4, Y4
+	VPADDD Y10, Y5, Y5
+	VPADDD Y11, Y6, Y6
+	VPADDD Y12, Y7, Y7
+	INCQ R11
+	CMPQ R11, R10
+	JLT qrow_blk64_tap
+	VMOVDQU Y0, (DI)
+	VMOVDQU Y1, 32(DI)
+	VMOVDQU Y2, 64(DI)
+	VMOVDQU Y3, 96(DI)
+	VMOVDQU Y4, 128(DI)
+	VMOVDQU Y5, 160(DI)
+	VMOVDQU Y6, 192(DI)
+	VMOVDQU Y7, 224(DI)
+	ADDQ $256, SI
+	ADDQ $256, DI
+	SUBQ $64, CX
+	JMP qrow_blk64
 qrow_blk:
 	CMPQ CX, $32
 	JLT qrow_tail

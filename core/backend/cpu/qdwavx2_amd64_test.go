@@ -16,7 +16,7 @@ import (
 // pass on the float driver alone) and that its sums equal the tap-by-tap
 // ones (qdwPlanesRef): both signednesses of x, kernels 1×1 to 7×7,
 // strides 1 and 2 (each axis), pads to beyond the kernel's reach, widths
-// around the 16-byte and 8- and 32-output steps, weights up to ±255 (a
+// around the 16-byte and 8-, 32- and 64-output steps, weights up to ±255 (a
 // weight zero point's reach) and all-extreme operands; that it declines
 // weights outside int16, zero points outside x's type and the other
 // levels.
@@ -45,7 +45,7 @@ func TestQDepthwiseWords(t *testing.T) {
 		for _, kw := range []int{1, 3, 4, 5, 7} {
 			for _, s := range [][2]int{{1, 1}, {2, 1}, {1, 2}, {2, 2}} {
 				sh, sw := s[0], s[1]
-				for _, wd := range []int{1, 7, 15, 16, 17, 33, 40, 65} {
+				for _, wd := range []int{1, 7, 15, 16, 17, 33, 40, 65, 100, 131} {
 					h := 1 + r.IntN(9)
 					d := &op.QDepthwise{C: 3, H: h, Wd: wd, KH: kh, KW: kw, SH: sh, SW: sw, PT: r.IntN(kh + 1), PL: r.IntN(kw + 1), Signed: n%2 == 1}
 					pb, pr := r.IntN(kh+1), r.IntN(kw+1)
