@@ -45,8 +45,11 @@ test-arm64:
 setup:
 	bash scripts/setup.sh
 
+# vet also builds core/backend/cpu (its tests included) with the purego tag: the portable build
+# users get with -tags purego, which no other step compiles.
 vet:
 	$(GO) vet ./...
+	CGO_ENABLED=0 $(GO) vet -tags purego ./core/backend/cpu/
 
 # test is the command README.md and .ci/run name: vet; the MPI build (so core/dist/mpitest trains
 # under mpirun instead of skipping); every Go test; the MPI collectives on 2 ranks; the arm64
