@@ -50,14 +50,16 @@ func qepiRowAVX2(dst *byte, acc *int32, n int, ib int32, m, b, lo, hi, pm, pa, i
 //go:noescape
 func qepiHSRowAVX2(dst *byte, acc *int32, n int, ib int32, m, b, lo, hi, pm, pa, inv, z, qlo, qhi float32)
 
-// qepiRow is op.Kernels.QEpilogueRow8 at the avx2 and avx512 levels.
+// qepiRow is op.Kernels.QEpilogueRow8 at the avx2 and avx512 levels:
+// the whole row at avx512 (its rows end under a mask), a multiple of 16
+// at avx2.
 func qepiRow(dst []byte, acc []int32, p *op.QEpilogue8) int {
 	f, step := qepiRowAVX2, 16
 	switch {
 	case curISA() == isaAVX512 && p.HardSwish:
-		f, step = qepiHSRowAVX512, 32
+		f, step = qepiHSRowAVX512, 1
 	case curISA() == isaAVX512:
-		f, step = qepiRowAVX512, 32
+		f, step = qepiRowAVX512, 1
 	case p.HardSwish:
 		f = qepiHSRowAVX2
 	}

@@ -382,8 +382,91 @@ requantRowAVX2_done:
 	VCVTPS2DQ reg, reg
 
 
+// EPI_REQ_NA is EPI_REQ without the affine, for PostMul = 1 and PostAdd
+// = +0: x·1 is x and x + 0 differs from x only for x = −0, whose
+// requantized byte equals +0's (roundEven(±0·inv) + z is z, or +0 when
+// z = 0, before the clamps), so the bytes are those of EPI_REQ.
+#define EPI_REQ_NA(round, reg, inv, z, qlo, qhi) \
+	VMULPS inv, reg, reg \
+	round $0, reg, reg \
+	VADDPS z, reg, reg \
+	VMAXPS qlo, reg, reg \
+	VMINPS qhi, reg, reg \
+	VCVTPS2DQ reg, reg
+
+// EPI_DEQR is EPI_DEQ after the load.
+#define EPI_DEQR(reg, ib, m, b) \
+	VPADDD ib, reg, reg \
+	VCVTDQ2PS reg, reg \
+	VMULPS m, reg, reg \
+	VADDPS b, reg, reg
+
+// EPI512_CONSTS sets, after qepiRowAVX512's and qepiHSRowAVX512's
+// argument loads (Z11 pm, Z12 pa), Z5 3, Z6 0, Z7 6, Z8 1/6, and BX to 1
+// when the affine is the identity (pm = 1, pa = +0), else 0.
+#define EPI512_CONSTS \
+	MOVL $0x3E2AAAAB, AX \
+	VMOVD AX, X8 \
+	VBROADCASTSS X8, Z8 \
+	MOVL $0x40400000, AX \
+	VMOVD AX, X5 \
+	VBROADCASTSS X5, Z5 \
+	MOVL $0x40C00000, AX \
+	VMOVD AX, X7 \
+	VBROADCASTSS X7, Z7 \
+	VXORPS X6, X6, X6 \
+	XORL BX, BX \
+	VMOVD X11, AX \
+	CMPL AX, $0x3F800000 \
+	JNE 4(PC) \
+	VMOVD X12, AX \
+	TESTL AX, AX \
+	SETEQ BX
+
+#define EPI512_CLAMP(reg, t) EPI_CLAMP(reg, Z3, Z4)
+#define EPI512_HS(reg, t) EPI_HS(reg, t, Z5, Z6, Z7, Z8)
+
+// EPI512_STEP32 does 32 elements with the activation act (EPI512_CLAMP or
+// EPI512_HS) and the requantize req (EPI512_REQ or EPI512_REQNA).
+#define EPI512_REQ(reg) EPI_REQ(VRNDSCALEPS, reg, Z11, Z12, Z13, Z14, Z15, Z16)
+#define EPI512_REQNA(reg) EPI_REQ_NA(VRNDSCALEPS, reg, Z13, Z14, Z15, Z16)
+#define EPI512_STEP32(act, req) \
+	EPI_DEQ(VMOVDQU32, 0, Z20, Z0, Z1, Z2) \
+	EPI_DEQ(VMOVDQU32, 64, Z21, Z0, Z1, Z2) \
+	act(Z20, Z22) \
+	act(Z21, Z23) \
+	req(Z20) \
+	req(Z21) \
+	VPMOVDB Z20, 0(DI) \
+	VPMOVDB Z21, 16(DI) \
+	ADDQ $128, SI \
+	ADDQ $32, DI \
+	SUBQ $32, CX
+
+#define EPI512_STEP16(act) \
+	EPI_DEQ(VMOVDQU32, 0, Z20, Z0, Z1, Z2) \
+	act(Z20, Z22) \
+	EPI512_REQ(Z20) \
+	VPMOVDB Z20, 0(DI) \
+	ADDQ $64, SI \
+	ADDQ $16, DI \
+	SUBQ $16, CX
+
+// EPI512_LAST does the last CX (1–15) elements under the mask K1.
+#define EPI512_LAST(act) \
+	MOVL $1, AX \
+	SHLL CX, AX \
+	DECL AX \
+	KMOVW AX, K1 \
+	VMOVDQU32.Z 0(SI), K1, Z20 \
+	EPI_DEQR(Z20, Z0, Z1, Z2) \
+	act(Z20, Z22) \
+	EPI512_REQ(Z20) \
+	VPMOVDB Z20, K1, 0(DI)
+
 // func qepiRowAVX512(dst *byte, acc *int32, n int, ib int32, m, b, lo, hi, pm, pa, inv, z, qlo, qhi float32)
-// n a multiple of 32.
+// Any n: 32 elements a step (without the affine when it is the
+// identity), then 16, then the last 1–15 under a mask.
 TEXT ·qepiRowAVX512(SB), NOSPLIT, $0-68
 	MOVQ dst+0(FP), DI
 	MOVQ acc+8(FP), SI
@@ -401,27 +484,33 @@ TEXT ·qepiRowAVX512(SB), NOSPLIT, $0-68
 	VBROADCASTSS z+56(FP), Z14
 	VBROADCASTSS qlo+60(FP), Z15
 	VBROADCASTSS qhi+64(FP), Z16
+	EPI512_CONSTS
+	TESTQ BX, BX
+	JNZ qepiRowAVX512_na
 qepiRowAVX512_loop:
 	CMPQ CX, $32
-	JLT qepiRowAVX512_done
-	EPI_DEQ(VMOVDQU32, 0, Z20, Z0, Z1, Z2)
-	EPI_DEQ(VMOVDQU32, 64, Z21, Z0, Z1, Z2)
-	EPI_CLAMP(Z20, Z3, Z4)
-	EPI_CLAMP(Z21, Z3, Z4)
-	EPI_REQ(VRNDSCALEPS, Z20, Z11, Z12, Z13, Z14, Z15, Z16)
-	EPI_REQ(VRNDSCALEPS, Z21, Z11, Z12, Z13, Z14, Z15, Z16)
-	VPMOVDB Z20, 0(DI)
-	VPMOVDB Z21, 16(DI)
-	ADDQ $128, SI
-	ADDQ $32, DI
-	SUBQ $32, CX
+	JLT qepiRowAVX512_tail
+	EPI512_STEP32(EPI512_CLAMP, EPI512_REQ)
 	JMP qepiRowAVX512_loop
+qepiRowAVX512_na:
+	CMPQ CX, $32
+	JLT qepiRowAVX512_tail
+	EPI512_STEP32(EPI512_CLAMP, EPI512_REQNA)
+	JMP qepiRowAVX512_na
+qepiRowAVX512_tail:
+	CMPQ CX, $16
+	JLT qepiRowAVX512_last
+	EPI512_STEP16(EPI512_CLAMP)
+qepiRowAVX512_last:
+	TESTQ CX, CX
+	JZ qepiRowAVX512_done
+	EPI512_LAST(EPI512_CLAMP)
 qepiRowAVX512_done:
 	VZEROUPPER
 	RET
 
 // func qepiHSRowAVX512(dst *byte, acc *int32, n int, ib int32, m, b, lo, hi, pm, pa, inv, z, qlo, qhi float32)
-// n a multiple of 32.
+// Any n, as qepiRowAVX512.
 TEXT ·qepiHSRowAVX512(SB), NOSPLIT, $0-68
 	MOVQ dst+0(FP), DI
 	MOVQ acc+8(FP), SI
@@ -439,31 +528,27 @@ TEXT ·qepiHSRowAVX512(SB), NOSPLIT, $0-68
 	VBROADCASTSS z+56(FP), Z14
 	VBROADCASTSS qlo+60(FP), Z15
 	VBROADCASTSS qhi+64(FP), Z16
-	MOVL $0x3E2AAAAB, AX // 1/6
-	VMOVD AX, X8
-	VBROADCASTSS X8, Z8
-	MOVL $0x40400000, AX // 3
-	VMOVD AX, X5
-	VBROADCASTSS X5, Z5
-	MOVL $0x40C00000, AX // 6
-	VMOVD AX, X7
-	VBROADCASTSS X7, Z7
-	VXORPS X6, X6, X6
+	EPI512_CONSTS
+	TESTQ BX, BX
+	JNZ qepiHSRowAVX512_na
 qepiHSRowAVX512_loop:
 	CMPQ CX, $32
-	JLT qepiHSRowAVX512_done
-	EPI_DEQ(VMOVDQU32, 0, Z20, Z0, Z1, Z2)
-	EPI_DEQ(VMOVDQU32, 64, Z21, Z0, Z1, Z2)
-	EPI_HS(Z20, Z22, Z5, Z6, Z7, Z8)
-	EPI_HS(Z21, Z23, Z5, Z6, Z7, Z8)
-	EPI_REQ(VRNDSCALEPS, Z20, Z11, Z12, Z13, Z14, Z15, Z16)
-	EPI_REQ(VRNDSCALEPS, Z21, Z11, Z12, Z13, Z14, Z15, Z16)
-	VPMOVDB Z20, 0(DI)
-	VPMOVDB Z21, 16(DI)
-	ADDQ $128, SI
-	ADDQ $32, DI
-	SUBQ $32, CX
+	JLT qepiHSRowAVX512_tail
+	EPI512_STEP32(EPI512_HS, EPI512_REQ)
 	JMP qepiHSRowAVX512_loop
+qepiHSRowAVX512_na:
+	CMPQ CX, $32
+	JLT qepiHSRowAVX512_tail
+	EPI512_STEP32(EPI512_HS, EPI512_REQNA)
+	JMP qepiHSRowAVX512_na
+qepiHSRowAVX512_tail:
+	CMPQ CX, $16
+	JLT qepiHSRowAVX512_last
+	EPI512_STEP16(EPI512_HS)
+qepiHSRowAVX512_last:
+	TESTQ CX, CX
+	JZ qepiHSRowAVX512_done
+	EPI512_LAST(EPI512_HS)
 qepiHSRowAVX512_done:
 	VZEROUPPER
 	RET

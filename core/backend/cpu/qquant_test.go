@@ -238,20 +238,97 @@ func TestQEpilogueRowKernel(t *testing.T) {
 							}
 						}
 						for j, a := range acc[:n] {
-							x := float32(float32(a+ib)*p.M) + p.B
-							if hs {
-								x = x * min(max(x+3, 0), 6) * (1.0 / 6)
-							} else {
-								x = min(max(x, p.Lo), p.Hi)
-							}
-							x = float32(x*p.PostMul) + p.PostAdd
-							q := min(max(float32(math.RoundToEven(float64(float32(x*p.Inv))))+p.Zero, p.QLo), p.QHi)
-							want := byte(uint8(q))
-							if signed {
-								want = byte(int8(q))
-							}
+							want := qepiWant(&p, a)
 							if dst[j] != want || unfused[j] != want {
 								t.Fatalf("clamp %v hardswish %v signed %v affine %v ib %d: acc %d → %d, unfused %d, want %d", c, hs, signed, affine, ib, a, dst[j], unfused[j], want)
+							}
+						}
+					}
+				}
+			}
+		}
+	})
+}
+
+// qepiWant is op.QEpilogue8.Row's output for the accumulator a, each
+// step written out in Go.
+func qepiWant(p *op.QEpilogue8, a int32) byte {
+	x := float32(float32(a+p.IB)*p.M) + p.B
+	if p.HardSwish {
+		x = x * min(max(x+3, 0), 6) * (1.0 / 6)
+	} else {
+		x = min(max(x, p.Lo), p.Hi)
+	}
+	x = float32(x*p.PostMul) + p.PostAdd
+	q := min(max(float32(math.RoundToEven(float64(float32(x*p.Inv))))+p.Zero, p.QLo), p.QHi)
+	if p.QLo < 0 {
+		return byte(int8(q))
+	}
+	return byte(uint8(q))
+}
+
+// TestQEpilogueRowLengths runs the backend's fused requantizing epilogue
+// row at every level on every length 0–100 (each tail and, at avx512,
+// each mask; a length the kernel leaves is allowed only below its step
+// of 16), each output bitwise against qepiWant and no byte written past
+// the row: clamp and hardswish, uint8 and int8, with the identity affine
+// (PostMul 1, PostAdd ±0: the avx512 kernels skip it), with an affine,
+// and accumulators around hardswish's −3, 0 and 3 and the output's ties.
+func TestQEpilogueRowLengths(t *testing.T) {
+	forLevels(t, func(t *testing.T) {
+		k := op.Active().QEpilogueRow8
+		if k == nil {
+			return
+		}
+		r := rand.New(rand.NewPCG(9, 10))
+		inf := float32(math.Inf(1))
+		for n := range 101 {
+			acc := make([]int32, n)
+			for j := range acc {
+				acc[j] = int32(r.IntN(2001) - 1000) // x = acc/128: [−7.8, 7.8]
+				if j%7 == 3 {
+					acc[j] = int32(r.Uint32())
+				}
+			}
+			for _, hs := range []bool{false, true} {
+				for _, signed := range []bool{false, true} {
+					for affine := range 4 {
+						p := op.QEpilogue8{IB: int32(r.IntN(21) - 10), M: 1.0 / 128, B: float32(r.IntN(5)-2) / 4, Lo: -inf, Hi: inf,
+							HardSwish: hs, PostMul: 1, Inv: 8, Zero: float32(r.IntN(256)), QLo: 0, QHi: 255}
+						if !hs {
+							p.Lo, p.Hi = 0, 6
+						}
+						switch affine {
+						case 1:
+							p.PostAdd = float32(math.Copysign(0, -1))
+						case 2:
+							p.PostMul, p.PostAdd = 0.5, 0.25
+						case 3:
+							p.Zero = 0 // −0 + 0 is +0
+						}
+						if signed {
+							p.Zero -= 128
+							if affine == 3 {
+								p.Zero = 0
+							}
+							p.QLo, p.QHi = -128, 127
+						}
+						dst := make([]byte, n+64)
+						for j := range dst {
+							dst[j] = 0xA5
+						}
+						got := k(dst[:n], acc, &p)
+						if got > n || got < n-15 {
+							t.Fatalf("n %d: QEpilogueRow8 did %d", n, got)
+						}
+						for j, a := range acc[:got] {
+							if want := qepiWant(&p, a); dst[j] != want {
+								t.Fatalf("n %d hardswish %v signed %v affine %d: acc[%d] = %d → %d, want %d", n, hs, signed, affine, j, a, dst[j], want)
+							}
+						}
+						for j := got; j < len(dst); j++ {
+							if dst[j] != 0xA5 {
+								t.Fatalf("n %d hardswish %v signed %v affine %d: wrote dst[%d] past the %d it did", n, hs, signed, affine, j, got)
 							}
 						}
 					}
