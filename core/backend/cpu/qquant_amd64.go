@@ -35,6 +35,35 @@ func dequantHSRowAVX512(v *float32, acc *int32, n int, ib int32, m, b float32)
 //go:noescape
 func dequantHSRowAVX2(v *float32, acc *int32, n int, ib int32, m, b float32)
 
+// dequantCols*: op.Kernels.DequantCols32's rows (ib, b nil: none).
+//
+//go:noescape
+func dequantColsAVX512(v *float32, acc, ib *int32, m, b *float32, n int)
+
+//go:noescape
+func dequantColsAVX2(v *float32, acc, ib *int32, m, b *float32, n int)
+
+// dequantCols is op.Kernels.DequantCols32 at the avx2 and avx512 levels:
+// the whole row at avx512 (its rows end under a mask), a multiple of 8
+// at avx2.
+func dequantCols(v []float32, acc, ib []int32, m, b []float32) int {
+	n := min(len(v), len(acc), len(m))
+	if ib != nil {
+		n = min(n, len(ib))
+	}
+	if b != nil {
+		n = min(n, len(b))
+	}
+	f := dequantColsAVX512
+	if curISA() != isaAVX512 {
+		f, n = dequantColsAVX2, n&^7
+	}
+	if n > 0 {
+		f(unsafe.SliceData(v), unsafe.SliceData(acc), unsafe.SliceData(ib), unsafe.SliceData(m), unsafe.SliceData(b), n)
+	}
+	return n
+}
+
 // The fused requantizing epilogue rows (op.Kernels.QEpilogueRow8); lo
 // and hi are unused by the hardswish ones.
 //
@@ -131,4 +160,5 @@ func quantKernels(k *op.Kernels) {
 		return
 	}
 	k.Quantize8, k.Requantize8, k.DequantRow32, k.QEpilogueRow8 = quantRow, requantRow, dequantRow, qepiRow
+	k.DequantCols32 = dequantCols
 }

@@ -664,3 +664,84 @@ qepiHSRowAVX2_signed:
 qepiHSRowAVX2_done:
 	VZEROUPPER
 	RET
+
+// func dequantColsAVX512(v *float32, acc, ib *int32, m, b *float32, n int)
+// v[j] = float32(acc[j] + ib[j])·m[j] + b[j] (ib, b nil: none), product and
+// sum rounded separately; any n (the last 1–15 under a mask).
+TEXT ·dequantColsAVX512(SB), NOSPLIT, $0-48
+	MOVQ v+0(FP), DI
+	MOVQ acc+8(FP), SI
+	MOVQ ib+16(FP), R8
+	MOVQ m+24(FP), R9
+	MOVQ b+32(FP), R12
+	MOVQ n+40(FP), CX
+	XORQ DX, DX
+dequantColsAVX512_loop:
+	CMPQ CX, $16
+	JLT dequantColsAVX512_last
+	VMOVDQU32 (SI)(DX*4), Z0
+	TESTQ R8, R8
+	JZ 2(PC)
+	VPADDD (R8)(DX*4), Z0, Z0
+	VCVTDQ2PS Z0, Z0
+	VMULPS (R9)(DX*4), Z0, Z0
+	TESTQ R12, R12
+	JZ 2(PC)
+	VADDPS (R12)(DX*4), Z0, Z0
+	VMOVUPS Z0, (DI)(DX*4)
+	ADDQ $16, DX
+	SUBQ $16, CX
+	JMP dequantColsAVX512_loop
+dequantColsAVX512_last:
+	TESTQ CX, CX
+	JZ dequantColsAVX512_done
+	MOVL $1, AX
+	SHLL CX, AX
+	DECL AX
+	KMOVW AX, K1
+	VMOVDQU32.Z (SI)(DX*4), K1, Z0
+	TESTQ R8, R8
+	JZ 3(PC)
+	VMOVDQU32.Z (R8)(DX*4), K1, Z1
+	VPADDD Z1, Z0, Z0
+	VCVTDQ2PS Z0, Z0
+	VMOVUPS.Z (R9)(DX*4), K1, Z1
+	VMULPS Z1, Z0, Z0
+	TESTQ R12, R12
+	JZ 3(PC)
+	VMOVUPS.Z (R12)(DX*4), K1, Z1
+	VADDPS Z1, Z0, Z0
+	VMOVUPS Z0, K1, (DI)(DX*4)
+dequantColsAVX512_done:
+	VZEROUPPER
+	RET
+
+// func dequantColsAVX2(v *float32, acc, ib *int32, m, b *float32, n int)
+// As dequantColsAVX512; n a multiple of 8.
+TEXT ·dequantColsAVX2(SB), NOSPLIT, $0-48
+	MOVQ v+0(FP), DI
+	MOVQ acc+8(FP), SI
+	MOVQ ib+16(FP), R8
+	MOVQ m+24(FP), R9
+	MOVQ b+32(FP), R12
+	MOVQ n+40(FP), CX
+	XORQ DX, DX
+dequantColsAVX2_loop:
+	CMPQ CX, $8
+	JLT dequantColsAVX2_done
+	VMOVDQU (SI)(DX*4), Y0
+	TESTQ R8, R8
+	JZ 2(PC)
+	VPADDD (R8)(DX*4), Y0, Y0
+	VCVTDQ2PS Y0, Y0
+	VMULPS (R9)(DX*4), Y0, Y0
+	TESTQ R12, R12
+	JZ 2(PC)
+	VADDPS (R12)(DX*4), Y0, Y0
+	VMOVUPS Y0, (DI)(DX*4)
+	ADDQ $8, DX
+	SUBQ $8, CX
+	JMP dequantColsAVX2_loop
+dequantColsAVX2_done:
+	VZEROUPPER
+	RET

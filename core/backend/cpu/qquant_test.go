@@ -169,6 +169,67 @@ func TestDequantRowKernel(t *testing.T) {
 	})
 }
 
+// TestDequantColsKernel checks the backend's per-column dequantize row
+// (qgemm's float32 outputs) at every level on every length 0–70 (each
+// tail and mask), with and without each bias, bitwise against the same
+// steps in Go, and that nothing is written past the row.
+func TestDequantColsKernel(t *testing.T) {
+	forLevels(t, func(t *testing.T) {
+		k := op.Active().DequantCols32
+		if k == nil {
+			return
+		}
+		r := rand.New(rand.NewPCG(11, 12))
+		for n := range 71 {
+			acc, ib, m, b := make([]int32, n), make([]int32, n), make([]float32, n), make([]float32, n)
+			for j := range n {
+				acc[j], ib[j] = int32(r.Uint32()), int32(r.IntN(2001)-1000)
+				if j%3 == 0 {
+					acc[j] = int32(r.IntN(2001) - 1000)
+				}
+				m[j], b[j] = float32(r.Float64()*1e-3), float32(r.NormFloat64())
+			}
+			if n > 0 {
+				acc[0], ib[0] = math.MaxInt32, 1 // wraps
+			}
+			for bias := range 4 {
+				ibs, bs := ib, b
+				if bias&1 == 0 {
+					ibs = nil
+				}
+				if bias&2 == 0 {
+					bs = nil
+				}
+				v := make([]float32, n+32)
+				for j := range v {
+					v[j] = -7
+				}
+				got := k(v[:n], acc, ibs, m, bs)
+				if got > n || got < n-15 {
+					t.Fatalf("n %d: DequantCols32 did %d", n, got)
+				}
+				for j, a := range acc[:got] {
+					if ibs != nil {
+						a += ibs[j]
+					}
+					want := float32(float32(a) * m[j])
+					if bs != nil {
+						want += bs[j]
+					}
+					if math.Float32bits(v[j]) != math.Float32bits(want) {
+						t.Fatalf("n %d bias %d: acc[%d] = %d → %g, want %g", n, bias, j, acc[j], v[j], want)
+					}
+				}
+				for j := got; j < len(v); j++ {
+					if v[j] != -7 {
+						t.Fatalf("n %d bias %d: wrote v[%d] past the %d it did", n, bias, j, got)
+					}
+				}
+			}
+		}
+	})
+}
+
 // TestQEpilogueRowKernel checks the backend's fused requantizing epilogue
 // row at every level bitwise against the same steps written out in Go,
 // and against the unfused passes (DequantRow32, two VecRow32, Requantize8
