@@ -99,20 +99,22 @@ func qepiRow(dst []byte, acc []int32, p *op.QEpilogue8) int {
 	return n
 }
 
-// quantRow is op.Kernels.Quantize8 at the avx2 and avx512 levels.
+// quantRow is op.Kernels.Quantize8 at the avx2 and avx512 levels (the
+// whole row at avx512, whose rows end under a mask).
 func quantRow(dst []byte, src []float32, scale, zero float32, signed bool) int {
 	if curISA() != isaAVX512 {
 		return quantRowWith(quantRowAVX2, 16, dst, src, scale, zero, signed)
 	}
-	return quantRowWith(quantRowAVX512, 32, dst, src, scale, zero, signed)
+	return quantRowWith(quantRowAVX512, 1, dst, src, scale, zero, signed)
 }
 
-// requantRow is op.Kernels.Requantize8 at the avx2 and avx512 levels.
+// requantRow is op.Kernels.Requantize8 at the avx2 and avx512 levels (the
+// whole row at avx512).
 func requantRow(dst []byte, src []float32, inv, zero float32, signed bool) int {
 	if curISA() != isaAVX512 {
 		return quantRowWith(requantRowAVX2, 16, dst, src, inv, zero, signed)
 	}
-	return quantRowWith(requantRowAVX512, 32, dst, src, inv, zero, signed)
+	return quantRowWith(requantRowAVX512, 1, dst, src, inv, zero, signed)
 }
 
 // quantRowWith runs the row kernel f (step elements per iteration) on the

@@ -11,6 +11,10 @@
 // byte is the uint8 or int8 value itself).
 #define QUANT_AVX512(op, off, reg) \
 	VMOVUPS off(SI), reg \
+	QUANT_AVX512R(op, reg)
+
+// QUANT_AVX512R is QUANT_AVX512 on a loaded register.
+#define QUANT_AVX512R(op, reg) \
 	op Z1, reg, reg \
 	VRNDSCALEPS $0, reg, reg \
 	VADDPS Z2, reg, reg \
@@ -19,7 +23,7 @@
 	VCVTPS2DQ reg, reg
 
 // func quantRowAVX512(dst *byte, src *float32, n int, scale, zero, lo, hi float32)
-// n a multiple of 32.
+// Any n: 32 a step, then 16, then the last 1–15 under a mask.
 TEXT ·quantRowAVX512(SB), NOSPLIT, $0-40
 	MOVQ dst+0(FP), DI
 	MOVQ src+8(FP), SI
@@ -30,7 +34,7 @@ TEXT ·quantRowAVX512(SB), NOSPLIT, $0-40
 	VBROADCASTSS hi+36(FP), Z4
 quantRowAVX512_loop:
 	CMPQ CX, $32
-	JLT quantRowAVX512_done
+	JLT quantRowAVX512_tail
 	QUANT_AVX512(VDIVPS, 0, Z5)
 	QUANT_AVX512(VDIVPS, 64, Z6)
 	VPMOVDB Z5, 0(DI)
@@ -39,6 +43,24 @@ quantRowAVX512_loop:
 	ADDQ $32, DI
 	SUBQ $32, CX
 	JMP quantRowAVX512_loop
+quantRowAVX512_tail:
+	CMPQ CX, $16
+	JLT quantRowAVX512_last
+	QUANT_AVX512(VDIVPS, 0, Z5)
+	VPMOVDB Z5, 0(DI)
+	ADDQ $64, SI
+	ADDQ $16, DI
+	SUBQ $16, CX
+quantRowAVX512_last:
+	TESTQ CX, CX
+	JZ quantRowAVX512_done
+	MOVL $1, AX
+	SHLL CX, AX
+	DECL AX
+	KMOVW AX, K1
+	VMOVUPS.Z 0(SI), K1, Z5
+	QUANT_AVX512R(VDIVPS, Z5)
+	VPMOVDB Z5, K1, 0(DI)
 quantRowAVX512_done:
 	VZEROUPPER
 	RET
@@ -279,7 +301,7 @@ dequantHSRowAVX512_done:
 // lo, hi), inv = 1/y_scale rounded once, as core/op's requantize loop.
 
 // func requantRowAVX512(dst *byte, src *float32, n int, inv, zero, lo, hi float32)
-// n a multiple of 32.
+// Any n: 32 a step, then 16, then the last 1–15 under a mask.
 TEXT ·requantRowAVX512(SB), NOSPLIT, $0-40
 	MOVQ dst+0(FP), DI
 	MOVQ src+8(FP), SI
@@ -290,7 +312,7 @@ TEXT ·requantRowAVX512(SB), NOSPLIT, $0-40
 	VBROADCASTSS hi+36(FP), Z4
 requantRowAVX512_loop:
 	CMPQ CX, $32
-	JLT requantRowAVX512_done
+	JLT requantRowAVX512_tail
 	QUANT_AVX512(VMULPS, 0, Z5)
 	QUANT_AVX512(VMULPS, 64, Z6)
 	VPMOVDB Z5, 0(DI)
@@ -299,6 +321,24 @@ requantRowAVX512_loop:
 	ADDQ $32, DI
 	SUBQ $32, CX
 	JMP requantRowAVX512_loop
+requantRowAVX512_tail:
+	CMPQ CX, $16
+	JLT requantRowAVX512_last
+	QUANT_AVX512(VMULPS, 0, Z5)
+	VPMOVDB Z5, 0(DI)
+	ADDQ $64, SI
+	ADDQ $16, DI
+	SUBQ $16, CX
+requantRowAVX512_last:
+	TESTQ CX, CX
+	JZ requantRowAVX512_done
+	MOVL $1, AX
+	SHLL CX, AX
+	DECL AX
+	KMOVW AX, K1
+	VMOVUPS.Z 0(SI), K1, Z5
+	QUANT_AVX512R(VMULPS, Z5)
+	VPMOVDB Z5, K1, 0(DI)
 requantRowAVX512_done:
 	VZEROUPPER
 	RET

@@ -87,6 +87,64 @@ func TestQuantizeRowKernel(t *testing.T) {
 	})
 }
 
+// TestQuantizeRowLengths runs Quantize8 and Requantize8 at every level on
+// every length 0–80 of quantInputs' windows (each tail and, at avx512,
+// each mask; a length left undone is allowed only below the step of 16),
+// bitwise against the contract in Go, and checks that nothing is written
+// past the row.
+func TestQuantizeRowLengths(t *testing.T) {
+	forLevels(t, func(t *testing.T) {
+		q, rq := op.Active().Quantize8, op.Active().Requantize8
+		if q == nil || rq == nil {
+			return
+		}
+		x := quantInputs(rand.New(rand.NewPCG(13, 14)))
+		for n := range 81 {
+			for _, signed := range []bool{false, true} {
+				for requant := range 2 {
+					zero, lo, hi := float32(7), 0.0, 255.0
+					if signed {
+						zero, lo, hi = -5, -128, 127
+					}
+					src := x[(n*37)%(len(x)-n):][:n]
+					dst := make([]byte, n+64)
+					for j := range dst {
+						dst[j] = 0xA5
+					}
+					var got int
+					if requant == 1 {
+						got = rq(dst[:n], src, 1/float32(0.0137), zero, signed)
+					} else {
+						got = q(dst[:n], src, 0.25, zero, signed)
+					}
+					if got > n || got < n-15 {
+						t.Fatalf("n %d requant %d: did %d", n, requant, got)
+					}
+					for i, v := range src[:got] {
+						y := v / 0.25
+						if requant == 1 {
+							y = v * (1 / float32(0.0137))
+						}
+						want := min(max(math.RoundToEven(float64(y))+float64(zero), lo), hi)
+						g := float64(dst[i])
+						if signed {
+							g = float64(int8(dst[i]))
+						}
+						if g != want {
+							t.Fatalf("n %d signed %v requant %d: x[%d] = %g → %g, want %g", n, signed, requant, i, v, g, want)
+						}
+					}
+					for j := got; j < len(dst); j++ {
+						if dst[j] != 0xA5 {
+							t.Fatalf("n %d signed %v requant %d: wrote dst[%d] past the %d it did", n, signed, requant, j, got)
+						}
+					}
+				}
+			}
+		}
+	})
+}
+
 // TestRequantizeRowKernel checks Requantize8 at every vector level
 // against its contract computed in Go (x·inv rounded to float32, rounded
 // half to even, the zero point, the clamp), bit for bit, on
