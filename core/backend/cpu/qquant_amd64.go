@@ -92,12 +92,19 @@ func qepiRow(dst []byte, acc []int32, p *op.QEpilogue8) int {
 	case p.HardSwish:
 		f = qepiHSRowAVX2
 	}
+	if step == 1 && !(smallInt(p.Zero) && smallInt(p.QLo) && smallInt(p.QHi)) {
+		return 0 // the avx512 rows requantize in integers (EPI512_REQNA)
+	}
 	n := min(len(dst), len(acc)) / step * step
 	if n > 0 {
 		f(unsafe.SliceData(dst), unsafe.SliceData(acc), n, p.IB, p.M, p.B, p.Lo, p.Hi, p.PostMul, p.PostAdd, p.Inv, p.Zero, p.QLo, p.QHi)
 	}
 	return n
 }
+
+// smallInt reports whether x is an integer of magnitude at most 2¹⁶ (a
+// zero point or a bound of an 8-bit type always is).
+func smallInt(x float32) bool { return x == float32(int32(x)) && x >= -1<<16 && x <= 1<<16 }
 
 // quantRow is op.Kernels.Quantize8 at the avx2 and avx512 levels (the
 // whole row at avx512, whose rows end under a mask).

@@ -443,7 +443,8 @@ requantRowAVX2_done:
 
 // EPI512_CONSTS sets, after qepiRowAVX512's and qepiHSRowAVX512's
 // argument loads (Z11 pm, Z12 pa), Z5 3, Z6 0, Z7 6, Z8 1/6, and BX to 1
-// when the affine is the identity (pm = 1, pa = +0), else 0.
+// when the affine is the identity (pm = 1, pa = +0), else 0; the caller
+// then sets Z17 = int32(z) and Z15, Z16 = qlo − z, qhi − z.
 #define EPI512_CONSTS \
 	MOVL $0x3E2AAAAB, AX \
 	VMOVD AX, X8 \
@@ -468,8 +469,24 @@ requantRowAVX2_done:
 
 // EPI512_STEP32 does 32 elements with the activation act (EPI512_CLAMP or
 // EPI512_HS) and the requantize req (EPI512_REQ or EPI512_REQNA).
-#define EPI512_REQ(reg) EPI_REQ(VRNDSCALEPS, reg, Z11, Z12, Z13, Z14, Z15, Z16)
-#define EPI512_REQNA(reg) EPI_REQ_NA(VRNDSCALEPS, reg, Z13, Z14, Z15, Z16)
+// EPI512_REQNA requantizes without the affine in integers: y = x·inv
+// clamped to [qlo − z, qhi − z] (Z15, Z16: integers, so the clamp picks
+// out exactly the y whose roundEven(y) + z the clamps of EPI_REQ would
+// move, and sends them to the same bound; NaN to qlo, as VMAXPS does
+// there), converted rounding half to even, plus z as int32 (Z17): the
+// bytes of EPI_REQ_NA in five operations instead of seven (VRNDSCALEPS
+// is two). qepiRow checks that qlo, qhi and z are small integers.
+#define EPI512_REQNA(reg) \
+	VMULPS Z13, reg, reg \
+	VMAXPS Z15, reg, reg \
+	VMINPS Z16, reg, reg \
+	VCVTPS2DQ.RN_SAE reg, reg \
+	VPADDD Z17, reg, reg
+
+#define EPI512_REQ(reg) \
+	VMULPS Z11, reg, reg \
+	VADDPS Z12, reg, reg \
+	EPI512_REQNA(reg)
 #define EPI512_STEP32(act, req) \
 	EPI_DEQ(VMOVDQU32, 0, Z20, Z0, Z1, Z2) \
 	EPI_DEQ(VMOVDQU32, 64, Z21, Z0, Z1, Z2) \
@@ -525,6 +542,9 @@ TEXT ·qepiRowAVX512(SB), NOSPLIT, $0-68
 	VBROADCASTSS qlo+60(FP), Z15
 	VBROADCASTSS qhi+64(FP), Z16
 	EPI512_CONSTS
+	VCVTPS2DQ Z14, Z17
+	VSUBPS Z14, Z15, Z15
+	VSUBPS Z14, Z16, Z16
 	TESTQ BX, BX
 	JNZ qepiRowAVX512_na
 qepiRowAVX512_loop:
@@ -569,6 +589,9 @@ TEXT ·qepiHSRowAVX512(SB), NOSPLIT, $0-68
 	VBROADCASTSS qlo+60(FP), Z15
 	VBROADCASTSS qhi+64(FP), Z16
 	EPI512_CONSTS
+	VCVTPS2DQ Z14, Z17
+	VSUBPS Z14, Z15, Z15
+	VSUBPS Z14, Z16, Z16
 	TESTQ BX, BX
 	JNZ qepiHSRowAVX512_na
 qepiHSRowAVX512_loop:
