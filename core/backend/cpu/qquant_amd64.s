@@ -125,13 +125,28 @@ quantRowAVX2_done:
 // and the add rounded separately (relu: lo = 0, hi = +Inf; none: ±Inf).
 #define DEQ(mov, off, reg) \
 	mov off(SI), reg \
+	DEQR(reg) \
+	VMOVUPS reg, off(DI)
+
+// DEQR is DEQ on a loaded register, without the store.
+#define DEQR(reg) \
 	VPADDD R0, reg, reg \
 	VCVTDQ2PS reg, reg \
 	VMULPS R1, reg, reg \
 	VADDPS R2, reg, reg \
 	VMAXPS R3, reg, reg \
-	VMINPS R4, reg, reg \
-	VMOVUPS reg, off(DI)
+	VMINPS R4, reg, reg
+
+// DEQ512_LAST does the last CX (1–15) elements of an avx512 dequantize
+// row under the mask K1: body on reg masked-loaded, a masked store.
+#define DEQ512_LAST(reg, body) \
+	MOVL $1, AX \
+	SHLL CX, AX \
+	DECL AX \
+	KMOVW AX, K1 \
+	VMOVDQU32.Z 0(SI), K1, reg \
+	body \
+	VMOVUPS reg, K1, 0(DI)
 
 #define R0 Z0
 #define R1 Z1
@@ -140,7 +155,7 @@ quantRowAVX2_done:
 #define R4 Z4
 
 // func dequantRowAVX512(v *float32, acc *int32, n int, ib int32, m, b, lo, hi float32)
-// n a multiple of 32.
+// Any n: 32 a step, then 16, then the last 1–15 under a mask.
 TEXT ·dequantRowAVX512(SB), NOSPLIT, $0-44
 	MOVQ v+0(FP), DI
 	MOVQ acc+8(FP), SI
@@ -154,13 +169,24 @@ TEXT ·dequantRowAVX512(SB), NOSPLIT, $0-44
 	VBROADCASTSS hi+40(FP), Z4
 dequantRowAVX512_loop:
 	CMPQ CX, $32
-	JLT dequantRowAVX512_done
+	JLT dequantRowAVX512_tail
 	DEQ(VMOVDQU32, 0, Z5)
 	DEQ(VMOVDQU32, 64, Z6)
 	ADDQ $128, SI
 	ADDQ $128, DI
 	SUBQ $32, CX
 	JMP dequantRowAVX512_loop
+dequantRowAVX512_tail:
+	CMPQ CX, $16
+	JLT dequantRowAVX512_last
+	DEQ(VMOVDQU32, 0, Z5)
+	ADDQ $64, SI
+	ADDQ $64, DI
+	SUBQ $16, CX
+dequantRowAVX512_last:
+	TESTQ CX, CX
+	JZ dequantRowAVX512_done
+	DEQ512_LAST(Z5, DEQR(Z5))
 dequantRowAVX512_done:
 	VZEROUPPER
 	RET
@@ -207,6 +233,11 @@ dequantRowAVX2_done:
 // rounded as Go's loop (a multiply, not a division per element).
 #define DEQHS(mov, off, reg, t) \
 	mov off(SI), reg \
+	DEQHSR(reg, t) \
+	VMOVUPS reg, off(DI)
+
+// DEQHSR is DEQHS on a loaded register, without the store.
+#define DEQHSR(reg, t) \
 	VPADDD R0, reg, reg \
 	VCVTDQ2PS reg, reg \
 	VMULPS R1, reg, reg \
@@ -215,8 +246,7 @@ dequantRowAVX2_done:
 	VMAXPS R4, t, t \
 	VMINPS R5, t, t \
 	VMULPS t, reg, reg \
-	VMULPS R10, reg, reg \
-	VMOVUPS reg, off(DI)
+	VMULPS R10, reg, reg
 
 #define HSCONST(zero, three, six, sixth) \
 	MOVL $0x3E2AAAAB, AX \
@@ -273,7 +303,7 @@ dequantHSRowAVX2_done:
 #define R10 Z10
 
 // func dequantHSRowAVX512(v *float32, acc *int32, n int, ib int32, m, b float32)
-// n a multiple of 32.
+// Any n, as dequantRowAVX512.
 TEXT ·dequantHSRowAVX512(SB), NOSPLIT, $0-36
 	MOVQ v+0(FP), DI
 	MOVQ acc+8(FP), SI
@@ -286,13 +316,24 @@ TEXT ·dequantHSRowAVX512(SB), NOSPLIT, $0-36
 	HSCONST(Z4, Z3, Z5, Z10)
 dequantHSRowAVX512_loop:
 	CMPQ CX, $32
-	JLT dequantHSRowAVX512_done
+	JLT dequantHSRowAVX512_tail
 	DEQHS(VMOVDQU32, 0, Z6, Z7)
 	DEQHS(VMOVDQU32, 64, Z8, Z9)
 	ADDQ $128, SI
 	ADDQ $128, DI
 	SUBQ $32, CX
 	JMP dequantHSRowAVX512_loop
+dequantHSRowAVX512_tail:
+	CMPQ CX, $16
+	JLT dequantHSRowAVX512_last
+	DEQHS(VMOVDQU32, 0, Z6, Z7)
+	ADDQ $64, SI
+	ADDQ $64, DI
+	SUBQ $16, CX
+dequantHSRowAVX512_last:
+	TESTQ CX, CX
+	JZ dequantHSRowAVX512_done
+	DEQ512_LAST(Z6, DEQHSR(Z6, Z7))
 dequantHSRowAVX512_done:
 	VZEROUPPER
 	RET

@@ -227,6 +227,57 @@ func TestDequantRowKernel(t *testing.T) {
 	})
 }
 
+// TestDequantRowLengths runs DequantRow32 at every level on every length
+// 0–70 (each tail and, at avx512, each mask; a length left undone is
+// allowed only below the step of 16), clamps and hardswish, bitwise
+// against the contract in Go, and checks that nothing is written past
+// the row.
+func TestDequantRowLengths(t *testing.T) {
+	forLevels(t, func(t *testing.T) {
+		k := op.Active().DequantRow32
+		if k == nil {
+			return
+		}
+		r := rand.New(rand.NewPCG(15, 16))
+		inf := float32(math.Inf(1))
+		for n := range 71 {
+			acc := make([]int32, n)
+			for j := range acc {
+				acc[j] = int32(r.IntN(2001) - 1000) // x = acc/128: [−7.8, 7.8]
+				if j%5 == 2 {
+					acc[j] = int32(r.Uint32())
+				}
+			}
+			for ci, c := range [][2]float32{{-inf, inf}, {0, inf}, {-0.5, 6}, {-inf, inf}} {
+				hs := ci == 3
+				ib, m, b := int32(r.IntN(21)-10), float32(1.0/128), float32(r.IntN(5)-2)/4
+				v := make([]float32, n+32)
+				for j := range v {
+					v[j] = -7
+				}
+				got := k(v[:n], acc, ib, m, b, c[0], c[1], hs)
+				if got > n || got < n-15 {
+					t.Fatalf("n %d: DequantRow32 did %d", n, got)
+				}
+				for j, a := range acc[:got] {
+					want := min(max(float32(float32(a+ib)*m)+b, c[0]), c[1])
+					if hs {
+						want = want * min(max(want+3, 0), 6) * (1.0 / 6)
+					}
+					if math.Float32bits(v[j]) != math.Float32bits(want) {
+						t.Fatalf("n %d clamp %v hardswish %v: acc[%d] = %d → %g, want %g", n, c, hs, j, a, v[j], want)
+					}
+				}
+				for j := got; j < len(v); j++ {
+					if v[j] != -7 {
+						t.Fatalf("n %d clamp %v hardswish %v: wrote v[%d] past the %d it did", n, c, hs, j, got)
+					}
+				}
+			}
+		}
+	})
+}
+
 // TestDequantColsKernel checks the backend's per-column dequantize row
 // (qgemm's float32 outputs) at every level on every length 0–70 (each
 // tail and mask), with and without each bias, bitwise against the same
