@@ -2,6 +2,7 @@ package op
 
 import (
 	"fmt"
+	"math"
 
 	"paddle/core/parallel"
 	"paddle/core/tensor"
@@ -112,9 +113,7 @@ func addResized(y []float32, in []*T, a Attrs, emit func(off int, v []float32)) 
 			if src != last {
 				br := ba[src : src+w]
 				if rep == 2 {
-					for j, v := range br {
-						up[2*j], up[2*j+1] = v, v
-					}
+					doubleRow(up, br)
 				} else {
 					for j, k := range cols.i0 {
 						up[j] = br[k]
@@ -137,6 +136,19 @@ func addResized(y []float32, in []*T, a Attrs, emit func(off int, v []float32)) 
 		}
 	})
 	return true
+}
+
+// doubleRow sets up[2j] and up[2j+1] to br[j] (a nearest resize's row by
+// 2), on the backend's interleave where it has one: v + −0 is v for
+// every v (−0 too) and max(v, −Inf) is v, so the copies are exact.
+func doubleRow(up, br []float32) {
+	j0 := 0
+	if f := Active().Interleave2Row32; f != nil {
+		j0 = f(up, br, br, float32(math.Copysign(0, -1)), float32(math.Inf(-1)))
+	}
+	for j := j0; j < len(br); j++ {
+		up[2*j], up[2*j+1] = br[j], br[j]
+	}
 }
 
 // exportAddResize writes add_resize as ONNX Resize and Add.

@@ -96,6 +96,11 @@ type Kernels struct {
 	// unused) v[j] = x·min(max(x+3, 0), 6)·(1/6 as float32), bitwise as the int8 ops'
 	// epilogue, for a prefix of the elements and returns its length.
 	DequantRow32 func(v []float32, acc []int32, ib int32, m, b, lo, hi float32, hardswish bool) int
+	// DequantCols32 sets v[j] = float32(acc[j]+ib[j])·m[j] + b[j] (a
+	// channel per element: qgemm's float32 outputs; ib or b nil: none;
+	// product and sum rounded separately), bitwise as the int8 ops'
+	// epilogue, for a prefix of the elements and returns its length.
+	DequantCols32 func(v []float32, acc, ib []int32, m, b []float32) int
 	// QGEMM8 sets c[i·ldc+j] = Σ_p A[i·lda+p]·B[p·ldb+j] (int32,
 	// wrapping) for i < m, j < n, A int8 when aSigned (B uint8) else uint8
 	// (B int8): the backend's int8 GEMM on strided operands, which

@@ -70,13 +70,20 @@ func qdepthwise(out, in []*T, q quantParams, g geom2, ep *quantEpilogue) bool {
 	}
 	k := g.KH * g.KW
 	wk := make([]int32, c*k)
+	var wi8 []int8 // the weights' elements fetched once (each I8 call checks the view)
+	var wu8 []uint8
+	if w.DType() == tensor.Int8 {
+		wi8 = w.I8()
+	} else {
+		wu8 = w.U8()
+	}
 	for ch := range c {
 		z := int32(q.wZero[min(ch, len(q.wZero)-1)])
 		for t := range k {
-			if w.DType() == tensor.Int8 {
-				wk[ch*k+t] = int32(w.I8()[ch*k+t]) - z
+			if wi8 != nil {
+				wk[ch*k+t] = int32(wi8[ch*k+t]) - z
 			} else {
-				wk[ch*k+t] = int32(w.U8()[ch*k+t]) - z
+				wk[ch*k+t] = int32(wu8[ch*k+t]) - z
 			}
 		}
 	}

@@ -178,20 +178,7 @@ func (e *quantEpilogue) row(v []float32, acc []int32, r, c0 int) {
 			return
 		}
 	} else {
-		if e.ibias != nil { // the bias added and converted in one pass
-			ib := e.ibias[c0 : c0+len(acc)]
-			for j, a := range acc {
-				v[j] = float32(a + ib[j])
-			}
-		} else {
-			for j, a := range acc {
-				v[j] = float32(a)
-			}
-		}
-		binRow(binMul, v, v, e.mul[c0:c0+len(acc)], 1, 1) // the backend's vector row when it has one
-		if e.fbias != nil {
-			binRow(binAdd, v, v, e.fbias[c0:c0+len(acc)], 1, 1)
-		}
+		e.dequantCols(v, acc, c0)
 	}
 	switch e.q.act {
 	case "relu":
@@ -213,6 +200,42 @@ func (e *quantEpilogue) row(v []float32, acc []int32, r, c0 int) {
 		}
 	}
 	e.postAffine(v)
+}
+
+// dequantCols sets v[j] = float32(acc[j] + ibias[c0+j])·mul[c0+j] +
+// fbias[c0+j] (the biases when there are), the backend's DequantCols32
+// doing a prefix in one pass.
+func (e *quantEpilogue) dequantCols(v []float32, acc []int32, c0 int) {
+	var ib []int32
+	var fb []float32
+	if e.ibias != nil {
+		ib = e.ibias[c0 : c0+len(acc)]
+	}
+	if e.fbias != nil {
+		fb = e.fbias[c0 : c0+len(acc)]
+	}
+	m := e.mul[c0 : c0+len(acc)]
+	j0 := 0
+	if k := Active().DequantCols32; k != nil {
+		j0 = k(v, acc, ib, m, fb)
+	}
+	if j0 == len(acc) {
+		return
+	}
+	v, acc, m = v[j0:len(acc)], acc[j0:], m[j0:]
+	if ib != nil { // the bias added and converted in one pass
+		for j, a := range acc {
+			v[j] = float32(a + ib[j0+j])
+		}
+	} else {
+		for j, a := range acc {
+			v[j] = float32(a)
+		}
+	}
+	binRow(binMul, v, v, m, 1, 1) // the backend's vector row when it has one
+	if fb != nil {
+		binRow(binAdd, v, v, fb[j0:], 1, 1)
+	}
 }
 
 // postAffine applies the scalar affine after the activation, when there

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"paddle/core/op"
+	"paddle/core/tensor"
 )
 
 // TestInterleave2Row checks op.Kernels.Interleave2Row32 at every level
@@ -61,6 +62,44 @@ func TestInterleave2Row(t *testing.T) {
 					}
 					if n >= 8 && k == 0 {
 						t.Fatalf("n %d: the kernel did nothing", n)
+					}
+				}
+			}
+		}
+	})
+}
+
+// TestAddResizeDoubled runs add_resize with a nearest 2× resize (its
+// rows doubled on Interleave2Row32 at the vector levels) at every level
+// against core/op's loops, bitwise: widths around the vector width, ±0,
+// ±Inf and NaN-free inputs, the resized addend first and second.
+func TestAddResizeDoubled(t *testing.T) {
+	d := op.Lookup("add_resize")
+	forLevels(t, func(t *testing.T) {
+		r := rand.New(rand.NewPCG(27, 28))
+		negZero := float32(math.Copysign(0, -1))
+		special := []float32{0, negZero, float32(math.Inf(1)), float32(math.Inf(-1)), 1e-40}
+		for _, w := range []int{1, 3, 4, 5, 8, 9, 16, 17, 45} {
+			for resized := range 2 {
+				a := op.Attrs{"resized": resized, "mode": "nearest", "coordinate_transformation_mode": "asymmetric", "nearest_mode": "floor", "scales": []float64{1, 1, 2, 2}}
+				b := tensor.New(tensor.Float32, 1, 3, 2, w)
+				x := tensor.New(tensor.Float32, 1, 3, 4, 2*w)
+				for _, v := range [][]float32{b.F32(), x.F32()} {
+					for i := range v {
+						v[i] = float32(r.NormFloat64())
+						if r.IntN(3) == 0 {
+							v[i] = special[r.IntN(len(special))]
+						}
+					}
+				}
+				in := []*tensor.Tensor{x, b}
+				if resized == 0 {
+					in = []*tensor.Tensor{b, x}
+				}
+				got, want := op.Call(d, a, in...)[0], runRef(d, a, in...)
+				for i, g := range got.F32() {
+					if math.Float32bits(g) != math.Float32bits(want.F32()[i]) {
+						t.Fatalf("w %d resized %d: element %d = %v, want %v", w, resized, i, g, want.F32()[i])
 					}
 				}
 			}

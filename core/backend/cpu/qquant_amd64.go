@@ -35,6 +35,35 @@ func dequantHSRowAVX512(v *float32, acc *int32, n int, ib int32, m, b float32)
 //go:noescape
 func dequantHSRowAVX2(v *float32, acc *int32, n int, ib int32, m, b float32)
 
+// dequantCols*: op.Kernels.DequantCols32's rows (ib, b nil: none).
+//
+//go:noescape
+func dequantColsAVX512(v *float32, acc, ib *int32, m, b *float32, n int)
+
+//go:noescape
+func dequantColsAVX2(v *float32, acc, ib *int32, m, b *float32, n int)
+
+// dequantCols is op.Kernels.DequantCols32 at the avx2 and avx512 levels:
+// the whole row at avx512 (its rows end under a mask), a multiple of 8
+// at avx2.
+func dequantCols(v []float32, acc, ib []int32, m, b []float32) int {
+	n := min(len(v), len(acc), len(m))
+	if ib != nil {
+		n = min(n, len(ib))
+	}
+	if b != nil {
+		n = min(n, len(b))
+	}
+	f := dequantColsAVX512
+	if curISA() != isaAVX512 {
+		f, n = dequantColsAVX2, n&^7
+	}
+	if n > 0 {
+		f(unsafe.SliceData(v), unsafe.SliceData(acc), unsafe.SliceData(ib), unsafe.SliceData(m), unsafe.SliceData(b), n)
+	}
+	return n
+}
+
 // The fused requantizing epilogue rows (op.Kernels.QEpilogueRow8); lo
 // and hi are unused by the hardswish ones.
 //
@@ -50,16 +79,21 @@ func qepiRowAVX2(dst *byte, acc *int32, n int, ib int32, m, b, lo, hi, pm, pa, i
 //go:noescape
 func qepiHSRowAVX2(dst *byte, acc *int32, n int, ib int32, m, b, lo, hi, pm, pa, inv, z, qlo, qhi float32)
 
-// qepiRow is op.Kernels.QEpilogueRow8 at the avx2 and avx512 levels.
+// qepiRow is op.Kernels.QEpilogueRow8 at the avx2 and avx512 levels:
+// the whole row at avx512 (its rows end under a mask), a multiple of 16
+// at avx2.
 func qepiRow(dst []byte, acc []int32, p *op.QEpilogue8) int {
 	f, step := qepiRowAVX2, 16
 	switch {
 	case curISA() == isaAVX512 && p.HardSwish:
-		f, step = qepiHSRowAVX512, 32
+		f, step = qepiHSRowAVX512, 1
 	case curISA() == isaAVX512:
-		f, step = qepiRowAVX512, 32
+		f, step = qepiRowAVX512, 1
 	case p.HardSwish:
 		f = qepiHSRowAVX2
+	}
+	if step == 1 && !(smallInt(p.Zero) && smallInt(p.QLo) && smallInt(p.QHi)) {
+		return 0 // the avx512 rows requantize in integers (EPI512_REQNA)
 	}
 	n := min(len(dst), len(acc)) / step * step
 	if n > 0 {
@@ -68,20 +102,26 @@ func qepiRow(dst []byte, acc []int32, p *op.QEpilogue8) int {
 	return n
 }
 
-// quantRow is op.Kernels.Quantize8 at the avx2 and avx512 levels.
+// smallInt reports whether x is an integer of magnitude at most 2¹⁶ (a
+// zero point or a bound of an 8-bit type always is).
+func smallInt(x float32) bool { return x == float32(int32(x)) && x >= -1<<16 && x <= 1<<16 }
+
+// quantRow is op.Kernels.Quantize8 at the avx2 and avx512 levels (the
+// whole row at avx512, whose rows end under a mask).
 func quantRow(dst []byte, src []float32, scale, zero float32, signed bool) int {
 	if curISA() != isaAVX512 {
 		return quantRowWith(quantRowAVX2, 16, dst, src, scale, zero, signed)
 	}
-	return quantRowWith(quantRowAVX512, 32, dst, src, scale, zero, signed)
+	return quantRowWith(quantRowAVX512, 1, dst, src, scale, zero, signed)
 }
 
-// requantRow is op.Kernels.Requantize8 at the avx2 and avx512 levels.
+// requantRow is op.Kernels.Requantize8 at the avx2 and avx512 levels (the
+// whole row at avx512).
 func requantRow(dst []byte, src []float32, inv, zero float32, signed bool) int {
 	if curISA() != isaAVX512 {
 		return quantRowWith(requantRowAVX2, 16, dst, src, inv, zero, signed)
 	}
-	return quantRowWith(requantRowAVX512, 32, dst, src, inv, zero, signed)
+	return quantRowWith(requantRowAVX512, 1, dst, src, inv, zero, signed)
 }
 
 // quantRowWith runs the row kernel f (step elements per iteration) on the
@@ -103,7 +143,7 @@ func dequantRow(v []float32, acc []int32, ib int32, m, b, lo, hi float32, hardsw
 	avx512 := curISA() == isaAVX512
 	step := 16
 	if avx512 {
-		step = 32
+		step = 1 // its rows end under a mask
 	}
 	n := min(len(v), len(acc)) / step * step
 	if n == 0 {
@@ -129,4 +169,5 @@ func quantKernels(k *op.Kernels) {
 		return
 	}
 	k.Quantize8, k.Requantize8, k.DequantRow32, k.QEpilogueRow8 = quantRow, requantRow, dequantRow, qepiRow
+	k.DequantCols32 = dequantCols
 }

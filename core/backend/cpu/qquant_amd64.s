@@ -11,6 +11,10 @@
 // byte is the uint8 or int8 value itself).
 #define QUANT_AVX512(op, off, reg) \
 	VMOVUPS off(SI), reg \
+	QUANT_AVX512R(op, reg)
+
+// QUANT_AVX512R is QUANT_AVX512 on a loaded register.
+#define QUANT_AVX512R(op, reg) \
 	op Z1, reg, reg \
 	VRNDSCALEPS $0, reg, reg \
 	VADDPS Z2, reg, reg \
@@ -19,7 +23,7 @@
 	VCVTPS2DQ reg, reg
 
 // func quantRowAVX512(dst *byte, src *float32, n int, scale, zero, lo, hi float32)
-// n a multiple of 32.
+// Any n: 32 a step, then 16, then the last 1–15 under a mask.
 TEXT ·quantRowAVX512(SB), NOSPLIT, $0-40
 	MOVQ dst+0(FP), DI
 	MOVQ src+8(FP), SI
@@ -30,7 +34,7 @@ TEXT ·quantRowAVX512(SB), NOSPLIT, $0-40
 	VBROADCASTSS hi+36(FP), Z4
 quantRowAVX512_loop:
 	CMPQ CX, $32
-	JLT quantRowAVX512_done
+	JLT quantRowAVX512_tail
 	QUANT_AVX512(VDIVPS, 0, Z5)
 	QUANT_AVX512(VDIVPS, 64, Z6)
 	VPMOVDB Z5, 0(DI)
@@ -39,6 +43,24 @@ quantRowAVX512_loop:
 	ADDQ $32, DI
 	SUBQ $32, CX
 	JMP quantRowAVX512_loop
+quantRowAVX512_tail:
+	CMPQ CX, $16
+	JLT quantRowAVX512_last
+	QUANT_AVX512(VDIVPS, 0, Z5)
+	VPMOVDB Z5, 0(DI)
+	ADDQ $64, SI
+	ADDQ $16, DI
+	SUBQ $16, CX
+quantRowAVX512_last:
+	TESTQ CX, CX
+	JZ quantRowAVX512_done
+	MOVL $1, AX
+	SHLL CX, AX
+	DECL AX
+	KMOVW AX, K1
+	VMOVUPS.Z 0(SI), K1, Z5
+	QUANT_AVX512R(VDIVPS, Z5)
+	VPMOVDB Z5, K1, 0(DI)
 quantRowAVX512_done:
 	VZEROUPPER
 	RET
@@ -103,13 +125,28 @@ quantRowAVX2_done:
 // and the add rounded separately (relu: lo = 0, hi = +Inf; none: ±Inf).
 #define DEQ(mov, off, reg) \
 	mov off(SI), reg \
+	DEQR(reg) \
+	VMOVUPS reg, off(DI)
+
+// DEQR is DEQ on a loaded register, without the store.
+#define DEQR(reg) \
 	VPADDD R0, reg, reg \
 	VCVTDQ2PS reg, reg \
 	VMULPS R1, reg, reg \
 	VADDPS R2, reg, reg \
 	VMAXPS R3, reg, reg \
-	VMINPS R4, reg, reg \
-	VMOVUPS reg, off(DI)
+	VMINPS R4, reg, reg
+
+// DEQ512_LAST does the last CX (1–15) elements of an avx512 dequantize
+// row under the mask K1: body on reg masked-loaded, a masked store.
+#define DEQ512_LAST(reg, body) \
+	MOVL $1, AX \
+	SHLL CX, AX \
+	DECL AX \
+	KMOVW AX, K1 \
+	VMOVDQU32.Z 0(SI), K1, reg \
+	body \
+	VMOVUPS reg, K1, 0(DI)
 
 #define R0 Z0
 #define R1 Z1
@@ -118,7 +155,7 @@ quantRowAVX2_done:
 #define R4 Z4
 
 // func dequantRowAVX512(v *float32, acc *int32, n int, ib int32, m, b, lo, hi float32)
-// n a multiple of 32.
+// Any n: 32 a step, then 16, then the last 1–15 under a mask.
 TEXT ·dequantRowAVX512(SB), NOSPLIT, $0-44
 	MOVQ v+0(FP), DI
 	MOVQ acc+8(FP), SI
@@ -132,13 +169,24 @@ TEXT ·dequantRowAVX512(SB), NOSPLIT, $0-44
 	VBROADCASTSS hi+40(FP), Z4
 dequantRowAVX512_loop:
 	CMPQ CX, $32
-	JLT dequantRowAVX512_done
+	JLT dequantRowAVX512_tail
 	DEQ(VMOVDQU32, 0, Z5)
 	DEQ(VMOVDQU32, 64, Z6)
 	ADDQ $128, SI
 	ADDQ $128, DI
 	SUBQ $32, CX
 	JMP dequantRowAVX512_loop
+dequantRowAVX512_tail:
+	CMPQ CX, $16
+	JLT dequantRowAVX512_last
+	DEQ(VMOVDQU32, 0, Z5)
+	ADDQ $64, SI
+	ADDQ $64, DI
+	SUBQ $16, CX
+dequantRowAVX512_last:
+	TESTQ CX, CX
+	JZ dequantRowAVX512_done
+	DEQ512_LAST(Z5, DEQR(Z5))
 dequantRowAVX512_done:
 	VZEROUPPER
 	RET
@@ -185,6 +233,11 @@ dequantRowAVX2_done:
 // rounded as Go's loop (a multiply, not a division per element).
 #define DEQHS(mov, off, reg, t) \
 	mov off(SI), reg \
+	DEQHSR(reg, t) \
+	VMOVUPS reg, off(DI)
+
+// DEQHSR is DEQHS on a loaded register, without the store.
+#define DEQHSR(reg, t) \
 	VPADDD R0, reg, reg \
 	VCVTDQ2PS reg, reg \
 	VMULPS R1, reg, reg \
@@ -193,8 +246,7 @@ dequantRowAVX2_done:
 	VMAXPS R4, t, t \
 	VMINPS R5, t, t \
 	VMULPS t, reg, reg \
-	VMULPS R10, reg, reg \
-	VMOVUPS reg, off(DI)
+	VMULPS R10, reg, reg
 
 #define HSCONST(zero, three, six, sixth) \
 	MOVL $0x3E2AAAAB, AX \
@@ -251,7 +303,7 @@ dequantHSRowAVX2_done:
 #define R10 Z10
 
 // func dequantHSRowAVX512(v *float32, acc *int32, n int, ib int32, m, b float32)
-// n a multiple of 32.
+// Any n, as dequantRowAVX512.
 TEXT ·dequantHSRowAVX512(SB), NOSPLIT, $0-36
 	MOVQ v+0(FP), DI
 	MOVQ acc+8(FP), SI
@@ -264,13 +316,24 @@ TEXT ·dequantHSRowAVX512(SB), NOSPLIT, $0-36
 	HSCONST(Z4, Z3, Z5, Z10)
 dequantHSRowAVX512_loop:
 	CMPQ CX, $32
-	JLT dequantHSRowAVX512_done
+	JLT dequantHSRowAVX512_tail
 	DEQHS(VMOVDQU32, 0, Z6, Z7)
 	DEQHS(VMOVDQU32, 64, Z8, Z9)
 	ADDQ $128, SI
 	ADDQ $128, DI
 	SUBQ $32, CX
 	JMP dequantHSRowAVX512_loop
+dequantHSRowAVX512_tail:
+	CMPQ CX, $16
+	JLT dequantHSRowAVX512_last
+	DEQHS(VMOVDQU32, 0, Z6, Z7)
+	ADDQ $64, SI
+	ADDQ $64, DI
+	SUBQ $16, CX
+dequantHSRowAVX512_last:
+	TESTQ CX, CX
+	JZ dequantHSRowAVX512_done
+	DEQ512_LAST(Z6, DEQHSR(Z6, Z7))
 dequantHSRowAVX512_done:
 	VZEROUPPER
 	RET
@@ -279,7 +342,7 @@ dequantHSRowAVX512_done:
 // lo, hi), inv = 1/y_scale rounded once, as core/op's requantize loop.
 
 // func requantRowAVX512(dst *byte, src *float32, n int, inv, zero, lo, hi float32)
-// n a multiple of 32.
+// Any n: 32 a step, then 16, then the last 1–15 under a mask.
 TEXT ·requantRowAVX512(SB), NOSPLIT, $0-40
 	MOVQ dst+0(FP), DI
 	MOVQ src+8(FP), SI
@@ -290,7 +353,7 @@ TEXT ·requantRowAVX512(SB), NOSPLIT, $0-40
 	VBROADCASTSS hi+36(FP), Z4
 requantRowAVX512_loop:
 	CMPQ CX, $32
-	JLT requantRowAVX512_done
+	JLT requantRowAVX512_tail
 	QUANT_AVX512(VMULPS, 0, Z5)
 	QUANT_AVX512(VMULPS, 64, Z6)
 	VPMOVDB Z5, 0(DI)
@@ -299,6 +362,24 @@ requantRowAVX512_loop:
 	ADDQ $32, DI
 	SUBQ $32, CX
 	JMP requantRowAVX512_loop
+requantRowAVX512_tail:
+	CMPQ CX, $16
+	JLT requantRowAVX512_last
+	QUANT_AVX512(VMULPS, 0, Z5)
+	VPMOVDB Z5, 0(DI)
+	ADDQ $64, SI
+	ADDQ $16, DI
+	SUBQ $16, CX
+requantRowAVX512_last:
+	TESTQ CX, CX
+	JZ requantRowAVX512_done
+	MOVL $1, AX
+	SHLL CX, AX
+	DECL AX
+	KMOVW AX, K1
+	VMOVUPS.Z 0(SI), K1, Z5
+	QUANT_AVX512R(VMULPS, Z5)
+	VPMOVDB Z5, K1, 0(DI)
 requantRowAVX512_done:
 	VZEROUPPER
 	RET
@@ -382,8 +463,108 @@ requantRowAVX2_done:
 	VCVTPS2DQ reg, reg
 
 
+// EPI_REQ_NA is EPI_REQ without the affine, for PostMul = 1 and PostAdd
+// = +0: x·1 is x and x + 0 differs from x only for x = −0, whose
+// requantized byte equals +0's (roundEven(±0·inv) + z is z, or +0 when
+// z = 0, before the clamps), so the bytes are those of EPI_REQ.
+#define EPI_REQ_NA(round, reg, inv, z, qlo, qhi) \
+	VMULPS inv, reg, reg \
+	round $0, reg, reg \
+	VADDPS z, reg, reg \
+	VMAXPS qlo, reg, reg \
+	VMINPS qhi, reg, reg \
+	VCVTPS2DQ reg, reg
+
+// EPI_DEQR is EPI_DEQ after the load.
+#define EPI_DEQR(reg, ib, m, b) \
+	VPADDD ib, reg, reg \
+	VCVTDQ2PS reg, reg \
+	VMULPS m, reg, reg \
+	VADDPS b, reg, reg
+
+// EPI512_CONSTS sets, after qepiRowAVX512's and qepiHSRowAVX512's
+// argument loads (Z11 pm, Z12 pa), Z5 3, Z6 0, Z7 6, Z8 1/6, and BX to 1
+// when the affine is the identity (pm = 1, pa = +0), else 0; the caller
+// then sets Z17 = int32(z) and Z15, Z16 = qlo − z, qhi − z.
+#define EPI512_CONSTS \
+	MOVL $0x3E2AAAAB, AX \
+	VMOVD AX, X8 \
+	VBROADCASTSS X8, Z8 \
+	MOVL $0x40400000, AX \
+	VMOVD AX, X5 \
+	VBROADCASTSS X5, Z5 \
+	MOVL $0x40C00000, AX \
+	VMOVD AX, X7 \
+	VBROADCASTSS X7, Z7 \
+	VXORPS X6, X6, X6 \
+	XORL BX, BX \
+	VMOVD X11, AX \
+	CMPL AX, $0x3F800000 \
+	JNE 4(PC) \
+	VMOVD X12, AX \
+	TESTL AX, AX \
+	SETEQ BX
+
+#define EPI512_CLAMP(reg, t) EPI_CLAMP(reg, Z3, Z4)
+#define EPI512_HS(reg, t) EPI_HS(reg, t, Z5, Z6, Z7, Z8)
+
+// EPI512_STEP32 does 32 elements with the activation act (EPI512_CLAMP or
+// EPI512_HS) and the requantize req (EPI512_REQ or EPI512_REQNA).
+// EPI512_REQNA requantizes without the affine in integers: y = x·inv
+// clamped to [qlo − z, qhi − z] (Z15, Z16: integers, so the clamp picks
+// out exactly the y whose roundEven(y) + z the clamps of EPI_REQ would
+// move, and sends them to the same bound; NaN to qlo, as VMAXPS does
+// there), converted rounding half to even, plus z as int32 (Z17): the
+// bytes of EPI_REQ_NA in five operations instead of seven (VRNDSCALEPS
+// is two). qepiRow checks that qlo, qhi and z are small integers.
+#define EPI512_REQNA(reg) \
+	VMULPS Z13, reg, reg \
+	VMAXPS Z15, reg, reg \
+	VMINPS Z16, reg, reg \
+	VCVTPS2DQ.RN_SAE reg, reg \
+	VPADDD Z17, reg, reg
+
+#define EPI512_REQ(reg) \
+	VMULPS Z11, reg, reg \
+	VADDPS Z12, reg, reg \
+	EPI512_REQNA(reg)
+#define EPI512_STEP32(act, req) \
+	EPI_DEQ(VMOVDQU32, 0, Z20, Z0, Z1, Z2) \
+	EPI_DEQ(VMOVDQU32, 64, Z21, Z0, Z1, Z2) \
+	act(Z20, Z22) \
+	act(Z21, Z23) \
+	req(Z20) \
+	req(Z21) \
+	VPMOVDB Z20, 0(DI) \
+	VPMOVDB Z21, 16(DI) \
+	ADDQ $128, SI \
+	ADDQ $32, DI \
+	SUBQ $32, CX
+
+#define EPI512_STEP16(act) \
+	EPI_DEQ(VMOVDQU32, 0, Z20, Z0, Z1, Z2) \
+	act(Z20, Z22) \
+	EPI512_REQ(Z20) \
+	VPMOVDB Z20, 0(DI) \
+	ADDQ $64, SI \
+	ADDQ $16, DI \
+	SUBQ $16, CX
+
+// EPI512_LAST does the last CX (1–15) elements under the mask K1.
+#define EPI512_LAST(act) \
+	MOVL $1, AX \
+	SHLL CX, AX \
+	DECL AX \
+	KMOVW AX, K1 \
+	VMOVDQU32.Z 0(SI), K1, Z20 \
+	EPI_DEQR(Z20, Z0, Z1, Z2) \
+	act(Z20, Z22) \
+	EPI512_REQ(Z20) \
+	VPMOVDB Z20, K1, 0(DI)
+
 // func qepiRowAVX512(dst *byte, acc *int32, n int, ib int32, m, b, lo, hi, pm, pa, inv, z, qlo, qhi float32)
-// n a multiple of 32.
+// Any n: 32 elements a step (without the affine when it is the
+// identity), then 16, then the last 1–15 under a mask.
 TEXT ·qepiRowAVX512(SB), NOSPLIT, $0-68
 	MOVQ dst+0(FP), DI
 	MOVQ acc+8(FP), SI
@@ -401,27 +582,36 @@ TEXT ·qepiRowAVX512(SB), NOSPLIT, $0-68
 	VBROADCASTSS z+56(FP), Z14
 	VBROADCASTSS qlo+60(FP), Z15
 	VBROADCASTSS qhi+64(FP), Z16
+	EPI512_CONSTS
+	VCVTPS2DQ Z14, Z17
+	VSUBPS Z14, Z15, Z15
+	VSUBPS Z14, Z16, Z16
+	TESTQ BX, BX
+	JNZ qepiRowAVX512_na
 qepiRowAVX512_loop:
 	CMPQ CX, $32
-	JLT qepiRowAVX512_done
-	EPI_DEQ(VMOVDQU32, 0, Z20, Z0, Z1, Z2)
-	EPI_DEQ(VMOVDQU32, 64, Z21, Z0, Z1, Z2)
-	EPI_CLAMP(Z20, Z3, Z4)
-	EPI_CLAMP(Z21, Z3, Z4)
-	EPI_REQ(VRNDSCALEPS, Z20, Z11, Z12, Z13, Z14, Z15, Z16)
-	EPI_REQ(VRNDSCALEPS, Z21, Z11, Z12, Z13, Z14, Z15, Z16)
-	VPMOVDB Z20, 0(DI)
-	VPMOVDB Z21, 16(DI)
-	ADDQ $128, SI
-	ADDQ $32, DI
-	SUBQ $32, CX
+	JLT qepiRowAVX512_tail
+	EPI512_STEP32(EPI512_CLAMP, EPI512_REQ)
 	JMP qepiRowAVX512_loop
+qepiRowAVX512_na:
+	CMPQ CX, $32
+	JLT qepiRowAVX512_tail
+	EPI512_STEP32(EPI512_CLAMP, EPI512_REQNA)
+	JMP qepiRowAVX512_na
+qepiRowAVX512_tail:
+	CMPQ CX, $16
+	JLT qepiRowAVX512_last
+	EPI512_STEP16(EPI512_CLAMP)
+qepiRowAVX512_last:
+	TESTQ CX, CX
+	JZ qepiRowAVX512_done
+	EPI512_LAST(EPI512_CLAMP)
 qepiRowAVX512_done:
 	VZEROUPPER
 	RET
 
 // func qepiHSRowAVX512(dst *byte, acc *int32, n int, ib int32, m, b, lo, hi, pm, pa, inv, z, qlo, qhi float32)
-// n a multiple of 32.
+// Any n, as qepiRowAVX512.
 TEXT ·qepiHSRowAVX512(SB), NOSPLIT, $0-68
 	MOVQ dst+0(FP), DI
 	MOVQ acc+8(FP), SI
@@ -439,31 +629,30 @@ TEXT ·qepiHSRowAVX512(SB), NOSPLIT, $0-68
 	VBROADCASTSS z+56(FP), Z14
 	VBROADCASTSS qlo+60(FP), Z15
 	VBROADCASTSS qhi+64(FP), Z16
-	MOVL $0x3E2AAAAB, AX // 1/6
-	VMOVD AX, X8
-	VBROADCASTSS X8, Z8
-	MOVL $0x40400000, AX // 3
-	VMOVD AX, X5
-	VBROADCASTSS X5, Z5
-	MOVL $0x40C00000, AX // 6
-	VMOVD AX, X7
-	VBROADCASTSS X7, Z7
-	VXORPS X6, X6, X6
+	EPI512_CONSTS
+	VCVTPS2DQ Z14, Z17
+	VSUBPS Z14, Z15, Z15
+	VSUBPS Z14, Z16, Z16
+	TESTQ BX, BX
+	JNZ qepiHSRowAVX512_na
 qepiHSRowAVX512_loop:
 	CMPQ CX, $32
-	JLT qepiHSRowAVX512_done
-	EPI_DEQ(VMOVDQU32, 0, Z20, Z0, Z1, Z2)
-	EPI_DEQ(VMOVDQU32, 64, Z21, Z0, Z1, Z2)
-	EPI_HS(Z20, Z22, Z5, Z6, Z7, Z8)
-	EPI_HS(Z21, Z23, Z5, Z6, Z7, Z8)
-	EPI_REQ(VRNDSCALEPS, Z20, Z11, Z12, Z13, Z14, Z15, Z16)
-	EPI_REQ(VRNDSCALEPS, Z21, Z11, Z12, Z13, Z14, Z15, Z16)
-	VPMOVDB Z20, 0(DI)
-	VPMOVDB Z21, 16(DI)
-	ADDQ $128, SI
-	ADDQ $32, DI
-	SUBQ $32, CX
+	JLT qepiHSRowAVX512_tail
+	EPI512_STEP32(EPI512_HS, EPI512_REQ)
 	JMP qepiHSRowAVX512_loop
+qepiHSRowAVX512_na:
+	CMPQ CX, $32
+	JLT qepiHSRowAVX512_tail
+	EPI512_STEP32(EPI512_HS, EPI512_REQNA)
+	JMP qepiHSRowAVX512_na
+qepiHSRowAVX512_tail:
+	CMPQ CX, $16
+	JLT qepiHSRowAVX512_last
+	EPI512_STEP16(EPI512_HS)
+qepiHSRowAVX512_last:
+	TESTQ CX, CX
+	JZ qepiHSRowAVX512_done
+	EPI512_LAST(EPI512_HS)
 qepiHSRowAVX512_done:
 	VZEROUPPER
 	RET
@@ -577,5 +766,86 @@ qepiHSRowAVX2_signed:
 	EPI_HSBODY2(VPACKSSWB)
 	JMP qepiHSRowAVX2_signed
 qepiHSRowAVX2_done:
+	VZEROUPPER
+	RET
+
+// func dequantColsAVX512(v *float32, acc, ib *int32, m, b *float32, n int)
+// v[j] = float32(acc[j] + ib[j])·m[j] + b[j] (ib, b nil: none), product and
+// sum rounded separately; any n (the last 1–15 under a mask).
+TEXT ·dequantColsAVX512(SB), NOSPLIT, $0-48
+	MOVQ v+0(FP), DI
+	MOVQ acc+8(FP), SI
+	MOVQ ib+16(FP), R8
+	MOVQ m+24(FP), R9
+	MOVQ b+32(FP), R12
+	MOVQ n+40(FP), CX
+	XORQ DX, DX
+dequantColsAVX512_loop:
+	CMPQ CX, $16
+	JLT dequantColsAVX512_last
+	VMOVDQU32 (SI)(DX*4), Z0
+	TESTQ R8, R8
+	JZ 2(PC)
+	VPADDD (R8)(DX*4), Z0, Z0
+	VCVTDQ2PS Z0, Z0
+	VMULPS (R9)(DX*4), Z0, Z0
+	TESTQ R12, R12
+	JZ 2(PC)
+	VADDPS (R12)(DX*4), Z0, Z0
+	VMOVUPS Z0, (DI)(DX*4)
+	ADDQ $16, DX
+	SUBQ $16, CX
+	JMP dequantColsAVX512_loop
+dequantColsAVX512_last:
+	TESTQ CX, CX
+	JZ dequantColsAVX512_done
+	MOVL $1, AX
+	SHLL CX, AX
+	DECL AX
+	KMOVW AX, K1
+	VMOVDQU32.Z (SI)(DX*4), K1, Z0
+	TESTQ R8, R8
+	JZ 3(PC)
+	VMOVDQU32.Z (R8)(DX*4), K1, Z1
+	VPADDD Z1, Z0, Z0
+	VCVTDQ2PS Z0, Z0
+	VMOVUPS.Z (R9)(DX*4), K1, Z1
+	VMULPS Z1, Z0, Z0
+	TESTQ R12, R12
+	JZ 3(PC)
+	VMOVUPS.Z (R12)(DX*4), K1, Z1
+	VADDPS Z1, Z0, Z0
+	VMOVUPS Z0, K1, (DI)(DX*4)
+dequantColsAVX512_done:
+	VZEROUPPER
+	RET
+
+// func dequantColsAVX2(v *float32, acc, ib *int32, m, b *float32, n int)
+// As dequantColsAVX512; n a multiple of 8.
+TEXT ·dequantColsAVX2(SB), NOSPLIT, $0-48
+	MOVQ v+0(FP), DI
+	MOVQ acc+8(FP), SI
+	MOVQ ib+16(FP), R8
+	MOVQ m+24(FP), R9
+	MOVQ b+32(FP), R12
+	MOVQ n+40(FP), CX
+	XORQ DX, DX
+dequantColsAVX2_loop:
+	CMPQ CX, $8
+	JLT dequantColsAVX2_done
+	VMOVDQU (SI)(DX*4), Y0
+	TESTQ R8, R8
+	JZ 2(PC)
+	VPADDD (R8)(DX*4), Y0, Y0
+	VCVTDQ2PS Y0, Y0
+	VMULPS (R9)(DX*4), Y0, Y0
+	TESTQ R12, R12
+	JZ 2(PC)
+	VADDPS (R12)(DX*4), Y0, Y0
+	VMOVUPS Y0, (DI)(DX*4)
+	ADDQ $8, DX
+	SUBQ $8, CX
+	JMP dequantColsAVX2_loop
+dequantColsAVX2_done:
 	VZEROUPPER
 	RET

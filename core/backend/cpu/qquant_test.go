@@ -87,6 +87,64 @@ func TestQuantizeRowKernel(t *testing.T) {
 	})
 }
 
+// TestQuantizeRowLengths runs Quantize8 and Requantize8 at every level on
+// every length 0–80 of quantInputs' windows (each tail and, at avx512,
+// each mask; a length left undone is allowed only below the step of 16),
+// bitwise against the contract in Go, and checks that nothing is written
+// past the row.
+func TestQuantizeRowLengths(t *testing.T) {
+	forLevels(t, func(t *testing.T) {
+		q, rq := op.Active().Quantize8, op.Active().Requantize8
+		if q == nil || rq == nil {
+			return
+		}
+		x := quantInputs(rand.New(rand.NewPCG(13, 14)))
+		for n := range 81 {
+			for _, signed := range []bool{false, true} {
+				for requant := range 2 {
+					zero, lo, hi := float32(7), 0.0, 255.0
+					if signed {
+						zero, lo, hi = -5, -128, 127
+					}
+					src := x[(n*37)%(len(x)-n):][:n]
+					dst := make([]byte, n+64)
+					for j := range dst {
+						dst[j] = 0xA5
+					}
+					var got int
+					if requant == 1 {
+						got = rq(dst[:n], src, 1/float32(0.0137), zero, signed)
+					} else {
+						got = q(dst[:n], src, 0.25, zero, signed)
+					}
+					if got > n || got < n-15 {
+						t.Fatalf("n %d requant %d: did %d", n, requant, got)
+					}
+					for i, v := range src[:got] {
+						y := v / 0.25
+						if requant == 1 {
+							y = v * (1 / float32(0.0137))
+						}
+						want := min(max(math.RoundToEven(float64(y))+float64(zero), lo), hi)
+						g := float64(dst[i])
+						if signed {
+							g = float64(int8(dst[i]))
+						}
+						if g != want {
+							t.Fatalf("n %d signed %v requant %d: x[%d] = %g → %g, want %g", n, signed, requant, i, v, g, want)
+						}
+					}
+					for j := got; j < len(dst); j++ {
+						if dst[j] != 0xA5 {
+							t.Fatalf("n %d signed %v requant %d: wrote dst[%d] past the %d it did", n, signed, requant, j, got)
+						}
+					}
+				}
+			}
+		}
+	})
+}
+
 // TestRequantizeRowKernel checks Requantize8 at every vector level
 // against its contract computed in Go (x·inv rounded to float32, rounded
 // half to even, the zero point, the clamp), bit for bit, on
@@ -169,6 +227,118 @@ func TestDequantRowKernel(t *testing.T) {
 	})
 }
 
+// TestDequantRowLengths runs DequantRow32 at every level on every length
+// 0–70 (each tail and, at avx512, each mask; a length left undone is
+// allowed only below the step of 16), clamps and hardswish, bitwise
+// against the contract in Go, and checks that nothing is written past
+// the row.
+func TestDequantRowLengths(t *testing.T) {
+	forLevels(t, func(t *testing.T) {
+		k := op.Active().DequantRow32
+		if k == nil {
+			return
+		}
+		r := rand.New(rand.NewPCG(15, 16))
+		inf := float32(math.Inf(1))
+		for n := range 71 {
+			acc := make([]int32, n)
+			for j := range acc {
+				acc[j] = int32(r.IntN(2001) - 1000) // x = acc/128: [−7.8, 7.8]
+				if j%5 == 2 {
+					acc[j] = int32(r.Uint32())
+				}
+			}
+			for ci, c := range [][2]float32{{-inf, inf}, {0, inf}, {-0.5, 6}, {-inf, inf}} {
+				hs := ci == 3
+				ib, m, b := int32(r.IntN(21)-10), float32(1.0/128), float32(r.IntN(5)-2)/4
+				v := make([]float32, n+32)
+				for j := range v {
+					v[j] = -7
+				}
+				got := k(v[:n], acc, ib, m, b, c[0], c[1], hs)
+				if got > n || got < n-15 {
+					t.Fatalf("n %d: DequantRow32 did %d", n, got)
+				}
+				for j, a := range acc[:got] {
+					want := min(max(float32(float32(a+ib)*m)+b, c[0]), c[1])
+					if hs {
+						want = want * min(max(want+3, 0), 6) * (1.0 / 6)
+					}
+					if math.Float32bits(v[j]) != math.Float32bits(want) {
+						t.Fatalf("n %d clamp %v hardswish %v: acc[%d] = %d → %g, want %g", n, c, hs, j, a, v[j], want)
+					}
+				}
+				for j := got; j < len(v); j++ {
+					if v[j] != -7 {
+						t.Fatalf("n %d clamp %v hardswish %v: wrote v[%d] past the %d it did", n, c, hs, j, got)
+					}
+				}
+			}
+		}
+	})
+}
+
+// TestDequantColsKernel checks the backend's per-column dequantize row
+// (qgemm's float32 outputs) at every level on every length 0–70 (each
+// tail and mask), with and without each bias, bitwise against the same
+// steps in Go, and that nothing is written past the row.
+func TestDequantColsKernel(t *testing.T) {
+	forLevels(t, func(t *testing.T) {
+		k := op.Active().DequantCols32
+		if k == nil {
+			return
+		}
+		r := rand.New(rand.NewPCG(11, 12))
+		for n := range 71 {
+			acc, ib, m, b := make([]int32, n), make([]int32, n), make([]float32, n), make([]float32, n)
+			for j := range n {
+				acc[j], ib[j] = int32(r.Uint32()), int32(r.IntN(2001)-1000)
+				if j%3 == 0 {
+					acc[j] = int32(r.IntN(2001) - 1000)
+				}
+				m[j], b[j] = float32(r.Float64()*1e-3), float32(r.NormFloat64())
+			}
+			if n > 0 {
+				acc[0], ib[0] = math.MaxInt32, 1 // wraps
+			}
+			for bias := range 4 {
+				ibs, bs := ib, b
+				if bias&1 == 0 {
+					ibs = nil
+				}
+				if bias&2 == 0 {
+					bs = nil
+				}
+				v := make([]float32, n+32)
+				for j := range v {
+					v[j] = -7
+				}
+				got := k(v[:n], acc, ibs, m, bs)
+				if got > n || got < n-15 {
+					t.Fatalf("n %d: DequantCols32 did %d", n, got)
+				}
+				for j, a := range acc[:got] {
+					if ibs != nil {
+						a += ibs[j]
+					}
+					want := float32(float32(a) * m[j])
+					if bs != nil {
+						want += bs[j]
+					}
+					if math.Float32bits(v[j]) != math.Float32bits(want) {
+						t.Fatalf("n %d bias %d: acc[%d] = %d → %g, want %g", n, bias, j, acc[j], v[j], want)
+					}
+				}
+				for j := got; j < len(v); j++ {
+					if v[j] != -7 {
+						t.Fatalf("n %d bias %d: wrote v[%d] past the %d it did", n, bias, j, got)
+					}
+				}
+			}
+		}
+	})
+}
+
 // TestQEpilogueRowKernel checks the backend's fused requantizing epilogue
 // row at every level bitwise against the same steps written out in Go,
 // and against the unfused passes (DequantRow32, two VecRow32, Requantize8
@@ -238,20 +408,97 @@ func TestQEpilogueRowKernel(t *testing.T) {
 							}
 						}
 						for j, a := range acc[:n] {
-							x := float32(float32(a+ib)*p.M) + p.B
-							if hs {
-								x = x * min(max(x+3, 0), 6) * (1.0 / 6)
-							} else {
-								x = min(max(x, p.Lo), p.Hi)
-							}
-							x = float32(x*p.PostMul) + p.PostAdd
-							q := min(max(float32(math.RoundToEven(float64(float32(x*p.Inv))))+p.Zero, p.QLo), p.QHi)
-							want := byte(uint8(q))
-							if signed {
-								want = byte(int8(q))
-							}
+							want := qepiWant(&p, a)
 							if dst[j] != want || unfused[j] != want {
 								t.Fatalf("clamp %v hardswish %v signed %v affine %v ib %d: acc %d → %d, unfused %d, want %d", c, hs, signed, affine, ib, a, dst[j], unfused[j], want)
+							}
+						}
+					}
+				}
+			}
+		}
+	})
+}
+
+// qepiWant is op.QEpilogue8.Row's output for the accumulator a, each
+// step written out in Go.
+func qepiWant(p *op.QEpilogue8, a int32) byte {
+	x := float32(float32(a+p.IB)*p.M) + p.B
+	if p.HardSwish {
+		x = x * min(max(x+3, 0), 6) * (1.0 / 6)
+	} else {
+		x = min(max(x, p.Lo), p.Hi)
+	}
+	x = float32(x*p.PostMul) + p.PostAdd
+	q := min(max(float32(math.RoundToEven(float64(float32(x*p.Inv))))+p.Zero, p.QLo), p.QHi)
+	if p.QLo < 0 {
+		return byte(int8(q))
+	}
+	return byte(uint8(q))
+}
+
+// TestQEpilogueRowLengths runs the backend's fused requantizing epilogue
+// row at every level on every length 0–100 (each tail and, at avx512,
+// each mask; a length the kernel leaves is allowed only below its step
+// of 16), each output bitwise against qepiWant and no byte written past
+// the row: clamp and hardswish, uint8 and int8, with the identity affine
+// (PostMul 1, PostAdd ±0: the avx512 kernels skip it), with an affine,
+// and accumulators around hardswish's −3, 0 and 3 and the output's ties.
+func TestQEpilogueRowLengths(t *testing.T) {
+	forLevels(t, func(t *testing.T) {
+		k := op.Active().QEpilogueRow8
+		if k == nil {
+			return
+		}
+		r := rand.New(rand.NewPCG(9, 10))
+		inf := float32(math.Inf(1))
+		for n := range 101 {
+			acc := make([]int32, n)
+			for j := range acc {
+				acc[j] = int32(r.IntN(2001) - 1000) // x = acc/128: [−7.8, 7.8]
+				if j%7 == 3 {
+					acc[j] = int32(r.Uint32())
+				}
+			}
+			for _, hs := range []bool{false, true} {
+				for _, signed := range []bool{false, true} {
+					for affine := range 4 {
+						p := op.QEpilogue8{IB: int32(r.IntN(21) - 10), M: 1.0 / 128, B: float32(r.IntN(5)-2) / 4, Lo: -inf, Hi: inf,
+							HardSwish: hs, PostMul: 1, Inv: 8, Zero: float32(r.IntN(256)), QLo: 0, QHi: 255}
+						if !hs {
+							p.Lo, p.Hi = 0, 6
+						}
+						switch affine {
+						case 1:
+							p.PostAdd = float32(math.Copysign(0, -1))
+						case 2:
+							p.PostMul, p.PostAdd = 0.5, 0.25
+						case 3:
+							p.Zero = 0 // −0 + 0 is +0
+						}
+						if signed {
+							p.Zero -= 128
+							if affine == 3 {
+								p.Zero = 0
+							}
+							p.QLo, p.QHi = -128, 127
+						}
+						dst := make([]byte, n+64)
+						for j := range dst {
+							dst[j] = 0xA5
+						}
+						got := k(dst[:n], acc, &p)
+						if got > n || got < n-15 {
+							t.Fatalf("n %d: QEpilogueRow8 did %d", n, got)
+						}
+						for j, a := range acc[:got] {
+							if want := qepiWant(&p, a); dst[j] != want {
+								t.Fatalf("n %d hardswish %v signed %v affine %d: acc[%d] = %d → %d, want %d", n, hs, signed, affine, j, a, dst[j], want)
+							}
+						}
+						for j := got; j < len(dst); j++ {
+							if dst[j] != 0xA5 {
+								t.Fatalf("n %d hardswish %v signed %v affine %d: wrote dst[%d] past the %d it did", n, hs, signed, affine, j, got)
 							}
 						}
 					}
