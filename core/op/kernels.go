@@ -107,6 +107,9 @@ type Kernels struct {
 	// qconv2d's pointwise path calls on column tiles of x in place. pa is
 	// A packed by QPackA8 (opaque; nil: packed in the call).
 	QGEMM8 func(m, n, k int, a []byte, lda int, aSigned bool, pa any, b []byte, ldb int, c []int32, ldc int)
+	// QKernel names the int8 GEMM kernel behind QGEMM8 and matmul_integer
+	// (e.g. "avx512-vnni", "avx2", "neon-sdot"; empty: not said), for reports.
+	QKernel string
 	// QGEMMRows8 is QGEMM8 with B's row p at b[rowOff[p]:][:n] (anywhere
 	// in b, in any order): qconv2d multiplies its weights by shifted views
 	// of its input this way instead of unrolling the windows. Its packing

@@ -46,6 +46,7 @@ func kernelSet() *op.Kernels {
 		return nil
 	}
 	k.QWeights7 = qkernelNarrow(qkernelFor(curISA())) != nil
+	k.QKernel = QKernel()
 	if Level() == "generic" {
 		return k
 	}

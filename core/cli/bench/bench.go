@@ -149,6 +149,9 @@ func gemmInt8Run(o *GemmOptions) Result {
 	}
 	res := summarize("gemm", m, n, k, measure(o, call))
 	res.DType = "int8"
+	if q := op.Active().QKernel; q != "" {
+		res.Kernels += ", int8 " + q
+	}
 	return res
 }
 

@@ -7,8 +7,11 @@ import (
 	"testing"
 	"time"
 
+	"paddle/core/backend"
+	_ "paddle/core/backend/cpu"
 	"paddle/core/cli/cmdutil"
 	"paddle/core/cli/iostreams"
+	"paddle/core/op"
 )
 
 func TestGemmJSON(t *testing.T) {
@@ -91,6 +94,15 @@ func TestConvRejectsBadGroups(t *testing.T) {
 }
 
 func TestGemmInt8JSON(t *testing.T) {
+	// The kernels the binary runs (root activates the cpu backend at
+	// start-up; tests otherwise run the reference ones): process-wide.
+	b, err := backend.Get("cpu")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := backend.Activate(b, 1); err != nil {
+		t.Fatal(err)
+	}
 	ios, _, out, _ := iostreams.Test()
 	f := &cmdutil.Factory{IOStreams: ios}
 	f.Settings.Format, f.Settings.Threads = "json", 1
@@ -108,6 +120,13 @@ func TestGemmInt8JSON(t *testing.T) {
 	}
 	if g, _ := r["gflops"].(float64); !(g > 0) {
 		t.Errorf("gflops = %v, want > 0", r["gflops"])
+	}
+	q := op.Active().QKernel
+	if q == "" {
+		t.Fatalf("kernels %q name no int8 kernel", op.Active().Name)
+	}
+	if k, _ := r["kernels"].(string); !strings.HasSuffix(k, ", int8 "+q) {
+		t.Errorf("kernels = %q, want the int8 kernel %q named", k, q)
 	}
 }
 
