@@ -340,19 +340,26 @@ func (t *Tensor) each(f func(flat int)) {
 		}
 		return
 	}
-	r := len(t.shape)
-	idx := make([]int, r)
+	idx := make([]int, len(t.shape))
 	flat := t.offset
 	for range n {
 		f(flat)
-		for ax := r - 1; ax >= 0; ax-- {
-			idx[ax]++
-			flat += t.strides[ax]
-			if idx[ax] < t.shape[ax] {
-				break
-			}
-			flat -= idx[ax] * t.strides[ax]
-			idx[ax] = 0
-		}
+		flat = step(idx, t.shape, t.strides, flat)
 	}
+}
+
+// step advances the row-major index idx (over the first len(idx) axes of
+// shape) by one, last axis fastest, and returns the buffer index flat
+// moved with it by strides.
+func step(idx, shape, strides []int, flat int) int {
+	for ax := len(idx) - 1; ax >= 0; ax-- {
+		idx[ax]++
+		flat += strides[ax]
+		if idx[ax] < shape[ax] {
+			break
+		}
+		flat -= idx[ax] * strides[ax]
+		idx[ax] = 0
+	}
+	return flat
 }

@@ -191,15 +191,7 @@ func copyRows[E Elem](d []E, src *Tensor, s []E) {
 				f += st
 			}
 		}
-		for ax := r - 2; ax >= 0; ax-- { // the next row's start
-			idx[ax]++
-			flat += src.strides[ax]
-			if idx[ax] < src.shape[ax] {
-				break
-			}
-			flat -= idx[ax] * src.strides[ax]
-			idx[ax] = 0
-		}
+		flat = step(idx, src.shape, src.strides, flat) // the next row's start
 	}
 }
 
