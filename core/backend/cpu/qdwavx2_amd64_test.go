@@ -27,14 +27,11 @@ func TestQDepthwiseWords(t *testing.T) {
 	saved := activeLevel.Load()
 	defer func() { setLevel(saved); installKernels() }()
 	at := func(name string) bool {
-		for _, l := range levels {
-			if l.name == name {
-				setLevel(l)
-				installKernels()
-				return true
-			}
+		if SelectKernel(name) != nil {
+			return false
 		}
-		return false
+		installKernels()
+		return true
 	}
 	if !at("avx2") {
 		t.Skip("no avx2 level here")
@@ -127,11 +124,8 @@ func BenchmarkQDepthwiseWords(b *testing.B) {
 	}
 	saved := activeLevel.Load()
 	defer func() { setLevel(saved); installKernels() }()
-	for _, l := range levels {
-		if l.name == "avx2" {
-			setLevel(l)
-			installKernels()
-		}
+	if SelectKernel("avx2") == nil {
+		installKernels()
 	}
 	if curISA() != isaAVX2 {
 		b.Skip("no avx2 level here")

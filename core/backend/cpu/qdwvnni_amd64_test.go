@@ -70,10 +70,8 @@ func TestQDepthwiseVNNI(t *testing.T) {
 	if qDepthwiseDirect(d, 0, 1, func(int, []int32) {}) {
 		t.Errorf("took a weight of 128")
 	}
-	for _, l := range levels {
-		if l.name == "avx2" {
-			setLevel(l)
-		}
+	if err := SelectKernel("avx2"); err != nil {
+		t.Fatal(err)
 	}
 	d.W[0] = 1
 	if qDepthwiseDirect(d, 0, 1, func(int, []int32) {}) {
