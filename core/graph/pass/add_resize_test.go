@@ -3,11 +3,9 @@ package pass_test
 import (
 	"math"
 	"math/rand/v2"
-	"path/filepath"
 	"testing"
 
 	"paddle/core/graph"
-	"paddle/core/onnx"
 	"paddle/core/op"
 	"paddle/core/tensor"
 )
@@ -92,14 +90,7 @@ func TestFuseAddResize(t *testing.T) {
 				t.Errorf("the fused output is not bitwise the unfused one")
 			}
 			// exported as Resize + Add (+ QuantizeLinear), read back: the same output
-			file := filepath.Join(t.TempDir(), "m.onnx")
-			if err := onnx.WriteFile(file, bd.g); err != nil {
-				t.Fatal(err)
-			}
-			g2, err := onnx.ReadFile(file)
-			if err != nil {
-				t.Fatal(err)
-			}
+			g2 := exportedBack(t, bd.g)
 			if !bitsEqual(run(t, g2, in), want) {
 				t.Errorf("the exported model's output differs")
 			}

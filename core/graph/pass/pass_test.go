@@ -2,11 +2,13 @@ package pass_test
 
 import (
 	"math/rand/v2"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"paddle/core/graph"
 	"paddle/core/graph/pass"
+	"paddle/core/onnx"
 	"paddle/core/op"
 	"paddle/core/runtime"
 	"paddle/core/tensor"
@@ -48,6 +50,20 @@ func run(t *testing.T, g *graph.Graph, x *tensor.Tensor) *tensor.Tensor {
 		t.Fatal(err)
 	}
 	return out[p.OutputNames()[0]]
+}
+
+// exportedBack writes g as an ONNX file and reads it back.
+func exportedBack(t *testing.T, g *graph.Graph) *graph.Graph {
+	t.Helper()
+	file := filepath.Join(t.TempDir(), "m.onnx")
+	if err := onnx.WriteFile(file, g); err != nil {
+		t.Fatal(err)
+	}
+	g2, err := onnx.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g2
 }
 
 // check applies the pass, compares outputs before/after and the dumps.
