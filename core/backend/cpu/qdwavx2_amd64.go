@@ -69,10 +69,7 @@ func qDepthwisePairs(d *op.QDepthwise, p0, p1 int, done func(p int, acc []int32)
 	// the plane padded with x's zero point (which, less it, is 0), as
 	// many bytes a row as a pair row has words
 	pb := make([]byte, (hq+1)*wq)
-	pb[0] = byte(d.XZero)
-	for n := 1; n < len(pb); n *= 2 {
-		copy(pb[n:], pb[:n])
-	}
+	fillBytes(pb, byte(d.XZero))
 	var signed uint32
 	if d.Signed {
 		signed = 1

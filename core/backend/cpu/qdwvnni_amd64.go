@@ -53,10 +53,7 @@ func qDepthwiseVNNI(d *op.QDepthwise, p0, p1 int, done func(p int, acc []int32))
 	wp := max((d.OW-1)*d.SW+d.KW, d.Wd+d.PL)
 	steps := (d.OW + 31) / 32
 	pad := make([]byte, hp*wp+32*d.SW*steps+4*nq+64)
-	pad[0] = byte(zero)
-	for n := 1; n < len(pad); n *= 2 { // the zero point everywhere, by doubling copies
-		copy(pad[n:], pad[:n])
-	}
+	fillBytes(pad, byte(zero)) // the zero point everywhere
 	var idx [64]byte
 	for j := range 16 {
 		for t := range 4 {

@@ -497,3 +497,16 @@ func packB2(nr int, fast packFast) func(b []byte, rows bRows, signed bool, p0, k
 		}
 	})
 }
+
+// fillBytes sets every byte of s to v, by doubling copies (memmove, not a
+// byte loop), and returns s.
+func fillBytes(s []byte, v byte) []byte {
+	if len(s) == 0 {
+		return s
+	}
+	s[0] = v
+	for n := 1; n < len(s); n *= 2 {
+		copy(s[n:], s[:n])
+	}
+	return s
+}

@@ -78,13 +78,6 @@ func TestQGEMMExact(t *testing.T) {
 	})
 }
 
-func fillBytes(s []byte, v byte) []byte {
-	for i := range s {
-		s[i] = v
-	}
-	return s
-}
-
 func pick(c bool, x, y byte) byte {
 	if c {
 		return x
