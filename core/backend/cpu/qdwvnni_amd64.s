@@ -4,7 +4,8 @@
 
 // The int8 depthwise convolution on AVX-512 VNNI (qdwvnni_amd64.go).
 // Hand-written. Two output rows of one plane at a time, 32 outputs of
-// each per step (four accumulators of 16 int32): per kernel row and
+// each per step (four accumulators of 16 int32; a last step of at most
+// 16 outputs uses two): per kernel row and
 // group of four taps, vpermb gathers each output's four input bytes
 // (the index table Z31: lane j takes bytes j·sw .. j·sw+3 of the row
 // from the output's first tap) and vpdpbusd adds their products with
@@ -24,6 +25,15 @@
 	VPDPBUSD Z7, Z5, Z1 \
 	VPDPBUSD Z7, Z6, Z2 \
 	VPDPBUSD Z7, Z8, Z3
+
+// QDW_TAP_HALF(off, woff): QDW_TAP for chunk 0 of both rows only (the
+// last step of a row whose tail is at most 16 outputs).
+#define QDW_TAP_HALF(off, woff) \
+	VPBROADCASTD woff(AX), Z7 \
+	VPERMB off(BX), Z31, Z4 \
+	VPERMB off(BX)(R9*1), Z31, Z6 \
+	VPDPBUSD Z7, Z4, Z0 \
+	VPDPBUSD Z7, Z6, Z2
 
 // func qdwRow2VNNI(dst *int32, ldd int, src *byte, ld, rowB, n, cs int, wq *int32, kh, nq int, idx *byte, init int32, m1, m2 uint16, pairs, srcPair int)
 // For each of pairs row pairs (dst and src advanced by 2·ldd and srcPair
@@ -59,6 +69,8 @@ qdw_chunk:
 	JGE qdw_full
 	KMOVW m1+92(FP), K1
 	KMOVW m2+94(FP), K2
+	CMPQ CX, $16
+	JLE qdw_half
 qdw_full:
 	VMOVDQA32 Z30, Z0
 	VMOVDQA32 Z30, Z1
@@ -93,6 +105,32 @@ qdw_store:
 	LEAQ (SI)(R10*2), SI
 	SUBQ $32, CX
 	JMP qdw_chunk
+qdw_half:
+	// at most 16 outputs left: chunk 1 of each row would be all masked
+	VMOVDQA32 Z30, Z0
+	VMOVDQA32 Z30, Z2
+	MOVQ SI, BX
+	MOVQ wq+56(FP), AX
+	MOVQ R13, DX
+	CMPQ nq+72(FP), $1
+	JNE qdw_hky2
+qdw_hky1:
+	QDW_TAP_HALF(0, 0)
+	ADDQ $4, AX
+	ADDQ R11, BX
+	DECQ DX
+	JNZ qdw_hky1
+	JMP qdw_hstore
+qdw_hky2:
+	QDW_TAP_HALF(0, 0)
+	QDW_TAP_HALF(4, 4)
+	ADDQ $8, AX
+	ADDQ R11, BX
+	DECQ DX
+	JNZ qdw_hky2
+qdw_hstore:
+	VMOVDQU32 Z0, K1, (DI)
+	VMOVDQU32 Z2, K1, (R8)
 qdw_done:
 	MOVQ ldd+8(FP), AX
 	SHLQ $1, AX

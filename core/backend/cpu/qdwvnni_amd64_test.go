@@ -33,7 +33,7 @@ func TestQDepthwiseVNNI(t *testing.T) {
 	for _, kh := range []int{1, 3, 5, 7} {
 		for _, kw := range []int{1, 3, 4, 5, 8} {
 			for _, s := range [][2]int{{1, 1}, {2, 2}, {1, 2}, {2, 1}} {
-				for _, wd := range []int{1, 15, 31, 32, 33, 64, 65} {
+				for _, wd := range []int{1, 15, 31, 32, 33, 48, 64, 65, 80} {
 					h := 1 + r.IntN(9)
 					d := &op.QDepthwise{C: 3, H: h, Wd: wd, KH: kh, KW: kw, SH: s[0], SW: s[1], PT: r.IntN(kh), PL: r.IntN(kw), Signed: n%2 == 1}
 					pb, pr := r.IntN(kh), r.IntN(kw)
@@ -107,4 +107,37 @@ func qdwPlanesRef(d *op.QDepthwise) []int32 {
 		}
 	}
 	return out
+}
+
+// BenchmarkQDepthwiseVNNI times the byte kernel on PP-OCRv4 rec b6's
+// int8 depthwise layers (5×5 over 80-wide planes, 3×3 over 160-wide ones;
+// one image's channels).
+func BenchmarkQDepthwiseVNNI(b *testing.B) {
+	if qDepthwiseDirect == nil {
+		b.Skip("no AVX-512 VNNI and VBMI here")
+	}
+	saved := activeLevel.Load()
+	defer func() { setLevel(saved); installKernels() }()
+	setLevel(levels[0])
+	installKernels()
+	if curISA() != isaAVX512 {
+		b.Skip("the best level here is not avx512")
+	}
+	for _, g := range [][5]int{{240, 12, 80, 5, 1}, {480, 6, 80, 5, 1}, {480, 3, 80, 5, 1}, {128, 12, 160, 3, 1}, {240, 12, 80, 5, 2}} {
+		c, h, wd, k, sh := g[0], g[1], g[2], g[3], g[4]
+		d := &op.QDepthwise{C: c, H: h, Wd: wd, KH: k, KW: k, SH: sh, SW: 1, PT: k / 2, PL: k / 2, XZero: 3}
+		d.OH, d.OW = (h+2*(k/2)-k)/sh+1, wd
+		d.X, d.W = make([]byte, c*h*wd), make([]int32, c*k*k)
+		for i := range d.X {
+			d.X[i] = byte(i * 7)
+		}
+		for i := range d.W {
+			d.W[i] = int32(i%255 - 127)
+		}
+		b.Run(fmt.Sprintf("%dx%dx%d_k%d_s%d1", c, h, wd, k, sh), func(b *testing.B) {
+			for b.Loop() {
+				qDepthwiseDirect(d, 0, c, func(int, []int32) {})
+			}
+		})
+	}
 }
