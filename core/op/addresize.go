@@ -18,9 +18,13 @@ import (
 // its operand order (bitwise the two ops, without writing and reading the
 // resized map); other shapes and dtypes run resize, then add.
 // add_quantize takes the same two attributes (quantize_linear(a +
-// resize(b)), core/op/qadd.go).
+// resize(b)), core/op/qadd.go). With attribute scaled (the index of the
+// other, unresized addend) and a third input s (N, C, 1, 1), that addend
+// is first x + x·s (scale_residual, an SE block's output), made row by
+// row as scale_residual makes it (bitwise, without writing and reading
+// the scaled map).
 var addResizeDef = define(&Def{
-	Name: "add_resize", Arity: 2, Overwrites: true, Export: exportAddResize,
+	Name: "add_resize", Arity: -1, Overwrites: true, Export: exportAddResize,
 	Infer: func(in []Meta, a Attrs) ([]Meta, error) {
 		in, err := resizedMetas(in, a)
 		if err != nil {
@@ -51,9 +55,30 @@ func resizeAttrs(a Attrs) Attrs {
 	return r
 }
 
-// resizedMetas returns in with the resized input's meta replaced by its
+// scaledInput is the index of add_resize's (add_quantize's) addend that
+// is scaled by the third input (x + x·s), -1 when none.
+func scaledInput(a Attrs) int { return a.Int("scaled", -1) }
+
+// resizedMetas returns the two addends' metas: in with the scaled input's
+// meta replaced by scale_residual's output and the resized input's by its
 // resize's output.
 func resizedMetas(in []Meta, a Attrs) ([]Meta, error) {
+	k := scaledInput(a)
+	switch {
+	case k < 0 && len(in) != 2:
+		return nil, fmt.Errorf("%d inputs: want 2 (3 with attribute scaled)", len(in))
+	case k >= 0 && (len(in) != 3 || k > 1):
+		return nil, fmt.Errorf("scaled = %d with %d inputs: want 0 or 1 and 3 inputs", k, len(in))
+	case k >= 0:
+		m, err := scaleResidualDef.InferMeta([]Meta{in[k], in[2]}, nil)
+		if err != nil {
+			return nil, err
+		}
+		if !m[0].Shape.Equal(in[k].Shape) {
+			return nil, fmt.Errorf("scale %v does not scale addend %v", in[2].Shape, in[k].Shape)
+		}
+		in = []Meta{in[0], in[1]}
+	}
 	r := resizedInput(a)
 	if r < 0 {
 		return in, nil
@@ -70,8 +95,22 @@ func resizedMetas(in []Meta, a Attrs) ([]Meta, error) {
 	return out, nil
 }
 
-// resizedInputs returns in with the resized input resized.
+// scaledInputs returns the two addends with the scaled one scaled
+// (scale_residual).
+func scaledInputs(in []*T, a Attrs) []*T {
+	k := scaledInput(a)
+	if k < 0 {
+		return in
+	}
+	out := []*T{in[0], in[1]}
+	out[k] = call1(scaleResidualDef, nil, in[k], in[2])
+	return out
+}
+
+// resizedInputs returns the two addends, the scaled one scaled and the
+// resized one resized.
 func resizedInputs(in []*T, a Attrs) []*T {
+	in = scaledInputs(in, a)
 	r := resizedInput(a)
 	if r < 0 {
 		return in
@@ -87,8 +126,8 @@ func resizedInputs(in []*T, a Attrs) []*T {
 // goes to y (nil: a scratch row) at its flat offset, then to emit (nil:
 // none) while it is in cache.
 func addResized(y []float32, in []*T, a Attrs, emit func(off int, v []float32)) bool {
-	r := resizedInput(a)
-	if r < 0 || r > 1 || len(in) != 2 {
+	r, k := resizedInput(a), scaledInput(a)
+	if r < 0 || r > 1 || len(in) != 2 && !(k == 1-r && len(in) == 3) {
 		return false
 	}
 	x, b := in[1-r], in[r]
@@ -100,13 +139,21 @@ func addResized(y []float32, in []*T, a Attrs, emit func(off int, v []float32)) 
 	if err != nil || p.linear || !x.Shape().Equal(tensor.Shape{n, c, p.oh, p.ow}) || y != nil && len(y) != x.Len() {
 		return false
 	}
+	var sa []float32 // x's scales, one per plane
+	if k >= 0 {
+		s := in[2]
+		if s.DType() != tensor.Float32 || !s.IsContiguous() || !s.Shape().Equal(tensor.Shape{n, c, 1, 1}) {
+			return false
+		}
+		sa = s.F32()
+	}
 	rows, cols := p.axis(h, p.oh, p.sh), p.axis(w, p.ow, p.sw)
 	xa, ba, oh, ow := x.F32(), b.F32(), p.oh, p.ow
 	rep := repeatFactor(cols.i0, w)
 	parallel.For(n*c*oh, max(1, (1<<14)/ow), func(lo, hi int) {
-		buf := getScratch[float32](2 * ow)
+		buf := getScratch[float32](3 * ow)
 		defer putScratch(buf)
-		up, sum := (*buf)[:ow], (*buf)[ow:2*ow]
+		up, sum, scaled := (*buf)[:ow], (*buf)[ow:2*ow], (*buf)[2*ow:3*ow]
 		last := -1
 		for i := lo; i < hi; i++ {
 			src := i/oh*h*w + rows.i0[i%oh]*w
@@ -122,6 +169,12 @@ func addResized(y []float32, in []*T, a Attrs, emit func(off int, v []float32)) 
 				last = src
 			}
 			v, xr := sum, xa[i*ow:(i+1)*ow]
+			if sa != nil { // x + x·s as scale_residual rounds it
+				p := i / oh
+				binRow(binMul, scaled, xr, sa[p:p+1], 1, 0)
+				binRow(binAdd, scaled, scaled, xr, 1, 1)
+				xr = scaled
+			}
 			if y != nil {
 				v = y[i*ow : (i+1)*ow]
 			}
@@ -164,6 +217,13 @@ func exportAddResize(w ONNXWriter, in, out []string) error {
 // exportResized writes the Resize of add_resize's (add_quantize's)
 // resized input and returns the inputs with it in its place.
 func exportResized(w ONNXWriter, in []string, hint string) ([]string, error) {
+	if k := scaledInput(w.Attrs()); k >= 0 { // x + x·s: Mul and Add, as scale_residual exports
+		t, sum := w.Fresh(hint+"/scaled"), w.Fresh(hint+"/scaled_sum")
+		w.Node("Mul", []string{in[k], in[2]}, []string{t})
+		w.Node("Add", []string{in[k], t}, []string{sum})
+		in = []string{in[0], in[1]}
+		in[k] = sum
+	}
 	r := resizedInput(w.Attrs())
 	if r < 0 {
 		return in, nil

@@ -13,6 +13,10 @@ import (
 // and its activation), scale_residual (x + x·s) and gemm (matmul plus a row
 // bias).
 
+// scaleResidualDef is scale_residual, which add_resize and add_quantize
+// also apply to a scaled addend (addresize.go).
+var scaleResidualDef *Def
+
 func init() {
 	define(&Def{
 		Name: "conv2d_act", Export: exportConvAct, Overwrites: true, Arity: -1,
@@ -81,7 +85,7 @@ func init() {
 			Run(Lookup(a.Str("act", "")), out, out, aa) // elementwise: in place is safe
 		},
 	})
-	define(&Def{
+	scaleResidualDef = define(&Def{
 		Name: "scale_residual", Export: exportScaleResidual, Overwrites: true, Arity: 2,
 		// y = x + x·s (an SE block's scaling and its residual add): x
 		// (N, C, H, W) and s (N, C, 1, 1) run per channel plane, in chunks

@@ -14,9 +14,10 @@ import (
 // maps (96×240×240 floats at 960) only to quantize the sum for a conv.
 // With attribute resized (0 or 1) and resize's attributes, that input is
 // first resized (nearest): quantize_linear(add_resize(a, b)), the sum rows
-// quantized as add_resize makes them (core/op/addresize.go).
+// quantized as add_resize makes them (core/op/addresize.go); attribute
+// scaled and a third input likewise.
 var addQuantizeDef = define(&Def{
-	Name: "add_quantize", Arity: 2, Overwrites: true, Export: exportAddQuantize,
+	Name: "add_quantize", Arity: -1, Overwrites: true, Export: exportAddQuantize,
 	Infer: func(in []Meta, a Attrs) ([]Meta, error) {
 		in, err := resizedMetas(in, a)
 		if err != nil {
@@ -52,6 +53,7 @@ func addQuantizeRef(out, in []*T, a Attrs) {
 		}
 		return
 	}
+	in = scaledInputs(in, a)
 	x, y := in[0], in[1]
 	if x.DType() != tensor.Float32 || y.DType() != tensor.Float32 || !x.Shape().Equal(y.Shape()) || axis >= 0 {
 		Run(quantizeLinearDef, out, []*T{Add(x, y)}, a)

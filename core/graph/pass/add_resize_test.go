@@ -15,9 +15,12 @@ import (
 // bitwise: the resized addend first or second, 2× scales (the widened
 // rows' fast path) and sizes that are no multiple (the column table's
 // gather), uint8 and int8, an addend that broadcasts (the resize-then-add
-// fallback). A linear resize and a resized map read twice stay as they
-// are. The fused graph exports (Resize + Add [+ QuantizeLinear]) and reads
-// back with the same output.
+// fallback); the other addend an SE block's x + x·s, absorbed as attribute
+// scaled (either order, quantized or not; an s that broadcasts over the
+// batch runs the fallback). A linear resize and a resized map read twice
+// stay as they are. The fused graph exports (Resize + Add [+
+// QuantizeLinear], Mul + Add for the scaled addend) and reads back with
+// the same output.
 func TestFuseAddResize(t *testing.T) {
 	r := rand.New(rand.NewPCG(25, 26))
 	for _, tc := range []struct {
@@ -28,6 +31,7 @@ func TestFuseAddResize(t *testing.T) {
 		broadcast   bool
 		linear      bool
 		resizeTwice bool
+		scaled      int // the other addend is x + x·s: 1 s per image and channel, 2 s per channel
 		h, w        int
 	}{
 		{name: "2x", h: 30, w: 45},
@@ -37,6 +41,11 @@ func TestFuseAddResize(t *testing.T) {
 		{name: "int8 sizes first", quant: tensor.Int8, sizes: true, first: true, h: 6, w: 7},
 		{name: "broadcast addend", broadcast: true, h: 6, w: 4},
 		{name: "broadcast addend uint8", broadcast: true, quant: tensor.Uint8, h: 6, w: 4},
+		{name: "scaled", scaled: 1, h: 30, w: 45},
+		{name: "scaled resized first", scaled: 1, first: true, h: 7, w: 5},
+		{name: "scaled uint8", scaled: 1, quant: tensor.Uint8, h: 30, w: 45},
+		{name: "scaled int8 sizes first", scaled: 1, quant: tensor.Int8, sizes: true, first: true, h: 6, w: 7},
+		{name: "scaled per channel", scaled: 2, quant: tensor.Uint8, h: 6, w: 4},
 		{name: "linear", linear: true, h: 6, w: 4},
 		{name: "resized map read twice", resizeTwice: true, h: 6, w: 4},
 	} {
@@ -56,6 +65,13 @@ func TestFuseAddResize(t *testing.T) {
 			a := bd.node("resize", la, bd.node("relu", nil, x)) // linear: not fused
 			if tc.broadcast {
 				a = bd.konst("c", tensor.Rand(r, tensor.Float32, -1, 1, 1, 3, 1, 1), true)
+			}
+			if tc.scaled > 0 {
+				s := bd.node("hardsigmoid", nil, bd.node("global_avg_pool", nil, a))
+				if tc.scaled == 2 {
+					s = bd.konst("s", tensor.Rand(r, tensor.Float32, 0, 1, 1, 3, 1, 1), true)
+				}
+				a = bd.node("add", nil, a, bd.node("mul", nil, a, s))
 			}
 			up := bd.node("resize", ra, bd.node("sigmoid", nil, x))
 			var sum *graph.Value
@@ -77,6 +93,9 @@ func TestFuseAddResize(t *testing.T) {
 			}
 			bd.g.Outputs = []*graph.Value{out}
 			after := []string{fused, "!= add(", "mode=nearest", "resized="}
+			if tc.scaled > 0 {
+				after = append(after, "scaled=", "!scale_residual", "!= mul(")
+			}
 			if tc.linear || tc.resizeTwice {
 				after = []string{"!add_resize", "!resized=", "= add("}
 			}

@@ -18,6 +18,8 @@ import (
 //	a + resize(b) (nearest)  → add_resize(a, b)
 //	quantize_linear(a + b) (one scale and zero point)  → add_quantize(a, b)
 //	  (of add_resize likewise: add_quantize with add_resize's attributes)
+//	add_resize | add_quantize(scale_residual(x, s), b) (b resized)
+//	  → add_resize | add_quantize(x, b, s) {scaled}
 //
 // conv2d_act and gemm run the same kernels one after the other on one
 // output buffer (the activation and the bias add in place), so results are
@@ -28,7 +30,7 @@ func Fuse(g *graph.Graph) error {
 		return err
 	}
 	drop := map[*graph.Node]bool{}
-	for _, f := range []func(*graph.Graph, *graph.Node, map[*graph.Value]int, map[*graph.Value]*graph.Node) bool{fuseConvBias, fuseConvAct, fuseActScale, fuseActShift, fuseGemm, fuseScaleResidual, fuseAddResize, fuseAddQuantize} {
+	for _, f := range []func(*graph.Graph, *graph.Node, map[*graph.Value]int, map[*graph.Value]*graph.Node) bool{fuseConvBias, fuseConvAct, fuseActScale, fuseActShift, fuseGemm, fuseScaleResidual, fuseAddResize, fuseAddQuantize, fuseScaledAdd} {
 		uses, prod := g.Uses(), g.Producers()
 		for _, n := range g.Nodes {
 			if !drop[n] && f(g, n, uses, prod) {
@@ -243,4 +245,35 @@ func fuseScaleResidual(g *graph.Graph, n *graph.Node, uses map[*graph.Value]int,
 		}
 	}
 	return false
+}
+
+// fuseScaledAdd: n = add_resize or add_quantize (one addend resized) whose
+// other addend is scale_residual(x, s) read only by n → n becomes the
+// scale_residual node's op with attribute scaled and inputs (x, b, s) in
+// n's addend order (the SE block's scaled map is never written: PP-OCRv4
+// det's neck, 96×240×240 floats at 960).
+func fuseScaledAdd(g *graph.Graph, n *graph.Node, uses map[*graph.Value]int, prod map[*graph.Value]*graph.Node) bool {
+	if n.Op != addResizeDef && n.Op != addQuantizeDef || len(n.In) != 2 || len(n.AttrIn) > 0 || n.ShapeAttrs != nil {
+		return false
+	}
+	r := n.Attrs.Int("resized", -1)
+	if r < 0 || r > 1 || n.Attrs.Int("scaled", -1) >= 0 {
+		return false
+	}
+	k := 1 - r
+	sr := single(n, k, uses, prod, "scale_residual")
+	if sr == nil || len(sr.In) != 2 {
+		return false
+	}
+	a := op.Attrs{}
+	for key, v := range n.Attrs {
+		a[key] = v
+	}
+	a["scaled"] = k
+	in := []*graph.Value{n.In[0], n.In[1], sr.In[1]}
+	in[k] = sr.In[0]
+	sr.Op, sr.Attrs, sr.In = n.Op, a, in
+	sr.Out[0].Meta, sr.Out[0].Name = n.Out[0].Meta, n.Out[0].Name // the sum's name: n goes
+	replaceUses(g, n.Out[0], sr.Out[0])
+	return true
 }
