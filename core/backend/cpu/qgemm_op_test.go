@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"paddle/core/op"
+	"paddle/core/parallel"
 	"paddle/core/tensor"
 )
 
@@ -169,8 +170,12 @@ func tensorsEqual(a, b *tensor.Tensor) bool {
 // reference kernels, exactly (int32 accumulators with the bias, and
 // requantized bytes): kernels 3×3, 5×5, 2×3 and 1×1 strided, strides 1 to 3
 // per axis, dilation, asymmetric and oversized pads, channel counts that
-// are and are not multiples of 4, images of one and of several row tiles,
-// two images, x's zero point 0 and not, extreme operands.
+// are and are not multiples of 4, output channels below, at and past the
+// 12-row tile, output rows below and past the 32-column tile, k past a k
+// block, images of one and of several row tiles, two images, x's zero
+// point 0 and not, extreme operands. At avx512 with VNNI this runs the
+// interleaved phases read in place (QGEMMGroups), elsewhere the planes
+// packed per call (QGEMMRows).
 func TestQConvShifted(t *testing.T) {
 	type tc struct {
 		c, oc, h, w, kh, kw int
@@ -185,6 +190,8 @@ func TestQConvShifted(t *testing.T) {
 		{7, 5, 8, 8, 1, 1, op.ConvParams{Strides: []int{2, 2}}},
 		{1, 1, 3, 4, 3, 3, op.ConvParams{Pads: []int{4, 4, 4, 4}}},
 		{96, 24, 30, 30, 3, 3, op.ConvParams{Pads: []int{1, 1, 1, 1}}},
+		{12, 30, 21, 75, 3, 3, op.ConvParams{Strides: []int{2, 2}, Pads: []int{1, 1, 1, 1}}},
+		{16, 11, 14, 70, 3, 3, op.ConvParams{Dilations: []int{2, 2}, Pads: []int{2, 2, 2, 2}}},
 	}
 	forQLevels(t, func(t *testing.T) {
 		r := rand.New(rand.NewPCG(17, 18))
@@ -270,4 +277,39 @@ func TestQWeightsCacheFollowsWeights(t *testing.T) {
 			}
 		}
 	})
+}
+
+// BenchmarkQConvShifted times qshifted on the 3×3 convs of int8 PP-OCRv4
+// det at 960×960 at the active level, with B interleaved and read in place
+// (QGEMMGroups, where the level has it) and with B's planes packed per
+// call (QGEMMRows), on one thread.
+func BenchmarkQConvShifted(b *testing.B) {
+	defer installKernels()
+	defer parallel.SetThreads(parallel.Threads())
+	parallel.SetThreads(1)
+	for _, s := range []struct{ c, oc, hw, stride int }{{3, 16, 960, 2}, {96, 24, 240, 1}, {96, 24, 120, 1}, {96, 24, 60, 1}} {
+		r := rand.New(rand.NewPCG(1, 2))
+		x := randBytes(r, tensor.Uint8, 1, s.c, s.hw, s.hw)
+		w := randBytes(r, tensor.Int8, s.oc, s.c, 3, 3)
+		ws := make([]float64, s.oc)
+		for i := range ws {
+			ws[i] = 0.001
+		}
+		p := op.ConvParams{Strides: []int{s.stride, s.stride}, Pads: []int{1, 1, 1, 1}}
+		qa := op.QuantAttrs(0.02, 7, ws, []int{0}, tensor.Uint8, 0.05, 3)
+		for _, path := range []string{"groups", "planes"} {
+			k := kernelSet()
+			if path == "planes" {
+				k.QGEMMGroups8 = nil
+			} else if k.QGEMMGroups8 == nil {
+				continue
+			}
+			op.Use(k)
+			b.Run(fmt.Sprintf("%s/c%d-oc%d-%d-s%d/%s", Level(), s.c, s.oc, s.hw, s.stride, path), func(b *testing.B) {
+				for b.Loop() {
+					op.QConv2D(x, w, nil, p, qa)
+				}
+			})
+		}
+	}
 }
