@@ -417,11 +417,16 @@ func splitPhase4(dst, x []byte, nc, ld int, g geom2, a, b, hq, wq int, pad byte,
 }
 
 // interleave4 sets dst[4j + t] = src[t·ld + j] for t < 4, j < n: on ilv
-// (nil: none) for the prefix it takes, Go for the rest.
+// (nil: none) for the prefix it takes and, past 32 columns, for the last
+// 32 again (rewriting columns of the prefix with the same bytes), Go for
+// what is left.
 func interleave4(dst, src []byte, ld, n int, ilv func(dst, src []byte, ld, n int) int) {
 	j := 0
 	if ilv != nil {
 		j = ilv(dst, src, ld, n)
+		if j < n && n >= 32 && ilv(dst[4*(n-32):], src[n-32:], ld, 32) == 32 {
+			j = n
+		}
 	}
 	for ; j < n; j++ {
 		d := dst[4*j:][:4]
