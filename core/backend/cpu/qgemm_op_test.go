@@ -173,7 +173,8 @@ func tensorsEqual(a, b *tensor.Tensor) bool {
 // are and are not multiples of 4, output channels below, at and past the
 // 12-row tile, output rows below and past the 32-column tile, k past a k
 // block, images of one and of several row tiles, two images, x's zero
-// point 0 and not, extreme operands. At avx512 with VNNI this runs the
+// point 0 and not, uint8 x with int8 weights and int8 x with uint8 weights,
+// extreme operands. At avx512 with VNNI this runs the
 // interleaved phases read in place (QGEMMGroups), elsewhere the planes
 // packed per call (QGEMMRows).
 func TestQConvShifted(t *testing.T) {
@@ -192,18 +193,25 @@ func TestQConvShifted(t *testing.T) {
 		{96, 24, 30, 30, 3, 3, op.ConvParams{Pads: []int{1, 1, 1, 1}}},
 		{12, 30, 21, 75, 3, 3, op.ConvParams{Strides: []int{2, 2}, Pads: []int{1, 1, 1, 1}}},
 		{16, 11, 14, 70, 3, 3, op.ConvParams{Dilations: []int{2, 2}, Pads: []int{2, 2, 2, 2}}},
+		// from here on, x int8 and w uint8 (before, x uint8 and w int8)
+		{8, 24, 40, 61, 3, 3, op.ConvParams{Pads: []int{1, 1, 1, 1}}},
+		{6, 13, 17, 35, 3, 3, op.ConvParams{Strides: []int{2, 2}, Pads: []int{1, 0, 1, 2}}},
 	}
+	const signedFrom = 10
 	forQLevels(t, func(t *testing.T) {
 		r := rand.New(rand.NewPCG(17, 18))
-		for _, c := range cases {
+		for ci, c := range cases {
+			signedX := ci >= signedFrom
 			for _, fill := range []string{"random", "extreme"} {
-				x := randBytes(r, tensor.Uint8, 2, c.c, c.h, c.w)
-				w := randBytes(r, tensor.Int8, c.oc, c.c, c.kh, c.kw)
-				if fill == "extreme" {
-					fillBytes(x.U8(), 255)
-					for i := range w.I8() {
-						w.I8()[i] = -128
-					}
+				xd, wd, xzs := tensor.Uint8, tensor.Int8, []int{0, 131}
+				if signedX {
+					xd, wd, xzs = tensor.Int8, tensor.Uint8, []int{0, -77}
+				}
+				x := randBytes(r, xd, 2, c.c, c.h, c.w)
+				w := randBytes(r, wd, c.oc, c.c, c.kh, c.kw)
+				if fill == "extreme" { // unsigned 255, signed -128
+					fillBytes(rawBytes(x), pick(signedX, 0x80, 255))
+					fillBytes(rawBytes(w), pick(signedX, 255, 0x80))
 				}
 				bias := tensor.New(tensor.Int32, c.oc)
 				for i := range bias.I32() {
@@ -213,7 +221,7 @@ func TestQConvShifted(t *testing.T) {
 				for i := range ws {
 					ws[i] = 0.0001 + r.Float64()*0.001
 				}
-				for _, xz := range []int{0, 131} {
+				for _, xz := range xzs {
 					for _, out := range []tensor.DType{tensor.Int32, tensor.Uint8} {
 						qa := op.QuantAttrs(0.02, xz, ws, []int{0}, out, 0.05, 3).With("act", "relu")
 						a := c.p.Attrs()
@@ -222,7 +230,7 @@ func TestQConvShifted(t *testing.T) {
 						}
 						want := runRef(op.Lookup("qconv2d"), a, x, w, bias)
 						if got := op.QConv2D(x, w, bias, c.p, qa); !tensorsEqual(got, want) {
-							t.Fatalf("%+v %s x zero %d out %v: backend differs from the reference", c, fill, xz, out)
+							t.Fatalf("%+v x %v %s x zero %d out %v: backend differs from the reference", c, xd, fill, xz, out)
 						}
 					}
 				}
