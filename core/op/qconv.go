@@ -418,6 +418,7 @@ func splitPhase(dst, x []byte, g geom2, a, b, hq, wq int, pad byte) {
 // interleave (Kernels.Interleave4Bytes8; nil: Go loops).
 func splitPhase4(dst, x []byte, nc, ld int, g geom2, a, b, hq, wq int, pad byte, tmp []byte, ilv func(dst, src []byte, ld, n int) int) {
 	jlo, jhi := phaseCols(g, b, wq)
+	fill(tmp[nc*wq:4*wq], pad) // the missing channels' rows, once
 	for i := range hq {
 		d := dst[4*i*wq:][:4*wq]
 		r := g.SH*i + a - g.PT
@@ -431,13 +432,8 @@ func splitPhase4(dst, x []byte, nc, ld int, g geom2, a, b, hq, wq int, pad byte,
 			interleave4(d[4*jlo:4*jhi], x[r*g.W+jlo+b-g.PL:], ld, jhi-jlo, ilv)
 			continue
 		}
-		for t := range 4 {
-			row := tmp[t*wq:][:wq]
-			if t < nc {
-				phaseRow(row, x[t*ld:][:g.H*g.W], g, a, b, i, jlo, jhi, pad)
-			} else {
-				fill(row, pad)
-			}
+		for t := range nc {
+			phaseRow(tmp[t*wq:][:wq], x[t*ld:][:g.H*g.W], g, a, b, i, jlo, jhi, pad)
 		}
 		interleave4(d, tmp, wq, wq, ilv)
 	}
