@@ -115,6 +115,20 @@ type Kernels struct {
 	// of its input this way instead of unrolling the windows. Its packing
 	// is fastest where runs of rows (groups of 4) lie evenly spaced.
 	QGEMMRows8 func(m, n, k int, a []byte, lda int, aSigned bool, pa any, b []byte, rowOff []int, c []int32, ldc int)
+	// QGEMMGroups8 is QGEMM8 with B's k rows interleaved in groups of four,
+	// column by column, anywhere in b: B[4g+t, j] = b[groupOff[g]+4j+t]
+	// (k a multiple of 4). That is the layout vpdpbusd reads, so the
+	// kernel reads B in place without packing it; qconv2d lays out its
+	// input so (qshifted). Nil where the level has no such kernel (all but
+	// avx512 with VNNI). The kernel reads whole 32-column tiles: a tile
+	// whose reads would reach past the end of b is copied out instead, so
+	// b holding 31 columns (124 bytes) past the last group's n lets every
+	// tile be read in place.
+	QGEMMGroups8 func(m, n, k int, a []byte, lda int, aSigned bool, pa any, b []byte, groupOff []int, c []int32, ldc int)
+	// Interleave4Bytes8 sets dst[4j+t] = src[t·ld+j] for t < 4 and j in a
+	// prefix of the n columns and returns the prefix's length: four
+	// channel rows into the dword-interleaved layout of QGEMMGroups8.
+	Interleave4Bytes8 func(dst, src []byte, ld, n int) int
 	// QPackA8 packs A once for repeated QGEMM8 calls (nil where the level
 	// does not pack).
 	QPackA8 func(m, k int, a []byte, lda int, aSigned bool) any

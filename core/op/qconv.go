@@ -1,6 +1,7 @@
 package op
 
 import (
+	"encoding/binary"
 	"fmt"
 	"sync"
 	"unsafe"
@@ -219,15 +220,21 @@ func qpointwise(out, x *T, groups int, ep *quantEpilogue, direct func(gi int, b 
 // padded input's pixels (s·i + a, s·j + b); one phase at stride 1), so
 // that tap (kh, kw) of the kernel reads a phase shifted by a whole number
 // of rows and columns, and the conv is one GEMM of the weights (k ordered
-// tap by tap, C channels padded to a multiple of 4 with zero weights so
-// each group of 4 k rows lies evenly spaced, one channel plane apart) by
-// those shifted views (the backend's QGEMMRows8: B's rows anywhere).
-// Output rows are computed in tiles, each GEMM column an output pixel of a
-// phase-wide row (the columns past OW are computed and dropped). It reports
-// false, doing nothing, without QGEMMRows8 or QPackA8.
+// tap by tap, C channels padded to a multiple of 4 with zero weights) by
+// those shifted views. Where the backend reads B interleaved in groups of
+// four rows in place (QGEMMGroups8: avx512 with VNNI), each phase holds
+// the channels four by four, pixel by pixel (splitPhase4), so that a
+// tap's four k rows of 32 columns are the 128 bytes the kernel reads and
+// nothing is packed per tap; elsewhere each phase holds channel planes
+// (splitPhase) and each group of 4 k rows lies evenly spaced, one plane
+// apart (QGEMMRows8: B's rows anywhere, packed per call). Output rows are
+// computed in tiles, each GEMM column an output pixel of a phase-wide row
+// (the columns past OW are computed and dropped). It reports false, doing
+// nothing, without QPackA8 or either GEMM.
 func qshifted(out, x, w *T, g geom2, q quantParams, ep *quantEpilogue) bool {
-	gemm, pack := Active().QGEMMRows8, Active().QPackA8
-	if gemm == nil || pack == nil {
+	kern := Active()
+	pack, grouped := kern.QPackA8, kern.QGEMMGroups8 != nil
+	if pack == nil || kern.QGEMMRows8 == nil && !grouped {
 		return false
 	}
 	xs := x.Shape()
@@ -235,13 +242,13 @@ func qshifted(out, x, w *T, g geom2, q quantParams, ep *quantEpilogue) bool {
 	cp := (c + 3) &^ 3
 	taps := g.KH * g.KW
 	k := taps * cp
-	// The phases the taps read, and each tap's phase and shift.
+	// The phases the taps read, and each tap's phase and shift (pixels).
 	maxDR, maxDC := (g.KH-1)*g.DH/g.SH, (g.KW-1)*g.DW/g.SW
 	hq, wq := g.OH+maxDR, g.OW+maxDC
 	plane := hq * wq
 	phaseAt := make([]int, g.SH*g.SW) // phase → its index in the buffer + 1 (0: unused)
 	var phases []int
-	tapOff := make([]int, taps)
+	tapPhase, tapShift := make([]int, taps), make([]int, taps)
 	for kh := range g.KH {
 		for kw := range g.KW {
 			r, cc := kh*g.DH, kw*g.DW
@@ -250,30 +257,51 @@ func qshifted(out, x, w *T, g geom2, q quantParams, ep *quantEpilogue) bool {
 				phases = append(phases, ph)
 				phaseAt[ph] = len(phases)
 			}
-			tapOff[kh*g.KW+kw] = (phaseAt[ph]-1)*cp*plane + r/g.SH*wq + cc/g.SW
+			tapPhase[kh*g.KW+kw], tapShift[kh*g.KW+kw] = phaseAt[ph]-1, r/g.SH*wq+cc/g.SW
 		}
 	}
-	size := len(phases)*cp*plane + wq // wq: the dropped columns of the last row read past the last plane
-	rowOff := make([]int, k)
-	for t, o := range tapOff {
-		for ci := range cp {
-			rowOff[t*cp+ci] = o + ci*plane
+	// A phase holds nch planes, cstride bytes apart, of esz bytes a pixel:
+	// cp channel planes, or grouped, cp/4 planes of four channels a pixel.
+	esz, nch, cstride := 1, cp, plane
+	if grouped {
+		esz, nch, cstride = 4, cp/4, 4*qgroupStride(plane)
+	}
+	pstride := nch * cstride
+	// wq+32 pixels past the last plane: the dropped columns of the last
+	// row, and grouped, the last 32-column panel, read past it.
+	size := len(phases)*pstride + esz*(wq+32)
+	// B's rows (or grouped, groups of 4 rows) tap by tap: tap t's plane ci
+	// is the GEMM's row (group) t·nch + ci.
+	off := make([]int, taps*nch)
+	for t := range taps {
+		for ci := range nch {
+			off[t*nch+ci] = tapPhase[t]*pstride + esz*tapShift[t] + ci*cstride
 		}
 	}
 	// The weights in that k order: wt[o, t·cp + ci] = w[o, ci, kh, kw]
 	// (made and packed once per weights and level: qweights.go).
 	aSigned := w.DType() == tensor.Int8
-	wt, pa := qwShifted(w, oc, c, taps, Active(), pack)
+	wt, pa := qwShifted(w, oc, c, taps, kern, pack)
 	rows := max(1, min(g.OH, qaccCols/max(oc*wq, 1)))
 	nt := (g.OH + rows - 1) / rows
-	xb, ohw, pad := rawBytesOf(x), g.OH*g.OW, byte(q.xZero)
+	xb, hw, ohw, pad := rawBytesOf(x), g.H*g.W, g.OH*g.OW, byte(q.xZero)
 	buf := getScratch[byte](n * size)
 	defer putScratch(buf)
-	parallel.For(n*len(phases)*c, 1, func(lo, hi int) {
+	parallel.For(n*len(phases)*nch, 1, func(lo, hi int) {
+		var tmp []byte
+		if grouped {
+			tmp = make([]byte, 4*wq)
+		}
 		for i := lo; i < hi; i++ {
-			ni, pi, ci := i/c/len(phases), i/c%len(phases), i%c
+			ni, pi, ci := i/nch/len(phases), i/nch%len(phases), i%nch
 			ph := phases[pi]
-			splitPhase((*buf)[ni*size+(pi*cp+ci)*plane:][:plane], xb[(ni*c+ci)*g.H*g.W:][:g.H*g.W], g, ph/g.SW, ph%g.SW, hq, wq, pad)
+			dst := (*buf)[ni*size+pi*pstride+ci*cstride:][:esz*plane]
+			switch {
+			case grouped:
+				splitPhase4(dst, xb[(ni*c+4*ci)*hw:], min(4, c-4*ci), hw, g, ph/g.SW, ph%g.SW, hq, wq, pad, tmp, kern.Interleave4Bytes8)
+			case ci < c: // the planes past c meet zero weights
+				splitPhase(dst, xb[(ni*c+ci)*hw:][:hw], g, ph/g.SW, ph%g.SW, hq, wq, pad)
+			}
 		}
 	})
 	parallel.For(n*nt, 1, func(lo, hi int) {
@@ -284,7 +312,12 @@ func qshifted(out, x, w *T, g geom2, q quantParams, ep *quantEpilogue) bool {
 			oh0, oh1 := ti*rows, min((ti+1)*rows, g.OH)
 			cols := (oh1 - oh0) * wq
 			acc := (*accBuf)[:oc*cols]
-			gemm(oc, cols, k, wt, k, aSigned, pa, (*buf)[ni*size+oh0*wq:(ni+1)*size], rowOff, acc, cols)
+			b := (*buf)[ni*size+esz*oh0*wq : (ni+1)*size]
+			if grouped {
+				kern.QGEMMGroups8(oc, cols, k, wt, k, aSigned, pa, b, off, acc, cols)
+			} else {
+				kern.QGEMMRows8(oc, cols, k, wt, k, aSigned, pa, b, off, acc, cols)
+			}
 			// Drop the columns past OW: acc becomes oc × (oh1-oh0)·OW.
 			valid := (oh1 - oh0) * g.OW
 			for r := range oc {
@@ -298,32 +331,129 @@ func qshifted(out, x, w *T, g geom2, q quantParams, ep *quantEpilogue) bool {
 	return true
 }
 
+// qgroupStride returns the pixels between the planes of channel groups in
+// qshifted's interleaved layout: the plane's rounded up to whole cache
+// lines (16 pixels of 4 bytes), an odd number of them, so that the GEMM's
+// reads of the same columns from successive groups spread over the L1
+// cache's sets (a plane of a multiple of 4 KiB put them all in one).
+func qgroupStride(plane int) int {
+	ps := (plane + 15) &^ 15
+	if ps/16%2 == 0 {
+		ps += 16
+	}
+	return ps
+}
+
+// phaseCols returns the columns [jlo, jhi) of a phase (column offset b,
+// wq wide) whose source column s·j + b - PL lies in [0, W).
+func phaseCols(g geom2, b, wq int) (int, int) {
+	jlo := max(0, (g.PL-b+g.SW-1)/g.SW)
+	return jlo, min(wq, max(jlo, (g.W+g.PL-b+g.SW-1)/g.SW))
+}
+
+// phaseRow writes row i of phase (a, b) of the channel plane x (H×W) into
+// d (wq wide): d[j] = x[s·i + a - PT, s·j + b - PL], pad outside x; jlo
+// and jhi are phaseCols'.
+func phaseRow(d, x []byte, g geom2, a, b, i, jlo, jhi int, pad byte) {
+	r := g.SH*i + a - g.PT
+	if r < 0 || r >= g.H || jlo >= jhi {
+		fill(d, pad)
+		return
+	}
+	fill(d[:jlo], pad)
+	fill(d[jhi:], pad)
+	src := x[r*g.W:][:g.W]
+	c0 := g.SW*jlo + b - g.PL
+	switch g.SW {
+	case 1:
+		copy(d[jlo:jhi], src[c0:])
+		return
+	case 2:
+		evenBytes(d[jlo:jhi], src[c0:])
+		return
+	}
+	for j := jlo; j < jhi; j++ {
+		d[j] = src[c0]
+		c0 += g.SW
+	}
+}
+
+// evenBytes sets dst[i] = src[2i] for i < len(dst): eight at a time from
+// two little-endian words (the even bytes masked, then halved in width
+// twice), the rest one by one (the stride-2 phase split of int8 det's
+// first conv, 960×960×3, was a byte loop ~2 % of the model).
+func evenBytes(dst, src []byte) {
+	i := 0
+	for ; i+8 <= len(dst) && 2*i+16 <= len(src); i += 8 {
+		s := src[2*i : 2*i+16]
+		binary.LittleEndian.PutUint64(dst[i:], uint64(even4(binary.LittleEndian.Uint64(s)))|uint64(even4(binary.LittleEndian.Uint64(s[8:])))<<32)
+	}
+	for ; i < len(dst); i++ {
+		dst[i] = src[2*i]
+	}
+}
+
+// even4 returns bytes 0, 2, 4 and 6 of v packed into 32 bits.
+func even4(v uint64) uint32 {
+	v &= 0x00ff00ff00ff00ff
+	v = (v | v>>8) & 0x0000ffff0000ffff
+	return uint32(v | v>>16)
+}
+
 // splitPhase writes phase (a, b) of one channel plane x (H×W) of geometry g
 // into dst (hq×wq): dst[i, j] = x[s·i + a - PT, s·j + b - PL] (strides SH,
 // SW), pad outside x.
 func splitPhase(dst, x []byte, g geom2, a, b, hq, wq int, pad byte) {
-	// The columns j whose source column s·j + b - PL lies in [0, W).
-	jlo := max(0, (g.PL-b+g.SW-1)/g.SW)
-	jhi := min(wq, max(jlo, (g.W+g.PL-b+g.SW-1)/g.SW))
+	jlo, jhi := phaseCols(g, b, wq)
 	for i := range hq {
-		d := dst[i*wq:][:wq]
+		phaseRow(dst[i*wq:][:wq], x, g, a, b, i, jlo, jhi, pad)
+	}
+}
+
+// splitPhase4 is splitPhase for the nc ≤ 4 channel planes x[t·ld:] (H×W)
+// at once, interleaved pixel by pixel: dst[4(i·wq + j) + t] is channel t's
+// dst[i, j], pad for t ≥ nc (channels that meet zero weights). A row of
+// four whole channels at stride 1 is interleaved straight from x; others
+// are split into tmp (4·wq bytes) first. ilv is the backend's vector
+// interleave (Kernels.Interleave4Bytes8; nil: Go loops).
+func splitPhase4(dst, x []byte, nc, ld int, g geom2, a, b, hq, wq int, pad byte, tmp []byte, ilv func(dst, src []byte, ld, n int) int) {
+	jlo, jhi := phaseCols(g, b, wq)
+	fill(tmp[nc*wq:4*wq], pad) // the missing channels' rows, once
+	for i := range hq {
+		d := dst[4*i*wq:][:4*wq]
 		r := g.SH*i + a - g.PT
 		if r < 0 || r >= g.H || jlo >= jhi {
 			fill(d, pad)
 			continue
 		}
-		fill(d[:jlo], pad)
-		fill(d[jhi:], pad)
-		src := x[r*g.W:][:g.W]
-		c0 := g.SW*jlo + b - g.PL
-		if g.SW == 1 {
-			copy(d[jlo:jhi], src[c0:])
+		if nc == 4 && g.SW == 1 {
+			fill(d[:4*jlo], pad)
+			fill(d[4*jhi:], pad)
+			interleave4(d[4*jlo:4*jhi], x[r*g.W+jlo+b-g.PL:], ld, jhi-jlo, ilv)
 			continue
 		}
-		for j := jlo; j < jhi; j++ {
-			d[j] = src[c0]
-			c0 += g.SW
+		for t := range nc {
+			phaseRow(tmp[t*wq:][:wq], x[t*ld:][:g.H*g.W], g, a, b, i, jlo, jhi, pad)
 		}
+		interleave4(d, tmp, wq, wq, ilv)
+	}
+}
+
+// interleave4 sets dst[4j + t] = src[t·ld + j] for t < 4, j < n: on ilv
+// (nil: none) for the prefix it takes and, past 32 columns, for the last
+// 32 again (rewriting columns of the prefix with the same bytes), Go for
+// what is left.
+func interleave4(dst, src []byte, ld, n int, ilv func(dst, src []byte, ld, n int) int) {
+	j := 0
+	if ilv != nil {
+		j = ilv(dst, src, ld, n)
+		if j < n && n >= 32 && ilv(dst[4*(n-32):], src[n-32:], ld, 32) == 32 {
+			j = n
+		}
+	}
+	for ; j < n; j++ {
+		d := dst[4*j:][:4]
+		d[0], d[1], d[2], d[3] = src[j], src[ld+j], src[2*ld+j], src[3*ld+j]
 	}
 }
 

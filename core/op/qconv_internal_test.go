@@ -112,3 +112,25 @@ func TestQConv2DInt32Exact(t *testing.T) {
 		}
 	}
 }
+
+// TestEvenBytes checks the stride-2 byte gather against its definition
+// dst[i] = src[2i] for every length up to 40, src as short as it may be
+// (2n−1 bytes: the words' path must not read past it) and longer.
+func TestEvenBytes(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 10))
+	for n := range 41 {
+		for extra := range 3 {
+			src := make([]byte, max(0, 2*n-1)+extra)
+			for i := range src {
+				src[i] = byte(r.Uint32())
+			}
+			dst := make([]byte, n)
+			evenBytes(dst, src)
+			for i, v := range dst {
+				if v != src[2*i] {
+					t.Fatalf("n %d, %d source bytes: dst[%d] = %d, want %d", n, len(src), i, v, src[2*i])
+				}
+			}
+		}
+	}
+}

@@ -45,6 +45,13 @@ func kernelSet() *op.Kernels {
 		}
 		return nil
 	}
+	if kn := qkernelFor(curISA()); kn != nil && kn.runGroups != nil {
+		k.QGEMMGroups8 = func(m, n, kk int, a []byte, lda int, aSigned bool, pa any, b []byte, groupOff []int, c []int32, ldc int) {
+			p, _ := pa.(*QPackedA)
+			QGEMMGroups(m, n, kk, a, lda, aSigned, p, b, groupOff, c, ldc)
+		}
+		k.Interleave4Bytes8 = interleave4Kernel()
+	}
 	k.QWeights7 = qkernelNarrow(qkernelFor(curISA())) != nil
 	k.QKernel = QKernel()
 	if Level() == "generic" {

@@ -45,6 +45,10 @@ type qkernel struct {
 	packB func(b []byte, rows bRows, signed bool, p0, kc, kcPad, j0, cols int, dst []byte)
 	// run computes the mr×nr tile c (+)= Apanel·Bpanel over kcPad k.
 	run func(kcPad int, a, b []byte, c []int32, ldc int, accum, aSigned bool)
+	// runGroups (nil: none) is run with B read in place (QGEMMGroups):
+	// group g's nr columns × kg bytes, laid out as in a packed panel, at
+	// b[off[g]:].
+	runGroups func(groups int, a, b []byte, off []int, c []int32, ldc int, accum, aSigned bool)
 }
 
 // qkc is the k block of the packed kernels (a multiple of 4): a 32-column
@@ -137,6 +141,31 @@ func QGEMMRows(m, n, k int, a []byte, lda int, aSigned bool, pa *QPackedA, b []b
 	qgemm(m, n, k, a, lda, aSigned, pa, b, bRows{off: rowOff[:k], run: evenRuns(rowOff[:k])}, c, ldc)
 }
 
+// QGEMMGroups is QGEMMPacked with B's k rows interleaved in groups of
+// four, column by column, anywhere in b: B[4g+t, j] = b[groupOff[g]+4j+t]
+// for t < 4 (k a multiple of 4, len(groupOff) ≥ k/4). That is the layout
+// the VNNI kernel reads from a packed panel, so at avx512 with VNNI it
+// reads B in place, packing nothing but the panels whose 32 columns would
+// reach past the end of b; qconv2d lays out its input this way (core/op's
+// qshifted). The other levels have no such kernel and run Go loops.
+func QGEMMGroups(m, n, k int, a []byte, lda int, aSigned bool, pa *QPackedA, b []byte, groupOff []int, c []int32, ldc int) {
+	if m <= 0 || n <= 0 {
+		return
+	}
+	if k%4 != 0 || len(groupOff) < k/4 {
+		panic(fmt.Sprintf("cpu: QGEMMGroups %dx%dx%d: k not a multiple of 4, or %d group offsets", m, n, k, len(groupOff)))
+	}
+	gmax := 0
+	for g, o := range groupOff[:k/4] {
+		if o < 0 || o+4*n > len(b) {
+			panic(fmt.Sprintf("cpu: QGEMMGroups %dx%dx%d: group %d at %d past the %d bytes of b", m, n, k, g, o, len(b)))
+		}
+		gmax = max(gmax, o)
+	}
+	checkQGemm(m, n, k, len(a), lda, 0, n, len(c), ldc)
+	qgemm(m, n, k, a, lda, aSigned, pa, b, bRows{group: groupOff[:k/4], gmax: gmax}, c, ldc)
+}
+
 // evenRuns returns, for each p, how many of the rows from p on lie evenly
 // spaced at a positive spacing (at least 1): bRows.span's answer, computed
 // once per product rather than per packed panel.
@@ -156,14 +185,22 @@ func evenRuns(off []int) []int32 {
 }
 
 // bRows addresses B's rows: row p starts at b[off[p]] when off is set,
-// else at b[p·ld]; run, when set, is evenRuns(off).
+// else at b[p·ld]; run, when set, is evenRuns(off). When group is set, B
+// is interleaved in groups of four rows (QGEMMGroups): row p starts at
+// b[group[p/4] + p%4], its columns 4 bytes apart; gmax is group's largest
+// offset.
 type bRows struct {
-	ld  int
-	off []int
-	run []int32
+	ld    int
+	off   []int
+	run   []int32
+	group []int
+	gmax  int
 }
 
 func (r bRows) at(p int) int {
+	if r.group != nil {
+		return r.group[p>>2] + p&3
+	}
 	if r.off != nil {
 		return r.off[p]
 	}
@@ -198,7 +235,7 @@ func qgemm(m, n, k int, a []byte, lda int, aSigned bool, pa *QPackedA, b []byte,
 		return
 	}
 	kn := qkernelFor(curISA())
-	if kn == nil {
+	if kn == nil || rows.group != nil && kn.runGroups == nil {
 		qgemmGeneric(m, n, k, a, lda, aSigned, b, rows, c, ldc)
 		return
 	}
@@ -268,8 +305,9 @@ type qbuf struct{ a, b []byte }
 var qbufs sync.Pool
 
 // region computes c's rows [i0, i1) × columns [j0, j1): per column block
-// (qpackedB), k in blocks of qkc; per block, B's panels, then each row panel of A
-// (packed beforehand in pa, or here) against them. (Packing one B panel
+// (qpackedB), k in blocks of qkc; per block, B's panels (packed, or B
+// grouped, read in place where they lie within b), then each row panel
+// of A (packed beforehand in pa, or here) against them. (Packing one B panel
 // at a time and running every row panel of a prepacked A against it
 // while it is in L1 measured no faster on int8 PP-OCRv4.)
 func (kn *qkernel) region(i0, i1, j0, j1, k int, a []byte, lda int, aSigned bool, pa *QPackedA, b []byte, rows bRows, c []int32, ldc int) {
@@ -297,16 +335,25 @@ func (kn *qkernel) region(i0, i1, j0, j1, k int, a []byte, lda int, aSigned bool
 		buf.a = make([]byte, needA)
 	}
 	var tile [12 * 32]int32 // an edge tile's scratch (mr·nr ≤ 12·32)
+	// run runs the row panel ap against the B panel bp, packed, or with
+	// off set, B in place (bp from the panel's first column).
+	run := func(kp int, ap, bp []byte, off []int, c []int32, ldc int, accum bool) {
+		if off != nil {
+			kn.runGroups(kp/kn.kg, ap, bp, off, c, ldc, accum, aSigned)
+			return
+		}
+		kn.run(kp, ap, bp, c, ldc, accum, aSigned)
+	}
 	// tileRun runs the row panel ap (from row i) against the B panel bp
-	// of the columns from jq.
-	tileRun := func(kp int, ap, bp []byte, i, jq int, accum bool) {
+	// (and off: run) of the columns from jq.
+	tileRun := func(kp int, ap, bp []byte, off []int, i, jq int, accum bool) {
 		nr, w := min(kn.mr, i1-i), min(kn.nr, j1-jq)
 		if nr == kn.mr && w == kn.nr {
-			kn.run(kp, ap, bp, c[i*ldc+jq:], ldc, accum, aSigned)
+			run(kp, ap, bp, off, c[i*ldc+jq:], ldc, accum)
 			return
 		}
 		t := tile[:kn.mr*kn.nr]
-		kn.run(kp, ap, bp, t, kn.nr, false, aSigned)
+		run(kp, ap, bp, off, t, kn.nr, false)
 		for r := range nr {
 			dst, src := c[(i+r)*ldc+jq:][:w], t[r*kn.nr:][:w]
 			if accum {
@@ -318,6 +365,12 @@ func (kn *qkernel) region(i0, i1, j0, j1, k int, a []byte, lda int, aSigned bool
 			}
 		}
 	}
+	// inPlace says whether the kernel reads the B panel of the columns
+	// from jq in place: B grouped (QGEMMGroups) and every group's nr
+	// columns within b (the columns past j1 are computed and dropped).
+	inPlace := func(jq int) bool {
+		return rows.group != nil && rows.gmax+4*(jq+kn.nr) <= len(b)
+	}
 	for jb := j0; jb < j1; jb += jstep {
 		je := min(jb+jstep, j1)
 		npan := ceilDiv(je-jb, kn.nr)
@@ -327,7 +380,13 @@ func (kn *qkernel) region(i0, i1, j0, j1, k int, a []byte, lda int, aSigned bool
 			pstride := kn.nr * kp * kn.esize
 			for q := range npan {
 				jq := jb + q*kn.nr
-				kn.packB(b, rows, !aSigned, p0, kc, kp, jq, min(kn.nr, je-jq), buf.b[q*pstride:(q+1)*pstride])
+				switch {
+				case inPlace(jq):
+				case rows.group != nil:
+					packGroups(kn.nr, b, rows.group[p0/4:(p0+kc)/4], jq, min(kn.nr, je-jq), buf.b[q*pstride:(q+1)*pstride])
+				default:
+					kn.packB(b, rows, !aSigned, p0, kc, kp, jq, min(kn.nr, je-jq), buf.b[q*pstride:(q+1)*pstride])
+				}
 			}
 			for i := i0; i < i1; i += kn.mr {
 				ap := buf.a[:kn.mr*kp*kn.esize]
@@ -337,7 +396,12 @@ func (kn *qkernel) region(i0, i1, j0, j1, k int, a []byte, lda int, aSigned bool
 					kn.packA(a, lda, aSigned, i, min(kn.mr, i1-i), p0, kc, kp, ap)
 				}
 				for q := range npan {
-					tileRun(kp, ap, buf.b[q*pstride:(q+1)*pstride], i, jb+q*kn.nr, p0 > 0)
+					jq := jb + q*kn.nr
+					if inPlace(jq) {
+						tileRun(kp, ap, b[4*jq:], rows.group[p0/4:(p0+kc)/4], i, jq, p0 > 0)
+						continue
+					}
+					tileRun(kp, ap, buf.b[q*pstride:(q+1)*pstride], nil, i, jq, p0 > 0)
 				}
 			}
 		}
@@ -362,6 +426,13 @@ func qgemmGeneric(m, n, k int, a []byte, lda int, aSigned bool, b []byte, rows b
 					av = int32(int8(a[i*lda+p]))
 				}
 				if av == 0 {
+					continue
+				}
+				if rows.group != nil { // four rows interleaved: column j at 4j
+					br := b[rows.at(p):]
+					for j := range row {
+						row[j] += av * byteVal(br[4*j], !aSigned)
+					}
 					continue
 				}
 				br := b[rows.at(p):][:n]
@@ -419,6 +490,17 @@ func packB4(nr int, fast packFast) func(b []byte, rows bRows, signed bool, p0, k
 			d[4*j] = v
 		}
 	})
+}
+
+// packGroups is packB for B grouped in place (QGEMMGroups) at the VNNI
+// layout: the panel of cols columns from j0 (zero past them) of the groups
+// at off, nr columns wide, copied out.
+func packGroups(nr int, b []byte, off []int, j0, cols int, dst []byte) {
+	for g, o := range off {
+		d := dst[g*4*nr:][:4*nr]
+		copy(d, b[o+4*j0:][:4*cols])
+		clear(d[4*cols:])
+	}
 }
 
 // qpart is the number of packed groups a partial B panel is copied out

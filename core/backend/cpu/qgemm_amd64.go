@@ -14,6 +14,12 @@ import (
 //go:noescape
 func qgemmVNNI12x32(kp int, a, b *byte, c *int32, ldc int, accum, aSigned uint32)
 
+// qgemmVNNI12x32Groups is qgemmVNNI12x32 reading B in place (group g at
+// b + off[g]: QGEMMGroups).
+//
+//go:noescape
+func qgemmVNNI12x32Groups(groups int, a, b *byte, off *int, c *int32, ldc int, accum, aSigned uint32)
+
 //go:noescape
 func qgemmAVX2x6x16(kp int, a, b *byte, c *int32, ldc int, accum uint32)
 
@@ -29,6 +35,12 @@ func qgemmAVX2U8x6x16(kp int, a, b *byte, c *int32, ldc int, accum, aSigned uint
 //go:noescape
 func qpackB4x32(src *byte, ldb, groups int, dst *byte)
 
+// qinterleave4x32 interleaves 4 rows (ldb apart) byte by byte, 32
+// columns a chunk (qgemm_asm_gen.py).
+//
+//go:noescape
+func qinterleave4x32(src *byte, ldb, chunks int, dst *byte)
+
 //go:noescape
 func qpackB4x16(src *byte, ldb, groups int, dst *byte)
 
@@ -42,6 +54,27 @@ func packB4x32Asm(src []byte, ldb, groups int, _ bool, dst []byte) {
 	_ = src[(4*groups-1)*ldb+31]
 	_ = dst[128*groups-1]
 	qpackB4x32(unsafe.SliceData(src), ldb, groups, unsafe.SliceData(dst))
+}
+
+// interleave4 is op.Kernels.Interleave4Bytes8 at avx2 and avx512: the
+// multiple-of-32 prefix of the n columns on qinterleave4x32.
+func interleave4(dst, src []byte, ld, n int) int {
+	n &^= 31
+	if n == 0 {
+		return 0
+	}
+	_, _ = src[3*ld+n-1], dst[4*n-1]
+	qinterleave4x32(unsafe.SliceData(src), ld, n/32, unsafe.SliceData(dst))
+	return n
+}
+
+// interleave4Kernel returns the vector 4-row byte interleave
+// (op.Kernels.Interleave4Bytes8), nil at generic.
+func interleave4Kernel() func(dst, src []byte, ld, n int) int {
+	if curISA() < isaAVX2 {
+		return nil
+	}
+	return interleave4
 }
 
 func packB4x16Asm(src []byte, ldb, groups int, _ bool, dst []byte) {
@@ -64,6 +97,9 @@ var (
 	qkernelVNNI = &qkernel{name: "avx512-vnni", mr: 12, nr: 32, kg: 4, esize: 1, packA: packA4(12), packB: packB4(32, packB4x32Asm),
 		run: func(kp int, a, b []byte, c []int32, ldc int, accum, aSigned bool) {
 			qgemmVNNI12x32(kp, unsafe.SliceData(a), unsafe.SliceData(b), unsafe.SliceData(c), ldc, b2u(accum), b2u(aSigned))
+		},
+		runGroups: func(groups int, a, b []byte, off []int, c []int32, ldc int, accum, aSigned bool) {
+			qgemmVNNI12x32Groups(groups, unsafe.SliceData(a), unsafe.SliceData(b), unsafe.SliceData(off), unsafe.SliceData(c), ldc, b2u(accum), b2u(aSigned))
 		}}
 	qkernelAVX2 = &qkernel{name: "avx2", mr: 6, nr: 16, kg: 2, esize: 2, packA: packA2(6), packB: packB2(16, packB2x16Asm),
 		run: func(kp int, a, b []byte, c []int32, ldc int, accum, _ bool) {

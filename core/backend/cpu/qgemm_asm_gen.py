@@ -11,6 +11,11 @@ qgemmVNNI12x32(kp int, a, b *byte, c *int32, ldc int, accum, aSigned uint32)
   intermediate rounding or saturation). aSigned picks which operand is the
   signed one. Writes (or with accum adds into) c[r*ldc + j], 12x32 int32.
 
+qgemmVNNI12x32Groups(groups int, a, b *byte, off *int, c *int32, ldc int, accum, aSigned uint32)
+  qgemmVNNI12x32 reading B in place instead of from a packed panel: group
+  g's 32 columns x 4 bytes are the 128 bytes at b + off[g] (B's k rows
+  already interleaved in fours by column, as a packed panel holds them).
+
 qgemmAVX2x6x16(kp int, a, b *byte, c *int32, ldc int, accum uint32)
   AVX2. a: kp/2 pairs of 6 rows x 2 int16; b: kp/2 pairs of 16 columns x 2
   int16. vpmaddwd multiplies int16 pairs and sums each pair into int32
@@ -33,11 +38,11 @@ def emit(s=""):
     out.append(s)
 
 
-def store_tile(rows, reg, half, mov):
+def store_tile(rows, reg, half, mov, accum=40):
     """The end of every kernel: the tile's int32 accumulators (two registers
-    of width half bytes per row) added to C (accum != 0) or written over it,
-    ldc bytes (SI) apart."""
-    emit("\tMOVL accum+40(FP), R8")
+    of width half bytes per row) added to C (accum != 0, the argument at
+    frame offset accum) or written over it, ldc bytes (SI) apart."""
+    emit(f"\tMOVL accum+{accum}(FP), R8")
     emit("\tTESTL R8, R8")
     emit("\tJZ write")
     for r in range(rows):
@@ -58,49 +63,71 @@ def store_tile(rows, reg, half, mov):
     emit()
 
 
-def vnni():
-    emit("// func qgemmVNNI12x32(kp int, a, b *byte, c *int32, ldc int, accum, aSigned uint32)")
-    emit("TEXT ·qgemmVNNI12x32(SB), NOSPLIT, $0-48")
-    emit("\tMOVQ kp+0(FP), CX")
-    emit("\tMOVQ a+8(FP), AX")
-    emit("\tMOVQ b+16(FP), BX")
-    emit("\tMOVQ c+24(FP), DX")
-    emit("\tMOVQ ldc+32(FP), SI")
-    emit("\tSHLQ $2, SI")
-    emit("\tSHRQ $2, CX")
+def vnni(groups=False):
+    """The VNNI kernel; with groups, B's group g at BX + off[g] (R9 walks
+    off) instead of BX advancing by a packed group."""
+    if groups:
+        emit("// func qgemmVNNI12x32Groups(groups int, a, b *byte, off *int, c *int32, ldc int, accum, aSigned uint32)")
+        emit("TEXT ·qgemmVNNI12x32Groups(SB), NOSPLIT, $0-56")
+        emit("\tMOVQ groups+0(FP), CX")
+        emit("\tMOVQ a+8(FP), AX")
+        emit("\tMOVQ b+16(FP), BX")
+        emit("\tMOVQ off+24(FP), R9")
+        emit("\tMOVQ c+32(FP), DX")
+        emit("\tMOVQ ldc+40(FP), SI")
+        emit("\tSHLQ $2, SI")
+        flags = 48
+        bsrc, bstep = "(BX)(R10*1)", "\tADDQ $8, R9"
+    else:
+        emit("// func qgemmVNNI12x32(kp int, a, b *byte, c *int32, ldc int, accum, aSigned uint32)")
+        emit("TEXT ·qgemmVNNI12x32(SB), NOSPLIT, $0-48")
+        emit("\tMOVQ kp+0(FP), CX")
+        emit("\tMOVQ a+8(FP), AX")
+        emit("\tMOVQ b+16(FP), BX")
+        emit("\tMOVQ c+24(FP), DX")
+        emit("\tMOVQ ldc+32(FP), SI")
+        emit("\tSHLQ $2, SI")
+        emit("\tSHRQ $2, CX")
+        flags = 40
+        bsrc, bstep = "(BX)", "\tADDQ $128, BX"
     for r in range(24):
         emit(f"\tVPXORD Z{r}, Z{r}, Z{r}")
-    emit("\tMOVL aSigned+44(FP), R8")
+    emit(f"\tMOVL aSigned+{flags+4}(FP), R8")
     emit("\tTESTL R8, R8")
     emit("\tJNZ signedA")
+
+    def load_b():
+        if groups:
+            emit("\tMOVQ (R9), R10")
+        emit(f"\tVMOVDQU32 {bsrc}, Z24")
+        emit(f"\tVMOVDQU32 64{bsrc}, Z25")
+
     # A unsigned (broadcast into a register), B signed (the vector operand)
     emit("loopU:")
-    emit("\tVMOVDQU32 (BX), Z24")
-    emit("\tVMOVDQU32 64(BX), Z25")
+    load_b()
     for r in range(12):
         emit(f"\tVPBROADCASTD {4*r}(AX), Z26")
         # Go order: signed source, unsigned source, accumulator
         emit(f"\tVPDPBUSD Z24, Z26, Z{2*r}")
         emit(f"\tVPDPBUSD Z25, Z26, Z{2*r+1}")
     emit("\tADDQ $48, AX")
-    emit("\tADDQ $128, BX")
+    emit(bstep)
     emit("\tDECQ CX")
     emit("\tJNZ loopU")
     emit("\tJMP store")
     # A signed: its four bytes broadcast from memory, B unsigned
     emit("signedA:")
     emit("loopS:")
-    emit("\tVMOVDQU32 (BX), Z24")
-    emit("\tVMOVDQU32 64(BX), Z25")
+    load_b()
     for r in range(12):
         emit(f"\tVPDPBUSD.BCST {4*r}(AX), Z24, Z{2*r}")
         emit(f"\tVPDPBUSD.BCST {4*r}(AX), Z25, Z{2*r+1}")
     emit("\tADDQ $48, AX")
-    emit("\tADDQ $128, BX")
+    emit(bstep)
     emit("\tDECQ CX")
     emit("\tJNZ loopS")
     emit("store:")
-    store_tile(12, "Z", 64, "VMOVDQU32")
+    store_tile(12, "Z", 64, "VMOVDQU32", flags)
 
 
 def avx2():
@@ -178,13 +205,20 @@ def ones16():
     emit()
 
 
-def packb4(cols):
-    emit(f"// func qpackB4x{cols}(src *byte, ldb, groups int, dst *byte)")
-    emit(f"// dst[g*{4*cols} + 4j + t] = src[(4g+t)*ldb + j] for g < groups, j < {cols}, t < 4.")
-    emit(f"TEXT ·qpackB4x{cols}(SB), NOSPLIT, $0-32")
+def packb4(cols, along=False):
+    """Packs groups of 4 rows x cols bytes; along: the interleave of one
+    group of 4 rows, 32 columns at a time along them (qinterleave4x32)."""
+    if along:
+        emit("// func qinterleave4x32(src *byte, ldb, chunks int, dst *byte)")
+        emit("// dst[c*128 + 4j + t] = src[t*ldb + 32c + j] for c < chunks, j < 32, t < 4.")
+        emit("TEXT ·qinterleave4x32(SB), NOSPLIT, $0-32")
+    else:
+        emit(f"// func qpackB4x{cols}(src *byte, ldb, groups int, dst *byte)")
+        emit(f"// dst[g*{4*cols} + 4j + t] = src[(4g+t)*ldb + j] for g < groups, j < {cols}, t < 4.")
+        emit(f"TEXT ·qpackB4x{cols}(SB), NOSPLIT, $0-32")
     emit("\tMOVQ src+0(FP), SI")
     emit("\tMOVQ ldb+8(FP), BX")
-    emit("\tMOVQ groups+16(FP), CX")
+    emit(f"\tMOVQ {'chunks' if along else 'groups'}+16(FP), CX")
     emit("\tMOVQ dst+24(FP), DI")
     emit("\tLEAQ (BX)(BX*2), DX") # 3*ldb
     emit("loop4:")
@@ -206,7 +240,10 @@ def packb4(cols):
         emit(f"\tVMOVDQU X9, {64*half+16}(DI)")
         emit(f"\tVMOVDQU X10, {64*half+32}(DI)")
         emit(f"\tVMOVDQU X11, {64*half+48}(DI)")
-    emit("\tLEAQ (SI)(BX*4), SI")
+    if along:
+        emit(f"\tADDQ ${cols}, SI")
+    else:
+        emit("\tLEAQ (SI)(BX*4), SI")
     emit(f"\tADDQ ${4*cols}, DI")
     emit("\tDECQ CX")
     emit("\tJNZ loop4")
@@ -250,11 +287,13 @@ emit()
 emit('#include "textflag.h"')
 emit()
 vnni()
+vnni(groups=True)
 avx2()
 avx2u8()
 ones16()
 packb4(32)
 packb4(16)
+packb4(32, along=True)
 packb2(False)
 packb2(True)
 print("\n".join(out), end="")

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"paddle/core/op"
+	"paddle/core/parallel"
 	"paddle/core/tensor"
 )
 
@@ -169,8 +170,13 @@ func tensorsEqual(a, b *tensor.Tensor) bool {
 // reference kernels, exactly (int32 accumulators with the bias, and
 // requantized bytes): kernels 3×3, 5×5, 2×3 and 1×1 strided, strides 1 to 3
 // per axis, dilation, asymmetric and oversized pads, channel counts that
-// are and are not multiples of 4, images of one and of several row tiles,
-// two images, x's zero point 0 and not, extreme operands.
+// are and are not multiples of 4, output channels below, at and past the
+// 12-row tile, output rows below and past the 32-column tile, k past a k
+// block, images of one and of several row tiles, two images, x's zero
+// point 0 and not, uint8 x with int8 weights and int8 x with uint8 weights,
+// extreme operands. At avx512 with VNNI this runs the
+// interleaved phases read in place (QGEMMGroups), elsewhere the planes
+// packed per call (QGEMMRows).
 func TestQConvShifted(t *testing.T) {
 	type tc struct {
 		c, oc, h, w, kh, kw int
@@ -185,18 +191,27 @@ func TestQConvShifted(t *testing.T) {
 		{7, 5, 8, 8, 1, 1, op.ConvParams{Strides: []int{2, 2}}},
 		{1, 1, 3, 4, 3, 3, op.ConvParams{Pads: []int{4, 4, 4, 4}}},
 		{96, 24, 30, 30, 3, 3, op.ConvParams{Pads: []int{1, 1, 1, 1}}},
+		{12, 30, 21, 75, 3, 3, op.ConvParams{Strides: []int{2, 2}, Pads: []int{1, 1, 1, 1}}},
+		{16, 11, 14, 70, 3, 3, op.ConvParams{Dilations: []int{2, 2}, Pads: []int{2, 2, 2, 2}}},
+		// from here on, x int8 and w uint8 (before, x uint8 and w int8)
+		{8, 24, 40, 61, 3, 3, op.ConvParams{Pads: []int{1, 1, 1, 1}}},
+		{6, 13, 17, 35, 3, 3, op.ConvParams{Strides: []int{2, 2}, Pads: []int{1, 0, 1, 2}}},
 	}
+	const signedFrom = 10
 	forQLevels(t, func(t *testing.T) {
 		r := rand.New(rand.NewPCG(17, 18))
-		for _, c := range cases {
+		for ci, c := range cases {
+			signedX := ci >= signedFrom
 			for _, fill := range []string{"random", "extreme"} {
-				x := randBytes(r, tensor.Uint8, 2, c.c, c.h, c.w)
-				w := randBytes(r, tensor.Int8, c.oc, c.c, c.kh, c.kw)
-				if fill == "extreme" {
-					fillBytes(x.U8(), 255)
-					for i := range w.I8() {
-						w.I8()[i] = -128
-					}
+				xd, wd, xzs := tensor.Uint8, tensor.Int8, []int{0, 131}
+				if signedX {
+					xd, wd, xzs = tensor.Int8, tensor.Uint8, []int{0, -77}
+				}
+				x := randBytes(r, xd, 2, c.c, c.h, c.w)
+				w := randBytes(r, wd, c.oc, c.c, c.kh, c.kw)
+				if fill == "extreme" { // unsigned 255, signed -128
+					fillBytes(rawBytes(x), pick(signedX, 0x80, 255))
+					fillBytes(rawBytes(w), pick(signedX, 255, 0x80))
 				}
 				bias := tensor.New(tensor.Int32, c.oc)
 				for i := range bias.I32() {
@@ -206,7 +221,7 @@ func TestQConvShifted(t *testing.T) {
 				for i := range ws {
 					ws[i] = 0.0001 + r.Float64()*0.001
 				}
-				for _, xz := range []int{0, 131} {
+				for _, xz := range xzs {
 					for _, out := range []tensor.DType{tensor.Int32, tensor.Uint8} {
 						qa := op.QuantAttrs(0.02, xz, ws, []int{0}, out, 0.05, 3).With("act", "relu")
 						a := c.p.Attrs()
@@ -215,7 +230,7 @@ func TestQConvShifted(t *testing.T) {
 						}
 						want := runRef(op.Lookup("qconv2d"), a, x, w, bias)
 						if got := op.QConv2D(x, w, bias, c.p, qa); !tensorsEqual(got, want) {
-							t.Fatalf("%+v %s x zero %d out %v: backend differs from the reference", c, fill, xz, out)
+							t.Fatalf("%+v x %v %s x zero %d out %v: backend differs from the reference", c, xd, fill, xz, out)
 						}
 					}
 				}
@@ -270,4 +285,39 @@ func TestQWeightsCacheFollowsWeights(t *testing.T) {
 			}
 		}
 	})
+}
+
+// BenchmarkQConvShifted times qshifted on the 3×3 convs of int8 PP-OCRv4
+// det at 960×960 at the active level, with B interleaved and read in place
+// (QGEMMGroups, where the level has it) and with B's planes packed per
+// call (QGEMMRows), on one thread.
+func BenchmarkQConvShifted(b *testing.B) {
+	defer installKernels()
+	defer parallel.SetThreads(parallel.Threads())
+	parallel.SetThreads(1)
+	for _, s := range []struct{ c, oc, hw, stride int }{{3, 16, 960, 2}, {96, 24, 240, 1}, {96, 24, 120, 1}, {96, 24, 60, 1}} {
+		r := rand.New(rand.NewPCG(1, 2))
+		x := randBytes(r, tensor.Uint8, 1, s.c, s.hw, s.hw)
+		w := randBytes(r, tensor.Int8, s.oc, s.c, 3, 3)
+		ws := make([]float64, s.oc)
+		for i := range ws {
+			ws[i] = 0.001
+		}
+		p := op.ConvParams{Strides: []int{s.stride, s.stride}, Pads: []int{1, 1, 1, 1}}
+		qa := op.QuantAttrs(0.02, 7, ws, []int{0}, tensor.Uint8, 0.05, 3)
+		for _, path := range []string{"groups", "planes"} {
+			k := kernelSet()
+			if path == "planes" {
+				k.QGEMMGroups8 = nil
+			} else if k.QGEMMGroups8 == nil {
+				continue
+			}
+			op.Use(k)
+			b.Run(fmt.Sprintf("%s/c%d-oc%d-%d-s%d/%s", Level(), s.c, s.oc, s.hw, s.stride, path), func(b *testing.B) {
+				for b.Loop() {
+					op.QConv2D(x, w, nil, p, qa)
+				}
+			})
+		}
+	}
 }

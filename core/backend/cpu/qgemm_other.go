@@ -10,3 +10,7 @@ func QKernel() string { return "generic" }
 
 // qkernelNarrow returns nil: no narrow-operand kernel here.
 func qkernelNarrow(*qkernel) *qkernel { return nil }
+
+// interleave4Kernel returns nil: no vector 4-row byte interleave here
+// (core/op's Go loop runs; no level here reads B grouped in place).
+func interleave4Kernel() func(dst, src []byte, ld, n int) int { return nil }
