@@ -15,6 +15,8 @@ import (
 //	matmul(a, B) + c (B a constant matrix, c a constant of length N)  → gemm
 //	conv2d_act · s, then + c (scalar constants)  → conv2d_act {scale=s shift=c}
 //	x + x·s (an SE block's scaling and residual)  → scale_residual(x, s)
+//	conv_transpose2d[_act](conv_transpose2d[_act](x, w1, b1), w2, b2), both
+//	  with kernel = stride and no pads  → conv_transpose2d_pair(x, w1, b1, w2, b2)
 //	a + resize(b) (nearest)  → add_resize(a, b)
 //	quantize_linear(a + b) (one scale and zero point)  → add_quantize(a, b)
 //	  (of add_resize likewise: add_quantize with add_resize's attributes)
@@ -30,7 +32,7 @@ func Fuse(g *graph.Graph) error {
 		return err
 	}
 	drop := map[*graph.Node]bool{}
-	for _, f := range []func(*graph.Graph, *graph.Node, map[*graph.Value]int, map[*graph.Value]*graph.Node) bool{fuseConvBias, fuseConvAct, fuseActScale, fuseActShift, fuseGemm, fuseScaleResidual, fuseAddResize, fuseAddQuantize, fuseScaledAdd} {
+	for _, f := range []func(*graph.Graph, *graph.Node, map[*graph.Value]int, map[*graph.Value]*graph.Node) bool{fuseConvBias, fuseConvAct, fuseActScale, fuseActShift, fuseGemm, fuseScaleResidual, fuseAddResize, fuseAddQuantize, fuseScaledAdd, fuseConvTransposePair} {
 		uses, prod := g.Uses(), g.Producers()
 		for _, n := range g.Nodes {
 			if !drop[n] && f(g, n, uses, prod) {
@@ -165,6 +167,8 @@ func fuseGemm(g *graph.Graph, n *graph.Node, uses map[*graph.Value]int, prod map
 
 var conv2dActDef, convTranspose2dActDef, gemmDef = op.Lookup("conv2d_act"), op.Lookup("conv_transpose2d_act"), op.Lookup("gemm")
 
+var convTransposePairDef = op.Lookup("conv_transpose2d_pair")
+
 var scaleResidualDef, addQuantizeDef, addResizeDef = op.Lookup("scale_residual"), op.Lookup("add_quantize"), op.Lookup("add_resize")
 
 // fuseAddResize: n = add(a, resize(b)) (either order) with a nearest
@@ -276,4 +280,59 @@ func fuseScaledAdd(g *graph.Graph, n *graph.Node, uses map[*graph.Value]int, pro
 	sr.Out[0].Meta, sr.Out[0].Name = n.Out[0].Meta, n.Out[0].Name // the sum's name: n goes
 	replaceUses(g, n.Out[0], sr.Out[0])
 	return true
+}
+
+// fuseConvTransposePair: n = conv_transpose2d_act(m, w2, b2) with m =
+// conv_transpose2d_act(x, w1, b1) read only by n (either also a plain
+// conv_transpose2d), both with a bias, one
+// group, kernel = stride and no pads (a DB head's 2×2 stride-2 pair) → m
+// becomes conv_transpose2d_pair(x, w1, b1, w2, b2) {first, second: their
+// attributes}.
+func fuseConvTransposePair(g *graph.Graph, n *graph.Node, uses map[*graph.Value]int, prod map[*graph.Value]*graph.Node) bool {
+	if n.Op != convTranspose2dActDef && n.Op.Name != "conv_transpose2d" || !blockConv(n) {
+		return false
+	}
+	m := single(n, 0, uses, prod, "conv_transpose2d_act")
+	if m == nil {
+		m = single(n, 0, uses, prod, "conv_transpose2d")
+	}
+	if m == nil || !blockConv(m) {
+		return false
+	}
+	m.Op, m.Attrs = convTransposePairDef, op.Attrs{"first": m.Attrs, "second": n.Attrs}
+	m.In = []*graph.Value{m.In[0], m.In[1], m.In[2], n.In[1], n.In[2]}
+	m.Out[0].Meta, m.Out[0].Name = n.Out[0].Meta, n.Out[0].Name // the output's name: n goes
+	replaceUses(g, n.Out[0], m.Out[0])
+	return true
+}
+
+// blockConv reports whether transposed conv n has a bias, one group,
+// unit dilations, no pads, no output padding or shape and a 4-d kernel
+// equal to its strides: each output element is one tap of one input pixel.
+func blockConv(n *graph.Node) bool {
+	if len(n.In) != 3 || len(n.AttrIn) > 0 || n.ShapeAttrs != nil || n.Attrs.Int("groups", 1) != 1 {
+		return false
+	}
+	ws := n.In[1].Meta.Shape
+	if len(ws) != 4 {
+		return false
+	}
+	st := n.Attrs.Ints("strides", []int{1, 1})
+	if len(st) != 2 || st[0] != ws[2] || st[1] != ws[3] || ws[2]*ws[3] == 1 {
+		return false
+	}
+	for _, k := range []string{"pads", "output_padding"} {
+		for _, v := range n.Attrs.Ints(k, nil) {
+			if v != 0 {
+				return false
+			}
+		}
+	}
+	for _, v := range n.Attrs.Ints("dilations", nil) {
+		if v != 1 {
+			return false
+		}
+	}
+	_, shaped := n.Attrs["output_shape"]
+	return !shaped
 }
