@@ -71,12 +71,12 @@ func convTransposePairRef(out, in []*T, a Attrs) {
 // weights (C, OC, KH, KW), bias, kernel (= stride), output channels and
 // the floor of its stores (0: relu, −Inf: none).
 type pairBlocks struct {
-	w, b         []float32
-	oc, kh, kw   int
-	floor        float32
-	act          *Def // applied after the stores when not relu (nil: none)
-	actAttrs     Attrs
-	inC, iw      int // its input's channels and columns
+	w, b       []float32
+	oc, kh, kw int
+	floor      float32
+	act        *Def // applied after the stores when not relu (nil: none)
+	actAttrs   Attrs
+	inC, iw    int // its input's channels and columns
 }
 
 // pairConv checks that conv_transpose2d_act with attributes a on an input
