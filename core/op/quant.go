@@ -378,6 +378,9 @@ func (p *QEpilogue8) Row(dst []byte, acc []int32) {
 	if k := Active().QEpilogueRow8; k != nil {
 		j0 = k(dst, acc, p)
 	}
+	if j0 == len(acc) {
+		return
+	}
 	signed := p.QLo < 0
 	var m, b3, k, k3, pz float32
 	if p.HardSwish {
@@ -407,15 +410,16 @@ func (p *QEpilogue8) Row(dst []byte, acc []int32) {
 // a = float32(acc), u = a·m + b3 is the pre-activation plus 3 (b3 = IB·M
 // + B + 3: the int32 bias folded in) and
 //
-//	y = (u·k + k3)·relu6(u) + pz,  k = PostMul·Inv/6, k3 = −3k, pz = PostAdd·Inv + Zero,
+//	y = (u·k + k3)·relu6(u) + pz,  k = PostMul·Inv/6, k3 = −PostMul·Inv/2, pz = PostAdd·Inv + Zero,
 //
 // is x·relu6(x+3)/6·PostMul + PostAdd requantized before rounding: the
 // output is clamp(roundEven(y), QLo, QHi). u, u·k + k3 and y are each one
 // fused multiply-add rounded once to float32 (the vector rows' vfmadd),
-// relu6 a clamp; the constants are computed in float64 and rounded once.
+// relu6 a clamp; the constants are computed in float64 (k as s·(1/6), a
+// multiply: the rows call this per channel row) and rounded to float32.
 func (p *QEpilogue8) HardSwishFold() (m, b3, k, k3, pz float32) {
 	s := float64(p.PostMul) * float64(p.Inv) // exact: two float32s
 	b3 = float32(float64(float64(p.IB)*float64(p.M)) + float64(p.B) + 3)
 	pz = float32(float64(float64(p.PostAdd)*float64(p.Inv)) + float64(p.Zero))
-	return p.M, b3, float32(s / 6), float32(s / -2), pz
+	return p.M, b3, float32(s * (1.0 / 6)), float32(s * -0.5), pz
 }

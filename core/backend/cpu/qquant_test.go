@@ -1,6 +1,7 @@
 package cpu
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -609,8 +610,9 @@ func TestQuantizeRowNearTies(t *testing.T) {
 }
 
 // BenchmarkQEpilogueHSRow times op.QEpilogue8.Row with hardswish and
-// PP-LCNetV3's affine at every level (the backend's QEpilogueRow8 and
-// the Go loop's tail): a 60×60 plane of accumulators into uint8.
+// PP-LCNetV3's affine into uint8 at every level (the backend's
+// QEpilogueRow8 and the Go loop for what it leaves): a 60×60 plane (det's
+// sizes) and a 12×20 one (rec's, where the per-row call counts).
 func BenchmarkQEpilogueHSRow(b *testing.B) {
 	saved := activeLevel.Load()
 	defer func() { setLevel(saved); installKernels() }()
@@ -625,11 +627,13 @@ func BenchmarkQEpilogueHSRow(b *testing.B) {
 	for _, l := range levels {
 		setLevel(l)
 		installKernels()
-		b.Run(l.name, func(b *testing.B) {
-			b.SetBytes(int64(4 * len(acc)))
-			for b.Loop() {
-				p.Row(dst, acc)
-			}
-		})
+		for _, n := range []int{3600, 240} {
+			b.Run(fmt.Sprintf("%s/n=%d", l.name, n), func(b *testing.B) {
+				b.SetBytes(int64(4 * n))
+				for b.Loop() {
+					p.Row(dst[:n], acc[:n])
+				}
+			})
+		}
 	}
 }
