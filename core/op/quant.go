@@ -365,30 +365,61 @@ type QEpilogue8 struct {
 	QLo, QHi         float32 // the output type's range (-128..127 means int8)
 }
 
-// Row sets dst[j] to acc[j] through the whole epilogue in one pass: x =
-// float32(acc[j]+IB)·M + B, clamped to [Lo, Hi] or hardswish, x·PostMul +
-// PostAdd, clamp(roundEven(x·Inv) + Zero, QLo, QHi) as uint8 or int8 bits;
-// each step rounded in float32 as the unfused passes round (bitwise equal
-// to them), the backend's QEpilogueRow8 doing a prefix.
+// Row sets dst[j] to acc[j] through the whole epilogue in one pass, as
+// uint8 or int8 bits, the backend's QEpilogueRow8 doing a prefix
+// (bitwise). With a clamp: x = float32(acc[j]+IB)·M + B, clamped to [Lo,
+// Hi], x·PostMul + PostAdd, clamp(roundEven(x·Inv) + Zero, QLo, QHi), each
+// step rounded in float32 as the unfused passes round (bitwise equal to
+// them). With hardswish, the same function folded into three fused
+// multiply-adds (HardSwishFold): within rounding of the unfused passes,
+// not bitwise.
 func (p *QEpilogue8) Row(dst []byte, acc []int32) {
 	j0 := 0
 	if k := Active().QEpilogueRow8; k != nil {
 		j0 = k(dst, acc, p)
 	}
+	if j0 == len(acc) {
+		return
+	}
 	signed := p.QLo < 0
+	var m, b3, k, k3, pz float32
+	if p.HardSwish {
+		m, b3, k, k3, pz = p.HardSwishFold()
+	}
 	for j := j0; j < len(acc); j++ {
-		x := float32(float32(acc[j]+p.IB)*p.M) + p.B
+		var q float32
 		if p.HardSwish {
-			x = hardSwish32(x)
+			u := fma32(float32(acc[j]), m, b3)
+			y := fma32(fma32(u, k, k3), min(max(u, 0), 6), pz)
+			q = roundEven32(y)
 		} else {
-			x = min(max(x, p.Lo), p.Hi)
+			x := min(max(float32(float32(acc[j]+p.IB)*p.M)+p.B, p.Lo), p.Hi)
+			x = float32(x*p.PostMul) + p.PostAdd
+			q = roundEven32(float32(x*p.Inv)) + p.Zero
 		}
-		x = float32(x*p.PostMul) + p.PostAdd
-		q := min(max(roundEven32(float32(x*p.Inv))+p.Zero, p.QLo), p.QHi)
+		q = min(max(q, p.QLo), p.QHi)
 		if signed {
 			dst[j] = byte(int8(q))
 		} else {
 			dst[j] = uint8(q)
 		}
 	}
+}
+
+// HardSwishFold returns the constants of Row's hardswish epilogue. With
+// a = float32(acc), u = a·m + b3 is the pre-activation plus 3 (b3 = IB·M
+// + B + 3: the int32 bias folded in) and
+//
+//	y = (u·k + k3)·relu6(u) + pz,  k = PostMul·Inv/6, k3 = −PostMul·Inv/2, pz = PostAdd·Inv + Zero,
+//
+// is x·relu6(x+3)/6·PostMul + PostAdd requantized before rounding: the
+// output is clamp(roundEven(y), QLo, QHi). u, u·k + k3 and y are each one
+// fused multiply-add rounded once to float32 (the vector rows' vfmadd),
+// relu6 a clamp; the constants are computed in float64 (k as s·(1/6), a
+// multiply: the rows call this per channel row) and rounded to float32.
+func (p *QEpilogue8) HardSwishFold() (m, b3, k, k3, pz float32) {
+	s := float64(p.PostMul) * float64(p.Inv) // exact: two float32s
+	b3 = float32(float64(float64(p.IB)*float64(p.M)) + float64(p.B) + 3)
+	pz = float32(float64(float64(p.PostAdd)*float64(p.Inv)) + float64(p.Zero))
+	return p.M, b3, float32(s * (1.0 / 6)), float32(s * -0.5), pz
 }

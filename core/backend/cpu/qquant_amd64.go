@@ -64,40 +64,67 @@ func dequantCols(v []float32, acc, ib []int32, m, b []float32) int {
 	return n
 }
 
-// The fused requantizing epilogue rows (op.Kernels.QEpilogueRow8); lo
-// and hi are unused by the hardswish ones.
+// The fused requantizing epilogue rows (op.Kernels.QEpilogueRow8): with
+// a clamp, and with hardswish on op.QEpilogue8.HardSwishFold's constants.
 //
 //go:noescape
 func qepiRowAVX512(dst *byte, acc *int32, n int, ib int32, m, b, lo, hi, pm, pa, inv, z, qlo, qhi float32)
 
 //go:noescape
-func qepiHSRowAVX512(dst *byte, acc *int32, n int, ib int32, m, b, lo, hi, pm, pa, inv, z, qlo, qhi float32)
-
-//go:noescape
 func qepiRowAVX2(dst *byte, acc *int32, n int, ib int32, m, b, lo, hi, pm, pa, inv, z, qlo, qhi float32)
 
 //go:noescape
-func qepiHSRowAVX2(dst *byte, acc *int32, n int, ib int32, m, b, lo, hi, pm, pa, inv, z, qlo, qhi float32)
+func qepiHSRowAVX512(dst *byte, acc *int32, n int, m, b3, k, k3, pz, qlo, qhi float32)
+
+//go:noescape
+func qepiHSRowAVX2(dst *byte, acc *int32, n int, m, b3, k, k3, pz, qlo, qhi float32)
 
 // qepiRow is op.Kernels.QEpilogueRow8 at the avx2 and avx512 levels:
 // the whole row at avx512 (its rows end under a mask), a multiple of 16
 // at avx2.
 func qepiRow(dst []byte, acc []int32, p *op.QEpilogue8) int {
-	f, step := qepiRowAVX2, 16
-	switch {
-	case curISA() == isaAVX512 && p.HardSwish:
-		f, step = qepiHSRowAVX512, 1
-	case curISA() == isaAVX512:
-		f, step = qepiRowAVX512, 1
-	case p.HardSwish:
-		f = qepiHSRowAVX2
+	avx512 := curISA() == isaAVX512
+	if p.HardSwish {
+		return qepiHSRow(dst, acc, p, avx512)
 	}
-	if step == 1 && !(smallInt(p.Zero) && smallInt(p.QLo) && smallInt(p.QHi)) {
-		return 0 // the avx512 rows requantize in integers (EPI512_REQNA)
+	f, step := qepiRowAVX2, 16
+	if avx512 {
+		f, step = qepiRowAVX512, 1
+		if !(smallInt(p.Zero) && smallInt(p.QLo) && smallInt(p.QHi)) {
+			return 0 // the avx512 rows requantize in integers (EPI512_REQNA)
+		}
 	}
 	n := min(len(dst), len(acc)) / step * step
 	if n > 0 {
 		f(unsafe.SliceData(dst), unsafe.SliceData(acc), n, p.IB, p.M, p.B, p.Lo, p.Hi, p.PostMul, p.PostAdd, p.Inv, p.Zero, p.QLo, p.QHi)
+	}
+	return n
+}
+
+// qepiHSRow is qepiRow with hardswish, on the whole row at both levels:
+// at avx2 the last 1–15 through a zero-padded block of 16 (core/op's loop
+// would emulate its fused multiply-adds in float64). Its rows clamp with
+// saturating packs, so they take only the output type's whole range (the
+// int8 ops' epilogue always has it).
+func qepiHSRow(dst []byte, acc []int32, p *op.QEpilogue8, avx512 bool) int {
+	if !(p.QLo == 0 && p.QHi == 255 || p.QLo == -128 && p.QHi == 127) {
+		return 0
+	}
+	f, step := qepiHSRowAVX2, 16
+	if avx512 {
+		f, step = qepiHSRowAVX512, 1
+	}
+	n := min(len(dst), len(acc))
+	m, b3, k, k3, pz := p.HardSwishFold()
+	if full := n / step * step; full > 0 {
+		f(unsafe.SliceData(dst), unsafe.SliceData(acc), full, m, b3, k, k3, pz, p.QLo, p.QHi)
+	}
+	if r := n % step; r > 0 {
+		var a [16]int32
+		var d [16]byte
+		copy(a[:], acc[n-r:n])
+		f(&d[0], &a[0], 16, m, b3, k, k3, pz, p.QLo, p.QHi)
+		copy(dst[n-r:n], d[:r])
 	}
 	return n
 }

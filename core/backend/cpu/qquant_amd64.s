@@ -4,7 +4,8 @@
 
 // Int8 quantize and dequantize rows (qquant_amd64.go). Hand-written.
 // Every lane computes what core/op's scalar loops compute, one IEEE
-// operation at a time in the same order (no FMA): bit-equal results.
+// operation at a time in the same order (no FMA but where the Go loop
+// fuses too: the hardswish requantizing rows): bit-equal results.
 
 // Quantize: d = clamp(roundEven(x / scale) + zero, lo, hi), stored as the
 // low byte of the int32 (lo, hi within the output type's range, so the
@@ -429,11 +430,11 @@ requantRowAVX2_done:
 	VZEROUPPER
 	RET
 
-// The fused requantizing epilogue (op.QEpilogue8.Row): per lane
-// x = float32(acc + ib)·m + b, clamp to [lo, hi] (qepiRow*) or hardswish
-// (qepiHSRow*, lo and hi unused), x·pm + pa, then
+// The fused requantizing epilogue with a clamp (op.QEpilogue8.Row): per
+// lane x = float32(acc + ib)·m + b, clamp to [lo, hi], x·pm + pa, then
 // clamp(roundEven(x·inv) + z, qlo, qhi) stored as a byte; each step one
-// IEEE operation in Go's order, as the unfused passes above.
+// IEEE operation in Go's order, as the unfused passes above. The
+// hardswish one (qepiHSRow*) is further down.
 #define EPI_DEQ(mov, off, reg, ib, m, b) \
 	mov off(SI), reg \
 	VPADDD ib, reg, reg \
@@ -444,13 +445,6 @@ requantRowAVX2_done:
 #define EPI_CLAMP(reg, lo, hi) \
 	VMAXPS lo, reg, reg \
 	VMINPS hi, reg, reg
-
-#define EPI_HS(reg, t, three, zero, six, sixth) \
-	VADDPS three, reg, t \
-	VMAXPS zero, t, t \
-	VMINPS six, t, t \
-	VMULPS t, reg, reg \
-	VMULPS sixth, reg, reg
 
 #define EPI_REQ(round, reg, pm, pa, inv, z, qlo, qhi) \
 	VMULPS pm, reg, reg \
@@ -482,21 +476,10 @@ requantRowAVX2_done:
 	VMULPS m, reg, reg \
 	VADDPS b, reg, reg
 
-// EPI512_CONSTS sets, after qepiRowAVX512's and qepiHSRowAVX512's
-// argument loads (Z11 pm, Z12 pa), Z5 3, Z6 0, Z7 6, Z8 1/6, and BX to 1
-// when the affine is the identity (pm = 1, pa = +0), else 0; the caller
-// then sets Z17 = int32(z) and Z15, Z16 = qlo − z, qhi − z.
+// EPI512_CONSTS sets, after qepiRowAVX512's argument loads (Z11 pm, Z12
+// pa), BX to 1 when the affine is the identity (pm = 1, pa = +0), else
+// 0; the caller then sets Z17 = int32(z) and Z15, Z16 = qlo − z, qhi − z.
 #define EPI512_CONSTS \
-	MOVL $0x3E2AAAAB, AX \
-	VMOVD AX, X8 \
-	VBROADCASTSS X8, Z8 \
-	MOVL $0x40400000, AX \
-	VMOVD AX, X5 \
-	VBROADCASTSS X5, Z5 \
-	MOVL $0x40C00000, AX \
-	VMOVD AX, X7 \
-	VBROADCASTSS X7, Z7 \
-	VXORPS X6, X6, X6 \
 	XORL BX, BX \
 	VMOVD X11, AX \
 	CMPL AX, $0x3F800000 \
@@ -506,10 +489,9 @@ requantRowAVX2_done:
 	SETEQ BX
 
 #define EPI512_CLAMP(reg, t) EPI_CLAMP(reg, Z3, Z4)
-#define EPI512_HS(reg, t) EPI_HS(reg, t, Z5, Z6, Z7, Z8)
 
-// EPI512_STEP32 does 32 elements with the activation act (EPI512_CLAMP or
-// EPI512_HS) and the requantize req (EPI512_REQ or EPI512_REQNA).
+// EPI512_STEP32 does 32 elements with the activation act (EPI512_CLAMP)
+// and the requantize req (EPI512_REQ or EPI512_REQNA).
 // EPI512_REQNA requantizes without the affine in integers: y = x·inv
 // clamped to [qlo − z, qhi − z] (Z15, Z16: integers, so the clamp picks
 // out exactly the y whose roundEven(y) + z the clamps of EPI_REQ would
@@ -610,53 +592,6 @@ qepiRowAVX512_done:
 	VZEROUPPER
 	RET
 
-// func qepiHSRowAVX512(dst *byte, acc *int32, n int, ib int32, m, b, lo, hi, pm, pa, inv, z, qlo, qhi float32)
-// Any n, as qepiRowAVX512.
-TEXT ·qepiHSRowAVX512(SB), NOSPLIT, $0-68
-	MOVQ dst+0(FP), DI
-	MOVQ acc+8(FP), SI
-	MOVQ n+16(FP), CX
-	MOVL ib+24(FP), AX
-	VMOVD AX, X0
-	VPBROADCASTD X0, Z0
-	VBROADCASTSS m+28(FP), Z1
-	VBROADCASTSS b+32(FP), Z2
-	VBROADCASTSS lo+36(FP), Z3
-	VBROADCASTSS hi+40(FP), Z4
-	VBROADCASTSS pm+44(FP), Z11
-	VBROADCASTSS pa+48(FP), Z12
-	VBROADCASTSS inv+52(FP), Z13
-	VBROADCASTSS z+56(FP), Z14
-	VBROADCASTSS qlo+60(FP), Z15
-	VBROADCASTSS qhi+64(FP), Z16
-	EPI512_CONSTS
-	VCVTPS2DQ Z14, Z17
-	VSUBPS Z14, Z15, Z15
-	VSUBPS Z14, Z16, Z16
-	TESTQ BX, BX
-	JNZ qepiHSRowAVX512_na
-qepiHSRowAVX512_loop:
-	CMPQ CX, $32
-	JLT qepiHSRowAVX512_tail
-	EPI512_STEP32(EPI512_HS, EPI512_REQ)
-	JMP qepiHSRowAVX512_loop
-qepiHSRowAVX512_na:
-	CMPQ CX, $32
-	JLT qepiHSRowAVX512_tail
-	EPI512_STEP32(EPI512_HS, EPI512_REQNA)
-	JMP qepiHSRowAVX512_na
-qepiHSRowAVX512_tail:
-	CMPQ CX, $16
-	JLT qepiHSRowAVX512_last
-	EPI512_STEP16(EPI512_HS)
-qepiHSRowAVX512_last:
-	TESTQ CX, CX
-	JZ qepiHSRowAVX512_done
-	EPI512_LAST(EPI512_HS)
-qepiHSRowAVX512_done:
-	VZEROUPPER
-	RET
-
 
 // EPI_PACK2 packs the int32 lanes of Y13 (elements 0-7) and Y14 (8-15)
 // to 16 bytes at DI (pack: VPACKUSWB for uint8, VPACKSSWB for int8;
@@ -676,15 +611,6 @@ qepiHSRowAVX512_done:
 	EPI_DEQ(VMOVDQU, 32, Y14, Y0, Y1, Y2) \
 	EPI_CLAMP(Y13, Y3, Y4) \
 	EPI_CLAMP(Y14, Y3, Y4) \
-	EPI_REQ(VROUNDPS, Y13, Y7, Y8, Y9, Y10, Y11, Y12) \
-	EPI_REQ(VROUNDPS, Y14, Y7, Y8, Y9, Y10, Y11, Y12) \
-	EPI_PACK2(pack)
-
-#define EPI_HSBODY2(pack) \
-	EPI_DEQ(VMOVDQU, 0, Y13, Y0, Y1, Y2) \
-	EPI_DEQ(VMOVDQU, 32, Y14, Y0, Y1, Y2) \
-	EPI_HS(Y13, Y15, Y3, Y4, Y5, Y6) \
-	EPI_HS(Y14, Y15, Y3, Y4, Y5, Y6) \
 	EPI_REQ(VROUNDPS, Y13, Y7, Y8, Y9, Y10, Y11, Y12) \
 	EPI_REQ(VROUNDPS, Y14, Y7, Y8, Y9, Y10, Y11, Y12) \
 	EPI_PACK2(pack)
@@ -725,46 +651,218 @@ qepiRowAVX2_done:
 	VZEROUPPER
 	RET
 
-// func qepiHSRowAVX2(dst *byte, acc *int32, n int, ib int32, m, b, lo, hi, pm, pa, inv, z, qlo, qhi float32)
-// n a multiple of 16.
-TEXT ·qepiHSRowAVX2(SB), NOSPLIT, $0-68
+// The hardswish requantizing epilogue (qepiHSRow*): op.QEpilogue8.Row's
+// hardswish loop, with the constants of op.QEpilogue8.HardSwishFold. Per
+// lane a = float32(acc), u = a·m + b3 (the pre-activation plus 3),
+// t = min(max(u, 0), 6), y = (u·k + k3)·t + pz, the three multiply-adds
+// fused and rounded once each as Go's fma32, then min(y, qhi) converted
+// rounding half to even. Saturating packs (int32 → int16 → uint8 or
+// int8) clamp the rest to [qlo, qhi]: below qhi roundEven(y) is at most
+// qhi (an integer), and a y below −2³¹ converts to −2³¹, saturating to
+// qlo as the float clamp would; so the bytes are clamp(roundEven(y), qlo,
+// qhi) for qlo, qhi the output type's whole range (qepiHSRow checks).
+// About nine vector operations per 16 outputs.
+#define QHS(u, t, m, b3, k, k3, pz, zero, six, qhi) \
+	VFMADD213PS b3, m, u \
+	VMAXPS zero, u, t \
+	VMINPS six, t, t \
+	VFMADD213PS k3, k, u \
+	VFMADD213PS pz, t, u \
+	VMINPS qhi, u, u
+
+// QHS512 converts the 16 accumulators at off(SI) into u as int32 (t a
+// scratch register): Z0 m, Z1 b3, Z2 k, Z3 k3, Z4 pz, Z5 0, Z6 6, Z7 qhi.
+#define QHS512R(u, t) \
+	QHS(u, t, Z0, Z1, Z2, Z3, Z4, Z5, Z6, Z7) \
+	VCVTPS2DQ.RN_SAE u, u
+
+#define QHS512(off, u, t) \
+	VCVTDQ2PS off(SI), u \
+	QHS512R(u, t)
+
+// QHS512_STEP64 does 64 elements: four vectors packed in two steps
+// (pack: VPACKUSWB for uint8, VPACKSSWB for int8) leave the 16-byte
+// groups interleaved by 128-bit lane, which VPERMD (Z8, qhsPerm512)
+// puts back in order.
+#define QHS512_STEP64(pack) \
+	QHS512(0, Z20, Z24) \
+	QHS512(64, Z21, Z25) \
+	QHS512(128, Z22, Z26) \
+	QHS512(192, Z23, Z27) \
+	VPACKSSDW Z21, Z20, Z20 \
+	VPACKSSDW Z23, Z22, Z22 \
+	pack Z22, Z20, Z20 \
+	VPERMD Z20, Z8, Z20 \
+	VMOVDQU32 Z20, 0(DI) \
+	ADDQ $256, SI \
+	ADDQ $64, DI \
+	SUBQ $64, CX
+
+// qhsPerm512 and qhsPerm256: VPERMD's indices from the packs' lane
+// interleave (dword 4i + v holds vector v's elements 4i–4i+3) to
+// element order.
+DATA qhsPerm512<>+0(SB)/4, $0
+DATA qhsPerm512<>+4(SB)/4, $4
+DATA qhsPerm512<>+8(SB)/4, $8
+DATA qhsPerm512<>+12(SB)/4, $12
+DATA qhsPerm512<>+16(SB)/4, $1
+DATA qhsPerm512<>+20(SB)/4, $5
+DATA qhsPerm512<>+24(SB)/4, $9
+DATA qhsPerm512<>+28(SB)/4, $13
+DATA qhsPerm512<>+32(SB)/4, $2
+DATA qhsPerm512<>+36(SB)/4, $6
+DATA qhsPerm512<>+40(SB)/4, $10
+DATA qhsPerm512<>+44(SB)/4, $14
+DATA qhsPerm512<>+48(SB)/4, $3
+DATA qhsPerm512<>+52(SB)/4, $7
+DATA qhsPerm512<>+56(SB)/4, $11
+DATA qhsPerm512<>+60(SB)/4, $15
+GLOBL qhsPerm512<>(SB), RODATA|NOPTR, $64
+
+DATA qhsPerm256<>+0(SB)/4, $0
+DATA qhsPerm256<>+4(SB)/4, $4
+DATA qhsPerm256<>+8(SB)/4, $1
+DATA qhsPerm256<>+12(SB)/4, $5
+DATA qhsPerm256<>+16(SB)/4, $2
+DATA qhsPerm256<>+20(SB)/4, $6
+DATA qhsPerm256<>+24(SB)/4, $3
+DATA qhsPerm256<>+28(SB)/4, $7
+GLOBL qhsPerm256<>(SB), RODATA|NOPTR, $32
+
+// func qepiHSRowAVX512(dst *byte, acc *int32, n int, m, b3, k, k3, pz, qlo, qhi float32)
+// Any n: 64 elements a step, then 16 (clamped to qlo as int32 and
+// truncated to bytes), then the last 1–15 the same under a mask.
+TEXT ·qepiHSRowAVX512(SB), NOSPLIT, $0-52
 	MOVQ dst+0(FP), DI
 	MOVQ acc+8(FP), SI
 	MOVQ n+16(FP), CX
-	MOVL ib+24(FP), AX
-	VMOVD AX, X0
-	VPBROADCASTD X0, Y0
-	VBROADCASTSS m+28(FP), Y1
-	VBROADCASTSS b+32(FP), Y2
-	VBROADCASTSS pm+44(FP), Y7
-	VBROADCASTSS pa+48(FP), Y8
-	VBROADCASTSS inv+52(FP), Y9
-	VBROADCASTSS z+56(FP), Y10
-	VBROADCASTSS qlo+60(FP), Y11
-	VBROADCASTSS qhi+64(FP), Y12
-	MOVL $0x40400000, AX // 3
-	VMOVD AX, X3
-	VBROADCASTSS X3, Y3
-	VXORPS X4, X4, X4
+	VBROADCASTSS m+24(FP), Z0
+	VBROADCASTSS b3+28(FP), Z1
+	VBROADCASTSS k+32(FP), Z2
+	VBROADCASTSS k3+36(FP), Z3
+	VBROADCASTSS pz+40(FP), Z4
+	VXORPS X5, X5, X5
 	MOVL $0x40C00000, AX // 6
-	VMOVD AX, X5
-	VBROADCASTSS X5, Y5
-	MOVL $0x3E2AAAAB, AX // 1/6
+	VMOVD AX, X6
+	VBROADCASTSS X6, Z6
+	VBROADCASTSS qhi+48(FP), Z7
+	VMOVDQU32 qhsPerm512<>(SB), Z8
+	VBROADCASTSS qlo+44(FP), Z9
+	VCVTPS2DQ Z9, Z9
+	MOVL qlo+44(FP), AX
+	TESTL AX, AX
+	JNZ qepiHSRowAVX512_signed // qlo = -128 (the bits of +0 are 0)
+qepiHSRowAVX512_u:
+	CMPQ CX, $64
+	JLT qepiHSRowAVX512_16
+	QHS512_STEP64(VPACKUSWB)
+	JMP qepiHSRowAVX512_u
+qepiHSRowAVX512_signed:
+	CMPQ CX, $64
+	JLT qepiHSRowAVX512_16
+	QHS512_STEP64(VPACKSSWB)
+	JMP qepiHSRowAVX512_signed
+qepiHSRowAVX512_16:
+	CMPQ CX, $16
+	JLT qepiHSRowAVX512_last
+	QHS512(0, Z20, Z24)
+	VPMAXSD Z9, Z20, Z20
+	VPMOVDB Z20, 0(DI)
+	ADDQ $64, SI
+	ADDQ $16, DI
+	SUBQ $16, CX
+	JMP qepiHSRowAVX512_16
+qepiHSRowAVX512_last:
+	TESTQ CX, CX
+	JZ qepiHSRowAVX512_done
+	MOVL $1, AX
+	SHLL CX, AX
+	DECL AX
+	KMOVW AX, K1
+	VMOVDQU32.Z 0(SI), K1, Z20
+	VCVTDQ2PS Z20, Z20
+	QHS512R(Z20, Z24)
+	VPMAXSD Z9, Z20, Z20
+	VPMOVDB Z20, K1, 0(DI)
+qepiHSRowAVX512_done:
+	VZEROUPPER
+	RET
+
+// QHS256 is QHS512 on 8 lanes: Y0 m, Y1 b3, Y2 k, Y3 k3, Y4 pz, Y5 0,
+// Y6 6, Y7 qhi (VCVTPS2DQ rounds as MXCSR says: to nearest even in Go).
+#define QHS256(off, u, t) \
+	VCVTDQ2PS off(SI), u \
+	QHS(u, t, Y0, Y1, Y2, Y3, Y4, Y5, Y6, Y7) \
+	VCVTPS2DQ u, u
+
+// QHS256_STEP32 does 32 elements, packed as QHS512_STEP64's (the
+// indices, qhsPerm256, loaded into a register the packs freed).
+#define QHS256_STEP32(pack) \
+	QHS256(0, Y8, Y9) \
+	QHS256(32, Y10, Y11) \
+	QHS256(64, Y12, Y13) \
+	QHS256(96, Y14, Y15) \
+	VPACKSSDW Y10, Y8, Y8 \
+	VPACKSSDW Y14, Y12, Y12 \
+	pack Y12, Y8, Y8 \
+	VMOVDQU qhsPerm256<>(SB), Y9 \
+	VPERMD Y8, Y9, Y8 \
+	VMOVDQU Y8, 0(DI) \
+	ADDQ $128, SI \
+	ADDQ $32, DI \
+	SUBQ $32, CX
+
+// QHS256_STEP16 does 16 elements, packed as EPI_PACK2.
+#define QHS256_STEP16(pack) \
+	QHS256(0, Y8, Y9) \
+	QHS256(32, Y10, Y11) \
+	VPACKSSDW Y10, Y8, Y8 \
+	VPERMQ $0xD8, Y8, Y8 \
+	VEXTRACTI128 $1, Y8, X9 \
+	pack X9, X8, X8 \
+	VMOVDQU X8, 0(DI) \
+	ADDQ $64, SI \
+	ADDQ $16, DI \
+	SUBQ $16, CX
+
+// func qepiHSRowAVX2(dst *byte, acc *int32, n int, m, b3, k, k3, pz, qlo, qhi float32)
+// n a multiple of 16: 32 elements a step, then 16.
+TEXT ·qepiHSRowAVX2(SB), NOSPLIT, $0-52
+	MOVQ dst+0(FP), DI
+	MOVQ acc+8(FP), SI
+	MOVQ n+16(FP), CX
+	VBROADCASTSS m+24(FP), Y0
+	VBROADCASTSS b3+28(FP), Y1
+	VBROADCASTSS k+32(FP), Y2
+	VBROADCASTSS k3+36(FP), Y3
+	VBROADCASTSS pz+40(FP), Y4
+	VXORPS X5, X5, X5
+	MOVL $0x40C00000, AX // 6
 	VMOVD AX, X6
 	VBROADCASTSS X6, Y6
-	MOVL qlo+60(FP), AX
+	VBROADCASTSS qhi+48(FP), Y7
+	MOVL qlo+44(FP), AX
 	TESTL AX, AX
 	JNZ qepiHSRowAVX2_signed
 qepiHSRowAVX2_u:
-	CMPQ CX, $16
-	JLT qepiHSRowAVX2_done
-	EPI_HSBODY2(VPACKUSWB)
+	CMPQ CX, $32
+	JLT qepiHSRowAVX2_u16
+	QHS256_STEP32(VPACKUSWB)
 	JMP qepiHSRowAVX2_u
-qepiHSRowAVX2_signed:
+qepiHSRowAVX2_u16:
 	CMPQ CX, $16
 	JLT qepiHSRowAVX2_done
-	EPI_HSBODY2(VPACKSSWB)
+	QHS256_STEP16(VPACKUSWB)
+	JMP qepiHSRowAVX2_done
+qepiHSRowAVX2_signed:
+	CMPQ CX, $32
+	JLT qepiHSRowAVX2_s16
+	QHS256_STEP32(VPACKSSWB)
 	JMP qepiHSRowAVX2_signed
+qepiHSRowAVX2_s16:
+	CMPQ CX, $16
+	JLT qepiHSRowAVX2_done
+	QHS256_STEP16(VPACKSSWB)
 qepiHSRowAVX2_done:
 	VZEROUPPER
 	RET
