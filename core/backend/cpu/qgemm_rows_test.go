@@ -64,12 +64,7 @@ func TestQGEMMGroups(t *testing.T) {
 					a := make([]byte, m*lda)
 					groups := k / 4
 					b := make([]byte, 4*n*(1+groups/3)+4*r.IntN(9)+slack)
-					for i := range a {
-						a[i] = byte(r.Uint32())
-					}
-					for i := range b {
-						b[i] = byte(r.Uint32())
-					}
+					fillRand(r, a, b)
 					if fill == "extreme" { // unsigned 255, signed -128
 						a, b = fillBytes(a, pick(aSigned, 0x80, 255)), fillBytes(b, pick(aSigned, 255, 0x80))
 					}

@@ -42,12 +42,7 @@ func TestQGEMMExact(t *testing.T) {
 					a, b := make([]byte, m*lda), make([]byte, k*ldb)
 					switch fill {
 					case "random":
-						for i := range a {
-							a[i] = byte(r.Uint32())
-						}
-						for i := range b {
-							b[i] = byte(r.Uint32())
-						}
+						fillRand(r, a, b)
 					case "extreme-neg": // unsigned 255, signed -128
 						u, sg := byte(255), byte(0x80)
 						a, b = fillBytes(a, pick(aSigned, sg, u)), fillBytes(b, pick(aSigned, u, sg))
@@ -95,12 +90,7 @@ func TestQGEMMThreads(t *testing.T) {
 		for _, s := range [][3]int{{200, 37, 300}, {31, 500, 200}} {
 			m, n, k := s[0], s[1], s[2]
 			a, b := make([]byte, m*k), make([]byte, k*n)
-			for i := range a {
-				a[i] = byte(r.Uint32())
-			}
-			for i := range b {
-				b[i] = byte(r.Uint32())
-			}
+			fillRand(r, a, b)
 			for _, aSigned := range []bool{false, true} {
 				want := qgemmNaive(m, n, k, a, k, aSigned, b, n)
 				for _, th := range []int{1, 3, 4} {
@@ -123,12 +113,7 @@ func BenchmarkQGEMM(b *testing.B) {
 		m, n, k := s[0], s[1], s[2]
 		x, y, c := make([]byte, m*k), make([]byte, k*n), make([]int32, m*n)
 		r := rand.New(rand.NewPCG(1, 2))
-		for i := range x {
-			x[i] = byte(r.Uint32())
-		}
-		for i := range y {
-			y[i] = byte(r.Uint32())
-		}
+		fillRand(r, x, y)
 		b.Run(fmt.Sprintf("%s/%dx%dx%d", QKernel(), m, n, k), func(b *testing.B) {
 			for b.Loop() {
 				QGEMM(m, n, k, x, k, true, y, n, c, n)
@@ -191,12 +176,7 @@ func TestQGEMMRows(t *testing.T) {
 					lda, ldc := k+r.IntN(3), n+r.IntN(3)
 					a := make([]byte, m*lda)
 					b := make([]byte, 7*n+k*(n+5)+r.IntN(9))
-					for i := range a {
-						a[i] = byte(r.Uint32())
-					}
-					for i := range b {
-						b[i] = byte(r.Uint32())
-					}
+					fillRand(r, a, b)
 					if fill == "extreme" { // unsigned 255, signed -128
 						a, b = fillBytes(a, pick(aSigned, 0x80, 255)), fillBytes(b, pick(aSigned, 255, 0x80))
 					}
@@ -261,6 +241,15 @@ func checkQTile(t *testing.T, what string, c, want []int32, m, n, ldc int) {
 			if got != want[i*n+j] {
 				t.Fatalf("%s: c[%d,%d] = %d, want %d", what, i, j, got, want[i*n+j])
 			}
+		}
+	}
+}
+
+// fillRand fills each of bufs, in order, with random bytes from r.
+func fillRand(r *rand.Rand, bufs ...[]byte) {
+	for _, b := range bufs {
+		for i := range b {
+			b[i] = byte(r.Uint32())
 		}
 	}
 }
