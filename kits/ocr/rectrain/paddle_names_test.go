@@ -31,7 +31,9 @@ func TestPPOCRv4RecPdparams(t *testing.T) {
 		t.Skip("ch_PP-OCRv4_rec_infer.onnx not found (scripts/fetch_ppocrv4.sh)")
 	}
 	py := "/usr/bin/python3"
-	if err := exec.Command(py, "-c", "import numpy, onnx").Run(); err != nil {
+	// numpy_helper, not just onnx: Debian's libonnx-testdata leaves an onnx
+	// directory in dist-packages that imports as an empty namespace package.
+	if err := exec.Command(py, "-c", "import numpy; from onnx import numpy_helper").Run(); err != nil {
 		t.Skipf("%s with numpy and onnx (Debian python3-numpy, python3-onnx) writes the fixture: %v", py, err)
 	}
 	onnxPath := filepath.Join(dir0, "ch_PP-OCRv4_rec_infer.onnx")
