@@ -15,7 +15,7 @@ T="$(mktemp -d)"; trap 'rm -rf "$T"' EXIT
 cases="det_640:ch_PP-OCRv4_det_infer.onnx:1,3,640,640:1 det_960:ch_PP-OCRv4_det_infer.onnx:1,3,960,960:1 rec_b1_320:ch_PP-OCRv4_rec_infer.onnx:1,3,48,320:4 rec_b6_320:ch_PP-OCRv4_rec_infer.onnx:6,3,48,320:1 cls_b6_192:ch_ppocr_mobile_v2.0_cls_infer.onnx:6,3,48,192:4"
 for c in $cases; do
   IFS=: read -r name model shape _ <<<"$c"
-  /usr/bin/python3 -c "import numpy as np; np.save('$T/$name.npy', np.random.RandomState(7).uniform(-1,1,($shape)).astype('float32'))"
+  python3 scripts/bench/randnpy.py "$T/$name.npy" "$shape"
 done
 cols=""; [ -n "$BASE" ] && cols="before_${LEVELS%% *}"
 for l in ${LEVELS:-default}; do cols="$cols $l"; done

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # ppocrv4_latency.sh [ROUNDS] — PP-OCRv4 det/rec/cls latency of paddle's runtime next to ONNX
 # Runtime (onnxruntime-node 1.30), same inputs, same threads, interleaved case by case in one run.
-# Needs: bin/paddle (make build), scripts/fetch_ppocrv4.sh, scripts/ref/setup_ort.sh, numpy
+# Needs: bin/paddle (make build), scripts/fetch_ppocrv4.sh, scripts/ref/setup_ort.sh (inputs: scripts/bench/randnpy.py, no NumPy)
 # (/usr/bin/python3). Prints a markdown table (medians over rounds of per-round medians).
 # LEVELS="avx2 avx512" runs paddle once per kernel level (PADDLE_CPU_KERNELS), a column each;
 # BASE=path/to/paddle adds a column for another build at the first level (a "before");
@@ -15,7 +15,7 @@ T="$(mktemp -d)"; trap 'rm -rf "$T"' EXIT
 cases="${CASES:-det_640:ch_PP-OCRv4_det_infer.onnx:1,3,640,640 det_960:ch_PP-OCRv4_det_infer.onnx:1,3,960,960 rec_b1_320:ch_PP-OCRv4_rec_infer.onnx:1,3,48,320 rec_b6_320:ch_PP-OCRv4_rec_infer.onnx:6,3,48,320 cls_b6_192:ch_ppocr_mobile_v2.0_cls_infer.onnx:6,3,48,192}"
 for c in $cases; do
   IFS=: read -r name model shape <<<"$c"
-  /usr/bin/python3 -c "import numpy as np; np.save('$T/$name.npy', np.random.RandomState(7).uniform(-1,1,($shape)).astype('float32'))"
+  python3 scripts/bench/randnpy.py "$T/$name.npy" "$shape"
 done
 cols=""; [ -n "$BASE" ] && cols="before_${LEVELS%% *}"
 for l in ${LEVELS:-default}; do cols="$cols $l"; done
