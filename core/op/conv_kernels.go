@@ -187,25 +187,38 @@ func convTransposeBlocks[E float32 | float64](cs convShape, dy, w, b, dx []E, re
 		for t := lo; t < hi; t++ {
 			ni, gi, ti := t/nt/cs.groups, t/nt%cs.groups, t%nt
 			oh0, oh1 := ti*rows, min((ti+1)*rows, g.OH)
-			cols := (oh1 - oh0) * g.OW
-			dyg := dy[(ni*cs.oc+gi*ocg)*ohw+oh0*g.OW:]
-			convGemm(true, false, k, cols, ocg, w[gi*ocg*k:], k, dyg, ohw, 0, col, cols)
-			for c := range cg {
-				var bias E // added even when zero: -0 becomes +0 as in the accumulating path
-				if b != nil {
-					bias = b[gi*cg+c]
-				}
-				plane := dx[(ni*cs.c+gi*cg+c)*hw : (ni*cs.c+gi*cg+c+1)*hw]
-				for oh := oh0; oh < oh1; oh++ {
-					for kh := range g.KH {
-						out := plane[(oh*g.KH+kh)*g.W : (oh*g.KH+kh+1)*g.W]
-						interleaveTaps(out, col[(c*g.KH+kh)*g.KW*cols+(oh-oh0)*g.OW:], cols, g.KW, bias, floor)
-					}
-				}
+			var bg []E
+			if b != nil {
+				bg = b[gi*cg : (gi+1)*cg]
 			}
+			blockTile(w[gi*ocg*k:], bg, ocg, cg, g.KH, g.KW, g.OW, oh1-oh0,
+				dy[(ni*cs.oc+gi*ocg)*ohw+oh0*g.OW:], ohw, dx[(ni*cs.c+gi*cg)*hw+oh0*g.KH*g.W:], hw, col, floor)
 		}
 	})
 	return true
+}
+
+// blockTile writes rows input rows of a non-overlapping transposed conv
+// (one group: c input channels, weights (c, oc·kh·kw), bias b or nil)
+// into dst: the product col = wᵀ·src (src's planes ld apart, iw columns)
+// and its interleaving stores, oc planes ldo apart of rows·kh rows of
+// iw·kw, each max(v + bias, floor). col holds oc·kh·kw·rows·iw.
+func blockTile[E float32 | float64](w, b []E, c, oc, kh, kw, iw, rows int, src []E, ld int, dst []E, ldo int, col []E, floor E) {
+	k, cols, ow := oc*kh*kw, rows*iw, iw*kw
+	convGemm(true, false, k, cols, c, w, k, src, ld, 0, col, cols)
+	for o := range oc {
+		var bias E // added even when zero: -0 becomes +0 as in the accumulating path
+		if b != nil {
+			bias = b[o]
+		}
+		plane := dst[o*ldo:]
+		for r := range rows {
+			for t := range kh {
+				out := plane[(r*kh+t)*ow : (r*kh+t+1)*ow]
+				interleaveTaps(out, col[(o*kh+t)*kw*cols+r*iw:], cols, kw, bias, floor)
+			}
+		}
+	}
 }
 
 // interleaveTaps writes one output row of a non-overlapping transposed

@@ -110,21 +110,9 @@ func pairConv(xs tensor.Shape, w, b *T, a Attrs) (pairBlocks, bool) {
 
 // run writes the conv of rows input rows (plane stride ld) into dst
 // (plane stride ldo, rows·KH rows of IW·KW), col a scratch of
-// OC·KH·KW·rows·IW: the product and the interleaving stores of
-// convTransposeBlocks.
+// OC·KH·KW·rows·IW: convTransposeBlocks's tile (blockTile).
 func (p *pairBlocks) run(src []float32, ld, rows int, dst []float32, ldo int, col []float32) {
-	k, cols, ow := p.oc*p.kh*p.kw, rows*p.iw, p.iw*p.kw
-	convGemm(true, false, k, cols, p.inC, p.w, k, src, ld, 0, col, cols)
-	for c := range p.oc {
-		bias := p.b[c]
-		plane := dst[c*ldo:]
-		for r := range rows {
-			for kh := range p.kh {
-				o := plane[(r*p.kh+kh)*ow : (r*p.kh+kh+1)*ow]
-				interleaveTaps(o, col[(c*p.kh+kh)*p.kw*cols+r*p.iw:], cols, p.kw, bias, p.floor)
-			}
-		}
-	}
+	blockTile(p.w, p.b, p.inC, p.oc, p.kh, p.kw, p.iw, rows, src, ld, dst, ldo, col, p.floor)
 }
 
 // convTransposePairTiles runs the pair per tile of x's rows when both
