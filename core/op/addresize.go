@@ -171,8 +171,7 @@ func addResized(y []float32, in []*T, a Attrs, emit func(off int, v []float32)) 
 			v, xr := sum, xa[i*ow:(i+1)*ow]
 			if sa != nil { // x + x·s as scale_residual rounds it
 				p := i / oh
-				binRow(binMul, scaled, xr, sa[p:p+1], 1, 0)
-				binRow(binAdd, scaled, scaled, xr, 1, 1)
+				scaledRow(scaled, xr, sa[p:p+1])
 				xr = scaled
 			}
 			if y != nil {

@@ -158,12 +158,17 @@ func scaleResidual[E float32 | float64](y, x, s []E, hw int) {
 		for p := lo; p < hi; p++ {
 			for j0 := 0; j0 < hw; j0 += scaleResidualChunk {
 				j1 := min(j0+scaleResidualChunk, hw)
-				o, xv := y[p*hw+j0:p*hw+j1], x[p*hw+j0:p*hw+j1]
-				binRow(binMul, o, xv, s[p:p+1], 1, 0)
-				binRow(binAdd, o, o, xv, 1, 1)
+				scaledRow(y[p*hw+j0:p*hw+j1], x[p*hw+j0:p*hw+j1], s[p:p+1])
 			}
 		}
 	})
+}
+
+// scaledRow sets o = x + x·s[0] as scale_residual rounds it (the product,
+// then the sum), on the backend's vector rows where it has them.
+func scaledRow[E float32 | float64](o, x, s []E) {
+	binRow(binMul, o, x, s, 1, 0)
+	binRow(binAdd, o, o, x, 1, 1)
 }
 
 // exportScaleResidual writes scale_residual as ONNX Mul and Add.
