@@ -8,10 +8,10 @@ import (
 	"sync"
 )
 
-// InferenceMemoryLimit is the most Go memory (debug.SetMemoryLimit) the
-// collector lets an inference process's heap reach before collecting, per
-// input it works on at once (LeanGC): a soft ceiling for the heap goal.
-const InferenceMemoryLimit = 176 << 20
+// InferenceHeapCeiling is the most an inference process's heap may reach
+// before collecting, per input it works on at once (LeanGC): the ceiling of
+// the heap goal.
+const InferenceHeapCeiling = 150 << 20
 
 // InferenceHeapFloor is the Go memory an inference process's heap may reach
 // before collecting whatever it holds (LeanGC): the floor of the heap goal.
@@ -21,12 +21,19 @@ const InferenceHeapFloor = 128 << 20
 // past what was live after a collection before the next (LeanGC).
 const InferenceHeapHeadroom = 48 << 20
 
+// InferenceMemoryMargin is how far above its heap goal an inference
+// process's Go memory is softly bounded (debug.SetMemoryLimit), per input
+// it works on at once (LeanGC): past that bound the runtime returns freed
+// memory to the operating system instead of keeping it for the next input.
+const InferenceMemoryMargin = 48 << 20
+
 // LeanGC sets the collector of a process that runs models over many inputs
 // (ocr predict, serve; parallel is the inputs worked on at once: predict's
-// --workers, serve's --concurrency) to collect when its Go memory reaches
+// --workers, serve's --concurrency) to collect when its heap reaches
 // InferenceHeapHeadroom more than was live after the last collection, but
-// never before InferenceHeapFloor and, soft, never after
-// InferenceMemoryLimit times parallel. The environment's GOGC or
+// never before InferenceHeapFloor nor after InferenceHeapCeiling times
+// parallel (GOGC retuned after every collection), and bounds its Go memory
+// softly at InferenceMemoryMargin times parallel above that heap goal. The environment's GOGC or
 // GOMEMLIMIT wins: with either set, LeanGC changes nothing.
 //
 // Why the floor: Go's own rule (GOGC=100) makes the heap goal twice what a
@@ -38,19 +45,28 @@ const InferenceHeapHeadroom = 48 << 20
 // (anything live up to 80 MiB): the peak is reached within the first inputs
 // and stays, and there are fewer collections. The floor is kept low enough
 // for one small page as one process to peak under 200 MB. Why the ceiling:
-// large pages do not double a large heap (40 pages peak at 197-206 MiB with
-// 176 MiB, 211-232 MiB with 192, 311 MiB without a ceiling).
+// large pages do not double a large heap (40 pages: 311 MiB without one).
+//
+// Why GOGC and not the memory limit triggers collections: with GOGC off
+// and the limit at the heap goal (LeanGC until 2026-12-02) the heap sat at
+// the limit, and the runtime returned the memory that each collection
+// freed to the operating system, so every page faulted its working set in
+// afresh: 40 pages took 1.93 million minor page faults and 20 s of system
+// time in 69 s of CPU on this project's VMs (docs/BENCHMARKS.md, "OCR
+// memory over long runs"). Collecting a margin below the limit keeps freed
+// memory for the next input: a fifth of the faults and about half the CPU
+// time, for a peak RSS of 212 MiB instead of 196.
 func LeanGC(parallel int) {
 	if os.Getenv("GOMEMLIMIT") != "" || os.Getenv("GOGC") != "" {
 		return
 	}
 	p := int64(max(parallel, 1))
 	tuner.mu.Lock()
-	tuner.ceiling = InferenceMemoryLimit * p
+	tuner.ceiling = InferenceHeapCeiling * p
+	tuner.margin = InferenceMemoryMargin * p
 	start := !tuner.on
 	tuner.on = true
 	tuner.mu.Unlock()
-	debug.SetGCPercent(-1) // the memory limit alone triggers collections
 	retune()
 	if start {
 		armTuner()
@@ -63,6 +79,7 @@ var tuner struct {
 	mu      sync.Mutex
 	on      bool
 	ceiling int64
+	margin  int64 // of the memory limit over the heap goal
 }
 
 // heapGoal returns the memory limit that makes the next collection come
@@ -71,7 +88,9 @@ func heapGoal(live, headroom, floor, ceiling int64) int64 {
 	return min(max(live+headroom, floor), ceiling)
 }
 
-// retune sets the memory limit from the heap live after the last collection.
+// retune sets GOGC from the heap live after the last collection, for the
+// next collection to come at heapGoal, and the memory limit the margin
+// above that.
 func retune() {
 	s := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
 	metrics.Read(s)
@@ -80,9 +99,20 @@ func retune() {
 		live = int64(s[0].Value.Uint64())
 	}
 	tuner.mu.Lock()
-	limit := heapGoal(live, InferenceHeapHeadroom, InferenceHeapFloor, tuner.ceiling)
+	goal := heapGoal(live, InferenceHeapHeadroom, InferenceHeapFloor, tuner.ceiling)
+	limit := goal + tuner.margin
 	tuner.mu.Unlock()
+	debug.SetGCPercent(gcPercent(live, goal))
 	debug.SetMemoryLimit(limit)
+}
+
+// gcPercent returns the GOGC that sets the collector's heap goal to goal
+// when live bytes were live after the last collection (taken as at least
+// the runtime's 4 MiB minimum heap), and at least 10: a live heap over the
+// ceiling still grows by a tenth between collections.
+func gcPercent(live, goal int64) int {
+	live = max(live, 4<<20)
+	return int(max((goal-live)*100/live, 10))
 }
 
 // armTuner calls retune after every collection (a finalizer runs once the

@@ -4,6 +4,7 @@ import (
 	"math"
 	"runtime"
 	"runtime/debug"
+	"runtime/metrics"
 	"testing"
 )
 
@@ -15,6 +16,30 @@ func TestHeapGoal(t *testing.T) {
 			t.Errorf("heapGoal(%d, 48, 128, 192) = %d, want %d", tt.live, got, tt.want)
 		}
 	}
+}
+
+func TestGCPercent(t *testing.T) {
+	const mb = 1 << 20
+	for _, tt := range []struct {
+		live, goal int64
+		want       int
+	}{
+		{0, 128 * mb, 3100},     // the 4 MiB minimum heap grows 31-fold
+		{80 * mb, 128 * mb, 60}, // 80 + 48
+		{100 * mb, 148 * mb, 48},
+		{160 * mb, 150 * mb, 10}, // over the ceiling: a tenth
+	} {
+		if got := gcPercent(tt.live, tt.goal); got != tt.want {
+			t.Errorf("gcPercent(%d MiB, %d MiB) = %d, want %d", tt.live/mb, tt.goal/mb, got, tt.want)
+		}
+	}
+}
+
+// liveHeap is the heap the last collection found live.
+func liveHeap() int64 {
+	s := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+	metrics.Read(s)
+	return int64(s[0].Value.Uint64())
 }
 
 func TestLeanGC(t *testing.T) {
@@ -34,27 +59,42 @@ func TestLeanGC(t *testing.T) {
 		if got := debug.SetMemoryLimit(-1); got != math.MaxInt64 {
 			t.Errorf("with %s set: limit %d, want it untouched", env, got)
 		}
+		if got := debug.SetGCPercent(100); got != 100 {
+			t.Errorf("with %s set: GOGC %d, want it untouched", env, got)
+		}
 		t.Setenv(env, "")
 	}
+	// goalOf is the heap goal that GOGC p sets over what is live now.
+	goalOf := func(p int) int64 { live := max(liveHeap(), 4<<20); return live + live*int64(p)/100 }
 	LeanGC(1)
-	if p := debug.SetGCPercent(-1); p != -1 {
-		t.Errorf("GOGC %d after LeanGC, want off (-1): the limit alone collects", p)
-	}
 	runtime.GC()
 	runtime.GC() // the finalizer of the first has run by the second's end
-	if got := debug.SetMemoryLimit(-1); got != InferenceHeapFloor {
-		t.Errorf("little live: limit %d, want the floor %d", got, InferenceHeapFloor)
+	if got := debug.SetMemoryLimit(-1); got != InferenceHeapFloor+InferenceMemoryMargin {
+		t.Errorf("little live: limit %d MiB, want the floor and the margin, %d MiB", got>>20, (InferenceHeapFloor+InferenceMemoryMargin)>>20)
+	}
+	if p := debug.SetGCPercent(-1); p < 0 || goalOf(p) < InferenceHeapFloor-(1<<20) || goalOf(p) > InferenceHeapFloor+(1<<20) {
+		t.Errorf("little live (%d MiB): GOGC %d makes the goal %d MiB, want the floor %d MiB", liveHeap()>>20, p, goalOf(p)>>20, InferenceHeapFloor>>20)
+	} else {
+		debug.SetGCPercent(p)
 	}
 	// 160 MiB live: that and the headroom are over the ceiling
 	live := make([]byte, 160<<20)
 	runtime.GC()
 	runtime.GC()
-	if got := debug.SetMemoryLimit(-1); got != InferenceMemoryLimit {
-		t.Errorf("160 MiB live: limit %d MiB, want the ceiling %d MiB", got>>20, InferenceMemoryLimit>>20)
+	if p := debug.SetGCPercent(-1); p != 10 {
+		t.Errorf("160 MiB live: GOGC %d, want 10 (over the ceiling)", p)
+	} else {
+		debug.SetGCPercent(p)
 	}
-	LeanGC(3) // three inputs at once: three times the ceiling
-	if got := debug.SetMemoryLimit(-1); got < 208<<20 || got > 220<<20 {
-		t.Errorf("LeanGC(3) with 160 MiB live: limit %d MiB, want about 208", got>>20)
+	if got := debug.SetMemoryLimit(-1); got != InferenceHeapCeiling+InferenceMemoryMargin {
+		t.Errorf("160 MiB live: limit %d MiB, want the ceiling and the margin, %d MiB", got>>20, (InferenceHeapCeiling+InferenceMemoryMargin)>>20)
+	}
+	LeanGC(3) // three inputs at once: three times the ceiling and the margin
+	if p := debug.SetGCPercent(-1); goalOf(p) < 204<<20 || goalOf(p) > 210<<20 {
+		t.Errorf("LeanGC(3) with 160 MiB live: GOGC %d makes the goal %d MiB, want about 208", p, goalOf(p)>>20)
+	}
+	if got := debug.SetMemoryLimit(-1); got < (208+144-2)<<20 || got > (208+144+2)<<20 {
+		t.Errorf("LeanGC(3) with 160 MiB live: limit %d MiB, want about 208 + 3·48", got>>20)
 	}
 	runtime.KeepAlive(live)
 }
