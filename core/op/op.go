@@ -60,6 +60,12 @@ type Def struct {
 	// so an output buffer needs no clearing first (core/runtime recycles
 	// buffers; every other op gets a zeroed one, as Ref expects).
 	Overwrites bool
+	// InPlace says that its kernels may write the output over the first
+	// input (out[0] sharing in[0]'s buffer, same shape): each writes an
+	// output element only after reading every input element it still
+	// needs. core/runtime then runs it on its input's buffer when that is
+	// the input's last use.
+	InPlace bool
 	// Epilogue, when not nil, marks an elementwise activation that a
 	// convolution can apply as it writes its output (conv2d_act, which
 	// core/graph/pass fuses).

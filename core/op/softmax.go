@@ -173,8 +173,10 @@ func init() {
 			return []*T{SoftmaxGrad(c.Out[0], c.G(0), c.Attrs.Int("axis", -1), log)}
 		}
 	}
+	// softmax in place: each row's max, then exp(x - max) over x, then the
+	// scaling of what it wrote (log_softmax reads x again after writing)
 	softmaxDef = define(&Def{Name: "softmax", Export: copyAttrs(intAttr("axis", -1)), ONNX: "Softmax", Arity: 1, Infer: axisInfer,
-		Ref: softmaxRef(false), VJP: vjp(false), Sample: sample})
+		Ref: softmaxRef(false), VJP: vjp(false), Sample: sample, InPlace: true})
 	logSoftmaxDef = define(&Def{Name: "log_softmax", Export: copyAttrs(intAttr("axis", -1)), ONNX: "LogSoftmax", Arity: 1, Infer: axisInfer,
 		Ref: softmaxRef(true), VJP: vjp(true), Sample: sample})
 	softmaxGradDef = define(&Def{

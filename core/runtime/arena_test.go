@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"math"
 	"math/rand/v2"
 	"testing"
 	"time"
@@ -139,6 +140,73 @@ func TestReshapeHandOver(t *testing.T) {
 		for i, xv := range in.F32() {
 			if want := 2 * max(xv, 0); yv.F32()[i] != want {
 				t.Fatalf("run %d: y[%d] = %v, want %v", run, i, yv.F32()[i], want)
+			}
+		}
+	}
+}
+
+// An op marked op.Def.InPlace (softmax) at its input's last use writes over
+// the input's buffer; one whose input is read again later gets its own, and
+// both give the reference's values.
+func TestSoftmaxInPlace(t *testing.T) {
+	v := func(name string) *graph.Value {
+		return &graph.Value{Name: name, Meta: op.Meta{DType: tensor.Float32}}
+	}
+	x := &graph.Value{Name: "x", Meta: op.Meta{DType: tensor.Float32, Shape: tensor.Shape{-1, 1500}}}
+	r, a, b, y := v("r"), v("a"), v("b"), v("y")
+	// a = softmax(r) is r's last use; b = softmax(a) is not a's (the add reads it)
+	g := &graph.Graph{Inputs: []*graph.Value{x}, Outputs: []*graph.Value{y}, Nodes: []*graph.Node{
+		{Op: op.Lookup("relu"), In: []*graph.Value{x}, Out: []*graph.Value{r}, Name: "relu"},
+		{Op: op.Lookup("softmax"), Attrs: op.Attrs{"axis": -1}, In: []*graph.Value{r}, Out: []*graph.Value{a}, Name: "sm1"},
+		{Op: op.Lookup("softmax"), Attrs: op.Attrs{"axis": -1}, In: []*graph.Value{a}, Out: []*graph.Value{b}, Name: "sm2"},
+		{Op: op.Lookup("add"), In: []*graph.Value{b, a}, Out: []*graph.Value{y}, Name: "add"},
+	}}
+	data := map[string]*float32{}
+	p, err := New(g, Options{Trace: func(n *graph.Node, outs []*tensor.Tensor, _ time.Duration) {
+		data[n.Name] = &outs[0].F32()[0]
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	softmax := func(row []float64) []float64 {
+		mx, sum := math.Inf(-1), 0.0
+		for _, v := range row {
+			mx = math.Max(mx, v)
+		}
+		out := make([]float64, len(row))
+		for i, v := range row {
+			out[i] = math.Exp(v - mx)
+			sum += out[i]
+		}
+		for i := range out {
+			out[i] /= sum
+		}
+		return out
+	}
+	in := tensor.Rand(rand.New(rand.NewPCG(3, 4)), tensor.Float32, -8, 8, 3, 1500)
+	for run := range 2 {
+		out, err := p.Run(map[string]*tensor.Tensor{"x": in})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if data["sm1"] != data["relu"] {
+			t.Errorf("run %d: softmax at relu's last use did not run in place", run)
+		}
+		if data["sm2"] == data["sm1"] {
+			t.Errorf("run %d: softmax wrote over a value read later", run)
+		}
+		for o := range 3 {
+			row := make([]float64, 1500)
+			for i, xv := range in.F32()[o*1500 : (o+1)*1500] {
+				row[i] = math.Max(float64(xv), 0)
+			}
+			s1 := softmax(row)
+			s2 := softmax(s1)
+			for i := range row {
+				want, got := s2[i]+s1[i], float64(out["y"].F32()[o*1500+i])
+				if math.Abs(got-want) > 1e-6*want {
+					t.Fatalf("run %d: y[%d][%d] = %g, want %g", run, o, i, got, want)
+				}
 			}
 		}
 	}

@@ -91,6 +91,10 @@ type step struct {
 	// last use, so an arena buffer of the input becomes the output's
 	// without a copy (arena.handOver)
 	handOver bool
+	// inPlace: the node's op runs in place (op.Def.InPlace) and this is its
+	// first input's last use, so the output takes that input's arena
+	// buffer and the kernel writes over it
+	inPlace bool
 }
 
 // reshapeOps are the ops whose output holds their first input's elements
@@ -197,15 +201,17 @@ func New(g *graph.Graph, opts Options) (*Predictor, error) {
 	}
 	for si := range p.steps {
 		st := &p.steps[si]
-		if reshapeOps[st.n.Op.Name] && len(st.in) >= 1 && len(st.out) == 1 && slices.Contains(st.free, st.in[0]) {
-			uses := 0
-			for _, id := range append(slices.Clone(st.in), st.attrIn...) {
-				if id == st.in[0] {
-					uses++
-				}
-			}
-			st.handOver = uses == 1
+		if len(st.in) == 0 || len(st.out) != 1 || !slices.Contains(st.free, st.in[0]) {
+			continue
 		}
+		uses := 0
+		for _, id := range append(slices.Clone(st.in), st.attrIn...) {
+			if id == st.in[0] {
+				uses++
+			}
+		}
+		st.handOver = uses == 1 && reshapeOps[st.n.Op.Name]
+		st.inPlace = uses == 1 && st.n.Op.InPlace
 	}
 	p.nvals = len(p.consts)
 	return p, nil
@@ -504,8 +510,15 @@ func (p *Predictor) exec(st *step, pl *plan, i int, vals []*tensor.Tensor, ar *a
 		}
 	}
 	outs := make([]*tensor.Tensor, len(metas))
+	if st.inPlace && metas[0].Shape.Equal(args[0].Shape()) {
+		// the input's buffer becomes the output's (nil: not the arena's);
+		// releasing the input below is then a no-op
+		outs[0] = ar.handOver(args[0], metas[0])
+	}
 	for j, m := range metas {
-		outs[j] = ar.alloc(m.DType, m.Shape, !n.Op.Overwrites)
+		if outs[j] == nil {
+			outs[j] = ar.alloc(m.DType, m.Shape, !n.Op.Overwrites)
+		}
 	}
 	if p.trace != nil {
 		t0 := time.Now()

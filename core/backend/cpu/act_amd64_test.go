@@ -242,6 +242,16 @@ func testSoftmaxLast(t *testing.T) {
 				t.Fatalf("%v: y[%d] = %g, want %g", s, i, g, w)
 			}
 		}
+		// in place (op.Def.InPlace: the runtime passes the input's buffer
+		// as the output at its last use): bitwise the out-of-place result
+		if !softmaxLast([]*op.T{x}, []*op.T{x}, op.Attrs{"axis": -1}) {
+			t.Fatalf("%v: declined in place", s)
+		}
+		for i, g := range got.F32() {
+			if v := x.F32()[i]; math.Float32bits(v) != math.Float32bits(g) {
+				t.Fatalf("%v in place: y[%d] = %g, want %g", s, i, v, g)
+			}
+		}
 	}
 	// a NaN makes its row NaN, as in the reference; the other rows stay finite
 	x := tensor.Rand(r, tensor.Float32, -1, 1, 3, 40)
