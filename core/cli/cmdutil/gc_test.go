@@ -18,6 +18,16 @@ func TestHeapGoal(t *testing.T) {
 	}
 }
 
+func TestMemoryLimit(t *testing.T) {
+	for _, tt := range []struct{ goal, want int64 }{
+		{128, 128}, {100, 100}, {139, 139 + 24}, {150, 150 + 48}, {300, 300 + 48},
+	} {
+		if got := memoryLimit(tt.goal, 128, 150, 48); got != tt.want { // MiB for bytes: the rule is linear
+			t.Errorf("memoryLimit(%d, 128, 150, 48) = %d, want %d", tt.goal, got, tt.want)
+		}
+	}
+}
+
 func TestGCPercent(t *testing.T) {
 	const mb = 1 << 20
 	for _, tt := range []struct {
@@ -69,8 +79,8 @@ func TestLeanGC(t *testing.T) {
 	LeanGC(1)
 	runtime.GC()
 	runtime.GC() // the finalizer of the first has run by the second's end
-	if got := debug.SetMemoryLimit(-1); got != InferenceHeapFloor+InferenceMemoryMargin {
-		t.Errorf("little live: limit %d MiB, want the floor and the margin, %d MiB", got>>20, (InferenceHeapFloor+InferenceMemoryMargin)>>20)
+	if got := debug.SetMemoryLimit(-1); got != InferenceHeapFloor {
+		t.Errorf("little live: limit %d MiB, want the floor, %d MiB", got>>20, InferenceHeapFloor>>20)
 	}
 	if p := debug.SetGCPercent(-1); p < 0 || goalOf(p) < InferenceHeapFloor-(1<<20) || goalOf(p) > InferenceHeapFloor+(1<<20) {
 		t.Errorf("little live (%d MiB): GOGC %d makes the goal %d MiB, want the floor %d MiB", liveHeap()>>20, p, goalOf(p)>>20, InferenceHeapFloor>>20)
@@ -89,12 +99,23 @@ func TestLeanGC(t *testing.T) {
 	if got := debug.SetMemoryLimit(-1); got != InferenceHeapCeiling+InferenceMemoryMargin {
 		t.Errorf("160 MiB live: limit %d MiB, want the ceiling and the margin, %d MiB", got>>20, (InferenceHeapCeiling+InferenceMemoryMargin)>>20)
 	}
+	runtime.KeepAlive(live)
+	live = nil // the limit stays where it was: what is live swings between inputs
+	runtime.GC()
+	runtime.GC()
+	if got := debug.SetMemoryLimit(-1); got != InferenceHeapCeiling+InferenceMemoryMargin {
+		t.Errorf("little live again: limit %d MiB, want it kept at %d MiB", got>>20, (InferenceHeapCeiling+InferenceMemoryMargin)>>20)
+	}
+	live = make([]byte, 160<<20)
+	runtime.GC()
+	runtime.GC()
 	LeanGC(3) // three inputs at once: three times the ceiling and the margin
 	if p := debug.SetGCPercent(-1); goalOf(p) < 204<<20 || goalOf(p) > 210<<20 {
 		t.Errorf("LeanGC(3) with 160 MiB live: GOGC %d makes the goal %d MiB, want about 208", p, goalOf(p)>>20)
 	}
-	if got := debug.SetMemoryLimit(-1); got < (208+144-2)<<20 || got > (208+144+2)<<20 {
-		t.Errorf("LeanGC(3) with 160 MiB live: limit %d MiB, want about 208 + 3·48", got>>20)
+	// goal 208 of floor 128 and ceiling 450: 80/322 of the margin 144
+	if got := debug.SetMemoryLimit(-1); got < (208+35-2)<<20 || got > (208+36+2)<<20 {
+		t.Errorf("LeanGC(3) with 160 MiB live: limit %d MiB, want about 208 + 144·80/322", got>>20)
 	}
 	runtime.KeepAlive(live)
 }
