@@ -7,6 +7,10 @@
 //
 //	qcputime -level avx2 -runs 10 det.onnx:1,3,960,960 det_q.onnx:1,3,960,960
 //
+// Each model keeps its working set between its calls, and the collector
+// runs between rounds only (see main), so runs do not fault in memory the
+// runtime returned to the OS.
+//
 // -cpuprofile writes a pprof CPU profile of the timed runs of all models.
 package main
 
@@ -16,6 +20,8 @@ import (
 	"maps"
 	"math/rand/v2"
 	"os"
+	goruntime "runtime"
+	"runtime/debug"
 	"runtime/pprof"
 	"slices"
 	"strconv"
@@ -110,7 +116,18 @@ func main() {
 		}
 		defer pprof.StopCPUProfile()
 	}
+	// Each model as if it ran alone, in steady state: its arena keeps its
+	// whole working set between its calls (no budget shared with the other
+	// models), and the collector runs between rounds only. Under Go's
+	// default pacing the runtime returned freed memory to the OS and most
+	// runs faulted their buffers in again (1,550 minor faults for rec b6's
+	// 6.4 MB output, 20–26 ms of a 38 ms int8 run here), so medians sat far
+	// above minimums; with the whole working set live at each collection,
+	// the runtime keeps what a round frees for the next.
+	runtime.MaxIdleArenaBytes, runtime.MaxRetainedArenaBytes = 1<<40, 1<<40
+	debug.SetGCPercent(-1)
 	for range *runs {
+		goruntime.GC()
 		for _, m := range ms {
 			t0 := cputime.Now()
 			if _, err := m.p.Run(m.in); err != nil {
