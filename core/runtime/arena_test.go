@@ -99,14 +99,30 @@ func TestArenaReset(t *testing.T) {
 	}
 }
 
+// f32Value is a float32 graph value of unknown shape.
+func f32Value(name string) *graph.Value {
+	return &graph.Value{Name: name, Meta: op.Meta{DType: tensor.Float32}}
+}
+
+// bufferTrace returns a Predictor of g whose runs record in data each
+// node's first output buffer (its first element), by node name.
+func bufferTrace(t *testing.T, g *graph.Graph) (p *Predictor, data map[string]*float32) {
+	t.Helper()
+	data = map[string]*float32{}
+	p, err := New(g, Options{Trace: func(n *graph.Node, outs []*tensor.Tensor, _ time.Duration) {
+		data[n.Name] = &outs[0].F32()[0]
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p, data
+}
+
 // A reshape at its input's last use takes the input's buffer (no copy); one
 // whose input is read again later copies, and both give the right values.
 func TestReshapeHandOver(t *testing.T) {
-	v := func(name string) *graph.Value {
-		return &graph.Value{Name: name, Meta: op.Meta{DType: tensor.Float32}}
-	}
 	x := &graph.Value{Name: "x", Meta: op.Meta{DType: tensor.Float32, Shape: tensor.Shape{-1, 1024}}}
-	r, f, q, y := v("r"), v("f"), v("q"), v("y")
+	r, f, q, y := f32Value("r"), f32Value("f"), f32Value("q"), f32Value("y")
 	// f = flatten(r) is r's last use; q = unsqueeze(f) is not f's (the add reads it)
 	g := &graph.Graph{Inputs: []*graph.Value{x}, Outputs: []*graph.Value{y}, Nodes: []*graph.Node{
 		{Op: op.Lookup("relu"), In: []*graph.Value{x}, Out: []*graph.Value{r}, Name: "relu"},
@@ -114,13 +130,7 @@ func TestReshapeHandOver(t *testing.T) {
 		{Op: op.Lookup("unsqueeze"), Attrs: op.Attrs{"axes": []int{0}}, In: []*graph.Value{f}, Out: []*graph.Value{q}, Name: "unsq"},
 		{Op: op.Lookup("add"), In: []*graph.Value{q, f}, Out: []*graph.Value{y}, Name: "add"},
 	}}
-	data := map[string]*float32{}
-	p, err := New(g, Options{Trace: func(n *graph.Node, outs []*tensor.Tensor, _ time.Duration) {
-		data[n.Name] = &outs[0].F32()[0]
-	}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	p, data := bufferTrace(t, g)
 	in := tensor.Rand(rand.New(rand.NewPCG(1, 2)), tensor.Float32, -1, 1, 2, 1024)
 	for run := range 2 {
 		out, err := p.Run(map[string]*tensor.Tensor{"x": in})
@@ -149,11 +159,8 @@ func TestReshapeHandOver(t *testing.T) {
 // the input's buffer; one whose input is read again later gets its own, and
 // both give the reference's values.
 func TestSoftmaxInPlace(t *testing.T) {
-	v := func(name string) *graph.Value {
-		return &graph.Value{Name: name, Meta: op.Meta{DType: tensor.Float32}}
-	}
 	x := &graph.Value{Name: "x", Meta: op.Meta{DType: tensor.Float32, Shape: tensor.Shape{-1, 1500}}}
-	r, a, b, y := v("r"), v("a"), v("b"), v("y")
+	r, a, b, y := f32Value("r"), f32Value("a"), f32Value("b"), f32Value("y")
 	// a = softmax(r) is r's last use; b = softmax(a) is not a's (the add reads it)
 	g := &graph.Graph{Inputs: []*graph.Value{x}, Outputs: []*graph.Value{y}, Nodes: []*graph.Node{
 		{Op: op.Lookup("relu"), In: []*graph.Value{x}, Out: []*graph.Value{r}, Name: "relu"},
@@ -161,13 +168,7 @@ func TestSoftmaxInPlace(t *testing.T) {
 		{Op: op.Lookup("softmax"), Attrs: op.Attrs{"axis": -1}, In: []*graph.Value{a}, Out: []*graph.Value{b}, Name: "sm2"},
 		{Op: op.Lookup("add"), In: []*graph.Value{b, a}, Out: []*graph.Value{y}, Name: "add"},
 	}}
-	data := map[string]*float32{}
-	p, err := New(g, Options{Trace: func(n *graph.Node, outs []*tensor.Tensor, _ time.Duration) {
-		data[n.Name] = &outs[0].F32()[0]
-	}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	p, data := bufferTrace(t, g)
 	softmax := func(row []float64) []float64 {
 		mx, sum := math.Inf(-1), 0.0
 		for _, v := range row {
