@@ -47,6 +47,15 @@ func main() {
 			fail(err)
 		}
 	}
+	// Each model as if it ran alone, in steady state, from its warm-up on:
+	// its arena keeps its whole working set between its calls (no budget
+	// shared with the other models), and the collector runs between rounds
+	// only. Under Go's default pacing the runtime returned freed memory to
+	// the OS and most runs faulted their buffers in again (1,550 minor
+	// faults for rec b6's 6.4 MB output, 20–26 ms of a 38 ms int8 run here),
+	// so medians sat far above minimums; with the whole working set live at
+	// each collection, the runtime keeps what a round frees for the next.
+	runtime.MaxIdleArenaBytes, runtime.MaxRetainedArenaBytes = 1<<40, 1<<40
 	b, err := backend.Get("cpu")
 	if err == nil {
 		err = backend.Activate(b, 1)
@@ -116,15 +125,7 @@ func main() {
 		}
 		defer pprof.StopCPUProfile()
 	}
-	// Each model as if it ran alone, in steady state: its arena keeps its
-	// whole working set between its calls (no budget shared with the other
-	// models), and the collector runs between rounds only. Under Go's
-	// default pacing the runtime returned freed memory to the OS and most
-	// runs faulted their buffers in again (1,550 minor faults for rec b6's
-	// 6.4 MB output, 20–26 ms of a 38 ms int8 run here), so medians sat far
-	// above minimums; with the whole working set live at each collection,
-	// the runtime keeps what a round frees for the next.
-	runtime.MaxIdleArenaBytes, runtime.MaxRetainedArenaBytes = 1<<40, 1<<40
+	// the collector runs between rounds only (see the arena budgets above)
 	debug.SetGCPercent(-1)
 	for range *runs {
 		goruntime.GC()
