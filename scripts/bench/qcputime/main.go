@@ -11,7 +11,10 @@
 // runs between rounds only (see main), so runs do not fault in memory the
 // runtime returned to the OS.
 //
-// -cpuprofile writes a pprof CPU profile of the timed runs of all models.
+// -cpuprofile writes a pprof CPU profile of the timed runs of all models;
+// -ops and -nodes N print wall time per op kind and for the N slowest
+// nodes (noisier than the CPU times: a node that the background sweeper
+// or a page fault interrupts is charged for it).
 package main
 
 import (
@@ -41,6 +44,7 @@ func main() {
 	level := flag.String("level", "", "cpu kernel level (default: the best the host has)")
 	prof := flag.String("cpuprofile", "", "write a CPU profile of the timed runs to this file")
 	ops := flag.Bool("ops", false, "also print each model's wall time per op kind (depthwise convs apart), summed over the timed runs")
+	nodes := flag.Int("nodes", 0, "also print each model's N slowest nodes, with their output shapes and, for convolutions, multiply-adds and GOP/s")
 	flag.Parse()
 	if *level != "" {
 		if err := cpu.SelectKernel(*level); err != nil {
@@ -69,6 +73,7 @@ func main() {
 		in   map[string]*tensor.Tensor
 		ms   []float64
 		ops  map[string]time.Duration
+		node map[string]*nodeTime
 	}
 	var ms []*model
 	for _, arg := range flag.Args() {
@@ -84,15 +89,24 @@ func main() {
 			}
 			dims = append(dims, d)
 		}
-		m := &model{name: arg, ops: map[string]time.Duration{}}
+		m := &model{name: arg, ops: map[string]time.Duration{}, node: map[string]*nodeTime{}}
 		opt := runtime.Options{Threads: 1}
-		if *ops {
-			opt.Trace = func(n *graph.Node, _ []*tensor.Tensor, d time.Duration) {
+		if *ops || *nodes > 0 {
+			opt.Trace = func(n *graph.Node, out []*tensor.Tensor, d time.Duration) {
 				k := n.Op.Name
 				if g := n.Attrs.Int("groups", 1); g > 1 && len(n.In) > 1 && n.In[1].Const != nil && n.In[1].Const.Rank() == 4 && n.In[1].Const.Dim(1) == 1 {
 					k += " (depthwise)"
 				}
 				m.ops[k] += d
+				nt := m.node[n.Name]
+				if nt == nil {
+					nt = &nodeTime{name: n.Name, op: k, macs: convMACs(n, out)}
+					if len(out) > 0 && out[0] != nil {
+						nt.shape = fmt.Sprint(out[0].Shape())
+					}
+					m.node[n.Name] = nt
+				}
+				nt.d += d
 			}
 		}
 		p, err := runtime.Load(file, opt)
@@ -112,6 +126,7 @@ func main() {
 			fail(err)
 		}
 		clear(m.ops)
+		clear(m.node)
 		ms = append(ms, m)
 	}
 	if *prof != "" {
@@ -152,6 +167,38 @@ func main() {
 			fmt.Printf("  %-28s %8.2f\n", k, float64(m.ops[k])/float64(time.Millisecond)/float64(*runs))
 		}
 	}
+	for _, m := range ms {
+		if *nodes <= 0 || len(m.node) == 0 {
+			continue
+		}
+		fmt.Printf("\n%s: the %d slowest nodes, wall ms per run\n", m.name, *nodes)
+		ns := slices.SortedFunc(maps.Values(m.node), func(a, b *nodeTime) int { return int(b.d - a.d) })
+		for _, nt := range ns[:min(*nodes, len(ns))] {
+			ms := float64(nt.d) / float64(time.Millisecond) / float64(*runs)
+			gops := ""
+			if nt.macs > 0 {
+				gops = fmt.Sprintf("%8.1f MMAC %6.1f GOP/s", float64(nt.macs)/1e6, 2*float64(nt.macs)/ms/1e6)
+			}
+			fmt.Printf("  %-24s %-22s %-20s %7.2f %s\n", nt.name, nt.op, nt.shape, ms, gops)
+		}
+	}
+}
+
+// nodeTime is one node's wall time summed over the timed runs.
+type nodeTime struct {
+	name, op, shape string
+	macs            int64
+	d               time.Duration
+}
+
+// convMACs is the multiply-adds of a (not transposed) convolution node,
+// its weights a constant (OC, C/groups, KH, KW), producing out; else 0.
+func convMACs(n *graph.Node, out []*tensor.Tensor) int64 {
+	if !strings.Contains(n.Op.Name, "conv") || strings.Contains(n.Op.Name, "transpose") || len(n.In) < 2 || n.In[1].Const == nil || n.In[1].Const.Rank() != 4 || len(out) == 0 || out[0] == nil || out[0].Rank() != 4 {
+		return 0
+	}
+	w := n.In[1].Const.Shape()
+	return int64(out[0].Shape().NumElements()) * int64(w[1]*w[2]*w[3])
 }
 
 func fail(err error) {
