@@ -212,3 +212,48 @@ func TestSoftmaxInPlace(t *testing.T) {
 		}
 	}
 }
+
+// A graph output gets a buffer of its own, never one from the free list:
+// taking the freed buffer of an intermediate (here a's, for y) would send
+// it to the caller, and every later call would allocate the intermediate
+// that buffer served afresh. With outputs apart, the intermediates keep
+// the same two buffers from the second call on (in either order).
+func TestOutputOwnBuffer(t *testing.T) {
+	x := &graph.Value{Name: "x", Meta: op.Meta{DType: tensor.Float32, Shape: tensor.Shape{3, 1000}}}
+	a, b, y := f32Value("a"), f32Value("b"), f32Value("y")
+	g := &graph.Graph{Inputs: []*graph.Value{x}, Outputs: []*graph.Value{y}, Nodes: []*graph.Node{
+		{Op: op.Lookup("relu"), In: []*graph.Value{x}, Out: []*graph.Value{a}, Name: "relu"},
+		{Op: op.Lookup("exp"), In: []*graph.Value{a}, Out: []*graph.Value{b}, Name: "exp"},
+		{Op: op.Lookup("add"), In: []*graph.Value{b, b}, Out: []*graph.Value{y}, Name: "add"},
+	}}
+	p, data := bufferTrace(t, g)
+	in := tensor.Rand(rand.New(rand.NewPCG(5, 6)), tensor.Float32, -2, 2, 3, 1000)
+	var relu, exp *float32
+	var outs []*float32
+	for run := range 4 {
+		out, err := p.Run(map[string]*tensor.Tensor{"x": in})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, xv := range in.F32() {
+			if want := 2 * float32(math.Exp(float64(max(xv, 0)))); math.Abs(float64(out["y"].F32()[i]-want)) > 1e-6*float64(want) {
+				t.Fatalf("run %d: y[%d] = %v, want %v", run, i, out["y"].F32()[i], want)
+			}
+		}
+		yp := &out["y"].F32()[0]
+		if yp == data["relu"] || yp == data["exp"] {
+			t.Errorf("run %d: the output shares an intermediate's buffer", run)
+		}
+		for _, o := range outs {
+			if o == yp {
+				t.Errorf("run %d: the output reuses an earlier call's output buffer", run)
+			}
+		}
+		outs = append(outs, yp)
+		same := data["relu"] == relu && data["exp"] == exp || data["relu"] == exp && data["exp"] == relu
+		if run >= 2 && !same {
+			t.Errorf("run %d: the intermediates moved to other buffers (relu %v → %v, exp %v → %v)", run, relu, data["relu"], exp, data["exp"])
+		}
+		relu, exp = data["relu"], data["exp"]
+	}
+}
