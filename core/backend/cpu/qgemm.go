@@ -299,8 +299,12 @@ func checkQGemm(m, n, k, la, lda, lb, ldb, lc, ldc int) {
 	}
 }
 
-// qbuf holds one goroutine's packed panels.
-type qbuf struct{ a, b []byte }
+// qbuf holds one goroutine's packed panels and an edge tile's scratch
+// (mr·nr ≤ 12·32; on the stack it escaped to the heap, 1.5 KB per call).
+type qbuf struct {
+	a, b []byte
+	tile [12 * 32]int32
+}
 
 var qbufs sync.Pool
 
@@ -334,7 +338,6 @@ func (kn *qkernel) region(i0, i1, j0, j1, k int, a []byte, lda int, aSigned bool
 	if len(buf.a) < needA {
 		buf.a = make([]byte, needA)
 	}
-	var tile [12 * 32]int32 // an edge tile's scratch (mr·nr ≤ 12·32)
 	// run runs the row panel ap against the B panel bp, packed, or with
 	// off set, B in place (bp from the panel's first column).
 	run := func(kp int, ap, bp []byte, off []int, c []int32, ldc int, accum bool) {
@@ -352,7 +355,7 @@ func (kn *qkernel) region(i0, i1, j0, j1, k int, a []byte, lda int, aSigned bool
 			run(kp, ap, bp, off, c[i*ldc+jq:], ldc, accum)
 			return
 		}
-		t := tile[:kn.mr*kn.nr]
+		t := buf.tile[:kn.mr*kn.nr]
 		run(kp, ap, bp, off, t, kn.nr, false)
 		for r := range nr {
 			dst, src := c[(i+r)*ldc+jq:][:w], t[r*kn.nr:][:w]
