@@ -5,6 +5,7 @@ import (
 	"sync"
 
 	"paddle/core/parallel"
+	"paddle/core/scratch"
 )
 
 // convShape describes one conv2d: x (n, c, g.H, g.W) → y (n, oc, g.OH, g.OW)
@@ -48,7 +49,9 @@ func convForwardEx[E float32 | float64](cs convShape, x, w, b, y []E, ep *GemmEp
 	gemmFor(cs.n*cs.groups*nt, func(lo, hi int) {
 		var col []E
 		if !pw {
-			col = make([]E, k*rows*g.OW)
+			cp := scratch.Get[E](k*rows*g.OW, false) // im2col writes every element
+			defer scratch.Put(cp)
+			col = *cp
 		}
 		for t := lo; t < hi; t++ {
 			ni, gi, ti := t/nt/cs.groups, t/nt%cs.groups, t%nt

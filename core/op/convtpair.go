@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"paddle/core/parallel"
+	"paddle/core/scratch"
 	"paddle/core/tensor"
 )
 
@@ -142,9 +143,9 @@ func convTransposePairTiles(y *T, in []*T, first, second Attrs) bool {
 	xa, ya := x.F32(), y.F32()
 	ohw := mh * p2.kh * mw * p2.kw
 	gemmFor(n*nt, func(lo, hi int) {
-		mid := make([]float32, p1.oc*rows*p1.kh*mw)
-		col1 := make([]float32, p1.oc*p1.kh*p1.kw*rows*w)
-		col2 := make([]float32, p2.oc*p2.kh*p2.kw*rows*p1.kh*mw)
+		mp, c1p, c2p := scratch.Get[float32](p1.oc*rows*p1.kh*mw, true), scratch.Get[float32](p1.oc*p1.kh*p1.kw*rows*w, true), scratch.Get[float32](p2.oc*p2.kh*p2.kw*rows*p1.kh*mw, true)
+		defer func() { scratch.Put(mp); scratch.Put(c1p); scratch.Put(c2p) }()
+		mid, col1, col2 := *mp, *c1p, *c2p
 		for t := lo; t < hi; t++ {
 			ni, ti := t/nt, t%nt
 			r0, r1 := ti*rows, min((ti+1)*rows, h)

@@ -243,7 +243,15 @@ func applyEpilogueVec(c []float32, ep *op.GemmEpilogue) {
 	if ep.RowBias != nil {
 		panic("cpu: ApplyEpilogue with a row bias")
 	}
-	parallel.For(len(c), actGrain, func(lo, hi int) { epilogueFlat(&e, c[lo:hi]) })
+	if len(c) <= actGrain || parallel.Threads() == 1 {
+		epilogueFlat(&e, c) // no closure: it and e escaped, ~100 KB a det run
+		return
+	}
+	ec := e
+	parallel.For(len(c), actGrain, func(lo, hi int) {
+		e := ec
+		epilogueFlat(&e, c[lo:hi])
+	})
 }
 
 // epilogueFlat applies e (no biases) to every element of part: at avx512

@@ -7,6 +7,7 @@ import (
 
 	"paddle/core/op"
 	"paddle/core/parallel"
+	"paddle/core/scratch"
 	"paddle/core/tensor"
 )
 
@@ -132,7 +133,8 @@ func depthwiseConv2DEx(out, in []*op.T, a op.Attrs, ep *Epilogue) bool {
 	}
 	pln.two = dwRow2(fused)
 	parallel.For(n*c, 4, func(lo, hi int) {
-		pad, wEven, wOdd := pln.buffers()
+		pp, pad, wEven, wOdd := pln.buffers()
+		defer scratch.Put(pp)
 		for p := lo; p < hi; p++ {
 			ch := p % c
 			pln.fill(pad, xv[p*h*wd:(p+1)*h*wd])
@@ -173,14 +175,15 @@ type dwPlan struct {
 	two dwRow2Func
 }
 
-// buffers returns a zeroed padded plane and, for column stride 2, the
-// even and odd taps' weight buffers.
-func (pl *dwPlan) buffers() (pad, wEven, wOdd []float32) {
-	pad = make([]float32, pl.hp*pl.wp)
+// buffers returns a zeroed padded plane (pooled: give it back with
+// scratch.Put(pp)) and, for column stride 2, the even and odd taps' weight
+// buffers.
+func (pl *dwPlan) buffers() (pp *[]float32, pad, wEven, wOdd []float32) {
+	pp = scratch.Get[float32](pl.hp*pl.wp, true)
 	if pl.sw == 2 {
 		wEven, wOdd = make([]float32, pl.kh*((pl.kw+1)/2)), make([]float32, pl.kh*(pl.kw/2))
 	}
-	return pad, wEven, wOdd
+	return pp, *pp, wEven, wOdd
 }
 
 // fill copies the plane src (h×wd) into pad's interior (its border, never

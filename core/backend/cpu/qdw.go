@@ -6,6 +6,7 @@ import (
 	"unsafe"
 
 	"paddle/core/op"
+	"paddle/core/scratch"
 )
 
 // qDepthwiseKernel returns op.Kernels.QDepthwise8 at the levels with a
@@ -52,7 +53,8 @@ func qDepthwise(d *op.QDepthwise, p0, p1 int, done func(p int, acc []int32)) boo
 	if d.PT < 0 || d.PL < 0 || d.OH < 1 || d.OW < 1 {
 		return false
 	}
-	pad, wEven, wOdd := pl.buffers()
+	pp, pad, wEven, wOdd := pl.buffers()
+	defer scratch.Put(pp)
 	var src []float32
 	if d.SW == 2 {
 		src = make([]float32, d.H*d.Wd)

@@ -1,10 +1,9 @@
 package cpu
 
 import (
-	"sync"
-
 	"paddle/core/op"
 	"paddle/core/parallel"
+	"paddle/core/scratch"
 )
 
 // Winograd F(4×4, 3×3) convolution (Lavin & Gray, "Fast Algorithms for
@@ -39,8 +38,6 @@ import (
 // read it. A var so tests can force tiny blocks.
 var wgBlockFloats = 1 << 19
 
-var wgPool sync.Pool // *[]float32 scratch for V and M
-
 // Winograd3x3 computes the conv p (see op.WinogradConv) with F(4×4, 3×3).
 // It runs on up to parallel.Threads() goroutines.
 func Winograd3x3(p *op.WinogradConv) {
@@ -68,12 +65,8 @@ func Winograd3x3(p *op.WinogradConv) {
 		// V and M rows have 16 floats of padding for the vector
 		// transforms' last group of lanes
 		need := 36 * (p.C + p.OC) * (tb + 16)
-		bp, _ := wgPool.Get().(*[]float32)
-		if bp == nil || cap(*bp) < need {
-			s := make([]float32, need)
-			bp = &s
-		}
-		buf := (*bp)[:need]
+		bp := scratch.Get[float32](need, false)
+		buf := *bp
 		sc := newWgScratch(g.tw)
 		for bi := lo; bi < hi; bi++ {
 			t0, t1 := bi*tb, min((bi+1)*tb, total)
@@ -93,7 +86,7 @@ func Winograd3x3(p *op.WinogradConv) {
 				wgEpilogue(p, g, &ep, t0, t1)
 			}
 		}
-		wgPool.Put(bp)
+		scratch.Put(bp)
 	})
 }
 

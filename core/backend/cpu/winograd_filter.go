@@ -5,6 +5,7 @@ import (
 
 	"paddle/core/op"
 	"paddle/core/parallel"
+	"paddle/core/scratch"
 )
 
 // The filter gradient of a 3×3, stride-1 conv by the same F(4×4, 3×3)
@@ -72,13 +73,9 @@ func Winograd3x3Filter(p *op.WinogradConv) {
 		// V, DY and U from the forward's pool; Mw sums from zero
 		ld := tb + 16
 		nv, nd, nu := 36*p.C*ld, 36*p.OC*ld, 16*p.OC*ld
-		bp, _ := wgPool.Get().(*[]float32)
-		if bp == nil || cap(*bp) < nv+nd+nu {
-			s := make([]float32, nv+nd+nu)
-			bp = &s
-		}
-		defer wgPool.Put(bp)
-		buf := (*bp)[:nv+nd+nu]
+		bp := scratch.Get[float32](nv+nd+nu, false)
+		defer scratch.Put(bp)
+		buf := *bp
 		v, dyt, u := buf[:nv], buf[nv:nv+nd], buf[nv+nd:]
 		mw := make([]float32, 36*p.OC*p.C)
 		sc := newWgScratch(g.tw)
