@@ -3,10 +3,10 @@ package op
 import (
 	"encoding/binary"
 	"fmt"
-	"sync"
 	"unsafe"
 
 	"paddle/core/parallel"
+	"paddle/core/scratch"
 	"paddle/core/tensor"
 )
 
@@ -119,7 +119,10 @@ func qconv2dRef(out, in []*T, a Attrs) {
 		return
 	}
 	parallel.For(n*groups*nt, 1, func(lo, hi int) {
-		colBuf, accBuf := getScratch[byte](0), getScratch[int32](0)
+		colBuf, accBuf := getScratch[byte](0), getScratch[int32](ocg*rows*g.OW)
+		if !pw {
+			colBuf = getScratch[byte](k * rows * g.OW)
+		}
 		defer func() { putScratch(colBuf); putScratch(accBuf) }()
 		for t := lo; t < hi; t++ {
 			ni, gi, ti := t/nt/groups, t/nt%groups, t%nt
@@ -129,7 +132,6 @@ func qconv2dRef(out, in []*T, a Attrs) {
 			if pw {
 				col = byteView(x, (ni*c+gi*cg)*hw, cg, hw)
 			} else {
-				*colBuf = grow(*colBuf, k*cols)
 				col = tensor.FromSlice((*colBuf)[:k*cols], k, cols)
 				if x.DType() == tensor.Int8 {
 					col = tensor.FromSlice(bytesInt8((*colBuf)[:k*cols]), k, cols)
@@ -140,7 +142,6 @@ func qconv2dRef(out, in []*T, a Attrs) {
 			if len(wz) > 1 {
 				wz = wz[gi*ocg : (gi+1)*ocg]
 			}
-			*accBuf = grow(*accBuf, ocg*cols)
 			if direct != nil {
 				direct(gi, rawBytesOf(col), cols, cols, (*accBuf)[:ocg*cols])
 				ep.run((*accBuf)[:ocg*cols], ocg, cols, gi*ocg, out[0], (ni*oc+gi*ocg)*ohw+oh0*g.OW, ohw)
@@ -465,41 +466,13 @@ func rawBytesOf(t *T) []byte {
 	return t.U8()
 }
 
-// scratch pools the byte and int32 buffers of the int8 ops' tiles (the
-// unrolled windows, the accumulators) across calls: they are fully
-// overwritten before being read, and allocating them anew zeroed
-// megabytes per conv.
-var scratchBytes, scratchInt32, scratchFloat32 sync.Pool
+// getScratch returns a pooled buffer of n elements, its contents
+// undefined (core/scratch: the int8 ops' unrolled windows and
+// accumulators, fully overwritten before they are read).
+func getScratch[E byte | int32 | float32](n int) *[]E { return scratch.Get[E](n, false) }
 
-func scratchPool[E byte | int32 | float32]() *sync.Pool {
-	switch any(*new(E)).(type) {
-	case byte:
-		return &scratchBytes
-	case int32:
-		return &scratchInt32
-	}
-	return &scratchFloat32
-}
-
-// getScratch returns a pooled buffer (its contents undefined) of at least n elements.
-func getScratch[E byte | int32 | float32](n int) *[]E {
-	if b, ok := scratchPool[E]().Get().(*[]E); ok {
-		*b = grow(*b, n)
-		return b
-	}
-	b := make([]E, n)
-	return &b
-}
-
-func putScratch[E byte | int32 | float32](b *[]E) { scratchPool[E]().Put(b) }
-
-// grow returns b if it holds n elements, else a new slice of n.
-func grow[E byte | int32 | float32](b []E, n int) []E {
-	if cap(b) >= n {
-		return b[:n]
-	}
-	return make([]E, n)
-}
+// putScratch gives a getScratch buffer back.
+func putScratch[E byte | int32 | float32](b *[]E) { scratch.Put(b) }
 
 // bytesInt8 views bytes as int8s (same memory).
 func bytesInt8(b []byte) []int8 {

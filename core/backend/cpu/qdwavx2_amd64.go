@@ -6,6 +6,7 @@ import (
 	"golang.org/x/sys/cpu"
 
 	"paddle/core/op"
+	"paddle/core/scratch"
 )
 
 //go:noescape
@@ -65,10 +66,14 @@ func qDepthwisePairs(d *op.QDepthwise, p0, p1 int, done func(p int, acc []int32)
 	if d.SW == 2 {
 		wq = 2 * wh
 	}
-	q := make([]int32, hq*wq)
+	qp := scratch.Get[int32](hq*wq, true)
+	defer scratch.Put(qp)
+	q := *qp
 	// the plane padded with x's zero point (which, less it, is 0), as
 	// many bytes a row as a pair row has words
-	pb := make([]byte, (hq+1)*wq)
+	pbp := scratch.Get[byte]((hq+1)*wq, false)
+	defer scratch.Put(pbp)
+	pb := *pbp
 	fillBytes(pb, byte(d.XZero))
 	var signed uint32
 	if d.Signed {
@@ -98,7 +103,9 @@ func qDepthwisePairs(d *op.QDepthwise, p0, p1 int, done func(p int, acc []int32)
 			}
 		}
 	}
-	acc := make([]int32, d.OH*d.OW+8)
+	ap := scratch.Get[int32](d.OH*d.OW+8, true)
+	defer scratch.Put(ap)
+	acc := *ap
 	for p := p0; p < p1; p++ {
 		x := d.X[p*d.H*d.Wd : (p+1)*d.H*d.Wd]
 		for i := range d.H {

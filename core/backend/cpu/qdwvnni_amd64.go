@@ -8,6 +8,7 @@ import (
 	"golang.org/x/sys/cpu"
 
 	"paddle/core/op"
+	"paddle/core/scratch"
 )
 
 //go:noescape
@@ -52,7 +53,9 @@ func qDepthwiseVNNI(d *op.QDepthwise, p0, p1 int, done func(p int, acc []int32))
 	hp := max((ohp-1)*d.SH+d.KH, d.H+d.PT)
 	wp := max((d.OW-1)*d.SW+d.KW, d.Wd+d.PL)
 	steps := (d.OW + 31) / 32
-	pad := make([]byte, hp*wp+32*d.SW*steps+4*nq+64)
+	pp := scratch.Get[byte](hp*wp+32*d.SW*steps+4*nq+64, false)
+	defer scratch.Put(pp)
+	pad := *pp
 	fillBytes(pad, byte(zero)) // the zero point everywhere
 	var idx [64]byte
 	for j := range 16 {
@@ -76,7 +79,9 @@ func qDepthwiseVNNI(d *op.QDepthwise, p0, p1 int, done func(p int, acc []int32))
 		}
 		init[c] = -zero * sum
 	}
-	acc := make([]int32, ohp*d.OW)
+	ap := scratch.Get[int32](ohp*d.OW, true)
+	defer scratch.Put(ap)
+	acc := *ap
 	for p := p0; p < p1; p++ {
 		x := d.X[p*d.H*d.Wd : (p+1)*d.H*d.Wd]
 		for i := range d.H {
