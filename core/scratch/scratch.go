@@ -19,7 +19,7 @@ import (
 
 // Elem is the element types the pools hold.
 type Elem interface {
-	~float32 | ~float64 | ~int32 | ~byte
+	float32 | float64 | int32 | byte
 }
 
 // classes covers every int size: four classes an octave.
