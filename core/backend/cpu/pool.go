@@ -21,7 +21,6 @@ type worker struct {
 	busy atomic.Bool            // claimed by a dispatcher
 	job  atomic.Pointer[func()] // the job to run, set after claiming
 	park chan struct{}          // wakes a parked worker (buffered, 1)
-	idle atomic.Bool            // parked (or about to park)
 }
 
 var (
@@ -53,14 +52,18 @@ func claimWorkers(n, limit int) []*worker {
 	return got
 }
 
-// start hands f to a claimed worker.
+// start hands f to a claimed worker and leaves a wake-up token (unless one
+// is there already), whether or not the worker is parked: a worker blocks
+// only on an empty channel, so it cannot sleep through a job. (Sending only
+// to a worker flagged idle relied on the flag and the job being seen in
+// order across the two goroutines; under qemu-user on amd64 a worker once
+// slept with a job for nine minutes. The worker takes the token back
+// after the job; one that arrives later only wakes it once for nothing.)
 func (w *worker) start(f func()) {
 	w.job.Store(&f)
-	if w.idle.Load() {
-		select {
-		case w.park <- struct{}{}:
-		default:
-		}
+	select {
+	case w.park <- struct{}{}:
+	default:
 	}
 }
 
@@ -70,6 +73,12 @@ func (w *worker) loop() {
 		for spins := 0; ; spins++ {
 			if f := w.job.Swap(nil); f != nil {
 				(*f)()
+				// the token start left for this job, if it came (before
+				// busy is cleared: no other job's token can be there)
+				select {
+				case <-w.park:
+				default:
+				}
 				w.busy.Store(false)
 				deadline = time.Now().Add(spinFor)
 				continue
@@ -81,11 +90,9 @@ func (w *worker) loop() {
 				runtime.Gosched()
 			}
 		}
-		w.idle.Store(true)
 		if w.job.Load() == nil {
 			<-w.park
 		}
-		w.idle.Store(false)
 	}
 }
 
