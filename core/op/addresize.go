@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"paddle/core/parallel"
+	"paddle/core/scratch"
 	"paddle/core/tensor"
 )
 
@@ -151,8 +152,8 @@ func addResized(y []float32, in []*T, a Attrs, emit func(off int, v []float32)) 
 	xa, ba, oh, ow := x.F32(), b.F32(), p.oh, p.ow
 	rep := repeatFactor(cols.i0, w)
 	parallel.For(n*c*oh, max(1, (1<<14)/ow), func(lo, hi int) {
-		buf := getScratch[float32](3 * ow)
-		defer putScratch(buf)
+		buf := scratch.Get[float32](3*ow, false)
+		defer scratch.Put(buf)
 		up, sum, scaled := (*buf)[:ow], (*buf)[ow:2*ow], (*buf)[2*ow:3*ow]
 		last := -1
 		for i := lo; i < hi; i++ {

@@ -2,6 +2,7 @@ package op
 
 import (
 	"paddle/core/parallel"
+	"paddle/core/scratch"
 	"paddle/core/tensor"
 )
 
@@ -61,8 +62,8 @@ func addQuantizeRef(out, in []*T, a Attrs) {
 	}
 	xa, ya := x.F32(), y.F32()
 	parallel.For(len(xa), 1<<14, func(i0, i1 int) {
-		buf := getScratch[float32](addQuantizeChunk)
-		defer putScratch(buf)
+		buf := scratch.Get[float32](addQuantizeChunk, false)
+		defer scratch.Put(buf)
 		for j0 := i0; j0 < i1; j0 += addQuantizeChunk {
 			j1 := min(j0+addQuantizeChunk, i1)
 			v := (*buf)[:j1-j0]

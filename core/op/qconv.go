@@ -119,11 +119,13 @@ func qconv2dRef(out, in []*T, a Attrs) {
 		return
 	}
 	parallel.For(n*groups*nt, 1, func(lo, hi int) {
-		colBuf, accBuf := getScratch[byte](0), getScratch[int32](ocg*rows*g.OW)
+		colN := 0 // pointwise: x is read in place
 		if !pw {
-			colBuf = getScratch[byte](k * rows * g.OW)
+			colN = k * rows * g.OW
 		}
-		defer func() { putScratch(colBuf); putScratch(accBuf) }()
+		// fully overwritten before they are read: contents left as they are
+		colBuf, accBuf := scratch.Get[byte](colN, false), scratch.Get[int32](ocg*rows*g.OW, false)
+		defer func() { scratch.Put(colBuf); scratch.Put(accBuf) }()
 		for t := lo; t < hi; t++ {
 			ni, gi, ti := t/nt/groups, t/nt%groups, t%nt
 			oh0, oh1 := ti*rows, min((ti+1)*rows, g.OH)
@@ -202,8 +204,8 @@ func qpointwise(out, x *T, groups int, ep *quantEpilogue, direct func(gi int, b 
 	nt := (hw + cols - 1) / cols
 	xb := rawBytesOf(x)
 	parallel.For(n*groups*nt, 1, func(lo, hi int) {
-		accBuf := getScratch[int32](ocg * cols)
-		defer putScratch(accBuf)
+		accBuf := scratch.Get[int32](ocg*cols, false)
+		defer scratch.Put(accBuf)
 		for t := lo; t < hi; t++ {
 			ni, gi, ti := t/nt/groups, t/nt%groups, t%nt
 			j0 := ti * cols
@@ -286,8 +288,8 @@ func qshifted(out, x, w *T, g geom2, q quantParams, ep *quantEpilogue) bool {
 	rows := max(1, min(g.OH, qaccCols/max(oc*wq, 1)))
 	nt := (g.OH + rows - 1) / rows
 	xb, hw, ohw, pad := rawBytesOf(x), g.H*g.W, g.OH*g.OW, byte(q.xZero)
-	buf := getScratch[byte](n * size)
-	defer putScratch(buf)
+	buf := scratch.Get[byte](n*size, false)
+	defer scratch.Put(buf)
 	parallel.For(n*len(phases)*nch, 1, func(lo, hi int) {
 		var tmp []byte
 		if grouped {
@@ -306,8 +308,8 @@ func qshifted(out, x, w *T, g geom2, q quantParams, ep *quantEpilogue) bool {
 		}
 	})
 	parallel.For(n*nt, 1, func(lo, hi int) {
-		accBuf := getScratch[int32](oc * rows * wq)
-		defer putScratch(accBuf)
+		accBuf := scratch.Get[int32](oc*rows*wq, false)
+		defer scratch.Put(accBuf)
 		for t := lo; t < hi; t++ {
 			ni, ti := t/nt, t%nt
 			oh0, oh1 := ti*rows, min((ti+1)*rows, g.OH)
@@ -465,14 +467,6 @@ func rawBytesOf(t *T) []byte {
 	}
 	return t.U8()
 }
-
-// getScratch returns a pooled buffer of n elements, its contents
-// undefined (core/scratch: the int8 ops' unrolled windows and
-// accumulators, fully overwritten before they are read).
-func getScratch[E byte | int32 | float32](n int) *[]E { return scratch.Get[E](n, false) }
-
-// putScratch gives a getScratch buffer back.
-func putScratch[E byte | int32 | float32](b *[]E) { scratch.Put(b) }
 
 // bytesInt8 views bytes as int8s (same memory).
 func bytesInt8(b []byte) []int8 {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"paddle/core/parallel"
+	"paddle/core/scratch"
 	"paddle/core/tensor"
 )
 
@@ -104,8 +105,8 @@ func qgemmDirect(out, x, w *T, q quantParams, ep *quantEpilogue) bool {
 		}
 	}
 	parallel.For(nrt*nct, 1, func(lo, hi int) {
-		accBuf := getScratch[int32](rt * ct)
-		defer putScratch(accBuf)
+		accBuf := scratch.Get[int32](rt*ct, false)
+		defer scratch.Put(accBuf)
 		for t := lo; t < hi; t++ {
 			r0, j0 := t/nct*rt, t%nct*ct
 			m, nc := min(rt, rows-r0), min(ct, n-j0)

@@ -5,6 +5,7 @@ import (
 	"math"
 	"unsafe"
 
+	"paddle/core/scratch"
 	"paddle/core/tensor"
 )
 
@@ -334,8 +335,8 @@ func (e *quantEpilogue) run(acc []int32, rows, cols, c0 int, out *T, off, ldd in
 		}
 		return
 	}
-	vb := getScratch[float32](cols)
-	defer putScratch(vb)
+	vb := scratch.Get[float32](cols, false)
+	defer scratch.Put(vb)
 	v := (*vb)[:cols]
 	for r := range rows {
 		e.row(v, acc[r*cols:][:cols], r, c0)
