@@ -39,7 +39,7 @@ func Classify(m Model, crops []imgproc.Mat8, p Profile) ([]imgproc.Mat8, []bool,
 		for _, i := range idx[beg:end] {
 			group = append(group, crops[i])
 		}
-		y, err := runOne(m, ClsBatchInput(group))
+		y, done, err := runOne(m, ClsBatchInput(group))
 		if err != nil {
 			return nil, nil, fmt.Errorf("angle classifier: %w", err)
 		}
@@ -56,6 +56,7 @@ func Classify(m Model, crops []imgproc.Mat8, p Profile) ([]imgproc.Mat8, []bool,
 				turned[i] = true
 			}
 		}
+		done()
 	}
 	return out, turned, nil
 }

@@ -106,10 +106,11 @@ func FilterBoxes(boxes []Box, w, h int) []Box {
 // in DBPostprocess order (not yet sorted), and their scores.
 func Detect(m Model, img imgproc.Mat8, p Profile) ([]Box, error) {
 	x := DetPreprocess(img, p)
-	y, err := runOne(m, x)
+	y, done, err := runOne(m, x)
 	if err != nil {
 		return nil, fmt.Errorf("detection model: %w", err)
 	}
+	defer done()
 	sh := y.Shape()
 	if len(sh) != 4 || sh[0] != 1 || sh[1] != 1 || sh[2] != x.Dim(2) || sh[3] != x.Dim(3) {
 		return nil, fmt.Errorf("detection model: output shape %v, want [1 1 %d %d]", sh, x.Dim(2), x.Dim(3))

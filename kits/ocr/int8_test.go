@@ -76,11 +76,11 @@ func TestInt8ModelCache(t *testing.T) {
 		t.Fatal("the cached classifier runs no int8 op")
 	}
 	for i, x := range ins[plan.Count:] {
-		a, err := runOne(fp, x)
+		a, _, err := runOne(fp, x)
 		if err != nil {
 			t.Fatal(err)
 		}
-		c, err := runOne(qp, x)
+		c, _, err := runOne(qp, x)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -112,7 +112,7 @@ func runHead(t *testing.T, m *onnxpb.Model, x []float32, D int) []float32 {
 	}
 	in := tensor.New(tensor.Float32, 1, 2, D)
 	copy(in.F32(), x)
-	out, err := runOne(p, in)
+	out, _, err := runOne(p, in)
 	if err != nil {
 		t.Fatal(err)
 	}

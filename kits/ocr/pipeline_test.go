@@ -294,3 +294,54 @@ func TestDBPostprocessSquare(t *testing.T) {
 		t.Errorf("low-score block kept: %v", boxes)
 	}
 }
+
+// scribbled wraps a model whose outputs Recycle overwrites with NaN, as a
+// runtime.Predictor's next call may, and counts the calls.
+type scribbled struct {
+	Model
+	recycled int
+}
+
+func (s *scribbled) Recycle(out map[string]*tensor.Tensor) {
+	for _, t := range out {
+		for i := range t.F32() {
+			t.F32()[i] = float32(math.NaN())
+		}
+	}
+	s.recycled++
+}
+
+// Detection and recognition give each output back (Recycler) only once
+// they are done with it: the results equal a non-recycling model's.
+func TestOutputsRecycledAfterUse(t *testing.T) {
+	var crops []imgproc.Mat8
+	for _, w := range []int{80, 10, 40, 120, 20, 30, 60, 100} {
+		crops = append(crops, solid(10, w, 128))
+	}
+	chars := []string{"blank", "a", "b", "c", "d"}
+	want, err := Recognize(&fakeRec{}, crops, chars, 6)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := &scribbled{Model: &fakeRec{}}
+	got, err := Recognize(rec, crops, chars, 6)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, want) || rec.recycled != 2 {
+		t.Errorf("recognition with recycling: %v, %d batches given back; want %v, 2", got, rec.recycled, want)
+	}
+	img := solid(200, 300, 200)
+	wantBoxes, err := Detect(blockDet{}, img, ProfileV3())
+	if err != nil {
+		t.Fatal(err)
+	}
+	det := &scribbled{Model: blockDet{}}
+	gotBoxes, err := Detect(det, img, ProfileV3())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(wantBoxes) == 0 || !reflect.DeepEqual(gotBoxes, wantBoxes) || det.recycled != 1 {
+		t.Errorf("detection with recycling: %v, %d given back; want %v, 1", gotBoxes, det.recycled, wantBoxes)
+	}
+}

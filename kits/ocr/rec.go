@@ -201,7 +201,7 @@ func (r RecShape) RecognizeWith(m Model, crops []imgproc.Mat8, chars []string, b
 		for _, i := range idx[beg:end] {
 			group = append(group, crops[i])
 		}
-		y, err := runOne(m, r.BatchInput(group))
+		y, done, err := runOne(m, r.BatchInput(group))
 		if err != nil {
 			return nil, fmt.Errorf("recognition model: %w", err)
 		}
@@ -218,6 +218,7 @@ func (r RecShape) RecognizeWith(m Model, crops []imgproc.Mat8, chars []string, b
 			text, score := dec(probs[k*T*C:(k+1)*T*C], T, C, chars)
 			res[i] = RecResult{text, score}
 		}
+		done()
 	}
 	return res, nil
 }

@@ -26,8 +26,18 @@ type OutputNamer interface {
 	OutputNames() []string
 }
 
-// runOne feeds x to m's single input and returns its (first) output.
-func runOne(m Model, x *tensor.Tensor) (*tensor.Tensor, error) {
+// Recycler is implemented by models that take back outputs their caller
+// is done with, for later calls' outputs (runtime.Predictor.Recycle):
+// detection and recognition outputs are megabytes, and fresh ones often
+// fault their pages in again.
+type Recycler interface {
+	Recycle(out map[string]*tensor.Tensor)
+}
+
+// runOne feeds x to m's single input and returns its (first) output, and
+// done, which gives the outputs back to m (Recycler) once the caller no
+// longer uses them, nor anything that shares their data.
+func runOne(m Model, x *tensor.Tensor) (y *tensor.Tensor, done func(), err error) {
 	name := "x"
 	if n, ok := m.(InputNamer); ok {
 		if names := n.InputNames(); len(names) > 0 {
@@ -36,18 +46,22 @@ func runOne(m Model, x *tensor.Tensor) (*tensor.Tensor, error) {
 	}
 	out, err := m.Run(map[string]*tensor.Tensor{name: x})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
+	}
+	done = func() {}
+	if r, ok := m.(Recycler); ok {
+		done = func() { r.Recycle(out) }
 	}
 	if n, ok := m.(OutputNamer); ok {
 		if names := n.OutputNames(); len(names) > 0 {
 			if y := out[names[0]]; y != nil {
-				return y, nil
+				return y, done, nil
 			}
 		}
 	}
 	if len(out) == 1 {
 		for _, y := range out {
-			return y, nil
+			return y, done, nil
 		}
 	}
 	names := make([]string, 0, len(out))
@@ -55,7 +69,7 @@ func runOne(m Model, x *tensor.Tensor) (*tensor.Tensor, error) {
 		names = append(names, k)
 	}
 	sort.Strings(names)
-	return nil, fmt.Errorf("model returned %d outputs %v, want one", len(out), names)
+	return nil, nil, fmt.Errorf("model returned %d outputs %v, want one", len(out), names)
 }
 
 // f32Data returns the values of t as a contiguous float32 slice.
