@@ -5,6 +5,7 @@ import (
 	"slices"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"unsafe"
 
 	"paddle/core/graph"
@@ -128,11 +129,13 @@ func (a *arena) release(t *tensor.Tensor) {
 		return
 	}
 	delete(a.owned, t)
-	buf = buf[:cap(buf)]
+	a.insertFree(buf[:cap(buf)])
+}
+
+// insertFree adds buf to the free list.
+func (a *arena) insertFree(buf []float32) {
 	i := sort.Search(len(a.free), func(i int) bool { return cap(a.free[i]) >= cap(buf) })
-	a.free = append(a.free, nil)
-	copy(a.free[i+1:], a.free[i:])
-	a.free[i] = buf
+	a.free = slices.Insert(a.free, i, buf)
 }
 
 // reset prepares a for the next call: every buffer this call used, except
@@ -216,7 +219,9 @@ func (a *arena) dropFree() {
 
 // arenaPool is a Predictor's share of the idle arenas (idleArenas): a tag
 // for its entries there.
-type arenaPool struct{ _ byte } // not zero-sized: every pool has its own address
+type arenaPool struct {
+	lastIn atomic.Int64 // the input elements of the call that got an arena last
+}
 
 // idleArena is an idle arena, its pool and its size when put back.
 type idleArena struct {
@@ -258,6 +263,7 @@ func (p *arenaPool) get(in int64) *arena {
 		a.dropFree()
 	}
 	a.lastIn = in
+	p.lastIn.Store(in)
 	return a
 }
 
@@ -305,6 +311,33 @@ func fitIdle(keep *arena) {
 		room -= e.n
 	}
 	idleArenas.lru = slices.DeleteFunc(idleArenas.lru, func(e idleArena) bool { return e.n == 0 })
+}
+
+// give adds bufs to the free list of p's most recently put back idle
+// arena, or of a new idle arena (a call whose buffers all left with its
+// outputs puts none back), within the idle budgets (see put).
+func (p *arenaPool) give(bufs [][]float32) {
+	idleArenas.mu.Lock()
+	defer idleArenas.mu.Unlock()
+	i := len(idleArenas.lru) - 1
+	for i >= 0 && idleArenas.lru[i].pool != p {
+		i--
+	}
+	if i < 0 {
+		a := newArena()
+		a.lastIn = p.lastIn.Load()
+		idleArenas.lru = append(idleArenas.lru, idleArena{pool: p, a: a})
+		i = len(idleArenas.lru) - 1
+	}
+	e := &idleArenas.lru[i]
+	for _, b := range bufs {
+		e.a.insertFree(b)
+	}
+	e.a.trim(MaxRetainedArenaBytes)
+	idleArenas.bytes -= e.n
+	e.n = e.a.bytes()
+	idleArenas.bytes += e.n
+	fitIdle(idleArenas.lru[len(idleArenas.lru)-1].a)
 }
 
 // bytes is the size of p's idle arenas' buffers.

@@ -72,13 +72,13 @@ type Predictor struct {
 	producer map[int]int // value id -> index of the step that makes it
 	trace    func(n *graph.Node, outs []*tensor.Tensor, d time.Duration)
 
-	arenas     arenaPool // idle call arenas, see arena.go
-	spares     spares    // outputs' buffers given back (Recycle)
-	recyclable []bool    // by output: Recycle may take its buffer
-	mu         sync.Mutex
-	plans      map[string]*list.Element
-	lru        *list.List
-	planBytes  int64 // folded values of the cached plans
+	arenas    arenaPool   // idle call arenas, see arena.go
+	spares    spares      // outputs' buffers given back (Recycle)
+	recycle   []recycleTo // by output: where Recycle puts its buffer
+	mu        sync.Mutex
+	plans     map[string]*list.Element
+	lru       *list.List
+	planBytes int64 // folded values of the cached plans
 }
 
 // step is one node with its inputs and outputs as value ids, and the ids
@@ -193,8 +193,6 @@ func New(g *graph.Graph, opts Options) (*Predictor, error) {
 		id := idOf(v)
 		p.outIDs = append(p.outIDs, id)
 		p.outNames = append(p.outNames, g.OutputName(i))
-		si, made := p.producer[id]
-		p.recyclable = append(p.recyclable, made && p.steps[si].branches == nil)
 		keep[id] = true
 	}
 	for si := range p.steps {
@@ -227,14 +225,18 @@ func New(g *graph.Graph, opts Options) (*Predictor, error) {
 				uses++
 			}
 		}
-		// A graph output never takes its input's arena buffer: it would
-		// leave with the caller, and the arena would allocate that
-		// intermediate afresh on the next call (see exec). PP-OCRv4 rec's
-		// in-place softmax did: 6.4 MB at batch 6, 1,600 page faults and
-		// 20 ms of a 105 ms call in most calls.
-		own := st.output == nil
-		st.handOver = own && uses == 1 && reshapeOps[st.n.Op.Name]
-		st.inPlace = own && uses == 1 && st.n.Op.InPlace
+		st.handOver = uses == 1 && reshapeOps[st.n.Op.Name]
+		st.inPlace = uses == 1 && st.n.Op.InPlace
+	}
+	for _, id := range p.outIDs {
+		r := recycleNone
+		if si, made := p.producer[id]; made && p.steps[si].branches == nil {
+			r = recycleSpare
+			if st := &p.steps[si]; st.inPlace || st.handOver {
+				r = recycleArena
+			}
+		}
+		p.recycle = append(p.recycle, r)
 	}
 	p.nvals = len(p.consts)
 	return p, nil
@@ -544,13 +546,16 @@ func (p *Predictor) exec(st *step, pl *plan, i int, vals []*tensor.Tensor, ar *a
 		switch {
 		case outs[j] != nil:
 		case st.output != nil && st.output[j]:
-			// A graph output leaves with the caller: a buffer of its own,
-			// not one from the free list. Taken from there (any buffer of
-			// up to twice its size fits) it would leave the arena short of
-			// the intermediate that buffer served, which then allocates
-			// one afresh on the next call, and so on: int8 det at 960
+			// A graph output leaves with the caller: a buffer of its own
+			// (one the caller gave back, see Recycle), not one from the
+			// free list. Taken from there (any buffer of up to twice its
+			// size fits) it would leave the arena short of the
+			// intermediate that buffer served, which then allocates one
+			// afresh on the next call, and so on: int8 det at 960
 			// allocated 7.4 MB, then 9.2 MB, in alternate calls, with
-			// page faults.
+			// page faults. (An output computed in place does take its
+			// input's buffer, which saves a buffer its size; Recycle
+			// returns it to the free list.)
 			outs[j] = p.newOutput(m.DType, m.Shape, !n.Op.Overwrites)
 		default:
 			outs[j] = ar.alloc(m.DType, m.Shape, !n.Op.Overwrites)

@@ -81,28 +81,52 @@ func (s *spares) bytes() int64 {
 	return n
 }
 
+// recycleTo is where Recycle puts an output's buffer.
+type recycleTo uint8
+
+const (
+	recycleNone  recycleTo = iota // a Run input, or an If branch's output (which may be its input)
+	recycleSpare                  // the spares, for the same output next call (newOutput)
+	// recycleArena: an idle arena of the Predictor's, whose free list it
+	// came from: the output was computed in place over its input's buffer
+	// (PP-OCRv4 rec's softmax over the logits, one 6.4 MB buffer at batch
+	// 6 instead of two), and the next call's input takes it again
+	recycleArena
+)
+
 // Recycle gives back outputs of an earlier Run (its map, or part of it)
-// that the caller no longer uses, nor any view of them: a later call's
-// output of a fitting size (n elements into a buffer of n..2n) takes one
-// of their buffers instead of a fresh allocation. A Predictor keeps up to
-// two buffers per output and MaxSpareBytes in all; Release drops them.
-// Outputs that are a Run input, or come out of an If branch (which may
-// hand back its input), are never taken. Safe for concurrent use.
+// that the caller no longer uses, nor any view of them, for later calls:
+// an output computed in place goes back to the call arenas' free list,
+// where its input's buffer came from; any other waits for a later output
+// of a fitting size (n elements into a buffer of n..2n), up to two buffers
+// per output and MaxSpareBytes in all. Either way the buffer is not
+// allocated, zeroed and faulted in afresh. Release drops them. Outputs
+// that are a Run input, or come out of an If branch (which may hand back
+// its input), are never taken. Safe for concurrent use.
 func (p *Predictor) Recycle(out map[string]*tensor.Tensor) {
-	var bufs [][]float32
+	var spare, arena [][]float32
 	for i, name := range p.outNames {
 		t := out[name]
-		if t == nil || !p.recyclable[i] || t.DType() != tensor.Float32 || !t.IsContiguous() || t.Len() < minArena {
+		if t == nil || p.recycle[i] == recycleNone || t.DType() != tensor.Float32 || !t.IsContiguous() || t.Len() < minArena {
 			continue
 		}
 		buf := t.F32()
 		buf = buf[:cap(buf)]
-		if !slices.ContainsFunc(bufs, func(b []float32) bool { return unsafe.SliceData(b) == unsafe.SliceData(buf) }) {
-			bufs = append(bufs, buf)
+		same := func(b []float32) bool { return unsafe.SliceData(b) == unsafe.SliceData(buf) }
+		if slices.ContainsFunc(spare, same) || slices.ContainsFunc(arena, same) {
+			continue
+		}
+		if p.recycle[i] == recycleArena {
+			arena = append(arena, buf)
+		} else {
+			spare = append(spare, buf)
 		}
 	}
-	if len(bufs) > 0 {
-		p.spares.give(bufs, maxSpareBuffers*len(p.outNames))
+	if len(spare) > 0 {
+		p.spares.give(spare, maxSpareBuffers*len(p.outNames))
+	}
+	if len(arena) > 0 {
+		p.arenas.give(arena)
 	}
 }
 

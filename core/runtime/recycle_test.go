@@ -98,3 +98,51 @@ func TestSparesBounds(t *testing.T) {
 		t.Errorf("take(2500) again served cap %d, want nothing", cap(b))
 	}
 }
+
+// An output computed in place (softmax over its input's arena buffer)
+// goes back to the arena when recycled: the next call's input of it, and
+// so the output, is on that buffer again, and the results stay right.
+func TestRecycleInPlaceOutput(t *testing.T) {
+	x := &graph.Value{Name: "x", Meta: op.Meta{DType: tensor.Float32, Shape: tensor.Shape{4, 1000}}}
+	a, y := f32Value("a"), f32Value("y")
+	g := &graph.Graph{Inputs: []*graph.Value{x}, Outputs: []*graph.Value{y}, Nodes: []*graph.Node{
+		{Op: op.Lookup("relu"), In: []*graph.Value{x}, Out: []*graph.Value{a}, Name: "relu"},
+		{Op: op.Lookup("softmax"), In: []*graph.Value{a}, Out: []*graph.Value{y}, Name: "softmax", Attrs: op.Attrs{"axis": -1}},
+	}}
+	p, data := bufferTrace(t, g)
+	if p.recycle[0] != recycleArena {
+		t.Fatalf("the softmax output recycles to %v, want the arena", p.recycle[0])
+	}
+	in := tensor.Rand(rand.New(rand.NewPCG(3, 4)), tensor.Float32, -2, 2, 4, 1000)
+	ref, err := p.Run(map[string]*tensor.Tensor{"x": in})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := ref["y"].Clone()
+	if &ref["y"].F32()[0] != data["relu"] {
+		t.Fatal("the softmax did not run in place")
+	}
+	last := &ref["y"].F32()[0]
+	p.Recycle(ref)
+	for run := range 3 {
+		out, err := p.Run(map[string]*tensor.Tensor{"x": in})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if yp := &out["y"].F32()[0]; yp != last || data["relu"] != last {
+			t.Errorf("run %d: relu and the output on %p and %p, want the recycled %p", run, data["relu"], yp, last)
+		}
+		for i, v := range out["y"].F32() {
+			if math.Abs(float64(v-want.F32()[i])) > 1e-7 {
+				t.Fatalf("run %d: y[%d] = %v, want %v", run, i, v, want.F32()[i])
+			}
+		}
+		for i := range out["y"].F32() {
+			out["y"].F32()[i] = float32(math.NaN())
+		}
+		p.Recycle(out)
+	}
+	if n := p.spares.bytes(); n != 0 {
+		t.Errorf("spares keep %d bytes, want none (the buffer went to the arena)", n)
+	}
+}
