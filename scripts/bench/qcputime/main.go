@@ -7,9 +7,10 @@
 //
 //	qcputime -level avx2 -runs 10 det.onnx:1,3,960,960 det_q.onnx:1,3,960,960
 //
-// Each model keeps its working set between its calls, and the collector
-// runs between rounds only (see main), so runs do not fault in memory the
-// runtime returned to the OS.
+// Each model keeps its working set between its calls, each output goes
+// back to its model after the call (runtime.Predictor.Recycle, as in ocr
+// predict), and the collector runs between rounds only (see main), so runs
+// do not fault in memory the runtime returned to the OS.
 //
 // -cpuprofile writes a pprof CPU profile of the timed runs of all models;
 // -ops and -nodes N print wall time per op kind and for the N slowest
@@ -122,9 +123,11 @@ func main() {
 			x.F32()[i] = r.Float32()*2 - 1
 		}
 		m.p, m.in = p, map[string]*tensor.Tensor{p.InputNames()[0]: x}
-		if _, err := p.Run(m.in); err != nil { // warm-up: plans, arenas, packed weights
+		out, err := p.Run(m.in) // warm-up: plans, arenas, packed weights
+		if err != nil {
 			fail(err)
 		}
+		p.Recycle(out)
 		clear(m.ops)
 		clear(m.node)
 		ms = append(ms, m)
@@ -146,10 +149,12 @@ func main() {
 		goruntime.GC()
 		for _, m := range ms {
 			t0 := cputime.Now()
-			if _, err := m.p.Run(m.in); err != nil {
+			out, err := m.p.Run(m.in)
+			if err != nil {
 				fail(err)
 			}
 			m.ms = append(m.ms, float64(cputime.Now()-t0)/float64(time.Millisecond))
+			m.p.Recycle(out) // as ocr predict does
 		}
 	}
 	fmt.Printf("level %s, %d runs, CPU ms per run (min / median)\n", cpu.Level(), *runs)
