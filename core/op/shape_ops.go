@@ -64,7 +64,7 @@ func init() {
 		},
 		Ref: func(out, in []*T, a Attrs) {
 			_, coord, _ := sliceCoords(in[0].Shape(), a)
-			gatherRows(out[0], in[0], coordIndex(out[0].Shape(), in[0].Shape(), coord), 1)
+			gatherCoords(out[0], in[0], coord)
 		},
 		VJP: func(c *VJPCtx) []*T {
 			_, coord, _ := sliceCoords(c.In[0].Shape(), c.Attrs)
@@ -88,7 +88,7 @@ func init() {
 			if v := a.Float("value", 0); v != 0 && a.Str("mode", "constant") == "constant" {
 				out[0].Fill(v)
 			}
-			gatherRows(out[0], in[0], coordIndex(out[0].Shape(), in[0].Shape(), coord), 1)
+			gatherCoords(out[0], in[0], coord)
 		},
 		VJP: func(c *VJPCtx) []*T {
 			if c.Attrs.Str("mode", "constant") == "constant" {
@@ -158,7 +158,7 @@ func init() {
 					coord[ax][o] = o % d
 				}
 			}
-			gatherRows(out[0], in[0], coordIndex(out[0].Shape(), s, coord), 1)
+			gatherCoords(out[0], in[0], coord)
 		},
 		// g viewed as (r0, d0, r1, d1, ...) summed over the repeat axes
 		VJP: func(c *VJPCtx) []*T {
@@ -348,6 +348,87 @@ func gatherRowsOf[E tensor.Elem](dst, src []E, rows []int, w int) {
 		for i := lo; i < hi; i++ {
 			if r := rows[i]; r >= 0 {
 				copy(dst[i*w:(i+1)*w], src[r*w:(r+1)*w])
+			}
+		}
+	})
+}
+
+// gatherCoords moves a contiguous in into out through an axis-separable
+// coordinate map (see coordIndex): output position (o0, o1, ...) takes
+// input position (coord[0][o0], coord[1][o1], ...); where a coordinate is
+// < 0, out keeps its value. When the last axis reads a run of consecutive
+// input positions (a slice of step 1 there, a pad or tile of other axes),
+// whole rows are copied, without the index map (8 bytes an element).
+func gatherCoords(out, in *T, coord [][]int) {
+	r := len(coord)
+	if r == 0 || !unitRun(coord[r-1]) {
+		gatherRows(out, in, coordIndex(out.Shape(), in.Shape(), coord), 1)
+		return
+	}
+	switch out.DType() {
+	case tensor.Float32:
+		copyRuns(out.F32(), in.F32(), out.Shape(), in.Shape(), coord)
+	case tensor.Float64:
+		copyRuns(out.F64(), in.F64(), out.Shape(), in.Shape(), coord)
+	case tensor.Int64:
+		copyRuns(out.I64(), in.I64(), out.Shape(), in.Shape(), coord)
+	case tensor.Int32:
+		copyRuns(out.I32(), in.I32(), out.Shape(), in.Shape(), coord)
+	case tensor.Uint8:
+		copyRuns(out.U8(), in.U8(), out.Shape(), in.Shape(), coord)
+	case tensor.Int8:
+		copyRuns(out.I8(), in.I8(), out.Shape(), in.Shape(), coord)
+	case tensor.Bool:
+		copyRuns(out.Bools(), in.Bools(), out.Shape(), in.Shape(), coord)
+	default:
+		panic("op: unsupported dtype " + out.DType().String())
+	}
+}
+
+// unitRun reports whether c is a non-empty run of consecutive positions ≥ 0.
+func unitRun(c []int) bool {
+	if len(c) == 0 || c[0] < 0 {
+		return false
+	}
+	for j, v := range c {
+		if v != c[0]+j {
+			return false
+		}
+	}
+	return true
+}
+
+// copyRuns is gatherCoords when coord's last axis is a unit run: each
+// output row is one copy.
+func copyRuns[E tensor.Elem](dst, src []E, out, in tensor.Shape, coord [][]int) {
+	r := len(out)
+	w := out[r-1]
+	rows := out.NumElements() / max(w, 1)
+	if w == 0 || rows == 0 {
+		return
+	}
+	st := tensor.ContiguousStrides(in)
+	c0 := coord[r-1][0]
+	parallel.For(rows, max(1, (1<<15)/w), func(lo, hi int) {
+		oc := make([]int, r-1) // odometer over the outer axes, at row lo
+		for ax, rem := r-2, lo; ax >= 0; ax-- {
+			oc[ax], rem = rem%out[ax], rem/out[ax]
+		}
+		for o := lo; o < hi; o++ {
+			base, none := c0, false
+			for ax, i := range oc {
+				c := coord[ax][i]
+				none = none || c < 0
+				base += c * st[ax]
+			}
+			if !none {
+				copy(dst[o*w:(o+1)*w], src[base:base+w])
+			}
+			for ax := r - 2; ax >= 0; ax-- {
+				if oc[ax]++; oc[ax] < out[ax] {
+					break
+				}
+				oc[ax] = 0
 			}
 		}
 	})
