@@ -49,6 +49,30 @@ type qkernel struct {
 	// group g's nr columns × kg bytes, laid out as in a packed panel, at
 	// b[off[g]:].
 	runGroups func(groups int, a, b []byte, off []int, c []int32, ldc int, accum, aSigned bool)
+	// short lists variants for a last row panel of fewer rows, lowest
+	// first: each reads the same mr-row A panels and computes and writes
+	// only its first rows rows (M = 16 at VNNI: 12 + 4 rows computed,
+	// not 12 + 12).
+	short []qshort
+}
+
+// qshort is a kernel's short variant (qkernel.short): run and runGroups
+// as the kernel's, for rows rows.
+type qshort struct {
+	rows      int
+	run       func(kcPad int, a, b []byte, c []int32, ldc int, accum, aSigned bool)
+	runGroups func(groups int, a, b []byte, off []int, c []int32, ldc int, accum, aSigned bool)
+}
+
+// shortFor returns the lowest short variant of kn that covers rows rows
+// and reads B as asked (groups: in place), or nil.
+func (kn *qkernel) shortFor(rows int, groups bool) *qshort {
+	for i := range kn.short {
+		if s := &kn.short[i]; s.rows >= rows && (!groups || s.runGroups != nil) {
+			return s
+		}
+	}
+	return nil
 }
 
 // qkc is the k block of the packed kernels (a multiple of 4): a 32-column
@@ -340,23 +364,33 @@ func (kn *qkernel) region(i0, i1, j0, j1, k int, a []byte, lda int, aSigned bool
 	}
 	// run runs the row panel ap against the B panel bp, packed, or with
 	// off set, B in place (bp from the panel's first column).
-	run := func(kp int, ap, bp []byte, off []int, c []int32, ldc int, accum bool) {
-		if off != nil {
+	// (sh: a short variant, for a panel of fewer rows)
+	run := func(sh *qshort, kp int, ap, bp []byte, off []int, c []int32, ldc int, accum bool) {
+		switch {
+		case sh != nil && off != nil:
+			sh.runGroups(kp/kn.kg, ap, bp, off, c, ldc, accum, aSigned)
+		case sh != nil:
+			sh.run(kp, ap, bp, c, ldc, accum, aSigned)
+		case off != nil:
 			kn.runGroups(kp/kn.kg, ap, bp, off, c, ldc, accum, aSigned)
-			return
+		default:
+			kn.run(kp, ap, bp, c, ldc, accum, aSigned)
 		}
-		kn.run(kp, ap, bp, c, ldc, accum, aSigned)
 	}
 	// tileRun runs the row panel ap (from row i) against the B panel bp
 	// (and off: run) of the columns from jq.
 	tileRun := func(kp int, ap, bp []byte, off []int, i, jq int, accum bool) {
 		nr, w := min(kn.mr, i1-i), min(kn.nr, j1-jq)
-		if nr == kn.mr && w == kn.nr {
-			run(kp, ap, bp, off, c[i*ldc+jq:], ldc, accum)
+		var sh *qshort
+		if nr < kn.mr {
+			sh = kn.shortFor(nr, off != nil)
+		}
+		if (nr == kn.mr || sh != nil && sh.rows == nr) && w == kn.nr {
+			run(sh, kp, ap, bp, off, c[i*ldc+jq:], ldc, accum)
 			return
 		}
 		t := buf.tile[:kn.mr*kn.nr]
-		run(kp, ap, bp, off, t, kn.nr, false)
+		run(sh, kp, ap, bp, off, t, kn.nr, false)
 		for r := range nr {
 			dst, src := c[(i+r)*ldc+jq:][:w], t[r*kn.nr:][:w]
 			if accum {

@@ -23,6 +23,21 @@ func qgemmVNNI12x32Groups(groups int, a, b *byte, off *int, c *int32, ldc int, a
 //go:noescape
 func qgemmAVX2x6x16(kp int, a, b *byte, c *int32, ldc int, accum uint32)
 
+// The short variants (qkernel.short): the first 4 or 8 rows of a VNNI
+// panel.
+//
+//go:noescape
+func qgemmVNNI4x32(kp int, a, b *byte, c *int32, ldc int, accum, aSigned uint32)
+
+//go:noescape
+func qgemmVNNI4x32Groups(groups int, a, b *byte, off *int, c *int32, ldc int, accum, aSigned uint32)
+
+//go:noescape
+func qgemmVNNI8x32(kp int, a, b *byte, c *int32, ldc int, accum, aSigned uint32)
+
+//go:noescape
+func qgemmVNNI8x32Groups(groups int, a, b *byte, off *int, c *int32, ldc int, accum, aSigned uint32)
+
 // qgemmAVX2U8x6x16 is the AVX2 kernel on bytes (vpmaddubsw), exact when
 // the signed operand lies in [-64, 63] (qgemm_asm_gen.py).
 //
@@ -100,6 +115,22 @@ var (
 		},
 		runGroups: func(groups int, a, b []byte, off []int, c []int32, ldc int, accum, aSigned bool) {
 			qgemmVNNI12x32Groups(groups, unsafe.SliceData(a), unsafe.SliceData(b), unsafe.SliceData(off), unsafe.SliceData(c), ldc, b2u(accum), b2u(aSigned))
+		},
+		short: []qshort{
+			{rows: 4,
+				run: func(kp int, a, b []byte, c []int32, ldc int, accum, aSigned bool) {
+					qgemmVNNI4x32(kp, unsafe.SliceData(a), unsafe.SliceData(b), unsafe.SliceData(c), ldc, b2u(accum), b2u(aSigned))
+				},
+				runGroups: func(groups int, a, b []byte, off []int, c []int32, ldc int, accum, aSigned bool) {
+					qgemmVNNI4x32Groups(groups, unsafe.SliceData(a), unsafe.SliceData(b), unsafe.SliceData(off), unsafe.SliceData(c), ldc, b2u(accum), b2u(aSigned))
+				}},
+			{rows: 8,
+				run: func(kp int, a, b []byte, c []int32, ldc int, accum, aSigned bool) {
+					qgemmVNNI8x32(kp, unsafe.SliceData(a), unsafe.SliceData(b), unsafe.SliceData(c), ldc, b2u(accum), b2u(aSigned))
+				},
+				runGroups: func(groups int, a, b []byte, off []int, c []int32, ldc int, accum, aSigned bool) {
+					qgemmVNNI8x32Groups(groups, unsafe.SliceData(a), unsafe.SliceData(b), unsafe.SliceData(off), unsafe.SliceData(c), ldc, b2u(accum), b2u(aSigned))
+				}},
 		}}
 	qkernelAVX2 = &qkernel{name: "avx2", mr: 6, nr: 16, kg: 2, esize: 2, packA: packA2(6), packB: packB2(16, packB2x16Asm),
 		run: func(kp int, a, b []byte, c []int32, ldc int, accum, _ bool) {

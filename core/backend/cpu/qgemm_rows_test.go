@@ -55,7 +55,8 @@ func TestQGEMMGroups(t *testing.T) {
 	defer parallel.SetThreads(saved)
 	forQLevels(t, func(t *testing.T) {
 		r := rand.New(rand.NewPCG(43, 44))
-		for _, s := range [][3]int{{1, 1, 4}, {5, 33, 12}, {12, 32, 8}, {13, 70, 36}, {24, 100, 96}, {7, 31, qkc + 44}, {30, 200, 2*qkc + 8}} {
+		for _, s := range [][3]int{{1, 1, 4}, {5, 33, 12}, {12, 32, 8}, {13, 70, 36}, {24, 100, 96}, {7, 31, qkc + 44}, {30, 200, 2*qkc + 8},
+			{16, 64, 36}, {20, 69, qkc + 8}, {4, 32, 8}, {8, 64, 12}, {28, 96, 40}} { // short last row panels
 			m, n, k := s[0], s[1], s[2]
 			for _, aSigned := range []bool{false, true} {
 				for _, slack := range []int{0, 128} {

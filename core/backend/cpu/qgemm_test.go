@@ -31,7 +31,10 @@ func qgemmNaive(m, n, k int, a []byte, lda int, aSigned bool, b []byte, ldb int)
 // pair sums saturated would fail here; 0·-128, and a random mix of 0, 255,
 // -128 and 127).
 func TestQGEMMExact(t *testing.T) {
-	shapes := [][3]int{{1, 1, 1}, {3, 5, 7}, {12, 32, 4}, {13, 33, 5}, {6, 16, 2}, {7, 17, 3}, {25, 70, 129}, {11, 31, 769}, {40, 100, 1601}, {64, 3, 9}, {2, 200, 27}}
+	shapes := [][3]int{{1, 1, 1}, {3, 5, 7}, {12, 32, 4}, {13, 33, 5}, {6, 16, 2}, {7, 17, 3}, {25, 70, 129}, {11, 31, 769}, {40, 100, 1601}, {64, 3, 9}, {2, 200, 27},
+		// last row panels of every short variant's height and below it,
+		// full and partial column panels, one and two K blocks
+		{16, 64, 36}, {20, 69, qkc + 8}, {4, 32, 8}, {8, 64, 12}, {2, 16, 6}, {10, 33, 7}, {28, 48, 40}, {27, 16, 4}}
 	forQLevels(t, func(t *testing.T) {
 		r := rand.New(rand.NewPCG(3, 4))
 		for _, s := range shapes {
@@ -131,7 +134,7 @@ func TestQGEMMPacked(t *testing.T) {
 	forQLevels(t, func(t *testing.T) {
 		r := rand.New(rand.NewPCG(31, 32))
 		for _, aSigned := range []bool{true, false} {
-			for _, mk := range [][2]int{{25, 5}, {13, qkc + 37}, {7, 2*qkc + 3}} {
+			for _, mk := range [][2]int{{25, 5}, {13, qkc + 37}, {7, 2*qkc + 3}, {16, 36}, {20, qkc + 8}, {4, 12}, {8, 8}} {
 				m, k := mk[0], mk[1]
 				lda := k + 3
 				a := make([]byte, m*lda)
@@ -139,7 +142,7 @@ func TestQGEMMPacked(t *testing.T) {
 					a[i] = byte(r.Uint32())
 				}
 				pa := QPackA(m, k, a, lda, aSigned)
-				for _, n := range []int{1, 45} {
+				for _, n := range []int{1, 45, 64} {
 					ldb, ldc := n+9, n+2
 					b := make([]byte, k*ldb)
 					for i := range b {
