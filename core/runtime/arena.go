@@ -67,16 +67,11 @@ func (a *arena) alloc(d tensor.DType, shape []int, zero bool) *tensor.Tensor {
 	if (d != tensor.Float32 && !bytes) || n < minArena {
 		return tensor.New(d, shape...)
 	}
-	i := sort.Search(len(a.free), func(i int) bool { return cap(a.free[i]) >= n })
-	var buf []float32
-	if i < len(a.free) && cap(a.free[i]) <= 2*n {
-		buf = a.free[i][:n]
-		a.free = append(a.free[:i], a.free[i+1:]...)
-		if zero {
-			clear(buf)
-		}
-	} else {
+	buf := a.takeFree(n)
+	if buf == nil {
 		buf = make([]float32, n)
+	} else if zero {
+		clear(buf)
 	}
 	if poisonArena && !zero {
 		nan := float32(math.NaN())
@@ -130,6 +125,18 @@ func (a *arena) release(t *tensor.Tensor) {
 	}
 	delete(a.owned, t)
 	a.insertFree(buf[:cap(buf)])
+}
+
+// takeFree takes the smallest free buffer of capacity n..2n off the free
+// list and returns it cut to n, or nil when none fits.
+func (a *arena) takeFree(n int) []float32 {
+	i := sort.Search(len(a.free), func(i int) bool { return cap(a.free[i]) >= n })
+	if i == len(a.free) || cap(a.free[i]) > 2*n {
+		return nil
+	}
+	buf := a.free[i][:n]
+	a.free = slices.Delete(a.free, i, i+1)
+	return buf
 }
 
 // insertFree adds buf to the free list.

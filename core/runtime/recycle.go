@@ -2,7 +2,6 @@ package runtime
 
 import (
 	"slices"
-	"sort"
 	"sync"
 	"unsafe"
 
@@ -18,7 +17,7 @@ import (
 // of a 105 ms call in half the calls).
 type spares struct {
 	mu   sync.Mutex
-	bufs [][]float32 // by capacity, ascending
+	list arena // its free list only
 }
 
 // maxSpareBuffers bounds the buffers a Predictor keeps per output;
@@ -33,52 +32,36 @@ var MaxSpareBytes int64 = 16 << 20
 func (s *spares) take(n int) []float32 {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	i := sort.Search(len(s.bufs), func(i int) bool { return cap(s.bufs[i]) >= n })
-	if i == len(s.bufs) || cap(s.bufs[i]) > 2*n {
-		return nil
-	}
-	buf := s.bufs[i][:n]
-	s.bufs = slices.Delete(s.bufs, i, i+1)
-	return buf
+	return s.list.takeFree(n)
 }
 
-// give adds bufs, keeping at most max buffers and MaxSpareBytes.
+// give adds bufs, keeping at most max buffers and MaxSpareBytes (the
+// largest go first).
 func (s *spares) give(bufs [][]float32, max int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, b := range bufs {
-		i := sort.Search(len(s.bufs), func(i int) bool { return cap(s.bufs[i]) >= cap(b) })
-		s.bufs = slices.Insert(s.bufs, i, b)
+		s.list.insertFree(b)
 	}
-	n := int64(0)
-	for _, b := range s.bufs {
-		n += int64(cap(b)) * 4
+	if len(s.list.free) > max {
+		clear(s.list.free[max:])
+		s.list.free = s.list.free[:max]
 	}
-	for len(s.bufs) > 0 && (len(s.bufs) > max || n > MaxSpareBytes) {
-		last := len(s.bufs) - 1
-		n -= int64(cap(s.bufs[last])) * 4
-		s.bufs[last] = nil
-		s.bufs = s.bufs[:last]
-	}
+	s.list.trim(MaxSpareBytes)
 }
 
 // drop empties s.
 func (s *spares) drop() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	clear(s.bufs)
-	s.bufs = s.bufs[:0]
+	s.list.dropFree()
 }
 
 // bytes is the size of s's buffers.
 func (s *spares) bytes() int64 {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	n := int64(0)
-	for _, b := range s.bufs {
-		n += int64(cap(b)) * 4
-	}
-	return n
+	return s.list.bytes()
 }
 
 // recycleTo is where Recycle puts an output's buffer.
