@@ -5,7 +5,6 @@ import (
 	"slices"
 	"sort"
 	"sync"
-	"sync/atomic"
 	"unsafe"
 
 	"paddle/core/graph"
@@ -33,6 +32,10 @@ type arena struct {
 	// lastIn is the number of input elements of the call that uses the
 	// arena now, or last did (arenaPool.get).
 	lastIn int64
+	// spares, when set, are the Predictor's given-back outputs (Recycle),
+	// which alloc takes from when no free buffer fits: an output computed
+	// in place left with its input's buffer, and comes back there.
+	spares *spares
 }
 
 // poisonArena (tests only) fills the buffers handed out without clearing
@@ -68,6 +71,9 @@ func (a *arena) alloc(d tensor.DType, shape []int, zero bool) *tensor.Tensor {
 		return tensor.New(d, shape...)
 	}
 	buf := a.takeFree(n)
+	if buf == nil && a.spares != nil {
+		buf = a.spares.take(n)
+	}
 	if buf == nil {
 		buf = make([]float32, n)
 	} else if zero {
@@ -226,9 +232,7 @@ func (a *arena) dropFree() {
 
 // arenaPool is a Predictor's share of the idle arenas (idleArenas): a tag
 // for its entries there.
-type arenaPool struct {
-	lastIn atomic.Int64 // the input elements of the call that got an arena last
-}
+type arenaPool struct{ _ byte } // not zero-sized: every pool has its own address
 
 // idleArena is an idle arena, its pool and its size when put back.
 type idleArena struct {
@@ -270,7 +274,6 @@ func (p *arenaPool) get(in int64) *arena {
 		a.dropFree()
 	}
 	a.lastIn = in
-	p.lastIn.Store(in)
 	return a
 }
 
@@ -318,33 +321,6 @@ func fitIdle(keep *arena) {
 		room -= e.n
 	}
 	idleArenas.lru = slices.DeleteFunc(idleArenas.lru, func(e idleArena) bool { return e.n == 0 })
-}
-
-// give adds bufs to the free list of p's most recently put back idle
-// arena, or of a new idle arena (a call whose buffers all left with its
-// outputs puts none back), within the idle budgets (see put).
-func (p *arenaPool) give(bufs [][]float32) {
-	idleArenas.mu.Lock()
-	defer idleArenas.mu.Unlock()
-	i := len(idleArenas.lru) - 1
-	for i >= 0 && idleArenas.lru[i].pool != p {
-		i--
-	}
-	if i < 0 {
-		a := newArena()
-		a.lastIn = p.lastIn.Load()
-		idleArenas.lru = append(idleArenas.lru, idleArena{pool: p, a: a})
-		i = len(idleArenas.lru) - 1
-	}
-	e := &idleArenas.lru[i]
-	for _, b := range bufs {
-		e.a.insertFree(b)
-	}
-	e.a.trim(MaxRetainedArenaBytes)
-	idleArenas.bytes -= e.n
-	e.n = e.a.bytes()
-	idleArenas.bytes += e.n
-	fitIdle(idleArenas.lru[len(idleArenas.lru)-1].a)
 }
 
 // bytes is the size of p's idle arenas' buffers.

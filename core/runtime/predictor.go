@@ -72,13 +72,13 @@ type Predictor struct {
 	producer map[int]int // value id -> index of the step that makes it
 	trace    func(n *graph.Node, outs []*tensor.Tensor, d time.Duration)
 
-	arenas    arenaPool   // idle call arenas, see arena.go
-	spares    spares      // outputs' buffers given back (Recycle)
-	recycle   []recycleTo // by output: where Recycle puts its buffer
-	mu        sync.Mutex
-	plans     map[string]*list.Element
-	lru       *list.List
-	planBytes int64 // folded values of the cached plans
+	arenas     arenaPool // idle call arenas, see arena.go
+	spares     spares    // outputs' buffers given back (Recycle)
+	recyclable []bool    // by output: Recycle may take its buffer
+	mu         sync.Mutex
+	plans      map[string]*list.Element
+	lru        *list.List
+	planBytes  int64 // folded values of the cached plans
 }
 
 // step is one node with its inputs and outputs as value ids, and the ids
@@ -229,14 +229,9 @@ func New(g *graph.Graph, opts Options) (*Predictor, error) {
 		st.inPlace = uses == 1 && st.n.Op.InPlace
 	}
 	for _, id := range p.outIDs {
-		r := recycleNone
-		if si, made := p.producer[id]; made && p.steps[si].branches == nil {
-			r = recycleSpare
-			if st := &p.steps[si]; st.inPlace || st.handOver {
-				r = recycleArena
-			}
-		}
-		p.recycle = append(p.recycle, r)
+		// not a Run input, nor an If branch's output (which may be its input)
+		si, made := p.producer[id]
+		p.recyclable = append(p.recyclable, made && p.steps[si].branches == nil)
 	}
 	p.nvals = len(p.consts)
 	return p, nil
@@ -461,6 +456,7 @@ func (p *Predictor) Run(inputs map[string]*tensor.Tensor) (map[string]*tensor.Te
 		inElems += int64(t.Len())
 	}
 	ar := p.arenas.get(inElems)
+	ar.spares = &p.spares
 	for i := range p.steps {
 		if err := p.exec(&p.steps[i], pl, i, vals, ar); err != nil {
 			return nil, err
@@ -554,8 +550,8 @@ func (p *Predictor) exec(st *step, pl *plan, i int, vals []*tensor.Tensor, ar *a
 			// afresh on the next call, and so on: int8 det at 960
 			// allocated 7.4 MB, then 9.2 MB, in alternate calls, with
 			// page faults. (An output computed in place does take its
-			// input's buffer, which saves a buffer its size; Recycle
-			// returns it to the free list.)
+			// input's buffer, which saves a buffer its size; given back,
+			// the input takes it again from the spares: arena.alloc.)
 			outs[j] = p.newOutput(m.DType, m.Shape, !n.Op.Overwrites)
 		default:
 			outs[j] = ar.alloc(m.DType, m.Shape, !n.Op.Overwrites)

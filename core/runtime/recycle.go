@@ -22,7 +22,7 @@ type spares struct {
 
 // maxSpareBuffers bounds the buffers a Predictor keeps per output;
 // MaxSpareBytes bounds their bytes.
-const maxSpareBuffers = 2
+const maxSpareBuffers = 1
 
 // MaxSpareBytes bounds the bytes of recycled output buffers one Predictor
 // keeps (beyond it the largest go). (A variable for tests.)
@@ -35,17 +35,20 @@ func (s *spares) take(n int) []float32 {
 	return s.list.takeFree(n)
 }
 
-// give adds bufs, keeping at most max buffers and MaxSpareBytes (the
-// largest go first).
+// give adds bufs, keeping the largest max buffers, then at most
+// MaxSpareBytes (the largest go). Keeping the largest, not the latest,
+// makes what a busy Predictor holds a function of the sizes it has seen,
+// not of the order concurrent calls finished in (the largest fits every
+// later output of more than half its size).
 func (s *spares) give(bufs [][]float32, max int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, b := range bufs {
 		s.list.insertFree(b)
 	}
-	if len(s.list.free) > max {
-		clear(s.list.free[max:])
-		s.list.free = s.list.free[:max]
+	if extra := len(s.list.free) - max; extra > 0 {
+		clear(s.list.free[:extra])
+		s.list.free = s.list.free[extra:]
 	}
 	s.list.trim(MaxSpareBytes)
 }
@@ -64,52 +67,33 @@ func (s *spares) bytes() int64 {
 	return s.list.bytes()
 }
 
-// recycleTo is where Recycle puts an output's buffer.
-type recycleTo uint8
-
-const (
-	recycleNone  recycleTo = iota // a Run input, or an If branch's output (which may be its input)
-	recycleSpare                  // the spares, for the same output next call (newOutput)
-	// recycleArena: an idle arena of the Predictor's, whose free list it
-	// came from: the output was computed in place over its input's buffer
-	// (PP-OCRv4 rec's softmax over the logits, one 6.4 MB buffer at batch
-	// 6 instead of two), and the next call's input takes it again
-	recycleArena
-)
-
 // Recycle gives back outputs of an earlier Run (its map, or part of it)
 // that the caller no longer uses, nor any view of them, for later calls:
-// an output computed in place goes back to the call arenas' free list,
-// where its input's buffer came from; any other waits for a later output
-// of a fitting size (n elements into a buffer of n..2n), up to two buffers
-// per output and MaxSpareBytes in all. Either way the buffer is not
-// allocated, zeroed and faulted in afresh. Release drops them. Outputs
-// that are a Run input, or come out of an If branch (which may hand back
-// its input), are never taken. Safe for concurrent use.
+// a later output of a fitting size (n elements into a buffer of n..2n)
+// takes one of their buffers, and so does an intermediate that finds no
+// free buffer in its call's arena (the input of an output computed in
+// place, which took that input's buffer: PP-OCRv4 rec's softmax over the
+// logits, one 6.4 MB buffer at batch 6 instead of two). Either way the
+// buffer is not allocated, zeroed and faulted in afresh. A Predictor keeps
+// the largest buffer per output, at most MaxSpareBytes in all;
+// Release drops them. Outputs that are a Run input, or come out of an If
+// branch (which may hand back its input), are never taken. Safe for
+// concurrent use.
 func (p *Predictor) Recycle(out map[string]*tensor.Tensor) {
-	var spare, arena [][]float32
+	var bufs [][]float32
 	for i, name := range p.outNames {
 		t := out[name]
-		if t == nil || p.recycle[i] == recycleNone || t.DType() != tensor.Float32 || !t.IsContiguous() || t.Len() < minArena {
+		if t == nil || !p.recyclable[i] || t.DType() != tensor.Float32 || !t.IsContiguous() || t.Len() < minArena {
 			continue
 		}
 		buf := t.F32()
 		buf = buf[:cap(buf)]
-		same := func(b []float32) bool { return unsafe.SliceData(b) == unsafe.SliceData(buf) }
-		if slices.ContainsFunc(spare, same) || slices.ContainsFunc(arena, same) {
-			continue
-		}
-		if p.recycle[i] == recycleArena {
-			arena = append(arena, buf)
-		} else {
-			spare = append(spare, buf)
+		if !slices.ContainsFunc(bufs, func(b []float32) bool { return unsafe.SliceData(b) == unsafe.SliceData(buf) }) {
+			bufs = append(bufs, buf)
 		}
 	}
-	if len(spare) > 0 {
-		p.spares.give(spare, maxSpareBuffers*len(p.outNames))
-	}
-	if len(arena) > 0 {
-		p.arenas.give(arena)
+	if len(bufs) > 0 {
+		p.spares.give(bufs, maxSpareBuffers*len(p.outNames))
 	}
 }
 

@@ -67,23 +67,23 @@ func TestRecycle(t *testing.T) {
 	}
 }
 
-// The spares keep at most maxSpareBuffers per output and MaxSpareBytes,
-// dropping the largest first, and serve a request from n..2n only.
+// The spares keep the largest maxSpareBuffers per output, then at most
+// MaxSpareBytes, dropping the largest, and serve a request from n..2n only.
 func TestSparesBounds(t *testing.T) {
 	defer func(n int64) { MaxSpareBytes = n }(MaxSpareBytes)
 	MaxSpareBytes = 10000 * 4
 	var s spares
 	s.give([][]float32{make([]float32, 2000), make([]float32, 4000), make([]float32, 5000)}, 2)
-	if got := s.bytes(); got != 6000*4 {
-		t.Fatalf("kept %d bytes, want %d (the two smallest)", got, 6000*4)
+	if got := s.bytes(); got != 9000*4 {
+		t.Fatalf("kept %d bytes, want %d (the two largest)", got, 9000*4)
 	}
 	s.give([][]float32{make([]float32, 3000)}, 4)
-	if got := s.bytes(); got != 9000*4 {
-		t.Fatalf("kept %d bytes, want %d", got, 9000*4)
+	if got := s.bytes(); got != 7000*4 {
+		t.Fatalf("kept %d bytes, want %d (the 5000 dropped for the byte bound)", got, 7000*4)
 	}
 	s.give([][]float32{make([]float32, 1500)}, 4)
-	if got := s.bytes(); got != 6500*4 {
-		t.Fatalf("kept %d bytes, want %d (the 4000 dropped for the byte bound)", got, 6500*4)
+	if got := s.bytes(); got != 8500*4 {
+		t.Fatalf("kept %d bytes, want %d", got, 8500*4)
 	}
 	if b := s.take(700); b != nil {
 		t.Errorf("take(700) served a buffer of %d (over 2n)", cap(b))
@@ -94,24 +94,30 @@ func TestSparesBounds(t *testing.T) {
 	if b := s.take(2500); b == nil || cap(b) != 3000 {
 		t.Errorf("take(2500) = cap %d, want 3000", cap(b))
 	}
+	if b := s.take(2500); b == nil || cap(b) != 4000 {
+		t.Errorf("take(2500) again = cap %d, want 4000", cap(b))
+	}
 	if b := s.take(2500); b != nil {
-		t.Errorf("take(2500) again served cap %d, want nothing", cap(b))
+		t.Errorf("take(2500) a third time served cap %d, want nothing", cap(b))
 	}
 }
 
 // An output computed in place (softmax over its input's arena buffer)
-// goes back to the arena when recycled: the next call's input of it, and
-// so the output, is on that buffer again, and the results stay right.
+// comes back, when recycled, as its input's buffer: the arena finds no
+// free buffer for exp and takes it from the spares. From the second call
+// on the intermediates and the output take turns on the first call's two
+// buffers (none allocated afresh), and the results stay right.
 func TestRecycleInPlaceOutput(t *testing.T) {
 	x := &graph.Value{Name: "x", Meta: op.Meta{DType: tensor.Float32, Shape: tensor.Shape{4, 1000}}}
-	a, y := f32Value("a"), f32Value("y")
+	a, b, y := f32Value("a"), f32Value("b"), f32Value("y")
 	g := &graph.Graph{Inputs: []*graph.Value{x}, Outputs: []*graph.Value{y}, Nodes: []*graph.Node{
 		{Op: op.Lookup("relu"), In: []*graph.Value{x}, Out: []*graph.Value{a}, Name: "relu"},
-		{Op: op.Lookup("softmax"), In: []*graph.Value{a}, Out: []*graph.Value{y}, Name: "softmax", Attrs: op.Attrs{"axis": -1}},
+		{Op: op.Lookup("exp"), In: []*graph.Value{a}, Out: []*graph.Value{b}, Name: "exp"},
+		{Op: op.Lookup("softmax"), In: []*graph.Value{b}, Out: []*graph.Value{y}, Name: "softmax", Attrs: op.Attrs{"axis": -1}},
 	}}
 	p, data := bufferTrace(t, g)
-	if p.recycle[0] != recycleArena {
-		t.Fatalf("the softmax output recycles to %v, want the arena", p.recycle[0])
+	if !p.recyclable[0] {
+		t.Fatal("the softmax output is not recyclable")
 	}
 	in := tensor.Rand(rand.New(rand.NewPCG(3, 4)), tensor.Float32, -2, 2, 4, 1000)
 	ref, err := p.Run(map[string]*tensor.Tensor{"x": in})
@@ -119,18 +125,19 @@ func TestRecycleInPlaceOutput(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := ref["y"].Clone()
-	if &ref["y"].F32()[0] != data["relu"] {
+	if &ref["y"].F32()[0] != data["exp"] {
 		t.Fatal("the softmax did not run in place")
 	}
-	last := &ref["y"].F32()[0]
+	bufs := map[*float32]bool{data["relu"]: true, data["exp"]: true}
 	p.Recycle(ref)
 	for run := range 3 {
 		out, err := p.Run(map[string]*tensor.Tensor{"x": in})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if yp := &out["y"].F32()[0]; yp != last || data["relu"] != last {
-			t.Errorf("run %d: relu and the output on %p and %p, want the recycled %p", run, data["relu"], yp, last)
+		yp := &out["y"].F32()[0]
+		if !bufs[data["relu"]] || !bufs[yp] || data["relu"] == yp {
+			t.Errorf("run %d: relu and the output on %p and %p, want the first call's two buffers %v", run, data["relu"], yp, bufs)
 		}
 		for i, v := range out["y"].F32() {
 			if math.Abs(float64(v-want.F32()[i])) > 1e-7 {
@@ -142,7 +149,7 @@ func TestRecycleInPlaceOutput(t *testing.T) {
 		}
 		p.Recycle(out)
 	}
-	if n := p.spares.bytes(); n != 0 {
-		t.Errorf("spares keep %d bytes, want none (the buffer went to the arena)", n)
+	if n := p.spares.bytes(); n != 4000*4 {
+		t.Errorf("spares keep %d bytes, want the last output's %d", n, 4000*4)
 	}
 }
