@@ -23,6 +23,17 @@ const (
 	englishFile  = "en_PP-OCRv4_rec_neck.safetensors"
 )
 
+// EnglishStretch is the English recogniser's horizontal stretch
+// (RecShape.Stretch) for whole images read as one line (--det=false): each
+// is read 1.3 times wider than PP-OCRv4's resize makes it, so the CTC gets
+// 1.3 times the time steps per character. Without it, a rotated or loosely
+// cut line leaves its characters too few 8-pixel steps at 48 px height for
+// doubled letters, which need a blank step between them ("atention",
+// "mitakes"). Crops cut by the detector (rectified boxes whose height the
+// text fills) are read unstretched: stretched, they gained nothing and got
+// spurious spaces. 1.3 was chosen on the dev line sets (docs/ocr.md).
+const EnglishStretch = 1.3
+
 //go:embed models/en_PP-OCRv4_rec_neck.safetensors
 var englishWeights []byte
 

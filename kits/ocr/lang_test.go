@@ -179,12 +179,25 @@ func TestEnglishRecOnSample(t *testing.T) {
 		t.Fatal(err)
 	}
 	img := loadBGR(t, filepath.Join("images", "line.png"))
-	res, err := RecShape{}.RecognizeWith(rec, []imgproc.Mat8{img}, chars, 1, DecoderFor(SpaceGaps))
-	if err != nil {
-		t.Fatal(err)
+	for _, stretch := range []float64{0, EnglishStretch} {
+		res, err := RecShape{Stretch: stretch}.RecognizeWith(rec, []imgproc.Mat8{img}, chars, 1, DecoderFor(SpaceGaps))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res[0].Text != "Hello World 123" || res[0].Score < 0.9 {
+			t.Errorf("stretch %v: %q %.3f, want \"Hello World 123\"", stretch, res[0].Text, res[0].Score)
+		}
 	}
-	if res[0].Text != "Hello World 123" || res[0].Score < 0.9 {
-		t.Errorf("%q %.3f, want \"Hello World 123\"", res[0].Text, res[0].Score)
+	// the system --lang en loads reads whole-image lines with the English
+	// stretch and detector crops without; --lang ch reads both without
+	for lang, want := range map[string]float64{LangEn: EnglishStretch, LangCh: 0} {
+		s, err := LoadSystem(context.Background(), Sources{Lang: lang, Offline: true}, Profile{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s.LineStretch != want || s.RecIn.Stretch != 0 {
+			t.Errorf("--lang %s: line stretch %v, crop stretch %v; want %v, 0", lang, s.LineStretch, s.RecIn.Stretch, want)
+		}
 	}
 }
 

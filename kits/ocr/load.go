@@ -99,6 +99,7 @@ func LoadSystem(ctx context.Context, src Sources, p Profile) (*System, error) {
 		if s.Rec, s.Chars, err = loadEnglishRec(store, src.Threads, int8, p, src.Progress); err != nil {
 			return nil, err
 		}
+		s.LineStretch = EnglishStretch
 	} else {
 		if path, err = pick(src.Rec, storeRec, "rec"); err != nil {
 			return nil, err

@@ -158,6 +158,48 @@ func TestRecWidths(t *testing.T) {
 	}
 }
 
+// A stretched RecShape reads each crop Stretch times wider: the batch width
+// and each crop's resized width follow w/h·Stretch; 0 and 1 are PaddleOCR's.
+func TestRecStretch(t *testing.T) {
+	crops := []imgproc.Mat8{solid(20, 40, 255), solid(10, 100, 0)} // ratios 2 and 10
+	for _, c := range []struct {
+		stretch float64
+		width   int // batch width: int(48·max(320/48, 10·stretch))
+		first   int // first crop's columns: ceil(48·2·stretch)
+		second  int // second crop's: ceil(48·10·stretch)
+	}{{0, 480, 96, 480}, {1, 480, 96, 480}, {1.3, 624, 125, 624}, {0.5, 320, 48, 240}} {
+		x := RecShape{Stretch: c.stretch}.BatchInput(crops)
+		if !reflect.DeepEqual([]int(x.Shape()), []int{2, 3, 48, c.width}) {
+			t.Errorf("stretch %v: shape %v, want width %d", c.stretch, x.Shape(), c.width)
+			continue
+		}
+		d := x.F32()
+		if d[c.first-1] != 1 || d[c.first] != 0 {
+			t.Errorf("stretch %v: first crop's row ends at %d: %v %v", c.stretch, c.first, d[c.first-1], d[c.first])
+		}
+		if row := d[3*48*c.width:]; row[c.second-1] != -1 || c.second < c.width && row[c.second] != 0 {
+			t.Errorf("stretch %v: second crop's row does not end at %d", c.stretch, c.second)
+		}
+	}
+}
+
+// PredictLine reads a whole image at LineStretch when it is set.
+func TestPredictLineStretch(t *testing.T) {
+	for _, c := range []struct {
+		stretch float64
+		width   int
+	}{{0, 480}, {1.5, 720}} {
+		m := &fakeRec{}
+		s := &System{Rec: m, Chars: []string{"blank", "a", "b", "c", "d"}, LineStretch: c.stretch}
+		if _, err := s.PredictLine(solid(10, 100, 0)); err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(m.widths, [][]int{{1, c.width}}) {
+			t.Errorf("line stretch %v: batches %v, want [[1 %d]]", c.stretch, m.widths, c.width)
+		}
+	}
+}
+
 func solid(h, w int, v uint8) imgproc.Mat8 {
 	m := imgproc.NewMat8(h, w, 3)
 	for i := range m.Pix {

@@ -83,25 +83,21 @@ func CTCDecode(probs []float32, T, C int, chars []string) (string, float64) {
 
 // RecResizeWidth is the width a crop of size h×w is resized to inside a batch of width
 // imgW: ceil(48*w/h), capped at imgW.
-func RecResizeWidth(h, w, imgW int) int { return resizeWidth(h, w, imgW, recH) }
-
-// resizeWidth is ceil(height*w/h), capped at imgW.
-func resizeWidth(h, w, imgW, height int) int {
-	rw := math.Ceil(float64(height) * (float64(w) / float64(h)))
-	if rw > float64(imgW) {
-		return imgW
-	}
-	return int(rw)
-}
+func RecResizeWidth(h, w, imgW int) int { return RecShape{}.orDefault().resizeWidth(h, w, imgW) }
 
 // RecBatchWidth is the input width of a recognition batch whose largest width/height
 // ratio is maxRatio: int(48 * max(320/48, maxRatio)).
 func RecBatchWidth(maxRatio float64) int { return RecShape{}.batchWidth(maxRatio) }
 
 // RecShape is a recognition model's input geometry: height H and the minimum batch
-// width W, RecResizeImg's image_shape [3, H, W] (an export's inference.yaml gives it).
-// The zero value is PP-OCRv4's 48×320.
-type RecShape struct{ H, W int }
+// width W, RecResizeImg's image_shape [3, H, W] (an export's inference.yaml gives it),
+// and Stretch, a horizontal scale for every crop: a crop of h×w is read as if it
+// were h×(Stretch·w), which gives the CTC more time steps per character (0 or 1:
+// none, as PaddleOCR). The zero value is PP-OCRv4's 48×320 without stretch.
+type RecShape struct {
+	H, W    int
+	Stretch float64
+}
 
 func (r RecShape) orDefault() RecShape {
 	if r.H <= 0 {
@@ -110,7 +106,25 @@ func (r RecShape) orDefault() RecShape {
 	if r.W <= 0 {
 		r.W = recMinW
 	}
+	if r.Stretch <= 0 {
+		r.Stretch = 1
+	}
 	return r
+}
+
+// ratio is the width/height ratio a crop of h×w is read at: w/h, times Stretch.
+func (r RecShape) ratio(h, w int) float64 {
+	q := float64(w) / float64(h)
+	if r.Stretch != 1 {
+		q *= r.Stretch
+	}
+	return q
+}
+
+// resizeWidth is the width a crop of h×w is resized to in a batch of width
+// imgW: ceil(H·ratio), capped at imgW.
+func (r RecShape) resizeWidth(h, w, imgW int) int {
+	return int(min(math.Ceil(float64(r.H)*r.ratio(h, w)), float64(imgW)))
 }
 
 // batchWidth is int(H * max(W/H, maxRatio)).
@@ -160,14 +174,14 @@ func (r RecShape) BatchInput(crops []imgproc.Mat8) *tensor.Tensor {
 	r = r.orDefault()
 	maxRatio := 0.0
 	for _, c := range crops {
-		maxRatio = max(maxRatio, float64(c.W)/float64(c.H))
+		maxRatio = max(maxRatio, r.ratio(c.H, c.W))
 	}
 	imgW := r.batchWidth(maxRatio)
 	x := tensor.New(tensor.Float32, len(crops), 3, r.H, imgW)
 	data := x.F32()
 	per := 3 * r.H * imgW
 	for i, c := range crops {
-		normalizeIntoH(data[i*per:(i+1)*per], c, resizeWidth(c.H, c.W, imgW, r.H), r.H, imgW)
+		normalizeIntoH(data[i*per:(i+1)*per], c, r.resizeWidth(c.H, c.W, imgW), r.H, imgW)
 	}
 	return x
 }

@@ -83,13 +83,17 @@ func f32Data(t *tensor.Tensor) []float32 {
 // System is the PP-OCR system of predict_system.py: detection, optional angle
 // classification, recognition.
 type System struct {
-	Det     Model    // DB text detector
-	Rec     Model    // CTC text recogniser
-	Cls     Model    // 0/180 angle classifier; nil: no classification
-	Chars   []string // CTC classes (LoadDict)
-	RecIn   RecShape // Rec's input height and minimum width (zero: PP-OCRv4's 48×320)
-	Decode  Decoder  // CTC decoder (DecoderFor); nil: CTCDecode, PaddleOCR's
-	Profile Profile
+	Det   Model    // DB text detector
+	Rec   Model    // CTC text recogniser
+	Cls   Model    // 0/180 angle classifier; nil: no classification
+	Chars []string // CTC classes (LoadDict)
+	RecIn RecShape // Rec's input height and minimum width (zero: PP-OCRv4's 48×320)
+	// LineStretch, when above 0, is RecIn's Stretch for whole images read
+	// as one line (PredictLine); crops cut by the detector are read at
+	// RecIn's own.
+	LineStretch float64
+	Decode      Decoder // CTC decoder (DecoderFor); nil: CTCDecode, PaddleOCR's
+	Profile     Profile
 }
 
 // Result is one recognised text line; Box is its quad when detection ran.
@@ -121,7 +125,7 @@ func (s *System) Predict(img imgproc.Mat8) ([]Result, error) {
 		sorted = append(sorted, boxes[i])
 		crops = append(crops, crop)
 	}
-	rec, err := s.recognize(crops)
+	rec, err := s.recognize(crops, s.RecIn)
 	if err != nil {
 		return nil, err
 	}
@@ -140,14 +144,19 @@ func (s *System) PredictLine(img imgproc.Mat8) (Result, error) {
 	if img.C != 3 {
 		return Result{}, fmt.Errorf("ocr: want a 3-channel BGR image, got %d channels", img.C)
 	}
-	rec, err := s.recognize([]imgproc.Mat8{img})
+	in := s.RecIn
+	if s.LineStretch > 0 {
+		in.Stretch = s.LineStretch
+	}
+	rec, err := s.recognize([]imgproc.Mat8{img}, in)
 	if err != nil {
 		return Result{}, err
 	}
 	return Result{Text: rec[0].Text, Score: rec[0].Score}, nil
 }
 
-func (s *System) recognize(crops []imgproc.Mat8) ([]RecResult, error) {
+// recognize classifies (when Cls is set) and recognises crops read at shape in.
+func (s *System) recognize(crops []imgproc.Mat8, in RecShape) ([]RecResult, error) {
 	if len(crops) == 0 {
 		return nil, nil
 	}
@@ -161,5 +170,5 @@ func (s *System) recognize(crops []imgproc.Mat8) ([]RecResult, error) {
 	if dec == nil {
 		dec = CTCDecode
 	}
-	return s.RecIn.RecognizeWith(s.Rec, crops, s.Chars, s.Profile.RecBatch, dec)
+	return in.RecognizeWith(s.Rec, crops, s.Chars, s.Profile.RecBatch, dec)
 }
