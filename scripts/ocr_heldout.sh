@@ -20,6 +20,9 @@ OUT="${1:-$C/ocr_heldout}"
 N="${N:-300}"
 P="${PADDLE:-bin/paddle}"
 D=/usr/share/fonts/truetype
+# the test fonts; Carlito by file: fonts-crosextra-caladea (a training font of
+# scripts/train_rec_ppocrv4_en.sh) installs into the same folder
+TEST_FONTS="$D/liberation2,$D/freefont,$(ls "$D"/crosextra/Carlito-* | paste -sd,),$D/open-sans"
 FO="$C/data/fortunes"
 mkdir -p "$OUT"
 t="$OUT/text"
@@ -38,16 +41,16 @@ synth() { [ -s "$1/rec_gt.txt" ] || $P ocr synth --output "$@" --count "$N" --mi
 synth "$OUT/en-dev" --corpus "$t/en-dev.txt" --charset en --max-len 40 --seed 101 \
   --fonts "$D/dejavu/DejaVuSans.ttf,$D/dejavu/DejaVuSerif.ttf,$D/dejavu/DejaVuSansMono.ttf,$D/dejavu/DejaVuSans-Bold.ttf,go"
 synth "$OUT/en-test" --corpus "$t/en-test.txt" --charset en --max-len 40 --seed 102 \
-  --fonts "$D/liberation2,$D/freefont,$D/crosextra,$D/open-sans"
+  --fonts "$TEST_FONTS"
 synth "$OUT/doc-dev" --corpus "$t/en-dev.txt" --charset en --doc 0.7 --max-len 40 --seed 106 \
   --fonts "$D/dejavu/DejaVuSans.ttf,$D/dejavu/DejaVuSerif.ttf,$D/dejavu/DejaVuSansMono.ttf,$D/dejavu/DejaVuSans-Bold.ttf,go"
 synth "$OUT/doc-test" --corpus "$t/en-test.txt" --charset en --doc 0.7 --max-len 40 --seed 107 \
-  --fonts "$D/liberation2,$D/freefont,$D/crosextra,$D/open-sans"
+  --fonts "$TEST_FONTS"
 synth "$OUT/zh-dev" --corpus "$t/zh-dev.txt" --charset "$KEYS" --max-len 25 --seed 103 --fonts "$D/droid/DroidSansFallbackFull.ttf"
 synth "$OUT/zh-test" --corpus "$t/zh-test.txt" --charset "$KEYS" --max-len 25 --seed 104 --fonts "$D/arphic-gbsn00lp/gbsn00lp.ttf"
 [ -s "$OUT/en-pages/det_gt.txt" ] || $P ocr synth --det --output "$OUT/en-pages" --count $((N / 10)) --corpus "$t/en-test.txt" \
   --charset en --max-len 40 --min-size 20 --max-size 36 --page-width 960 --page-height 960 --max-lines 12 --seed 105 \
-  --fonts "$D/liberation2,$D/freefont,$D/crosextra,$D/open-sans" >/dev/null
+  --fonts "$TEST_FONTS" >/dev/null
 [ -s "$OUT/zh-pages/det_gt.txt" ] || $P ocr synth --det --output "$OUT/zh-pages" --count $((N / 10)) --corpus "$t/zh-test.txt" \
   --charset "$KEYS" --max-len 25 --min-size 20 --max-size 36 --page-width 960 --page-height 960 --max-lines 12 --seed 108 \
   --fonts "$D/arphic-gbsn00lp/gbsn00lp.ttf" >/dev/null
