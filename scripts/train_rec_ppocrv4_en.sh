@@ -11,8 +11,9 @@
 #   test:   scripts/ocr_heldout.sh's en-test (Liberation, FreeFont, Carlito, Open Sans; Brown corpus)
 #
 # Usage: scripts/train_rec_ppocrv4_en.sh [WORK_DIR]   (default ${PADDLE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/paddle}/rec_en)
-# Env: METHOD (neck: what ships — the neck and head trained on the frozen backbone's features,
-# scripts/ocr_en_neck, written to kits/ocr/models/; full: the whole network with `ocr train`),
+# Env: METHOD (neck: stages 1-2, the neck and head trained on the frozen backbone's features,
+# scripts/ocr_en_neck, written to kits/ocr/models/; stretch: stage 4, from the shipped model on lines
+# read 1.3x wider and detector crops, written to WORK; full: the whole network with `ocr train`),
 # TRAIN_LINES (8000), EPOCHS (neck 6, full 4), THREADS (2), PADDLE (binary; default bin/paddle),
 # RESUME (full only, 1: continue from WORK_DIR/out/latest when it is there), LAST_BLOCK (neck only, 1: also
 # stage 3, the backbone's last block trained with the neck and head; not shipped).
@@ -41,6 +42,37 @@ fi
 [ -s "$WORK/train/rec_gt.txt" ] || $P ocr synth --output "$WORK/train" --corpus "$WORK/corpus_train.txt" --charset en \
   --doc 0.5 --min-len 1 --max-len 60 --min-size 14 --max-size 48 --fonts "$FONTS" --count "$TRAIN_LINES" --seed 23 --threads "$THREADS"
 [ -s "$WORK/en_PP-OCRv4_rec_init.onnx" ] || go run ./scripts/ocr_en_init -o "$WORK/en_PP-OCRv4_rec_init.onnx"
+if [ "$METHOD" = stretch ]; then
+  # stage 4 (docs/ocr.md, "Whole-image lines read 1.3x wider"): from the shipped model, the neck and head
+  # train on features read as inference reads them: rendered lines 1.3x wider (`--det=false` reads whole
+  # images at ocr.EnglishStretch) and crops cut by the stock detector from rendered pages at PP-OCRv4's
+  # resize (scripts/ocr_det_crops), in the training fonts and text; dev: en-dev 1.3x wider and detector
+  # crops of dev pages (en-dev's text and fonts); needs stage 2's fonts and train/, train2/ (made below)
+  U=/usr/share/fonts/opentype/urw-base35; G=/usr/share/texmf/fonts/opentype/public/tex-gyre; L=/usr/share/texmf/fonts/opentype/public/lm
+  FONTS2=$( (ls $U/*.otf | grep -v -e D050000L -e StandardSymbols -e Z003; ls $G/*.otf | grep -v chorus
+    ls $L/*.otf | grep -E "lmroman10|lmsans10|lmmono10"; ls $T/crosextra/Caladea-*; ls $O/roboto/slab/*.otf) | paste -sd,)
+  [ -s "$WORK/train2/rec_gt.txt" ] || $P ocr synth --output "$WORK/train2" --corpus "$WORK/corpus_train.txt" --charset en \
+    --doc 0.5 --min-len 1 --max-len 60 --min-size 14 --max-size 48 --fonts "$FONTS2" --count 6000 --seed 29 --threads "$THREADS"
+  [ -s "$WORK/trainpages/det_gt.txt" ] || $P ocr synth --det --output "$WORK/trainpages" --count "${PAGES:-400}" \
+    --corpus "$WORK/corpus_train.txt" --charset en --max-len 40 --min-size 16 --max-size 40 --page-width 960 \
+    --page-height 960 --max-lines 12 --word-gap 0.5 --seed 31 --fonts "$FONTS,$FONTS2" --threads "$THREADS" >/dev/null
+  D=/usr/share/fonts/truetype
+  [ -s "$WORK/devpages/det_gt.txt" ] || $P ocr synth --det --output "$WORK/devpages" --count 30 \
+    --corpus "$WORK/heldout/text/en-dev.txt" --charset en --max-len 40 --min-size 20 --max-size 36 --page-width 960 \
+    --page-height 960 --max-lines 12 --seed 109 --threads "$THREADS" \
+    --fonts "$D/dejavu/DejaVuSans.ttf,$D/dejavu/DejaVuSerif.ttf,$D/dejavu/DejaVuSansMono.ttf,$D/dejavu/DejaVuSans-Bold.ttf,go" >/dev/null
+  for s in trainpages devpages; do
+    [ -s "$WORK/${s%pages}crops/rec_gt.txt" ] || go run ./scripts/ocr_det_crops -gt "$WORK/$s/det_gt.txt" -o "$WORK/${s%pages}crops" -threads "$THREADS"
+  done
+  [ -s "$WORK/en_shipped.onnx" ] || go run ./scripts/ocr_en_init -trained -o "$WORK/en_shipped.onnx"
+  start=$(date +%s)
+  go run ./scripts/ocr_en_neck -init "$WORK/en_shipped.onnx" \
+    -train "$WORK/train/rec_gt.txt@1.3,$WORK/train2/rec_gt.txt@1.3,$WORK/traincrops/rec_gt.txt" \
+    -dev "$WORK/heldout/en-dev/rec_gt.txt@1.3,$WORK/devcrops/rec_gt.txt" -epochs "${EPOCHS_STRETCH:-3}" -evals 2 -lr 2e-4 \
+    -threads "$THREADS" -cache "$WORK/feat" -o "$WORK/en_stretch.onnx" -delta "$WORK/en_stretch.safetensors"
+  echo "train_rec_ppocrv4_en: stage 4 trained in $(( $(date +%s) - start ))s; copy $WORK/en_stretch.safetensors to kits/ocr/models/ if it is kept" >&2
+  exit 0
+fi
 if [ "$METHOD" = neck ]; then
   start=$(date +%s)
   # stage 1: the 8,000 lines above, from the sliced head

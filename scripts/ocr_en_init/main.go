@@ -1,7 +1,9 @@
 // Command ocr_en_init writes the starting point of the English recogniser's
 // fine-tuning (docs/ocr.md, "Languages"): PP-OCRv4's recogniser from the model
 // store with its CTC head cut to configs/ocr/en_dict.txt + space
-// (ocr.EnglishRecBase: what `ocr predict --lang en` runs before its trained neck and head).
+// (ocr.EnglishRecBase: what `ocr predict --lang en` runs before its trained neck and head),
+// or with -trained the model `--lang en` runs (ocr.EnglishRecModel: the embedded neck and
+// head applied), to train further from.
 //
 //	go run ./scripts/ocr_en_init -o en_PP-OCRv4_rec_init.onnx
 package main
@@ -18,19 +20,24 @@ import (
 
 func main() {
 	out := flag.String("o", "en_PP-OCRv4_rec_init.onnx", "output ONNX file")
+	trained := flag.Bool("trained", false, "write the shipped English recogniser (trained neck and head), not the sliced base")
 	flag.Parse()
-	if err := run(*out); err != nil {
+	if err := run(*out, *trained); err != nil {
 		fmt.Fprintln(os.Stderr, "ocr_en_init:", err)
 		os.Exit(1)
 	}
 }
 
-func run(out string) error {
+func run(out string, trained bool) error {
 	dir, err := hub.Ensure(context.Background(), "ppocrv4", false)
 	if err != nil {
 		return err
 	}
-	m, chars, err := ocr.EnglishRecBase(dir)
+	build := ocr.EnglishRecBase
+	if trained {
+		build = ocr.EnglishRecModel
+	}
+	m, chars, err := build(dir)
 	if err != nil {
 		return err
 	}

@@ -27,6 +27,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -52,8 +53,8 @@ func main() {
 	var o opts
 	flag.StringVar(&o.init, "init", "en_PP-OCRv4_rec_init.onnx", "starting model (go run ./scripts/ocr_en_init)")
 	flag.StringVar(&o.split, "split", "p2o.AveragePool.1", "the backbone's output value: what comes after it trains")
-	flag.StringVar(&o.train, "train", "", "training label files, comma-separated (path<TAB>text per line, paths relative to its folder)")
-	flag.StringVar(&o.dev, "dev", "", "validation label file (chooses the epoch kept)")
+	flag.StringVar(&o.train, "train", "", "training label files, comma-separated (path<TAB>text per line, paths relative to its folder); FILE@S reads its images S times wider (ocr.RecShape.Stretch)")
+	flag.StringVar(&o.dev, "dev", "", "validation label files, comma-separated, FILE@S as -train (chooses the epoch kept)")
 	flag.StringVar(&o.out, "o", "en_rec.onnx", "output model")
 	flag.IntVar(&o.epochs, "epochs", 10, "epochs")
 	flag.IntVar(&o.batch, "batch", 8, "lines per batch")
@@ -150,17 +151,23 @@ func run(o opts) error {
 	if err != nil {
 		return err
 	}
-	var train []group
-	for _, file := range strings.Split(o.train, ",") { // several label files: each cached on its own
-		gs, err := cachedFeatures(o.cache, o.split, o.f16, pred, file, o.batch, o.limit, index, pred.OutputNames()[0])
-		if err != nil {
-			return err
+	var train, dev []group
+	for _, set := range []struct {
+		list  string
+		limit int
+		dst   *[]group
+	}{{o.train, o.limit, &train}, {o.dev, 0, &dev}} {
+		for _, spec := range strings.Split(set.list, ",") { // several label files: each cached on its own
+			src, err := parseSource(spec)
+			if err != nil {
+				return err
+			}
+			gs, err := cachedFeatures(o.cache, o.split, o.f16, pred, src, o.batch, set.limit, index, pred.OutputNames()[0])
+			if err != nil {
+				return err
+			}
+			*set.dst = append(*set.dst, gs...)
 		}
-		train = append(train, gs...)
-	}
-	dev, err := cachedFeatures(o.cache, o.split, o.f16, pred, o.dev, o.batch, 0, index, pred.OutputNames()[0])
-	if err != nil {
-		return err
 	}
 	adam, err := optim.NewAdam(mod.Params(), optim.AdamOptions{LR: o.lr})
 	if err != nil {
@@ -302,9 +309,29 @@ func needed(g *graph.Graph, out, stop *graph.Value) []*graph.Node {
 	return nodes
 }
 
+// source is a label file and the stretch its images are read at.
+type source struct {
+	labels  string
+	stretch float64 // ocr.RecShape.Stretch; 0: none
+}
+
+// parseSource reads FILE or FILE@S.
+func parseSource(spec string) (source, error) {
+	file, s, ok := strings.Cut(spec, "@")
+	if !ok {
+		return source{labels: spec}, nil
+	}
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil || v <= 0 {
+		return source{}, fmt.Errorf("%q: want FILE or FILE@STRETCH with a stretch above 0", spec)
+	}
+	return source{file, v}, nil
+}
+
 // features reads a label file, groups its lines by aspect ratio into batches
-// of batch, and runs the backbone on each.
-func features(pred *runtime.Predictor, labels string, f16 bool, batch, limit int, index map[string]int, out string) ([]group, error) {
+// of batch, and runs the backbone on each, reading the images at src.stretch.
+func features(pred *runtime.Predictor, src source, f16 bool, batch, limit int, index map[string]int, out string) ([]group, error) {
+	labels := src.labels
 	f, err := os.Open(labels)
 	if err != nil {
 		return nil, err
@@ -357,7 +384,7 @@ func features(pred *runtime.Predictor, labels string, f16 bool, batch, limit int
 			g.labels = append(g.labels, l.ids)
 			g.texts = append(g.texts, l.text)
 		}
-		res, err := pred.Run(map[string]*tensor.Tensor{"x": ocr.RecBatchInput(crops)})
+		res, err := pred.Run(map[string]*tensor.Tensor{"x": ocr.RecShape{Stretch: src.stretch}.BatchInput(crops)})
 		if err != nil {
 			return nil, err
 		}
@@ -367,7 +394,7 @@ func features(pred *runtime.Predictor, labels string, f16 bool, batch, limit int
 		}
 		groups = append(groups, g)
 	}
-	slog.Info("features", "file", labels, "lines", len(lines), "batches", len(groups), "s", time.Since(start).Seconds())
+	slog.Info("features", "file", labels, "stretch", src.stretch, "lines", len(lines), "batches", len(groups), "s", time.Since(start).Seconds())
 	return groups, nil
 }
 
@@ -383,21 +410,24 @@ type stored struct {
 
 // cacheName is the feature cache's file for a label file: its path, the
 // split, the batch size, the limit and the precision.
-func cacheName(dir, labels, split string, f16 bool, batch, limit int) string {
-	abs, _ := filepath.Abs(labels)
+func cacheName(dir string, src source, split string, f16 bool, batch, limit int) string {
+	abs, _ := filepath.Abs(src.labels)
 	prec := ""
 	if f16 {
 		prec = "-f16"
+	}
+	if src.stretch > 0 && src.stretch != 1 {
+		prec += fmt.Sprintf("-s%g", src.stretch)
 	}
 	return filepath.Join(dir, fmt.Sprintf("%s-%s-b%d-n%d%s.gob", strings.ReplaceAll(strings.Trim(abs, "/"), "/", "_"), split, batch, limit, prec))
 }
 
 // cachedFeatures is features, kept in dir under cacheName.
-func cachedFeatures(dir, split string, f16 bool, pred *runtime.Predictor, labels string, batch, limit int, index map[string]int, out string) ([]group, error) {
+func cachedFeatures(dir, split string, f16 bool, pred *runtime.Predictor, src source, batch, limit int, index map[string]int, out string) ([]group, error) {
 	if dir == "" {
-		return features(pred, labels, f16, batch, limit, index, out)
+		return features(pred, src, f16, batch, limit, index, out)
 	}
-	name := cacheName(dir, labels, split, f16, batch, limit)
+	name := cacheName(dir, src, split, f16, batch, limit)
 	if f, err := os.Open(name); err == nil {
 		defer f.Close()
 		var ss []stored
@@ -413,7 +443,7 @@ func cachedFeatures(dir, split string, f16 bool, pred *runtime.Predictor, labels
 		}
 		return gs, nil
 	}
-	gs, err := features(pred, labels, f16, batch, limit, index, out)
+	gs, err := features(pred, src, f16, batch, limit, index, out)
 	if err != nil {
 		return nil, err
 	}

@@ -60,13 +60,15 @@ func TestHalfFeatures(t *testing.T) {
 }
 
 func TestCacheName(t *testing.T) {
-	a := cacheName("c", "/d/rec_gt.txt", "p2o.AveragePool.1", false, 8, 0)
+	d := source{labels: "/d/rec_gt.txt"}
+	a := cacheName("c", d, "p2o.AveragePool.1", false, 8, 0)
 	for _, b := range []string{
-		cacheName("c", "/d/rec_gt.txt", "p2o.Add.215", false, 8, 0),
-		cacheName("c", "/d/rec_gt.txt", "p2o.AveragePool.1", true, 8, 0),
-		cacheName("c", "/d/rec_gt.txt", "p2o.AveragePool.1", false, 4, 0),
-		cacheName("c", "/d/rec_gt.txt", "p2o.AveragePool.1", false, 8, 400),
-		cacheName("c", "/e/rec_gt.txt", "p2o.AveragePool.1", false, 8, 0),
+		cacheName("c", d, "p2o.Add.215", false, 8, 0),
+		cacheName("c", d, "p2o.AveragePool.1", true, 8, 0),
+		cacheName("c", d, "p2o.AveragePool.1", false, 4, 0),
+		cacheName("c", d, "p2o.AveragePool.1", false, 8, 400),
+		cacheName("c", source{labels: "/e/rec_gt.txt"}, "p2o.AveragePool.1", false, 8, 0),
+		cacheName("c", source{"/d/rec_gt.txt", 1.3}, "p2o.AveragePool.1", false, 8, 0),
 	} {
 		if a == b {
 			t.Errorf("two feature sets share the cache file %s", a)
@@ -74,6 +76,22 @@ func TestCacheName(t *testing.T) {
 	}
 	if want := filepath.Join("c", "d_rec_gt.txt-p2o.AveragePool.1-b8-n0.gob"); a != want {
 		t.Errorf("cacheName = %s, want %s", a, want)
+	}
+	if b := cacheName("c", source{"/d/rec_gt.txt", 1}, "p2o.AveragePool.1", false, 8, 0); b != a {
+		t.Errorf("stretch 1 is none, but is cached apart: %s", b)
+	}
+}
+
+func TestParseSource(t *testing.T) {
+	for spec, want := range map[string]source{"a/rec_gt.txt": {"a/rec_gt.txt", 0}, "a/rec_gt.txt@1.3": {"a/rec_gt.txt", 1.3}} {
+		if got, err := parseSource(spec); err != nil || got != want {
+			t.Errorf("parseSource(%q) = %+v, %v; want %+v", spec, got, err, want)
+		}
+	}
+	for _, bad := range []string{"a@", "a@x", "a@-1", "a@0"} {
+		if _, err := parseSource(bad); err == nil {
+			t.Errorf("parseSource(%q): no error", bad)
+		}
 	}
 }
 
