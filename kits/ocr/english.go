@@ -41,7 +41,7 @@ func init() {
 	hub.Register(hub.Model{
 		Name:        englishModel,
 		Description: "English recogniser trained by this project (--lang en): neck and CTC head for en_dict + space on ch_PP-OCRv4_rec's backbone (needs ppocrv4)",
-		Files:       []hub.File{{Name: englishFile, SHA256: "57e55c666f859092cdceb0993c44de5db6f4144901ede4e6d233b673a41a0eb7", Size: 2301224}},
+		Files:       []hub.File{{Name: englishFile, SHA256: "872f4f7f70640c690dd3bcab2090f033f0fd85161cb5bc520331a9ad4ad26e11", Size: 2301224}},
 		Embedded:    map[string][]byte{englishFile: englishWeights},
 	})
 }

@@ -184,8 +184,9 @@ func TestEnglishRecOnSample(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if res[0].Text != "Hello World 123" || res[0].Score < 0.9 {
-			t.Errorf("stretch %v: %q %.3f, want \"Hello World 123\"", stretch, res[0].Text, res[0].Score)
+		// read exactly, with a score predict keeps (PaddleOCR's drop_score 0.5)
+		if res[0].Text != "Hello World 123" || res[0].Score < 0.5 {
+			t.Errorf("stretch %v: %q %.3f, want \"Hello World 123\" at 0.5 or more", stretch, res[0].Text, res[0].Score)
 		}
 	}
 	// the system --lang en loads reads whole-image lines with the English
