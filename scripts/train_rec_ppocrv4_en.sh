@@ -42,17 +42,23 @@ fi
 [ -s "$WORK/train/rec_gt.txt" ] || $P ocr synth --output "$WORK/train" --corpus "$WORK/corpus_train.txt" --charset en \
   --doc 0.5 --min-len 1 --max-len 60 --min-size 14 --max-size 48 --fonts "$FONTS" --count "$TRAIN_LINES" --seed 23 --threads "$THREADS"
 [ -s "$WORK/en_PP-OCRv4_rec_init.onnx" ] || go run ./scripts/ocr_en_init -o "$WORK/en_PP-OCRv4_rec_init.onnx"
+# stage 2's data: 6,000 more lines in 82 more faces (URW base35 without the symbol and script faces, TeX
+# Gyre without Chorus, Latin Modern 10, Caladea, Roboto Slab; none in the dev or test sets); needs
+# fonts-urw-base35 fonts-texgyre fonts-lmodern fonts-crosextra-caladea fonts-roboto-slab
+make_train2() {
+  local U=/usr/share/fonts/opentype/urw-base35 G=/usr/share/texmf/fonts/opentype/public/tex-gyre L=/usr/share/texmf/fonts/opentype/public/lm
+  FONTS2=$( (ls $U/*.otf | grep -v -e D050000L -e StandardSymbols -e Z003; ls $G/*.otf | grep -v chorus
+    ls $L/*.otf | grep -E "lmroman10|lmsans10|lmmono10"; ls $T/crosextra/Caladea-*; ls $O/roboto/slab/*.otf) | paste -sd,)
+  [ -s "$WORK/train2/rec_gt.txt" ] || $P ocr synth --output "$WORK/train2" --corpus "$WORK/corpus_train.txt" --charset en \
+    --doc 0.5 --min-len 1 --max-len 60 --min-size 14 --max-size 48 --fonts "$FONTS2" --count 6000 --seed 29 --threads "$THREADS"
+}
 if [ "$METHOD" = stretch ]; then
   # stage 4 (docs/ocr.md, "Whole-image lines read 1.3x wider"): from the shipped model, the neck and head
   # train on features read as inference reads them: rendered lines 1.3x wider (`--det=false` reads whole
   # images at ocr.EnglishStretch) and crops cut by the stock detector from rendered pages at PP-OCRv4's
   # resize (scripts/ocr_det_crops), in the training fonts and text; dev: en-dev 1.3x wider and detector
-  # crops of dev pages (en-dev's text and fonts); needs stage 2's fonts and train/, train2/ (made below)
-  U=/usr/share/fonts/opentype/urw-base35; G=/usr/share/texmf/fonts/opentype/public/tex-gyre; L=/usr/share/texmf/fonts/opentype/public/lm
-  FONTS2=$( (ls $U/*.otf | grep -v -e D050000L -e StandardSymbols -e Z003; ls $G/*.otf | grep -v chorus
-    ls $L/*.otf | grep -E "lmroman10|lmsans10|lmmono10"; ls $T/crosextra/Caladea-*; ls $O/roboto/slab/*.otf) | paste -sd,)
-  [ -s "$WORK/train2/rec_gt.txt" ] || $P ocr synth --output "$WORK/train2" --corpus "$WORK/corpus_train.txt" --charset en \
-    --doc 0.5 --min-len 1 --max-len 60 --min-size 14 --max-size 48 --fonts "$FONTS2" --count 6000 --seed 29 --threads "$THREADS"
+  # crops of dev pages (en-dev's text and fonts); needs stage 2's fonts (make_train2)
+  make_train2
   [ -s "$WORK/trainpages/det_gt.txt" ] || $P ocr synth --det --output "$WORK/trainpages" --count "${PAGES:-400}" \
     --corpus "$WORK/corpus_train.txt" --charset en --max-len 40 --min-size 16 --max-size 40 --page-width 960 \
     --page-height 960 --max-lines 12 --word-gap 0.5 --seed 31 --fonts "$FONTS,$FONTS2" --threads "$THREADS" >/dev/null
@@ -79,15 +85,8 @@ if [ "$METHOD" = neck ]; then
   go run ./scripts/ocr_en_neck -init "$WORK/en_PP-OCRv4_rec_init.onnx" -train "$WORK/train/rec_gt.txt" \
     -dev "$WORK/heldout/en-dev/rec_gt.txt" -epochs "$EPOCHS" -threads "$THREADS" -cache "$WORK/feat" \
     -o "$WORK/en_neck.onnx" -delta "$WORK/en_neck.safetensors"
-  # stage 2: 6,000 more lines in 82 more faces (URW base35 without the symbol and script faces, TeX Gyre
-  # without Chorus, Latin Modern 10, Caladea, Roboto Slab; none in the dev or test sets), both sets,
-  # 3 epochs at 2e-4 from stage 1 (needs fonts-urw-base35 fonts-texgyre fonts-lmodern
-  # fonts-crosextra-caladea fonts-roboto-slab)
-  U=/usr/share/fonts/opentype/urw-base35; G=/usr/share/texmf/fonts/opentype/public/tex-gyre; L=/usr/share/texmf/fonts/opentype/public/lm
-  FONTS2=$( (ls $U/*.otf | grep -v -e D050000L -e StandardSymbols -e Z003; ls $G/*.otf | grep -v chorus
-    ls $L/*.otf | grep -E "lmroman10|lmsans10|lmmono10"; ls $T/crosextra/Caladea-*; ls $O/roboto/slab/*.otf) | paste -sd,)
-  [ -s "$WORK/train2/rec_gt.txt" ] || $P ocr synth --output "$WORK/train2" --corpus "$WORK/corpus_train.txt" --charset en \
-    --doc 0.5 --min-len 1 --max-len 60 --min-size 14 --max-size 48 --fonts "$FONTS2" --count 6000 --seed 29 --threads "$THREADS"
+  # stage 2: both sets (make_train2), 3 epochs at 2e-4 from stage 1
+  make_train2
   go run ./scripts/ocr_en_neck -init "$WORK/en_neck.onnx" -train "$WORK/train/rec_gt.txt,$WORK/train2/rec_gt.txt" \
     -dev "$WORK/heldout/en-dev/rec_gt.txt" -epochs 3 -lr 2e-4 -threads "$THREADS" -cache "$WORK/feat" \
     -o "$WORK/en_neck2.onnx" -delta kits/ocr/models/en_PP-OCRv4_rec_neck.safetensors

@@ -112,14 +112,9 @@ func (r RecShape) orDefault() RecShape {
 	return r
 }
 
-// ratio is the width/height ratio a crop of h×w is read at: w/h, times Stretch.
-func (r RecShape) ratio(h, w int) float64 {
-	q := float64(w) / float64(h)
-	if r.Stretch != 1 {
-		q *= r.Stretch
-	}
-	return q
-}
+// ratio is the width/height ratio a crop of h×w is read at: w/h, times
+// Stretch (r.orDefault()'s; times 1 is exact, so no stretch is PaddleOCR's).
+func (r RecShape) ratio(h, w int) float64 { return float64(w) / float64(h) * r.Stretch }
 
 // resizeWidth is the width a crop of h×w is resized to in a batch of width
 // imgW: ceil(H·ratio), capped at imgW.

@@ -13,12 +13,10 @@
 package main
 
 import (
-	"bufio"
+	"bytes"
 	"context"
 	"flag"
 	"fmt"
-	"image"
-	"image/color"
 	"image/png"
 	"log/slog"
 	"os"
@@ -27,6 +25,7 @@ import (
 
 	"paddle/core/data"
 	"paddle/core/imgproc"
+	pio "paddle/core/io"
 	"paddle/core/parallel"
 	"paddle/kits/ocr"
 	"paddle/kits/ocr/dettrain"
@@ -62,12 +61,7 @@ func run(gtPath, out string, minIoU float64, threads int) error {
 	if err := os.MkdirAll(filepath.Join(out, "images"), 0o755); err != nil {
 		return err
 	}
-	f, err := os.Create(filepath.Join(out, "rec_gt.txt.tmp"))
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	w := bufio.NewWriter(f)
+	var w bytes.Buffer
 	var labelled, kept int
 	for pi, it := range items {
 		m, err := data.DecodeFile(it.Path, data.BGR)
@@ -88,7 +82,7 @@ func run(gtPath, out string, minIoU float64, threads int) error {
 			if err := writePNG(filepath.Join(out, name), crop); err != nil {
 				return err
 			}
-			fmt.Fprintf(w, "%s\t%s\n", name, it.Boxes[p.label].Text)
+			fmt.Fprintf(&w, "%s\t%s\n", name, it.Boxes[p.label].Text)
 			kept++
 		}
 		for _, b := range it.Boxes {
@@ -97,14 +91,8 @@ func run(gtPath, out string, minIoU float64, threads int) error {
 			}
 		}
 	}
-	if err := w.Flush(); err != nil {
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
 	slog.Info("crops", "pages", len(items), "label_boxes", labelled, "kept", kept)
-	return os.Rename(filepath.Join(out, "rec_gt.txt.tmp"), filepath.Join(out, "rec_gt.txt"))
+	return pio.WriteFileAtomic(filepath.Join(out, "rec_gt.txt"), w.Bytes(), 0o644)
 }
 
 // pair is a label box matched to a detected box.
@@ -147,23 +135,11 @@ func match(labels []rectrain.DetBox, dets []ocr.Box, minIoU float64) []pair {
 
 // writePNG writes a BGR crop as an RGB PNG, atomically.
 func writePNG(path string, m imgproc.Mat8) error {
-	im := image.NewRGBA(image.Rect(0, 0, m.W, m.H))
-	for y := range m.H {
-		for x := range m.W {
-			p := m.Pix[(y*m.W+x)*3:]
-			im.SetRGBA(x, y, color.RGBA{R: p[2], G: p[1], B: p[0], A: 255})
-		}
-	}
-	f, err := os.Create(path + ".tmp")
-	if err != nil {
+	img := &data.Image{H: m.H, W: m.W, C: m.C, Pix: append([]uint8(nil), m.Pix...)}
+	data.SwapRB(img)
+	var b bytes.Buffer
+	if err := png.Encode(&b, img.ToStd()); err != nil {
 		return err
 	}
-	if err := png.Encode(f, im); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	return os.Rename(path+".tmp", path)
+	return pio.WriteFileAtomic(path, b.Bytes(), 0o644)
 }
