@@ -31,6 +31,8 @@ type CmdOptions struct {
 	WordGap          float64
 	ImageFormat      string
 	Doc              float64
+	Paper, Photo     float64
+	Backgrounds      []string
 }
 
 // NewCmdSynth returns `paddle ocr synth`; runF replaces the run in tests.
@@ -89,6 +91,9 @@ characters, characters outside --charset dropped) or random strings over
 	fl.Float64Var(&o.WordGap, "word-gap", 0, "--det: widen each line's word gaps by up to this many space widths (uniform per line)")
 	fl.StringVar(&o.ImageFormat, "image-format", "jpg", "jpg or png")
 	fl.Float64Var(&o.Doc, "doc", 0, "share (0-1) of document-like lines: corpus words in varied case with prices, dates, times, e-mails, URLs, phone numbers, codes")
+	fl.Float64Var(&o.Paper, "paper", 0, "share (0-1) of images on a paper texture (tint, mottling, grain, fibres)")
+	fl.Float64Var(&o.Photo, "photo", 0, "share (0-1) of images drawn over a crop of a --backgrounds photo")
+	fl.StringSliceVar(&o.Backgrounds, "backgrounds", nil, "photo files or folders (.jpg, .png) for --photo")
 	return cmd
 }
 
@@ -116,6 +121,23 @@ func (o *CmdOptions) Options() (Options, error) {
 	aug := DefaultAugment()
 	if o.Clean {
 		aug = Augment{}
+	}
+	for _, v := range []struct {
+		flag  string
+		share float64
+	}{{"--paper", o.Paper}, {"--photo", o.Photo}} {
+		if v.share < 0 || v.share > 1 {
+			return Options{}, fmt.Errorf("%s %g: want a share between 0 and 1", v.flag, v.share)
+		}
+	}
+	aug.Paper, aug.Photo = o.Paper, o.Photo
+	if o.Photo > 0 && len(o.Backgrounds) == 0 {
+		return Options{}, fmt.Errorf("--photo %g needs --backgrounds (photo files or folders)", o.Photo)
+	}
+	if len(o.Backgrounds) > 0 {
+		if aug.Photos, err = LoadPhotos(o.Backgrounds...); err != nil {
+			return Options{}, err
+		}
 	}
 	return Options{
 		Out: o.Output, Count: o.Count, Texts: texts, Fonts: fonts, Seed: o.Seed, Workers: o.Workers,

@@ -49,6 +49,9 @@ func TestCmdSynth(t *testing.T) {
 		{[]string{"--output", dir}, "give --corpus or --charset"},
 		{[]string{"--output", dir, "--charset", "digits", "--fonts", filepath.Join(dir, "nope.ttf")}, "nope.ttf"},
 		{[]string{"--output", dir, "--charset", "digits", "--image-format", "gif", "--count", "1"}, "image format"},
+		{[]string{"--output", dir, "--charset", "digits", "--paper", "2"}, "--paper 2: want a share"},
+		{[]string{"--output", dir, "--charset", "digits", "--photo", "0.5"}, "--photo 0.5 needs --backgrounds"},
+		{[]string{"--output", dir, "--charset", "digits", "--photo", "0.5", "--backgrounds", filepath.Join(dir, "none")}, "backgrounds"},
 	} {
 		if _, err := runCmd(t, c.args...); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%v: err %v, want %q", c.args, err, c.want)

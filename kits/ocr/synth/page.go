@@ -34,8 +34,7 @@ func RenderPage(t *Texts, fonts []*Font, o PageOptions, lo LineOptions, r *rand.
 		maxLines = 8
 	}
 	a := lo.Augment
-	bg, fg := colours(a, r)
-	pix := background(w, h, bg, a, r)
+	pix, fg := backdrop(w, h, a, r)
 	type rect struct{ x0, y0, x1, y1 int }
 	var placed []rect
 	var boxes []DetBox

@@ -27,6 +27,9 @@ type Augment struct {
 	JPEG        float64 // probability of a JPEG round trip at quality 30–90
 	Colour      bool    // random text and background colours (contrast kept ≥ 100 grey levels)
 	Texture     bool    // background gradients and blotches
+	Paper       float64 // probability of a paper texture (tint, mottling, grain, fibres)
+	Photo       float64 // probability of a crop of one of Photos behind the text
+	Photos      []*data.Image
 }
 
 // DefaultAugment is the augmentation `paddle ocr synth` uses unless told otherwise.
@@ -316,8 +319,7 @@ func RenderLine(text string, f *Font, o LineOptions, r *rand.Rand) (*data.Image,
 		return nil, err
 	}
 	m = distort(m, o.Augment, r)
-	bg, fg := colours(o.Augment, r)
-	pix := background(m.w, m.h, bg, o.Augment, r)
+	pix, fg := backdrop(m.w, m.h, o.Augment, r)
 	composite(pix, m.w, m.h, m, 0, 0, fg)
 	return finish(pix, m.w, m.h, o.Augment, r)
 }
