@@ -106,7 +106,12 @@ var (
 func (k *microKernel) tune(l1, l2 int) {
 	k.kc = clamp(l1*3/8/(k.mr*4)/16*16, 64, 1024)
 	k.nc = clamp(l2*5/8/(k.kc*4)/k.nr*k.nr, k.nr, 8192)
-	k.mc = clamp((2<<20)/(k.kc*4)/k.mr*k.mr, k.mr, 1<<16)
+	k.mc = k.blockRows(k.kc)
+}
+
+// blockRows is the height of a packed A block of depth kc: about 2 MiB.
+func (k *microKernel) blockRows(kc int) int {
+	return clamp((2<<20)/(kc*4)/k.mr*k.mr, k.mr, 1<<16)
 }
 
 func clamp(v, lo, hi int) int { return min(max(v, lo), hi) }
@@ -338,7 +343,12 @@ func (g *gemm) region(i0, i1, j0, j1 int) {
 	kc := min(kn.kc, g.k)
 	// balance the K steps: 600 → 2×300 rather than 384+216
 	kc = ceilDiv(g.k, ceilDiv(g.k, kc))
-	mc := min(kn.mc, ceilDiv(i1-i0, mr)*mr)
+	// the A block is as high as the balanced depth allows (kc 683 rather
+	// than 768 fits 762 rows, not 678), and the row blocks are balanced too:
+	// 2048 rows are 3 blocks of 684, so B is packed 3 times, not 4 (the
+	// row blocks only partition C: the sums are the same)
+	mc := min(kn.blockRows(kc), ceilDiv(i1-i0, mr)*mr)
+	mc = ceilDiv(ceilDiv(i1-i0, ceilDiv(i1-i0, mc)), mr) * mr
 	nc := min(kn.nc, ceilDiv(j1-j0, nr)*nr)
 	// mr rows of slack: a row-major tile may start at any row
 	bf := getBuffers((mc+mr)*kc, nc*kc)
