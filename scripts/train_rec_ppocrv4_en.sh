@@ -74,9 +74,13 @@ make_train3() {
           if $P ocr synth --output "$WORK/probe" --charset en --fonts "$f" --count 2 --max-len 10 >/dev/null 2>&1; then echo "$f"; fi
         done > "$WORK/faces5.txt"
   fi
-  [ -s "$WORK/train3/rec_gt.txt" ] || $P ocr synth --output "$WORK/train3" --corpus "$WORK/corpus_train.txt" --charset en \
+  make_doclines train3 37
+}
+# make_doclines DIR SEED: 6,000 stage 5 lines (document snippets over paper and photos, all training faces)
+make_doclines() {
+  [ -s "$WORK/$1/rec_gt.txt" ] || $P ocr synth --output "$WORK/$1" --corpus "$WORK/corpus_train.txt" --charset en \
     --doc 0.8 --min-len 1 --max-len 60 --min-size 14 --max-size 48 --paper 0.3 --photo 0.2 --backgrounds /usr/share/backgrounds \
-    --fonts "$FONTS,$FONTS2,$(paste -sd, "$WORK/faces5.txt")" --count 6000 --seed 37 --threads "$THREADS"
+    --fonts "$FONTS,$FONTS2,$(paste -sd, "$WORK/faces5.txt")" --count 6000 --seed "$2" --threads "$THREADS"
 }
 if [ "$METHOD" = stage5 ]; then
   # stage 5: from the shipped stage 4 model, stage 4's data and stage 5's lines (make_train3), 1.3x wider;
@@ -90,6 +94,19 @@ if [ "$METHOD" = stage5 ]; then
     -epochs "${EPOCHS_STAGE5:-3}" -evals 2 -lr "${LR_STAGE5:-2e-4}" \
     -threads "$THREADS" -cache "$WORK/feat" -o "$WORK/en_stage5.onnx" -delta "$WORK/en_stage5.safetensors"
   echo "train_rec_ppocrv4_en: stage 5 trained in $(( $(date +%s) - start ))s; copy $WORK/en_stage5.safetensors to kits/ocr/models/ if it is kept" >&2
+  exit 0
+fi
+if [ "$METHOD" = stage6 ]; then
+  # stage 6: from stage 5's model (WORK/en_stage5.onnx), 6,000 more stage 5 lines (seed 41), 2 epochs at 1e-4
+  make_train3
+  make_doclines train4 41
+  start=$(date +%s)
+  go run ./scripts/ocr_en_neck -init "$WORK/en_stage5.onnx" \
+    -train "$WORK/train/rec_gt.txt@1.3,$WORK/train2/rec_gt.txt@1.3,$WORK/traincrops/rec_gt.txt,$WORK/train3/rec_gt.txt@1.3,$WORK/train4/rec_gt.txt@1.3" \
+    -dev "$WORK/heldout/en-dev/rec_gt.txt@1.3,$WORK/heldout/doc-dev/rec_gt.txt@1.3,$WORK/devcrops/rec_gt.txt" \
+    -epochs 2 -evals 2 -lr 1e-4 \
+    -threads "$THREADS" -cache "$WORK/feat" -o "$WORK/en_stage6.onnx" -delta "$WORK/en_stage6.safetensors"
+  echo "train_rec_ppocrv4_en: stage 6 trained in $(( $(date +%s) - start ))s" >&2
   exit 0
 fi
 if [ "$METHOD" = stretch ]; then
