@@ -53,7 +53,8 @@ characters, characters outside --charset dropped) or random strings over
 --charset (digits, lower, alnum, en, a dictionary file, or literal characters).`,
 		Example: `  paddle ocr synth --output data/train --charset en --fonts go --count 20000
   paddle ocr synth --output data/eval --corpus words.txt --fonts /usr/share/fonts/truetype/dejavu --count 500 --seed 7
-  paddle ocr synth --output data/det --det --charset alnum --fonts system --count 200`,
+  paddle ocr synth --output data/det --det --charset alnum --fonts system --count 200
+  paddle ocr synth --output data/doc --corpus words.txt --charset en --doc 0.8 --paper 0.3 --photo 0.2 --backgrounds /usr/share/backgrounds`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if o.Output == "" {
