@@ -399,6 +399,16 @@ func DefaultPaths() (stamps, backgrounds string) {
 
 // BackgroundFiles lists the .png, .jpg and .jpeg files under dir, recursively, sorted.
 func BackgroundFiles(dir string) ([]string, error) {
+	out, err := ImageFiles(dir)
+	if err != nil {
+		return nil, fmt.Errorf("backgrounds: %w (hint: run scripts/fetch_det_data.sh)", err)
+	}
+	return out, nil
+}
+
+// ImageFiles lists the .png, .jpg and .jpeg files under dir (or dir itself
+// when it is such a file), recursively, sorted.
+func ImageFiles(dir string) ([]string, error) {
 	var out []string
 	err := filepath.WalkDir(dir, func(p string, e os.DirEntry, err error) error {
 		if err != nil {
@@ -413,7 +423,7 @@ func BackgroundFiles(dir string) ([]string, error) {
 		return nil
 	})
 	if err != nil {
-		return nil, fmt.Errorf("backgrounds: %w (hint: run scripts/fetch_det_data.sh)", err)
+		return nil, err
 	}
 	slices.Sort(out)
 	return out, nil

@@ -2,14 +2,13 @@ package synth
 
 import (
 	"fmt"
-	"io/fs"
 	"math"
 	"math/rand/v2"
-	"path/filepath"
 	"slices"
 	"strings"
 
 	"paddle/core/data"
+	imagelib "paddle/core/synth"
 )
 
 // photoSide is the longer side, in pixels, that LoadPhotos scales photos down to:
@@ -23,21 +22,11 @@ const photoSide = 1024
 func LoadPhotos(specs ...string) ([]*data.Image, error) {
 	var paths []string
 	for _, s := range specs {
-		err := filepath.WalkDir(s, func(p string, d fs.DirEntry, err error) error {
-			if err != nil {
-				return err
-			}
-			switch strings.ToLower(filepath.Ext(p)) {
-			case ".jpg", ".jpeg", ".png":
-				if !d.IsDir() {
-					paths = append(paths, p)
-				}
-			}
-			return nil
-		})
+		ps, err := imagelib.ImageFiles(s)
 		if err != nil {
 			return nil, fmt.Errorf("backgrounds %w", err)
 		}
+		paths = append(paths, ps...)
 	}
 	slices.Sort(paths)
 	paths = slices.Compact(paths)
