@@ -57,6 +57,17 @@ func applyEnglishWeights(m *onnxpb.Model) error {
 	if err != nil {
 		return err
 	}
+	h, err := recHeadOf(m)
+	if err != nil {
+		return err
+	}
+	for _, nt := range ts { // a head bias of f·C classes: weights trained with f steps per column
+		if nt.Name == h.b.Name && nt.T.Len() != h.C && nt.T.Len()%h.C == 0 {
+			if err := UpsampleRecHead(m, nt.T.Len()/h.C); err != nil {
+				return err
+			}
+		}
+	}
 	for _, nt := range ts {
 		dst, err := constTensor(m.Graph, nt.Name)
 		if err != nil {

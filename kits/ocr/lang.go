@@ -55,36 +55,11 @@ func EnglishChars() ([]string, error) {
 // b [C] are Constant nodes or initializers; their columns are cut to keep and the
 // output's class dimension set to len(keep).
 func SliceRecHead(m *onnxpb.Model, keep []int) error {
-	g := m.Graph
-	if g == nil || len(g.Output) != 1 || len(g.Node) < 3 {
-		return fmt.Errorf("recognition model: want one output after MatMul, Add, Softmax")
-	}
-	n := len(g.Node)
-	mm, add, sm := g.Node[n-3], g.Node[n-2], g.Node[n-1]
-	if mm.OpType != "MatMul" || add.OpType != "Add" || sm.OpType != "Softmax" ||
-		len(mm.Input) != 2 || len(add.Input) != 2 || add.Input[0] != mm.Output[0] || sm.Input[0] != add.Output[0] {
-		return fmt.Errorf("recognition model: the graph does not end in MatMul → Add → Softmax (ends %s → %s → %s)", mm.OpType, add.OpType, sm.OpType)
-	}
-	w, err := constTensor(g, mm.Input[1])
+	h, err := recHeadOf(m)
 	if err != nil {
 		return err
 	}
-	b, err := constTensor(g, add.Input[1])
-	if err != nil {
-		return err
-	}
-	if len(w.Dims) != 2 || len(b.Dims) != 1 || b.Dims[0] != w.Dims[1] {
-		return fmt.Errorf("recognition model: head weights %v and bias %v, want [D, C] and [C]", w.Dims, b.Dims)
-	}
-	D, C := int(w.Dims[0]), int(w.Dims[1])
-	wv, err := w.Float32s()
-	if err != nil {
-		return fmt.Errorf("recognition model: head weights: %w", err)
-	}
-	bv, err := b.Float32s()
-	if err != nil {
-		return fmt.Errorf("recognition model: head bias: %w", err)
-	}
+	g, w, b, D, C, wv, bv := m.Graph, h.w, h.b, h.D, h.C, h.wv, h.bv
 	K := len(keep)
 	nw, nb := make([]float32, D*K), make([]float32, K)
 	for j, k := range keep {
@@ -104,6 +79,113 @@ func SliceRecHead(m *onnxpb.Model, keep []int) error {
 		}
 	}
 	return nil
+}
+
+// recHead is the end of a CTC recognition model: Softmax(MatMul(x, W) + b).
+type recHead struct {
+	mm, add, sm *onnxpb.Node
+	w, b        *onnxpb.Tensor
+	D, C        int       // W is [D, C]
+	wv, bv      []float32 // W's and b's values
+}
+
+// recHeadOf finds m's head: its last three nodes, MatMul → Add → Softmax.
+func recHeadOf(m *onnxpb.Model) (recHead, error) {
+	g := m.Graph
+	if g == nil || len(g.Output) != 1 || len(g.Node) < 3 {
+		return recHead{}, fmt.Errorf("recognition model: want one output after MatMul, Add, Softmax")
+	}
+	n := len(g.Node)
+	h := recHead{mm: g.Node[n-3], add: g.Node[n-2], sm: g.Node[n-1]}
+	if h.mm.OpType != "MatMul" || h.add.OpType != "Add" || h.sm.OpType != "Softmax" ||
+		len(h.mm.Input) != 2 || len(h.add.Input) != 2 || h.add.Input[0] != h.mm.Output[0] || h.sm.Input[0] != h.add.Output[0] {
+		return recHead{}, fmt.Errorf("recognition model: the graph does not end in MatMul → Add → Softmax (ends %s → %s → %s)", h.mm.OpType, h.add.OpType, h.sm.OpType)
+	}
+	var err error
+	if h.w, err = constTensor(g, h.mm.Input[1]); err != nil {
+		return recHead{}, err
+	}
+	if h.b, err = constTensor(g, h.add.Input[1]); err != nil {
+		return recHead{}, err
+	}
+	if len(h.w.Dims) != 2 || len(h.b.Dims) != 1 || h.b.Dims[0] != h.w.Dims[1] {
+		return recHead{}, fmt.Errorf("recognition model: head weights %v and bias %v, want [D, C] and [C]", h.w.Dims, h.b.Dims)
+	}
+	h.D, h.C = int(h.w.Dims[0]), int(h.w.Dims[1])
+	if h.wv, err = h.w.Float32s(); err != nil {
+		return recHead{}, fmt.Errorf("recognition model: head weights: %w", err)
+	}
+	if h.bv, err = h.b.Float32s(); err != nil {
+		return recHead{}, fmt.Errorf("recognition model: head bias: %w", err)
+	}
+	return h, nil
+}
+
+// UpsampleRecHead gives a CTC recognition model whose output is
+// Softmax(MatMul(x, W) + b) f output steps per feature step: W [D, C] and b [C]
+// become [D, f·C] and [f·C], repeated f times, and a Reshape to (N, f·T, C)
+// comes before the softmax. A model so upsampled decodes as before (greedy CTC
+// merges the repeated steps), and a fine-tuned one can write a doubled letter
+// inside one feature step (docs/ocr.md, "Two steps per column").
+func UpsampleRecHead(m *onnxpb.Model, f int) error {
+	if f < 2 {
+		return fmt.Errorf("recognition model: upsampling factor %d, want 2 or more", f)
+	}
+	h, err := recHeadOf(m)
+	if err != nil {
+		return err
+	}
+	D, C := h.D, h.C
+	nw, nb := make([]float32, D*f*C), make([]float32, f*C)
+	for s := range f {
+		copy(nb[s*C:], h.bv)
+		for d := range D {
+			copy(nw[d*f*C+s*C:d*f*C+(s+1)*C], h.wv[d*C:(d+1)*C])
+		}
+	}
+	*h.w = *onnxpb.FromFloat32s(h.w.Name, []int64{int64(D), int64(f * C)}, nw)
+	*h.b = *onnxpb.FromFloat32s(h.b.Name, []int64{int64(f * C)}, nb)
+	g := m.Graph
+	shape, up := h.add.Output[0]+"_steps", h.add.Output[0]+"_up"
+	g.Initializer = append(g.Initializer, onnxpb.FromInt64s(shape, []int64{3}, []int64{0, -1, int64(C)}))
+	reshape := &onnxpb.Node{Name: up, OpType: "Reshape", Input: []string{h.add.Output[0], shape}, Output: []string{up}}
+	g.Node = append(g.Node[:len(g.Node)-1], reshape, h.sm)
+	h.sm.Input[0] = up
+	if tt := g.Output[0].Type; tt != nil && tt.TensorType != nil && tt.TensorType.Shape != nil {
+		if dims := tt.TensorType.Shape.Dim; len(dims) == 3 && dims[1].HasValue {
+			dims[1].Value *= int64(f)
+		}
+	}
+	return nil
+}
+
+// RecSteps returns a CTC recognition model's output steps per feature column:
+// UpsampleRecHead's factor, read from its head (Add → Reshape → Softmax, the
+// bias f times the Reshape's classes); 1 for any other model.
+func RecSteps(m *onnxpb.Model) int {
+	g := m.Graph
+	if g == nil || len(g.Node) < 3 {
+		return 1
+	}
+	n := len(g.Node)
+	add, rs, sm := g.Node[n-3], g.Node[n-2], g.Node[n-1]
+	if add.OpType != "Add" || rs.OpType != "Reshape" || sm.OpType != "Softmax" || len(add.Input) != 2 || len(rs.Input) != 2 ||
+		rs.Input[0] != add.Output[0] || sm.Input[0] != rs.Output[0] {
+		return 1
+	}
+	b, err := constTensor(g, add.Input[1])
+	if err != nil || len(b.Dims) != 1 {
+		return 1
+	}
+	shape, err := constTensor(g, rs.Input[1])
+	if err != nil {
+		return 1
+	}
+	dims, err := shape.Int64s()
+	if err != nil || len(dims) == 0 || dims[len(dims)-1] <= 0 || b.Dims[0]%dims[len(dims)-1] != 0 {
+		return 1
+	}
+	return int(b.Dims[0] / dims[len(dims)-1])
 }
 
 // constTensor finds the tensor called name: an initializer or a Constant node's value.
@@ -176,12 +258,13 @@ func EnglishRecModel(store string) (*onnxpb.Model, []string, error) {
 	return m, en, nil
 }
 
-// loadEnglishRec loads EnglishRecModel(store) for inference.
-func loadEnglishRec(store string, threads int, int8 bool, p Profile, progress func(int, string) iostreams.Progress) (Model, []string, error) {
+// loadEnglishRec loads EnglishRecModel(store) for inference, with its RecSteps.
+func loadEnglishRec(store string, threads int, int8 bool, p Profile, progress func(int, string) iostreams.Progress) (Model, []string, int, error) {
 	m, en, err := EnglishRecModel(store)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, 0, err
 	}
+	steps := RecSteps(m)
 	if int8 {
 		load := func() (*graph.Graph, error) {
 			m, _, err := EnglishRecModel(store)
@@ -192,20 +275,20 @@ func loadEnglishRec(store string, threads int, int8 bool, p Profile, progress fu
 		}
 		path, err := int8Model(store, "rec-en", "en_"+storeRec, storeSHA256(storeRec)+"+"+storeSHA256(storeDict)+"+en+"+englishSHA256(), load, p, progress)
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, 0, err
 		}
 		if path != "" {
 			mod, err := loadModel("English recognition", path, threads)
-			return mod, en, err
+			return mod, en, steps, err
 		}
 	}
 	g, err := onnx.Import(m)
 	if err != nil {
-		return nil, nil, fmt.Errorf("English recognition model: %w", err)
+		return nil, nil, 0, fmt.Errorf("English recognition model: %w", err)
 	}
 	pr, err := runtime.New(g, runtime.Options{Threads: threads})
 	if err != nil {
-		return nil, nil, fmt.Errorf("English recognition model: %w", err)
+		return nil, nil, 0, fmt.Errorf("English recognition model: %w", err)
 	}
-	return pr, en, nil
+	return pr, en, steps, nil
 }

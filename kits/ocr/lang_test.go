@@ -157,6 +157,60 @@ func TestSliceRecHead(t *testing.T) {
 	}
 }
 
+// An upsampled head repeats each step's probabilities f times (so greedy CTC
+// reads the same text); its weights then train per output step.
+func TestUpsampleRecHead(t *testing.T) {
+	const D, C = 3, 5
+	w := []float32{0.1, -0.4, 0.3, 0.9, -0.2, 0.5, 0.2, -0.7, 0.1, 0.4, -0.3, 0.8, 0.6, -0.1, 0.2}
+	b := []float32{0.05, -0.1, 0.2, 0, 0.3}
+	x := []float32{1, 0.5, -0.5, -1, 2, 0.25}
+	base := runHead(t, headModel(w, b, D, C), x, D) // (1, 2, C)
+	if s := RecSteps(headModel(w, b, D, C)); s != 1 {
+		t.Errorf("RecSteps of a plain head: %d", s)
+	}
+	for _, f := range []int{2, 3} {
+		m := headModel(w, b, D, C)
+		if err := UpsampleRecHead(m, f); err != nil {
+			t.Fatal(err)
+		}
+		if s := RecSteps(m); s != f {
+			t.Errorf("RecSteps after upsampling by %d: %d", f, s)
+		}
+		if d := m.Graph.Output[0].Type.TensorType.Shape.Dim; d[1].Value != int64(2*f) || d[2].Value != C {
+			t.Errorf("f=%d: output dims %v", f, d)
+		}
+		got := runHead(t, m, x, D)
+		if len(got) != 2*f*C {
+			t.Fatalf("f=%d: %d outputs, want %d", f, len(got), 2*f*C)
+		}
+		for s := range 2 * f {
+			for c := range C {
+				if got[s*C+c] != base[s/f*C+c] {
+					t.Errorf("f=%d step %d class %d: %v, want step %d's %v", f, s, c, got[s*C+c], s/f, base[s/f*C+c])
+				}
+			}
+		}
+		chars := []string{"blank", "a", "b", "c", "d"}
+		if a, b := greedy(got, 2*f, C, chars), greedy(base, 2, C, chars); a != b {
+			t.Errorf("f=%d: reads %q, the head before %q", f, a, b)
+		}
+	}
+	m := headModel(w, b, D, C)
+	if err := UpsampleRecHead(m, 1); err == nil {
+		t.Error("factor 1 accepted")
+	}
+	bad := headModel(w, b, D, C)
+	bad.Graph.Node = bad.Graph.Node[:4]
+	if err := UpsampleRecHead(bad, 2); err == nil || !strings.Contains(err.Error(), "MatMul → Add → Softmax") {
+		t.Errorf("no softmax: %v", err)
+	}
+}
+
+func greedy(p []float32, T, C int, chars []string) string {
+	s, _ := CTCDecode(p, T, C, chars)
+	return s
+}
+
 func TestEnglishChars(t *testing.T) {
 	en, err := EnglishChars()
 	if err != nil {
@@ -174,13 +228,13 @@ func TestEnglishRecOnSample(t *testing.T) {
 	if !ok {
 		t.Skip("no ppocrv4 model in the store (paddle model pull ppocrv4)")
 	}
-	rec, chars, err := loadEnglishRec(dir, 0, false, Profile{}, nil)
+	rec, chars, steps, err := loadEnglishRec(dir, 0, false, Profile{}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	img := loadBGR(t, filepath.Join("images", "line.png"))
 	for _, stretch := range []float64{0, EnglishStretch} {
-		res, err := RecShape{Stretch: stretch}.RecognizeWith(rec, []imgproc.Mat8{img}, chars, 1, DecoderFor(SpaceGaps))
+		res, err := RecShape{Stretch: stretch}.RecognizeWith(rec, []imgproc.Mat8{img}, chars, 1, DecoderFor(SpaceGaps, steps))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -96,7 +96,7 @@ func LoadSystem(ctx context.Context, src Sources, p Profile) (*System, error) {
 		}
 	}
 	if english && src.Rec == "" {
-		if s.Rec, s.Chars, err = loadEnglishRec(store, src.Threads, int8, p, src.Progress); err != nil {
+		if s.Rec, s.Chars, s.RecSteps, err = loadEnglishRec(store, src.Threads, int8, p, src.Progress); err != nil {
 			return nil, err
 		}
 		s.LineStretch = EnglishStretch

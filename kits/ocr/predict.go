@@ -199,7 +199,7 @@ func predictRun(ctx context.Context, opts *PredictOptions) error {
 		return err
 	}
 	mode, _ := ParseSpaceMode(opts.SpaceMode)
-	sys.Decode = DecoderFor(mode)
+	sys.Decode = DecoderFor(mode, sys.RecSteps)
 	var drawer *Drawer
 	if opts.Draw != "" {
 		if err := os.MkdirAll(opts.Draw, 0o755); err != nil {

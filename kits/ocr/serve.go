@@ -78,7 +78,7 @@ func Serve(f *cmdutil.Factory, cmd *cobra.Command) func(context.Context) (serve.
 					return nil, err
 				}
 			}
-			sys.Decode = DecoderFor(m)
+			sys.Decode = DecoderFor(m, sys.RecSteps)
 			return sys, nil
 		}
 		sys, err := load(ctx, lang)

@@ -371,7 +371,7 @@ func TestServeRelease(t *testing.T) {
 // recogniser (no Load), is a 400.
 func TestServeLangPerRequest(t *testing.T) {
 	ch, _ := fakeLoad(context.Background(), Sources{}, ProfileV2())
-	en := &System{Det: ch.Det, Rec: gapRec{}, Chars: []string{"blank", "a", "b", " "}, Profile: ch.Profile, Decode: DecoderFor(SpaceGaps)}
+	en := &System{Det: ch.Det, Rec: gapRec{}, Chars: []string{"blank", "a", "b", " "}, Profile: ch.Profile, Decode: DecoderFor(SpaceGaps, 1)}
 	loads := 0
 	p := &Predictor{System: ch, Det: false, Lang: LangCh, Load: func(_ context.Context, lang string) (*System, error) {
 		loads++

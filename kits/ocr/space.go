@@ -51,11 +51,14 @@ func ParseSpaceMode(s string) (string, error) {
 // score (CTCDecode's signature).
 type Decoder func(probs []float32, T, C int, chars []string) (string, float64)
 
-// DecoderFor returns the decoder of a space mode (ParseSpaceMode's values).
-func DecoderFor(mode string) Decoder {
+// DecoderFor returns the decoder of a space mode (ParseSpaceMode's values) for
+// a recogniser with steps output steps per feature column (RecSteps; 0 or 1:
+// one, as PP-OCRv4's): SpaceGaps counts PunctGapSteps in columns.
+func DecoderFor(mode string, steps int) Decoder {
 	if mode == SpaceGaps {
+		punct := PunctGapSteps * max(steps, 1)
 		return func(probs []float32, T, C int, chars []string) (string, float64) {
-			return CTCDecodeGaps(probs, T, C, chars, SpaceGapThresh)
+			return decodeGaps(probs, T, C, chars, SpaceGapThresh, punct)
 		}
 	}
 	return CTCDecode
@@ -68,6 +71,12 @@ func DecoderFor(mode string) Decoder {
 // start and end of the text are dropped. The score is CTCDecode's (spaces written or
 // dropped here change nothing in it). Without a " " class it is CTCDecode.
 func CTCDecodeGaps(probs []float32, T, C int, chars []string, thresh float32) (string, float64) {
+	return decodeGaps(probs, T, C, chars, thresh, PunctGapSteps)
+}
+
+// decodeGaps is CTCDecodeGaps with the weak rule after punctuation over at
+// least punct blank steps.
+func decodeGaps(probs []float32, T, C int, chars []string, thresh float32, punct int) (string, float64) {
 	space := -1
 	for i, c := range chars {
 		if c == " " && i < C {
@@ -93,7 +102,7 @@ func CTCDecodeGaps(probs []float32, T, C int, chars []string, thresh float32) (s
 		}
 		if best != 0 && best != prev {
 			if last >= 0 && last != space && best != space && nonCJK(chars, last) && nonCJK(chars, best) &&
-				(peak >= thresh || blanks >= PunctGapSteps && peak >= PunctGapThresh && strings.Contains(".,:;!?", chars[last])) {
+				(peak >= thresh || blanks >= punct && peak >= PunctGapThresh && strings.Contains(".,:;!?", chars[last])) {
 				sb.WriteByte(' ')
 			}
 			if best < len(chars) {

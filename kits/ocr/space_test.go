@@ -61,6 +61,19 @@ func TestCTCDecodeGaps(t *testing.T) {
 			t.Errorf("%s: scores differ: %v %v", c.name, s1, s2)
 		}
 	}
+	// with two output steps per column (RecSteps), the weak rule after
+	// punctuation counts columns: 3 blank steps are 1.5 columns, 6 are 3
+	dec := DecoderFor(SpaceGaps, 2)
+	for blanks, want := range map[int]string{3: ".a", 5: ".a", 6: ". a"} {
+		st := []gapStep{{5, .9, 0}, {0, .9, .02}}
+		for range blanks - 1 {
+			st = append(st, gapStep{0, .9, 0})
+		}
+		st = append(st, gapStep{1, .9, 0})
+		if got, _ := dec(gapProbs(chars, st), len(st), C, chars); got != want {
+			t.Errorf("2 steps per column, %d blank steps after '.': %q, want %q", blanks, got, want)
+		}
+	}
 	// without a space class it is CTCDecode
 	noSpace := chars[:C-1]
 	probs := gapProbs(chars, []gapStep{{1, .9, 0}, {0, .6, .3}, {2, .9, 0}})

@@ -93,6 +93,7 @@ type System struct {
 	// RecIn's own.
 	LineStretch float64
 	Decode      Decoder // CTC decoder (DecoderFor); nil: CTCDecode, PaddleOCR's
+	RecSteps    int     // Rec's output steps per feature column (RecSteps); 0: one
 	Profile     Profile
 }
 

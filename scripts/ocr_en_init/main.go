@@ -3,7 +3,8 @@
 // store with its CTC head cut to configs/ocr/en_dict.txt + space
 // (ocr.EnglishRecBase: what `ocr predict --lang en` runs before its trained neck and head),
 // or with -trained the model `--lang en` runs (ocr.EnglishRecModel: the embedded neck and
-// head applied), to train further from.
+// head applied), to train further from; -upsample 2 gives its head two output
+// steps per feature step (ocr.UpsampleRecHead).
 //
 //	go run ./scripts/ocr_en_init -o en_PP-OCRv4_rec_init.onnx
 package main
@@ -21,14 +22,15 @@ import (
 func main() {
 	out := flag.String("o", "en_PP-OCRv4_rec_init.onnx", "output ONNX file")
 	trained := flag.Bool("trained", false, "write the shipped English recogniser (trained neck and head), not the sliced base")
+	upsample := flag.Int("upsample", 1, "output steps per feature step (ocr.UpsampleRecHead: the head repeated, to train further)")
 	flag.Parse()
-	if err := run(*out, *trained); err != nil {
+	if err := run(*out, *trained, *upsample); err != nil {
 		fmt.Fprintln(os.Stderr, "ocr_en_init:", err)
 		os.Exit(1)
 	}
 }
 
-func run(out string, trained bool) error {
+func run(out string, trained bool, upsample int) error {
 	dir, err := hub.Ensure(context.Background(), "ppocrv4", false)
 	if err != nil {
 		return err
@@ -40,6 +42,11 @@ func run(out string, trained bool) error {
 	m, chars, err := build(dir)
 	if err != nil {
 		return err
+	}
+	if upsample > 1 {
+		if err := ocr.UpsampleRecHead(m, upsample); err != nil {
+			return err
+		}
 	}
 	b, err := m.Marshal()
 	if err != nil {
