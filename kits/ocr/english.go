@@ -61,9 +61,9 @@ func applyEnglishWeights(m *onnxpb.Model) error {
 	if err != nil {
 		return err
 	}
-	for _, nt := range ts { // a head bias of f·C classes: weights trained with f steps per column
-		if nt.Name == h.b.Name && nt.T.Len() != h.C && nt.T.Len()%h.C == 0 {
-			if err := UpsampleRecHead(m, nt.T.Len()/h.C); err != nil {
+	for _, nt := range ts { // a head weight of [D, f·C]: trained with f steps per column
+		if sh := nt.T.Shape(); nt.Name == h.w.Name && len(sh) == 2 && sh[0] == h.D && sh[1] != h.C && sh[1]%h.C == 0 {
+			if err := UpsampleRecHead(m, sh[1]/h.C); err != nil {
 				return err
 			}
 		}
