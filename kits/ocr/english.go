@@ -47,13 +47,21 @@ func init() {
 }
 
 // applyEnglishWeights gives the sliced English recogniser m the trained
-// tensors of the ppocrv4-en entry, by their ONNX names and shapes.
+// tensors of the ppocrv4-en entry (ApplyRecWeights).
 func applyEnglishWeights(m *onnxpb.Model) error {
 	b, err := hub.EmbeddedFile(englishModel, englishFile)
 	if err != nil {
 		return err
 	}
-	ts, _, err := pio.DecodeSafetensors(bytes.NewReader(b), int64(len(b)), englishFile)
+	return ApplyRecWeights(m, b, englishFile)
+}
+
+// ApplyRecWeights gives the recogniser m the tensors of the safetensors file
+// b (called name in errors), by their ONNX names and shapes, as
+// scripts/ocr_en_neck writes them; a head weight of f times m's classes
+// upsamples m's head first (UpsampleRecHead).
+func ApplyRecWeights(m *onnxpb.Model, b []byte, name string) error {
+	ts, _, err := pio.DecodeSafetensors(bytes.NewReader(b), int64(len(b)), name)
 	if err != nil {
 		return err
 	}
@@ -71,11 +79,11 @@ func applyEnglishWeights(m *onnxpb.Model) error {
 	for _, nt := range ts {
 		dst, err := constTensor(m.Graph, nt.Name)
 		if err != nil {
-			return fmt.Errorf("%s: %w", englishFile, err)
+			return fmt.Errorf("%s: %w", name, err)
 		}
 		src := onnx.TensorProto(nt.Name, nt.T)
 		if src.DataType != onnxpb.Float || !slices.Equal(src.Dims, dst.Dims) {
-			return fmt.Errorf("%s: %s is %s%v, the model's is float32%v", englishFile, nt.Name, nt.T.DType(), src.Dims, dst.Dims)
+			return fmt.Errorf("%s: %s is %s%v, the model's is float32%v", name, nt.Name, nt.T.DType(), src.Dims, dst.Dims)
 		}
 		dst.DataType, dst.RawData, dst.FloatData = src.DataType, src.RawData, nil
 	}
