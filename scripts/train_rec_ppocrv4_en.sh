@@ -11,7 +11,7 @@
 #   test:   scripts/ocr_heldout.sh's en-test (Liberation, FreeFont, Carlito, Open Sans; Brown corpus)
 #
 # Usage: scripts/train_rec_ppocrv4_en.sh [WORK_DIR]   (default ${PADDLE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/paddle}/rec_en)
-# Env: METHOD (neck: stages 1-2, the neck and head trained on the frozen backbone's features,
+# Env: METHOD (stage5, stage6, stage7: below; neck: stages 1-2, the neck and head trained on the frozen backbone's features,
 # scripts/ocr_en_neck, written to kits/ocr/models/; stretch: stage 4, from the shipped model on lines
 # read 1.3x wider and detector crops, written to WORK; full: the whole network with `ocr train`),
 # TRAIN_LINES (8000), EPOCHS (neck 6, full 4), THREADS (2), PADDLE (binary; default bin/paddle),
@@ -107,6 +107,30 @@ if [ "$METHOD" = stage6 ]; then
     -epochs 2 -evals 2 -lr 1e-4 \
     -threads "$THREADS" -cache "$WORK/feat" -o "$WORK/en_stage6.onnx" -delta "$WORK/en_stage6.safetensors"
   echo "train_rec_ppocrv4_en: stage 6 trained in $(( $(date +%s) - start ))s" >&2
+  exit 0
+fi
+if [ "$METHOD" = stage7 ]; then
+  # stage 7: two CTC steps per feature column (docs/ocr.md, "Two steps per column"): stage 5's weights
+  # (WORK/en_stage5.safetensors) with the head repeated (ocr_en_init -upsample 2: reads exactly as stage 5),
+  # then the neck and head on all five training sets, 2 epochs at 2e-4 and 2 more at 1e-4; dev adds two
+  # larger sets in the dev fonts and text (doc-dev2: 2,000 lines --doc 0.7, seed 206; en-dev2: 1,000, seed 201)
+  make_train3
+  make_doclines train4 41
+  D=/usr/share/fonts/truetype
+  DEVF="$D/dejavu/DejaVuSans.ttf,$D/dejavu/DejaVuSerif.ttf,$D/dejavu/DejaVuSansMono.ttf,$D/dejavu/DejaVuSans-Bold.ttf,go"
+  [ -s "$WORK/dev2/doc-dev2/rec_gt.txt" ] || $P ocr synth --output "$WORK/dev2/doc-dev2" --corpus "$WORK/heldout/text/en-dev.txt" \
+    --charset en --doc 0.7 --max-len 40 --seed 206 --count 2000 --min-size 20 --max-size 40 --fonts "$DEVF" >/dev/null
+  [ -s "$WORK/dev2/en-dev2/rec_gt.txt" ] || $P ocr synth --output "$WORK/dev2/en-dev2" --corpus "$WORK/heldout/text/en-dev.txt" \
+    --charset en --max-len 40 --seed 201 --count 1000 --min-size 20 --max-size 40 --fonts "$DEVF" >/dev/null
+  go run ./scripts/ocr_en_init -from "$WORK/en_stage5.safetensors" -upsample 2 -o "$WORK/en_up2_init.onnx"
+  TR="$WORK/train/rec_gt.txt@1.3,$WORK/train2/rec_gt.txt@1.3,$WORK/traincrops/rec_gt.txt,$WORK/train3/rec_gt.txt@1.3,$WORK/train4/rec_gt.txt@1.3"
+  DV="$WORK/heldout/en-dev/rec_gt.txt@1.3,$WORK/heldout/doc-dev/rec_gt.txt@1.3,$WORK/devcrops/rec_gt.txt,$WORK/dev2/doc-dev2/rec_gt.txt@1.3,$WORK/dev2/en-dev2/rec_gt.txt@1.3"
+  start=$(date +%s)
+  go run ./scripts/ocr_en_neck -init "$WORK/en_up2_init.onnx" -train "$TR" -dev "$DV" -epochs 2 -evals 2 -lr 2e-4 \
+    -threads "$THREADS" -cache "$WORK/feat" -o "$WORK/en_up2.onnx" -delta "$WORK/en_up2.safetensors"
+  go run ./scripts/ocr_en_neck -init "$WORK/en_up2.onnx" -train "$TR" -dev "$DV" -epochs 2 -evals 2 -lr 1e-4 \
+    -threads "$THREADS" -cache "$WORK/feat" -o "$WORK/en_up2b.onnx" -delta "$WORK/en_up2b.safetensors"
+  echo "train_rec_ppocrv4_en: stage 7 trained in $(( $(date +%s) - start ))s; copy $WORK/en_up2b.safetensors to kits/ocr/models/ if it is kept" >&2
   exit 0
 fi
 if [ "$METHOD" = stretch ]; then

@@ -1,7 +1,9 @@
 package ocr
 
 import (
+	"bytes"
 	"context"
+	"math"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -10,6 +12,7 @@ import (
 	"paddle/core/cli/iostreams"
 	"paddle/core/hub"
 	"paddle/core/imgproc"
+	pio "paddle/core/io"
 	"paddle/core/onnx"
 	"paddle/core/onnx/onnxpb"
 	"paddle/core/runtime"
@@ -203,6 +206,61 @@ func TestUpsampleRecHead(t *testing.T) {
 	bad.Graph.Node = bad.Graph.Node[:4]
 	if err := UpsampleRecHead(bad, 2); err == nil || !strings.Contains(err.Error(), "MatMul → Add → Softmax") {
 		t.Errorf("no softmax: %v", err)
+	}
+}
+
+// Weights trained on an upsampled head (a [D, f·C] head weight) upsample the
+// model they are applied to; others must match its shapes.
+func TestApplyRecWeights(t *testing.T) {
+	const D, C = 3, 5
+	w := []float32{0.1, -0.4, 0.3, 0.9, -0.2, 0.5, 0.2, -0.7, 0.1, 0.4, -0.3, 0.8, 0.6, -0.1, 0.2}
+	b := []float32{0.05, -0.1, 0.2, 0, 0.3}
+	x := []float32{1, 0.5, -0.5, -1, 2, 0.25}
+	w2 := make([]float32, D*2*C) // the second step's classes reversed
+	for d := range D {
+		for c := range C {
+			w2[d*2*C+c], w2[d*2*C+C+c] = w[d*C+c], w[d*C+C-1-c]
+		}
+	}
+	file := func(name string, v []float32, shape ...int) []byte {
+		var buf bytes.Buffer
+		if err := pio.EncodeSafetensors(&buf, []pio.Named{{Name: name, T: tensor.FromSlice(v, shape...)}}, nil); err != nil {
+			t.Fatal(err)
+		}
+		return buf.Bytes()
+	}
+	m := headModel(w, b, D, C)
+	if err := ApplyRecWeights(m, file("w", w2, D, 2*C), "up.safetensors"); err != nil {
+		t.Fatal(err)
+	}
+	if s := RecSteps(m); s != 2 {
+		t.Fatalf("RecSteps %d, want 2", s)
+	}
+	got := runHead(t, m, x, D) // steps 0, 1 from x's first row; 2, 3 from its second
+	logits := func(row, s int) []float32 {
+		out := make([]float32, C)
+		for c := range C {
+			out[c] = b[c]
+			for d := range D {
+				out[c] += x[row*D+d] * w2[d*2*C+s*C+c]
+			}
+		}
+		return out
+	}
+	for step := range 4 {
+		l := logits(step/2, step%2)
+		var sum float64
+		for _, v := range l {
+			sum += math.Exp(float64(v))
+		}
+		for c := range C {
+			if want := math.Exp(float64(l[c])) / sum; math.Abs(float64(got[step*C+c])-want) > 1e-6 {
+				t.Errorf("step %d class %d: %v, want %v", step, c, got[step*C+c], want)
+			}
+		}
+	}
+	if err := ApplyRecWeights(headModel(w, b, D, C), file("w", w2[:D*4], D, 4), "bad.safetensors"); err == nil || !strings.Contains(err.Error(), "bad.safetensors") {
+		t.Errorf("a head weight of 4 columns on 5 classes: %v", err)
 	}
 }
 
