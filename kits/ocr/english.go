@@ -41,7 +41,7 @@ func init() {
 	hub.Register(hub.Model{
 		Name:        englishModel,
 		Description: "English recogniser trained by this project (--lang en): neck and CTC head for en_dict + space on ch_PP-OCRv4_rec's backbone (needs ppocrv4)",
-		Files:       []hub.File{{Name: englishFile, SHA256: "bb799c8fc3fcc851e9bd4811c4d187fd813102a794930d4b5cb1c2df89d19467", Size: 2301224}},
+		Files:       []hub.File{{Name: englishFile, SHA256: "4bc8cc3b549ebd35f8a59cf0e5587a2d955c1c9096b646f84388de142f46672b", Size: 2347304}},
 		Embedded:    map[string][]byte{englishFile: englishWeights},
 	})
 }

@@ -332,6 +332,19 @@ func TestEnglishWeightsApplied(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// weights trained with f steps per column: compare with the base's head repeated
+	if f := RecSteps(trained); f > 1 {
+		if err := UpsampleRecHead(base, f); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s, err := LoadSystem(context.Background(), Sources{Lang: LangEn, UseDet: false, Offline: true}, Profile{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.RecSteps != RecSteps(trained) {
+		t.Errorf("--lang en's system: %d steps per column, its model %d", s.RecSteps, RecSteps(trained))
+	}
 	for _, name := range []string{"linear_85.w_0", "conv2d_142.w_0"} {
 		a, errA := constTensor(base.Graph, name)
 		b, errB := constTensor(trained.Graph, name)
