@@ -49,10 +49,12 @@ func size(fs []hub.File) string {
 }
 
 func newCmdList(f *cmdutil.Factory) *cobra.Command {
+	var files bool
 	cmd := &cobra.Command{
-		Use:   "list",
-		Short: "List the models the store knows, whether each is pulled, and where",
-		Args:  cobra.NoArgs,
+		Use:     "list",
+		Short:   "List the models the store knows, whether each is pulled, and where",
+		Example: "  paddle model list\n  paddle model list --files    # each file's size and sha256",
+		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			var rows []listEntry
 			for _, m := range hub.Models() {
@@ -66,6 +68,15 @@ func newCmdList(f *cmdutil.Factory) *cobra.Command {
 				return enc.Encode(rows)
 			}
 			tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
+			if files {
+				fmt.Fprintln(tw, "NAME\tFILE\tBYTES\tSHA256")
+				for _, r := range rows {
+					for _, fl := range r.Files {
+						fmt.Fprintf(tw, "%s\t%s\t%d\t%s\n", r.Name, fl.Name, fl.Size, fl.SHA256)
+					}
+				}
+				return tw.Flush()
+			}
 			fmt.Fprintln(tw, "NAME\tPULLED\tSIZE\tDIR\tDESCRIPTION")
 			for _, r := range rows {
 				pulled := "no"
@@ -77,6 +88,7 @@ func newCmdList(f *cmdutil.Factory) *cobra.Command {
 			return tw.Flush()
 		},
 	}
+	cmd.Flags().BoolVar(&files, "files", false, "list each model's files with their size in bytes and sha256 (--format json always has them)")
 	cmdutil.SupportsFormats(cmd, "text", "json")
 	return cmd
 }

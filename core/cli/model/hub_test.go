@@ -2,8 +2,10 @@ package model
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -47,6 +49,15 @@ func TestModelCommands(t *testing.T) {
 	out, _, err := runHub(t, "list")
 	if err != nil || !strings.Contains(out, "ppocrv4") || !strings.Contains(out, " no ") {
 		t.Fatalf("list: %q %v", out, err)
+	}
+	out, _, err = runHub(t, "list", "--files")
+	for _, m := range hub.Models() {
+		for _, fl := range m.Files {
+			row := regexp.MustCompile(fmt.Sprintf(`(?m)^%s +%s +%d +%s$`, regexp.QuoteMeta(m.Name), regexp.QuoteMeta(fl.Name), fl.Size, fl.SHA256))
+			if !row.MatchString(out) {
+				t.Errorf("list --files has no row for %s's %s (%d bytes, %s): %v\n%s", m.Name, fl.Name, fl.Size, fl.SHA256, err, out)
+			}
+		}
 	}
 	_, _, err = runHub(t, "path", "ppocrv4")
 	if err == nil || !strings.Contains(err.Error(), "paddle model pull ppocrv4") {
