@@ -67,7 +67,12 @@ var int8Plans = map[string]int8Plan{
 	// quantize --sensitivity); quantizing them too cost about 1 pt of char
 	// accuracy on the dev sets, without them it is within 0.5 pt.
 	"rec":    {Quantize: true, Method: "mse", Count: 48, CJK: 24, Depthwise: true, Exclude: []string{"p2o.Conv.1", "p2o.Conv.29"}},
-	"rec-en": {Quantize: true, Method: "percentile", Count: 48}, // the English recogniser (--lang en)
+	// The English recogniser (--lang en). Its head (p2o.MatMul.24, 120 × 192:
+	// two CTC steps per column) stays float: quantized, the second step's near
+	// ties flip into spurious letters on detector crops (dev pages −0.29 pt
+	// against fp32, −0.23 with the head float; docs/int8.md), and it is
+	// 0.9 M multiply-adds a 320-pixel line (40 columns, 120 × 192 each).
+	"rec-en": {Quantize: true, Method: "percentile", Count: 48, Exclude: []string{"p2o.MatMul.24"}},
 	"cls":    {Why: "int8 moves its 0/180 probabilities by up to 0.08 (docs/int8.md); it is 0.6 MB and a small share of the time"},
 }
 
