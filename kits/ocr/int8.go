@@ -66,7 +66,7 @@ var int8Plans = map[string]int8Plan{
 	// p2o.Conv.29 are the two most sensitive depthwise convs (model
 	// quantize --sensitivity); quantizing them too cost about 1 pt of char
 	// accuracy on the dev sets, without them it is within 0.5 pt.
-	"rec":    {Quantize: true, Method: "mse", Count: 48, CJK: 24, Depthwise: true, Exclude: []string{"p2o.Conv.1", "p2o.Conv.29"}},
+	"rec": {Quantize: true, Method: "mse", Count: 48, CJK: 24, Depthwise: true, Exclude: []string{"p2o.Conv.1", "p2o.Conv.29"}},
 	// The English recogniser (--lang en). Its head (p2o.MatMul.24, 120 × 192:
 	// two CTC steps per column) stays float: quantized, the second step's near
 	// ties flip into spurious letters on detector crops (dev pages −0.29 pt
