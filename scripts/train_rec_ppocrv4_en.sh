@@ -82,17 +82,22 @@ make_doclines() {
     --doc 0.8 --min-len 1 --max-len 60 --min-size 14 --max-size 48 --paper 0.3 --photo 0.2 --backgrounds /usr/share/backgrounds \
     --fonts "$FONTS,$FONTS2,$(paste -sd, "$WORK/faces5.txt")" --count 6000 --seed "$2" --threads "$THREADS"
 }
+# neck INIT NAME TRAIN DEV EPOCHS LR: scripts/ocr_en_neck from INIT (the neck and head on the frozen backbone's
+# cached features), writing WORK/NAME.onnx and WORK/NAME.safetensors (the best dev epoch)
+neck() {
+  go run ./scripts/ocr_en_neck -init "$1" -train "$3" -dev "$4" -epochs "$5" -evals 2 -lr "$6" \
+    -threads "$THREADS" -cache "$WORK/feat" -o "$WORK/$2.onnx" -delta "$WORK/$2.safetensors"
+}
 if [ "$METHOD" = stage5 ]; then
   # stage 5: from the shipped stage 4 model, stage 4's data and stage 5's lines (make_train3), 1.3x wider;
   # dev adds doc-dev (document snippets) 1.3x wider
   make_train3
   [ -s "$WORK/en_stage4.onnx" ] || go run ./scripts/ocr_en_init -trained -o "$WORK/en_stage4.onnx"
   start=$(date +%s)
-  go run ./scripts/ocr_en_neck -init "$WORK/en_stage4.onnx" \
-    -train "$WORK/train/rec_gt.txt@1.3,$WORK/train2/rec_gt.txt@1.3,$WORK/traincrops/rec_gt.txt,$WORK/train3/rec_gt.txt@1.3" \
-    -dev "$WORK/heldout/en-dev/rec_gt.txt@1.3,$WORK/heldout/doc-dev/rec_gt.txt@1.3,$WORK/devcrops/rec_gt.txt" \
-    -epochs "${EPOCHS_STAGE5:-3}" -evals 2 -lr "${LR_STAGE5:-2e-4}" \
-    -threads "$THREADS" -cache "$WORK/feat" -o "$WORK/en_stage5.onnx" -delta "$WORK/en_stage5.safetensors"
+  neck "$WORK/en_stage4.onnx" en_stage5 \
+    "$WORK/train/rec_gt.txt@1.3,$WORK/train2/rec_gt.txt@1.3,$WORK/traincrops/rec_gt.txt,$WORK/train3/rec_gt.txt@1.3" \
+    "$WORK/heldout/en-dev/rec_gt.txt@1.3,$WORK/heldout/doc-dev/rec_gt.txt@1.3,$WORK/devcrops/rec_gt.txt" \
+    "${EPOCHS_STAGE5:-3}" "${LR_STAGE5:-2e-4}"
   echo "train_rec_ppocrv4_en: stage 5 trained in $(( $(date +%s) - start ))s; copy $WORK/en_stage5.safetensors to kits/ocr/models/ if it is kept" >&2
   exit 0
 fi
@@ -101,16 +106,14 @@ if [ "$METHOD" = stage6 ]; then
   make_train3
   make_doclines train4 41
   start=$(date +%s)
-  go run ./scripts/ocr_en_neck -init "$WORK/en_stage5.onnx" \
-    -train "$WORK/train/rec_gt.txt@1.3,$WORK/train2/rec_gt.txt@1.3,$WORK/traincrops/rec_gt.txt,$WORK/train3/rec_gt.txt@1.3,$WORK/train4/rec_gt.txt@1.3" \
-    -dev "$WORK/heldout/en-dev/rec_gt.txt@1.3,$WORK/heldout/doc-dev/rec_gt.txt@1.3,$WORK/devcrops/rec_gt.txt" \
-    -epochs 2 -evals 2 -lr 1e-4 \
-    -threads "$THREADS" -cache "$WORK/feat" -o "$WORK/en_stage6.onnx" -delta "$WORK/en_stage6.safetensors"
+  neck "$WORK/en_stage5.onnx" en_stage6 \
+    "$WORK/train/rec_gt.txt@1.3,$WORK/train2/rec_gt.txt@1.3,$WORK/traincrops/rec_gt.txt,$WORK/train3/rec_gt.txt@1.3,$WORK/train4/rec_gt.txt@1.3" \
+    "$WORK/heldout/en-dev/rec_gt.txt@1.3,$WORK/heldout/doc-dev/rec_gt.txt@1.3,$WORK/devcrops/rec_gt.txt" 2 1e-4
   echo "train_rec_ppocrv4_en: stage 6 trained in $(( $(date +%s) - start ))s" >&2
   exit 0
 fi
 if [ "$METHOD" = stage7 ]; then
-  # stage 7: two CTC steps per feature column (docs/ocr.md, "Two steps per column"): stage 5's weights
+  # stage 7: two CTC steps per feature column (docs/ocr.md, "Stage 7"): stage 5's weights
   # (WORK/en_stage5.safetensors) with the head repeated (ocr_en_init -upsample 2: reads exactly as stage 5),
   # then the neck and head on all five training sets, 2 epochs at 2e-4 and 2 more at 1e-4; dev adds two
   # larger sets in the dev fonts and text (doc-dev2: 2,000 lines --doc 0.7, seed 206; en-dev2: 1,000, seed 201)
@@ -126,10 +129,8 @@ if [ "$METHOD" = stage7 ]; then
   TR="$WORK/train/rec_gt.txt@1.3,$WORK/train2/rec_gt.txt@1.3,$WORK/traincrops/rec_gt.txt,$WORK/train3/rec_gt.txt@1.3,$WORK/train4/rec_gt.txt@1.3"
   DV="$WORK/heldout/en-dev/rec_gt.txt@1.3,$WORK/heldout/doc-dev/rec_gt.txt@1.3,$WORK/devcrops/rec_gt.txt,$WORK/dev2/doc-dev2/rec_gt.txt@1.3,$WORK/dev2/en-dev2/rec_gt.txt@1.3"
   start=$(date +%s)
-  go run ./scripts/ocr_en_neck -init "$WORK/en_up2_init.onnx" -train "$TR" -dev "$DV" -epochs 2 -evals 2 -lr 2e-4 \
-    -threads "$THREADS" -cache "$WORK/feat" -o "$WORK/en_up2.onnx" -delta "$WORK/en_up2.safetensors"
-  go run ./scripts/ocr_en_neck -init "$WORK/en_up2.onnx" -train "$TR" -dev "$DV" -epochs 2 -evals 2 -lr 1e-4 \
-    -threads "$THREADS" -cache "$WORK/feat" -o "$WORK/en_up2b.onnx" -delta "$WORK/en_up2b.safetensors"
+  neck "$WORK/en_up2_init.onnx" en_up2 "$TR" "$DV" 2 2e-4
+  neck "$WORK/en_up2.onnx" en_up2b "$TR" "$DV" 2 1e-4
   echo "train_rec_ppocrv4_en: stage 7 trained in $(( $(date +%s) - start ))s; copy $WORK/en_up2b.safetensors to kits/ocr/models/ if it is kept" >&2
   exit 0
 fi

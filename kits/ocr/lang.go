@@ -126,7 +126,7 @@ func recHeadOf(m *onnxpb.Model) (recHead, error) {
 // become [D, f·C] and [f·C], repeated f times, and a Reshape to (N, f·T, C)
 // comes before the softmax. A model so upsampled decodes as before (greedy CTC
 // merges the repeated steps), and a fine-tuned one can write a doubled letter
-// inside one feature step (docs/ocr.md, "Two steps per column").
+// inside one feature step (docs/ocr.md, "Stage 7").
 func UpsampleRecHead(m *onnxpb.Model, f int) error {
 	if f < 2 {
 		return fmt.Errorf("recognition model: upsampling factor %d, want 2 or more", f)

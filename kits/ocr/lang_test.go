@@ -122,12 +122,19 @@ func runHead(t *testing.T, m *onnxpb.Model, x []float32, D int) []float32 {
 	return f32Data(out)
 }
 
+// A small head for the head tests: x (1, 2, headD) through W [headD, headC] and b.
+const headD, headC = 3, 5
+
+var (
+	headW = []float32{0.1, -0.4, 0.3, 0.9, -0.2, 0.5, 0.2, -0.7, 0.1, 0.4, -0.3, 0.8, 0.6, -0.1, 0.2}
+	headB = []float32{0.05, -0.1, 0.2, 0, 0.3}
+	headX = []float32{1, 0.5, -0.5, -1, 2, 0.25}
+)
+
 // The sliced head's softmax is the full head's, renormalised over the kept classes.
 func TestSliceRecHead(t *testing.T) {
-	const D, C = 3, 5
-	w := []float32{0.1, -0.4, 0.3, 0.9, -0.2, 0.5, 0.2, -0.7, 0.1, 0.4, -0.3, 0.8, 0.6, -0.1, 0.2}
-	b := []float32{0.05, -0.1, 0.2, 0, 0.3}
-	x := []float32{1, 0.5, -0.5, -1, 2, 0.25}
+	const D, C = headD, headC
+	w, b, x := headW, headB, headX
 	full := runHead(t, headModel(w, b, D, C), x, D)
 	keep := []int{0, 4, 2}
 	m := headModel(w, b, D, C)
@@ -163,10 +170,8 @@ func TestSliceRecHead(t *testing.T) {
 // An upsampled head repeats each step's probabilities f times (so greedy CTC
 // reads the same text); its weights then train per output step.
 func TestUpsampleRecHead(t *testing.T) {
-	const D, C = 3, 5
-	w := []float32{0.1, -0.4, 0.3, 0.9, -0.2, 0.5, 0.2, -0.7, 0.1, 0.4, -0.3, 0.8, 0.6, -0.1, 0.2}
-	b := []float32{0.05, -0.1, 0.2, 0, 0.3}
-	x := []float32{1, 0.5, -0.5, -1, 2, 0.25}
+	const D, C = headD, headC
+	w, b, x := headW, headB, headX
 	base := runHead(t, headModel(w, b, D, C), x, D) // (1, 2, C)
 	if s := RecSteps(headModel(w, b, D, C)); s != 1 {
 		t.Errorf("RecSteps of a plain head: %d", s)
@@ -212,10 +217,8 @@ func TestUpsampleRecHead(t *testing.T) {
 // Weights trained on an upsampled head (a [D, f·C] head weight) upsample the
 // model they are applied to; others must match its shapes.
 func TestApplyRecWeights(t *testing.T) {
-	const D, C = 3, 5
-	w := []float32{0.1, -0.4, 0.3, 0.9, -0.2, 0.5, 0.2, -0.7, 0.1, 0.4, -0.3, 0.8, 0.6, -0.1, 0.2}
-	b := []float32{0.05, -0.1, 0.2, 0, 0.3}
-	x := []float32{1, 0.5, -0.5, -1, 2, 0.25}
+	const D, C = headD, headC
+	w, b, x := headW, headB, headX
 	w2 := make([]float32, D*2*C) // the second step's classes reversed
 	for d := range D {
 		for c := range C {

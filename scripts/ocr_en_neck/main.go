@@ -257,8 +257,8 @@ func neckOf(file, split string) (*graph.Graph, error) {
 	if v == nil {
 		return nil, fmt.Errorf("%s: no value %q", file, split)
 	}
-	out := logitsOf(g)
-	if out == nil {
+	out := rectrain.Logits(g, g.Outputs[0])
+	if out == g.Outputs[0] {
 		return nil, fmt.Errorf("%s: the output is not a softmax", file)
 	}
 	nodes := needed(g, out, v)
@@ -271,26 +271,6 @@ func neckOf(file, split string) (*graph.Graph, error) {
 	}
 	g.Inputs, g.Outputs, g.OutputNames, g.Nodes = []*graph.Value{v}, []*graph.Value{out}, nil, nodes
 	return g, nil
-}
-
-// logitsOf returns the input of g's final softmax, (N, T, K), or nil. The
-// importer lowers an opset-11 Softmax to flatten → softmax → reshape: the walk
-// goes back through those, but not through the Reshape of an upsampled head
-// (ocr.UpsampleRecHead), whose output has the steps the CTC loss needs.
-func logitsOf(g *graph.Graph) *graph.Value {
-	prod := g.Producers()
-	n := prod[g.Outputs[0]]
-	for n != nil && (n.Op.Name == "reshape" || n.Op.Name == "flatten") {
-		n = prod[n.In[0]]
-	}
-	if n == nil || n.Op.Name != "softmax" {
-		return nil
-	}
-	v := n.In[0]
-	for p := prod[v]; p != nil && p.Op.Name == "flatten"; p = prod[v] {
-		v = p.In[0]
-	}
-	return v
 }
 
 func find(g *graph.Graph, name string) *graph.Value {

@@ -107,20 +107,22 @@ func (m *importedRec) classes() int {
 }
 
 // Logits returns the input of the softmax that computes out, looking through
-// reshapes (an opset < 13 Softmax imports as flatten → softmax → reshape);
-// out itself when no softmax computes it.
+// reshapes after it and the flatten before it (an opset < 13 Softmax imports
+// as flatten → softmax → reshape); out itself when no softmax computes it. A
+// Reshape before the softmax is the model's own: an upsampled head's
+// (ocr.UpsampleRecHead) turns (N, T, f·C) into the (N, f·T, C) steps the CTC
+// loss needs.
 func Logits(g *graph.Graph, out *graph.Value) *graph.Value {
 	prod := g.Producers()
-	shapeOnly := func(n *graph.Node) bool { return n != nil && (n.Op.Name == "reshape" || n.Op.Name == "flatten") }
 	v := out
-	for n := prod[v]; shapeOnly(n); n = prod[v] {
+	for n := prod[v]; n != nil && (n.Op.Name == "reshape" || n.Op.Name == "flatten"); n = prod[v] {
 		v = n.In[0]
 	}
 	n := prod[v]
 	if n == nil || n.Op.Name != "softmax" {
 		return out
 	}
-	for v = n.In[0]; shapeOnly(prod[v]); v = prod[v].In[0] {
+	for v = n.In[0]; prod[v] != nil && prod[v].Op.Name == "flatten"; v = prod[v].In[0] {
 	}
 	return v
 }
